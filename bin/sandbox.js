@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { run } from '../dist/cli/program.js';
+
+await run(process.argv);

@@ -1,0 +1,60 @@
+// The `sandbox` command: buildProgram() assembles every command group; run() is what bin/ calls.
+// Errors a user can fix print one line and exit 1, never a stack trace.
+import { Command, CommanderError } from 'commander';
+import kleur from 'kleur';
+import { VERSION } from '../version.js';
+import { SandboxError } from '../errors.js';
+import { StartError } from '../server/start-server.js';
+import { addStartCommand } from './start.js';
+
+/** Where a command writes; tests capture it. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Exit code set by commands that fail without throwing (e.g. `sandbox wait`). */
+  exitCode?: number;
+}
+
+/** Standard output and error of the process. */
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+};
+
+/** Builds the commander program with every command. */
+export function buildProgram(io: CliIo = processIo): Command {
+  const program = new Command('sandbox')
+    .description('paysandbox: the payment gateway sandbox on your laptop and in CI')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(run sandbox --help for every command)')
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .exitOverride();
+  addStartCommand(program, io);
+  return program;
+}
+
+/** A user error's one-line message, or undefined for a bug. */
+export function userErrorMessage(err: unknown): string | undefined {
+  if (err instanceof StartError || err instanceof SandboxError) return err.message;
+  if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') return err.message;
+  if (err instanceof Error && err.name === 'CliError') return err.message;
+  return undefined;
+}
+
+/** Runs the CLI with process.argv; sets the exit code. */
+export async function run(argv: string[], io: CliIo = processIo): Promise<void> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    if (io.exitCode) process.exitCode = io.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    const message = userErrorMessage(err);
+    if (message === undefined) throw err;
+    io.err(kleur.red(`sandbox: ${message}`));
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,29 @@
+// Durations as people type them on the command line: 500ms, 30s, 15m, 2h, 1d, or a sum like 1h30m.
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses "1h30m" style text to milliseconds; a bare number means seconds. Undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const parts = trimmed.match(/^((\d+(\.\d+)?)(ms|s|m|h|d))+$/);
+  if (!parts) return undefined;
+  let total = 0;
+  for (const [, amount, , unit] of trimmed.matchAll(/(\d+(\.\d+)?)(ms|s|m|h|d)/g)) {
+    total += Number(amount) * UNIT_MS[unit as string]!;
+  }
+  return Math.round(total);
+}
+
+/** Formats milliseconds the way parseDuration reads them, largest units first (90000 -> "1m30s"). */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  let rest = Math.round(ms / 1000);
+  const out: string[] = [];
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (rest >= size) {
+      out.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return out.join('');
+}

@@ -1,0 +1,127 @@
+// The one error type of the sandbox and the catalogue of every code it can carry.
+// Routes throw SandboxError; http/on-error.ts turns it into the DECISIONS.md body:
+// {"error":{"type","code","message","param","request_id"}}. A code's HTTP status and
+// type live here and nowhere else, so docs/errors.md is generated from this table.
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'idempotency_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+interface CatalogueEntry {
+  status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500;
+  type: ErrorType;
+  /** When the code is used, for the docs. */
+  when: string;
+}
+
+/** Every error code the sandbox returns. */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, type: 'invalid_request_error', when: 'the body is not valid JSON' },
+  unsupported_content_type: {
+    status: 400,
+    type: 'invalid_request_error',
+    when: 'the Content-Type is not the one the endpoint takes',
+  },
+  parameter_missing: { status: 400, type: 'invalid_request_error', when: 'a required field is absent or empty' },
+  parameter_invalid: { status: 400, type: 'invalid_request_error', when: 'a field has the wrong type, format or value' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error', when: 'a field the endpoint does not take was sent' },
+  decryption_failed: {
+    status: 400,
+    type: 'invalid_request_error',
+    when: 'encrypted_data could not be decrypted; the message says why',
+  },
+  authentication_required: {
+    status: 401,
+    type: 'authentication_error',
+    when: 'no credential was sent (Authorization header, public_key or terNO)',
+  },
+  invalid_credentials: {
+    status: 401,
+    type: 'authentication_error',
+    when: 'the API key is unknown, or terNO and public_key do not name the same terminal',
+  },
+  live_key_rejected: { status: 401, type: 'authentication_error', when: 'an sk_live_ key was sent' },
+  control_forbidden: {
+    status: 401,
+    type: 'authentication_error',
+    when: 'the control API was called from a non-loopback address without the control token',
+  },
+  resource_missing: {
+    status: 404,
+    type: 'not_found_error',
+    when: 'no such object for this merchant (another merchant\'s object looks the same)',
+  },
+  route_not_found: { status: 404, type: 'not_found_error', when: 'no endpoint at that method and path' },
+  reference_in_use: {
+    status: 409,
+    type: 'conflict_error',
+    when: 'a payment with this reference already exists on the terminal',
+  },
+  invalid_state: {
+    status: 409,
+    type: 'conflict_error',
+    when: 'the object is in a state that does not allow the operation; the message names the state',
+  },
+  idempotency_key_reused: {
+    status: 409,
+    type: 'idempotency_error',
+    when: 'an Idempotency-Key was reused with a different body or endpoint',
+  },
+  idempotency_key_in_progress: {
+    status: 409,
+    type: 'idempotency_error',
+    when: 'a request with the same Idempotency-Key is still being processed',
+  },
+  body_too_large: { status: 413, type: 'invalid_request_error', when: 'the body is larger than the limit (1 MiB)' },
+  amount_too_large: {
+    status: 422,
+    type: 'invalid_request_error',
+    when: 'a refund or capture asks for more than is left; the message says how much is left',
+  },
+  not_refundable: {
+    status: 422,
+    type: 'invalid_request_error',
+    when: 'the transaction or payment is not in a refundable state',
+  },
+  not_allowed: { status: 422, type: 'invalid_request_error', when: 'well-formed, but the rules forbid it' },
+  rate_limited: { status: 429, type: 'rate_limit_error', when: 'too many requests' },
+  internal_error: { status: 500, type: 'api_error', when: 'a bug in the sandbox; never caused by bad input' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The error every layer throws; `param` names the offending field when there is one. */
+export class SandboxError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly status: CatalogueEntry['status'];
+  readonly type: ErrorType;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, param?: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'SandboxError';
+    this.code = code;
+    this.param = param;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.type = ERROR_CATALOGUE[code].type;
+    this.headers = headers;
+  }
+}
+
+/** The JSON body of an error answer, as documented in docs/errors.md. */
+export interface ErrorBody {
+  error: { type: ErrorType; code: ErrorCode; message: string; param?: string; request_id: string };
+}
+
+/** Builds the documented error body for a SandboxError. */
+export function errorBody(err: SandboxError, requestId: string): ErrorBody {
+  const error: ErrorBody['error'] = { type: err.type, code: err.code, message: err.message, request_id: requestId };
+  if (err.param !== undefined) error.param = err.param;
+  return { error };
+}

@@ -1,0 +1,73 @@
+// createApp(deps): the whole HTTP surface as one Hono app. Each interface is a sub-app in its own
+// module; this file only orders the middleware and mounts them.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Config } from '../config.js';
+import { SandboxError, errorBody } from '../errors.js';
+import type { Logger } from '../server/logger.js';
+import type { Services } from '../services/services.js';
+import type { Outcome } from '../domain/outcomes.js';
+import type { Terminal } from '../store/credentials-repo.js';
+import { createOnError } from './on-error.js';
+import { requestContext } from './middleware/request-context.js';
+import { s2sRoutes } from './s2s.js';
+import { controlRoutes } from './control.js';
+import { authenticatePages } from '../pages/authenticate.js';
+import { PAGE_CSS } from '../pages/styles.js';
+
+/** Hono variables set by middleware. */
+export type AppEnv = { Variables: { requestId: string } };
+
+/** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
+export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => Outcome | undefined;
+
+/** What the HTTP layer needs. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  services: Services;
+  /** Wakes the delivery worker and the job runner (after a clock advance or a requeue). */
+  wake(): void;
+  forcedOutcome: OutcomeOverride;
+}
+
+/** Builds the Hono app of one sandbox. */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.onError(createOnError(deps.logger));
+  app.notFound((c) => {
+    const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
+    return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
+  });
+  app.use('*', requestContext(deps.logger));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.bodyLimitBytes,
+      onError: () => {
+        throw new SandboxError('body_too_large', `the body is larger than ${deps.config.bodyLimitBytes} bytes; send a smaller request`);
+      },
+    }),
+  );
+  // Pages: no framing by other sites, no inline script, images from anywhere (merchant logos).
+  const pageHeaders = secureHeaders({
+    contentSecurityPolicy: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:', 'https:', 'http:'], styleSrc: ["'self'"], scriptSrc: ["'self'"], frameAncestors: ["'none'"] },
+    referrerPolicy: 'no-referrer',
+  });
+  app.use('/authenticate/*', pageHeaders);
+
+  app.get('/assets/pay.css', (c) => {
+    c.header('Cache-Control', 'public, max-age=3600');
+    return c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
+  });
+
+  app.route('/', s2sRoutes(deps));
+  app.route('/', authenticatePages(deps));
+  app.route('/_sandbox', controlRoutes(deps));
+  return app;
+}
+
+/** The app type, for tests. */
+export type SandboxApp = ReturnType<typeof createApp>;

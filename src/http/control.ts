@@ -1,0 +1,86 @@
+// The control API (/_sandbox/...): used by the CLI, the dashboard and tests. Loopback callers
+// only, unless --control-token is set, in which case every caller must present it.
+import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { SandboxError } from '../errors.js';
+import { safeEqual } from '../crypto/signature.js';
+import { parseDuration } from '../domain/duration.js';
+import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import { VERSION } from '../version.js';
+import { formatDecimalAmount } from '../domain/money.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { clientIp, isLoopback } from './middleware/client-ip.js';
+import { readJson, validate } from './validation.js';
+import { statusView } from './s2s.js';
+
+/** Refuses non-loopback callers, and any caller without the token when one is configured. */
+export function controlGuard(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (token !== undefined) {
+      const header = c.req.header('authorization') ?? '';
+      const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!safeEqual(sent, token)) throw new SandboxError('control_forbidden', 'the control API needs Authorization: Bearer <control token> (set with --control-token)');
+    } else if (!isLoopback(clientIp(c))) {
+      throw new SandboxError('control_forbidden', 'the control API answers loopback callers only; start the sandbox with --control-token to allow others');
+    }
+    await next();
+  };
+}
+
+const authenticateSchema = z.object({
+  outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
+});
+
+const advanceSchema = z.object({
+  duration: z.string().refine((text) => (parseDuration(text) ?? 0) > 0).describe('a duration such as "15m", "90s" or "2h"'),
+});
+
+/** The foundation's control routes; later modules add their own under /_sandbox. */
+export function controlRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { services } = deps;
+  app.use('*', controlGuard(deps.config.controlToken));
+
+  app.get('/health', (c) => c.json({ status: 'ok', version: VERSION, time: new Date(services.deps.clock.now()).toISOString() }));
+
+  app.get('/transactions/:transID', (c) => {
+    const t = services.deps.store.transactions.get(c.req.param('transID'));
+    if (!t) throw new SandboxError('resource_missing', `no transaction ${c.req.param('transID')}`, 'transID');
+    const challenge = services.auth.forSubject('transaction', t.transId);
+    return c.json({
+      ...statusView(t),
+      mop: t.brand,
+      ccno: t.ccno ?? '',
+      terNO: t.terNo,
+      merchant_id: t.merchantId,
+      webhook_url: t.webhookUrl,
+      return_url: t.returnUrl,
+      refunded_amt: formatDecimalAmount(t.refunded, t.currency),
+      authentication: challenge ? { state: challenge.state, kind: challenge.kind, authurl: services.auth.url(challenge.token), expires_at: new Date(challenge.expiresAt).toISOString() } : null,
+      created_at: new Date(t.createdAt).toISOString(),
+    });
+  });
+
+  app.post('/transactions/:transID/authenticate', async (c) => {
+    const { outcome } = validate(authenticateSchema, await readJson(c));
+    const transID = c.req.param('transID');
+    const t = services.deps.store.transactions.get(transID);
+    if (!t) throw new SandboxError('resource_missing', `no transaction ${transID}`, 'transID');
+    const challenge = services.auth.forSubject('transaction', transID);
+    if (!challenge) throw new SandboxError('invalid_state', `transaction ${transID} has no authentication to complete (its status is ${statusView(t).status})`);
+    const done = services.auth.complete(challenge.token, OUTCOME_VERDICTS[outcome]!);
+    const after = services.deps.store.transactions.get(transID)!;
+    return c.json({ ...statusView(after), authentication: done.state, redirect_url: services.auth.returnUrl(done) });
+  });
+
+  app.post('/clock/advance', async (c) => {
+    const { duration } = validate(advanceSchema, await readJson(c));
+    const now = services.deps.clock.advance(parseDuration(duration)!);
+    const jobs = services.jobs.runDue();
+    deps.wake();
+    return c.json({ now: new Date(now).toISOString(), jobs_run: jobs });
+  });
+
+  return app;
+}

@@ -1,0 +1,16 @@
+// Gives each request an id (echoed as X-Request-Id and in error bodies) and logs one line for it.
+import type { MiddlewareHandler } from 'hono';
+import { newId } from '../../domain/ids.js';
+import type { Logger } from '../../server/logger.js';
+
+/** Request id + access log. */
+export function requestContext(logger: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    const requestId = newId('req');
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
+  };
+}

@@ -1,0 +1,94 @@
+// Request validation: reading bodies of the right content type and checking them against a zod
+// schema. The first failing field becomes one SandboxError naming the field and how to fix it.
+// Each schema field carries a description (its hint), which is also what OpenAPI shows.
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { SandboxError } from '../errors.js';
+
+/** Fields whose values are never echoed back in an error message. */
+const SECRET_FIELDS = new Set(['ccno', 'ccvv', 'cvc', 'number', 'public_key', 'private_key', 'encrypted_data']);
+
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 40 ? JSON.stringify(text.slice(0, 37) + '...') : typeof value === 'string' ? JSON.stringify(value) : String(text);
+}
+
+function fieldHint(schema: z.ZodType, path: PropertyKey[]): string | undefined {
+  let node: z.ZodType | undefined = schema;
+  for (const key of path) {
+    while (node && !(node instanceof z.ZodObject) && 'unwrap' in node && typeof (node as { unwrap?: unknown }).unwrap === 'function') {
+      node = (node as unknown as { unwrap(): z.ZodType }).unwrap();
+    }
+    if (node instanceof z.ZodObject) node = node.shape[key as string] as z.ZodType | undefined;
+    else if (node instanceof z.ZodArray) node = node.element as z.ZodType;
+    else return undefined;
+  }
+  return node?.description;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** Turns the first zod issue into the SandboxError a merchant reads. */
+export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$ZodIssue): SandboxError {
+  const param = issue.path.map(String).join('.') || undefined;
+  const name = param ?? 'body';
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    return new SandboxError('parameter_unknown', `${key} is not a field of this endpoint; remove it (see GET /openapi.json)`, [...issue.path.map(String), key].join('.'));
+  }
+  if (issue.code === 'custom') return new SandboxError('parameter_invalid', issue.message, param);
+  const value = valueAt(input, issue.path);
+  const hint = fieldHint(schema, issue.path);
+  if (value === undefined || value === null || value === '') {
+    return new SandboxError('parameter_missing', `${name} is required${hint ? `: send ${hint}` : ''}`, param);
+  }
+  const got = param && SECRET_FIELDS.has(String(issue.path[issue.path.length - 1])) ? '' : `, got ${shown(value)}`;
+  return new SandboxError('parameter_invalid', `${name} is invalid: expected ${hint ?? issue.message}${got}`, param);
+}
+
+/** Validates `input`; throws the first problem as a SandboxError, returns the parsed value. */
+export function validate<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw issueToError(schema, input, result.error.issues[0]!);
+}
+
+function mediaType(c: Context): string {
+  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Reads a JSON object body; a wrong Content-Type or malformed JSON is a 400 saying so. */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  const type = mediaType(c);
+  if (type !== 'application/json') {
+    throw new SandboxError('unsupported_content_type', `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}; send a JSON body with that header`);
+  }
+  const text = await c.req.text();
+  if (text.trim() === '') throw new SandboxError('invalid_json', 'the body is empty; send a JSON object');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new SandboxError('invalid_json', `the body is not valid JSON (${(err as Error).message}); send a JSON object`);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SandboxError('invalid_json', 'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)));
+  return body as Record<string, unknown>;
+}
+
+/** Reads an application/x-www-form-urlencoded body as a flat record of its fields. */
+export async function readForm(c: Context): Promise<Record<string, string>> {
+  const type = mediaType(c);
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new SandboxError('unsupported_content_type', `Content-Type must be application/x-www-form-urlencoded, got ${type ? `"${type}"` : 'none'}`);
+  }
+  return Object.fromEntries(new URLSearchParams(await c.req.text()));
+}
+
+/** Parses query parameters with a schema (lists, filters). */
+export function validateQuery<T extends z.ZodType>(c: Context, schema: T): z.output<T> {
+  return validate(schema, c.req.query());
+}

@@ -1,0 +1,130 @@
+// Starts one sandbox: opens and seeds the database, builds the services and the app, listens, and
+// starts the delivery worker and job runner. close() undoes it in the reverse order.
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.js';
+import { openDatabase, type Db } from '../store/open-database.js';
+import { createStore, type Store } from '../store/store.js';
+import { readFixtures } from '../store/credentials-repo.js';
+import { systemClock, type Clock } from '../services/clock.js';
+import { ActivityBus } from '../services/activity.js';
+import { Outbox } from '../webhooks/outbox.js';
+import { DeliveryWorker } from '../webhooks/delivery-worker.js';
+import { createServices, type Services } from '../services/services.js';
+import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
+import { createLogger, type Logger } from './logger.js';
+import type { ServiceDeps } from '../services/deps.js';
+
+/** A running sandbox. */
+export interface RunningServer {
+  /** The base URL it answers on, e.g. http://127.0.0.1:4010 */
+  url: string;
+  config: Config;
+  db: Db;
+  store: Store;
+  clock: Clock;
+  services: Services;
+  worker: DeliveryWorker;
+  app: SandboxApp;
+  /** Stops accepting, lets in-flight deliveries finish (or releases their leases), closes the db. */
+  close(): Promise<void>;
+}
+
+/** A start-up failure worth one clear line (port in use, unwritable db, bad fixtures). */
+export class StartError extends Error {}
+
+/** Everything but the listening socket: used by startServer and by route tests. */
+export function buildSandbox(config: Config, options: { clock?: Clock; logger?: Logger; db?: Db } = {}) {
+  let db: Db;
+  try {
+    db = options.db ?? openDatabase(config.dbPath);
+  } catch (err) {
+    throw new StartError(`cannot open the database at ${config.dbPath}: ${(err as Error).message}`);
+  }
+  const store = createStore(db);
+  try {
+    store.credentials.seed(readFixtures(config.fixturesPath));
+  } catch (err) {
+    db.close();
+    throw new StartError((err as Error).message);
+  }
+  const clock = options.clock ?? systemClock();
+  const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
+  const activity = new ActivityBus();
+  const outbox = new Outbox(store, clock, activity);
+  const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl: { base: config.publicUrl ?? 'http://127.0.0.1:4010' } };
+  const services = createServices(deps);
+  const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));
+  outbox.onEnqueue = () => worker.wake();
+  const appDeps: AppDeps = {
+    config,
+    logger,
+    services,
+    wake: () => {
+      services.jobs.runDue();
+      worker.wake();
+    },
+    forcedOutcome: () => undefined,
+  };
+  const app = createApp(appDeps);
+  return { db, store, clock, logger, activity, services, worker, app, appDeps };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE') reject(new StartError(`port ${port} on ${host} is already in use; stop the other process or pass --port 0 for any free port`));
+      else if (err.code === 'EACCES') reject(new StartError(`no permission to listen on ${host}:${port}; use a port above 1024`));
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new StartError(`cannot listen on host ${host}: not an address of this machine`));
+      else reject(new StartError(`cannot listen on ${host}:${port}: ${err.message}`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Starts a sandbox from a Config and resolves once it answers requests. */
+export async function startServer(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningServer> {
+  const built = buildSandbox(config, options);
+  const server = createAdaptorServer({ fetch: built.app.fetch, hostname: config.host }) as Server;
+  // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  let address: AddressInfo;
+  try {
+    address = await listen(server, config.port, config.host);
+  } catch (err) {
+    built.db.close();
+    throw err;
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  built.services.deps.publicUrl.base = config.publicUrl ?? url;
+  built.worker.start();
+  built.services.jobs.start();
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Streams (SSE) and stuck clients get 2 s to finish, then are cut.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      built.services.jobs.stop();
+      await built.worker.stop();
+      built.db.close();
+    })();
+    return closing;
+  };
+  return { url, config, db: built.db, store: built.store, clock: built.clock, services: built.services, worker: built.worker, app: built.app, close };
+}

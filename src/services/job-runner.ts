@@ -1,0 +1,74 @@
+// Runs timed jobs when they fall due on the sandbox clock. Each job runs in its own transaction
+// and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice.
+import type { Job } from '../store/jobs-repo.js';
+import type { ServiceDeps } from './deps.js';
+
+/** Does the job's work; runs inside a transaction. */
+export type JobHandler = (job: Job) => void;
+
+/** Wakes at the next due job; `runDue` is also called after a clock advance. */
+export class JobRunner {
+  private readonly handlers = new Map<string, JobHandler>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /** Registers the handler of a job kind. */
+  register(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Schedules a job (inside the caller's transaction) and re-arms the timer afterwards. */
+  schedule(kind: string, subjectId: string, dueAt: number, payload: Record<string, unknown> = {}): void {
+    this.deps.store.jobs.schedule(kind, subjectId, dueAt, payload);
+    queueMicrotask(() => this.arm());
+  }
+
+  start(): void {
+    this.running = true;
+    this.runDue();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Runs every job due now; returns how many ran. */
+  runDue(): number {
+    const { store, clock, logger } = this.deps;
+    let ran = 0;
+    for (;;) {
+      const due = store.jobs.due(clock.now(), 100);
+      if (due.length === 0) break;
+      for (const job of due) {
+        const handler = this.handlers.get(job.kind);
+        try {
+          store.tx(() => {
+            if (!store.jobs.markDone(job.id)) return;
+            if (handler) handler(job);
+            else logger.error(`no handler for job kind ${job.kind}; job ${job.id} skipped`);
+          });
+          ran++;
+        } catch (err) {
+          // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
+          logger.error(`job ${job.kind} ${job.subjectId} failed: ${(err as Error).message}`);
+          store.jobs.markDone(job.id);
+        }
+      }
+    }
+    this.arm();
+    return ran;
+  }
+
+  private arm(): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.deps.store.jobs.nextDueAt();
+    if (next === null) return;
+    const wait = Math.max(0, Math.min(next - this.deps.clock.now(), 60_000));
+    this.timer = setTimeout(() => this.runDue(), wait);
+    this.timer.unref();
+  }
+}

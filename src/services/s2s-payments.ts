@@ -1,0 +1,223 @@
+// S2S payments (/api/s2s and /api/s2s/encrypt): create a transaction, decide its scripted
+// outcome, open the challenge behind authurl, and finalise it with its webhook in one transaction.
+import { cardBrand, expiryInPast, maskCardNumber, normaliseCardNumber } from '../domain/card.js';
+import { newToken, newTransId } from '../domain/ids.js';
+import { parseDecimalAmount } from '../domain/money.js';
+import { ORDER_STATUS, FINAL_AUTH_CODES, statusText, type OrderStatusName } from '../domain/order-status.js';
+import { declineMessage, outcomeForCard, outcomeForVpa, DEFAULT_OUTCOME, type Outcome } from '../domain/outcomes.js';
+import { SandboxError } from '../errors.js';
+import type { S2SPaymentInput } from '../http/schemas/s2s-schema.js';
+import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
+import type { Terminal } from '../store/credentials-repo.js';
+import type { Transaction } from '../store/transactions-repo.js';
+import { s2sWebhookBody, s2sWebhookFields } from '../webhooks/payloads.js';
+import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
+import type { ServiceDeps } from './deps.js';
+import type { EventPublisher } from './event-publisher.js';
+
+/** Who is asking, beyond the body: the connection's address and any forced outcome. */
+export interface S2SRequestContext {
+  billIp: string | null;
+  /** Set by X-Sandbox-Outcome or a scenario; wins over the test-card table. */
+  forcedOutcome?: Outcome;
+}
+
+/** A created transaction and, when the customer must act, its challenge. */
+export interface S2SCreated {
+  transaction: Transaction;
+  challenge: Challenge | undefined;
+}
+
+const CHALLENGE_KIND: Record<string, ChallengeKind> = { CC: 'otp', DC: 'otp', NB: 'bank', WALLET: 'wallet', UPICOLLECT: 'upi', QRINTENT: 'qr' };
+
+/** The event type an S2S status change is published as (same names as the /v1/ family). */
+export const S2S_EVENT_TYPES: Partial<Record<number, string>> = {
+  [ORDER_STATUS.approved.code]: 'payment.authorized',
+  [ORDER_STATUS.declined.code]: 'payment.declined',
+  [ORDER_STATUS.cancelled.code]: 'payment.canceled',
+  [ORDER_STATUS.expired.code]: 'payment.expired',
+  [ORDER_STATUS.refunded.code]: 'refund.succeeded',
+  [ORDER_STATUS.partiallyRefunded.code]: 'refund.succeeded',
+  [ORDER_STATUS.chargeback.code]: 'chargeback.created',
+};
+
+/** The S2S payment use cases. */
+export class S2SPayments implements ChallengeSubject {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly auth: Authentication,
+    private readonly events: EventPublisher,
+  ) {
+    auth.registerSubject('transaction', this);
+  }
+
+  /** Creates a payment on `terminal` (already authenticated by public_key + terNO). */
+  create(input: S2SPaymentInput, terminal: Terminal, ctx: S2SRequestContext): S2SCreated {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const merchant = store.credentials.merchant(terminal.merchantId)!;
+    const amount = parseDecimalAmount(input.bill_amt, input.bill_currency)!;
+    let number: string | undefined;
+    if (input.mop === 'CC' || input.mop === 'DC') {
+      number = normaliseCardNumber(input.ccno!);
+      if (expiryInPast(Number(input.month), Number(input.year), now)) {
+        throw new SandboxError('parameter_invalid', `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`, 'year');
+      }
+    }
+    const outcome = ctx.forcedOutcome ?? this.scriptedOutcome(input, number);
+    const { reference } = input;
+
+    return store.tx(() => {
+      if (store.transactions.referenceTaken(terminal.terNo, reference)) {
+        throw new SandboxError('reference_in_use', `reference "${reference}" was already used on terminal ${terminal.terNo}; send a new, unique order id`, 'reference');
+      }
+      const transaction: Transaction = {
+        transId: newTransId(),
+        merchantId: terminal.merchantId,
+        terNo: terminal.terNo,
+        reference,
+        amount,
+        currency: input.bill_currency,
+        mop: input.mop,
+        brand: number ? cardBrand(number) : input.mop,
+        ccno: number ? maskCardNumber(number) : null,
+        orderStatus: ORDER_STATUS.pending.code,
+        response: '',
+        productName: input.product_name,
+        webhookUrl: input.webhook_url,
+        returnUrl: input.return_url,
+        billIp: ctx.billIp,
+        customer: pickCustomer(input),
+        encryptionMethod: input.encryption_method ?? 'none',
+        outcome,
+        statusToken: newToken(),
+        refunded: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      let challenge: Challenge | undefined;
+      if (outcome.challenge) {
+        transaction.response = input.mop === 'CC' || input.mop === 'DC'
+          ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
+          : 'Payment pending: redirect the customer to authurl to complete the payment';
+        store.transactions.insert(transaction);
+        const upi = input.mop === 'UPICOLLECT';
+        challenge = this.auth.open({
+          subjectType: 'transaction',
+          subjectId: transaction.transId,
+          merchantId: merchant.id,
+          kind: CHALLENGE_KIND[input.mop]!,
+          returnUrl: input.return_url,
+          lifetimeMs: upi ? this.deps.config.upiCollectWindowMs : undefined,
+          details: {
+            merchant: merchant.name,
+            amount: String(amount),
+            currency: input.bill_currency,
+            card: transaction.ccno ?? '',
+            brand: transaction.brand,
+            reference,
+            product: input.product_name,
+            ...(input.vpa ? { vpa: input.vpa } : {}),
+            ...(input.bank ? { bank: input.bank } : {}),
+          },
+        });
+      } else {
+        transaction.response = 'Payment pending: awaiting the acquirer';
+        store.transactions.insert(transaction);
+        this.authorise(transaction);
+      }
+      this.deps.activity.publish({ kind: 'transaction.updated', at: now, data: { transID: transaction.transId, order_status: transaction.orderStatus } });
+      return { transaction: store.transactions.get(transaction.transId)!, challenge };
+    });
+  }
+
+  /** The current state of a transaction by its authstatus token. */
+  byStatusToken(token: string): Transaction | undefined {
+    return this.deps.store.transactions.byStatusToken(token);
+  }
+
+  /** ChallengeSubject: a finished challenge decides the transaction. */
+  complete(challenge: Challenge, verdict: Verdict): void {
+    const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
+    if (FINAL_AUTH_CODES.has(transaction.orderStatus)) return;
+    if (verdict === 'pass') return this.authorise(transaction);
+    if (verdict === 'fail') return this.finalise(transaction, 'declined', declineMessage('authentication_failed'));
+    if (verdict === 'cancel') return this.finalise(transaction, 'cancelled', 'Cancelled: the customer cancelled the authentication');
+    this.finalise(transaction, 'expired', 'Expired: the customer did not complete authentication in time');
+  }
+
+  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters. */
+  returnUrl(challenge: Challenge): string {
+    const t = this.deps.store.transactions.get(challenge.subjectId)!;
+    const url = new URL(t.returnUrl);
+    url.searchParams.set('transID', t.transId);
+    url.searchParams.set('reference', t.reference);
+    url.searchParams.set('status', statusText(t.orderStatus));
+    url.searchParams.set('order_status', String(t.orderStatus));
+    return url.toString();
+  }
+
+  /** ChallengeSubject: the card that never answers keeps its page open forever. */
+  neverExpires(challenge: Challenge): boolean {
+    return this.deps.store.transactions.get(challenge.subjectId)?.outcome.authorisation.result === 'hang';
+  }
+
+  /** Applies the issuer's scripted answer once authentication is done or skipped. */
+  private authorise(transaction: Transaction): void {
+    const answer = transaction.outcome.authorisation;
+    if (answer.result === 'hang') return;
+    if (answer.result === 'decline') return this.finalise(transaction, 'declined', declineMessage(answer.code));
+    this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
+    if (transaction.outcome.chargeback) {
+      // Chargebacks open "shortly after" approval: 30 s of sandbox time, or at once after `clock advance`.
+      this.deps.store.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + 30_000, { family: 's2s' });
+    }
+  }
+
+  /** Moves a transaction to a final status and queues its webhook, in the caller's transaction. */
+  finalise(transaction: Transaction, status: OrderStatusName, response: string): void {
+    const { store, clock } = this.deps;
+    const code = ORDER_STATUS[status].code;
+    store.transactions.setStatus(transaction.transId, code, response, clock.now());
+    this.publishStatus({ ...transaction, orderStatus: code, response });
+  }
+
+  /** Publishes the SPEC 6.1 webhook of a transaction's current status to its webhook_url. */
+  publishStatus(transaction: Transaction, type = S2S_EVENT_TYPES[transaction.orderStatus]!): void {
+    const terminal = this.deps.store.credentials.terminal(transaction.terNo)!;
+    const fields = s2sWebhookFields(transaction);
+    this.events.publish({
+      merchantId: transaction.merchantId,
+      type,
+      resourceId: transaction.transId,
+      data: fields,
+      direct: () => [
+        {
+          url: transaction.webhookUrl,
+          endpointId: null,
+          contentType: 'application/x-www-form-urlencoded',
+          body: s2sWebhookBody(fields, transaction.encryptionMethod, terminal),
+        },
+      ],
+    });
+    this.deps.activity.publish({ kind: 'transaction.updated', at: this.deps.clock.now(), data: { transID: transaction.transId, order_status: transaction.orderStatus } });
+  }
+
+  private scriptedOutcome(input: S2SPaymentInput, number: string | undefined): Outcome {
+    if (number) return outcomeForCard(number);
+    if (input.mop === 'UPICOLLECT') {
+      const verdict = outcomeForVpa(input.vpa!);
+      if (verdict === 'approve') return { ...DEFAULT_OUTCOME, challenge: false };
+      if (verdict === 'decline') return { ...DEFAULT_OUTCOME, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
+    }
+    return DEFAULT_OUTCOME;
+  }
+}
+
+const CUSTOMER_FIELDS = ['fullname', 'bill_email', 'bill_address', 'bill_city', 'bill_state', 'bill_zip', 'bill_country', 'bill_phone', 'source', 'source_url', 'vpa', 'bank'] as const;
+
+function pickCustomer(input: S2SPaymentInput): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field]!;
+  return out;
+}

@@ -1,0 +1,22 @@
+// Builds every service over one set of dependencies. Routes, pages and the control API reach
+// state only through what this returns.
+import type { ServiceDeps } from './deps.js';
+import { Authentication } from './authentication.js';
+import { EventPublisher } from './event-publisher.js';
+import { JobRunner } from './job-runner.js';
+import { S2SPayments } from './s2s-payments.js';
+import type { Delivery } from '../store/deliveries-repo.js';
+
+/** Creates the services; the order is the order of their dependencies. */
+export function createServices(deps: ServiceDeps) {
+  const jobs = new JobRunner(deps);
+  const events = new EventPublisher(deps);
+  const auth = new Authentication(deps, jobs);
+  const s2s = new S2SPayments(deps, auth, events);
+  /** The secrets that sign a delivery: the merchant's signing secret for URLs given in requests. */
+  const webhookSecrets = (delivery: Delivery): string[] => [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
+  return { deps, jobs, events, auth, s2s, webhookSecrets };
+}
+
+/** Every service of one sandbox. */
+export type Services = ReturnType<typeof createServices>;

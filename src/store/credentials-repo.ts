@@ -1,0 +1,95 @@
+// Merchants, terminals and API keys: seeded from a fixtures file, read on every request.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Db } from './open-database.js';
+
+/** A merchant as the services see it. */
+export interface Merchant {
+  id: string;
+  name: string;
+  webhookSecret: string;
+}
+
+/** A terminal of the S2S family, with the keys of its cipher. */
+export interface Terminal {
+  terNo: number;
+  merchantId: string;
+  publicKey: string;
+  privateKey: string;
+}
+
+const fixturesSchema = z.object({
+  merchants: z
+    .array(
+      z.object({
+        id: z.string().regex(/^[A-Za-z0-9_]+$/),
+        name: z.string().min(1),
+        webhook_secret: z.string().min(8),
+        api_keys: z.array(z.string().regex(/^sk_test_[A-Za-z0-9_]+$/, 'API keys must start with sk_test_')).default([]),
+        terminals: z
+          .array(z.object({ terNO: z.number().int().positive(), public_key: z.string().min(4), private_key: z.string().min(4) }))
+          .default([]),
+      }),
+    )
+    .min(1),
+});
+
+/** The fixtures file shape (fixtures/default.json). */
+export type Fixtures = z.infer<typeof fixturesSchema>;
+
+/** Reads and checks a fixtures file; the error names the file and the first bad field. */
+export function readFixtures(path: string): Fixtures {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read fixtures ${path}: ${(err as Error).message}`);
+  }
+  const parsed = fixturesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`fixtures ${path}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Prepared statements over the credential tables. */
+export function createCredentialsRepo(db: Db) {
+  const upsertMerchant = db.prepare(
+    'INSERT INTO merchants (id, name, webhook_secret) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, webhook_secret = excluded.webhook_secret',
+  );
+  const upsertTerminal = db.prepare(
+    'INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?) ON CONFLICT(ter_no) DO UPDATE SET merchant_id = excluded.merchant_id, public_key = excluded.public_key, private_key = excluded.private_key',
+  );
+  const upsertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id');
+  const merchantById = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants WHERE id = ?');
+  const terminalByNo = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE ter_no = ?');
+  const terminalByKey = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE public_key = ?');
+  const allTerminals = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals ORDER BY ter_no');
+  const merchantByKey = db.prepare('SELECT m.id, m.name, m.webhook_secret AS webhookSecret FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key = ?');
+  const allMerchants = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants ORDER BY rowid');
+  const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
+
+  return {
+    /** Writes the fixtures; running it again with the same file changes nothing. */
+    seed(fixtures: Fixtures): void {
+      db.transaction(() => {
+        for (const m of fixtures.merchants) {
+          upsertMerchant.run(m.id, m.name, m.webhook_secret);
+          for (const t of m.terminals) upsertTerminal.run(t.terNO, m.id, t.public_key, t.private_key);
+          for (const key of m.api_keys) upsertKey.run(key, m.id);
+        }
+      })();
+    },
+    merchant: (id: string) => merchantById.get(id) as Merchant | undefined,
+    merchantByApiKey: (key: string) => merchantByKey.get(key) as Merchant | undefined,
+    terminal: (terNo: number) => terminalByNo.get(terNo) as Terminal | undefined,
+    terminalByPublicKey: (publicKey: string) => terminalByKey.get(publicKey) as Terminal | undefined,
+    terminals: () => allTerminals.all() as Terminal[],
+    merchants: () => allMerchants.all() as Merchant[],
+    apiKeys: () => allKeys.all() as Array<{ key: string; merchantId: string }>,
+  };
+}
+
+/** The credentials repository. */
+export type CredentialsRepo = ReturnType<typeof createCredentialsRepo>;

@@ -1,0 +1,135 @@
+// The webhook outbox (deliveries) and its attempt log. A delivery is one event going to one URL;
+// the worker leases due rows so two passes never send the same attempt twice.
+import type { Db } from './open-database.js';
+
+/** pending: waiting for its next attempt; succeeded: a 2xx came back; failed: retries exhausted. */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A stored delivery. `manual` ones (replays) are tried once and never retried by themselves. */
+export interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  merchantId: string;
+  url: string;
+  endpointId: string | null;
+  contentType: string;
+  body: string;
+  status: DeliveryStatus;
+  manual: boolean;
+  attempts: number;
+  nextAttemptAt: number | null;
+  leaseUntil: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One recorded POST of a delivery, with what came back. */
+export interface DeliveryAttempt {
+  id?: number;
+  deliveryId: string;
+  attempt: number;
+  startedAt: number;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  latencyMs: number | null;
+  /** refused | timeout | tls | dns | reset | redirect | http_status | invalid_url | injected */
+  errorKind: string | null;
+  errorMessage: string | null;
+  /** The injected fault, when the attempt was shaped by one. */
+  fault: string | null;
+}
+
+/** Filters of the delivery list. */
+export interface DeliveryFilter {
+  merchantId?: string;
+  status?: DeliveryStatus;
+  eventType?: string;
+  eventId?: string;
+  url?: string;
+  since?: number;
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+const COLUMNS = `d.id, d.event_id AS eventId, e.type AS eventType, d.merchant_id AS merchantId, d.url, d.endpoint_id AS endpointId,
+  d.content_type AS contentType, d.body, d.status, d.manual, d.attempts, d.next_attempt_at AS nextAttemptAt,
+  d.lease_until AS leaseUntil, d.last_status AS lastStatus, d.last_error AS lastError, d.created_at AS createdAt, d.updated_at AS updatedAt`;
+const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
+
+type Row = Omit<Delivery, 'manual'> & { manual: number };
+const fromRow = (row: Row | undefined): Delivery | undefined => (row ? { ...row, manual: row.manual === 1 } : undefined);
+
+/** Prepared statements over deliveries and delivery_attempts. */
+export function createDeliveriesRepo(db: Db) {
+  const insert = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, endpoint_id, content_type, body, status, manual,
+    attempts, next_attempt_at, created_at, updated_at) VALUES (@id, @eventId, @merchantId, @url, @endpointId, @contentType, @body,
+    'pending', @manual, 0, @nextAttemptAt, @createdAt, @createdAt)`);
+  const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
+  const dueIds = db.prepare("SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?").pluck();
+  const lease = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)");
+  const nextDue = db.prepare("SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND lease_until IS NULL").pluck();
+  const finish = db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
+    last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
+  const releaseAll = db.prepare("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL");
+  const release = db.prepare('UPDATE deliveries SET lease_until = NULL WHERE id = ?');
+  const requeue = db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?");
+  const insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, request_headers, request_body,
+    response_status, response_headers, response_body, latency_ms, error_kind, error_message, fault) VALUES (@deliveryId, @attempt,
+    @startedAt, @requestHeaders, @requestBody, @responseStatus, @responseHeaders, @responseBody, @latencyMs, @errorKind, @errorMessage, @fault)`);
+  const attemptsOf = db.prepare(`SELECT id, delivery_id AS deliveryId, attempt, started_at AS startedAt, request_headers AS requestHeaders,
+    request_body AS requestBody, response_status AS responseStatus, response_headers AS responseHeaders, response_body AS responseBody,
+    latency_ms AS latencyMs, error_kind AS errorKind, error_message AS errorMessage, fault FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`);
+
+  return {
+    insert: (d: { id: string; eventId: string; merchantId: string; url: string; endpointId: string | null; contentType: string; body: string; manual: boolean; nextAttemptAt: number; createdAt: number }) =>
+      insert.run({ ...d, manual: d.manual ? 1 : 0 }),
+    get: (id: string) => fromRow(byId.get(id) as Row | undefined),
+    /** Leases up to `limit` due deliveries until `leaseUntil`; returns the ones this call won. */
+    claimDue(now: number, leaseUntil: number, limit: number): Delivery[] {
+      return db.transaction(() => {
+        const ids = dueIds.all(now, now, limit) as string[];
+        const won: Delivery[] = [];
+        for (const id of ids) if (lease.run(leaseUntil, id, now).changes === 1) won.push(fromRow(byId.get(id) as Row)!);
+        return won;
+      })();
+    },
+    nextDueAt: () => nextDue.get() as number | null,
+    finish: (f: { id: string; status: DeliveryStatus; attempts: number; nextAttemptAt: number | null; lastStatus: number | null; lastError: string | null; now: number }) =>
+      finish.run(f),
+    /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
+    releaseAllLeases: () => releaseAll.run().changes,
+    release: (id: string) => release.run(id),
+    /** Puts a finished delivery back in the queue (retry-failed). */
+    requeue: (id: string, at: number) => requeue.run(at, at, id),
+    recordAttempt: (a: DeliveryAttempt) =>
+      insertAttempt.run({ ...a, requestHeaders: JSON.stringify(a.requestHeaders), responseHeaders: a.responseHeaders && JSON.stringify(a.responseHeaders) }),
+    attempts: (deliveryId: string): DeliveryAttempt[] =>
+      (attemptsOf.all(deliveryId) as Array<DeliveryAttempt & { requestHeaders: string; responseHeaders: string | null }>).map((a) => ({
+        ...a,
+        requestHeaders: JSON.parse(a.requestHeaders as unknown as string),
+        responseHeaders: a.responseHeaders ? JSON.parse(a.responseHeaders as unknown as string) : null,
+      })),
+    list(filter: DeliveryFilter): Delivery[] {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.merchantId) (where.push('d.merchant_id = ?'), args.push(filter.merchantId));
+      if (filter.status) (where.push('d.status = ?'), args.push(filter.status));
+      if (filter.eventType) (where.push('e.type = ?'), args.push(filter.eventType));
+      if (filter.eventId) (where.push('d.event_id = ?'), args.push(filter.eventId));
+      if (filter.url) (where.push('d.url = ?'), args.push(filter.url));
+      if (filter.since !== undefined) (where.push('d.created_at >= ?'), args.push(filter.since));
+      if (filter.before) (where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
+      const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+    },
+  };
+}
+
+/** The deliveries repository. */
+export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;

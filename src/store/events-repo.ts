@@ -1,0 +1,52 @@
+// Events: every state change a merchant may hear about, S2S and /v1/ alike. Deliveries point here.
+import type { Db } from './open-database.js';
+
+/** A stored event; `data` is the object the event is about, as sent. */
+export interface EventRecord {
+  id: string;
+  merchantId: string;
+  type: string;
+  resourceId: string;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** Filters of the event lists. */
+export interface EventFilter {
+  merchantId?: string;
+  type?: string;
+  resourceId?: string;
+  since?: number;
+  /** Keyset pagination: only events older than this one. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+type Row = Omit<EventRecord, 'data'> & { data: string };
+const COLUMNS = 'id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt';
+const fromRow = (row: Row | undefined): EventRecord | undefined => (row ? { ...row, data: JSON.parse(row.data) } : undefined);
+
+/** Prepared statements over the events table. */
+export function createEventsRepo(db: Db) {
+  const insert = db.prepare('INSERT INTO events (id, merchant_id, type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
+
+  return {
+    insert: (e: EventRecord) => insert.run(e.id, e.merchantId, e.type, e.resourceId, JSON.stringify(e.data), e.createdAt),
+    get: (id: string) => fromRow(byId.get(id) as Row | undefined),
+    list(filter: EventFilter): EventRecord[] {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.merchantId) (where.push('merchant_id = ?'), args.push(filter.merchantId));
+      if (filter.type) (where.push('type = ?'), args.push(filter.type));
+      if (filter.resourceId) (where.push('resource_id = ?'), args.push(filter.resourceId));
+      if (filter.since !== undefined) (where.push('created_at >= ?'), args.push(filter.since));
+      if (filter.before) (where.push('(created_at, id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+    },
+  };
+}
+
+/** The events repository. */
+export type EventsRepo = ReturnType<typeof createEventsRepo>;

@@ -1,0 +1,35 @@
+// Timed jobs: work that must happen at a later sandbox-clock time (a challenge expiring, a
+// refund completing, a chargeback opening). Durable, so a restart does not forget them.
+import type { Db } from './open-database.js';
+
+/** A job due at `dueAt`; `kind` selects the handler in services/jobs.ts. */
+export interface Job {
+  id: number;
+  kind: string;
+  subjectId: string;
+  dueAt: number;
+  payload: Record<string, unknown>;
+}
+
+/** Prepared statements over the jobs table. */
+export function createJobsRepo(db: Db) {
+  const insert = db.prepare('INSERT INTO jobs (kind, subject_id, due_at, payload) VALUES (?, ?, ?, ?)');
+  const due = db.prepare('SELECT id, kind, subject_id AS subjectId, due_at AS dueAt, payload FROM jobs WHERE done = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?');
+  const markDone = db.prepare('UPDATE jobs SET done = 1 WHERE id = ? AND done = 0');
+  const nextDue = db.prepare('SELECT MIN(due_at) FROM jobs WHERE done = 0').pluck();
+  const cancel = db.prepare('UPDATE jobs SET done = 1 WHERE kind = ? AND subject_id = ? AND done = 0');
+
+  return {
+    schedule: (kind: string, subjectId: string, dueAt: number, payload: Record<string, unknown> = {}) =>
+      Number(insert.run(kind, subjectId, dueAt, JSON.stringify(payload)).lastInsertRowid),
+    due: (now: number, limit = 100): Job[] =>
+      (due.all(now, limit) as Array<Omit<Job, 'payload'> & { payload: string }>).map((j) => ({ ...j, payload: JSON.parse(j.payload) })),
+    /** Claims a job; false when another pass already ran it. */
+    markDone: (id: number) => markDone.run(id).changes === 1,
+    nextDueAt: () => nextDue.get() as number | null,
+    cancel: (kind: string, subjectId: string) => cancel.run(kind, subjectId),
+  };
+}
+
+/** The jobs repository. */
+export type JobsRepo = ReturnType<typeof createJobsRepo>;

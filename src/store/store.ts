@@ -1,0 +1,29 @@
+// All repositories over one database handle. Services take a Store and run their writes inside
+// store.tx(...) so a state change and its outbox rows commit together.
+import type { Db } from './open-database.js';
+import { createCredentialsRepo } from './credentials-repo.js';
+import { createTransactionsRepo } from './transactions-repo.js';
+import { createChallengesRepo } from './challenges-repo.js';
+import { createEventsRepo } from './events-repo.js';
+import { createDeliveriesRepo } from './deliveries-repo.js';
+import { createJobsRepo } from './jobs-repo.js';
+
+/** Builds every repository once (their statements are prepared once). */
+export function createStore(db: Db) {
+  return {
+    db,
+    /** Runs `fn` in one synchronous SQLite transaction (IMMEDIATE, so concurrent writers queue). */
+    tx<T>(fn: () => T): T {
+      return db.transaction(fn).immediate();
+    },
+    credentials: createCredentialsRepo(db),
+    transactions: createTransactionsRepo(db),
+    challenges: createChallengesRepo(db),
+    events: createEventsRepo(db),
+    deliveries: createDeliveriesRepo(db),
+    jobs: createJobsRepo(db),
+  };
+}
+
+/** The repositories of one sandbox. */
+export type Store = ReturnType<typeof createStore>;

@@ -1,0 +1,89 @@
+// S2S transactions (the /api/ family): one row per payment attempt on a terminal.
+import type { Db } from './open-database.js';
+import type { Outcome } from '../domain/outcomes.js';
+
+/** A stored S2S transaction. Money in minor units, times in sandbox-clock milliseconds. */
+export interface Transaction {
+  transId: string;
+  merchantId: string;
+  terNo: number;
+  reference: string;
+  amount: number;
+  currency: string;
+  mop: string;
+  brand: string;
+  ccno: string | null;
+  orderStatus: number;
+  response: string;
+  productName: string;
+  webhookUrl: string;
+  returnUrl: string;
+  billIp: string | null;
+  customer: Record<string, string>;
+  encryptionMethod: 'aes256' | 'none';
+  outcome: Outcome;
+  statusToken: string;
+  refunded: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const COLUMNS = `trans_id AS transId, merchant_id AS merchantId, ter_no AS terNo, reference, amount, currency, mop, brand, ccno,
+  order_status AS orderStatus, response, product_name AS productName, webhook_url AS webhookUrl, return_url AS returnUrl,
+  bill_ip AS billIp, customer, encryption_method AS encryptionMethod, outcome, status_token AS statusToken, refunded,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+type Row = Omit<Transaction, 'customer' | 'outcome'> & { customer: string; outcome: string };
+
+function fromRow(row: Row | undefined): Transaction | undefined {
+  if (!row) return undefined;
+  return { ...row, customer: JSON.parse(row.customer), outcome: JSON.parse(row.outcome) };
+}
+
+/** Filters of the transaction list (control API and dashboard). */
+export interface TransactionFilter {
+  merchantId?: string;
+  orderStatus?: number;
+  reference?: string;
+  /** Keyset pagination: only rows created before this (createdAt, transId). */
+  before?: { createdAt: number; transId: string };
+  limit: number;
+}
+
+/** Prepared statements over the transactions table. */
+export function createTransactionsRepo(db: Db) {
+  const insert = db.prepare(`INSERT INTO transactions (trans_id, merchant_id, ter_no, reference, amount, currency, mop, brand, ccno,
+    order_status, response, product_name, webhook_url, return_url, bill_ip, customer, encryption_method, outcome, status_token,
+    refunded, created_at, updated_at) VALUES (@transId, @merchantId, @terNo, @reference, @amount, @currency, @mop, @brand, @ccno,
+    @orderStatus, @response, @productName, @webhookUrl, @returnUrl, @billIp, @customer, @encryptionMethod, @outcome, @statusToken,
+    @refunded, @createdAt, @updatedAt)`);
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE trans_id = ?`);
+  const byStatusToken = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE status_token = ?`);
+  const byReference = db.prepare('SELECT trans_id FROM transactions WHERE ter_no = ? AND reference = ?').pluck();
+  const setStatus = db.prepare('UPDATE transactions SET order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
+  const addRefunded = db.prepare('UPDATE transactions SET refunded = refunded + ?, order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
+
+  return {
+    insert: (t: Transaction) =>
+      insert.run({ ...t, customer: JSON.stringify(t.customer), outcome: JSON.stringify(t.outcome) }),
+    get: (transId: string) => fromRow(byId.get(transId) as Row | undefined),
+    byStatusToken: (token: string) => fromRow(byStatusToken.get(token) as Row | undefined),
+    referenceTaken: (terNo: number, reference: string) => byReference.get(terNo, reference) !== undefined,
+    setStatus: (transId: string, orderStatus: number, response: string, now: number) => setStatus.run(orderStatus, response, now, transId),
+    addRefunded: (transId: string, amount: number, orderStatus: number, response: string, now: number) =>
+      addRefunded.run(amount, orderStatus, response, now, transId),
+    list(filter: TransactionFilter): Transaction[] {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.merchantId) (where.push('merchant_id = ?'), args.push(filter.merchantId));
+      if (filter.orderStatus !== undefined) (where.push('order_status = ?'), args.push(filter.orderStatus));
+      if (filter.reference) (where.push('reference = ?'), args.push(filter.reference));
+      if (filter.before) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.transId));
+      const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+    },
+  };
+}
+
+/** The transactions repository. */
+export type TransactionsRepo = ReturnType<typeof createTransactionsRepo>;

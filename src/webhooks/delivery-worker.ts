@@ -1,0 +1,211 @@
+// The delivery worker: the only code that sends webhooks. It leases due outbox rows, POSTs each
+// with a fresh signature, records the attempt, and schedules the next try or finishes the row.
+// A lease (not a lock) means a crash leaves nothing stuck: start-up voids old leases.
+import type { Clock } from '../services/clock.js';
+import type { ActivityBus } from '../services/activity.js';
+import type { Store } from '../store/store.js';
+import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../server/logger.js';
+import { nextRetryDelay } from './retry-schedule.js';
+import { signatureHeader } from '../crypto/signature.js';
+import { postWebhook, type PostResult } from './http-sender.js';
+import { VERSION } from '../version.js';
+
+/** Finds the secrets that sign a delivery (two while an endpoint's secret is rotating). */
+export type SecretResolver = (delivery: Delivery) => string[];
+
+/** Shapes one attempt on purpose (fault injection); the default sends it as it is. */
+export interface AttemptShaper {
+  /** Called before sending; may change headers/body, skip sending, or hold the attempt. */
+  shape(delivery: Delivery, attempt: number, request: OutgoingWebhook): ShapedAttempt;
+}
+
+/** The request the worker is about to send. */
+export interface OutgoingWebhook {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What the shaper decided. `treatAsFailure` records a 2xx as failed (lost-ack). */
+export interface ShapedAttempt {
+  request: OutgoingWebhook;
+  fault: string | null;
+  treatAsFailure?: boolean;
+  /** Extra copies to send right after (duplicate=N); each is recorded as its own attempt. */
+  duplicates?: number;
+}
+
+const MAX_IN_FLIGHT = 32;
+const LEASE_MARGIN_MS = 10_000;
+
+/** Sends due deliveries until stopped. */
+export class DeliveryWorker {
+  private inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private pumping = false;
+  private pumpAgain = false;
+  shaper: AttemptShaper | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: Config,
+    private readonly activity: ActivityBus,
+    private readonly logger: Logger,
+    private readonly resolveSecrets: SecretResolver,
+  ) {}
+
+  /** Voids leases left by a previous process and starts sending. */
+  start(): void {
+    this.store.deliveries.releaseAllLeases();
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Looks for due work now (after an enqueue or a clock advance). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pump();
+  }
+
+  /** Stops claiming, waits for attempts in flight (they are recorded), and frees what is left. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+    this.store.deliveries.releaseAllLeases();
+  }
+
+  /** Attempts currently being sent. */
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  private pump(): void {
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        const room = MAX_IN_FLIGHT - this.inFlight.size;
+        if (room <= 0) break;
+        const now = this.clock.now();
+        const claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room);
+        for (const delivery of claimed) {
+          const running = this.send(delivery).finally(() => {
+            this.inFlight.delete(running);
+            this.wake();
+          });
+          this.inFlight.add(running);
+        }
+        if (claimed.length === room) this.pumpAgain = true;
+      } while (this.pumpAgain && !this.stopped);
+    } finally {
+      this.pumping = false;
+    }
+    this.armTimer();
+  }
+
+  /** Sleeps until the next due delivery (sandbox time), so retries need no polling. */
+  private armTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.stopped) return;
+    const next = this.store.deliveries.nextDueAt();
+    if (next === null) return;
+    const wait = Math.max(0, Math.min(next - this.clock.now(), 60_000));
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+
+  private buildRequest(delivery: Delivery, attempt: number): OutgoingWebhook {
+    const timestamp = Math.floor(this.clock.now() / 1000);
+    const prefix = this.config.headerPrefix;
+    return {
+      url: delivery.url,
+      body: delivery.body,
+      headers: {
+        'content-type': delivery.contentType,
+        'user-agent': `paysandbox/${VERSION}`,
+        [`x-${prefix.toLowerCase()}-signature`]: signatureHeader(this.resolveSecrets(delivery), this.config.signatureMode, delivery.body, timestamp),
+        [`x-${prefix.toLowerCase()}-event-id`]: delivery.eventId,
+        [`x-${prefix.toLowerCase()}-event-type`]: delivery.eventType,
+        [`x-${prefix.toLowerCase()}-delivery-id`]: delivery.id,
+        [`x-${prefix.toLowerCase()}-attempt`]: String(attempt),
+        [`x-${prefix.toLowerCase()}-timestamp`]: String(timestamp),
+      },
+    };
+  }
+
+  private async send(delivery: Delivery): Promise<void> {
+    const attempt = delivery.attempts + 1;
+    const planned = this.buildRequest(delivery, attempt);
+    const shaped: ShapedAttempt = this.shaper ? this.shaper.shape(delivery, attempt, planned) : { request: planned, fault: null };
+    const startedAt = this.clock.now();
+    const result = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
+    for (let copy = 0; copy < (shaped.duplicates ?? 0); copy++) {
+      const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
+      this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
+    }
+    this.finish(delivery, attempt, startedAt, shaped, result);
+  }
+
+  private attemptRecord(deliveryId: string, attempt: number, startedAt: number, request: OutgoingWebhook, result: PostResult, fault: string | null): DeliveryAttempt {
+    return {
+      deliveryId,
+      attempt,
+      startedAt,
+      requestHeaders: request.headers,
+      requestBody: request.body,
+      responseStatus: result.status,
+      responseHeaders: result.headers,
+      responseBody: result.body,
+      latencyMs: result.latencyMs,
+      errorKind: result.errorKind,
+      errorMessage: result.errorMessage,
+      fault,
+    };
+  }
+
+  private finish(delivery: Delivery, attempt: number, startedAt: number, shaped: ShapedAttempt, result: PostResult): void {
+    const succeeded = result.errorKind === null && !shaped.treatAsFailure;
+    const now = this.clock.now();
+    const retryIn = succeeded || delivery.manual ? undefined : nextRetryDelay(this.config.retry, attempt);
+    const status = succeeded ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending';
+    const lastError = succeeded ? null : shaped.treatAsFailure ? `${shaped.fault}: the 2xx was ignored` : result.errorMessage;
+    this.store.tx(() => {
+      this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
+      this.store.deliveries.finish({
+        id: delivery.id,
+        status,
+        attempts: attempt,
+        nextAttemptAt: status === 'pending' ? now + retryIn! : null,
+        lastStatus: result.status,
+        lastError,
+        now,
+      });
+    });
+    this.logger.webhook({ delivery, attempt, status, result, fault: shaped.fault, retryIn });
+    this.activity.publish({
+      kind: 'delivery.attempted',
+      at: now,
+      data: {
+        id: delivery.id,
+        event_id: delivery.eventId,
+        event: delivery.eventType,
+        url: delivery.url,
+        attempt,
+        status,
+        response_status: result.status,
+        latency_ms: result.latencyMs,
+        error: lastError,
+        fault: shaped.fault,
+      },
+    });
+  }
+}

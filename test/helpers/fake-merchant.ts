@@ -1,0 +1,45 @@
+// A fake merchant webhook receiver on 127.0.0.1:<port 0>: records every request, answers a
+// scripted list of statuses (then 200), and can be stopped and restarted on the same port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the receiver got. */
+export interface ReceivedWebhook {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** Starts a receiver; `statuses` are answered in order, then `fallback` (200). */
+export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number } = {}) {
+  const received: ReceivedWebhook[] = [];
+  const statuses = [...(options.statuses ?? [])];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const status = statuses.length ? statuses.shift()! : (options.fallback ?? 200);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    received,
+    /** Requests to one path. */
+    at: (path: string) => received.filter((r) => r.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The fake merchant type. */
+export type FakeMerchant = Awaited<ReturnType<typeof startFakeMerchant>>;

@@ -1,0 +1,72 @@
+// Route-test sandbox: the real app over :memory: SQLite, a fixed clock and a silent logger,
+// driven with app.request() (no socket). Also the helpers every test file shares.
+import { loadConfig, type ConfigFlags } from '../../src/config.js';
+import { buildSandbox } from '../../src/server/start-server.js';
+import { fixedClock } from '../../src/services/clock.js';
+import { silentLogger } from '../../src/server/logger.js';
+
+/** The seeded credentials of fixtures/default.json. */
+export const CREDS = {
+  terNO: 1001,
+  publicKey: 'pk_test_1001',
+  privateKey: 'pv_test_1001',
+  apiKey: 'sk_test_sandbox',
+  secret: 'whsec_test_sandbox',
+  other: { terNO: 2002, publicKey: 'pk_test_2002', privateKey: 'pv_test_2002', apiKey: 'sk_test_other', secret: 'whsec_test_other' },
+} as const;
+
+/** A valid /api/s2s body; override fields per test. */
+export function s2sBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    public_key: CREDS.publicKey,
+    terNO: CREDS.terNO,
+    'integration-type': 's2s',
+    bill_amt: '10.50',
+    bill_currency: 'EUR',
+    product_name: 'Blue mug',
+    reference: `ord_${Math.random().toString(36).slice(2, 10)}`,
+    webhook_url: 'http://127.0.0.1:9/webhooks',
+    return_url: 'http://127.0.0.1:9/return',
+    mop: 'CC',
+    ccno: '4000000000003220',
+    ccvv: '123',
+    month: '12',
+    year: '30',
+    fullname: 'Jane Doe',
+    bill_email: 'jane@example.com',
+    ...overrides,
+  };
+}
+
+/** Builds an in-process sandbox for route tests. */
+export function createTestSandbox(flags: ConfigFlags = {}) {
+  const config = loadConfig({ db: ':memory:', publicUrl: 'http://sandbox.test', retry: 'none', ...flags }, {});
+  const clock = fixedClock();
+  const built = buildSandbox(config, { clock, logger: silentLogger });
+
+  /** Sends a request to the app; `body` objects are sent as JSON. */
+  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      if (typeof body === 'string') init.body = body;
+      else {
+        init.body = JSON.stringify(body);
+        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      }
+    }
+    const res = await built.app.request(path, init);
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  return { ...built, config, clock, request, close: () => built.db.close() };
+}
+
+/** The test sandbox type. */
+export type TestSandbox = ReturnType<typeof createTestSandbox>;
