@@ -1,0 +1,173 @@
+// GET /openapi.json: an OpenAPI 3.1 document assembled from the route lists each route module
+// exports (OpenApiRoute[]). Request schemas are the same zod schemas that validate the
+// requests, converted with z.toJSONSchema, so the document and the validation cannot drift.
+// test/routes/openapi.test.ts compares the document with app.routes: an undocumented route fails.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { VERSION } from '../version.js';
+import type { AppDeps, AppEnv } from './app.js';
+
+/**
+ * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
+ * OpenApiRoute[]`), and openapi.ts adds the list to OPENAPI_ROUTES.
+ */
+export interface OpenApiRoute {
+  /** Lowercase HTTP method. */
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The full path as mounted, Hono style: '/v1/payments/:id' (openapi.ts turns :id into {id}). */
+  path: string;
+  /** One line: what the route does. */
+  summary: string;
+  /** Group in the document, e.g. 'S2S', 'Payments', 'Webhook endpoints', 'Sandbox control'. */
+  tag: string;
+  /** Which credential the route takes. */
+  auth: 'bearer' | 'terminal' | 'control' | 'none';
+  /** The zod schema that validates the body, when there is one. */
+  body?: z.ZodType;
+  /** The body media type; application/json unless said otherwise. */
+  bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
+  /** The zod schema that validates the query string (lists, filters). */
+  query?: z.ZodType;
+  /** The success status; 200 unless said otherwise. */
+  status?: number;
+  /** What the success answer holds. */
+  response: string;
+  /** The zod schema of the success body, when one exists. */
+  responseSchema?: z.ZodType;
+  /** Error codes this route can answer with, beyond the ones every route can give. */
+  errors?: ErrorCode[];
+}
+
+/** Converts a zod schema to the JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) of its input. */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** The path in OpenAPI form: ':id' becomes '{id}'. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['type', 'code', 'message', 'request_id'],
+      properties: {
+        type: { type: 'string', enum: [...new Set(Object.values(ERROR_CATALOGUE).map((e) => e.type))] },
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+        message: { type: 'string', description: 'names the field and says how to fix it' },
+        param: { type: 'string', description: 'the offending field, when there is one' },
+        request_id: { type: 'string', description: 'req_..., also in the X-Request-Id header' },
+      },
+    },
+  },
+};
+
+const SECURITY: Record<OpenApiRoute['auth'], Array<Record<string, string[]>>> = {
+  bearer: [{ apiKey: [] }],
+  control: [{}, { controlToken: [] }],
+  terminal: [],
+  none: [],
+};
+
+/** Codes any route of a given kind can answer with. */
+function commonErrors(route: OpenApiRoute): ErrorCode[] {
+  const codes: ErrorCode[] = ['internal_error'];
+  if (route.method === 'post' || route.method === 'patch' || route.method === 'put') {
+    codes.push('body_too_large', 'idempotency_key_reused', 'idempotency_key_in_progress');
+    if (route.body) codes.push(route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json', 'unsupported_content_type', 'parameter_missing', 'parameter_invalid');
+  }
+  if (route.query) codes.push('parameter_invalid');
+  if (route.auth === 'bearer') codes.push('authentication_required', 'invalid_credentials', 'live_key_rejected');
+  if (route.auth === 'control') codes.push('control_forbidden');
+  if (route.path.includes(':')) codes.push('resource_missing');
+  return codes;
+}
+
+function queryParameters(schema: z.ZodType): unknown[] {
+  const json = jsonSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: (json.required ?? []).includes(name),
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    schema: property,
+  }));
+}
+
+function operation(route: OpenApiRoute): Record<string, unknown> {
+  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  if (route.query) parameters.push(...queryParameters(route.query));
+  if (route.method === 'post' && (route.path.startsWith('/api/') || route.path.startsWith('/v1/'))) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: '1-255 printable characters; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...commonErrors(route), ...(route.errors ?? [])])) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, unknown> = {
+    [String(route.status ?? 200)]: {
+      description: route.response,
+      ...(route.responseSchema ? { content: { 'application/json': { schema: jsonSchemaOf(route.responseSchema) } } } : {}),
+    },
+  };
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(status)] = { description: `error: ${codes.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return {
+    operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ?? '').toUpperCase())}`,
+    summary: route.summary,
+    tags: [route.tag],
+    security: SECURITY[route.auth],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { [route.bodyType ?? 'application/json']: { schema: jsonSchemaOf(route.body) } } } } : {}),
+    responses,
+  };
+}
+
+/** Assembles the OpenAPI 3.1 document from route lists. */
+export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'paysandbox', version: VERSION, description: 'A local, stateful sandbox of the payment gateway. Errors use one body shape (components.schemas.Error).' },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'an sk_test_ API key, e.g. sk_test_sandbox' },
+        controlToken: { type: 'http', scheme: 'bearer', description: 'the --control-token value; not needed from loopback when none is set' },
+      },
+    },
+  };
+}
+
+/** The route that serves the document. */
+export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[]) {
+  const app = new Hono<AppEnv>();
+  let cached: Record<string, unknown> | undefined;
+  app.get('/openapi.json', (c) => {
+    cached ??= buildOpenApiDocument(routes, deps.services.deps.publicUrl.base);
+    return c.json(cached);
+  });
+  return app;
+}
