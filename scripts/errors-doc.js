@@ -1,0 +1,33 @@
+// Writes docs/errors.md from the error catalogue in src/errors.ts (via the build), so the docs
+// list exactly the codes the sandbox can return. test/unit/errors-doc.test.ts checks it is current.
+import { writeFileSync } from 'node:fs';
+import { ERROR_CATALOGUE } from '../dist/errors.js';
+
+const rows = Object.entries(ERROR_CATALOGUE)
+  .map(([code, e]) => `| \`${code}\` | ${e.status} | \`${e.type}\` | ${e.when} |`)
+  .join('\n');
+
+writeFileSync(
+  'docs/errors.md',
+  `# Errors
+
+Every endpoint answers failures with one body shape (DECISIONS.md):
+
+\`\`\`json
+{"error":{"type":"invalid_request_error","code":"parameter_invalid","message":"bill_amt is invalid: expected a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. \\"10.00\\", got \\"10.505\\"","param":"bill_amt","request_id":"req_pEyvgT7Fp8NGk84j"}}
+\`\`\`
+
+- \`message\` names the field and says how to fix it; \`param\` is the field (dotted for nested
+  fields, e.g. \`card.number\`); \`request_id\` is also sent as the \`X-Request-Id\` header and
+  appears in the sandbox log.
+- Bad input is always a 4xx. A 500 (\`internal_error\`) is a bug in the sandbox, never your input.
+- Card numbers, CVVs and keys are never echoed back in messages.
+- Pages (the authentication and checkout pages) answer HTML with the same status codes.
+
+| code | HTTP | type | when |
+|---|---|---|---|
+${rows}
+
+This table is generated from [\`src/errors.ts\`](../src/errors.ts) by \`npm run docs:errors\`.
+`,
+);

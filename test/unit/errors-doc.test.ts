@@ -1,0 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../../src/errors.js';
+
+const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+
+describe('docs/errors.md', () => {
+  it.each(Object.entries(ERROR_CATALOGUE))('documents %s with its status', (code, entry) => {
+    expect(doc).toContain(`| \`${code}\` | ${entry.status} | \`${entry.type}\` |`);
+  });
+});
