@@ -23,8 +23,9 @@ export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'DINERS' |
 const BRAND_PREFIXES: Array<[RegExp, CardBrand]> = [
   [/^3[47]/, 'AMEX'],
   [/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/, 'MASTERCARD'],
-  [/^(60|65|81|82|508)/, 'RUPAY'],
+  // Discover's 6011/644-649 before RuPay's broad 60/65, or Stripe's Discover test card reads as RuPay.
   [/^(6011|64[4-9])/, 'DISCOVER'],
+  [/^(60|65|81|82|508)/, 'RUPAY'],
   [/^(36|30[0-5]|38|39)/, 'DINERS'],
   [/^35(2[89]|[3-8])/, 'JCB'],
   [/^62/, 'UNIONPAY'],

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_FIXTURES, loadConfig, type ConfigFlags } from '../../src/config.js';
+import { SandboxError } from '../../src/errors.js';
+import { RETRY_PROFILES } from '../../src/webhooks/retry-schedule.js';
+
+function failure(flags: ConfigFlags, env: NodeJS.ProcessEnv = {}): SandboxError {
+  try {
+    loadConfig(flags, env);
+  } catch (err) {
+    if (err instanceof SandboxError) return err;
+    throw err;
+  }
+  throw new Error('loadConfig accepted the flags');
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({}, {});
+
+  it.each([
+    ['port', 4010],
+    ['host', '127.0.0.1'],
+    ['dbPath', '.sandbox/sandbox.db'],
+    ['publicUrl', undefined],
+    ['fixturesPath', DEFAULT_FIXTURES],
+    ['quiet', false],
+    ['logFormat', 'pretty'],
+    ['headerPrefix', 'Sandbox'],
+    ['signatureMode', 'plain'],
+    ['controlToken', undefined],
+    ['challengeLifetimeMs', 15 * 60_000],
+    ['upiCollectWindowMs', 5 * 60_000],
+    ['webhookTimeoutMs', 5000],
+    ['bodyLimitBytes', 1024 * 1024],
+  ] as Array<[keyof typeof config, unknown]>)('%s is %j', (key, value) => {
+    expect(config[key]).toEqual(value);
+  });
+
+  it('retries with the dev profile', () => {
+    expect(config.retry).toEqual(RETRY_PROFILES.dev);
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+});
+
+describe('loadConfig flags and environment', () => {
+  it('reads every flag', () => {
+    const config = loadConfig(
+      {
+        port: '0',
+        host: '0.0.0.0',
+        db: ':memory:',
+        publicUrl: 'https://sandbox.example/',
+        retry: '50ms,50ms',
+        quiet: true,
+        logFormat: 'json',
+        headerPrefix: 'Acme',
+        signature: 'timestamped',
+        controlToken: 'tok',
+        challengeLifetime: '2m',
+        upiWindow: '30s',
+        webhookTimeout: '500ms',
+      },
+      {},
+    );
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      dbPath: ':memory:',
+      publicUrl: 'https://sandbox.example',
+      retry: [50, 50],
+      quiet: true,
+      logFormat: 'json',
+      headerPrefix: 'Acme',
+      signatureMode: 'timestamped',
+      controlToken: 'tok',
+      challengeLifetimeMs: 120_000,
+      upiCollectWindowMs: 30_000,
+      webhookTimeoutMs: 500,
+    });
+  });
+
+  it('takes SANDBOX_* variables when no flag is given', () => {
+    const config = loadConfig({}, { SANDBOX_PORT: '5000', SANDBOX_HOST: '::1', SANDBOX_DB: '/tmp/x.db', SANDBOX_RETRY: 'none', SANDBOX_LOG_FORMAT: 'json', SANDBOX_PUBLIC_URL: 'http://h:1' });
+    expect(config).toMatchObject({ port: 5000, host: '::1', dbPath: '/tmp/x.db', retry: [], logFormat: 'json', publicUrl: 'http://h:1' });
+  });
+
+  it('prefers a flag over the environment', () => {
+    expect(loadConfig({ port: '6000' }, { SANDBOX_PORT: '5000' }).port).toBe(6000);
+  });
+
+  it('treats an empty SANDBOX_CONTROL_TOKEN as none', () => {
+    expect(loadConfig({}, { SANDBOX_CONTROL_TOKEN: '' }).controlToken).toBeUndefined();
+  });
+});
+
+describe('loadConfig refuses bad flags with an error naming the flag', () => {
+  it.each([
+    ['port', { port: 'abc' }],
+    ['port', { port: '70000' }],
+    ['port', { port: '-1' }],
+    ['port', { port: '80.5' }],
+    ['log-format', { logFormat: 'xml' }],
+    ['signature', { signature: 'rsa' }],
+    ['header-prefix', { headerPrefix: 'X-Acme' }],
+    ['header-prefix', { headerPrefix: '9lives' }],
+    ['public-url', { publicUrl: 'ftp://sandbox.example' }],
+    ['public-url', { publicUrl: 'sandbox.example' }],
+    ['retry', { retry: 'bogus' }],
+    ['retry', { retry: '1s,,2s' }],
+    ['challenge-lifetime', { challengeLifetime: 'soon' }],
+    ['challenge-lifetime', { challengeLifetime: '0s' }],
+    ['upi-window', { upiWindow: '-5m' }],
+    ['webhook-timeout', { webhookTimeout: 'fast' }],
+  ] as Array<[string, ConfigFlags]>)('--%s %j', (flag, flags) => {
+    const err = failure(flags);
+    expect(err.code).toBe('parameter_invalid');
+    expect(err.param).toBe(flag);
+    expect(err.message.startsWith(`--${flag} `)).toBe(true);
+  });
+
+  it.each([
+    ['port', { SANDBOX_PORT: 'x' }],
+    ['retry', { SANDBOX_RETRY: 'often' }],
+    ['log-format', { SANDBOX_LOG_FORMAT: 'yaml' }],
+  ])('a bad environment value is named by its flag (--%s)', (flag, env) => {
+    expect(failure({}, env).param).toBe(flag);
+  });
+
+  it('quotes the bad value so the user sees what was read', () => {
+    expect(failure({ retry: 'bogus' }).message).toContain('"bogus"');
+  });
+});
