@@ -40,10 +40,12 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
     const key = issue.keys[0]!;
     return new SandboxError('parameter_unknown', `${key} is not a field of this endpoint; remove it (see GET /openapi.json)`, [...issue.path.map(String), key].join('.'));
   }
-  if (issue.code === 'custom') return new SandboxError('parameter_invalid', issue.message, param);
   const value = valueAt(input, issue.path);
+  const blank = value === undefined || value === null || value === '';
+  // Custom rules carry their own message; a conditionally required field left out is still "missing".
+  if (issue.code === 'custom') return new SandboxError(blank ? 'parameter_missing' : 'parameter_invalid', issue.message, param);
   const hint = fieldHint(schema, issue.path);
-  if (value === undefined || value === null || value === '') {
+  if (blank) {
     return new SandboxError('parameter_missing', `${name} is required${hint ? `: send ${hint}` : ''}`, param);
   }
   const got = param && SECRET_FIELDS.has(String(issue.path[issue.path.length - 1])) ? '' : `, got ${shown(value)}`;

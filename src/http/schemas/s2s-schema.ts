@@ -2,7 +2,7 @@
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
 import { z } from 'zod';
-import { isCurrency } from '../../domain/currencies.js';
+import { currencyExponent, isCurrency } from '../../domain/currencies.js';
 import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
 import { parseDecimalAmount } from '../../domain/money.js';
 
@@ -26,7 +26,10 @@ export const s2sFields = {
   bill_amt: z
     .union([z.string().trim().regex(AMOUNT), z.number().positive().max(99999999.99).transform(String)])
     .describe('a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "10.00"'),
-  bill_currency: z.string().refine(isCurrency).describe('an ISO 4217 currency code in capitals, e.g. "EUR"'),
+  bill_currency: z
+    .string()
+    .refine(isCurrency, { error: (issue) => `bill_currency must be an ISO 4217 currency code in capitals, e.g. "EUR", got ${JSON.stringify(issue.input)}` })
+    .describe('an ISO 4217 currency code in capitals, e.g. "EUR"'),
   product_name: z.string().trim().min(1).max(255).describe('the product or service name (1-255 characters)'),
   reference: z.string().trim().min(1).max(64).describe("the merchant's unique order id (1-64 characters)"),
   webhook_url: z.string().max(2048).regex(HTTP_URL).describe('an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"'),
@@ -56,7 +59,9 @@ type Ctx = z.core.$RefinementCtx<{ mop: Mop; ccno?: string; ccvv?: string; month
 function modeRules(body: Ctx['value'], ctx: Ctx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (parseDecimalAmount(body.bill_amt, body.bill_currency) === undefined) {
-    issue('bill_amt', `bill_amt ${body.bill_amt} has more decimals than ${body.bill_currency} allows; send a whole amount such as "1000"`);
+    // A JSON number such as 10.505 passes the type check and lands here too, so say which limit it broke.
+    const fix = currencyExponent(body.bill_currency) === 0 ? 'send a whole amount such as "1000"' : 'send at most 2 decimals, e.g. "10.50"';
+    issue('bill_amt', `bill_amt ${body.bill_amt} has more decimals than ${body.bill_currency} allows; ${fix}`);
     return;
   }
   if (body.mop === 'CC' || body.mop === 'DC') {
