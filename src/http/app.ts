@@ -14,6 +14,10 @@ import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
 import { controlRoutes } from './control.js';
+import { idempotency } from './middleware/idempotency.js';
+import { webhookEndpointRoutes } from './webhook-endpoints.js';
+import { eventRoutes } from './events.js';
+import { openApiRoutes } from './openapi.js';
 import { authenticatePages } from '../pages/authenticate.js';
 import { PAGE_CSS } from '../pages/styles.js';
 
@@ -51,6 +55,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('*', idempotency(deps.services));
   // Pages: no framing by other sites, no inline script, images from anywhere (merchant logos).
   const pageHeaders = secureHeaders({
     contentSecurityPolicy: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:', 'https:', 'http:'], styleSrc: ["'self'"], scriptSrc: ["'self'"], frameAncestors: ["'none'"] },
@@ -64,6 +69,9 @@ export function createApp(deps: AppDeps) {
   });
 
   app.route('/', s2sRoutes(deps));
+  app.route('/', webhookEndpointRoutes(deps));
+  app.route('/', eventRoutes(deps));
+  app.route('/', openApiRoutes(deps));
   app.route('/', authenticatePages(deps));
   app.route('/_sandbox', controlRoutes(deps));
   return app;

@@ -28,11 +28,13 @@ export function controlGuard(token: string | undefined): MiddlewareHandler {
   };
 }
 
-const authenticateSchema = z.object({
+/** POST /_sandbox/transactions/{transID}/authenticate body. */
+export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
 });
 
-const advanceSchema = z.object({
+/** POST /_sandbox/clock/advance body. */
+export const advanceSchema = z.object({
   duration: z.string().refine((text) => (parseDuration(text) ?? 0) > 0).describe('a duration such as "15m", "90s" or "2h"'),
 });
 

@@ -7,6 +7,10 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
+import { advanceSchema, authenticateSchema } from './control.js';
+import { eventsOpenApi } from './events.js';
+import { s2sPaymentSchema } from './schemas/s2s-schema.js';
+import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -161,8 +165,22 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
   };
 }
 
-/** The route that serves the document. */
-export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[]) {
+/** Routes of modules that export no list of their own (the foundation's), documented here. */
+const FOUNDATION_ROUTES: OpenApiRoute[] = [
+  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (SPEC 4.1)', body: s2sPaymentSchema, response: 'the SPEC 2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', errors: ['invalid_credentials', 'reference_in_use'] },
+  { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate' },
+  { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint' },
+  { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}' },
+  { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state' },
+  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication without a browser', body: authenticateSchema, response: 'the transaction status after the outcome, and redirect_url', errors: ['invalid_state'] },
+  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, jobs_run}' },
+];
+
+/** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
+export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [...FOUNDATION_ROUTES, ...webhookEndpointsOpenApi, ...eventsOpenApi];
+
+/** The route that serves the document (built once, on first request, when the public URL is known). */
+export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[] = OPENAPI_ROUTES) {
   const app = new Hono<AppEnv>();
   let cached: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => {

@@ -6,6 +6,8 @@ import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { S2SPayments } from './s2s-payments.js';
 import type { Delivery } from '../store/deliveries-repo.js';
+import { WebhookEndpoints } from './webhook-endpoints.js';
+import { Idempotency } from './idempotency.js';
 
 /** Creates the services; the order is the order of their dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -13,9 +15,12 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events);
-  /** The secrets that sign a delivery: the merchant's signing secret for URLs given in requests. */
-  const webhookSecrets = (delivery: Delivery): string[] => [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
-  return { deps, jobs, events, auth, s2s, webhookSecrets };
+  const webhookEndpoints = new WebhookEndpoints(deps, events);
+  const idempotency = new Idempotency(deps);
+  /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
+  const webhookSecrets = (delivery: Delivery): string[] =>
+    delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
+  return { deps, jobs, events, auth, s2s, webhookSecrets, webhookEndpoints, idempotency };
 }
 
 /** Every service of one sandbox. */

@@ -17,6 +17,8 @@ export interface EventFilter {
   type?: string;
   resourceId?: string;
   since?: number;
+  /** Only events created at or before this time. */
+  until?: number;
   /** Keyset pagination: only events older than this one. */
   before?: { createdAt: number; id: string };
   limit: number;
@@ -41,6 +43,7 @@ export function createEventsRepo(db: Db) {
       if (filter.type) (where.push('type = ?'), args.push(filter.type));
       if (filter.resourceId) (where.push('resource_id = ?'), args.push(filter.resourceId));
       if (filter.since !== undefined) (where.push('created_at >= ?'), args.push(filter.since));
+      if (filter.until !== undefined) (where.push('created_at <= ?'), args.push(filter.until));
       if (filter.before) (where.push('(created_at, id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
       const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);

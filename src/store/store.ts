@@ -7,6 +7,8 @@ import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
+import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
+import { createIdempotencyRepo } from './idempotency-repo.js';
 
 /** Builds every repository once (their statements are prepared once). */
 export function createStore(db: Db) {
@@ -22,6 +24,8 @@ export function createStore(db: Db) {
     events: createEventsRepo(db),
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
+    webhookEndpoints: createWebhookEndpointsRepo(db),
+    idempotency: createIdempotencyRepo(db),
   };
 }
 

@@ -1,0 +1,65 @@
+// /v1/events: the merchant's own events (S2S and /v1/ alike), in the SPEC 6.2 envelope that the
+// webhooks carry, newest first. Another merchant's event is a 404 like a missing one.
+import { Hono } from 'hono';
+import { SandboxError } from '../errors.js';
+import type { EventRecord } from '../store/events-repo.js';
+import type { AppDeps, AppEnv } from './app.js';
+import type { OpenApiRoute } from './openapi.js';
+import { currentMerchant } from './middleware/bearer-auth.js';
+import { listEventsQuery } from './schemas/webhook-endpoint-schema.js';
+import { validateQuery } from './validation.js';
+
+/** The event as the API shows it: the webhook envelope plus object: "event". */
+export function eventView(event: EventRecord) {
+  return { id: event.id, object: 'event', event: event.type, data: event.data, created_at: new Date(event.createdAt).toISOString() };
+}
+
+/** The earliest and latest creation times (ms) the created[...] filters allow. */
+function createdRange(query: { 'created[gte]'?: number; 'created[gt]'?: number; 'created[lte]'?: number; 'created[lt]'?: number }) {
+  const lower = [query['created[gte]'] !== undefined ? query['created[gte]'] * 1000 : undefined, query['created[gt]'] !== undefined ? (query['created[gt]'] + 1) * 1000 : undefined];
+  const upper = [query['created[lte]'] !== undefined ? query['created[lte]'] * 1000 + 999 : undefined, query['created[lt]'] !== undefined ? query['created[lt]'] * 1000 - 1 : undefined];
+  const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
+  const since = defined(lower);
+  const until = defined(upper);
+  return { since: since.length ? Math.max(...since) : undefined, until: until.length ? Math.min(...until) : undefined };
+}
+
+/** The /v1/events routes (bearer-authenticated by the /v1/* middleware). */
+export function eventRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const events = deps.services.deps.store.events;
+
+  const own = (merchant: string, id: string) => {
+    const event = events.get(id);
+    return event && event.merchantId === merchant ? event : undefined;
+  };
+
+  app.get('/v1/events', (c) => {
+    const query = validateQuery(c, listEventsQuery);
+    const merchant = currentMerchant(c).id;
+    const limit = query.limit ?? 10;
+    let before: { createdAt: number; id: string } | undefined;
+    if (query.starting_after !== undefined) {
+      const cursor = own(merchant, query.starting_after);
+      if (!cursor) throw new SandboxError('parameter_invalid', `starting_after ${query.starting_after} is not one of your events; pass the id of the last event of the previous page`, 'starting_after');
+      before = { createdAt: cursor.createdAt, id: cursor.id };
+    }
+    const { since, until } = createdRange(query);
+    const rows = events.list({ merchantId: merchant, type: query.type, resourceId: query.resource_id, since, until, before, limit: limit + 1 });
+    return c.json({ object: 'list', url: '/v1/events', data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit });
+  });
+
+  app.get('/v1/events/:id', (c) => {
+    const event = own(currentMerchant(c).id, c.req.param('id'));
+    if (!event) throw new SandboxError('resource_missing', `no event ${c.req.param('id')}; list yours with GET /v1/events`, 'id');
+    return c.json(eventView(event));
+  });
+
+  return app;
+}
+
+/** The OpenAPI entries of these routes. */
+export const eventsOpenApi: OpenApiRoute[] = [
+  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', errors: ['parameter_unknown'] },
+  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried' },
+];

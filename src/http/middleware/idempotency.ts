@@ -1,0 +1,72 @@
+// The Idempotency-Key header on every POST of the public API (/api/* and /v1/*). Keys belong to
+// the merchant whose credential the request carries: the bearer key for /v1/, the terminal
+// public_key inside the body for /api/. A request whose credential names no merchant runs
+// without idempotency: it can only end in an error that changes nothing.
+import type { Context, MiddlewareHandler } from 'hono';
+import { SandboxError } from '../../errors.js';
+import type { Services } from '../../services/services.js';
+
+/** The request header and the header on replayed answers. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** Answers a merchant may get again: success and client errors (a 5xx is worth retrying for real). */
+const storable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500);
+
+/** The merchant whose credential the request carries, or undefined when none is recognisable. */
+function scopeOf(services: Services, c: Context, body: string): string | undefined {
+  const credentials = services.deps.store.credentials;
+  if (c.req.path.startsWith('/v1/')) {
+    const header = c.req.header('authorization') ?? '';
+    return header.startsWith('Bearer ') ? credentials.merchantByApiKey(header.slice(7).trim())?.id : undefined;
+  }
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    // encrypted_data ends with the terminal public_key, unchanged (SPEC 4.2).
+    const encrypted = new URLSearchParams(body).get('encrypted_data') ?? '';
+    return credentials.terminals().find((t) => encrypted.endsWith(t.publicKey))?.merchantId;
+  }
+  try {
+    const parsed = JSON.parse(body) as { public_key?: unknown };
+    return typeof parsed.public_key === 'string' ? credentials.terminalByPublicKey(parsed.public_key)?.merchantId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replays, refuses or records POSTs that carry an Idempotency-Key. */
+export function idempotency(services: Services): MiddlewareHandler {
+  return async (c, next) => {
+    const key = c.req.header(IDEMPOTENCY_HEADER);
+    const path = c.req.path;
+    if (key === undefined || c.req.method !== 'POST' || !(path.startsWith('/api/') || path.startsWith('/v1/'))) return next();
+    if (!KEY_PATTERN.test(key)) {
+      throw new SandboxError('parameter_invalid', `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`, IDEMPOTENCY_HEADER);
+    }
+    const body = await c.req.text();
+    const scope = scopeOf(services, c, body);
+    if (scope === undefined) return next();
+
+    const admission = await services.idempotency.admit({ scope, key, method: c.req.method, path, body });
+    if (admission.kind === 'replay') {
+      const { answer } = admission;
+      return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, [REPLAYED_HEADER]: 'true' } });
+    }
+    let stored = false;
+    try {
+      await next();
+      if (storable(c.res.status)) {
+        const headers: Record<string, string> = {};
+        c.res.headers.forEach((value, name) => {
+          if (name !== 'set-cookie') headers[name] = value;
+        });
+        services.idempotency.complete(scope, key, { status: c.res.status, headers, body: await c.res.clone().text() });
+        stored = true;
+      }
+    } finally {
+      if (!stored) services.idempotency.release(scope, key);
+    }
+  };
+}

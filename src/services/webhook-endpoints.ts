@@ -1,0 +1,157 @@
+// Registered webhook endpoints: CRUD for /v1/webhook_endpoints, the fan-out that sends every
+// published event to each subscribed endpoint of its merchant, and the secrets that sign those
+// deliveries (the current one, plus the previous one for 24 h after a rotation).
+import { newId, newToken } from '../domain/ids.js';
+import { subscribes } from '../domain/event-types.js';
+import { SandboxError } from '../errors.js';
+import type { Delivery } from '../store/deliveries-repo.js';
+import type { EventRecord } from '../store/events-repo.js';
+import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
+import type { DeliveryTarget } from '../webhooks/outbox.js';
+import { eventEnvelope } from '../webhooks/payloads.js';
+import type { ServiceDeps } from './deps.js';
+import type { EventPublisher } from './event-publisher.js';
+
+/** How long the secret replaced by a rotation keeps signing (sandbox clock). */
+export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** What a merchant sends to create an endpoint. */
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+  enabled?: boolean | undefined;
+}
+
+/** The fields an update may change; absent ones stay as they are. */
+export type EndpointPatch = Partial<EndpointInput>;
+
+/** One page of a merchant's endpoints. */
+export interface EndpointPage {
+  data: WebhookEndpoint[];
+  hasMore: boolean;
+}
+
+/** A new signing secret: whsec_ and 256 random bits. */
+function newSecret(): string {
+  return `whsec_${newToken()}`;
+}
+
+/** The webhook endpoint use cases. */
+export class WebhookEndpoints {
+  constructor(
+    private readonly deps: ServiceDeps,
+    events: EventPublisher,
+  ) {
+    events.addFanOut((event) => this.targetsFor(event));
+  }
+
+  /** Registers an endpoint; the answer is the only time (with rotation) its secret is shown. */
+  create(merchantId: string, input: EndpointInput): WebhookEndpoint {
+    const now = this.deps.clock.now();
+    const endpoint: WebhookEndpoint = {
+      id: newId('we'),
+      merchantId,
+      url: input.url,
+      events: input.events,
+      description: input.description ?? '',
+      enabled: input.enabled ?? true,
+      secret: newSecret(),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    };
+    this.deps.store.webhookEndpoints.insert(endpoint);
+    return endpoint;
+  }
+
+  /** The merchant's endpoint; another merchant's or a deleted one is the same 404 as a missing one. */
+  get(merchantId: string, id: string): WebhookEndpoint {
+    const endpoint = this.deps.store.webhookEndpoints.get(id);
+    if (!endpoint || endpoint.merchantId !== merchantId || endpoint.deletedAt !== null) {
+      throw new SandboxError('resource_missing', `no webhook endpoint ${id}; list yours with GET /v1/webhook_endpoints`, 'id');
+    }
+    return endpoint;
+  }
+
+  /** Newest first; `startingAfter` is the id of the last endpoint of the previous page. */
+  list(merchantId: string, limit: number, startingAfter?: string): EndpointPage {
+    let before: { createdAt: number; id: string } | undefined;
+    if (startingAfter !== undefined) {
+      const cursor = this.deps.store.webhookEndpoints.get(startingAfter);
+      if (!cursor || cursor.merchantId !== merchantId || cursor.deletedAt !== null) {
+        throw new SandboxError('parameter_invalid', `starting_after ${startingAfter} is not one of your webhook endpoints; pass the id of the last endpoint of the previous page`, 'starting_after');
+      }
+      before = { createdAt: cursor.createdAt, id: cursor.id };
+    }
+    const rows = this.deps.store.webhookEndpoints.list({ merchantId, before, limit: limit + 1 });
+    return { data: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /** Changes url, events, description or enabled. */
+  update(merchantId: string, id: string, patch: EndpointPatch): WebhookEndpoint {
+    const { store, clock } = this.deps;
+    return store.tx(() => {
+      const endpoint = this.get(merchantId, id);
+      const updated: WebhookEndpoint = {
+        ...endpoint,
+        url: patch.url ?? endpoint.url,
+        events: patch.events ?? endpoint.events,
+        description: patch.description ?? endpoint.description,
+        enabled: patch.enabled ?? endpoint.enabled,
+        updatedAt: clock.now(),
+      };
+      store.webhookEndpoints.update(updated);
+      return updated;
+    });
+  }
+
+  /** Stops sending events to the endpoint. Deliveries already queued are still attempted. */
+  delete(merchantId: string, id: string): WebhookEndpoint {
+    const { store, clock } = this.deps;
+    return store.tx(() => {
+      const endpoint = this.get(merchantId, id);
+      store.webhookEndpoints.delete(id, clock.now());
+      return endpoint;
+    });
+  }
+
+  /** A new secret; the replaced one keeps signing (second signature) for 24 h of sandbox time. */
+  rotateSecret(merchantId: string, id: string): WebhookEndpoint {
+    const { store, clock } = this.deps;
+    return store.tx(() => {
+      const endpoint = this.get(merchantId, id);
+      const now = clock.now();
+      const rotated: WebhookEndpoint = {
+        ...endpoint,
+        secret: newSecret(),
+        previousSecret: endpoint.secret,
+        previousSecretExpiresAt: now + PREVIOUS_SECRET_LIFETIME_MS,
+        updatedAt: now,
+      };
+      store.webhookEndpoints.update(rotated);
+      return rotated;
+    });
+  }
+
+  /** The secrets that sign a delivery to a registered endpoint: current first, then the previous while valid. */
+  secretsFor(delivery: Delivery): string[] {
+    const endpoint = delivery.endpointId ? this.deps.store.webhookEndpoints.get(delivery.endpointId) : undefined;
+    if (!endpoint) return [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > this.deps.clock.now()) {
+      secrets.push(endpoint.previousSecret);
+    }
+    return secrets;
+  }
+
+  /** One JSON envelope delivery per enabled endpoint of the event's merchant subscribed to its type. */
+  targetsFor(event: EventRecord): DeliveryTarget[] {
+    const endpoints = this.deps.store.webhookEndpoints.enabledFor(event.merchantId).filter((e) => subscribes(e.events, event.type));
+    if (endpoints.length === 0) return [];
+    const body = eventEnvelope(event);
+    return endpoints.map((e) => ({ url: e.url, endpointId: e.id, contentType: 'application/json', body }));
+  }
+}

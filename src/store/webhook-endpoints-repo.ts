@@ -1,0 +1,70 @@
+// Registered webhook endpoints of the /v1/ family: where a merchant's events go, which events,
+// and the secret(s) that sign them. Deleted rows stay (hidden) so queued deliveries still sign.
+import type { Db } from './open-database.js';
+
+/** A stored webhook endpoint. `events` is a list of event names or ['*']. */
+export interface WebhookEndpoint {
+  id: string;
+  merchantId: string;
+  url: string;
+  events: string[];
+  description: string;
+  enabled: boolean;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+/** Keyset page of a merchant's endpoints, newest first. */
+export interface WebhookEndpointFilter {
+  merchantId: string;
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+const COLUMNS = `id, merchant_id AS merchantId, url, events, description, enabled, secret, previous_secret AS previousSecret,
+  previous_secret_expires_at AS previousSecretExpiresAt, created_at AS createdAt, updated_at AS updatedAt, deleted_at AS deletedAt`;
+
+type Row = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
+const fromRow = (row: Row | undefined): WebhookEndpoint | undefined => (row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined);
+
+/** Prepared statements over webhook_endpoints. */
+export function createWebhookEndpointsRepo(db: Db) {
+  const insert = db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, url, events, description, enabled, secret, previous_secret,
+    previous_secret_expires_at, created_at, updated_at) VALUES (@id, @merchantId, @url, @events, @description, @enabled, @secret,
+    @previousSecret, @previousSecretExpiresAt, @createdAt, @updatedAt)`);
+  const update = db.prepare(`UPDATE webhook_endpoints SET url = @url, events = @events, description = @description, enabled = @enabled,
+    secret = @secret, previous_secret = @previousSecret, previous_secret_expires_at = @previousSecretExpiresAt, updated_at = @updatedAt
+    WHERE id = @id AND deleted_at IS NULL`);
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`);
+  const liveByMerchant = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND enabled = 1 ORDER BY created_at, id`);
+  const softDelete = db.prepare('UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ? AND deleted_at IS NULL');
+  const pageFirst = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?`);
+  const pageAfter = db.prepare(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+  );
+
+  const params = (e: WebhookEndpoint) => ({ ...e, events: JSON.stringify(e.events), enabled: e.enabled ? 1 : 0 });
+  return {
+    insert: (e: WebhookEndpoint) => insert.run(params(e)),
+    /** Writes every mutable field; false when the endpoint is gone. */
+    update: (e: WebhookEndpoint) => update.run(params(e)).changes === 1,
+    /** Any endpoint, deleted ones included (for signing queued deliveries). */
+    get: (id: string) => fromRow(byId.get(id) as Row | undefined),
+    /** The merchant's enabled, not deleted endpoints, oldest first (the fan-out order). */
+    enabledFor: (merchantId: string) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!),
+    delete: (id: string, now: number) => softDelete.run(now, now, id).changes === 1,
+    list(filter: WebhookEndpointFilter): WebhookEndpoint[] {
+      const rows = filter.before
+        ? pageAfter.all(filter.merchantId, filter.before.createdAt, filter.before.id, filter.limit)
+        : pageFirst.all(filter.merchantId, filter.limit);
+      return (rows as Row[]).map((row) => fromRow(row)!);
+    },
+  };
+}
+
+/** The webhook endpoints repository. */
+export type WebhookEndpointsRepo = ReturnType<typeof createWebhookEndpointsRepo>;
