@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
 import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
 import { parseDuration } from './domain/duration.js';
+import { parseFaultSpec } from './webhooks/fault-rules.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type SignatureMode = 'plain' | 'timestamped';
@@ -33,6 +34,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   readonly faults: string | undefined;
+  /** Seed of the fault injector's randomness (fail=P); random when unset. */
+  readonly faultSeed: number | undefined;
   readonly scenarioPath: string | undefined;
   readonly autoAuthenticate: string | undefined;
 }
@@ -54,6 +57,7 @@ export interface ConfigFlags {
   upiWindow?: string;
   webhookTimeout?: string;
   faults?: string;
+  faultSeed?: string | number;
   scenario?: string;
   autoAuthenticate?: string;
 }
@@ -93,6 +97,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const retry = parseRetryProfile(retryText);
   if (!retry) bad('retry', `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText}"`);
   const controlToken = flags.controlToken ?? env.SANDBOX_CONTROL_TOKEN;
+  const faults = (flags.faults ?? env.SANDBOX_FAULTS) || undefined;
+  const faultProblem = faults === undefined ? undefined : (parseFaultSpec(faults) as { problem?: string }).problem;
+  if (faultProblem) bad('faults', faultProblem);
+  const faultSeedText = flags.faultSeed ?? env.SANDBOX_FAULT_SEED;
+  const faultSeed = faultSeedText === undefined ? undefined : Number(faultSeedText);
+  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff)) bad('fault-seed', `must be a whole number from 0 to 4294967295, got "${faultSeedText}"`);
 
   return Object.freeze({
     port: parsePort(flags.port ?? env.SANDBOX_PORT),
@@ -110,7 +120,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     upiCollectWindowMs: durationFlag('upi-window', flags.upiWindow, 5 * 60_000),
     webhookTimeoutMs: durationFlag('webhook-timeout', flags.webhookTimeout, 5_000),
     bodyLimitBytes: 1024 * 1024,
-    faults: flags.faults,
+    faults,
+    faultSeed,
     scenarioPath: flags.scenario,
     autoAuthenticate: flags.autoAuthenticate,
   });

@@ -50,6 +50,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--challenge-lifetime <duration>', 'how long a 3-D Secure page waits before Expired', '15m')
     .option('--upi-window <duration>', 'how long a UPI collect request waits', '5m')
     .option('--webhook-timeout <duration>', 'how long a webhook POST may take to answer', '5s')
+    .option('--faults <spec>', 'inject webhook faults, e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2" (docs/webhooks.md)')
+    .option('--fault-seed <n>', 'seed of random faults (fail=P) so a run repeats exactly')
     .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
     .option('-q, --quiet', 'no request or webhook log lines')
     .option('--log-format <format>', 'pretty or json', 'pretty')

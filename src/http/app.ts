@@ -14,6 +14,7 @@ import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
 import { controlRoutes } from './control.js';
+import { controlDeliveryRoutes } from './control-deliveries.js';
 import { idempotency } from './middleware/idempotency.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', openApiRoutes(deps));
   app.route('/', authenticatePages(deps));
   app.route('/_sandbox', controlRoutes(deps));
+  app.route('/_sandbox', controlDeliveryRoutes(deps));
   return app;
 }
 

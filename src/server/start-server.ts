@@ -57,6 +57,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const services = createServices(deps);
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));
   outbox.onEnqueue = () => worker.wake();
+  worker.shaper = services.faults;
   const appDeps: AppDeps = {
     config,
     logger,

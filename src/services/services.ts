@@ -6,6 +6,8 @@ import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { S2SPayments } from './s2s-payments.js';
 import type { Delivery } from '../store/deliveries-repo.js';
+import { Deliveries } from './deliveries.js';
+import { FaultInjector } from '../webhooks/faults.js';
 import { WebhookEndpoints } from './webhook-endpoints.js';
 import { Idempotency } from './idempotency.js';
 
@@ -20,7 +22,9 @@ export function createServices(deps: ServiceDeps) {
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] =>
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
-  return { deps, jobs, events, auth, s2s, webhookSecrets, webhookEndpoints, idempotency };
+  const deliveries = new Deliveries(deps, webhookSecrets);
+  const faults = new FaultInjector(deps);
+  return { deps, jobs, events, auth, s2s, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults };
 }
 
 /** Every service of one sandbox. */

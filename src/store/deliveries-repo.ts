@@ -78,6 +78,7 @@ export function createDeliveriesRepo(db: Db) {
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
   const releaseAll = db.prepare("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL");
   const release = db.prepare('UPDATE deliveries SET lease_until = NULL WHERE id = ?');
+  const reschedule = db.prepare("UPDATE deliveries SET next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'pending'");
   const requeue = db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?");
   const insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, request_headers, request_body,
     response_status, response_headers, response_body, latency_ms, error_kind, error_message, fault) VALUES (@deliveryId, @attempt,
@@ -105,6 +106,8 @@ export function createDeliveriesRepo(db: Db) {
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
     releaseAllLeases: () => releaseAll.run().changes,
     release: (id: string) => release.run(id),
+    /** Moves a pending delivery's next attempt without counting one (a fault holding it back). */
+    reschedule: (id: string, at: number) => reschedule.run(at, id),
     /** Puts a finished delivery back in the queue (retry-failed). */
     requeue: (id: string, at: number) => requeue.run(at, at, id),
     recordAttempt: (a: DeliveryAttempt) =>

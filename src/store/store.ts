@@ -7,6 +7,7 @@ import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
+import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 
@@ -24,6 +25,7 @@ export function createStore(db: Db) {
     events: createEventsRepo(db),
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
+    faultRules: createFaultRulesRepo(db),
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),
   };

@@ -18,8 +18,13 @@ export type SecretResolver = (delivery: Delivery) => string[];
 /** Shapes one attempt on purpose (fault injection); the default sends it as it is. */
 export interface AttemptShaper {
   /** Called before sending; may change headers/body, skip sending, or hold the attempt. */
-  shape(delivery: Delivery, attempt: number, request: OutgoingWebhook): ShapedAttempt;
+  shape(delivery: Delivery, attempt: number, request: OutgoingWebhook, resign: Resigner): ShapedAttempt;
+  /** Called once the attempt is recorded (reorder releases the delivery it held back). */
+  settled?(delivery: Delivery, shaped: ShapedAttempt): void;
 }
+
+/** Builds the request again as the worker would, with another timestamp or secrets (stale-timestamp, bad-signature). */
+export type Resigner = (overrides: { timestamp?: number; secrets?: readonly string[] }) => OutgoingWebhook;
 
 /** The request the worker is about to send. */
 export interface OutgoingWebhook {
@@ -35,6 +40,35 @@ export interface ShapedAttempt {
   treatAsFailure?: boolean;
   /** Extra copies to send right after (duplicate=N); each is recorded as its own attempt. */
   duplicates?: number;
+  /** Send nothing now and count no attempt: the delivery is due again at this sandbox time (delay, reorder). */
+  holdUntil?: number;
+  /** Send nothing: record a failed attempt with error kind `injected` and this message (fail-first, fail). */
+  injectedFailure?: string;
+}
+
+/** The signed request of attempt number `attempt` (the worker's, and what `webhooks show` previews). */
+export function buildWebhookRequest(
+  delivery: Delivery,
+  attempt: number,
+  config: Pick<Config, 'headerPrefix' | 'signatureMode'>,
+  secrets: readonly string[],
+  timestamp: number,
+): OutgoingWebhook {
+  const prefix = `x-${config.headerPrefix.toLowerCase()}`;
+  return {
+    url: delivery.url,
+    body: delivery.body,
+    headers: {
+      'content-type': delivery.contentType,
+      'user-agent': `paysandbox/${VERSION}`,
+      [`${prefix}-signature`]: signatureHeader(secrets, config.signatureMode, delivery.body, timestamp),
+      [`${prefix}-event-id`]: delivery.eventId,
+      [`${prefix}-event-type`]: delivery.eventType,
+      [`${prefix}-delivery-id`]: delivery.id,
+      [`${prefix}-attempt`]: String(attempt),
+      [`${prefix}-timestamp`]: String(timestamp),
+    },
+  };
 }
 
 const MAX_IN_FLIGHT = 32;
@@ -125,36 +159,30 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  private buildRequest(delivery: Delivery, attempt: number): OutgoingWebhook {
-    const timestamp = Math.floor(this.clock.now() / 1000);
-    const prefix = this.config.headerPrefix;
-    return {
-      url: delivery.url,
-      body: delivery.body,
-      headers: {
-        'content-type': delivery.contentType,
-        'user-agent': `paysandbox/${VERSION}`,
-        [`x-${prefix.toLowerCase()}-signature`]: signatureHeader(this.resolveSecrets(delivery), this.config.signatureMode, delivery.body, timestamp),
-        [`x-${prefix.toLowerCase()}-event-id`]: delivery.eventId,
-        [`x-${prefix.toLowerCase()}-event-type`]: delivery.eventType,
-        [`x-${prefix.toLowerCase()}-delivery-id`]: delivery.id,
-        [`x-${prefix.toLowerCase()}-attempt`]: String(attempt),
-        [`x-${prefix.toLowerCase()}-timestamp`]: String(timestamp),
-      },
-    };
+  private buildRequest(delivery: Delivery, attempt: number, overrides: { timestamp?: number; secrets?: readonly string[] } = {}): OutgoingWebhook {
+    return buildWebhookRequest(delivery, attempt, this.config, overrides.secrets ?? this.resolveSecrets(delivery), overrides.timestamp ?? Math.floor(this.clock.now() / 1000));
   }
 
   private async send(delivery: Delivery): Promise<void> {
     const attempt = delivery.attempts + 1;
     const planned = this.buildRequest(delivery, attempt);
-    const shaped: ShapedAttempt = this.shaper ? this.shaper.shape(delivery, attempt, planned) : { request: planned, fault: null };
+    const resign: Resigner = (overrides) => this.buildRequest(delivery, attempt, overrides);
+    const shaped: ShapedAttempt = this.shaper ? this.shaper.shape(delivery, attempt, planned, resign) : { request: planned, fault: null };
+    if (shaped.holdUntil !== undefined) {
+      // Held by a fault: no attempt is made or counted; the row simply falls due later.
+      this.store.deliveries.reschedule(delivery.id, shaped.holdUntil);
+      return;
+    }
     const startedAt = this.clock.now();
-    const result = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
+    const result: PostResult = shaped.injectedFailure !== undefined
+      ? { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure }
+      : await postWebhook(shaped.request, this.config.webhookTimeoutMs);
     for (let copy = 0; copy < (shaped.duplicates ?? 0); copy++) {
       const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
       this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
     }
     this.finish(delivery, attempt, startedAt, shaped, result);
+    this.shaper?.settled?.(delivery, shaped);
   }
 
   private attemptRecord(deliveryId: string, attempt: number, startedAt: number, request: OutgoingWebhook, result: PostResult, fault: string | null): DeliveryAttempt {

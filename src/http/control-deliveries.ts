@@ -1,0 +1,87 @@
+// The webhook workbench in the control API: deliveries (list, show, replay, retry-failed) and
+// events (list, show, replay), with the fault rules and the activity stream mounted alongside.
+// Loopback only, or with the --control-token bearer (controlGuard).
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { parseSince } from '../services/deliveries.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlGuard } from './control.js';
+import { controlFaultRoutes } from './control-faults.js';
+import { controlStreamRoutes } from './control-stream.js';
+import { readJson, validate, validateQuery } from './validation.js';
+
+const since = z
+  .string()
+  .refine((text) => parseSince(text, 0) !== undefined)
+  .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"')
+  .optional();
+const limit = z.coerce.number().int().min(1).max(1000).describe('a whole number from 1 to 1000').optional();
+const url = z.string().regex(/^https?:\/\/[^\s/]+/).describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
+
+const deliveryQuery = z
+  .object({
+    status: z.enum(['pending', 'succeeded', 'failed']).describe('pending, succeeded or failed').optional(),
+    event: z.string().describe('an event type such as payment.authorized').optional(),
+    event_id: z.string().describe('an event id (evt_...)').optional(),
+    url: z.string().describe('the exact webhook URL').optional(),
+    merchant: z.string().describe('a merchant id such as mer_sandbox').optional(),
+    since,
+    limit,
+    starting_after: z.string().describe('the id of the last delivery of the previous page').optional(),
+  })
+  .strict();
+
+const eventQuery = z
+  .object({
+    type: z.string().describe('an event type such as payment.authorized').optional(),
+    resource: z.string().describe('the id of the object the event is about (transID, pay_...)').optional(),
+    merchant: z.string().describe('a merchant id such as mer_sandbox').optional(),
+    since,
+    limit,
+    starting_after: z.string().describe('the id of the last event of the previous page').optional(),
+  })
+  .strict();
+
+const replayBody = z.object({ to: url.optional() }).strict();
+const retryBody = z.object({ since }).strict();
+
+/** A JSON body that may be left out entirely (no body means {}). */
+async function optionalJson(c: Context): Promise<Record<string, unknown>> {
+  return (await c.req.text()).trim() === '' ? {} : readJson(c);
+}
+
+/** /deliveries, /events, /faults and /stream under /_sandbox. */
+export function controlDeliveryRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { deliveries } = deps.services;
+  app.use('*', controlGuard(deps.config.controlToken));
+
+  app.get('/deliveries', (c) => c.json(deliveries.list(validateQuery(c, deliveryQuery))));
+
+  app.post('/deliveries/retry-failed', async (c) => {
+    const body = validate(retryBody, await optionalJson(c));
+    const result = deliveries.retryFailed(body.since);
+    deps.wake();
+    return c.json(result);
+  });
+
+  app.get('/deliveries/:id', (c) => c.json(deliveries.get(c.req.param('id'))));
+
+  app.post('/deliveries/:id/replay', async (c) => {
+    const { to } = validate(replayBody, await optionalJson(c));
+    return c.json(deliveries.replay(c.req.param('id'), to), 201);
+  });
+
+  app.get('/events', (c) => c.json(deliveries.listEvents(validateQuery(c, eventQuery))));
+  app.get('/events/:id', (c) => c.json(deliveries.getEvent(c.req.param('id'))));
+
+  app.post('/events/:id/replay', async (c) => {
+    const { to } = validate(replayBody, await optionalJson(c));
+    return c.json(deliveries.replayEvent(c.req.param('id'), to), 201);
+  });
+
+  app.route('/', controlFaultRoutes(deps));
+  app.route('/', controlStreamRoutes(deps));
+  return app;
+}

@@ -1,0 +1,39 @@
+// Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
+// effects are in src/webhooks/fault-rules.ts and faults.ts; docs/webhooks.md explains both.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { SandboxError } from '../errors.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlGuard } from './control.js';
+import { faultRuleView } from '../webhooks/faults.js';
+import { readJson, validate } from './validation.js';
+
+const setSchema = z
+  .object({
+    spec: z.string().describe('a fault spec such as "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2" (see docs/webhooks.md)').optional(),
+    seed: z.number().int().min(0).max(0xffffffff).describe('a whole number from 0 to 4294967295').optional(),
+  })
+  .strict();
+
+/** GET /faults (seed and rules), POST /faults {spec?, seed?}, DELETE /faults and /faults/{id}. */
+export function controlFaultRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { faults } = deps.services;
+  app.use('*', controlGuard(deps.config.controlToken));
+
+  app.get('/faults', (c) => c.json(faults.list()));
+
+  app.post('/faults', async (c) => {
+    const body = validate(setSchema, await readJson(c));
+    if (body.spec === undefined && body.seed === undefined) {
+      throw new SandboxError('parameter_missing', 'spec is required: send {"spec":"duplicate=2"} (or {"seed":42} to reseed random faults)', 'spec');
+    }
+    const added = body.spec === undefined ? [] : faults.add(body.spec);
+    if (body.seed !== undefined) faults.setSeed(body.seed);
+    return c.json({ added: added.map(faultRuleView), ...faults.list() }, 201);
+  });
+
+  app.delete('/faults', (c) => c.json({ deleted: faults.remove() }));
+  app.delete('/faults/:id', (c) => c.json({ deleted: faults.remove(c.req.param('id')) }));
+  return app;
+}

@@ -1,0 +1,209 @@
+// The webhook workbench's use cases: list and inspect deliveries and events, replay an event as a
+// new manual delivery, and requeue failed deliveries. The control API and the CLI reach the outbox
+// only through here; sending stays the delivery worker's job.
+import { parseDuration } from '../domain/duration.js';
+import { SandboxError } from '../errors.js';
+import type { Delivery, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { EventRecord } from '../store/events-repo.js';
+import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
+import type { DeliveryTarget } from '../webhooks/outbox.js';
+import { eventEnvelope } from '../webhooks/payloads.js';
+import type { ServiceDeps } from './deps.js';
+
+/** How much of a response body an attempt shows (the log keeps 16 KiB). */
+const RESPONSE_EXCERPT_CHARS = 1000;
+/** retry-failed requeues at most this many deliveries per call. */
+const RETRY_FAILED_MAX = 10_000;
+
+/** Reads `since` as a duration back from now ("10m") or an ISO time; undefined when it is neither. */
+export function parseSince(text: string, now: number): number | undefined {
+  const ms = parseDuration(text);
+  if (ms !== undefined) return now - ms;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A delivery as the list shows it. */
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    event: d.eventType,
+    url: d.url,
+    endpoint_id: d.endpointId,
+    merchant_id: d.merchantId,
+    status: d.status,
+    manual: d.manual,
+    attempts: d.attempts,
+    last_response_status: d.lastStatus,
+    last_error: d.lastError,
+    next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+    created_at: iso(d.createdAt)!,
+    updated_at: iso(d.updatedAt)!,
+  };
+}
+
+/** An event as the control API shows it. */
+export function eventView(e: EventRecord) {
+  return { id: e.id, type: e.type, resource_id: e.resourceId, merchant_id: e.merchantId, created_at: iso(e.createdAt)!, data: e.data };
+}
+
+/** Filters of the delivery list, as the control API takes them. */
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  event?: string;
+  event_id?: string;
+  url?: string;
+  merchant?: string;
+  since?: string;
+  limit?: number;
+  starting_after?: string;
+}
+
+/** Filters of the event list. */
+export interface EventQuery {
+  type?: string;
+  resource?: string;
+  merchant?: string;
+  since?: string;
+  limit?: number;
+  starting_after?: string;
+}
+
+/** Deliveries and events for the control API. */
+export class Deliveries {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly secrets: (delivery: Delivery) => string[],
+  ) {}
+
+  /** One page of deliveries, newest first. */
+  list(q: DeliveryQuery) {
+    const { store, clock } = this.deps;
+    const limit = q.limit ?? 50;
+    let before: { createdAt: number; id: string } | undefined;
+    if (q.starting_after) {
+      const after = store.deliveries.get(q.starting_after);
+      if (!after) throw new SandboxError('parameter_invalid', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
+      before = { createdAt: after.createdAt, id: after.id };
+    }
+    const rows = store.deliveries.list({
+      merchantId: q.merchant,
+      status: q.status,
+      eventType: q.event,
+      eventId: q.event_id,
+      url: q.url,
+      since: q.since === undefined ? undefined : parseSince(q.since, clock.now()),
+      before,
+      limit: limit + 1,
+    });
+    return { data: rows.slice(0, limit).map(deliveryView), has_more: rows.length > limit };
+  }
+
+  /** A delivery with its request and every attempt. */
+  get(id: string) {
+    const d = this.find(id);
+    const attempts = this.deps.store.deliveries.attempts(id);
+    const last = attempts[attempts.length - 1];
+    // Not tried yet (or due again): show what the next attempt would send, signed as of now.
+    const preview = d.status === 'pending' || !last ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.secrets(d), Math.floor(this.deps.clock.now() / 1000)) : undefined;
+    return {
+      ...deliveryView(d),
+      content_type: d.contentType,
+      request: preview
+        ? { url: preview.url, headers: preview.headers, body: preview.body, sent: false, note: 'the next attempt, signed as of now; it is signed again when sent' }
+        : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` },
+      attempt_log: attempts.map((a) => ({
+        attempt: a.attempt,
+        at: iso(a.startedAt)!,
+        response_status: a.responseStatus,
+        latency_ms: a.latencyMs,
+        response_excerpt: a.responseBody === null ? null : a.responseBody.slice(0, RESPONSE_EXCERPT_CHARS),
+        error_kind: a.errorKind,
+        error: a.errorMessage,
+        fault: a.fault,
+      })),
+    };
+  }
+
+  /** Sends the delivery's event again as a new manual delivery (same event id, fresh signature, never retried). */
+  replay(id: string, to?: string) {
+    const d = this.find(id);
+    const event = this.deps.store.events.get(d.eventId)!;
+    // Same body and same signing secret as the original, so the merchant's verifier accepts it.
+    return this.enqueueManual(event, { url: to ?? d.url, endpointId: d.endpointId, contentType: d.contentType as DeliveryTarget['contentType'], body: d.body, manual: true });
+  }
+
+  /** Sends an event again, like its latest delivery (or as its JSON envelope to `to` when it had none). */
+  replayEvent(eventId: string, to?: string) {
+    const event = this.findEvent(eventId);
+    const [latest] = this.deps.store.deliveries.list({ eventId, limit: 1 });
+    if (latest) return this.replay(latest.id, to);
+    if (!to) throw new SandboxError('invalid_state', `event ${eventId} was never delivered anywhere; pass "to" with the URL to send it to`, 'to');
+    return this.enqueueManual(event, { url: to, endpointId: null, contentType: 'application/json', body: eventEnvelope(event), manual: true });
+  }
+
+  /** Puts failed deliveries (created since `since`, or all) back in the queue, due now. */
+  retryFailed(since?: string) {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const failed = store.deliveries.list({ status: 'failed', since: since === undefined ? undefined : parseSince(since, now), limit: RETRY_FAILED_MAX });
+    store.tx(() => {
+      for (const d of failed) store.deliveries.requeue(d.id, now);
+    });
+    return { count: failed.length, ids: failed.map((d) => d.id) };
+  }
+
+  /** One page of events, newest first. */
+  listEvents(q: EventQuery) {
+    const { store, clock } = this.deps;
+    const limit = q.limit ?? 50;
+    let before: { createdAt: number; id: string } | undefined;
+    if (q.starting_after) {
+      const after = store.events.get(q.starting_after);
+      if (!after) throw new SandboxError('parameter_invalid', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
+      before = { createdAt: after.createdAt, id: after.id };
+    }
+    const rows = store.events.list({
+      merchantId: q.merchant,
+      type: q.type,
+      resourceId: q.resource,
+      since: q.since === undefined ? undefined : parseSince(q.since, clock.now()),
+      before,
+      limit: limit + 1,
+    });
+    return { data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit };
+  }
+
+  /** An event with its deliveries and the payload they carry. */
+  getEvent(id: string) {
+    const event = this.findEvent(id);
+    const deliveries = this.deps.store.deliveries.list({ eventId: id, limit: 100 });
+    const first = deliveries[deliveries.length - 1];
+    return {
+      ...eventView(event),
+      payload: first ? { content_type: first.contentType, body: first.body } : { content_type: 'application/json', body: eventEnvelope(event) },
+      deliveries: deliveries.map(deliveryView),
+    };
+  }
+
+  private enqueueManual(event: EventRecord, target: DeliveryTarget) {
+    const id = this.deps.store.tx(() => this.deps.outbox.enqueue(event, target));
+    return deliveryView(this.deps.store.deliveries.get(id)!);
+  }
+
+  private find(id: string): Delivery {
+    const d = this.deps.store.deliveries.get(id);
+    if (!d) throw new SandboxError('resource_missing', `no delivery ${id}; GET /_sandbox/deliveries lists them`, 'id');
+    return d;
+  }
+
+  private findEvent(id: string): EventRecord {
+    const e = this.deps.store.events.get(id);
+    if (!e) throw new SandboxError('resource_missing', `no event ${id}; GET /_sandbox/events lists them`, 'id');
+    return e;
+  }
+}

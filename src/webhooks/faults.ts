@@ -1,0 +1,208 @@
+// Fault injection: the AttemptShaper the delivery worker calls before every attempt. Rules come
+// from --faults at start, POST /_sandbox/faults and `sandbox faults set` (grammar in fault-rules.ts);
+// per fault kind the most specific rule wins (endpoint, then URL, then global). Randomness (fail=P)
+// comes from a seeded generator, so a run with the same --fault-seed repeats exactly.
+import { randomInt } from 'node:crypto';
+import { newId } from '../domain/ids.js';
+import { parseDuration, formatDuration } from '../domain/duration.js';
+import { SandboxError } from '../errors.js';
+import type { ServiceDeps } from '../services/deps.js';
+import type { Delivery } from '../store/deliveries-repo.js';
+import type { FaultRule } from '../store/fault-rules-repo.js';
+import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
+import { formatFaultRule, parseFaultSpec, type FaultKind } from './fault-rules.js';
+
+/** How long `reorder` holds a delivery waiting for the next one to the same target (sandbox time). */
+export const REORDER_WINDOW_MS = 30_000;
+/** How old a stale-timestamp attempt claims to be. */
+export const STALE_TIMESTAMP_S = 3600;
+/** The secret a bad-signature attempt is signed with instead of the real one. */
+const WRONG_SECRET = 'whsec_injected_wrong_secret';
+
+/** A small seedable generator (mulberry32): the same seed gives the same sequence. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A rule as the control API shows it. */
+export function faultRuleView(rule: FaultRule) {
+  return {
+    id: rule.id,
+    scope: rule.scope,
+    target: rule.scope === 'global' ? null : rule.target,
+    fault: rule.fault,
+    value: rule.value,
+    spec: formatFaultRule(rule),
+    source: rule.source,
+    created_at: new Date(rule.createdAt).toISOString(),
+  };
+}
+
+/** Holds the fault rules and shapes webhook attempts by them. */
+export class FaultInjector implements AttemptShaper {
+  private rules: FaultRule[] = [];
+  private seed: number;
+  private random: () => number;
+  /** reorder: per target (endpoint id or URL), the delivery held back for the next one. */
+  private readonly heldByTarget = new Map<string, string>();
+  /** reorder: held deliveries, with the delivery that overtook them once there is one. */
+  private readonly held = new Map<string, { partner?: string }>();
+  /** reorder: delivery that overtook -> the held one to release once its attempt is recorded. */
+  private readonly releases = new Map<string, string>();
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.seed = deps.config.faultSeed ?? randomInt(2 ** 31);
+    this.random = seededRandom(this.seed);
+    const { store } = deps;
+    // --faults rules belong to this start: the previous start's are replaced, API rules stay.
+    store.tx(() => {
+      store.faultRules.clearSource('flag');
+      if (deps.config.faults) this.insert(deps.config.faults, 'flag', 'faults');
+    });
+    this.reload();
+  }
+
+  /** The seed and every rule. */
+  list() {
+    return { seed: this.seed, rules: this.rules.map(faultRuleView) };
+  }
+
+  /** Adds (or replaces, per scope, target and kind) the rules of a spec; a bad spec is a 400 on `param`. */
+  add(spec: string, param = 'spec'): FaultRule[] {
+    const added = this.deps.store.tx(() => this.insert(spec, 'api', param));
+    this.reload();
+    // A rule set again keeps its id: answer with the stored rows.
+    return this.rules.filter((rule) => added.some((a) => a.scope === rule.scope && a.target === rule.target && a.fault === rule.fault));
+  }
+
+  /** Restarts the generator of fail=P from `seed`. */
+  setSeed(seed: number): void {
+    this.seed = seed;
+    this.random = seededRandom(seed);
+  }
+
+  /** Deletes one rule, or every rule when `id` is undefined; returns how many went. */
+  remove(id?: string): number {
+    const removed = id === undefined ? this.deps.store.faultRules.clear() : this.deps.store.faultRules.remove(id);
+    if (id !== undefined && removed === 0) throw new SandboxError('resource_missing', `no fault rule ${id}; GET /_sandbox/faults lists them`, 'id');
+    this.reload();
+    return removed;
+  }
+
+  /** AttemptShaper: applies the rules that match the delivery to this attempt. */
+  shape(delivery: Delivery, attempt: number, request: OutgoingWebhook, resign: Resigner): ShapedAttempt {
+    const active = this.rulesFor(delivery);
+    if (active.size === 0) return { request, fault: null };
+    const now = this.deps.clock.now();
+    const labels: string[] = [];
+    const value = (kind: FaultKind) => active.get(kind)?.value ?? null;
+    const count = (kind: FaultKind) => (active.has(kind) ? Number(value(kind) ?? 1) : 0);
+
+    if (active.has('delay') && attempt === 1) {
+      const due = delivery.createdAt + parseDuration(value('delay')!)!;
+      if (now < due) return { request, fault: null, holdUntil: due };
+      labels.push(`delay=${value('delay')}`);
+    }
+    if (active.has('reorder') && attempt === 1) {
+      const decision = this.reorder(delivery, now);
+      if (decision.holdUntil !== undefined) return { request, fault: null, holdUntil: decision.holdUntil };
+      labels.push(decision.label);
+    }
+    const failFirst = count('fail-first');
+    if (attempt <= failFirst) {
+      labels.push(`fail-first=${failFirst}`);
+      return { request, fault: labels.join(', '), injectedFailure: `fail-first=${failFirst}: attempt ${attempt} failed on purpose; nothing was sent` };
+    }
+    if (active.has('fail') && this.random() < Number(value('fail'))) {
+      labels.push(`fail=${value('fail')}`);
+      return { request, fault: labels.join(', '), injectedFailure: `fail=${value('fail')}: this attempt failed on purpose (seed ${this.seed}); nothing was sent` };
+    }
+    const overrides: { timestamp?: number; secrets?: readonly string[] } = {};
+    if (active.has('bad-signature')) {
+      overrides.secrets = [WRONG_SECRET];
+      labels.push('bad-signature');
+    }
+    if (active.has('stale-timestamp')) {
+      // The signature stays consistent with the old timestamp, as a replayed request's would.
+      overrides.timestamp = Math.floor(now / 1000) - STALE_TIMESTAMP_S;
+      labels.push('stale-timestamp');
+    }
+    const shaped: ShapedAttempt = { request: overrides.secrets || overrides.timestamp ? resign(overrides) : request, fault: null };
+    const lostAcks = count('lost-ack');
+    if (lostAcks > 0 && attempt - failFirst <= lostAcks) {
+      shaped.treatAsFailure = true;
+      labels.push(lostAcks === 1 ? 'lost-ack' : `lost-ack=${lostAcks}`);
+    }
+    if (active.has('duplicate')) {
+      shaped.duplicates = count('duplicate');
+      labels.push(`duplicate=${shaped.duplicates}`);
+    }
+    shaped.fault = labels.length ? labels.join(', ') : null;
+    return shaped;
+  }
+
+  /** AttemptShaper: once an overtaking delivery is recorded, the one it overtook falls due. */
+  settled(delivery: Delivery): void {
+    const heldId = this.releases.get(delivery.id);
+    if (heldId === undefined) return;
+    this.releases.delete(delivery.id);
+    this.deps.store.deliveries.reschedule(heldId, this.deps.clock.now());
+  }
+
+  /** reorder: hold the first delivery to a target; the next one goes first, then the held one. */
+  private reorder(delivery: Delivery, now: number): { holdUntil: number; label?: undefined } | { holdUntil?: undefined; label: string } {
+    const target = delivery.endpointId ?? delivery.url;
+    const mine = this.held.get(delivery.id);
+    if (mine) {
+      this.held.delete(delivery.id);
+      if (this.heldByTarget.get(target) === delivery.id) this.heldByTarget.delete(target);
+      return { label: mine.partner ? `reorder: held back, sent after ${mine.partner}` : `reorder: held ${formatDuration(REORDER_WINDOW_MS)}, no later delivery came; sent alone` };
+    }
+    const heldId = this.heldByTarget.get(target);
+    if (heldId !== undefined) {
+      this.heldByTarget.delete(target);
+      this.held.set(heldId, { partner: delivery.id });
+      this.releases.set(delivery.id, heldId);
+      return { label: `reorder: sent before ${heldId}` };
+    }
+    this.heldByTarget.set(target, delivery.id);
+    this.held.set(delivery.id, {});
+    return { holdUntil: now + REORDER_WINDOW_MS };
+  }
+
+  /** Per fault kind, the most specific rule that matches the delivery. */
+  private rulesFor(delivery: Delivery): Map<FaultKind, FaultRule> {
+    const rank = (rule: FaultRule) =>
+      rule.scope === 'endpoint' ? (rule.target === delivery.endpointId ? 3 : 0) : rule.scope === 'url' ? (rule.target === delivery.url ? 2 : 0) : 1;
+    const best = new Map<FaultKind, FaultRule>();
+    for (const rule of this.rules) {
+      const r = rank(rule);
+      if (r === 0) continue;
+      const current = best.get(rule.fault as FaultKind);
+      if (!current || rank(current) < r) best.set(rule.fault as FaultKind, rule);
+    }
+    return best;
+  }
+
+  private insert(spec: string, source: FaultRule['source'], param: string): FaultRule[] {
+    const parsed = parseFaultSpec(spec);
+    if ('problem' in parsed) throw new SandboxError('parameter_invalid', `${param} ${parsed.problem}`, param);
+    const now = this.deps.clock.now();
+    return parsed.rules.map((rule) => {
+      const stored: FaultRule = { id: newId('flt'), ...rule, source, createdAt: now };
+      this.deps.store.faultRules.upsert(stored);
+      return stored;
+    });
+  }
+
+  private reload(): void {
+    this.rules = this.deps.store.faultRules.all();
+  }
+}
