@@ -14,6 +14,8 @@ import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
 import { controlRoutes } from './control.js';
+import { scenarioRoutes } from './control-scenarios.js';
+import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { idempotency } from './middleware/idempotency.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
@@ -47,6 +49,8 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
   });
   app.use('*', requestContext(deps.logger));
+  // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
+  app.route('/_sandbox', stateRoutes(deps));
   app.use(
     '*',
     bodyLimit({
@@ -75,6 +79,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', openApiRoutes(deps));
   app.route('/', authenticatePages(deps));
   app.route('/_sandbox', controlRoutes(deps));
+  app.route('/_sandbox', scenarioRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   return app;
 }

@@ -5,6 +5,9 @@ import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { S2SPayments } from './s2s-payments.js';
+import { Tokens } from './tokens.js';
+import { Payments } from './payments.js';
+import { V1Refunds } from './v1-refunds.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import { Deliveries } from './deliveries.js';
 import { FaultInjector } from '../webhooks/faults.js';
@@ -17,6 +20,9 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events);
+  const tokens = new Tokens(deps);
+  const payments = new Payments(deps, auth, events, jobs, tokens);
+  const v1Refunds = new V1Refunds(deps, payments, jobs);
   const webhookEndpoints = new WebhookEndpoints(deps, events);
   const idempotency = new Idempotency(deps);
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
@@ -24,7 +30,7 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
-  return { deps, jobs, events, auth, s2s, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults };
+  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults };
 }
 
 /** Every service of one sandbox. */

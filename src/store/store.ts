@@ -7,6 +7,9 @@ import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
+import { createPaymentsRepo } from './payments-repo.js';
+import { createV1RefundsRepo } from './v1-refunds-repo.js';
+import { createTokensRepo } from './tokens-repo.js';
 import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
@@ -25,6 +28,9 @@ export function createStore(db: Db) {
     events: createEventsRepo(db),
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
+    payments: createPaymentsRepo(db),
+    v1Refunds: createV1RefundsRepo(db),
+    tokens: createTokensRepo(db),
     faultRules: createFaultRulesRepo(db),
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),

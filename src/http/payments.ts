@@ -1,0 +1,140 @@
+// The bearer payment API's payments (SPEC 4.5, 2.6): create, show, list, capture, cancel.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { Payments } from '../services/payments.js';
+import type { Payment } from '../store/payments-repo.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { currentMerchant } from './middleware/bearer-auth.js';
+import type { OpenApiRoute } from './openapi.js';
+import {
+  cancelPaymentSchema,
+  capturePaymentSchema,
+  createPaymentSchema,
+  listPaymentsQuery,
+  paymentListSchema,
+  paymentObjectSchema,
+} from './schemas/v1-payments.js';
+import { readJson, validate, validateQuery } from './validation.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The payment object of every answer; next_action is the 3-D Secure page while it waits. */
+export function paymentObject(payments: Payments, payment: Payment) {
+  const url = payments.nextActionUrl(payment);
+  return {
+    id: payment.id,
+    object: 'payment' as const,
+    status: payment.status,
+    amount: payment.amount,
+    currency: payment.currency,
+    method: payment.method,
+    routing: payment.routing,
+    acquirer: payment.acquirer,
+    capture: payment.capture,
+    amount_captured: payment.amountCaptured,
+    amount_refunded: payment.amountRefunded,
+    card: payment.method === 'card' ? { brand: payment.cardBrand, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear } : null,
+    // Hosted checkout's iDEAL and SEPA payments: the bank (or "SEPA") and the IBAN's last four.
+    method_details: payment.method === 'card' ? null : { label: payment.cardBrand, last4: payment.cardLast4 },
+    token: payment.token,
+    customer: payment.customer,
+    reference: payment.reference,
+    description: payment.description,
+    metadata: payment.metadata,
+    decline_code: payment.declineCode,
+    failure_message: payment.failureMessage,
+    next_action: url ? { type: 'redirect' as const, url } : null,
+    return_url: payment.returnUrl,
+    webhook_url: payment.webhookUrl,
+    created_at: iso(payment.createdAt),
+    updated_at: iso(payment.updatedAt),
+  };
+}
+
+/** A JSON body that may also be empty (capture and cancel take none by default). */
+async function readOptionalJson(c: Context): Promise<Record<string, unknown>> {
+  if ((await c.req.text()).trim() === '') return {};
+  return readJson(c);
+}
+
+/** The payment routes, for /openapi.json. */
+export const paymentsOpenApi: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/v1/payments',
+    summary: 'Create a card payment (card, token or the default test card); answers authorized, declined or requires_action with next_action',
+    tag: 'Payments',
+    auth: 'bearer',
+    body: createPaymentSchema,
+    response: 'the payment as authorized (SPEC 2.6); with capture true it is captured right after, in the same request',
+    responseSchema: paymentObjectSchema,
+    errors: ['parameter_unknown'],
+  },
+  { method: 'get', path: '/v1/payments', summary: 'List payments, newest first, with status and created filters', tag: 'Payments', auth: 'bearer', query: listPaymentsQuery, response: 'a list of payments', responseSchema: paymentListSchema, errors: ['parameter_unknown', 'resource_missing'] },
+  { method: 'get', path: '/v1/payments/:id', summary: 'Show a payment', tag: 'Payments', auth: 'bearer', response: 'the payment', responseSchema: paymentObjectSchema },
+  {
+    method: 'post',
+    path: '/v1/payments/:id/capture',
+    summary: 'Capture all or part of an authorized payment; the rest of the authorization is released',
+    tag: 'Payments',
+    auth: 'bearer',
+    body: capturePaymentSchema,
+    response: 'the captured payment',
+    responseSchema: paymentObjectSchema,
+    errors: ['invalid_state', 'amount_too_large', 'parameter_unknown'],
+  },
+  {
+    method: 'post',
+    path: '/v1/payments/:id/cancel',
+    summary: 'Cancel a payment that is not captured (authorized, requires_action or processing)',
+    tag: 'Payments',
+    auth: 'bearer',
+    body: cancelPaymentSchema,
+    response: 'the canceled payment',
+    responseSchema: paymentObjectSchema,
+    errors: ['invalid_state', 'parameter_unknown'],
+  },
+];
+
+/** The /v1/payments routes (behind bearerAuth). */
+export function paymentRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { payments } = deps.services;
+
+  app.post('/v1/payments', async (c) => {
+    const body = await readJson(c);
+    const input = validate(createPaymentSchema, body);
+    const created = payments.create(currentMerchant(c), input, deps.forcedOutcome(c, 'v1', body, undefined));
+    return c.json(paymentObject(payments, created.answer));
+  });
+
+  app.get('/v1/payments', (c) => {
+    const query = validateQuery(c, listPaymentsQuery);
+    const gte = query['created[gte]'];
+    const lte = query['created[lte]'];
+    const page = payments.list({
+      merchantId: currentMerchant(c).id,
+      status: query.status,
+      createdGte: gte === undefined ? undefined : gte * 1000,
+      // Inclusive of the whole second named.
+      createdLte: lte === undefined ? undefined : lte * 1000 + 999,
+      limit: query.limit ?? 10,
+      startingAfter: query.starting_after,
+    });
+    return c.json({ object: 'list' as const, data: page.data.map((p) => paymentObject(payments, p)), has_more: page.hasMore });
+  });
+
+  app.get('/v1/payments/:id', (c) => c.json(paymentObject(payments, payments.get(currentMerchant(c).id, c.req.param('id')))));
+
+  app.post('/v1/payments/:id/capture', async (c) => {
+    const input = validate(capturePaymentSchema, await readOptionalJson(c));
+    return c.json(paymentObject(payments, payments.capture(currentMerchant(c).id, c.req.param('id'), input.amount)));
+  });
+
+  app.post('/v1/payments/:id/cancel', async (c) => {
+    validate(cancelPaymentSchema, await readOptionalJson(c));
+    return c.json(paymentObject(payments, payments.cancel(currentMerchant(c).id, c.req.param('id'))));
+  });
+
+  return app;
+}

@@ -1,0 +1,53 @@
+// Pieces the /v1/ payment, refund and token schemas share: amounts in minor units, http(s) URLs,
+// and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
+import { z } from 'zod';
+
+/** Largest /v1/ amount in minor units (DECISIONS: integer minor units > 0). */
+export const MAX_V1_AMOUNT = 99_999_999_999;
+
+/** An integer amount of minor units, 1 to MAX_V1_AMOUNT. */
+export function minorAmount(hint: string) {
+  return z.number().int().positive().max(MAX_V1_AMOUNT).describe(`${hint}: a whole number of minor units from 1 to ${MAX_V1_AMOUNT}, e.g. 1050 for EUR 10.50`);
+}
+
+const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?([/?#][^\s]*)?$/i;
+
+/** An absolute http(s) URL; other schemes and relative paths are refused. */
+export function httpUrl(field: string, example: string) {
+  return z
+    .string()
+    .max(2048)
+    .refine((text) => HTTP_URL.test(text), { message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters)` })
+    .describe(`an absolute http(s) URL, e.g. "${example}"`);
+}
+
+/** Query parameters every /v1/ list takes. */
+export const listQueryFields = {
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .optional()
+    .describe('how many objects to return, a whole number from 1 to 100 (default 10)'),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('the id of the last object of the previous page; the list continues after it'),
+};
+
+/** A unix-seconds query bound, e.g. created[gte]=1767225600. */
+export function unixSeconds(hint: string) {
+  return z.string().regex(/^\d{1,11}$/).transform(Number).optional().describe(`${hint}, in unix seconds such as 1767225600`);
+}
+
+/** The {object: "list"} envelope of every /v1/ list answer. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    object: z.literal('list'),
+    data: z.array(item).describe('newest first'),
+    has_more: z.boolean().describe('true when another page follows; pass the last id as starting_after'),
+  });
+}

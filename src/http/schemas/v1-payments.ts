@@ -1,0 +1,140 @@
+// POST /v1/payments (SPEC 4.5 plus card/token, reference, description, metadata, capture), the
+// capture and cancel bodies, the list query, and the payment object the API answers with.
+// Descriptions are the hints in error messages and the OpenAPI text.
+import { z } from 'zod';
+import { isCurrency } from '../../domain/currencies.js';
+import { PAYMENT_STATES } from '../../domain/payment-state.js';
+import { cardSchema, cardObjectSchema } from './v1-tokens.js';
+import { httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
+
+/** Routing modes and the acquirer each answers with (SPEC shows smart -> best_available). */
+export const ROUTING_ACQUIRERS = { smart: 'best_available', direct: 'sandbox_acquirer' } as const;
+
+/** metadata limits (the familiar ones): 50 keys of at most 40 characters, values of at most 500. */
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
+
+const metadataSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((map, ctx) => {
+    const keys = Object.keys(map);
+    if (keys.length > METADATA_LIMITS.keys) {
+      ctx.addIssue({ code: 'custom', message: `metadata has ${keys.length} keys; send at most ${METADATA_LIMITS.keys}` });
+      return;
+    }
+    for (const key of keys) {
+      const value = map[key];
+      if (key.length === 0 || key.length > METADATA_LIMITS.keyLength) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `metadata keys must be 1-${METADATA_LIMITS.keyLength} characters; shorten "${key.slice(0, 50)}"` });
+        return;
+      }
+      if (typeof value !== 'string') {
+        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} must be a string (metadata is a flat map of strings); send it as text, e.g. "${String(JSON.stringify(value)).slice(0, 20)}"` });
+        return;
+      }
+      if (value.length > METADATA_LIMITS.valueLength) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} is ${value.length} characters; values may be at most ${METADATA_LIMITS.valueLength}` });
+        return;
+      }
+    }
+  })
+  .transform((map) => map as Record<string, string>)
+  .describe(`a flat object of string values, e.g. {"order_id": "6735"} (at most ${METADATA_LIMITS.keys} keys)`);
+
+/** POST /v1/payments. Unknown fields are refused so a typo does not pass silently. */
+export const createPaymentSchema = z
+  .strictObject({
+    amount: minorAmount('the amount to charge'),
+    currency: z
+      .string()
+      .transform((code) => code.toUpperCase())
+      .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
+      .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)'),
+    method: z.string().default('card').describe('"card" (the default); other methods are offered by hosted checkout'),
+    routing: z
+      .enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct'])
+      .default('smart')
+      .describe('"smart" (the default; acquirer best_available) or "direct" (acquirer sandbox_acquirer)'),
+    customer: z
+      .strictObject({
+        country: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter country code in capitals, e.g. "NL"'),
+        email: z.email().max(254).optional().describe('an e-mail address such as "jane@example.com"'),
+        name: z.string().trim().min(1).max(255).optional().describe('the customer name'),
+      })
+      .optional()
+      .describe('an object with country (two-letter code) and optionally email and name'),
+    card: cardSchema.optional(),
+    token: z
+      .string()
+      .regex(/^tok_[A-Za-z0-9_]{1,64}$/)
+      .optional()
+      .describe('a token id such as "tok_visa" or one returned by POST /v1/tokens'),
+    reference: z.string().trim().min(1).max(64).optional().describe("the merchant's order id (1-64 characters)"),
+    description: z.string().max(1000).optional().describe('a description of at most 1000 characters'),
+    metadata: metadataSchema.optional(),
+    capture: z.boolean().default(true).describe('true (the default) to capture at once after authorization, false to capture later'),
+    return_url: httpUrl('return_url', 'https://shop.example/return').optional(),
+    webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.method !== 'card') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['method'],
+        message: `method "${body.method.slice(0, 40)}" is not taken by /v1/payments, which takes only "card"; for iDEAL or SEPA create a hosted checkout session (POST /v1/checkout/sessions with methods ["ideal"] or ["sepa"])`,
+      });
+    }
+    if (body.card && body.token) ctx.addIssue({ code: 'custom', path: ['token'], message: 'send either card or token, not both' });
+  });
+
+/** A validated payment request. */
+export type CreatePaymentInput = z.output<typeof createPaymentSchema>;
+
+/** POST /v1/payments/{id}/capture; the body may be empty. */
+export const capturePaymentSchema = z.strictObject({
+  amount: minorAmount('the amount to capture, at most the authorized amount (default: all of it; the rest is released)').optional(),
+});
+
+/** POST /v1/payments/{id}/cancel; the body may be empty. */
+export const cancelPaymentSchema = z.strictObject({});
+
+/** GET /v1/payments query. */
+export const listPaymentsQuery = z.strictObject({
+  ...listQueryFields,
+  status: z.enum(PAYMENT_STATES).optional().describe(`only payments with this status: ${PAYMENT_STATES.join(', ')}`),
+  'created[gte]': unixSeconds('only payments created at or after this time'),
+  'created[lte]': unixSeconds('only payments created at or before this time'),
+});
+
+/** The payment object every payment route answers with. */
+export const paymentObjectSchema = z.object({
+  id: z.string().describe('pay_...'),
+  object: z.literal('payment'),
+  status: z.enum(PAYMENT_STATES),
+  amount: z.number().int().describe('minor units'),
+  currency: z.string(),
+  method: z.string().describe('card; ideal or sepa for payments made on the hosted checkout page'),
+  routing: z.enum(['smart', 'direct']),
+  acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
+  capture: z.boolean(),
+  amount_captured: z.number().int(),
+  amount_refunded: z.number().int().describe('refunds that succeeded'),
+  card: cardObjectSchema.nullable().describe('null for ideal and sepa payments'),
+  method_details: z.object({ label: z.string(), last4: z.string() }).nullable().describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
+  token: z.string().nullable(),
+  customer: z.record(z.string(), z.string()),
+  reference: z.string().nullable(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
+  failure_message: z.string().nullable(),
+  next_action: z
+    .object({ type: z.literal('redirect'), url: z.string().describe('the 3-D Secure page to send the customer to') })
+    .nullable(),
+  return_url: z.string().nullable(),
+  webhook_url: z.string().nullable(),
+  created_at: z.string().describe('ISO 8601 UTC'),
+  updated_at: z.string().describe('ISO 8601 UTC'),
+});
+
+/** GET /v1/payments answer. */
+export const paymentListSchema = listOf(paymentObjectSchema);

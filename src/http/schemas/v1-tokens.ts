@@ -1,0 +1,47 @@
+// POST /v1/tokens and the card object that payments take too: {number, exp_month, exp_year, cvc}.
+// Descriptions are the hints in error messages and the OpenAPI text.
+import { z } from 'zod';
+import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
+
+/** A card as the /v1/ API takes it. The number and cvc are never echoed in errors or answers. */
+export const cardSchema = z
+  .strictObject({
+    number: z
+      .string()
+      .transform(normaliseCardNumber)
+      .refine((n) => /^\d{13,19}$/.test(n), { message: 'card.number must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242' })
+      .refine(luhnValid, { message: 'card.number fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242' })
+      .describe('the card number as a string of 13-19 digits, e.g. "4242424242424242"'),
+    exp_month: z.number().int().min(1).max(12).describe('the expiry month, a whole number from 1 to 12'),
+    exp_year: z
+      .number()
+      .int()
+      .refine((y) => (y >= 0 && y <= 99) || (y >= 2000 && y <= 2099), { message: 'card.exp_year must be a four-digit year such as 2030 (or two digits such as 30)' })
+      .transform((y) => (y < 100 ? 2000 + y : y))
+      .describe('the expiry year, four digits such as 2030 (two digits are read as 20xx)'),
+    cvc: z.string().regex(/^\d{3,4}$/).describe('the card security code, a string of 3 or 4 digits such as "123"'),
+  })
+  .describe('a card: {number, exp_month, exp_year, cvc}');
+
+/** A validated card. */
+export type CardInput = z.output<typeof cardSchema>;
+
+/** POST /v1/tokens. */
+export const createTokenSchema = z.strictObject({ card: cardSchema });
+
+/** The card summary a token or payment shows: never the number. */
+export const cardObjectSchema = z.object({
+  brand: z.string().describe('the card network, e.g. VISA, MASTERCARD'),
+  last4: z.string().describe('the last four digits'),
+  exp_month: z.number().int(),
+  exp_year: z.number().int(),
+});
+
+/** A token as the API shows it. */
+export const tokenObjectSchema = z.object({
+  id: z.string().describe('tok_... (a predefined test token such as tok_visa, or one returned by POST /v1/tokens)'),
+  object: z.literal('token'),
+  card: cardObjectSchema,
+  predefined: z.boolean().describe('true for the test tokens every merchant can use'),
+  created_at: z.string().nullable().describe('ISO 8601 UTC; null for predefined tokens'),
+});

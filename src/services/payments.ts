@@ -1,0 +1,295 @@
+// /v1/ payments: create one from a card, a token or the default test card; replay the card's
+// scripted outcome (3-D Secure on the shared authentication page, approve or decline); capture,
+// cancel, expire. Every status change goes through the payment-state table and publishes its
+// event in the same transaction as the change.
+import { maskCardNumber } from '../domain/card.js';
+import { newId } from '../domain/ids.js';
+import { declineMessage, outcomeForCard, type Outcome } from '../domain/outcomes.js';
+import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
+import { SandboxError } from '../errors.js';
+import { ROUTING_ACQUIRERS, type CreatePaymentInput } from '../http/schemas/v1-payments.js';
+import type { Challenge } from '../store/challenges-repo.js';
+import type { Merchant } from '../store/credentials-repo.js';
+import type { Payment, PaymentFilter } from '../store/payments-repo.js';
+import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
+import type { ServiceDeps } from './deps.js';
+import { EventPublisher } from './event-publisher.js';
+import type { JobRunner } from './job-runner.js';
+import type { ResolvedCard, Tokens } from './tokens.js';
+
+/** The card used when a payment names neither card nor token (the SPEC example is authorized). */
+export const DEFAULT_TEST_TOKEN = 'tok_visa';
+
+/** Sandbox time between the capture of a chargeback test card and its chargeback (as for S2S). */
+export const DISPUTE_DELAY_MS = 30_000;
+
+/** A created payment: as it is now, and as the create request answers it. */
+export interface PaymentCreated {
+  payment: Payment;
+  /** The payment as it stood when authorized (SPEC 2.6 answers `authorized`), or as it is now. */
+  answer: Payment;
+}
+
+/** Fields of a payment a state change may also set. */
+type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'declineCode' | 'failureMessage'>>;
+
+/** The /v1/ payment use cases. */
+export class Payments implements ChallengeSubject {
+  /** Told of every status change, inside its transaction (hosted checkout follows its payments). */
+  readonly statusListeners: Array<(payment: Payment) => void> = [];
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly auth: Authentication,
+    private readonly events: EventPublisher,
+    private readonly jobs: JobRunner,
+    private readonly tokens: Tokens,
+  ) {
+    auth.registerSubject('payment', this);
+  }
+
+  /** Creates a payment for `merchant`; `forcedOutcome` (X-Sandbox-Outcome, scenarios) wins over the card. */
+  create(merchant: Merchant, input: CreatePaymentInput, forcedOutcome?: Outcome): PaymentCreated {
+    const { store, clock } = this.deps;
+    const card: ResolvedCard = input.card
+      ? this.tokens.checkCard(input.card)
+      : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
+    const outcome = forcedOutcome ?? outcomeForCard(card.number);
+    if (outcome.challenge && !input.return_url) {
+      throw new SandboxError(
+        'parameter_missing',
+        'return_url is required when the card needs 3-D Secure: send the http(s) URL the customer comes back to, e.g. "https://shop.example/return"',
+        'return_url',
+      );
+    }
+    const now = clock.now();
+    const payment: Payment = {
+      id: newId('pay'),
+      merchantId: merchant.id,
+      amount: input.amount,
+      currency: input.currency,
+      method: input.method,
+      routing: input.routing,
+      acquirer: ROUTING_ACQUIRERS[input.routing],
+      customer: Object.fromEntries(Object.entries(input.customer ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
+      cardBrand: card.brand,
+      cardLast4: card.last4,
+      cardExpMonth: card.expMonth,
+      cardExpYear: card.expYear,
+      token: input.token ?? null,
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+      capture: input.capture,
+      amountCaptured: 0,
+      amountRefunded: 0,
+      status: 'processing',
+      declineCode: null,
+      failureMessage: null,
+      webhookUrl: input.webhook_url ?? null,
+      returnUrl: input.return_url ?? null,
+      outcome,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return store.tx(() => {
+      store.payments.insert(payment);
+      if (!outcome.challenge) {
+        const answer = this.authorise(payment);
+        return { payment: store.payments.get(payment.id)!, answer };
+      }
+      const waiting = this.move(payment, 'require_action');
+      this.auth.open({
+        subjectType: 'payment',
+        subjectId: payment.id,
+        merchantId: merchant.id,
+        kind: 'otp',
+        returnUrl: payment.returnUrl!,
+        details: {
+          merchant: merchant.name,
+          amount: String(payment.amount),
+          currency: payment.currency,
+          card: maskCardNumber(card.number),
+          brand: card.brand,
+          reference: payment.reference ?? payment.id,
+          ...(payment.description ? { product: payment.description } : {}),
+        },
+      });
+      return { payment: waiting, answer: waiting };
+    });
+  }
+
+  /** Inserts a payment without a card (hosted checkout's iDEAL and SEPA) in `processing`; the checkout page moves it on. Inside store.tx. */
+  createWithoutCard(
+    merchant: Merchant,
+    input: { amount: number; currency: string; method: string; label: string; last4: string; customer: Record<string, string>; reference: string | null; metadata: Record<string, string>; webhookUrl: string | null },
+  ): Payment {
+    const now = this.deps.clock.now();
+    const payment: Payment = {
+      id: newId('pay'),
+      merchantId: merchant.id,
+      amount: input.amount,
+      currency: input.currency,
+      method: input.method,
+      routing: 'smart',
+      acquirer: ROUTING_ACQUIRERS.smart,
+      customer: input.customer,
+      // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
+      cardBrand: input.label,
+      cardLast4: input.last4,
+      cardExpMonth: 0,
+      cardExpYear: 0,
+      token: null,
+      reference: input.reference,
+      description: null,
+      metadata: input.metadata,
+      capture: true,
+      amountCaptured: 0,
+      amountRefunded: 0,
+      status: 'processing',
+      declineCode: null,
+      failureMessage: null,
+      webhookUrl: input.webhookUrl,
+      returnUrl: null,
+      outcome: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.deps.store.payments.insert(payment);
+    return payment;
+  }
+
+  /** The merchant's payment; 404 for a missing id and for another merchant's alike. */
+  get(merchantId: string, id: string, param = 'id'): Payment {
+    const payment = this.deps.store.payments.getForMerchant(id, merchantId);
+    if (!payment) throw new SandboxError('resource_missing', `no payment ${id}; use an id returned by POST /v1/payments with this API key`, param);
+    return payment;
+  }
+
+  /** One page of the merchant's payments, newest first, and whether more follow. */
+  list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): { data: Payment[]; hasMore: boolean } {
+    const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
+    const rows = this.deps.store.payments.list({ ...filter, after, limit: filter.limit + 1 });
+    return { data: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
+  }
+
+  /** The 3-D Secure page of a payment that requires action. */
+  nextActionUrl(payment: Payment): string | undefined {
+    if (payment.status !== 'requires_action') return undefined;
+    const challenge = this.auth.forSubject('payment', payment.id);
+    return challenge ? this.auth.url(challenge.token) : undefined;
+  }
+
+  /** Captures all or `amount` of an authorized payment; the rest of the authorization is released. */
+  capture(merchantId: string, id: string, amount?: number): Payment {
+    return this.deps.store.tx(() => {
+      const payment = this.get(merchantId, id);
+      nextPaymentState(payment.id, payment.status, 'capture');
+      const captured = amount ?? payment.amount;
+      if (captured > payment.amount) {
+        throw new SandboxError('amount_too_large', `amount ${captured} is more than the ${payment.amount} ${payment.currency} minor units authorized; send an amount of at most ${payment.amount}`, 'amount');
+      }
+      return this.captureAuthorized(payment, captured);
+    });
+  }
+
+  /** Cancels a payment that is not yet captured; an open authentication page is closed too. */
+  cancel(merchantId: string, id: string): Payment {
+    return this.deps.store.tx(() => {
+      const found = this.get(merchantId, id);
+      const open = found.status === 'requires_action' ? this.auth.forSubject('payment', found.id) : undefined;
+      // find() expires a challenge whose time ran out, so the check below sees the real state.
+      const challenge = open ? this.auth.find(open.token) : undefined;
+      const payment = this.deps.store.payments.get(found.id)!;
+      nextPaymentState(payment.id, payment.status, 'cancel');
+      // Completing the open challenge calls complete() below, which cancels the payment.
+      if (challenge?.state === 'open') this.auth.complete(challenge.token, 'cancel');
+      else this.move(payment, 'cancel');
+      return this.deps.store.payments.get(payment.id)!;
+    });
+  }
+
+  /** Moves a payment through the state table and publishes the row's event; inside store.tx. */
+  move(payment: Payment, operation: PaymentOperation, changes: Changes = {}): Payment {
+    const status: PaymentState = nextPaymentState(payment.id, payment.status, operation);
+    const now = this.deps.clock.now();
+    const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
+    this.deps.store.payments.update(updated);
+    const event = PAYMENT_TRANSITIONS[operation].event;
+    if (event) this.publish(updated, event, paymentEventData(updated));
+    this.deps.activity.publish({ kind: 'payment.updated', at: now, data: { payment_id: updated.id, status } });
+    for (const listener of this.statusListeners) listener(updated);
+    return updated;
+  }
+
+  /** Publishes an event about `payment` to its webhook_url (if any) and subscribed endpoints. */
+  publish(payment: Payment, type: string, data: Record<string, unknown>): void {
+    const url = payment.webhookUrl;
+    this.events.publish({
+      merchantId: payment.merchantId,
+      type,
+      resourceId: payment.id,
+      data,
+      direct: url ? (event) => [EventPublisher.jsonTarget(event, url)] : undefined,
+    });
+  }
+
+  /** ChallengeSubject: the authentication page decided. */
+  complete(challenge: Challenge, verdict: Verdict): void {
+    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    if (payment.status !== 'requires_action') return;
+    if (verdict === 'pass') {
+      this.authorise(payment);
+      return;
+    }
+    if (verdict === 'fail') {
+      this.move(payment, 'decline', { declineCode: 'authentication_failed', failureMessage: declineMessage('authentication_failed') });
+      return;
+    }
+    this.move(payment, verdict === 'cancel' ? 'cancel' : 'expire');
+  }
+
+  /** ChallengeSubject: back to the merchant's return_url with payment_id and status. */
+  returnUrl(challenge: Challenge): string {
+    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    const url = new URL(payment.returnUrl ?? challenge.returnUrl);
+    url.searchParams.set('payment_id', payment.id);
+    url.searchParams.set('status', payment.status);
+    return url.toString();
+  }
+
+  /**
+   * Applies the issuer's scripted answer; when capture is on, captures right after the
+   * authorized event. Returns the payment as it stood once authorized (or declined).
+   */
+  private authorise(payment: Payment): Payment {
+    const answer = payment.outcome.authorisation;
+    if (answer.result === 'hang') return payment;
+    if (answer.result === 'decline') return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+    const authorized = this.move(payment, 'authorize');
+    if (payment.capture) this.captureAuthorized(authorized, authorized.amount);
+    return authorized;
+  }
+
+  private captureAuthorized(payment: Payment, amount: number): Payment {
+    const captured = this.move(payment, 'capture', { amountCaptured: amount });
+    // The chargebacks service handles chargeback.open for both families (S2S schedules it too).
+    if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + DISPUTE_DELAY_MS, { family: 'v1' });
+    return captured;
+  }
+}
+
+/** SPEC 6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */
+export function paymentEventData(payment: Payment): Record<string, unknown> {
+  return {
+    payment_id: payment.id,
+    status: payment.status,
+    amount: payment.amount,
+    currency: payment.currency,
+    reference: payment.reference,
+    amount_captured: payment.amountCaptured,
+    amount_refunded: payment.amountRefunded,
+    ...(payment.declineCode ? { decline_code: payment.declineCode } : {}),
+    metadata: payment.metadata,
+  };
+}
