@@ -52,6 +52,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--webhook-timeout <duration>', 'how long a webhook POST may take to answer', '5s')
     .option('--faults <spec>', 'inject webhook faults, e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2" (docs/webhooks.md)')
     .option('--fault-seed <n>', 'seed of random faults (fail=P) so a run repeats exactly')
+    .option('--scenario <file>', 'scripted outcomes for CI, e.g. fixtures/scenarios/3ds-fails-then-approves.json (docs/ci.md)')
+    .option('--auto-authenticate <verdict>', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s')
     .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
     .option('-q, --quiet', 'no request or webhook log lines')
     .option('--log-format <format>', 'pretty or json', 'pretty')

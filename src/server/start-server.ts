@@ -13,6 +13,7 @@ import { Outbox } from '../webhooks/outbox.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createServices, type Services } from '../services/services.js';
 import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
+import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from './logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 
@@ -58,6 +59,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));
   outbox.onEnqueue = () => worker.wake();
   worker.shaper = services.faults;
+  services.snapshot.deliveriesInFlight = () => worker.busy;
   const appDeps: AppDeps = {
     config,
     logger,
@@ -66,7 +68,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
       services.jobs.runDue();
       worker.wake();
     },
-    forcedOutcome: () => undefined,
+    forcedOutcome: createOutcomeOverride(services),
   };
   const app = createApp(appDeps);
   return { db, store, clock, logger, activity, services, worker, app, appDeps };

@@ -3,6 +3,7 @@
 // transaction, a /v1/ payment, ...), which registers itself here.
 import { newToken } from '../domain/ids.js';
 import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
+import { parseAutoAuthenticate, type AutoAuthenticate } from '../domain/outcome-spec.js';
 import { SandboxError } from '../errors.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -32,12 +33,22 @@ export type OtpResult = { done: true; challenge: Challenge } | { done: false; tr
 /** Opens, judges and completes challenges. */
 export class Authentication {
   private readonly subjects = new Map<string, ChallengeSubject>();
+  /** --auto-authenticate: every new challenge completes by itself after a delay of sandbox time. */
+  private readonly auto: AutoAuthenticate | undefined;
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly jobs: JobRunner,
   ) {
     jobs.register('challenge.expire', (job) => this.expireIfOpen(job.subjectId));
+    const autoText = deps.config.autoAuthenticate;
+    this.auto = autoText === undefined ? undefined : parseAutoAuthenticate(autoText);
+    if (autoText !== undefined && !this.auto) {
+      throw new SandboxError('parameter_invalid', `--auto-authenticate must be approve or decline, optionally with a delay like approve:5s, got "${autoText}"`, 'auto-authenticate');
+    }
+    jobs.register('challenge.auto', (job) => {
+      if (this.find(job.subjectId)?.state === 'open') this.complete(job.subjectId, OUTCOME_VERDICTS[String(job.payload.outcome)]!);
+    });
   }
 
   /** Registers the owner of a subject type. */
@@ -70,6 +81,7 @@ export class Authentication {
     };
     this.deps.store.challenges.insert(challenge);
     this.jobs.schedule('challenge.expire', challenge.token, challenge.expiresAt);
+    if (this.auto) this.jobs.schedule('challenge.auto', challenge.token, now + this.auto.delayMs, { outcome: this.auto.outcome });
     return challenge;
   }
 

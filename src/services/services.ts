@@ -5,6 +5,8 @@ import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { S2SPayments } from './s2s-payments.js';
+import { Scenarios } from './scenarios.js';
+import { Snapshot } from './snapshot.js';
 import { Tokens } from './tokens.js';
 import { Payments } from './payments.js';
 import { V1Refunds } from './v1-refunds.js';
@@ -20,6 +22,8 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events);
+  const scenarios = new Scenarios(deps);
+  const snapshot = new Snapshot(deps, scenarios);
   const tokens = new Tokens(deps);
   const payments = new Payments(deps, auth, events, jobs, tokens);
   const v1Refunds = new V1Refunds(deps, payments, jobs);
@@ -30,7 +34,7 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
-  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults };
+  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot };
 }
 
 /** Every service of one sandbox. */

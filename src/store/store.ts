@@ -7,6 +7,7 @@ import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
+import { createScenariosRepo } from './scenarios-repo.js';
 import { createPaymentsRepo } from './payments-repo.js';
 import { createV1RefundsRepo } from './v1-refunds-repo.js';
 import { createTokensRepo } from './tokens-repo.js';
@@ -28,6 +29,7 @@ export function createStore(db: Db) {
     events: createEventsRepo(db),
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
+    scenarios: createScenariosRepo(db),
     payments: createPaymentsRepo(db),
     v1Refunds: createV1RefundsRepo(db),
     tokens: createTokensRepo(db),

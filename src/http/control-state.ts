@@ -1,0 +1,51 @@
+// Whole-state control routes: POST /_sandbox/reset, GET /_sandbox/export, POST /_sandbox/import.
+// Mounted ahead of the app-wide 1 MiB body limit, because a snapshot is often larger; the import
+// route sets its own limit.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { SandboxError } from '../errors.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlGuard } from './control.js';
+import { readJson } from './validation.js';
+
+/** The largest snapshot POST /_sandbox/import takes. */
+export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/** The reset, export and import routes. */
+export function stateRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { snapshot } = deps.services;
+  const guard = controlGuard(deps.config.controlToken);
+  app.use('/reset', guard);
+  app.use('/export', guard);
+  app.use('/import', guard);
+
+  app.post('/reset', async (c) => {
+    const tables = await snapshot.reset();
+    deps.wake();
+    return c.json({ reset: true, tables });
+  });
+
+  app.get('/export', (c) => {
+    const doc = snapshot.export();
+    c.header('Content-Disposition', `attachment; filename="sandbox-${doc.exported_at.replace(/[:.]/g, '-')}.json"`);
+    return c.json(doc);
+  });
+
+  app.post(
+    '/import',
+    bodyLimit({
+      maxSize: SNAPSHOT_LIMIT_BYTES,
+      onError: () => {
+        throw new SandboxError('body_too_large', `the snapshot is larger than ${SNAPSHOT_LIMIT_BYTES / 1024 / 1024} MiB; trim old deliveries from it`);
+      },
+    }),
+    async (c) => {
+      const tables = await snapshot.import(await readJson(c));
+      deps.wake();
+      return c.json({ imported: true, tables });
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,141 @@
+// Scripted outcomes for CI: a queue of entries loaded from a scenario file (--scenario FILE) or
+// POST /_sandbox/scenarios. The first entry with uses left that matches a payment decides its
+// outcome and loses one use. Precedence: X-Sandbox-Outcome header, scenario, test card/VPA, default.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
+import type { Outcome } from '../domain/outcomes.js';
+import { SandboxError } from '../errors.js';
+import { validate } from '../http/validation.js';
+import type { ScenarioEntry } from '../store/scenarios-repo.js';
+import type { ServiceDeps } from './deps.js';
+
+// Entry fields sit inside an array, where error messages cannot reach a field's description, so
+// each check carries its own hint.
+const hint = (text: string) => ({ error: text });
+const minorUnits = hint('a whole number of minor units greater than 0, e.g. 1050 for bill_amt "10.50" EUR');
+const uses = hint('a whole number of uses from 1 to 1000000 (default 1)');
+const terminal = hint('a terminal number such as 1001');
+const pattern = hint('the reference to match (1-64 characters): exact text, or a glob with * and ? such as "order-*"');
+const mop = hint('a payment mode such as CC, NB or UPICOLLECT, or a /v1/ method such as card (1-32 characters)');
+
+/** The scenario document: fixtures/scenarios/*.json and the body of POST /_sandbox/scenarios. */
+export const scenarioDocumentSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional().describe('a short name shown in GET /_sandbox/scenarios'),
+    description: z.string().max(2000).optional().describe('what the scenario is for'),
+    entries: z
+      .array(
+        z
+          .object({
+            terNO: z.number(terminal).int(terminal).positive(terminal).optional(),
+            reference: z.string(pattern).min(1, pattern).max(64, pattern).optional(),
+            amount: z.number(minorUnits).int(minorUnits).positive(minorUnits).optional(),
+            mop: z.string(mop).min(1, mop).max(32, mop).optional(),
+            outcome: z
+              .string(hint(`an outcome word: ${OUTCOME_VOCABULARY}`))
+              .refine((text) => parseOutcomeSpec(text) !== undefined, { error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}` }),
+            times: z.number(uses).int(uses).min(1, uses).max(1_000_000, uses).default(1),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(10_000)
+      .describe('a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}'),
+  })
+  .strict();
+
+/** A parsed scenario document. */
+export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
+
+/** What a payment offers to match on; absent facts match only entries that leave them open. */
+export interface PaymentFacts {
+  terNo?: number;
+  reference?: string;
+  /** Minor units. */
+  amount?: number;
+  mop?: string;
+}
+
+/** "order-*" -> /^order-.*$/; text without * or ? matches only itself. */
+function globToRegExp(glob: string): RegExp {
+  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 's');
+}
+
+/** Whether an entry matches a payment: every field the entry sets must match. */
+export function entryMatches(entry: ScenarioEntry, facts: PaymentFacts): boolean {
+  if (entry.terNo !== null && entry.terNo !== facts.terNo) return false;
+  if (entry.amount !== null && entry.amount !== facts.amount) return false;
+  if (entry.mop !== null && entry.mop.toLowerCase() !== facts.mop?.toLowerCase()) return false;
+  if (entry.reference !== null && (facts.reference === undefined || !globToRegExp(entry.reference).test(facts.reference))) return false;
+  return true;
+}
+
+/** The scenario queue. */
+export class Scenarios {
+  constructor(private readonly deps: ServiceDeps) {
+    this.loadStartupFile();
+  }
+
+  /** Appends a document's entries to the queue; returns how many were added. */
+  add(doc: ScenarioDocument, source = 'api'): number {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    return store.tx(() => {
+      for (const e of doc.entries) {
+        store.scenarios.insert({ scenario: doc.name ?? source, terNo: e.terNO ?? null, reference: e.reference ?? null, amount: e.amount ?? null, mop: e.mop ?? null, outcome: e.outcome.trim().toLowerCase(), times: e.times, createdAt: now });
+      }
+      return doc.entries.length;
+    });
+  }
+
+  /** Every entry, spent ones included, in queue order. */
+  list(): ScenarioEntry[] {
+    return this.deps.store.scenarios.all();
+  }
+
+  /** Empties the queue; returns how many entries were removed. */
+  clear(): number {
+    return this.deps.store.scenarios.clear();
+  }
+
+  /** The outcome of the first open entry matching the payment (spending one use), if any. */
+  take(facts: PaymentFacts): Outcome | undefined {
+    const { store } = this.deps;
+    return store.tx(() => {
+      for (const entry of store.scenarios.open()) {
+        if (entryMatches(entry, facts) && store.scenarios.use(entry.id)) return parseOutcomeSpec(entry.outcome);
+      }
+      return undefined;
+    });
+  }
+
+  /** Loads --scenario FILE into an empty queue (at start and after a reset). */
+  loadStartupFile(): void {
+    const path = this.deps.config.scenarioPath;
+    if (path === undefined) return;
+    const doc = readScenarioFile(path);
+    this.deps.store.tx(() => {
+      this.clear();
+      this.add(doc, basename(path, '.json'));
+    });
+  }
+}
+
+/** Reads and checks a scenario file; errors name the file and the first bad field. */
+export function readScenarioFile(path: string): ScenarioDocument {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new SandboxError('parameter_invalid', `--scenario ${path} cannot be read as JSON: ${(err as Error).message}`, 'scenario');
+  }
+  try {
+    return validate(scenarioDocumentSchema, raw);
+  } catch (err) {
+    const e = err as SandboxError;
+    throw new SandboxError('parameter_invalid', `--scenario ${path}: ${e.message}`, 'scenario');
+  }
+}

@@ -1,0 +1,145 @@
+// State snapshots (GET /_sandbox/export, POST /_sandbox/import) and POST /_sandbox/reset.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+
+const sandboxes: TestSandbox[] = [];
+afterEach(() => {
+  while (sandboxes.length) sandboxes.pop()!.close();
+});
+function open(flags = {}) {
+  const sandbox = createTestSandbox(flags);
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+
+/** Every table in the database, as the schema lists it. */
+function tableNames(sandbox: TestSandbox): string[] {
+  return (sandbox.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+}
+
+async function someState(sandbox: TestSandbox) {
+  const approved = await sandbox.request('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'snap-1' }));
+  const pending = await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'snap-2' }));
+  await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ outcome: 'approve', times: 3 }] });
+  return { approved: approved.json.transID as string, pending: pending.json.transID as string };
+}
+
+describe('GET /_sandbox/export', () => {
+  it('exports every table but schema_migrations, with the format, version and schema version', async () => {
+    const sandbox = open();
+    await someState(sandbox);
+    const res = await sandbox.request('GET', '/_sandbox/export');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="sandbox-.*\.json"$/);
+    expect(res.json).toMatchObject({ format: 'paysandbox.snapshot', version: 1, exported_at: '2026-01-15T12:00:00.000Z' });
+    expect(res.json.schema_version).toBeGreaterThanOrEqual(6);
+    // Discovered from the schema: whatever tables the migrations made are all there.
+    expect(Object.keys(res.json.tables).sort()).toEqual(tableNames(sandbox).filter((t) => t !== 'schema_migrations'));
+    const tx = res.json.tables.transactions;
+    const refIndex = tx.columns.indexOf('reference');
+    expect(tx.rows.map((row: unknown[]) => row[refIndex])).toEqual(['snap-1', 'snap-2']);
+    expect(res.json.tables.merchants.rows).toHaveLength(2);
+  });
+});
+
+describe('POST /_sandbox/import', () => {
+  it('a snapshot imported into a fresh sandbox brings back the same state', async () => {
+    const source = open();
+    const ids = await someState(source);
+    const snapshot = (await source.request('GET', '/_sandbox/export')).json;
+
+    const target = open();
+    await target.request('POST', '/api/s2s', s2sBody({ reference: 'only-in-target' }));
+    const res = await target.request('POST', '/_sandbox/import', snapshot);
+    expect(res.status).toBe(200);
+    expect(res.json.imported).toBe(true);
+    expect(res.json.tables).toMatchObject({ transactions: 2, scenario_entries: 1, merchants: 2 });
+
+    expect((await target.request('GET', `/_sandbox/transactions/${ids.approved}`)).json.order_status).toBe('25');
+    expect((await target.request('GET', `/_sandbox/transactions/${ids.pending}`)).json.authentication.state).toBe('open');
+    // What was there before the import is gone.
+    const again = (await target.request('GET', '/_sandbox/export')).json;
+    expect(again.tables).toEqual(snapshot.tables);
+    // And the imported state works: the open challenge can still be completed.
+    const done = await target.request('POST', `/_sandbox/transactions/${ids.pending}/authenticate`, { outcome: 'approve' });
+    expect(done.json.order_status).toBe('25');
+  });
+
+  it('keeps the current credentials when the snapshot leaves them out, and empties tables it leaves out', async () => {
+    const sandbox = open();
+    await someState(sandbox);
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const { merchants, terminals, api_keys, ...rest } = snapshot.tables;
+    const withoutCredentials = { ...snapshot, tables: { transactions: rest.transactions } };
+    expect(merchants.rows.length + terminals.rows.length + api_keys.rows.length).toBeGreaterThan(0);
+
+    const res = await sandbox.request('POST', '/_sandbox/import', withoutCredentials);
+    expect(res.status).toBe(200);
+    expect(res.json.tables).toMatchObject({ merchants: 2, terminals: 2, transactions: 2, challenges: 0, scenario_entries: 0, events: 0 });
+  });
+
+  it.each([
+    ['a wrong format', (s: any) => ({ ...s, format: 'something.else' }), 'format', /"paysandbox\.snapshot"/],
+    ['a wrong version', (s: any) => ({ ...s, version: 9 }), 'version', /1, the snapshot layout/],
+    ['a newer schema', (s: any) => ({ ...s, schema_version: 999 }), 'schema_version', /newer sandbox/],
+    ['an unknown table', (s: any) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }), 'tables.ledgers', /table "ledgers"/],
+    ['an unknown column', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }), 'tables.merchants.columns', /no column "colour"/],
+    ['a short row', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }), 'tables.merchants.rows.0', /1 values for 3 columns/],
+    ['an object in a cell', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678']] } } }), 'tables.merchants.rows.0.1', /a string, a number, null/],
+    ['a broken reference', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }), 'tables', /does not fit the database/],
+    ['a duplicate key', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [...s.tables.merchants.rows, s.tables.merchants.rows[0]] } } }), 'tables', /UNIQUE/],
+    ['no tables', (s: any) => ({ format: s.format, version: s.version, schema_version: s.schema_version }), 'tables', /tables is required/],
+  ])('refuses %s with a 400 naming the field, and changes nothing', async (_what, spoil, param, message) => {
+    const sandbox = open();
+    const ids = await someState(sandbox);
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const res = await sandbox.request('POST', '/_sandbox/import', spoil(snapshot));
+    expect(res.status).toBe(400);
+    expect(res.json.error.param).toBe(param);
+    expect(res.json.error.message).toMatch(message);
+    expect((await sandbox.request('GET', `/_sandbox/transactions/${ids.approved}`)).status).toBe(200);
+    expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const sandbox = open();
+    const res = await sandbox.request('POST', '/_sandbox/import', 'not json at all', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_json');
+  });
+
+  it('takes a snapshot larger than the 1 MiB limit of other endpoints', async () => {
+    const sandbox = open();
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const padding = 'x'.repeat(1024 * 1024);
+    const big = { ...snapshot, exported_at: padding };
+    const res = await sandbox.request('POST', '/_sandbox/import', big);
+    expect(res.status).toBe(200);
+    // Other endpoints still refuse such a body.
+    const s2s = await sandbox.request('POST', '/api/s2s', { ...s2sBody(), product_name: padding });
+    expect(s2s.status).toBe(413);
+  });
+});
+
+describe('POST /_sandbox/reset', () => {
+  it('empties every table but the credentials, reseeds them and reloads --scenario', async () => {
+    const sandbox = open({ scenario: new URL('../../fixtures/scenarios/3ds-fails-then-approves.json', import.meta.url).pathname });
+    const ids = await someState(sandbox);
+    // Spoil a credential: reset puts the fixture value back.
+    sandbox.db.prepare("UPDATE merchants SET webhook_secret = 'whsec_changed_1' WHERE id = 'mer_sandbox'").run();
+
+    const res = await sandbox.request('POST', '/_sandbox/reset');
+    expect(res.status).toBe(200);
+    expect(res.json.reset).toBe(true);
+    expect(res.json.tables).toMatchObject({ merchants: 2, terminals: 2, api_keys: 2, transactions: 0, challenges: 0, events: 0, deliveries: 0, jobs: 0, scenario_entries: 2 });
+    for (const [table, count] of Object.entries(res.json.tables)) {
+      if (!['merchants', 'terminals', 'api_keys', 'scenario_entries'].includes(table)) expect([table, count]).toEqual([table, 0]);
+    }
+    expect(sandbox.store.credentials.merchant('mer_sandbox')!.webhookSecret).toBe('whsec_test_sandbox');
+    expect((await sandbox.request('GET', `/_sandbox/transactions/${ids.approved}`)).status).toBe(404);
+    const scenarios = (await sandbox.request('GET', '/_sandbox/scenarios')).json.items;
+    expect(scenarios.map((e: { remaining: number }) => e.remaining)).toEqual([1, 1]);
+    // A reference used before the reset is free again.
+    expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'snap-1' }))).status).toBe(200);
+  });
+});
