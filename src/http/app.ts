@@ -16,8 +16,6 @@ import { s2sRoutes } from './s2s.js';
 import { controlRoutes } from './control.js';
 import { scenarioRoutes } from './control-scenarios.js';
 import { stateRoutes } from './control-state.js';
-import { scenarioRoutes } from './control-scenarios.js';
-import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { idempotency } from './middleware/idempotency.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
@@ -53,8 +51,6 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestContext(deps.logger));
   // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
   app.route('/_sandbox', stateRoutes(deps));
-  // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
-  app.route('/_sandbox', stateRoutes(deps));
   app.use(
     '*',
     bodyLimit({
@@ -83,7 +79,6 @@ export function createApp(deps: AppDeps) {
   app.route('/', openApiRoutes(deps));
   app.route('/', authenticatePages(deps));
   app.route('/_sandbox', controlRoutes(deps));
-  app.route('/_sandbox', scenarioRoutes(deps));
   app.route('/_sandbox', scenarioRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   return app;
