@@ -1,0 +1,118 @@
+// Registered webhook endpoints over real sockets: one event reaches only the endpoints subscribed
+// to it, signed with each endpoint's own secret; during a rotation the header carries both
+// signatures, and 24 h (sandbox clock) later only the new one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { verifySignature } from '../../src/crypto/signature.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+let server: RunningServer;
+let merchant: FakeMerchant;
+
+beforeAll(async () => {
+  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: '50ms,50ms,50ms' }, {}));
+  merchant = await startFakeMerchant();
+});
+afterAll(async () => {
+  await server.close();
+  await merchant.close();
+});
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${CREDS.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+/** An approved S2S payment (frictionless card): publishes payment.authorized at once. */
+async function approvedPayment(): Promise<string> {
+  const res = await fetch(`${server.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/s2s` })),
+  });
+  const json = (await res.json()) as { transID: string; status: string };
+  expect(json.status).toBe('Test Approved');
+  return json.transID;
+}
+
+/** Waits until every delivery of the payment's events has finished, then returns what `path` received for it. */
+async function deliveredFor(transId: string, path: string): Promise<ReceivedWebhook[]> {
+  await waitFor(() => {
+    const events = server.store.events.list({ resourceId: transId, limit: 10 });
+    const deliveries = events.flatMap((e) => server.store.deliveries.list({ eventId: e.id, limit: 10 }));
+    return deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded');
+  }, `the deliveries of ${transId}`);
+  return merchant.at(path).filter((r) => r.body.includes(transId));
+}
+
+const signatureOf = (r: ReceivedWebhook) => r.headers['x-sandbox-signature'] as string;
+
+describe('registered webhook endpoints, end to end', () => {
+  let authorized: { id: string; secret: string };
+
+  it('delivers an event only to the endpoints subscribed to it, each signed with its own secret', async () => {
+    authorized = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/authorized`, events: ['payment.authorized'] })).json;
+    const refunds = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/refunds`, events: ['refund.succeeded', 'refund.failed'] })).json;
+    const everything = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/everything`, events: ['*'] })).json;
+    expect(refunds.secret).not.toBe(authorized.secret);
+
+    const transId = await approvedPayment();
+    const [got] = await deliveredFor(transId, '/authorized');
+    expect(got).toBeDefined();
+    expect(await deliveredFor(transId, '/refunds')).toEqual([]);
+    const [all] = await deliveredFor(transId, '/everything');
+
+    expect(got!.headers['content-type']).toContain('application/json');
+    const envelope = JSON.parse(got!.body);
+    expect(envelope).toMatchObject({ event: 'payment.authorized', data: expect.objectContaining({ transID: transId }) });
+    expect(Object.keys(envelope).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+    expect(got!.headers['x-sandbox-event-id']).toBe(envelope.id);
+    expect(verifySignature(signatureOf(got!), authorized.secret, got!.body)).toBe(true);
+    expect(verifySignature(signatureOf(got!), everything.secret, got!.body)).toBe(false);
+    expect(verifySignature(signatureOf(all!), everything.secret, all!.body)).toBe(true);
+    // The payment's own webhook_url keeps getting the S2S form webhook, signed with the merchant secret.
+    const [s2s] = await deliveredFor(transId, '/s2s');
+    expect(verifySignature(signatureOf(s2s!), CREDS.secret, s2s!.body)).toBe(true);
+
+    // The events API shows the same event.
+    const listed = await api('GET', `/v1/events/${envelope.id}`);
+    expect(listed.json).toEqual({ ...envelope, object: 'event' });
+  });
+
+  it('signs with the new and the old secret during a rotation, and with the new one alone after 24 h', async () => {
+    const rotated = (await api('POST', `/v1/webhook_endpoints/${authorized.id}/rotate_secret`)).json;
+    expect(rotated.secret).not.toBe(authorized.secret);
+
+    const during = (await deliveredFor(await approvedPayment(), '/authorized'))[0]!;
+    const header = signatureOf(during);
+    expect(header.split(',')).toHaveLength(2);
+    expect(header.split(',').every((part) => /^sha256=[0-9a-f]{64}$/.test(part))).toBe(true);
+    expect(verifySignature(header, rotated.secret, during.body)).toBe(true);
+    expect(verifySignature(header, authorized.secret, during.body)).toBe(true);
+
+    const advance = await fetch(`${server.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration: '24h' }) });
+    expect(advance.status).toBe(200);
+
+    const after = (await deliveredFor(await approvedPayment(), '/authorized'))[0]!;
+    expect(signatureOf(after).split(',')).toHaveLength(1);
+    expect(verifySignature(signatureOf(after), rotated.secret, after.body)).toBe(true);
+    expect(verifySignature(signatureOf(after), authorized.secret, after.body)).toBe(false);
+  });
+
+  it('stops sending to a disabled or deleted endpoint', async () => {
+    const paused = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/paused`, events: ['*'] })).json;
+    await api('PATCH', `/v1/webhook_endpoints/${paused.id}`, { enabled: false });
+    await api('DELETE', `/v1/webhook_endpoints/${authorized.id}`);
+    const transId = await approvedPayment();
+    expect(await deliveredFor(transId, '/paused')).toEqual([]);
+    expect(await deliveredFor(transId, '/authorized')).toEqual([]);
+    expect(await deliveredFor(transId, '/everything')).toHaveLength(1);
+  });
+});
