@@ -1,0 +1,220 @@
+// startSandbox(): the sandbox as a fixture in a merchant's own test suite (vitest, jest, node:test).
+// Defaults fit tests: in-memory database, a free port, no webhook retries, no log lines. Every
+// instance has its own database, clock and worker, so several in one process never interfere.
+import { loadConfig, type ConfigFlags } from '../config.js';
+import { parseDuration } from '../domain/duration.js';
+import { SandboxError } from '../errors.js';
+import { startServer, type RunningServer } from '../server/start-server.js';
+import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
+import type { TableCounts } from '../services/snapshot.js';
+import type { Challenge } from '../store/challenges-repo.js';
+import { describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
+
+/** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
+export type StartSandboxOptions = ConfigFlags;
+
+/** One seeded merchant with all its credentials. */
+export interface MerchantCredentials {
+  merchantId: string;
+  name: string;
+  webhookSecret: string;
+  apiKeys: string[];
+  terminals: Array<{ terNO: number; publicKey: string; privateKey: string }>;
+}
+
+/** The credentials of the first seeded merchant, ready to use, and every merchant in `merchants`. */
+export interface SandboxCredentials {
+  merchantId: string;
+  terNO: number;
+  publicKey: string;
+  privateKey: string;
+  apiKey: string;
+  webhookSecret: string;
+  merchants: MerchantCredentials[];
+}
+
+/** What waitForDelivery waits for; every field given must match. */
+export interface WaitForDeliveryOptions {
+  /** The event type, e.g. payment.authorized. */
+  event?: string;
+  /** The exact URL the webhook goes to. */
+  url?: string;
+  /** 'succeeded' (default), 'failed' (retries exhausted), or 'any' (queued, in any state). */
+  status?: 'succeeded' | 'failed' | 'any';
+  /** Real milliseconds to wait before rejecting (default 5000). */
+  timeoutMs?: number;
+  /** An extra test, e.g. (d) => d.body.transID === transID. */
+  match?: (delivery: SandboxDelivery) => boolean;
+}
+
+/** What authenticate() did. */
+export interface AuthenticationResult {
+  /** passed, failed, cancelled or expired. */
+  state: string;
+  /** Where the customer would be sent next (the merchant's return_url with its query). */
+  redirectUrl: string;
+}
+
+/** A running sandbox for tests. */
+export interface SandboxHandle {
+  /** Base URL, e.g. http://127.0.0.1:38211 */
+  url: string;
+  credentials: SandboxCredentials;
+  /** Stops the server, lets webhook attempts in flight finish, closes the database. */
+  close(): Promise<void>;
+  /** Empties every table but the credentials, reseeds them and reloads the scenario file. */
+  reset(): Promise<TableCounts>;
+  /** Completes the open 3-D Secure / bank challenge of a transID (or /v1/ payment id) without a browser. */
+  authenticate(id: string, outcome: 'approve' | 'decline' | 'cancel' | 'expire'): Promise<AuthenticationResult>;
+  /** Resolves with the newest matching delivery; rejects after timeoutMs listing every delivery so far. */
+  waitForDelivery(options?: WaitForDeliveryOptions): Promise<SandboxDelivery>;
+  /** Every delivery, newest last, with attempts and parsed bodies. */
+  deliveries(): SandboxDelivery[];
+  clock: {
+    /** Sandbox time in milliseconds since the epoch. */
+    now(): number;
+    /** Moves sandbox time forward ("15m", "90s", or milliseconds), runs due jobs and due retries; returns the new time. */
+    advance(duration: string | number): number;
+  };
+  /** The running server underneath, for what the handle does not cover. */
+  server: RunningServer;
+}
+
+const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', quiet: true };
+
+function credentialsOf(server: RunningServer): SandboxCredentials {
+  const { credentials } = server.store;
+  const keys = credentials.apiKeys();
+  const terminals = credentials.terminals();
+  const merchants: MerchantCredentials[] = credentials.merchants().map((m) => ({
+    merchantId: m.id,
+    name: m.name,
+    webhookSecret: m.webhookSecret,
+    apiKeys: keys.filter((k) => k.merchantId === m.id).map((k) => k.key),
+    terminals: terminals.filter((t) => t.merchantId === m.id).map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
+  }));
+  const first = merchants[0]!;
+  const terminal = first.terminals[0];
+  if (!terminal || first.apiKeys.length === 0) {
+    throw new SandboxError('parameter_invalid', `the first merchant of the fixtures (${first.merchantId}) needs a terminal and an API key, so the handle's credentials can name them`, 'fixtures');
+  }
+  return { merchantId: first.merchantId, terNO: terminal.terNO, publicKey: terminal.publicKey, privateKey: terminal.privateKey, apiKey: first.apiKeys[0]!, webhookSecret: first.webhookSecret, merchants };
+}
+
+/** Starts a sandbox for a test suite; call close() when done (afterAll). */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<SandboxHandle> {
+  // Never the environment: a test's sandbox must not change with the shell that runs it.
+  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}));
+  let credentials: SandboxCredentials;
+  try {
+    credentials = credentialsOf(server);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  const { store, services } = server;
+  const cancelWaits = new Set<(reason: Error) => void>();
+
+  const deliveries = (): SandboxDelivery[] =>
+    store.deliveries
+      .list({ limit: 1_000_000 })
+      .reverse()
+      .map((d) => toSandboxDelivery(store, d));
+
+  const wake = () => {
+    services.jobs.runDue();
+    server.worker.wake();
+  };
+
+  function findChallenge(id: string): Challenge | undefined {
+    // S2S transactions and /v1/ payments both open challenges; the id says which it is.
+    for (const subject of ['transaction', 'payment']) {
+      const challenge = services.auth.forSubject(subject, id);
+      if (challenge) return challenge;
+    }
+    return undefined;
+  }
+
+  function waitForDelivery(wanted: WaitForDeliveryOptions = {}): Promise<SandboxDelivery> {
+    const status = wanted.status ?? 'succeeded';
+    const timeoutMs = wanted.timeoutMs ?? 5000;
+    const find = () => {
+      const rows = store.deliveries.list({ eventType: wanted.event, url: wanted.url, status: status === 'any' ? undefined : status, limit: 1000 });
+      for (const row of rows) {
+        const delivery = toSandboxDelivery(store, row);
+        if (!wanted.match || wanted.match(delivery)) return delivery;
+      }
+      return undefined;
+    };
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        unsubscribe();
+        clearInterval(poll);
+        clearTimeout(timer);
+        cancelWaits.delete(cancel);
+      };
+      const check = () => {
+        const found = find();
+        if (found) {
+          finish();
+          resolve(found);
+        }
+      };
+      const cancel = (reason: Error) => {
+        finish();
+        reject(reason);
+      };
+      const unsubscribe = services.deps.activity.subscribe((a) => {
+        if (a.kind === 'delivery.attempted' || a.kind === 'event.created') setImmediate(check);
+      });
+      // The activity bus wakes us at once; the poll is a backstop for changes made by other means.
+      const poll = setInterval(check, 50);
+      const timer = setTimeout(() => {
+        const wantedText = [`${status === 'any' ? '' : status + ' '}delivery`, wanted.event && `of ${wanted.event}`, wanted.url && `to ${wanted.url}`, wanted.match && 'matching the given test'].filter(Boolean).join(' ');
+        const seen = deliveries();
+        const list = seen.length ? seen.map((d) => `  ${describeDelivery(d)}`).join('\n') : '  none';
+        cancel(new Error(`waitForDelivery: no ${wantedText} within ${timeoutMs} ms. Deliveries so far (${seen.length}):\n${list}`));
+      }, timeoutMs);
+      cancelWaits.add(cancel);
+      check();
+    });
+  }
+
+  return {
+    url: server.url,
+    credentials,
+    server,
+    async close() {
+      for (const cancel of [...cancelWaits]) cancel(new Error('waitForDelivery: the sandbox was closed while waiting'));
+      await server.close();
+    },
+    async reset() {
+      const counts = await services.snapshot.reset();
+      wake();
+      return counts;
+    },
+    async authenticate(id, outcome) {
+      const verdict: Verdict | undefined = Object.hasOwn(OUTCOME_VERDICTS, outcome) ? OUTCOME_VERDICTS[outcome] : undefined;
+      if (!verdict) throw new SandboxError('parameter_invalid', `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`, 'outcome');
+      const challenge = findChallenge(id);
+      if (!challenge) throw new SandboxError('resource_missing', `no authentication for ${id}: it is not a transID or payment id of this sandbox, or its payment never asked for one`, 'id');
+      const done = services.auth.complete(challenge.token, verdict);
+      wake();
+      return { state: done.state, redirectUrl: services.auth.returnUrl(done) };
+    },
+    waitForDelivery,
+    deliveries,
+    clock: {
+      now: () => server.clock.now(),
+      advance(duration) {
+        const ms = typeof duration === 'number' ? duration : parseDuration(duration);
+        if (ms === undefined || !Number.isFinite(ms) || ms <= 0) {
+          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}`, 'duration');
+        }
+        const now = server.clock.advance(ms);
+        wake();
+        return now;
+      },
+    },
+  };
+}
