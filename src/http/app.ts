@@ -22,6 +22,8 @@ import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi.js';
 import { authenticatePages } from '../pages/authenticate.js';
+import { checkoutSessionRoutes } from './checkout-sessions.js';
+import { checkoutPages } from '../pages/checkout.js';
 import { PAGE_CSS } from '../pages/styles.js';
 
 /** Hono variables set by middleware. */
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps) {
     referrerPolicy: 'no-referrer',
   });
   app.use('/authenticate/*', pageHeaders);
+  app.use('/pay/*', pageHeaders);
 
   app.get('/assets/pay.css', (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
@@ -78,6 +81,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', eventRoutes(deps));
   app.route('/', openApiRoutes(deps));
   app.route('/', authenticatePages(deps));
+  app.route('/', checkoutSessionRoutes(deps));
+  app.route('/', checkoutPages(deps));
   app.route('/_sandbox', controlRoutes(deps));
   app.route('/_sandbox', scenarioRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));

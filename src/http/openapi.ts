@@ -11,6 +11,7 @@ import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
 import { s2sPaymentSchema } from './schemas/s2s-schema.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
+import { checkoutSessionsOpenApi } from './checkout-sessions.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -177,7 +178,7 @@ const FOUNDATION_ROUTES: OpenApiRoute[] = [
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
-export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [...FOUNDATION_ROUTES, ...webhookEndpointsOpenApi, ...eventsOpenApi];
+export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [...FOUNDATION_ROUTES, ...webhookEndpointsOpenApi, ...eventsOpenApi, ...checkoutSessionsOpenApi];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */
 export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[] = OPENAPI_ROUTES) {

@@ -45,4 +45,24 @@ legend { font-weight: 600; font-size: 14px; padding: 0 4px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; background: #f0f4f8; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
 footer { text-align: center; font-size: 12px; color: var(--muted); margin-top: 20px; }
 @media (max-width: 480px) { main { padding: 12px 10px 32px; } .card { padding: 18px; } .amount { font-size: 24px; } }
+/* Hosted checkout (src/pages/checkout*.tsx) */
+.checkout-head { border-bottom: 1px solid var(--line); margin: -4px 0 16px; }
+.checkout-head .brand { margin-bottom: 12px; }
+.monogram { display: inline-flex; align-items: center; justify-content: center; width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: #fff; font-weight: 700; font-size: 18px; }
+.due { margin: 0; font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+.checkout-head .amount { margin: 2px 0 16px; }
+.method-title { font-size: 17px; margin: 4px 0 0; }
+.field-error { color: var(--bad); font-size: 13px; margin: 6px 0 0; }
+input[aria-invalid=true], select[aria-invalid=true] { border-color: var(--bad); background: #fffafa; }
+.pay-form button[type=submit] { margin-top: 20px; }
+.test-data { margin-top: 18px; border: 1px dashed #e3c77a; background: #fffbeb; border-radius: 8px; padding: 8px 12px; font-size: 13px; color: #5c4500; }
+.test-data summary { cursor: pointer; font-weight: 600; }
+.test-data summary:focus { outline: 3px solid #91a7ff; outline-offset: 2px; }
+.test-data ul { padding-left: 18px; margin: 8px 0; } .test-data li { margin: 4px 0; }
+.mandate { line-height: 1.4; }
+.bank-name { display: inline-block; margin: 0 0 10px; padding: 4px 10px; border-radius: 6px; background: #cc0066; color: #fff; font-weight: 700; font-size: 14px; }
+.choice { padding: 8px 10px; border: 1px solid var(--line); border-radius: 8px; cursor: pointer; }
+.choice input { width: 18px; height: 18px; margin: 0; flex: none; }
+.choice .hint { display: block; margin: 2px 0 0; }
+.notice a { color: inherit; font-weight: 600; }
 `;

@@ -10,6 +10,8 @@ import { Snapshot } from './snapshot.js';
 import { Tokens } from './tokens.js';
 import { Payments } from './payments.js';
 import { V1Refunds } from './v1-refunds.js';
+import { CheckoutSessions } from './checkout-sessions.js';
+import { CheckoutPayments } from './checkout-payments.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import { Deliveries } from './deliveries.js';
 import { FaultInjector } from '../webhooks/faults.js';
@@ -27,6 +29,8 @@ export function createServices(deps: ServiceDeps) {
   const tokens = new Tokens(deps);
   const payments = new Payments(deps, auth, events, jobs, tokens);
   const v1Refunds = new V1Refunds(deps, payments, jobs);
+  const checkout = new CheckoutSessions(deps, jobs, events);
+  const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments);
   const webhookEndpoints = new WebhookEndpoints(deps, events);
   const idempotency = new Idempotency(deps);
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
@@ -34,7 +38,7 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
-  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot };
+  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments };
 }
 
 /** Every service of one sandbox. */

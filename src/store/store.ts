@@ -11,6 +11,7 @@ import { createScenariosRepo } from './scenarios-repo.js';
 import { createPaymentsRepo } from './payments-repo.js';
 import { createV1RefundsRepo } from './v1-refunds-repo.js';
 import { createTokensRepo } from './tokens-repo.js';
+import { createCheckoutSessionsRepo } from './checkout-sessions-repo.js';
 import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
@@ -33,6 +34,7 @@ export function createStore(db: Db) {
     payments: createPaymentsRepo(db),
     v1Refunds: createV1RefundsRepo(db),
     tokens: createTokensRepo(db),
+    checkoutSessions: createCheckoutSessionsRepo(db),
     faultRules: createFaultRulesRepo(db),
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),

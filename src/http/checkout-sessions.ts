@@ -1,0 +1,65 @@
+// The checkout session API (SPEC 4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
+// Bearer-authenticated by the /v1/* middleware, which sets c.get('merchant').
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { Merchant } from '../store/credentials-repo.js';
+import type { AppDeps, AppEnv } from './app.js';
+import type { OpenApiRoute } from './openapi.js';
+import { checkoutSessionSchema, checkoutSessionView } from './schemas/v1-checkout.js';
+import { readJson, validate } from './validation.js';
+
+/** The merchant the bearer middleware authenticated (always set under /v1/). */
+function merchantOf(c: Context<AppEnv>): Merchant {
+  return c.get('merchant')!;
+}
+
+/** The /v1/checkout/sessions routes. */
+export function checkoutSessionRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const sessions = deps.services.checkout;
+
+  app.post('/v1/checkout/sessions', async (c) => {
+    const input = validate(checkoutSessionSchema, await readJson(c));
+    const session = sessions.create(merchantOf(c), input);
+    return c.json(sessions.view(session));
+  });
+
+  app.get('/v1/checkout/sessions/:id', (c) => c.json(sessions.view(sessions.get(merchantOf(c).id, c.req.param('id')))));
+
+  app.post('/v1/checkout/sessions/:id/expire', (c) => c.json(sessions.view(sessions.expire(merchantOf(c).id, c.req.param('id')))));
+
+  return app;
+}
+
+/** The OpenAPI description of these routes. */
+export const checkoutSessionsOpenApi: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/v1/checkout/sessions',
+    summary: 'Create a hosted checkout session; redirect the customer to its url',
+    tag: 'Checkout',
+    auth: 'bearer',
+    body: checkoutSessionSchema,
+    response: 'the open session, with its single-use url and expires_at',
+    responseSchema: checkoutSessionView,
+  },
+  {
+    method: 'get',
+    path: '/v1/checkout/sessions/:id',
+    summary: 'Show a checkout session: open, complete (with payment_id) or expired',
+    tag: 'Checkout',
+    auth: 'bearer',
+    response: 'the session as it is now',
+    responseSchema: checkoutSessionView,
+  },
+  {
+    method: 'post',
+    path: '/v1/checkout/sessions/:id/expire',
+    summary: 'End an open checkout session now; its url answers 410 afterwards',
+    tag: 'Checkout',
+    auth: 'bearer',
+    response: 'the expired session (checkout.session.expired is published)',
+    responseSchema: checkoutSessionView,
+    errors: ['invalid_state'],
+  },
+];

@@ -1,0 +1,82 @@
+// The body of POST /v1/checkout/sessions (SPEC 4.4 plus the sandbox's optional fields) and the
+// session the API answers with. Descriptions are the hints in error messages and in OpenAPI.
+import { z } from 'zod';
+import { isCurrency } from '../../domain/currencies.js';
+import { httpUrl, minorAmount } from './v1-common.js';
+
+/** The payment methods a hosted page can offer (SPEC 4.4: the values seen). */
+export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
+
+/** Methods that only exist in euros: iDEAL (Dutch banks) and SEPA Direct Debit. */
+export const EUR_ONLY_METHODS: ReadonlySet<string> = new Set(['ideal', 'sepa']);
+
+/** Session lifetime bounds in seconds (DECISIONS: SPEC 8 says "short-lived" without a number). */
+export const EXPIRES_IN = { min: 60, max: 86_400, default: 1_800 } as const;
+
+/** POST /v1/checkout/sessions. Unknown fields are refused so a typo does not pass silently. */
+export const checkoutSessionSchema = z
+  .strictObject({
+    amount: minorAmount('the amount to charge'),
+    currency: z
+      .string()
+      .transform((code) => code.toUpperCase())
+      .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
+      .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)'),
+    methods: z
+      .array(z.enum(CHECKOUT_METHODS).describe('one of "card", "ideal", "sepa"'))
+      .min(1)
+      .describe('a non-empty list of distinct methods from "card", "ideal", "sepa", e.g. ["card", "ideal"]'),
+    branding: z
+      .strictObject({
+        logo_url: httpUrl('branding.logo_url', 'https://shop.example/logo.png'),
+      })
+      .optional()
+      .describe('an object with logo_url, the http(s) URL of the logo shown on the page'),
+    return_url: httpUrl('return_url', 'https://shop.example/checkout/return'),
+    reference: z.string().trim().min(1).max(64).optional().describe("the merchant's order id (1-64 characters), shown on the page"),
+    customer_email: z.email().max(254).optional().describe('the customer e-mail address, e.g. "jane@example.com"'),
+    webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').optional(),
+    expires_in: z
+      .number()
+      .int()
+      .min(EXPIRES_IN.min)
+      .max(EXPIRES_IN.max)
+      .default(EXPIRES_IN.default)
+      .describe(`the session lifetime in whole seconds from ${EXPIRES_IN.min} to ${EXPIRES_IN.max} (default ${EXPIRES_IN.default})`),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    for (const method of body.methods) {
+      if (seen.has(method)) ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods lists "${method}" twice; send each method once` });
+      seen.add(method);
+    }
+    const eurOnly = body.methods.find((method) => EUR_ONLY_METHODS.has(method));
+    if (eurOnly && body.currency !== 'EUR') {
+      const name = eurOnly === 'ideal' ? 'iDEAL' : 'SEPA Direct Debit';
+      ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods includes "${eurOnly}", but ${name} is only available in EUR; set currency to "EUR" or remove "${eurOnly}"` });
+    }
+  });
+
+/** A validated session request. */
+export type CheckoutSessionInput = z.output<typeof checkoutSessionSchema>;
+
+/** The session as GET /v1/checkout/sessions/{id} shows it (also the create answer). */
+export const checkoutSessionView = z.object({
+  id: z.string().describe('cs_...'),
+  object: z.literal('checkout.session'),
+  url: z.string().describe('the hosted page: redirect the customer here; single-use, unguessable'),
+  status: z.enum(['open', 'complete', 'expired']),
+  amount: z.number().int(),
+  currency: z.string(),
+  methods: z.array(z.enum(CHECKOUT_METHODS)),
+  branding: z.object({ logo_url: z.string().nullable() }),
+  return_url: z.string(),
+  reference: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  webhook_url: z.string().nullable(),
+  payment_id: z.string().nullable().describe('the payment that completed the session; null while open'),
+  payment_status: z.string().nullable().describe('that payment\'s status now (a SEPA payment is "processing" before it settles)'),
+  expires_at: z.string().describe('ISO 8601 UTC; the session expires then unless completed'),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+});

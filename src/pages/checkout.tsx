@@ -1,0 +1,190 @@
+// The hosted checkout page at a session's url (/pay/<token>): card, iDEAL and SEPA, as plain
+// forms that work without JavaScript. Every POST carries the session's CSRF token; a session that
+// is complete or expired answers 410 to every request, so a link pays at most once.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { safeEqual } from '../crypto/signature.js';
+import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
+import { SandboxError } from '../errors.js';
+import type { AppDeps, AppEnv } from '../http/app.js';
+import { cardSchema, type CardInput } from '../http/schemas/v1-tokens.js';
+import { readForm } from '../http/validation.js';
+import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { FormState } from './checkout-parts.js';
+import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from './checkout-screens.js';
+import { MessagePage } from './authenticate.js';
+
+/** The merchant's return_url with the session id and the status the customer left with. */
+export function merchantReturnUrl(session: CheckoutSession, status: string): string {
+  const url = new URL(session.returnUrl);
+  url.searchParams.set('session_id', session.id);
+  url.searchParams.set('status', status);
+  return url.toString();
+}
+
+const CARD_MESSAGES: Record<string, string> = {
+  number: 'Your card number is not valid. Check the digits (a test card such as 4242 4242 4242 4242 works).',
+  expiry: 'Enter the expiry date as MM / YY, for example 12 / 30.',
+  cvc: 'Enter the 3 or 4 digit security code from the back of the card.',
+  name: 'Enter the name shown on the card.',
+};
+
+/** Reads the card form into the /v1/ card shape, collecting a message per bad field. */
+function parseCardForm(form: Record<string, string>): { card?: CardInput; holder: string; state: FormState } {
+  const values = { number: form.number ?? '', expiry: form.expiry ?? '', name: form.name ?? '' };
+  const errors: Record<string, string> = {};
+  const number = cardSchema.shape.number.safeParse(values.number);
+  if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number! : 'Enter your card number.';
+  const expiry = /^(\d{1,2})\/?(\d{2})$/.exec(values.expiry.replace(/\s+/g, ''));
+  const month = expiry ? Number(expiry[1]) : NaN;
+  if (!expiry || month < 1 || month > 12) errors.expiry = CARD_MESSAGES.expiry!;
+  const cvc = (form.cvc ?? '').trim();
+  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = CARD_MESSAGES.cvc!;
+  const holder = values.name.trim();
+  if (!holder || holder.length > 100) errors.name = CARD_MESSAGES.name!;
+  const state = { errors, values };
+  if (Object.keys(errors).length > 0 || !number.success) return { holder, state };
+  return { card: { number: number.data, exp_month: month, exp_year: 2000 + Number(expiry![2]), cvc }, holder, state };
+}
+
+/** The checkout page routes. */
+export function checkoutPages(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { checkout, checkoutPayments, deps: serviceDeps } = deps.services;
+  const merchantName = (session: CheckoutSession) => serviceDeps.store.credentials.merchant(session.merchantId)!.name;
+
+  const unknown = (c: Context) =>
+    c.html(<MessagePage title="Payment link not valid" message="This payment link is not valid. Start the payment again from the shop." />, 404);
+  const gone = (c: Context, session: CheckoutSession) =>
+    c.html(<LinkGonePage session={session} merchantName={merchantName(session)} returnUrl={merchantReturnUrl(session, session.status)} />, 410);
+
+  /** The page itself, with the last attempt's notice unless another is given. */
+  const page = (c: Context, session: CheckoutSession, method: CheckoutMethod, status: 200 | 400 | 403 | 422 = 200, extra: { notice?: Notice; state?: FormState } = {}) =>
+    c.html(
+      <CheckoutPage
+        session={session}
+        merchantName={merchantName(session)}
+        method={method}
+        notice={extra.notice ?? attemptNotice(session, checkoutPayments.lastAttempt(session))}
+        state={extra.state}
+      />,
+      status,
+    );
+
+  /** Which method to show: the one asked for if offered, else the last attempt's, else the first. */
+  const methodFor = (session: CheckoutSession, asked: string | undefined): CheckoutMethod => {
+    if (asked && session.methods.includes(asked as CheckoutMethod)) return asked as CheckoutMethod;
+    const last = checkoutPayments.lastAttempt(session)?.method;
+    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0]!;
+  };
+
+  /** Loads an open session for a form post and checks its CSRF token; otherwise answers the page to show. */
+  const openForPost = async (c: Context, method: CheckoutMethod) => {
+    const session = checkout.byToken(c.req.param('token') ?? '');
+    if (!session) return { response: unknown(c) };
+    if (session.status !== 'open') return { response: gone(c, session) };
+    const form = await readForm(c);
+    if (!session.methods.includes(method)) return { response: page(c, session, methodFor(session, undefined), 400, { notice: { kind: 'error', text: 'This payment method is not offered for this payment.' } }) };
+    if (!safeEqual(form.csrf ?? '', session.csrf)) {
+      return { response: page(c, session, method, 403, { notice: { kind: 'error', text: 'This form has expired or was not sent from this page. Please try again.' } }) };
+    }
+    return { session, form };
+  };
+
+  app.get('/pay/:token', (c) => {
+    const session = checkout.byToken(c.req.param('token'));
+    if (!session) return unknown(c);
+    if (session.status !== 'open') return gone(c, session);
+    return page(c, session, methodFor(session, c.req.query('method')));
+  });
+
+  app.post('/pay/:token/card', async (c) => {
+    const loaded = await openForPost(c, 'card');
+    if (!loaded.session) return loaded.response;
+    const { session, form } = loaded;
+    const { card, holder, state } = parseCardForm(form);
+    if (!card) return page(c, session, 'card', 400, { state, notice: { kind: 'error', text: 'Check the highlighted fields.' } });
+    let result;
+    try {
+      result = checkoutPayments.payCard(session, card, holder);
+    } catch (err) {
+      // The only card problem the service finds beyond the form's checks is an expiry in the past.
+      if (err instanceof SandboxError && err.param === 'card.exp_year') {
+        return page(c, session, 'card', 400, { state: { ...state, errors: { expiry: 'This card has expired. Use a card with an expiry date in the future.' } } });
+      }
+      throw err;
+    }
+    if (result.next === 'authenticate') return c.redirect(result.url, 303);
+    if (result.next === 'complete') return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);
+    // Declined: back to the form (a GET), which shows the decline and lets the customer try again.
+    return c.redirect(`/pay/${session.token}?method=card`, 303);
+  });
+
+  // Where the 3-D Secure page sends the customer: on to the merchant once paid, else back to the form.
+  app.get('/pay/:token/return', (c) => {
+    const session = checkout.byToken(c.req.param('token'));
+    if (!session) return unknown(c);
+    if (session.status === 'complete') return c.redirect(merchantReturnUrl(session, 'complete'), 303);
+    if (session.status !== 'open') return gone(c, session);
+    return c.redirect(`/pay/${session.token}?method=card`, 303);
+  });
+
+  app.post('/pay/:token/ideal', async (c) => {
+    const loaded = await openForPost(c, 'ideal');
+    if (!loaded.session) return loaded.response;
+    const { session, form } = loaded;
+    const bank = form.bank ?? '';
+    try {
+      checkoutPayments.chooseIdealBank(session, bank);
+    } catch (err) {
+      if (err instanceof SandboxError && err.param === 'bank') {
+        return page(c, session, 'ideal', 400, { state: { errors: { bank: 'Choose your bank from the list.' }, values: {} } });
+      }
+      throw err;
+    }
+    return c.redirect(`/pay/${session.token}/ideal`, 303);
+  });
+
+  app.get('/pay/:token/ideal', (c) => {
+    const session = checkout.byToken(c.req.param('token'));
+    if (!session) return unknown(c);
+    if (session.status !== 'open') return gone(c, session);
+    const payment = checkoutPayments.openIdealPayment(session);
+    if (!payment) return c.redirect(`/pay/${session.token}?method=ideal`, 303);
+    return c.html(<IdealBankPage session={session} merchantName={merchantName(session)} payment={payment} />);
+  });
+
+  app.post('/pay/:token/ideal/outcome', async (c) => {
+    const loaded = await openForPost(c, 'ideal');
+    if (!loaded.session) return loaded.response;
+    const { session, form } = loaded;
+    const outcome = form.outcome as IdealOutcome;
+    if (!IDEAL_OUTCOMES.includes(outcome)) return page(c, session, 'ideal', 400, { notice: { kind: 'error', text: 'Choose one of the listed payment statuses.' } });
+    if (!checkoutPayments.openIdealPayment(session)) return c.redirect(`/pay/${session.token}?method=ideal`, 303);
+    checkoutPayments.decideIdeal(session, outcome);
+    const after = checkout.byToken(session.token)!;
+    if (after.status === 'complete') return c.redirect(merchantReturnUrl(after, 'complete'), 303);
+    // Open: the customer goes back to the shop while the payment stays open at the bank.
+    if (outcome === 'open') return c.redirect(merchantReturnUrl(after, 'open'), 303);
+    return c.redirect(`/pay/${session.token}?method=ideal`, 303);
+  });
+
+  app.post('/pay/:token/sepa', async (c) => {
+    const loaded = await openForPost(c, 'sepa');
+    if (!loaded.session) return loaded.response;
+    const { session, form } = loaded;
+    const iban = normaliseIban(form.iban ?? '');
+    const holder = (form.holder ?? '').trim();
+    const errors: Record<string, string> = {};
+    const problem = ibanProblem(iban);
+    if (problem) errors.iban = problem;
+    if (!holder || holder.length > 100) errors.holder = 'Enter the name of the account holder.';
+    if (Object.keys(errors).length > 0) {
+      return page(c, session, 'sepa', 400, { state: { errors, values: { iban: form.iban ?? '', holder: form.holder ?? '' } }, notice: { kind: 'error', text: 'Check the highlighted fields.' } });
+    }
+    checkoutPayments.paySepa(session, iban, holder);
+    return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);
+  });
+
+  return app;
+}

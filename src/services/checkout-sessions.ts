@@ -1,0 +1,174 @@
+// Hosted checkout sessions (SPEC 4.4, 2.5): created by the merchant, paid once on the page at
+// their URL, and ended by completion, by the expire call or by time (a job). Every ending
+// publishes its event in the same transaction as the state change. Payment attempts made on the
+// page live in checkout-attempts.ts; this module owns the session itself.
+import { newId, newToken } from '../domain/ids.js';
+import { SandboxError } from '../errors.js';
+import type { CheckoutSessionInput } from '../http/schemas/v1-checkout.js';
+import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { Merchant } from '../store/credentials-repo.js';
+import type { ServiceDeps } from './deps.js';
+import { EventPublisher } from './event-publisher.js';
+import type { JobRunner } from './job-runner.js';
+
+/** What a session's events and API answer say about its payment. */
+export interface CheckoutPaymentSummary {
+  id: string;
+  status: string;
+  method: string;
+  amount: number;
+  currency: string;
+}
+
+/** Looks up the payment summary of a payment id (the payments service provides it). */
+export type PaymentLookup = (paymentId: string) => CheckoutPaymentSummary | undefined;
+
+/** The session as the API and its events show it. */
+export function sessionView(session: CheckoutSession, baseUrl: string, payment: CheckoutPaymentSummary | undefined) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    id: session.id,
+    object: 'checkout.session' as const,
+    url: `${baseUrl}/pay/${session.token}`,
+    status: session.status,
+    amount: session.amount,
+    currency: session.currency,
+    methods: session.methods,
+    branding: { logo_url: session.logoUrl },
+    return_url: session.returnUrl,
+    reference: session.reference,
+    customer_email: session.customerEmail,
+    webhook_url: session.webhookUrl,
+    payment_id: session.paymentId,
+    payment_status: session.paymentId ? (payment?.status ?? null) : null,
+    expires_at: iso(session.expiresAt)!,
+    created_at: iso(session.createdAt)!,
+    completed_at: iso(session.completedAt),
+  };
+}
+
+/** The session use cases. */
+export class CheckoutSessions {
+  /** Set once the payments service exists (it is built after this one). */
+  paymentLookup: PaymentLookup = () => undefined;
+  /** Set by the page's payment attempts: settles a payment still in flight when the session expires. */
+  onExpire: (session: CheckoutSession) => void = () => {};
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly jobs: JobRunner,
+    private readonly events: EventPublisher,
+  ) {
+    jobs.register('checkout.expire', (job) => {
+      const session = deps.store.checkoutSessions.get(job.subjectId);
+      if (session?.status === 'open') this.end(session, 'expired', null);
+    });
+  }
+
+  /** Creates an open session for `merchant` and schedules its expiry. */
+  create(merchant: Merchant, input: CheckoutSessionInput): CheckoutSession {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const session: CheckoutSession = {
+      id: newId('cs'),
+      merchantId: merchant.id,
+      token: newToken(),
+      csrf: newToken(),
+      status: 'open',
+      amount: input.amount,
+      currency: input.currency,
+      methods: input.methods,
+      logoUrl: input.branding?.logo_url ?? null,
+      returnUrl: input.return_url,
+      reference: input.reference ?? null,
+      customerEmail: input.customer_email ?? null,
+      webhookUrl: input.webhook_url ?? null,
+      paymentId: null,
+      lastPaymentId: null,
+      attempt: {},
+      expiresAt: now + input.expires_in * 1000,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    store.tx(() => {
+      store.checkoutSessions.insert(session);
+      this.jobs.schedule('checkout.expire', session.id, session.expiresAt);
+    });
+    this.deps.activity.publish({ kind: 'session.updated', at: now, data: { id: session.id, status: 'open' } });
+    return session;
+  }
+
+  /** The merchant's session; another merchant's is missing, exactly like an unknown id. */
+  get(merchantId: string, id: string): CheckoutSession {
+    const session = this.fresh(this.deps.store.checkoutSessions.get(id));
+    if (!session || session.merchantId !== merchantId) throw new SandboxError('resource_missing', `no checkout session ${id}; use the id returned by POST /v1/checkout/sessions`, 'id');
+    return session;
+  }
+
+  /** Ends an open session now (POST .../expire); 409 when it is already complete or expired. */
+  expire(merchantId: string, id: string): CheckoutSession {
+    return this.deps.store.tx(() => {
+      const session = this.get(merchantId, id);
+      if (session.status !== 'open') throw new SandboxError('invalid_state', `checkout session ${id} is already ${session.status}; only an open session can be expired`);
+      this.end(session, 'expired', null);
+      return this.deps.store.checkoutSessions.get(id)!;
+    });
+  }
+
+  /** The session behind a page token, expired first if its time ran out; undefined if unknown. */
+  byToken(token: string): CheckoutSession | undefined {
+    return this.fresh(this.deps.store.checkoutSessions.byToken(token));
+  }
+
+  /** The session whose latest page attempt is this payment. */
+  byLastPayment(paymentId: string): CheckoutSession | undefined {
+    return this.deps.store.checkoutSessions.byLastPayment(paymentId);
+  }
+
+  /** Records the page's latest payment attempt and step state; call inside store.tx. */
+  recordAttempt(session: CheckoutSession, lastPaymentId: string | null, attempt: CheckoutAttempt): void {
+    this.deps.store.checkoutSessions.setAttempt(session.id, lastPaymentId, attempt, this.deps.clock.now());
+  }
+
+  /** Completes an open session with its payment; call inside store.tx. False when it was not open. */
+  complete(session: CheckoutSession, paymentId: string): boolean {
+    return this.end(session, 'complete', paymentId);
+  }
+
+  /** The API view of a session, with its payment's current status. */
+  view(session: CheckoutSession) {
+    return sessionView(session, this.deps.publicUrl.base, session.paymentId ? this.paymentLookup(session.paymentId) : undefined);
+  }
+
+  /** Moves an open session to its final state and publishes the event, in one transaction. */
+  private end(session: CheckoutSession, status: 'complete' | 'expired', paymentId: string | null): boolean {
+    const { store, clock } = this.deps;
+    return store.tx(() => {
+      if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.onExpire(session);
+      if (!store.checkoutSessions.finish(session.id, status, paymentId, clock.now())) return false;
+      store.jobs.cancel('checkout.expire', session.id);
+      const after = store.checkoutSessions.get(session.id)!;
+      const payment = paymentId ? this.paymentLookup(paymentId) : undefined;
+      const data = { ...sessionView(after, this.deps.publicUrl.base, payment), payment: payment ?? null };
+      this.events.publish({
+        merchantId: after.merchantId,
+        type: status === 'complete' ? 'checkout.session.completed' : 'checkout.session.expired',
+        resourceId: after.id,
+        data,
+        direct: (event) => (after.webhookUrl ? [EventPublisher.jsonTarget(event, after.webhookUrl)] : []),
+      });
+      this.deps.activity.publish({ kind: 'session.updated', at: clock.now(), data: { id: after.id, status } });
+      return true;
+    });
+  }
+
+  /** Expires a session whose time ran out before its job ran (the job may lag the clock). */
+  private fresh(session: CheckoutSession | undefined): CheckoutSession | undefined {
+    if (session?.status === 'open' && session.expiresAt <= this.deps.clock.now()) {
+      this.end(session, 'expired', null);
+      return this.deps.store.checkoutSessions.get(session.id);
+    }
+    return session;
+  }
+}
