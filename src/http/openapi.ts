@@ -11,6 +11,9 @@ import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
 import { s2sPaymentSchema } from './schemas/s2s-schema.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
+import { paymentsOpenApi } from './payments.js';
+import { tokensOpenApi } from './tokens.js';
+import { v1RefundsOpenApi } from './v1-refunds.js';
 import { checkoutSessionsOpenApi } from './checkout-sessions.js';
 
 /**
@@ -178,7 +181,15 @@ const FOUNDATION_ROUTES: OpenApiRoute[] = [
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
-export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [...FOUNDATION_ROUTES, ...webhookEndpointsOpenApi, ...eventsOpenApi, ...checkoutSessionsOpenApi];
+export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
+  ...FOUNDATION_ROUTES,
+  ...paymentsOpenApi,
+  ...v1RefundsOpenApi,
+  ...tokensOpenApi,
+  ...webhookEndpointsOpenApi,
+  ...eventsOpenApi,
+  ...checkoutSessionsOpenApi,
+];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */
 export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[] = OPENAPI_ROUTES) {
