@@ -6,6 +6,11 @@ import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
 import { StartError } from '../server/start-server.js';
 import { addStartCommand } from './start.js';
+import { addWebhooksCommand } from './webhooks.js';
+import { addFaultsCommand } from './faults.js';
+import { addListenCommand } from './listen.js';
+import { addReceiveCommand } from './receive.js';
+import { addClockCommand } from './clock.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -30,6 +35,11 @@ export function buildProgram(io: CliIo = processIo): Command {
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride();
   addStartCommand(program, io);
+  addWebhooksCommand(program, io);
+  addFaultsCommand(program, io);
+  addListenCommand(program, io);
+  addReceiveCommand(program, io);
+  addClockCommand(program, io);
   return program;
 }
 

@@ -14,36 +14,36 @@ import { readJson, validate, validateQuery } from './validation.js';
 const since = z
   .string()
   .refine((text) => parseSince(text, 0) !== undefined)
-  .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"')
-  .optional();
-const limit = z.coerce.number().int().min(1).max(1000).describe('a whole number from 1 to 1000').optional();
-const url = z.string().regex(/^https?:\/\/[^\s/]+/).describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
+  .optional()
+  .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
+const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000');
+const url = z.string().regex(/^https?:\/\/[^\s/]+/).optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
 
 const deliveryQuery = z
   .object({
-    status: z.enum(['pending', 'succeeded', 'failed']).describe('pending, succeeded or failed').optional(),
-    event: z.string().describe('an event type such as payment.authorized').optional(),
-    event_id: z.string().describe('an event id (evt_...)').optional(),
-    url: z.string().describe('the exact webhook URL').optional(),
-    merchant: z.string().describe('a merchant id such as mer_sandbox').optional(),
+    status: z.enum(['pending', 'succeeded', 'failed']).optional().describe('pending, succeeded or failed'),
+    event: z.string().optional().describe('an event type such as payment.authorized'),
+    event_id: z.string().optional().describe('an event id (evt_...)'),
+    url: z.string().optional().describe('the exact webhook URL'),
+    merchant: z.string().optional().describe('a merchant id such as mer_sandbox'),
     since,
     limit,
-    starting_after: z.string().describe('the id of the last delivery of the previous page').optional(),
+    starting_after: z.string().optional().describe('the id of the last delivery of the previous page'),
   })
   .strict();
 
 const eventQuery = z
   .object({
-    type: z.string().describe('an event type such as payment.authorized').optional(),
-    resource: z.string().describe('the id of the object the event is about (transID, pay_...)').optional(),
-    merchant: z.string().describe('a merchant id such as mer_sandbox').optional(),
+    type: z.string().optional().describe('an event type such as payment.authorized'),
+    resource: z.string().optional().describe('the id of the object the event is about (transID, pay_...)'),
+    merchant: z.string().optional().describe('a merchant id such as mer_sandbox'),
     since,
     limit,
-    starting_after: z.string().describe('the id of the last event of the previous page').optional(),
+    starting_after: z.string().optional().describe('the id of the last event of the previous page'),
   })
   .strict();
 
-const replayBody = z.object({ to: url.optional() }).strict();
+const replayBody = z.object({ to: url }).strict();
 const retryBody = z.object({ since }).strict();
 
 /** A JSON body that may be left out entirely (no body means {}). */

@@ -10,8 +10,8 @@ import { readJson, validate } from './validation.js';
 
 const setSchema = z
   .object({
-    spec: z.string().describe('a fault spec such as "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2" (see docs/webhooks.md)').optional(),
-    seed: z.number().int().min(0).max(0xffffffff).describe('a whole number from 0 to 4294967295').optional(),
+    spec: z.string().optional().describe('a fault spec such as "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2" (see docs/webhooks.md)'),
+    seed: z.number().int().min(0).max(0xffffffff).optional().describe('a whole number from 0 to 4294967295'),
   })
   .strict();
 

@@ -24,7 +24,7 @@ export function createFaultRulesRepo(db: Db) {
   const upsert = db.prepare(`INSERT INTO fault_rules (id, scope, target, fault, value, source, created_at)
     VALUES (@id, @scope, @target, @fault, @value, @source, @createdAt)
     ON CONFLICT (scope, target, fault) DO UPDATE SET value = excluded.value, source = excluded.source, created_at = excluded.created_at`);
-  const all = db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, id`);
+  const all = db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`);
   const removeOne = db.prepare('DELETE FROM fault_rules WHERE id = ?');
   const removeAll = db.prepare('DELETE FROM fault_rules');
   const removeSource = db.prepare('DELETE FROM fault_rules WHERE source = ?');

@@ -1,0 +1,117 @@
+// A small client of the control API (/_sandbox/...) for the CLI commands that talk to a running
+// sandbox. --url (or SANDBOX_URL) picks the sandbox, --control-token (or SANDBOX_CONTROL_TOKEN)
+// is sent as a bearer. Errors become one CliError line, never a stack trace.
+import { Option, type Command } from 'commander';
+import { CliError } from './cli-error.js';
+
+/** Where the CLI finds a sandbox when neither --url nor SANDBOX_URL says. */
+export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
+
+/** The flags every client command takes. */
+export interface ClientFlags {
+  url: string;
+  controlToken?: string;
+  json?: boolean;
+}
+
+/** Adds --url, --control-token and --json to a command (commander reads the env defaults). */
+export function clientOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--url <url>', 'the sandbox to talk to').env('SANDBOX_URL').default(DEFAULT_SANDBOX_URL))
+    .addOption(new Option('--control-token <token>', 'bearer token, when the sandbox was started with --control-token').env('SANDBOX_CONTROL_TOKEN'))
+    .option('--json', 'print JSON instead of text');
+}
+
+/** One parsed Server-Sent Event. */
+export interface StreamEvent {
+  event: string;
+  data: string;
+}
+
+/** Talks to one sandbox's control API. */
+export class ControlClient {
+  readonly base: string;
+
+  constructor(private readonly flags: Pick<ClientFlags, 'url' | 'controlToken'>) {
+    this.base = flags.url.replace(/\/+$/, '');
+  }
+
+  /** GET a control path with query parameters (undefined ones left out). */
+  get<T = any>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    const search = params.size ? `?${params}` : '';
+    return this.call<T>('GET', path + search);
+  }
+
+  /** POST a JSON body to a control path. */
+  post<T = any>(path: string, body: Record<string, unknown> = {}): Promise<T> {
+    return this.call<T>('POST', path, body);
+  }
+
+  /** DELETE a control path. */
+  delete<T = any>(path: string): Promise<T> {
+    return this.call<T>('DELETE', path);
+  }
+
+  /** Reads /_sandbox/stream until `signal` aborts, calling `onEvent` for each event. */
+  async stream(onEvent: (event: StreamEvent) => void | Promise<void>, signal: AbortSignal, onOpen?: () => void): Promise<void> {
+    const res = await this.fetch('/_sandbox/stream', { headers: this.headers(), signal });
+    if (!res.ok || !res.body) throw await this.failure(res);
+    onOpen?.();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          // Comment-only blocks (": heartbeat") carry no data.
+          if (data.length) await onEvent({ event, data: data.join('\n') });
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw new CliError(`the stream from ${this.base} broke: ${(err as Error).message}`);
+    }
+  }
+
+  private headers(json = false): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (json) headers['content-type'] = 'application/json';
+    if (this.flags.controlToken) headers.authorization = `Bearer ${this.flags.controlToken}`;
+    return headers;
+  }
+
+  private async call<T>(method: string, path: string, body?: Record<string, unknown>): Promise<T> {
+    const res = await this.fetch(`/_sandbox${path}`, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw await this.failure(res);
+    return (await res.json()) as T;
+  }
+
+  private async fetch(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(this.base + path, init);
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new CliError(`no sandbox answers at ${this.base}; start one with \`npx sandbox start\``);
+    }
+  }
+
+  private async failure(res: Response): Promise<CliError> {
+    const text = await res.text();
+    try {
+      const { error } = JSON.parse(text) as { error: { code: string; message: string } };
+      return new CliError(`${error.message} (${res.status} ${error.code})`);
+    } catch {
+      return new CliError(`${this.base} answered ${res.status}: ${text.slice(0, 200)}`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// `sandbox listen`: a live tail of events and delivery attempts from /_sandbox/stream, optionally
+// forwarding each event, re-signed with --secret, to a local URL (like `stripe listen --forward-to`).
+import type { Command } from 'commander';
+import kleur from 'kleur';
+import { signatureHeader } from '../crypto/signature.js';
+import { CliError } from './cli-error.js';
+import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import type { CliIo } from './program.js';
+
+interface ListenFlags extends ClientFlags {
+  events?: string;
+  forwardTo?: string;
+  secret: string;
+  headerPrefix: string;
+  signature: string;
+  count?: string;
+}
+
+/** True when `type` matches one of the patterns ("payment.authorized" or "payment.*"). */
+export function matchesEvents(patterns: string[], type: string): boolean {
+  if (patterns.length === 0) return true;
+  return patterns.some((p) => (p.endsWith('*') ? type.startsWith(p.slice(0, -1)) : p === type));
+}
+
+const clock = (iso: string) => iso.slice(11, 23);
+
+/** POSTs an event's payload to `url`, signed the way the sandbox signs webhooks. */
+async function forward(client: ControlClient, eventId: string, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
+  const event = await client.get(`/events/${encodeURIComponent(eventId)}`);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
+  const body: string = event.payload.body;
+  try {
+    const res = await fetch(flags.forwardTo!, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': event.payload.content_type,
+        [`${prefix}-signature`]: signatureHeader([flags.secret], flags.signature as 'plain' | 'timestamped', body, timestamp),
+        [`${prefix}-event-id`]: event.id,
+        [`${prefix}-event-type`]: event.type,
+        [`${prefix}-timestamp`]: String(timestamp),
+      },
+      body,
+      signal: AbortSignal.timeout(5000),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, error: null };
+  } catch (err) {
+    return { status: null, error: (err as Error).message };
+  }
+}
+
+/** Adds `sandbox listen`. */
+export function addListenCommand(program: Command, io: CliIo): void {
+  clientOptions(program.command('listen').description('live tail of events and webhook attempts; optionally forward events to a local URL'))
+    .option('--events <types>', 'only these event types, comma-separated; "payment.*" matches a family')
+    .option('--forward-to <url>', 'POST each event, re-signed with --secret, to this URL')
+    .option('--secret <secret>', 'the signing secret for --forward-to', 'whsec_test_sandbox')
+    .option('--header-prefix <name>', 'the word in X-<name>-Signature of forwarded events', 'Sandbox')
+    .option('--signature <mode>', 'plain or timestamped, for forwarded events', 'plain')
+    .option('--count <n>', 'stop after this many events')
+    .action(async (flags: ListenFlags) => {
+      if (flags.signature !== 'plain' && flags.signature !== 'timestamped') throw new CliError(`--signature must be plain or timestamped, got "${flags.signature}"`);
+      if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
+      const limit = flags.count === undefined ? Infinity : Number(flags.count);
+      if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
+      const patterns = (flags.events ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const client = new ControlClient(flags);
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      let seen = 0;
+      try {
+        await client.stream(
+          async ({ event: kind, data }) => {
+            const item = JSON.parse(data) as Record<string, any>;
+            const type = kind === 'event.created' ? item.type : kind === 'delivery.attempted' ? item.event : undefined;
+            if (type === undefined || !matchesEvents(patterns, type)) return;
+            if (kind === 'event.created') {
+              const forwarded = flags.forwardTo ? await forward(client, item.id, flags) : undefined;
+              if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
+              else {
+                const answer = !forwarded ? '' : forwarded.status === null ? kleur.red(`failed: ${forwarded.error}`) : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
+                io.out(`${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`);
+              }
+              if (++seen >= limit) controller.abort();
+            } else if (flags.json) {
+              io.out(JSON.stringify(item));
+            } else {
+              const answer = item.response_status ?? kleur.red(item.error ?? 'error');
+              const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
+              io.out(`${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`);
+            }
+          },
+          controller.signal,
+          () => io.err(kleur.dim(`listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`)),
+        );
+      } finally {
+        process.off('SIGINT', stop);
+      }
+    });
+}

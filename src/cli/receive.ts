@@ -1,0 +1,144 @@
+// `sandbox receive`: a small merchant webhook receiver for trying integrations by hand. It verifies
+// each signature, decrypts S2S `data` (encryption_method=aes256) with the terminal keys, prints the
+// webhook readably and answers 200 (or --status).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Command } from 'commander';
+import kleur from 'kleur';
+import { verifySignature } from '../crypto/signature.js';
+import { decryptText } from '../crypto/s2s-cipher.js';
+import { CliError } from './cli-error.js';
+import type { CliIo } from './program.js';
+
+interface ReceiveFlags {
+  port: string;
+  host: string;
+  secret: string;
+  privateKey?: string;
+  publicKey?: string;
+  status: string;
+  signature: string;
+  headerPrefix: string;
+  count?: string;
+  json?: boolean;
+}
+
+/** What one received webhook was, as printed. */
+export interface ReceivedView {
+  path: string;
+  event: string | null;
+  id: string | null;
+  delivery_id: string | null;
+  attempt: string | null;
+  signature_valid: boolean;
+  fields: Record<string, unknown>;
+  problem: string | null;
+}
+
+/** Reads a webhook: verifies its signature and turns its body into fields. */
+export function readWebhook(path: string, headers: http.IncomingHttpHeaders, body: string, flags: ReceiveFlags): ReceivedView {
+  const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
+  const header = (name: string) => (headers[`${prefix}-${name}`] as string | undefined) ?? null;
+  const timestamp = Number(header('timestamp') ?? 0);
+  const view: ReceivedView = {
+    path,
+    event: header('event-type'),
+    id: header('event-id'),
+    delivery_id: header('delivery-id'),
+    attempt: header('attempt'),
+    signature_valid: verifySignature(header('signature') ?? undefined, flags.secret, body, flags.signature as 'plain' | 'timestamped', timestamp),
+    fields: {},
+    problem: null,
+  };
+  const type = String(headers['content-type'] ?? '');
+  if (type.startsWith('application/json')) {
+    try {
+      const envelope = JSON.parse(body) as { event?: string; id?: string; data?: Record<string, unknown>; created_at?: string };
+      view.event ??= envelope.event ?? null;
+      view.id ??= envelope.id ?? null;
+      view.fields = { ...(envelope.data ?? {}), ...(envelope.created_at ? { created_at: envelope.created_at } : {}) };
+    } catch {
+      view.problem = 'the body is not valid JSON';
+    }
+    return view;
+  }
+  let fields = Object.fromEntries(new URLSearchParams(body));
+  if (fields.data !== undefined && Object.keys(fields).length === 1) {
+    if (!flags.privateKey || !flags.publicKey) {
+      view.problem = 'encrypted data (encryption_method=aes256): pass --private-key and --public-key to decrypt it';
+    } else {
+      try {
+        fields = Object.fromEntries(new URLSearchParams(decryptText(fields.data, { privateKey: flags.privateKey, publicKey: flags.publicKey }).plaintext));
+      } catch (err) {
+        view.problem = `cannot decrypt data: ${(err as Error).message}`;
+      }
+    }
+  }
+  view.fields = fields;
+  return view;
+}
+
+function printable(view: ReceivedView): string {
+  const signature = view.signature_valid ? kleur.green('signature valid') : kleur.red('signature INVALID');
+  const lines = [
+    `${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
+  ];
+  const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
+  for (const [key, value] of Object.entries(view.fields)) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
+  return lines.join('\n');
+}
+
+/** Adds `sandbox receive`. */
+export function addReceiveCommand(program: Command, io: CliIo): void {
+  program
+    .command('receive')
+    .description('run a merchant webhook receiver that verifies, decrypts and prints each webhook')
+    .option('-p, --port <port>', 'port to listen on; 0 picks a free one', '3000')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret <secret>', 'the webhook signing secret', 'whsec_test_sandbox')
+    .option('--private-key <key>', 'terminal private_key, to decrypt S2S data (with --public-key)')
+    .option('--public-key <key>', 'terminal public_key, to decrypt S2S data (with --private-key)')
+    .option('--status <code>', 'the HTTP status to answer with', '200')
+    .option('--signature <mode>', 'plain or timestamped, as the sandbox was started with', 'plain')
+    .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
+    .option('--count <n>', 'stop after this many webhooks')
+    .option('--json', 'print one JSON line per webhook')
+    .action(async (flags: ReceiveFlags) => {
+      const status = Number(flags.status);
+      if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
+      if (flags.signature !== 'plain' && flags.signature !== 'timestamped') throw new CliError(`--signature must be plain or timestamped, got "${flags.signature}"`);
+      if (Boolean(flags.privateKey) !== Boolean(flags.publicKey)) throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
+      const limit = flags.count === undefined ? Infinity : Number(flags.count);
+      let received = 0;
+      let stop: () => void = () => {};
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          const view = readWebhook(req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'), flags);
+          io.out(flags.json ? JSON.stringify(view) : printable(view));
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
+          if (++received >= limit) stop();
+        });
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (err: NodeJS.ErrnoException) =>
+          reject(new CliError(err.code === 'EADDRINUSE' ? `port ${port} is already in use; pass --port 0 or another port` : `cannot listen on ${flags.host}:${port}: ${err.message}`)),
+        );
+        server.listen(port, flags.host, resolve);
+      });
+      const address = server.address() as AddressInfo;
+      io.out(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}; Ctrl-C to stop`);
+      process.once('SIGINT', stop);
+      await stopped;
+      process.off('SIGINT', stop);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    });
+}

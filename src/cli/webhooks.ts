@@ -1,0 +1,163 @@
+// `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API.
+import type { Command } from 'commander';
+import kleur from 'kleur';
+import { parseDuration } from '../domain/duration.js';
+import { CliError } from './cli-error.js';
+import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import type { CliIo } from './program.js';
+import { formatTable } from './table.js';
+
+/** retry-failed draws a progress bar only above this many deliveries. */
+export const PROGRESS_THRESHOLD = 20;
+
+const statusColour = (status: string) => (status === 'succeeded' ? kleur.green(status) : status === 'failed' ? kleur.red(status) : kleur.yellow(status));
+const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
+
+function showDelivery(d: any): string {
+  const lines = [
+    `${kleur.bold(d.id)}  ${d.event}  ${d.event_id}`,
+    `  url       ${d.url}`,
+    `  status    ${statusColour(d.status)} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.manual ? ' (manual: never retried by itself)' : ''}`,
+    `  next      ${time(d.next_attempt_at)}`,
+    `  created   ${time(d.created_at)}`,
+    '',
+    kleur.bold(`Request (${d.request.note})`),
+    `  POST ${d.request.url}`,
+    ...Object.entries(d.request.headers as Record<string, string>).map(([name, value]) => `  ${kleur.dim(name + ':')} ${value}`),
+    '',
+    ...String(d.request.body).split('\n').map((line) => `  ${line}`),
+    '',
+    kleur.bold('Attempts'),
+  ];
+  if (d.attempt_log.length === 0) lines.push('  none yet');
+  for (const a of d.attempt_log) {
+    const answer = a.response_status !== null ? String(a.response_status) : kleur.red(a.error_kind ?? 'error');
+    const latency = a.latency_ms === null ? '' : ` ${a.latency_ms}ms`;
+    const error = a.error ? kleur.red(` ${a.error}`) : '';
+    const fault = a.fault ? kleur.magenta(` [${a.fault}]`) : '';
+    const excerpt = a.response_excerpt ? kleur.dim(` ${JSON.stringify(a.response_excerpt.slice(0, 80))}`) : '';
+    lines.push(`  #${a.attempt} ${time(a.at)} ${answer}${latency}${excerpt}${error}${fault}`);
+  }
+  return lines.join('\n');
+}
+
+function progressBar(done: number, total: number, succeeded: number, failed: number): string {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  return `retrying ${kleur.green('#'.repeat(filled))}${kleur.dim('-'.repeat(width - filled))} ${done}/${total}  ${kleur.green(`${succeeded} delivered`)}, ${kleur.red(`${failed} failed`)}`;
+}
+
+async function retryFailed(client: ControlClient, flags: ClientFlags & { since?: string; wait: boolean; timeout: string }, io: CliIo): Promise<void> {
+  const timeoutMs = parseDuration(flags.timeout);
+  if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 60s or 5m, got "${flags.timeout}"`);
+  const body = flags.since ? { since: flags.since } : {};
+  if (!flags.wait) {
+    const result = await client.post('/deliveries/retry-failed', body);
+    io.out(flags.json ? JSON.stringify(result, null, 2) : `requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}`);
+    return;
+  }
+  // Subscribe before requeueing so no outcome is missed; outcomes come from the activity stream.
+  const outcomes = new Map<string, string>();
+  let wanted: Set<string> | undefined;
+  let finished: () => void = () => {};
+  const allDone = new Promise<void>((resolve) => (finished = resolve));
+  let lastDrawn = -1;
+  let showBar = false;
+  const tally = () => {
+    let succeeded = 0;
+    let failed = 0;
+    for (const id of wanted ?? []) {
+      const status = outcomes.get(id);
+      if (status === 'succeeded') succeeded++;
+      else if (status === 'failed') failed++;
+    }
+    return { succeeded, failed, done: succeeded + failed };
+  };
+  const update = () => {
+    if (!wanted) return;
+    const { succeeded, failed, done } = tally();
+    // A line per tenth of the way, so a log file gets a readable bar too.
+    const step = Math.floor((done / wanted.size) * 10);
+    if (showBar && step !== lastDrawn) {
+      lastDrawn = step;
+      io.err(progressBar(done, wanted.size, succeeded, failed));
+    }
+    if (done === wanted.size) finished();
+  };
+  const controller = new AbortController();
+  let streaming: Promise<void> = Promise.resolve();
+  await new Promise<void>((opened, failedToOpen) => {
+    streaming = client
+      .stream(
+        (event) => {
+          if (event.event !== 'delivery.attempted') return;
+          const data = JSON.parse(event.data) as { id: string; status: string };
+          if (data.status !== 'pending') outcomes.set(data.id, data.status);
+          update();
+        },
+        controller.signal,
+        opened,
+      )
+      .catch(failedToOpen);
+  });
+  try {
+    const result = await client.post<{ count: number; ids: string[] }>('/deliveries/retry-failed', body);
+    wanted = new Set(result.ids);
+    showBar = !flags.json && result.count > PROGRESS_THRESHOLD;
+    update();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([allDone, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    const { succeeded, failed, done } = tally();
+    const pending = result.count - done;
+    if (flags.json) io.out(JSON.stringify({ count: result.count, ids: result.ids, succeeded, failed, pending }, null, 2));
+    else io.out(`requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}: ${succeeded} delivered, ${failed} failed again${pending ? `, ${pending} still pending after ${flags.timeout}` : ''}`);
+  } finally {
+    controller.abort();
+    await streaming.catch(() => {});
+  }
+}
+
+/** Adds `sandbox webhooks ...`. */
+export function addWebhooksCommand(program: Command, io: CliIo): void {
+  const webhooks = program.command('webhooks').description('inspect, replay and retry webhook deliveries of a running sandbox');
+
+  clientOptions(webhooks.command('list').description('list deliveries, newest first'))
+    .option('--status <status>', 'pending, succeeded or failed')
+    .option('--event <type>', 'only this event type, e.g. payment.authorized')
+    .option('--event-id <id>', 'only deliveries of this event')
+    .option('--since <when>', 'created within a duration (10m, 1h) or since an ISO time')
+    .option('--limit <n>', 'at most this many', '50')
+    .action(async (flags: ClientFlags & { status?: string; event?: string; eventId?: string; since?: string; limit: string }) => {
+      const client = new ControlClient(flags);
+      const page = await client.get('/deliveries', { status: flags.status, event: flags.event, event_id: flags.eventId, since: flags.since, limit: flags.limit });
+      if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
+      if (page.data.length === 0) return io.out('no deliveries match');
+      io.out(
+        formatTable(
+          ['ID', 'EVENT', 'EVENT ID', 'URL', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'],
+          page.data.map((d: any) => [d.id, d.event, d.event_id, d.url, d.status, d.attempts, d.last_response_status ?? (d.last_error ? 'error' : null), time(d.next_attempt_at)]),
+        ),
+      );
+      if (page.has_more) io.out(kleur.dim(`more: --limit ${Number(flags.limit) * 2}, or narrow with --status/--event/--since`));
+    });
+
+  clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(async (id: string, flags: ClientFlags) => {
+    const delivery = await new ControlClient(flags).get(`/deliveries/${encodeURIComponent(id)}`);
+    io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
+  });
+
+  clientOptions(webhooks.command('replay <id>').description('send an event again (by delivery id whd_... or event id evt_...) as a new manual delivery'))
+    .option('--to <url>', 'send it to this URL instead')
+    .action(async (id: string, flags: ClientFlags & { to?: string }) => {
+      const path = id.startsWith('evt_') ? `/events/${encodeURIComponent(id)}/replay` : `/deliveries/${encodeURIComponent(id)}/replay`;
+      const delivery = await new ControlClient(flags).post(path, flags.to ? { to: flags.to } : {});
+      io.out(flags.json ? JSON.stringify(delivery, null, 2) : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`);
+    });
+
+  clientOptions(webhooks.command('retry-failed').description('requeue failed deliveries and wait for their outcome'))
+    .option('--since <when>', 'only deliveries created within a duration (1h) or since an ISO time')
+    .option('--no-wait', 'requeue and return at once')
+    .option('--timeout <duration>', 'how long to wait for the outcome', '60s')
+    .action(async (flags: ClientFlags & { since?: string; wait: boolean; timeout: string }) => retryFailed(new ControlClient(flags), flags, io));
+}

@@ -1,0 +1,31 @@
+// Runs the `sandbox` CLI in-process (buildProgram with captured output) against a real sandbox.
+import kleur from 'kleur';
+import { buildProgram, userErrorMessage, type CliIo } from '../../src/cli/program.js';
+import { CommanderError } from 'commander';
+
+kleur.enabled = false;
+
+/** What one CLI run printed, and the one-line error it failed with, if any. */
+export interface CliRun {
+  out: string;
+  err: string;
+  error: string | undefined;
+}
+
+/** Runs `sandbox <args>` and captures stdout, stderr and a user error. */
+export async function runCli(args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  let error: string | undefined;
+  try {
+    await buildProgram(io).parseAsync(['node', 'sandbox', ...args]);
+  } catch (e) {
+    if (e instanceof CommanderError) error = e.message;
+    else {
+      error = userErrorMessage(e);
+      if (error === undefined) throw e;
+    }
+  }
+  return { out: out.join('\n'), err: err.join('\n'), error };
+}
