@@ -19,7 +19,8 @@ const since = z
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000');
 const url = z.string().regex(/^https?:\/\/[^\s/]+/).optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
 
-const deliveryQuery = z
+/** GET /_sandbox/deliveries query. */
+export const deliveryQuery = z
   .object({
     status: z.enum(['pending', 'succeeded', 'failed']).optional().describe('pending, succeeded or failed'),
     event: z.string().optional().describe('an event type such as payment.authorized'),
@@ -32,7 +33,8 @@ const deliveryQuery = z
   })
   .strict();
 
-const eventQuery = z
+/** GET /_sandbox/events query. */
+export const eventQuery = z
   .object({
     type: z.string().optional().describe('an event type such as payment.authorized'),
     resource: z.string().optional().describe('the id of the object the event is about (transID, pay_...)'),
@@ -43,8 +45,10 @@ const eventQuery = z
   })
   .strict();
 
-const replayBody = z.object({ to: url }).strict();
-const retryBody = z.object({ since }).strict();
+/** POST .../replay body (optional). */
+export const replayBody = z.object({ to: url }).strict();
+/** POST /_sandbox/deliveries/retry-failed body (optional). */
+export const retryBody = z.object({ since }).strict();
 
 /** A JSON body that may be left out entirely (no body means {}). */
 async function optionalJson(c: Context): Promise<Record<string, unknown>> {

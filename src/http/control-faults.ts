@@ -8,7 +8,8 @@ import { controlGuard } from './control.js';
 import { faultRuleView } from '../webhooks/faults.js';
 import { readJson, validate } from './validation.js';
 
-const setSchema = z
+/** POST /_sandbox/faults body. */
+export const setSchema = z
   .object({
     spec: z.string().optional().describe('a fault spec such as "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2" (see docs/webhooks.md)'),
     seed: z.number().int().min(0).max(0xffffffff).optional().describe('a whole number from 0 to 4294967295'),

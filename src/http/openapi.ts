@@ -11,6 +11,10 @@ import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
 import { s2sPaymentSchema } from './schemas/s2s-schema.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
+import { deliveryQuery, eventQuery, replayBody, retryBody } from './control-deliveries.js';
+import { setSchema as faultSchema } from './control-faults.js';
+import { scenarioDocumentSchema } from '../services/scenarios.js';
+import { snapshotSchema } from '../services/snapshot.js';
 import { paymentsOpenApi } from './payments.js';
 import { tokensOpenApi } from './tokens.js';
 import { v1RefundsOpenApi } from './v1-refunds.js';
@@ -33,6 +37,10 @@ export interface OpenApiRoute {
   auth: 'bearer' | 'terminal' | 'control' | 'none';
   /** The zod schema that validates the body, when there is one. */
   body?: z.ZodType;
+  /** True when the body may be left out entirely. */
+  bodyOptional?: boolean;
+  /** The schema of the parameters inside an encrypted body (shown as x-encrypted-parameters). */
+  encryptedBody?: z.ZodType;
   /** The body media type; application/json unless said otherwise. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
   /** The zod schema that validates the query string (lists, filters). */
@@ -141,7 +149,8 @@ function operation(route: OpenApiRoute): Record<string, unknown> {
     tags: [route.tag],
     security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { [route.bodyType ?? 'application/json']: { schema: jsonSchemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: jsonSchemaOf(route.body) } } } } : {}),
+    ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody) } : {}),
     responses,
   };
 }
@@ -180,9 +189,42 @@ const FOUNDATION_ROUTES: OpenApiRoute[] = [
   { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, jobs_run}' },
 ];
 
+const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
+  method,
+  path: `/_sandbox${path}`,
+  summary,
+  response,
+  tag: 'Sandbox control',
+  auth: 'control',
+  ...extra,
+});
+
+/** Control routes of the webhook workbench and the CI fixture, whose modules export no list. */
+const CONTROL_ROUTES: OpenApiRoute[] = [
+  control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery }),
+  control('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true }),
+  control('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts'),
+  control('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201 }),
+  control('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery }),
+  control('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries'),
+  control('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201 }),
+  control('get', '/faults', 'The fault injection rules and their seed', 'the seed and the rules'),
+  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201 }),
+  control('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed'),
+  control('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed'),
+  control('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open'),
+  control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries'),
+  control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201 }),
+  control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed'),
+  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept'),
+  control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
+  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema }),
+];
+
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
 export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...FOUNDATION_ROUTES,
+  ...CONTROL_ROUTES,
   ...paymentsOpenApi,
   ...v1RefundsOpenApi,
   ...tokensOpenApi,

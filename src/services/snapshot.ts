@@ -22,7 +22,8 @@ const cellSchema = z.union([z.string(), z.number(), z.null(), z.object({ $base64
   error: 'a string, a number, null, or {"$base64": "..."} for binary data',
 });
 
-const snapshotSchema = z.object({
+/** A snapshot document (POST /_sandbox/import). */
+export const snapshotSchema = z.object({
   format: z.literal(SNAPSHOT_FORMAT).describe(`"${SNAPSHOT_FORMAT}" (a file written by sandbox export)`),
   version: z.literal(SNAPSHOT_VERSION).describe(`${SNAPSHOT_VERSION}, the snapshot layout this sandbox reads`),
   schema_version: z.number().int().nonnegative().describe('the migration number of the sandbox that exported it'),
