@@ -71,9 +71,12 @@ export function createDeliveriesRepo(db: Db) {
     attempts, next_attempt_at, created_at, updated_at) VALUES (@id, @eventId, @merchantId, @url, @endpointId, @contentType, @body,
     'pending', @manual, 0, @nextAttemptAt, @createdAt, @createdAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
-  const dueIds = db.prepare("SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?").pluck();
+  // INDEXED BY: without statistics the planner picks deliveries_status_created (status = ?) and
+  // sorts every pending row on each wake, which made a create cost O(backlog) while a receiver was down.
+  const dueIds = db.prepare("SELECT id FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?").pluck();
   const lease = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)");
-  const nextDue = db.prepare("SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND lease_until IS NULL").pluck();
+  // ORDER BY ... LIMIT 1 walks deliveries_due from its start and stops at the first unleased row.
+  const nextDue = db.prepare("SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1").pluck();
   const finish = db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
   const releaseAll = db.prepare("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL");
@@ -100,7 +103,7 @@ export function createDeliveriesRepo(db: Db) {
         return won;
       })();
     },
-    nextDueAt: () => nextDue.get() as number | null,
+    nextDueAt: () => (nextDue.get() as number | undefined) ?? null,
     finish: (f: { id: string; status: DeliveryStatus; attempts: number; nextAttemptAt: number | null; lastStatus: number | null; lastError: string | null; now: number }) =>
       finish.run(f),
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */

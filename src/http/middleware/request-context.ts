@@ -9,8 +9,12 @@ export function requestContext(logger: Logger): MiddlewareHandler {
     const requestId = newId('req');
     c.set('requestId', requestId);
     const started = performance.now();
-    await next();
+    // Set before the response exists, so it is built with the header: setting a header on a
+    // finished response makes Hono copy it into a stream, which costs ~20% of a create.
     c.header('X-Request-Id', requestId);
+    await next();
+    // Responses built by hand (idempotent replays) did not take the prepared header.
+    if (!c.res.headers.has('X-Request-Id')) c.header('X-Request-Id', requestId);
     logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
   };
 }
