@@ -2,7 +2,7 @@
 // module; this file only orders the middleware and mounts them.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from './middleware/body-limit.js';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Config } from '../config.js';
 import { SandboxError, errorBody } from '../errors.js';
