@@ -13,7 +13,7 @@ import { readJson, validate, validateQuery } from './validation.js';
 
 const since = z
   .string()
-  .refine((text) => parseSince(text, 0) !== undefined)
+  .refine((text) => parseSince(text, 0) !== undefined, { message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"' })
   .optional()
   .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000');
