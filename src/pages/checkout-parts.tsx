@@ -36,6 +36,9 @@ export function MerchantHeader(props: { session: CheckoutSession; merchantName: 
   );
 }
 
+/** Short names for the tabs, so three fit one row on a phone. */
+const TAB_LABELS: Record<CheckoutMethod, string> = { card: 'Card', ideal: 'iDEAL', sepa: 'SEPA Debit' };
+
 /** Links to each offered method; works without JavaScript (?method=...). */
 export function MethodTabs(props: { session: CheckoutSession; current: CheckoutMethod }) {
   const { session, current } = props;
@@ -43,8 +46,8 @@ export function MethodTabs(props: { session: CheckoutSession; current: CheckoutM
   return (
     <nav class="tabs" aria-label="Payment method">
       {session.methods.map((method) => (
-        <a href={`/pay/${session.token}?method=${method}`} aria-current={method === current ? 'page' : undefined}>
-          {METHOD_LABELS[method]}
+        <a href={`/pay/${session.token}?method=${method}`} aria-current={method === current ? 'page' : undefined} aria-label={METHOD_LABELS[method]}>
+          {TAB_LABELS[method]}
         </a>
       ))}
     </nav>
