@@ -1,0 +1,64 @@
+// `sandbox receive` in-process: verifies signatures, decrypts S2S data, prints, answers --status.
+import { afterEach, expect, it } from 'vitest';
+import { buildProgram, type CliIo } from '../../src/cli/program.js';
+import { encryptText } from '../../src/crypto/s2s-cipher.js';
+import { signatureHeader } from '../../src/crypto/signature.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { runCli } from './cli-harness.js';
+
+let sandbox: RunningServer | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function receive(args: string[]) {
+  const out: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void out.push(t) };
+  const done = buildProgram(io).parseAsync(['node', 'sandbox', 'receive', '--port', '0', ...args]);
+  const banner = await waitFor(() => out.find((line) => line.startsWith('receiving webhooks at')), 'the receiver');
+  return { out, done, url: /at (http:\/\/\S+?)\/ /.exec(banner)![1]! };
+}
+
+const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers });
+
+it('decrypts S2S data, checks the signature and answers --status', async () => {
+  const r = await receive(['--private-key', CREDS.privateKey, '--public-key', CREDS.publicKey, '--status', '202', '--count', '2']);
+  const body = new URLSearchParams({ data: encryptText('transID=123456789012345&status=Test+Approved&order_status=25', { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey }) }).toString();
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1', 'x-sandbox-event-type': 'payment.authorized' };
+  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', body, 0) });
+  expect(good.status).toBe(202);
+  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(['whsec_other'], 'plain', body, 0) });
+  expect(bad.status).toBe(202);
+  await r.done;
+  const text = r.out.join('\n');
+  expect(text).toMatch(/payment\.authorized evt_1 \/hook {2}signature valid\n {4}transID +123456789012345\n {4}status +Test Approved\n {4}order_status +25/);
+  expect(text).toMatch(/payment\.authorized evt_1 \/hook {2}signature INVALID/);
+});
+
+it('says how to decrypt when the keys are missing, and prints JSON envelopes', async () => {
+  const r = await receive(['--json', '--count', '2']);
+  await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded' });
+  const envelope = JSON.stringify({ event: 'refund.created', id: 'evt_2', data: { refund_id: 're_1', amount: 500 }, created_at: '2026-01-15T12:00:00.000Z' });
+  await post(`${r.url}/v1`, envelope, { 'content-type': 'application/json', 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', envelope, 0) });
+  await r.done;
+  const [first, second] = r.out.slice(1).map((line) => JSON.parse(line));
+  expect(first.problem).toBe('encrypted data (encryption_method=aes256): pass --private-key and --public-key to decrypt it');
+  expect(second).toMatchObject({ event: 'refund.created', id: 'evt_2', signature_valid: true, fields: { refund_id: 're_1', amount: 500 } });
+});
+
+it('receives a real webhook from the sandbox', async () => {
+  const r = await receive(['--count', '1']);
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })) });
+  await r.done;
+  expect(r.out[1]).toMatch(/payment\.authorized evt_\S+ \/webhooks delivery whd_\S+ attempt 1 {2}signature valid/);
+});
+
+it('refuses a bad --status and a lone --private-key', async () => {
+  expect((await runCli(['receive', '--status', '99'])).error).toBe('--status must be an HTTP status from 200 to 599, got "99"');
+  expect((await runCli(['receive', '--private-key', 'pv'])).error).toBe('--private-key and --public-key go together: pass both to decrypt S2S data');
+});
