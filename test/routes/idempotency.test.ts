@@ -179,6 +179,15 @@ describe('scope and format of keys', () => {
     expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).json.data).toEqual([]);
   });
 
+  it('scopes by the authenticated merchant whatever the spelling of the Bearer scheme', async () => {
+    const lower = { authorization: `bearer ${CREDS.apiKey}` };
+    const first = await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('case', lower));
+    const again = await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('case', AUTH));
+    expect(first.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.id).toBe(first.json.id);
+  });
+
   it('accepts a 255-character key', async () => {
     const res = await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('k'.repeat(255), AUTH));
     expect(res.status).toBe(200);

@@ -1,10 +1,12 @@
 // The Idempotency-Key header on every POST of the public API (/api/* and /v1/*). Keys belong to
-// the merchant whose credential the request carries: the bearer key for /v1/, the terminal
-// public_key inside the body for /api/. A request whose credential names no merchant runs
-// without idempotency: it can only end in an error that changes nothing.
+// the merchant whose credential the request carries: the bearer key for /v1/ (this runs after
+// bearerAuth, which sets c.var.merchant), the terminal public_key inside the body for /api/.
+// A request whose credential names no merchant runs without idempotency: it can only end in an
+// error that changes nothing.
 import type { Context, MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
+import type { Merchant } from '../../store/credentials-repo.js';
 
 /** The request header and the header on replayed answers. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -18,10 +20,8 @@ const storable = (status: number) => (status >= 200 && status < 300) || (status 
 /** The merchant whose credential the request carries, or undefined when none is recognisable. */
 function scopeOf(services: Services, c: Context, body: string): string | undefined {
   const credentials = services.deps.store.credentials;
-  if (c.req.path.startsWith('/v1/')) {
-    const header = c.req.header('authorization') ?? '';
-    return header.startsWith('Bearer ') ? credentials.merchantByApiKey(header.slice(7).trim())?.id : undefined;
-  }
+  // bearerAuth runs first on /v1/* and has already refused a request without a valid key.
+  if (c.req.path.startsWith('/v1/')) return (c.get('merchant') as Merchant | undefined)?.id;
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
     // encrypted_data ends with the terminal public_key, unchanged (SPEC 4.2).
