@@ -139,6 +139,15 @@ describe('POST /v1/payments', () => {
     }
   });
 
+  it('the chargeback card is captured and hands a chargeback.open job (family v1) to the chargebacks service 30 s later', async () => {
+    const payment = await createPayment(sb, { token: 'tok_chargeback' });
+    const shown = await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH);
+    expect(shown.json.status).toBe('captured');
+    const job = sb.db.prepare("SELECT due_at AS dueAt, payload FROM jobs WHERE kind = 'chargeback.open' AND subject_id = ?").get(payment.id) as { dueAt: number; payload: string };
+    expect(job.dueAt).toBe(sb.clock.now() + 30_000);
+    expect(JSON.parse(job.payload)).toEqual({ family: 'v1' });
+  });
+
   it('the card that never answers stays processing, publishes nothing, and can be canceled', async () => {
     const payment = await createPayment(sb, { token: 'tok_no_answer' });
     expect(payment.status).toBe('processing');
