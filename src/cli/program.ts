@@ -11,6 +11,8 @@ import { addFaultsCommand } from './faults.js';
 import { addListenCommand } from './listen.js';
 import { addReceiveCommand } from './receive.js';
 import { addClockCommand } from './clock.js';
+import { addWaitCommand } from './wait.js';
+import { addSnapshotCommands } from './snapshot.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -40,6 +42,8 @@ export function buildProgram(io: CliIo = processIo): Command {
   addListenCommand(program, io);
   addReceiveCommand(program, io);
   addClockCommand(program, io);
+  addWaitCommand(program, io);
+  addSnapshotCommands(program, io);
   return program;
 }
 

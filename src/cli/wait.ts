@@ -1,0 +1,76 @@
+// `sandbox wait --event payment.authorized [--to URL] [--status succeeded] [--timeout 30s]`: for CI
+// scripts. Polls the control API's delivery list; exits 0 once such a delivery is found, and 1
+// after the timeout, printing the deliveries it did see.
+import type { Command } from 'commander';
+import { parseDuration } from '../domain/duration.js';
+import { CliError } from './cli-error.js';
+import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import type { CliIo } from './program.js';
+
+/** The fields of GET /_sandbox/deliveries items that wait reads. */
+interface DeliveryItem {
+  id: string;
+  event: string;
+  url: string;
+  status: string;
+  attempts: number;
+  last_response_status: number | null;
+  last_error: string | null;
+}
+
+const STATUSES = ['succeeded', 'failed', 'any'] as const;
+const POLL_MS = 250;
+const SHOWN = 20;
+
+/** One line per delivery: id, event, target, status, attempts and the last answer. */
+export function deliveryLine(d: DeliveryItem): string {
+  const answer = d.last_response_status !== null ? `last answer ${d.last_response_status}` : d.last_error ? `last error: ${d.last_error}` : 'not tried yet';
+  return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`;
+}
+
+/** Adds `sandbox wait`. */
+export function addWaitCommand(program: Command, io: CliIo): void {
+  clientOptions(
+    program
+      .command('wait')
+      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived')
+      .requiredOption('--event <type>', 'the event type, e.g. payment.authorized')
+      .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
+      .option('--status <status>', 'succeeded (2xx received), failed (retries exhausted) or any (queued at all)', 'succeeded')
+      .option('--timeout <duration>', 'how long to wait, e.g. 30s or 2m', '30s'),
+  ).action(async (flags: ClientFlags & { event: string; to?: string; status: string; timeout: string }) => {
+    const timeoutMs = parseDuration(flags.timeout);
+    if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
+    if (!(STATUSES as readonly string[]).includes(flags.status)) throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
+    const client = new ControlClient(flags);
+    const filter = { event: flags.event, url: flags.to };
+    const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
+
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const page = await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, status: flags.status === 'any' ? undefined : flags.status, limit: 1 });
+      const found = page.data[0];
+      if (found) {
+        io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
+        return;
+      }
+      if (Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    }
+
+    // What did arrive: deliveries of the event first; when there are none, whatever there is.
+    let seen = (await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, limit: SHOWN })).data;
+    let scope = `of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
+    if (seen.length === 0) {
+      seen = (await client.get<{ data: DeliveryItem[] }>('/deliveries', { limit: SHOWN })).data;
+      scope = 'of any event';
+    }
+    io.exitCode = 1;
+    if (flags.json) {
+      io.out(JSON.stringify({ found: false, timeout_ms: timeoutMs, seen }, null, 2));
+      return;
+    }
+    const lines = seen.length ? seen.map((d) => `  ${deliveryLine(d)}`) : ['  none'];
+    io.err([`no ${wanted} within ${flags.timeout}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
+  });
+}

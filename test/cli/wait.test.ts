@@ -1,0 +1,124 @@
+// `sandbox wait` in-process against a real sandbox: exit 0 when the delivery is there, 1 after the
+// timeout with what it saw, and one-line errors for bad flags.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import kleur from 'kleur';
+import { CommanderError } from 'commander';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { buildProgram, userErrorMessage, type CliIo } from '../../src/cli/program.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+kleur.enabled = false;
+
+let sandbox: RunningServer;
+let merchant: FakeMerchant;
+beforeEach(async () => {
+  merchant = await startFakeMerchant();
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+});
+afterEach(async () => {
+  await sandbox.close();
+  await merchant.close();
+});
+
+/** Runs `sandbox wait --url <sandbox> ...`, capturing output and the exit code it sets. */
+async function wait(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  let error: string | undefined;
+  try {
+    await buildProgram(io).parseAsync(['node', 'sandbox', 'wait', '--url', sandbox.url, ...args]);
+  } catch (e) {
+    error = e instanceof CommanderError ? e.message : userErrorMessage(e);
+    if (error === undefined) throw e;
+  }
+  return { out: out.join('\n'), err: err.join('\n'), exitCode: io.exitCode ?? (error ? 1 : 0), error };
+}
+
+async function pay(ccno: string, webhookPath = '/hook') {
+  const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno, webhook_url: merchant.url + webhookPath })) });
+  return (await res.json()) as { transID: string };
+}
+
+const settled = (status: string) => waitFor(() => sandbox.store.deliveries.list({ limit: 10 }).some((d) => d.status === status), `a ${status} delivery`);
+
+describe('sandbox wait', () => {
+  it('exits 0 and names the delivery once it succeeded', async () => {
+    await pay('4242424242424242');
+    await settled('succeeded');
+    const run = await wait(['--event', 'payment.authorized', '--timeout', '2s']);
+    expect(run.exitCode).toBe(0);
+    expect(run.out).toMatch(new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${merchant.url}/hook succeeded after 1 attempt \\(last answer 200\\)$`));
+  });
+
+  it('waits for a delivery that happens while it polls', async () => {
+    const running = wait(['--event', 'payment.authorized', '--timeout', '10s']);
+    await pay('4242424242424242');
+    const run = await running;
+    expect(run.exitCode).toBe(0);
+    expect(run.out).toMatch(/^found: .* succeeded/);
+  });
+
+  it('exits 1 after the timeout, listing the deliveries of the event it saw', async () => {
+    const failing = await startFakeMerchant({ fallback: 500 });
+    try {
+      await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: failing.url + '/down' })) });
+      await settled('failed');
+      const run = await wait(['--event', 'payment.authorized', '--timeout', '300ms']);
+      expect(run.exitCode).toBe(1);
+      expect(run.err).toMatch(/^no succeeded delivery of payment\.authorized within 300ms; deliveries of payment\.authorized, newest first \(1\):\n/);
+      expect(run.err).toMatch(new RegExp(`whd_\\w+ payment\\.authorized -> ${failing.url}/down failed after 1 attempt \\(last answer 500\\)`));
+
+      // --status failed is what it is waiting for now.
+      const failed = await wait(['--event', 'payment.authorized', '--status', 'failed', '--timeout', '1s']);
+      expect(failed.exitCode).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('when no delivery of the event exists, it lists the deliveries of any event', async () => {
+    await pay('4000000000000002');
+    await settled('succeeded');
+    const run = await wait(['--event', 'payment.authorized', '--timeout', '200ms']);
+    expect(run.exitCode).toBe(1);
+    expect(run.err).toMatch(/deliveries of any event, newest first \(1\):\n {2}whd_\w+ payment\.declined -> /);
+  });
+
+  it('--to only counts deliveries to that webhook URL', async () => {
+    await pay('4242424242424242', '/elsewhere');
+    await settled('succeeded');
+    const miss = await wait(['--event', 'payment.authorized', '--to', `${merchant.url}/hook`, '--timeout', '200ms']);
+    expect(miss.exitCode).toBe(1);
+    expect(miss.err).toMatch(/deliveries of any event/);
+    const hit = await wait(['--event', 'payment.authorized', '--to', `${merchant.url}/elsewhere`, '--timeout', '1s']);
+    expect(hit.exitCode).toBe(0);
+  });
+
+  it('--status any is satisfied by a queued delivery, and --json prints the delivery', async () => {
+    await pay('4242424242424242');
+    const run = await wait(['--event', 'payment.authorized', '--status', 'any', '--json', '--timeout', '1s']);
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({ found: true, delivery: { event: 'payment.authorized', url: `${merchant.url}/hook` } });
+  });
+
+  it.each([
+    [['--event', 'payment.authorized', '--timeout', 'soon'], /--timeout must be a duration like 30s or 2m, got "soon"/],
+    [['--event', 'payment.authorized', '--status', 'done'], /--status must be succeeded, failed or any, got "done"/],
+    [[], /required option '--event <type>' not specified/],
+  ])('refuses %j with one line', async (args, message) => {
+    const run = await wait(args);
+    expect(run.exitCode).toBe(1);
+    expect(run.error).toMatch(message);
+  });
+
+  it('says so when no sandbox answers', async () => {
+    const out: string[] = [];
+    const io: CliIo = { out: (t) => void out.push(t), err: (t) => void out.push(t) };
+    const failure = await buildProgram(io).parseAsync(['node', 'sandbox', 'wait', '--url', 'http://127.0.0.1:9', '--event', 'payment.authorized']).catch((e: Error) => e);
+    expect(userErrorMessage(failure)).toMatch(/^no sandbox answers at http:\/\/127\.0\.0\.1:9/);
+  });
+});
