@@ -116,6 +116,15 @@ describe('POST /v1/checkout/sessions', () => {
     expect(res.json.error.code).toBe('unsupported_content_type');
   });
 
+  it('replays the first answer for a repeated Idempotency-Key, so a retried create makes one session', async () => {
+    const headers = { ...AUTH, 'idempotency-key': 'checkout-order-42' };
+    const first = await sandbox.request('POST', '/v1/checkout/sessions', sessionBody(), headers);
+    const second = await sandbox.request('POST', '/v1/checkout/sessions', sessionBody(), headers);
+    expect(second.status).toBe(200);
+    expect(second.json.id).toBe(first.json.id);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('401 without an API key', async () => {
     const res = await sandbox.request('POST', '/v1/checkout/sessions', sessionBody());
     expect(res.status).toBe(401);
