@@ -9,10 +9,14 @@ import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../server/logger.js';
 import type { Services } from '../services/services.js';
 import type { Outcome } from '../domain/outcomes.js';
-import type { Terminal } from '../store/credentials-repo.js';
+import type { Merchant, Terminal } from '../store/credentials-repo.js';
 import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
+import { bearerAuth } from './middleware/bearer-auth.js';
+import { paymentRoutes } from './payments.js';
+import { v1RefundRoutes } from './v1-refunds.js';
+import { tokenRoutes } from './tokens.js';
 import { controlRoutes } from './control.js';
 import { scenarioRoutes } from './control-scenarios.js';
 import { stateRoutes } from './control-state.js';
@@ -27,7 +31,7 @@ import { checkoutPages } from '../pages/checkout.js';
 import { PAGE_CSS } from '../pages/styles.js';
 
 /** Hono variables set by middleware. */
-export type AppEnv = { Variables: { requestId: string } };
+export type AppEnv = { Variables: { requestId: string; merchant?: Merchant } };
 
 /** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
 export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => Outcome | undefined;
@@ -62,6 +66,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));
   // Pages: no framing by other sites, no inline script, images from anywhere (merchant logos).
   const pageHeaders = secureHeaders({
@@ -77,6 +82,9 @@ export function createApp(deps: AppDeps) {
   });
 
   app.route('/', s2sRoutes(deps));
+  app.route('/', paymentRoutes(deps));
+  app.route('/', v1RefundRoutes(deps));
+  app.route('/', tokenRoutes(deps));
   app.route('/', webhookEndpointRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', openApiRoutes(deps));
