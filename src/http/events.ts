@@ -60,6 +60,6 @@ export function eventRoutes(deps: AppDeps) {
 
 /** The OpenAPI entries of these routes. */
 export const eventsOpenApi: OpenApiRoute[] = [
-  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', errors: ['parameter_unknown'] },
+  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}' },
   { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried' },
 ];
