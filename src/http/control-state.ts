@@ -2,7 +2,7 @@
 // Mounted ahead of the app-wide 1 MiB body limit, because a snapshot is often larger; the import
 // route sets its own limit.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlGuard } from './control.js';
