@@ -1,0 +1,132 @@
+// Child processes of the bench: the sandbox as a user runs it (`node bin/sandbox.js start`), the
+// bare Hono baseline, and helper scripts. Servers under test run in their own process so the
+// load generator's CPU is not charged to them (on 2 cores both still share the machine).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root (bench/ sits in it). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A temporary directory removed by `cleanupTemp()` at the end of the run. */
+const tempRoot = mkdtempSync(join(tmpdir(), 'paysandbox-bench-'));
+let tempCount = 0;
+
+/** A fresh path inside the run's temp directory, e.g. tempPath('create', '.db'). */
+export function tempPath(name, suffix = '') {
+  tempCount += 1;
+  return join(tempRoot, `${name}-${tempCount}${suffix}`);
+}
+
+/** Removes every temp file of the run (databases, ready files). */
+export function cleanupTemp() {
+  rmSync(tempRoot, { recursive: true, force: true });
+}
+
+const live = new Set();
+
+/** Kills every child still running (a crash of the bench must not leave servers behind). */
+export function killAll() {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+function track(child, label) {
+  live.add(child);
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString('utf8')).slice(-8000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    live.delete(child);
+    resolve({ code, signal });
+  }));
+  return { output: () => output, exited, label };
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits until `path` holds a line of text (the ready file), or the child exits, or the deadline passes. */
+async function readReadyFile(path, tracked, deadlineMs) {
+  const deadline = performance.now() + deadlineMs;
+  let exited = false;
+  tracked.exited.then(() => (exited = true));
+  for (;;) {
+    try {
+      const text = readFileSync(path, 'utf8').trim();
+      if (text) return text;
+    } catch {
+      // not written yet
+    }
+    if (exited) throw new Error(`${tracked.label} exited before it was ready:\n${tracked.output()}`);
+    if (performance.now() > deadline) throw new Error(`${tracked.label} was not ready within ${deadlineMs} ms:\n${tracked.output()}`);
+    await sleep(2);
+  }
+}
+
+/** A child server: its URL and pid, and ways to stop it. */
+function handle(child, tracked, url, spawnedAt) {
+  return {
+    url,
+    pid: child.pid,
+    spawnedAt,
+    output: tracked.output,
+    exited: tracked.exited,
+    /** SIGTERM: the clean shutdown a user gets with Ctrl-C. */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return tracked.exited;
+    },
+    /** SIGKILL: the crash. */
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return tracked.exited;
+    },
+  };
+}
+
+/** Starts `sandbox start --port 0 --db <db> --quiet --ready-file <f>` and resolves once it wrote its URL. */
+export async function startSandbox({ db, flags = [] }) {
+  const readyFile = tempPath('ready', '.txt');
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child, 'sandbox start');
+  const url = await readReadyFile(readyFile, tracked, 15_000);
+  return { ...handle(child, tracked, url, spawnedAt), readyFile };
+}
+
+/** Starts a bench/children script that writes its URL to the ready file given as its first argument. */
+export async function startScript(script, args = [], { ipc = false } = {}) {
+  const readyFile = tempPath('ready', '.txt');
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/children', script), readyFile, ...args], {
+    cwd: ROOT,
+    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child, script);
+  const url = await readReadyFile(readyFile, tracked, 15_000);
+  return { ...handle(child, tracked, url, spawnedAt), child };
+}
+
+/** Resident and peak resident memory of a process, in MB (Linux /proc). */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time a process has used so far (user + system), in ms, from /proc/<pid>/stat. */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}

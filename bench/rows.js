@@ -1,0 +1,146 @@
+// Stored rows: memory and read latency with 1 000 vs 100 000 transactions (100 vs 1 000 in quick
+// mode). Rows are written straight through the store (createStore + store.tx, batches of 5 000)
+// rather than over HTTP, which would take minutes; the sandbox is then started on that file.
+import { DEFAULT_FIXTURES } from '../dist/config.js';
+import { outcomeForCard } from '../dist/domain/outcomes.js';
+import { openDatabase } from '../dist/store/open-database.js';
+import { readFixtures } from '../dist/store/credentials-repo.js';
+import { createStore } from '../dist/store/store.js';
+import { measure } from './lib/load.js';
+import { routeExists } from './lib/probe.js';
+import { memoryOf, startSandbox, tempPath } from './lib/processes.js';
+import { summarise } from './lib/stats.js';
+
+const BATCH = 5000;
+const SAMPLE = 2000;
+
+/** Writes `count` S2S transactions (90% mer_sandbox, 10% mer_other); returns a sample of their ids and tokens. */
+function seed(db, count) {
+  const database = openDatabase(db);
+  try {
+    const store = createStore(database);
+    store.credentials.seed(readFixtures(DEFAULT_FIXTURES));
+    const approved = outcomeForCard('4242424242424242');
+    const start = Date.now() - count * 1000;
+    const sample = [];
+    const every = Math.max(1, Math.floor(count / SAMPLE));
+    for (let from = 0; from < count; from += BATCH) {
+      store.tx(() => {
+        for (let i = from; i < Math.min(count, from + BATCH); i++) {
+          const other = i % 10 === 9;
+          const transId = String(100000000000000 + i);
+          const statusToken = `benchtoken${i.toString(36).padStart(8, '0')}${'x'.repeat(24)}`;
+          store.transactions.insert({
+            transId,
+            merchantId: other ? 'mer_other' : 'mer_sandbox',
+            terNo: other ? 2002 : 1001,
+            reference: `seed-${i}`,
+            amount: 1000 + (i % 5000),
+            currency: 'EUR',
+            mop: 'CC',
+            brand: 'Visa',
+            ccno: '424242XXXXXX4242',
+            orderStatus: i % 7 === 0 ? 24 : 25,
+            response: 'Transaction approved (test mode)',
+            productName: 'Seeded mug',
+            webhookUrl: 'http://127.0.0.1:9/webhooks',
+            returnUrl: 'http://127.0.0.1:9/return',
+            billIp: '127.0.0.1',
+            customer: { fullname: 'Seed Customer', bill_email: 'seed@example.com' },
+            encryptionMethod: 'none',
+            outcome: approved,
+            statusToken,
+            refunded: 0,
+            createdAt: start + i * 1000,
+            updatedAt: start + i * 1000,
+          });
+          if (i % every === 0 && !other) sample.push({ transId, statusToken });
+        }
+      });
+    }
+    return sample;
+  } finally {
+    database.close();
+  }
+}
+
+/** p50/p99 of `fn` over `n` calls, in ms. */
+function timeCalls(n, fn) {
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    fn();
+    samples.push(performance.now() - t0);
+  }
+  return summarise(samples);
+}
+
+async function measureSize(ctx, count) {
+  const { timing, quick } = ctx;
+  const db = tempPath(`rows-${count}`, '.db');
+  const seedStarted = performance.now();
+  const sample = seed(db, count);
+  const seedMs = performance.now() - seedStarted;
+  const pick = () => sample[Math.floor(Math.random() * sample.length)];
+  const loadTiming = quick ? timing : { warmupSeconds: 1, seconds: 3 };
+  const sandbox = await startSandbox({ db });
+  const figures = { count, seedMs };
+  try {
+    figures.authstatus = await measure(sandbox.url, { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/api/s2s/status/${pick().statusToken}` }) }, loadTiming, sandbox.pid);
+    figures.control = await measure(sandbox.url, { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/_sandbox/transactions/${pick().transId}` }) }, loadTiming, sandbox.pid);
+    if (await routeExists(sandbox.url, 'GET', '/_sandbox/transactions?limit=20')) {
+      figures.httpList = await measure(sandbox.url, { method: 'GET', path: '/_sandbox/transactions?limit=20' }, loadTiming, sandbox.pid);
+    }
+    figures.memory = memoryOf(sandbox.pid);
+  } finally {
+    await sandbox.stop();
+  }
+  // The list query itself, through the repository the list routes use, on the same file.
+  const database = openDatabase(db);
+  try {
+    const store = createStore(database);
+    const calls = quick ? 100 : 300;
+    figures.listMerchant = timeCalls(calls, () => store.transactions.list({ merchantId: 'mer_sandbox', limit: 20 }));
+    figures.listAll = timeCalls(calls, () => store.transactions.list({ limit: 20 }));
+    const middle = store.transactions.list({ merchantId: 'mer_sandbox', limit: 1 })[0];
+    figures.listPage = timeCalls(calls, () => store.transactions.list({ merchantId: 'mer_sandbox', limit: 20, before: { createdAt: middle.createdAt - Math.floor(count / 2) * 1000, transId: middle.transId } }));
+  } finally {
+    database.close();
+  }
+  return figures;
+}
+
+/** Runs the stored-rows section. */
+export async function benchRows(ctx) {
+  const { report, quick } = ctx;
+  const [smallCount, largeCount] = quick ? [100, 1000] : [1000, 100_000];
+  const small = await measureSize(ctx, smallCount);
+  const large = await measureSize(ctx, largeCount);
+  const n = (count) => count.toLocaleString('en-US').replace(/,/g, ' ');
+  report.measure({ group: 'rows', name: `seeding ${n(largeCount)} transactions through the store`, figure: `${(large.seedMs / 1000).toFixed(1)} s` });
+  report.measure({
+    group: 'memory',
+    name: `sandbox RSS with ${n(largeCount)} stored transactions, after the read runs`,
+    figure: `${large.memory.rssMb.toFixed(0)} MB (peak ${large.memory.peakMb.toFixed(0)} MB; ${small.memory.rssMb.toFixed(0)} MB with ${n(smallCount)})`,
+    target: 'RSS < 120 MB',
+    pass: large.memory.peakMb < 120,
+  });
+  // Flat = the large table's median within 1.5x of the small one's, plus 0.02 ms of timer noise.
+  const flat = (name, a, b) => {
+    const pass = b.p50 <= a.p50 * 1.5 + 0.02;
+    report.measure({
+      group: 'rows',
+      name: `${name}: ${n(smallCount)} vs ${n(largeCount)} rows`,
+      figure: `p50 ${a.p50.toFixed(3)} -> ${b.p50.toFixed(3)} ms, p99 ${a.p99.toFixed(3)} -> ${b.p99.toFixed(3)} ms${a.rps ? `; ${Math.round(a.rps)} -> ${Math.round(b.rps)} req/s` : ''}`,
+      target: 'get/list flat from 1 000 to 100 000 rows',
+      pass,
+    });
+  };
+  flat('GET authstatus (HTTP, 10 connections)', small.authstatus, large.authstatus);
+  flat('GET /_sandbox/transactions/:id (HTTP, 10 connections)', small.control, large.control);
+  if (small.httpList && large.httpList) flat('GET /_sandbox/transactions?limit=20 (HTTP, 10 connections)', small.httpList, large.httpList);
+  else report.unavailable('GET /_sandbox/transactions (list over HTTP); the list query is timed through the store instead');
+  flat("list a merchant's newest 20 (store query)", small.listMerchant, large.listMerchant);
+  flat('list the newest 20 of all merchants (store query)', small.listAll, large.listAll);
+  flat('list 20 from the middle (keyset page, store query)', small.listPage, large.listPage);
+}

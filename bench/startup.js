@@ -1,0 +1,64 @@
+// Start-up time to the first answered request: the CLI as a user runs it (process spawn included),
+// on a new database (migrations run) and on an existing one; and startServer() in-process.
+import { request } from './lib/http.js';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, startSandbox, tempPath } from './lib/processes.js';
+import { median } from './lib/stats.js';
+
+async function firstHealth(url) {
+  const res = await request(`${url}/_sandbox/health`);
+  if (res.status !== 200) throw new Error(`GET /_sandbox/health answered ${res.status}`);
+}
+
+/** Spawns `sandbox start ... --ready-file` and times spawn -> first answered GET /_sandbox/health. */
+async function cliStart(db) {
+  const sandbox = await startSandbox({ db });
+  try {
+    await firstHealth(sandbox.url);
+    return performance.now() - sandbox.spawnedAt;
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** Runs the start-up section. */
+export async function benchStartup(ctx) {
+  const { report, quick } = ctx;
+  const runs = quick ? 2 : 5;
+  const fresh = [];
+  const existing = [];
+  for (let i = 0; i < runs; i++) {
+    const db = tempPath('startup', '.db');
+    fresh.push(await cliStart(db));
+    existing.push(await cliStart(db));
+  }
+  const figure = (values) => `median ${median(values).toFixed(0)} ms (runs: ${values.map((v) => v.toFixed(0)).join(', ')})`;
+  report.measure({ group: 'start-up', name: 'sandbox start -> first answer, new database', figure: figure(fresh), target: 'start-up < 400 ms', pass: median(fresh) < 400 });
+  report.measure({ group: 'start-up', name: 'sandbox start -> first answer, existing database', figure: figure(existing), target: 'start-up < 400 ms', pass: median(existing) < 400 });
+
+  // In-process: startServer() timed to the first answer, each on a new database file. The library
+  // is already loaded here; its first import is timed apart in a fresh node process.
+  const { loadConfig, startServer } = await import('../dist/index.js');
+  const importMs = Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(join(ROOT, 'dist/index.js'))}); console.log(performance.now() - t);`], { encoding: 'utf8' }),
+  );
+  const inProcess = [];
+  for (let i = 0; i < runs + 1; i++) {
+    const started = performance.now();
+    const running = await startServer(loadConfig({ port: 0, db: tempPath('inprocess', '.db'), quiet: true }, {}));
+    try {
+      await firstHealth(running.url);
+      inProcess.push(performance.now() - started);
+    } finally {
+      await running.close();
+    }
+  }
+  report.measure({
+    group: 'start-up',
+    name: 'startServer() in-process -> first answer, new database',
+    figure: `${figure(inProcess)}; first import of the library in a new process ${importMs.toFixed(0)} ms`,
+    target: 'in-process start-up < 100 ms',
+    pass: median(inProcess) < 100,
+  });
+}

@@ -1,0 +1,142 @@
+// Throughput at 10 connections: the bare Hono baseline, then each create/get endpoint of the
+// sandbox (a child `sandbox start` on a WAL file database), each as a ratio to the baseline.
+// Endpoints still being built are probed and skipped with "not available".
+import { measure } from './lib/load.js';
+import { request, pool } from './lib/http.js';
+import { routeExists, expectOk } from './lib/probe.js';
+import { startSandbox, startScript, tempPath, memoryOf } from './lib/processes.js';
+import { CARDS, checkoutFields, encryptedForm, jsonHeaders, refundFields, s2sFields, uniqueReference, v1PaymentFields } from './lib/bodies.js';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** Runs the throughput section and adds its rows to the report. */
+export async function benchThroughput(ctx) {
+  const { report, timing, receiver } = ctx;
+  const bare = await startScript('bare-hono.js');
+  try {
+    report.baseline('bare Hono GET / (JSON)', await measure(bare.url, { method: 'GET', path: '/' }, timing, bare.pid));
+  } finally {
+    await bare.stop();
+  }
+
+  const sandbox = await startSandbox({ db: tempPath('throughput', '.db') });
+  const webhookUrl = `${receiver.url}/throughput`;
+  const endpoint = (spec) => benchEndpoint(ctx, sandbox, spec);
+  try {
+    const s2s = (card, label) => ({
+      method: 'POST',
+      path: '/api/s2s',
+      headers: jsonHeaders(),
+      setupRequest: (req) => ({ ...req, body: JSON.stringify(s2sFields({ card, reference: uniqueReference(label), webhookUrl })) }),
+    });
+
+    receiver.reset();
+    const frictionless = await endpoint({ name: 'POST /api/s2s, 4242 frictionless (+ its webhook)', create: true, request: s2s(CARDS.frictionless, 'f') });
+    if (frictionless) {
+      // Every acknowledged frictionless create owes one webhook; wait for the outbox to drain.
+      const owed = frictionless.ok + frictionless.warmupOk;
+      const loadEnded = performance.now();
+      const drained = await receiver.waitForCount(owed, 60_000);
+      report.measure({ group: 'webhooks', name: 'webhooks delivered during/after the frictionless create run', figure: `${receiver.count} of ${owed} owed; backlog drained ${Math.round(drained - loadEnded)} ms after the load stopped` });
+    }
+
+    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', create: true, request: s2s(CARDS.challenge, 'c'), id: 'challenge' });
+
+    await endpoint({
+      name: 'POST /api/s2s/encrypt, 3220 challenge',
+      create: true,
+      ratioTo: 'challenge',
+      request: {
+        method: 'POST',
+        path: '/api/s2s/encrypt',
+        headers: FORM,
+        setupRequest: (req) => ({ ...req, body: encryptedForm(s2sFields({ card: CARDS.challenge, reference: uniqueReference('e'), webhookUrl })) }),
+      },
+    });
+
+    let refundPool = [];
+    await endpoint({
+      name: 'POST /api/transactions/refund-request, 0.01 each',
+      create: true,
+      async prepare() {
+        // Approved payments with room for many small partial refunds each.
+        refundPool = await pool(100, 10, async () => {
+          const res = await request(`${sandbox.url}/api/s2s`, { method: 'POST', body: s2sFields({ card: CARDS.frictionless, reference: uniqueReference('r'), webhookUrl, amount: '90000.00' }) });
+          if (res.status !== 200) throw new Error(`creating a payment to refund answered ${res.status}: ${res.text.slice(0, 200)}`);
+          return res.json.transID;
+        });
+      },
+      request: {
+        method: 'POST',
+        path: '/api/transactions/refund-request',
+        headers: jsonHeaders(),
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(refundFields(refundPool[Math.floor(Math.random() * refundPool.length)], 0.01)) }),
+      },
+    });
+
+    await endpoint({
+      name: 'POST /v1/payments',
+      create: true,
+      request: { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) },
+    });
+
+    let paymentIds = [];
+    await endpoint({
+      name: 'GET /v1/payments/:id',
+      probe: { method: 'GET', path: '/v1/payments/pay_bench_probe' },
+      async prepare() {
+        paymentIds = await pool(100, 10, async () => {
+          const res = await request(`${sandbox.url}/v1/payments`, { method: 'POST', headers: jsonHeaders(true), body: v1PaymentFields({ webhookUrl }) });
+          if (res.status !== 200) throw new Error(`creating a /v1/ payment answered ${res.status}: ${res.text.slice(0, 200)}`);
+          return res.json.id;
+        });
+      },
+      request: {
+        method: 'GET',
+        path: '/v1/payments/x',
+        headers: jsonHeaders(true),
+        setupRequest: (req) => ({ ...req, path: `/v1/payments/${paymentIds[Math.floor(Math.random() * paymentIds.length)]}` }),
+      },
+    });
+
+    await endpoint({
+      name: 'POST /v1/checkout/sessions',
+      create: true,
+      request: { method: 'POST', path: '/v1/checkout/sessions', headers: jsonHeaders(true), body: JSON.stringify(checkoutFields()) },
+    });
+
+    const memory = memoryOf(sandbox.pid);
+    report.measure({
+      group: 'memory',
+      name: 'sandbox RSS after the throughput runs',
+      figure: `${memory.rssMb.toFixed(0)} MB (peak ${memory.peakMb.toFixed(0)} MB)`,
+      target: 'RSS < 120 MB',
+      pass: memory.peakMb < 120,
+    });
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** Probes, prepares, checks one request answers 2xx, then measures; a failure is reported, not thrown. */
+async function benchEndpoint(ctx, sandbox, spec) {
+  const { report, timing } = ctx;
+  const { url } = sandbox;
+  const probe = spec.probe ?? { method: spec.request.method, path: spec.request.path };
+  const headers = spec.request.headers;
+  if (!(await routeExists(url, probe.method, probe.path, headers))) {
+    report.unavailable(spec.name);
+    return undefined;
+  }
+  try {
+    await spec.prepare?.();
+    const sample = spec.request.setupRequest ? spec.request.setupRequest({ ...spec.request }) : spec.request;
+    await expectOk(url, spec.name, { method: sample.method, path: sample.path, headers, body: sample.body });
+    const result = await measure(url, spec.request, timing, sandbox.pid);
+    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo });
+    return result;
+  } catch (err) {
+    report.problem(`${spec.name}: ${err.message}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,101 @@
+// Webhooks: latency from a frictionless create to the merchant's receiver, and how fast the
+// outbox drains to a local receiver at 8 and 32 attempts in flight.
+import { request } from './lib/http.js';
+import { startSandbox, startScript, tempPath, memoryOf } from './lib/processes.js';
+import { summarise } from './lib/stats.js';
+import { CARDS, s2sFields, uniqueReference } from './lib/bodies.js';
+
+/**
+ * One payment at a time with 4242 (approved in the create's own transaction, so the webhook is
+ * committed before the response is sent): time from just before the request is sent to the
+ * receiver having the webhook, next to the create's own response time. Both clocks are this
+ * process's, so commit -> receiver is at most the first figure.
+ */
+export async function benchWebhookLatency(ctx) {
+  const { report, receiver, quick } = ctx;
+  const count = quick ? 100 : 500;
+  const warmup = quick ? 20 : 50;
+  const sandbox = await startSandbox({ db: tempPath('latency', '.db') });
+  try {
+    const arrival = [];
+    const response = [];
+    const afterResponse = [];
+    for (let i = 0; i < warmup + count; i++) {
+      const reference = uniqueReference('lat');
+      const path = `/latency/${reference}`;
+      const body = s2sFields({ card: CARDS.frictionless, reference, webhookUrl: receiver.url + path });
+      const sent = performance.now();
+      const res = await request(`${sandbox.url}/api/s2s`, { method: 'POST', body });
+      const answered = performance.now();
+      if (res.status !== 200 || res.json.order_status !== '25') throw new Error(`a 4242 create answered ${res.status}: ${res.text.slice(0, 200)}`);
+      const arrived = await receiver.waitForPath(path, 10_000);
+      if (i < warmup) continue;
+      arrival.push(arrived - sent);
+      response.push(answered - sent);
+      afterResponse.push(arrived - answered);
+    }
+    const a = summarise(arrival);
+    const r = summarise(response);
+    const d = summarise(afterResponse);
+    report.measure({
+      group: 'webhooks',
+      name: `webhook latency: request sent -> receiver has it (${count} payments, one at a time)`,
+      figure: `p50 ${a.p50.toFixed(2)} ms, p99 ${a.p99.toFixed(2)} ms`,
+      target: 'webhook latency p50 < 10 ms',
+      pass: a.p50 < 10,
+    });
+    report.measure({ group: 'webhooks', name: 'the same creates: response time', figure: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms` });
+    report.measure({ group: 'webhooks', name: 'the same creates: response received -> webhook received', figure: `p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms` });
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/**
+ * Deliveries per second: a child sandbox (bench/children/outbox.js) fills its outbox with N
+ * frictionless payments while its worker is stopped, then starts the worker with 8 or 32
+ * attempts in flight; the rate is N over the time until the receiver has the N-th webhook.
+ */
+export async function benchDeliveries(ctx) {
+  const { report, receiver, quick } = ctx;
+  const count = quick ? 1000 : 5000;
+  for (const concurrency of [8, 32]) {
+    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], { ipc: true });
+    try {
+      const filled = await ask(child.child, { type: 'fill', count });
+      if (filled.pending !== count) throw new Error(`the outbox holds ${filled.pending} deliveries, expected ${count}`);
+      receiver.reset();
+      const started = performance.now();
+      child.child.send({ type: 'go', concurrency });
+      const lastArrived = await receiver.waitForCount(count, 120_000);
+      const seconds = (lastArrived - started) / 1000;
+      const status = await ask(child.child, { type: 'status', count });
+      const memory = memoryOf(child.pid);
+      const rate = count / seconds;
+      report.measure({
+        group: 'webhooks',
+        name: `deliveries/s to a local receiver, ${concurrency} in flight (${count} queued)`,
+        figure: `${Math.round(rate)}/s; ${status.succeeded} succeeded, ${status.other} not; sandbox RSS ${memory.rssMb.toFixed(0)} MB`,
+        target: 'deliveries >= 1000/s',
+        pass: rate >= 1000 && status.succeeded === count,
+      });
+    } finally {
+      child.child.send({ type: 'close' });
+      await child.exited;
+    }
+  }
+}
+
+/** Sends `message` to the child and resolves with its answer of the same type. */
+function ask(child, message) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (answer) => {
+      if (answer.type === 'error') reject(new Error(answer.message));
+      else if (answer.type === message.type) resolve(answer);
+      else return;
+      child.off('message', onMessage);
+    };
+    child.on('message', onMessage);
+    child.send(message);
+  });
+}
