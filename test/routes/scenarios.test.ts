@@ -107,6 +107,18 @@ describe('scenario queue over the control API', () => {
     expect((await pay()).json.order_status).toBe('24');
   });
 
+  it('decides /v1/ payments too, matched on amount and reference', async () => {
+    sandbox = createTestSandbox();
+    await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ amount: 1500, reference: 'v1-*', outcome: 'decline:insufficient_funds' }] });
+    const v1 = (body: Record<string, unknown>, headers: Record<string, string> = {}) => sandbox.request('POST', '/v1/payments', body, { authorization: `Bearer ${CREDS.apiKey}`, ...headers });
+    expect((await v1({ amount: 1500, currency: 'EUR', reference: 'other-1' })).json.status).toBe('authorized');
+    const declined = await v1({ amount: 1500, currency: 'EUR', reference: 'v1-order' });
+    expect(declined.json).toMatchObject({ status: 'declined', decline_code: 'insufficient_funds' });
+    const bad = await v1({ amount: 1500, currency: 'EUR' }, { 'X-Sandbox-Outcome': 'nope' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.param).toBe('X-Sandbox-Outcome');
+  });
+
   it('DELETE empties the queue', async () => {
     sandbox = createTestSandbox();
     await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ outcome: 'approve', times: 5 }] });
@@ -129,6 +141,15 @@ describe('scenario queue over the control API', () => {
     expect(res.json.error).toMatchObject({ code, param });
     expect(res.json.error.message).toMatch(message);
     expect((await sandbox.request('GET', '/_sandbox/scenarios')).json.items).toEqual([]);
+  });
+
+  it('answers only callers with the control token when one is set', async () => {
+    sandbox = createTestSandbox({ controlToken: 'ctl_secret_1' });
+    const refused = await sandbox.request('GET', '/_sandbox/scenarios');
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.code).toBe('control_forbidden');
+    expect((await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ outcome: 'approve' }] })).status).toBe(401);
+    expect((await sandbox.request('GET', '/_sandbox/scenarios', undefined, { authorization: 'Bearer ctl_secret_1' })).status).toBe(200);
   });
 
   it('refuses a body that is not JSON', async () => {

@@ -121,6 +121,18 @@ describe('POST /_sandbox/import', () => {
   });
 });
 
+describe('the control guard', () => {
+  it('export, import and reset answer only callers with the control token when one is set (a snapshot holds every secret)', async () => {
+    const sandbox = open({ controlToken: 'ctl_secret_1' });
+    for (const [method, path] of [['GET', '/_sandbox/export'], ['POST', '/_sandbox/import'], ['POST', '/_sandbox/reset']] as const) {
+      const res = await sandbox.request(method, path, method === 'POST' ? {} : undefined);
+      expect([path, res.status, res.json.error.code]).toEqual([path, 401, 'control_forbidden']);
+    }
+    const allowed = await sandbox.request('GET', '/_sandbox/export', undefined, { authorization: 'Bearer ctl_secret_1' });
+    expect(allowed.status).toBe(200);
+  });
+});
+
 describe('POST /_sandbox/reset', () => {
   it('empties every table but the credentials, reseeds them and reloads --scenario', async () => {
     const sandbox = open({ scenario: new URL('../../fixtures/scenarios/3ds-fails-then-approves.json', import.meta.url).pathname });
