@@ -1,7 +1,7 @@
 // Opens the SQLite database with the settings the whole sandbox relies on and applies the
 // numbered migrations in src/store/migrations (copied next to the build by scripts/copy-assets.js).
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,7 +12,7 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 /** Opens (creating when needed) the database at `path` (":memory:" allowed) and migrates it. */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') ensureDirectory(dirname(path));
   const db: Db = new Database(path);
   // WAL + synchronous=NORMAL: a commit is durable against a process crash (kill -9), which is
   // the failure a sandbox meets; FULL would also survive power loss at 2.5x the cost per write.
@@ -24,6 +24,21 @@ export function openDatabase(path: string): Db {
   db.pragma('wal_autocheckpoint = 4000');
   migrate(db);
   return db;
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time. Node 20's mkdirSync({recursive: true})
+ * spins forever under /proc (e.g. --db /proc/nope/x.db); this fails with one clear error instead.
+ */
+function ensureDirectory(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) ensureDirectory(parent);
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /** Applies every migration file whose number is above the recorded schema version. */
