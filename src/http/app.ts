@@ -13,6 +13,8 @@ import type { Merchant, Terminal } from '../store/credentials-repo.js';
 import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
+import { s2sEncryptedRoutes } from './s2s-encrypted.js';
+import { refundRoutes } from './refunds.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
 import { paymentRoutes } from './payments.js';
 import { v1RefundRoutes } from './v1-refunds.js';
@@ -82,6 +84,8 @@ export function createApp(deps: AppDeps) {
   });
 
   app.route('/', s2sRoutes(deps));
+  app.route('/', s2sEncryptedRoutes(deps));
+  app.route('/', refundRoutes(deps));
   app.route('/', paymentRoutes(deps));
   app.route('/', v1RefundRoutes(deps));
   app.route('/', tokenRoutes(deps));

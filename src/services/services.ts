@@ -5,6 +5,7 @@ import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { S2SPayments } from './s2s-payments.js';
+import { S2SRefunds } from './s2s-refunds.js';
 import { Scenarios } from './scenarios.js';
 import { Snapshot } from './snapshot.js';
 import { Tokens } from './tokens.js';
@@ -24,6 +25,7 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events);
+  const s2sRefunds = new S2SRefunds(deps, jobs, s2s);
   const scenarios = new Scenarios(deps);
   const snapshot = new Snapshot(deps, scenarios);
   const tokens = new Tokens(deps);
@@ -38,7 +40,7 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
-  return { deps, jobs, events, auth, s2s, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments };
+  return { deps, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments };
 }
 
 /** Every service of one sandbox. */

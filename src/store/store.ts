@@ -7,6 +7,7 @@ import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
+import { createS2SRefundsRepo } from './s2s-refunds-repo.js';
 import { createScenariosRepo } from './scenarios-repo.js';
 import { createPaymentsRepo } from './payments-repo.js';
 import { createV1RefundsRepo } from './v1-refunds-repo.js';
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     events: createEventsRepo(db),
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
+    s2sRefunds: createS2SRefundsRepo(db),
     scenarios: createScenariosRepo(db),
     payments: createPaymentsRepo(db),
     v1Refunds: createV1RefundsRepo(db),

@@ -1,0 +1,71 @@
+// POST /api/s2s/encrypt (SPEC 4.2): one form field, encrypted_data = ciphertext + public_key. The
+// terminal is found by that suffix, the ciphertext is decrypted with its keys (DECISIONS.md
+// scheme, src/crypto/s2s-cipher.ts), and the query string inside goes through the same validator
+// and service as /api/s2s. The answer carries only the SPEC 2.3 fields.
+import { Hono } from 'hono';
+import { decryptText, splitEncryptedData } from '../crypto/s2s-cipher.js';
+import { safeEqual } from '../crypto/signature.js';
+import { SandboxError } from '../errors.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { clientIp } from './middleware/client-ip.js';
+import { s2sResponse } from './s2s.js';
+import { s2sEncryptedSchema } from './schemas/s2s-schema.js';
+import { authenticateTerminal } from './terminal-auth.js';
+import { readForm, validate } from './validation.js';
+
+/** The response header that reports input accepted in a non-canonical form (single base64, no '=' padding). */
+export const WARNING_HEADER = 'X-Sandbox-Warning';
+
+// key=value pairs joined with '&', keys in the characters form encoding leaves as they are.
+const QUERY_PAIR = /^[A-Za-z0-9_.\-[\]%+]+=[^&\s]*$/;
+
+/** Parses decrypted text as a query string; a 400 that says what it looks like instead when it is not one. */
+export function parseDecryptedQuery(plaintext: string): Record<string, string> {
+  const text = plaintext.replace(/^\?/, '');
+  const pairs = text.split('&');
+  if (text.trim() === '' || !pairs.every((pair) => QUERY_PAIR.test(pair))) {
+    const start = text.trimStart()[0];
+    const looksLike = start === '{' || start === '[' ? ' (it looks like JSON)' : start === '<' ? ' (it looks like XML)' : '';
+    throw new SandboxError(
+      'parameter_invalid',
+      `encrypted_data decrypted correctly, but the text inside is not a query string${looksLike}; encrypt key=value pairs joined with '&', values URL-encoded with spaces as '+', e.g. "public_key=pk_test_1001&terNO=1001&bill_amt=10.00&..."`,
+      'encrypted_data',
+    );
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** The SPEC 2.3 answer: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
+function encryptedResponse(full: ReturnType<typeof s2sResponse>) {
+  const { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response } = full;
+  return { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response };
+}
+
+/** The /api/s2s/encrypt route. */
+export function s2sEncryptedRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { services } = deps;
+
+  app.post('/api/s2s/encrypt', async (c) => {
+    const form = await readForm(c);
+    const encryptedData = form.encrypted_data;
+    if (!encryptedData) {
+      throw new SandboxError('parameter_missing', 'encrypted_data is required: send base64(base64(AES-256-CBC of the query string)) followed by the public_key, URL-encoded in an application/x-www-form-urlencoded body', 'encrypted_data');
+    }
+    const terminals = services.deps.store.credentials.terminals();
+    const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminals.map((t) => t.publicKey));
+    const terminal = terminals.find((t) => t.publicKey === publicKey)!;
+    const { plaintext, warnings } = decryptText(cipherText, terminal);
+    // Set before validating so a rejected request also says which near-miss form it used.
+    if (warnings.length) c.header(WARNING_HEADER, warnings.join('; '));
+    const input = validate(s2sEncryptedSchema, parseDecryptedQuery(plaintext));
+    if (!safeEqual(input.public_key, terminal.publicKey)) {
+      throw new SandboxError('invalid_credentials', 'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key', 'public_key');
+    }
+    authenticateTerminal(services, input.terNO, input.public_key);
+    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedOutcome: deps.forcedOutcome(c, 's2s', input, terminal) });
+    return c.json(encryptedResponse(s2sResponse(deps, created)));
+  });
+
+  return app;
+}
