@@ -16,7 +16,8 @@ function shown(value: unknown): string {
 function fieldHint(schema: z.ZodType, path: PropertyKey[]): string | undefined {
   let node: z.ZodType | undefined = schema;
   for (const key of path) {
-    while (node && !(node instanceof z.ZodObject) && 'unwrap' in node && typeof (node as { unwrap?: unknown }).unwrap === 'function') {
+    // Optional/nullable/default wrappers hide the object; arrays are walked by index below, not unwrapped.
+    while (node && !(node instanceof z.ZodObject) && !(node instanceof z.ZodArray) && 'unwrap' in node && typeof (node as { unwrap?: unknown }).unwrap === 'function') {
       node = (node as unknown as { unwrap(): z.ZodType }).unwrap();
     }
     if (node instanceof z.ZodObject) node = node.shape[key as string] as z.ZodType | undefined;
