@@ -9,7 +9,8 @@ import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
-import { s2sPaymentSchema } from './schemas/s2s-schema.js';
+import { s2sEncryptedSchema, s2sPaymentSchema } from './schemas/s2s-schema.js';
+import { refundRequestSchema } from './refunds.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
 import { deliveryQuery, eventQuery, replayBody, retryBody } from './control-deliveries.js';
 import { setSchema as faultSchema } from './control-faults.js';
@@ -100,6 +101,8 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
     if (route.body) codes.push(route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json', 'unsupported_content_type', 'parameter_missing', 'parameter_invalid');
   }
   if (route.query) codes.push('parameter_invalid');
+  // Strict schemas refuse fields they do not know.
+  if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema).additionalProperties === false)) codes.push('parameter_unknown');
   if (route.auth === 'bearer') codes.push('authentication_required', 'invalid_credentials', 'live_key_rejected');
   if (route.auth === 'control') codes.push('control_forbidden');
   if (route.path.includes(':')) codes.push('resource_missing');
@@ -199,6 +202,37 @@ const control = (method: OpenApiRoute['method'], path: string, summary: string, 
   ...extra,
 });
 
+// The encrypted endpoint reads one form field itself; what is inside is validated by s2sEncryptedSchema.
+const encryptedForm = z.object({
+  encrypted_data: z.string().min(1).describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
+});
+
+/** The S2S routes of the encrypted-refunds modules, which export no list. */
+const S2S_ROUTES: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/api/s2s/encrypt',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Create an S2S payment from encrypted parameters (SPEC 4.2); x-encrypted-parameters are the fields inside',
+    body: encryptedForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    encryptedBody: s2sEncryptedSchema,
+    response: 'the SPEC 2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
+    errors: ['decryption_failed', 'invalid_credentials', 'reference_in_use'],
+  },
+  {
+    method: 'post',
+    path: '/api/transactions/refund-request',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Refund all or part of an approved S2S transaction (SPEC 4.3)',
+    body: refundRequestSchema,
+    response: 'the SPEC 2.4 fields, order_status 8 Request Processed',
+    errors: ['invalid_credentials', 'resource_missing', 'amount_too_large', 'not_refundable'],
+  },
+];
+
 /** Control routes of the webhook workbench and the CI fixture, whose modules export no list. */
 const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery }),
@@ -224,6 +258,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
 export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...FOUNDATION_ROUTES,
+  ...S2S_ROUTES,
   ...CONTROL_ROUTES,
   ...paymentsOpenApi,
   ...v1RefundsOpenApi,

@@ -1,0 +1,109 @@
+// GET /openapi.json: every API route of the app is in the document (so a route added without
+// documentation fails here), request bodies come from the validating zod schemas, and errors
+// are documented with the one error body.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import { openApiPath } from '../../src/http/openapi.js';
+
+let sandbox: TestSandbox;
+beforeEach(() => {
+  sandbox = createTestSandbox();
+});
+afterEach(() => sandbox.close());
+
+/** Paths that are API surface; everything else the app serves is a page or an asset. */
+const API_PATH = /^\/(api|v1|_sandbox)\/|^\/openapi\.json$/;
+
+/** The method+path pairs the app really answers on (middleware entries have method ALL). */
+function appRoutes(): string[] {
+  const pairs = sandbox.app.routes.filter((r) => r.method !== 'ALL' && API_PATH.test(r.path)).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`);
+  return [...new Set(pairs)].sort();
+}
+
+function documentedRoutes(doc: any): string[] {
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+    .sort();
+}
+
+describe('GET /openapi.json', () => {
+  it('is an OpenAPI 3.1 document served as JSON', async () => {
+    const res = await sandbox.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.json.openapi).toBe('3.1.0');
+    expect(res.json.servers[0].url).toBe('http://sandbox.test');
+  });
+
+  it('documents exactly the API routes the app registers', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const registered = appRoutes();
+    const documented = documentedRoutes(doc);
+    expect(registered.filter((r) => !documented.includes(r)), 'routes missing from /openapi.json').toEqual([]);
+    expect(documented.filter((r) => !registered.includes(r)), 'documented routes the app does not serve').toEqual([]);
+    expect(registered.length).toBeGreaterThan(10);
+  });
+
+  it('takes request bodies from the zod schemas that validate them', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const s2s = doc.paths['/api/s2s'].post.requestBody.content['application/json'].schema;
+    expect(s2s.required).toEqual(expect.arrayContaining(['public_key', 'terNO', 'bill_amt', 'bill_currency', 'reference', 'webhook_url', 'return_url', 'mop']));
+    expect(s2s.properties.mop.enum).toEqual(['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT']);
+    // The same description is the hint of the validation error.
+    const res = await sandbox.request('POST', '/api/s2s', { public_key: 'pk_test_1001' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toContain(s2s.properties.terNO.description);
+
+    const endpoint = doc.paths['/v1/webhook_endpoints'].post.requestBody.content['application/json'].schema;
+    expect(endpoint.required).toEqual(['url', 'events']);
+    expect(endpoint.additionalProperties).toBe(false);
+  });
+
+  it('documents query filters as parameters and path ids as path parameters', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const names = doc.paths['/v1/events'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
+    expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:starting_after', 'query:type', 'query:created[gte]']));
+    expect(doc.paths['/v1/events/{id}'].get.parameters).toContainEqual({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+  });
+
+  it('documents errors with the one error body and the Idempotency-Key header on public POSTs', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'code', 'message', 'request_id']);
+    const create = doc.paths['/v1/webhook_endpoints'].post;
+    expect(create.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(create.responses['401'].description).toContain('invalid_credentials');
+    expect(create.responses['409'].description).toContain('idempotency_key_reused');
+    // Strict bodies document parameter_unknown; the S2S body ignores unknown fields, as the gateway does.
+    expect(create.responses['400'].description).toContain('parameter_unknown');
+    expect(doc.paths['/api/s2s'].post.responses['400'].description).not.toContain('parameter_unknown');
+    expect(create.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
+    expect(doc.paths['/_sandbox/clock/advance'].post.parameters ?? []).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
+    expect(create.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('shows the encrypted endpoint as a form, with the parameters inside encrypted_data', async () => {
+    const op = (await sandbox.request('GET', '/openapi.json')).json.paths['/api/s2s/encrypt'].post;
+    expect(op.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['encrypted_data']);
+    expect(op['x-encrypted-parameters'].required).toEqual(expect.arrayContaining(['public_key', 'terNO', 'encryption_method']));
+    expect(op.responses['400'].description).toContain('decryption_failed');
+  });
+
+  it('declares every path parameter and a success answer on every operation', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries(ops)) {
+        const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+        expect(declared, `${method} ${path}`).toEqual(names);
+        expect(Object.keys(op.responses).some((status) => /^2\d\d$/.test(status)), `${method} ${path}`).toBe(true);
+        expect(op.summary, `${method} ${path}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('gives every operation a unique operationId', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
