@@ -46,7 +46,7 @@ export function eventRoutes(deps: AppDeps) {
     }
     const { since, until } = createdRange(query);
     const rows = events.list({ merchantId: merchant, type: query.type, resourceId: query.resource_id, since, until, before, limit: limit + 1 });
-    return c.json({ object: 'list', url: '/v1/events', data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit });
+    return c.json({ object: 'list', data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit });
   });
 
   app.get('/v1/events/:id', (c) => {

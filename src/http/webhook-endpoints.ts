@@ -41,7 +41,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   app.get('/v1/webhook_endpoints', (c) => {
     const query = validateQuery(c, listEndpointsQuery);
     const page = endpoints.list(currentMerchant(c).id, query.limit ?? 10, query.starting_after);
-    return c.json({ object: 'list', url: '/v1/webhook_endpoints', data: page.data.map((e) => endpointView(e)), has_more: page.hasMore });
+    return c.json({ object: 'list', data: page.data.map((e) => endpointView(e)), has_more: page.hasMore });
   });
 
   app.get('/v1/webhook_endpoints/:id', (c) => c.json(endpointView(endpoints.get(currentMerchant(c).id, c.req.param('id')))));
