@@ -23,7 +23,7 @@ export const refundRequestSchema = z.object({
     .describe('the transID of the payment to refund, as returned by /api/s2s'),
   refundAmount: z
     .union([z.string().trim(), z.number().transform(String)])
-    .refine((text) => AMOUNT.test(text) && /[1-9]/.test(text), AMOUNT_HINT)
+    .refine((text) => AMOUNT.test(text) && /[1-9]/.test(text), `refundAmount must be ${AMOUNT_HINT}`)
     .describe(AMOUNT_HINT),
   public_key: z.string().min(1).describe('the public_key of the terminal the payment was made on, e.g. "pk_test_1001"'),
 });
