@@ -1,0 +1,114 @@
+// Fuzzing every POST of the API with mutated and random bodies, content types and headers: the
+// JSON S2S endpoint, the encrypted form endpoint (mutated plaintext inside valid encryption, and
+// mutated ciphertext), refund-request, every /v1/ POST and the control API POSTs. Each answer is
+// below 500, a JSON error has the documented shape, and a rejected request leaves the database
+// exactly as it was. The seed is fixed (FUZZ_SEED to change it); fast-check prints it on failure.
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, it } from 'vitest';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { FUZZ_SEED, bearerHeader, extraHeaders, formBody, fuzzOptions, jsonBody, mutatedBody, sendAndCheck, type FuzzBody } from './fuzz-kit.js';
+import { seedObjects, type SeededObjects } from './seed-objects.js';
+
+let sb: TestSandbox;
+let ids: SeededObjects;
+
+beforeEach(async () => {
+  sb = createTestSandbox();
+  ids = await seedObjects(sb);
+});
+afterEach(() => sb.close());
+
+const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
+
+/** [name, method, path, valid body] of every JSON POST that takes a bearer key. */
+const v1Posts: Array<[string, (ids: SeededObjects) => string, (ids: SeededObjects) => Record<string, unknown>]> = [
+  ['/v1/payments', () => '/v1/payments', () => ({ amount: 1050, currency: 'EUR', method: 'card', routing: 'smart', customer: { country: 'NL', email: 'jane@example.com', name: 'Jane' }, card, reference: 'o-1', description: 'mug', metadata: { order: '1' }, capture: true, return_url: 'https://shop.example/r', webhook_url: 'https://shop.example/w' })],
+  ['/v1/payments/{id}/capture', (i) => `/v1/payments/${i.authorized}/capture`, () => ({ amount: 500 })],
+  ['/v1/payments/{id}/cancel', (i) => `/v1/payments/${i.authorized}/cancel`, () => ({})],
+  ['/v1/refunds', () => '/v1/refunds', (i) => ({ payment_id: i.payment, amount: 10, reason: 'requested_by_customer' })],
+  ['/v1/tokens', () => '/v1/tokens', () => ({ card })],
+  ['/v1/checkout/sessions', () => '/v1/checkout/sessions', () => ({ amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], branding: { logo_url: 'https://shop.example/logo.png' }, return_url: 'https://shop.example/return', reference: 'o-2', customer_email: 'jane@example.com', webhook_url: 'https://shop.example/w', expires_in: 600 })],
+  ['/v1/checkout/sessions/{id}/expire', (i) => `/v1/checkout/sessions/${i.session}/expire`, () => ({})],
+  ['/v1/webhook_endpoints', () => '/v1/webhook_endpoints', () => ({ url: 'https://shop.example/hook', events: ['payment.authorized', 'refund.succeeded'], description: 'main', enabled: true })],
+  ['/v1/webhook_endpoints/{id}', (i) => `/v1/webhook_endpoints/${i.endpoint}`, () => ({ url: 'https://shop.example/hook2', events: ['*'], description: 'x', enabled: false })],
+  ['/v1/webhook_endpoints/{id}/rotate_secret', (i) => `/v1/webhook_endpoints/${i.endpoint}/rotate_secret`, () => ({})],
+];
+
+/** Control API POSTs (loopback in-process, so the guard lets them through). */
+const controlPosts: Array<[string, (ids: SeededObjects) => string, (ids: SeededObjects) => Record<string, unknown>]> = [
+  ['/_sandbox/transactions/{id}/authenticate', (i) => `/_sandbox/transactions/${i.transPending}/authenticate`, () => ({ outcome: 'approve' })],
+  ['/_sandbox/clock/advance', () => '/_sandbox/clock/advance', () => ({ duration: '1s' })],
+  ['/_sandbox/faults', () => '/_sandbox/faults', () => ({ spec: 'duplicate=2', seed: 7 })],
+  ['/_sandbox/scenarios', () => '/_sandbox/scenarios', () => ({ name: 'n', description: 'd', entries: [{ terNO: 1001, reference: 'order-*', amount: 100, mop: 'CC', outcome: 'approve', times: 2 }] })],
+  ['/_sandbox/deliveries/retry-failed', () => '/_sandbox/deliveries/retry-failed', () => ({ since: '10m' })],
+  ['/_sandbox/deliveries/{id}/replay', (i) => `/_sandbox/deliveries/${i.delivery}/replay`, () => ({ to: 'http://127.0.0.1:9/replay' })],
+  ['/_sandbox/events/{id}/replay', (i) => `/_sandbox/events/${i.event}/replay`, () => ({ to: 'http://127.0.0.1:9/replay' })],
+  ['/_sandbox/import', () => '/_sandbox/import', () => ({ version: 1, tables: { merchants: { columns: ['id'], rows: [['x']] } } })],
+];
+
+/** Runs the property: each generated request is sent and checked. */
+async function fuzz(arb: fc.Arbitrary<{ path: string; body: FuzzBody; headers: Record<string, string> }>) {
+  await fc.assert(
+    fc.asyncProperty(arb, async ({ path, body, headers }) => {
+      await sendAndCheck(sb, 'POST', path, body, headers, { jsonErrors: true });
+    }),
+    fuzzOptions(),
+  );
+}
+
+function withoutUndefined(headers: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
+describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
+  it('POST /api/s2s: mutated JSON bodies, content types, outcome and idempotency headers', async () => {
+    await fuzz(fc.record({ path: fc.constant('/api/s2s'), body: jsonBody(s2sBody({ reference: 'fuzz-1' })), headers: extraHeaders }));
+  });
+
+  it('POST /api/transactions/refund-request: mutated JSON bodies', async () => {
+    await fuzz(fc.record({ path: fc.constant('/api/transactions/refund-request'), body: jsonBody({ transID: ids.transApproved, refundAmount: '1.00', public_key: CREDS.publicKey }), headers: extraHeaders }));
+  });
+
+  it('POST /api/s2s/encrypt: mutated parameters inside a valid encryption', async () => {
+    const inner = { ...s2sBody({ reference: 'fuzz-enc' }), encryption_method: 'aes256' };
+    const stringify = (b: Record<string, unknown>) => new URLSearchParams(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
+    const body = fc.record({
+      raw: mutatedBody(inner).map((b) => `encrypted_data=${encodeURIComponent(buildEncryptedData(stringify(b), { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey }))}`),
+      contentType: fc.constant('application/x-www-form-urlencoded'),
+    });
+    await fuzz(fc.record({ path: fc.constant('/api/s2s/encrypt'), body, headers: extraHeaders }));
+  });
+
+  it('POST /api/s2s/encrypt: mutated ciphertext, forms and content types', async () => {
+    const valid = buildEncryptedData(new URLSearchParams({ ...(s2sBody({ reference: 'fuzz-enc2' }) as Record<string, string>), terNO: '1001', encryption_method: 'none' }).toString(), { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey });
+    const cipher = fc.oneof(
+      fc.record({ at: fc.nat(valid.length - 1), ch: fc.constantFrom('A', '+', ' ', '=', '/', '%', 'é', '') }).map(({ at, ch }) => valid.slice(0, at) + ch + valid.slice(at + 1)),
+      fc.nat(valid.length).map((n) => valid.slice(n)),
+      fc.nat(valid.length).map((n) => valid.slice(0, n)),
+      fc.constant(valid.replaceAll('+', ' ')),
+      fc.constant(valid.replace(CREDS.publicKey, CREDS.other.publicKey)),
+      fc.string({ maxLength: 80 }).map((s) => s + CREDS.publicKey),
+    );
+    const raw = fc.oneof(
+      { weight: 3, arbitrary: cipher.map((c) => `encrypted_data=${encodeURIComponent(c)}`) },
+      { weight: 1, arbitrary: cipher.map((c) => `encrypted_data=${c}`) },
+      { weight: 1, arbitrary: formBody({ encrypted_data: valid }).map((b) => b.raw) },
+    );
+    const body = fc.record({ raw, contentType: fc.oneof({ weight: 5, arbitrary: fc.constant('application/x-www-form-urlencoded') }, { weight: 1, arbitrary: fc.constantFrom(undefined, 'application/json', 'multipart/form-data; boundary=x', 'text/plain') }) });
+    await fuzz(fc.record({ path: fc.constant('/api/s2s/encrypt'), body: body as fc.Arbitrary<FuzzBody>, headers: extraHeaders }));
+  });
+
+  it.each(v1Posts)('POST %s: mutated JSON bodies, bearer headers, content types', async (_name, path, valid) => {
+    const arb = fc.record({ body: jsonBody(valid(ids)), auth: bearerHeader(CREDS.apiKey), extra: extraHeaders }).map(({ body, auth, extra }) => ({
+      path: path(ids),
+      body,
+      headers: withoutUndefined({ ...extra, authorization: auth }),
+    }));
+    await fuzz(arb);
+  });
+
+  it.each(controlPosts)('POST %s: mutated JSON bodies and content types', async (_name, path, valid) => {
+    await fuzz(fc.record({ path: fc.constant(path(ids)), body: jsonBody(valid(ids)), headers: extraHeaders }));
+  });
+});
