@@ -6,7 +6,8 @@ import type { EventRecord } from '../store/events-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { listEventsQuery } from './schemas/webhook-endpoint-schema.js';
+import { eventObject, listEventsQuery } from './schemas/webhook-endpoint-schema.js';
+import { listOf } from './schemas/v1-common.js';
 import { validateQuery } from './validation.js';
 
 /** The event as the API shows it: the webhook envelope plus object: "event". */
@@ -60,6 +61,6 @@ export function eventRoutes(deps: AppDeps) {
 
 /** The OpenAPI entries of these routes. */
 export const eventsOpenApi: OpenApiRoute[] = [
-  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}' },
-  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried' },
+  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', responseSchema: listOf(eventObject) },
+  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried', responseSchema: eventObject },
 ];

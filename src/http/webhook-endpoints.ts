@@ -6,7 +6,8 @@ import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema } from './schemas/webhook-endpoint-schema.js';
+import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema, webhookEndpointObject } from './schemas/webhook-endpoint-schema.js';
+import { listOf } from './schemas/v1-common.js';
 import { readJson, validate, validateQuery } from './validation.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -65,11 +66,11 @@ export function webhookEndpointRoutes(deps: AppDeps) {
 
 /** The OpenAPI entries of these routes. */
 export const webhookEndpointsOpenApi: OpenApiRoute[] = [
-  { method: 'post', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Register a webhook endpoint and choose its events', body: createEndpointSchema, response: 'the endpoint, with its signing secret (shown only here and on rotation)' },
-  { method: 'get', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'List your webhook endpoints, newest first', query: listEndpointsQuery, response: '{object: "list", data, has_more}; secrets are not included', errors: ['parameter_invalid'] },
-  { method: 'get', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Retrieve a webhook endpoint', response: 'the endpoint, without its secret' },
-  { method: 'post', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled', body: updateEndpointSchema, response: 'the updated endpoint, without its secret' },
-  { method: 'patch', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled (same as POST)', body: updateEndpointSchema, response: 'the updated endpoint, without its secret' },
+  { method: 'post', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Register a webhook endpoint and choose its events', body: createEndpointSchema, response: 'the endpoint, with its signing secret (shown only here and on rotation)', responseSchema: webhookEndpointObject },
+  { method: 'get', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'List your webhook endpoints, newest first', query: listEndpointsQuery, response: '{object: "list", data, has_more}; secrets are not included', responseSchema: listOf(webhookEndpointObject) },
+  { method: 'get', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Retrieve a webhook endpoint', response: 'the endpoint, without its secret', responseSchema: webhookEndpointObject },
+  { method: 'post', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointObject },
+  { method: 'patch', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled (same as POST)', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointObject },
   { method: 'delete', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Delete a webhook endpoint (no new events go to it)', response: '{id, object: "webhook_endpoint", deleted: true}' },
-  { method: 'post', path: '/v1/webhook_endpoints/:id/rotate_secret', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Replace the signing secret; the old one keeps signing for 24 h', response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops' },
+  { method: 'post', path: '/v1/webhook_endpoints/:id/rotate_secret', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Replace the signing secret; the old one keeps signing for 24 h', response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops', responseSchema: webhookEndpointObject },
 ];

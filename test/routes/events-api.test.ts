@@ -2,6 +2,8 @@
 // webhooks carry, with filters and pagination; another merchant's event is a 404 like a missing one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { eventObject } from '../../src/http/schemas/webhook-endpoint-schema.js';
+import { listOf } from '../../src/http/schemas/v1-common.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -36,6 +38,8 @@ describe('GET /v1/events', () => {
     const res = await get('/v1/events');
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(['data', 'has_more', 'object']);
+    // The answer is exactly what /openapi.json documents.
+    expect(listOf(eventObject).strict().safeParse(res.json).success).toBe(true);
     expect(res.json).toMatchObject({ object: 'list', has_more: false });
     expect(res.json.data.map((e: any) => [e.event, e.data.transID])).toEqual([
       ['payment.declined', declined],

@@ -2,6 +2,8 @@
 // create and rotate, isolation between merchants, and the fan-out of published events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { webhookEndpointObject } from '../../src/http/schemas/webhook-endpoint-schema.js';
+import { listOf } from '../../src/http/schemas/v1-common.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -41,6 +43,8 @@ describe('POST /v1/webhook_endpoints', () => {
     });
     expect(res.json.id).toMatch(/^we_[A-Za-z0-9]{16}$/);
     expect(res.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // The answer is exactly what /openapi.json documents.
+    expect(webhookEndpointObject.safeParse(res.json).success).toBe(true);
   });
 
   it('accepts ["*"], enabled false, and drops repeated names', async () => {
@@ -153,6 +157,7 @@ describe('GET /v1/webhook_endpoints', () => {
     }
     const first = await api('GET', '/v1/webhook_endpoints?limit=2');
     expect(first.json).toMatchObject({ object: 'list', has_more: true });
+    expect(listOf(webhookEndpointObject).strict().safeParse(first.json).success).toBe(true);
     expect(first.json.data.map((e: any) => e.id)).toEqual([ids[2], ids[1]]);
     const second = await api('GET', `/v1/webhook_endpoints?limit=2&starting_after=${ids[1]}`);
     expect(second.json.data.map((e: any) => e.id)).toEqual([ids[0]]);
@@ -181,6 +186,7 @@ describe('POST /v1/webhook_endpoints/{id}/rotate_secret', () => {
     expect(res.json.secret).toMatch(/^whsec_/);
     expect(res.json.secret).not.toBe(created.secret);
     expect(res.json.previous_secret_expires_at).toBe(new Date(sandbox.clock.now() + DAY_MS).toISOString());
+    expect(webhookEndpointObject.safeParse(res.json).success).toBe(true);
     expect((await api('GET', `/v1/webhook_endpoints/${created.id}`)).json).not.toHaveProperty('secret');
   });
 
