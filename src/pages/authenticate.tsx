@@ -123,7 +123,9 @@ export function authenticatePages(deps: AppDeps) {
   app.post('/authenticate/:token', async (c) => {
     const challenge = load(c);
     if (!challenge) return unknown(c);
-    const form = await c.req.parseBody();
+    // A malformed body (multipart without a boundary) makes parseBody throw, which was a 500:
+    // read it as an empty form instead, which the CSRF check below refuses with the page.
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, string>);
     if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />, 409);
     if (!safeEqual(String(form.csrf ?? ''), challenge.details.csrf ?? '')) {
       return c.html(<ChallengePage challenge={challenge} notice="This form has expired or was not sent from this page. Please try again." />, 403);
