@@ -2,6 +2,9 @@
 // browser would, and a fake merchant receiving the signed webhook; retries; a restart with a
 // delivery still pending.
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,6 +236,40 @@ describe('a restart with a delivery still pending', () => {
     } finally {
       await second.close();
       await merchant.close();
+    }
+  });
+});
+
+describe('a merchant that does not answer', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'paysandbox-e2e-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('times out the attempt; shutting down waits for it, records it, and keeps the delivery pending', async () => {
+    // A receiver that reads the request and never answers.
+    const hanging: http.IncomingMessage[] = [];
+    const silent = http.createServer((req) => hanging.push(req));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const dbPath = join(dir, 'hang.db');
+    const server = await start({ db: dbPath, webhookTimeout: '500ms', retry: '1h' });
+    try {
+      const body = await pay(server, { ccno: '4242424242424242', webhook_url: `http://127.0.0.1:${port}/hooks/hang` });
+      await waitFor(() => hanging.length === 1, 'the receiver to get the webhook');
+      await server.close();
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        const row = db
+          .prepare(`SELECT d.status, d.attempts, d.lease_until AS leaseUntil, a.error_kind AS errorKind FROM deliveries d
+            JOIN events e ON e.id = d.event_id JOIN delivery_attempts a ON a.delivery_id = d.id WHERE e.resource_id = ?`)
+          .all(body.transID);
+        expect(row).toEqual([{ status: 'pending', attempts: 1, leaseUntil: null, errorKind: 'timeout' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await server.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

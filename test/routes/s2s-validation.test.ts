@@ -120,6 +120,21 @@ describe('POST /api/s2s: bodies that are not a JSON object', () => {
     expect(stored()).toEqual(before);
   });
 
+  it('answers 413 body_too_large for a body over 1 MiB', async () => {
+    const before = stored();
+    const res = await sandbox.request('POST', '/api/s2s', s2sBody({ product_name: 'x'.repeat(1024 * 1024 + 1) }));
+    expect(res.status).toBe(413);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'body_too_large' });
+    expect(stored()).toEqual(before);
+  });
+
+  it.each([['GET'], ['PUT'], ['DELETE']])('answers %s /api/s2s with 404 route_not_found in the error shape', async (method) => {
+    const res = await sandbox.request(method, '/api/s2s');
+    expect(res.status).toBe(404);
+    expect(res.json.error).toMatchObject({ type: 'not_found_error', code: 'route_not_found' });
+    expect(res.json.error.message).toContain(`${method} /api/s2s`);
+  });
+
   it('accepts application/json with a charset parameter', async () => {
     const res = await sandbox.request('POST', '/api/s2s', JSON.stringify(s2sBody()), { 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(200);
