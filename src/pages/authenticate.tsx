@@ -9,7 +9,7 @@ import { formatMoney } from '../domain/money.js';
 import { OTP_FAIL, OTP_PASS } from '../domain/outcomes.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import { Layout, Summary } from './layout.js';
-import { ChallengeActions } from './challenge-kinds.js';
+import { ChallengeActions, KIND_TEXT, kindProblem } from './challenge-kinds.js';
 
 const RESULT_TEXT: Record<Exclude<Challenge['state'], 'open'>, { title: string; ok: boolean }> = {
   passed: { title: 'Authentication complete', ok: true },
@@ -29,21 +29,22 @@ function summaryRows(challenge: Challenge): Array<[string, string | undefined]> 
 }
 
 /** The open challenge's page; `notice` is an error or hint shown above the form. */
-function ChallengePage(props: { challenge: Challenge; notice?: string }) {
+function ChallengePage(props: { challenge: Challenge; notice?: string; now: number }) {
   const { challenge } = props;
   const isOtp = challenge.kind === 'otp';
+  const kindText = challenge.kind === 'otp' ? undefined : KIND_TEXT[challenge.kind];
   return (
-    <Layout title={isOtp ? '3-D Secure authentication' : 'Complete your payment'}>
+    <Layout title={kindText?.title ?? '3-D Secure authentication'}>
       <div class="card">
-        <h1>{isOtp ? 'Verify it is you' : 'Complete your payment'}</h1>
-        <p class="hint">{isOtp ? `${challenge.details.brand ?? 'Your bank'} sent a one-time code to your phone.` : 'Approve the payment below.'}</p>
+        <h1>{kindText?.title ?? 'Verify it is you'}</h1>
+        <p class="hint">{kindText?.hint ?? `${challenge.details.brand ?? 'Your bank'} sent a one-time code to your phone.`}</p>
         <Summary rows={summaryRows(challenge)} />
         {props.notice ? (
           <div class="notice error" role="alert">
             {props.notice}
           </div>
         ) : null}
-        {isOtp ? <OtpForm challenge={challenge} /> : <ChallengeActions challenge={challenge} />}
+        {isOtp ? <OtpForm challenge={challenge} /> : <ChallengeActions challenge={challenge} now={props.now} />}
       </div>
     </Layout>
   );
@@ -110,6 +111,7 @@ export function authenticatePages(deps: AppDeps) {
   const { auth } = deps.services;
 
   const load = (c: Context) => auth.find(c.req.param('token') ?? '');
+  const now = () => deps.services.deps.clock.now();
   const unknown = (c: Context) =>
     c.html(<MessagePage title="Link not valid" message="This authentication link is not valid. Start the payment again from the shop." />, 404);
 
@@ -117,7 +119,7 @@ export function authenticatePages(deps: AppDeps) {
     const challenge = load(c);
     if (!challenge) return unknown(c);
     if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />);
-    return c.html(<ChallengePage challenge={challenge} />);
+    return c.html(<ChallengePage challenge={challenge} now={now()} />);
   });
 
   app.post('/authenticate/:token', async (c) => {
@@ -128,22 +130,24 @@ export function authenticatePages(deps: AppDeps) {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, string>);
     if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />, 409);
     if (!safeEqual(String(form.csrf ?? ''), challenge.details.csrf ?? '')) {
-      return c.html(<ChallengePage challenge={challenge} notice="This form has expired or was not sent from this page. Please try again." />, 403);
+      return c.html(<ChallengePage challenge={challenge} now={now()} notice="This form has expired or was not sent from this page. Please try again." />, 403);
     }
     const action = String(form.action ?? 'submit');
     if (action === 'cancel') return c.redirect(auth.returnUrl(auth.complete(challenge.token, 'cancel')), 303);
     if (challenge.kind === 'otp') {
       const otp = String(form.otp ?? '').trim();
-      if (!/^\d{4,8}$/.test(otp)) return c.html(<ChallengePage challenge={challenge} notice="Enter the one-time code: 4 to 8 digits." />, 400);
+      if (!/^\d{4,8}$/.test(otp)) return c.html(<ChallengePage challenge={challenge} now={now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
       const result = auth.submitOtp(challenge.token, otp);
       if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
       const fresh = auth.find(challenge.token)!;
-      return c.html(<ChallengePage challenge={fresh} notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`} />, 422);
+      return c.html(<ChallengePage challenge={fresh} now={now()} notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`} />, 422);
     }
+    const problem = kindProblem(challenge, action, form);
+    if (problem) return c.html(<ChallengePage challenge={challenge} now={now()} notice={problem} />, 400);
     if (action === 'approve' || action === 'decline') {
       return c.redirect(auth.returnUrl(auth.complete(challenge.token, action === 'approve' ? 'pass' : 'fail')), 303);
     }
-    return c.html(<ChallengePage challenge={challenge} notice="Choose Approve, Decline or Cancel." />, 400);
+    return c.html(<ChallengePage challenge={challenge} now={now()} notice="Choose Approve, Decline or Cancel." />, 400);
   });
 
   return app;

@@ -141,9 +141,11 @@ export class S2SPayments implements ChallengeSubject {
     const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
     if (FINAL_AUTH_CODES.has(transaction.orderStatus)) return;
     if (verdict === 'pass') return this.authorise(transaction);
-    if (verdict === 'fail') return this.finalise(transaction, 'declined', declineMessage('authentication_failed'));
+    // A bank, wallet or UPI page is declined by the customer; only a card's 3-D Secure can fail.
+    if (verdict === 'fail') return this.finalise(transaction, 'declined', declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'));
     if (verdict === 'cancel') return this.finalise(transaction, 'cancelled', 'Cancelled: the customer cancelled the authentication');
-    this.finalise(transaction, 'expired', 'Expired: the customer did not complete authentication in time');
+    const late = challenge.kind === 'upi' ? 'did not approve the UPI collect request within the collect window' : 'did not complete authentication in time';
+    this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
   /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters. */
