@@ -2,6 +2,7 @@
 // c.var.merchant and only ever look up that merchant's objects.
 import type { Context, MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
+import { safeEqual } from '../../crypto/signature.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import type { Services } from '../../services/services.js';
 
@@ -24,8 +25,10 @@ export function bearerAuth(services: Services): MiddlewareHandler {
     if (key.startsWith('sk_live_')) {
       throw new SandboxError('live_key_rejected', 'live keys are never accepted by the sandbox; use a test key such as sk_test_sandbox', undefined, CHALLENGE);
     }
-    // Exact-match lookup; every unknown key gets the same answer, which never echoes the key.
-    const merchant = credentials.merchantByApiKey(key);
+    // Every key is compared in constant time (safeEqual), as terminal keys are, so response timing
+    // reveals nothing of a key; a sandbox holds a handful. An unknown key's answer never echoes it.
+    let merchant: Merchant | undefined;
+    for (const entry of credentials.apiKeys()) if (safeEqual(entry.key, key)) merchant = credentials.merchant(entry.merchantId);
     if (!merchant) throw new SandboxError('invalid_credentials', 'the API key is not known to this sandbox; use a key from its fixtures, such as sk_test_sandbox', undefined, CHALLENGE);
     c.set('merchant', merchant);
     await next();
