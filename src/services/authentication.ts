@@ -108,6 +108,7 @@ export class Authentication {
   /** Judges an OTP: 123456 passes, 000000 fails, anything else costs one of three tries. */
   submitOtp(token: string, otp: string): OtpResult {
     const { store } = this.deps;
+    this.expireIfDue(token);
     return store.tx(() => {
       const challenge = this.openChallenge(token);
       const verdict = judgeOtp(otp.trim());
@@ -121,7 +122,13 @@ export class Authentication {
 
   /** Completes an open challenge with a verdict; 409 when it is already over. */
   complete(token: string, verdict: Verdict): Challenge {
+    this.expireIfDue(token);
     return this.deps.store.tx(() => this.completeOpen(this.openChallenge(token), verdict));
+  }
+
+  /** Commits a due expiry on its own, so the 409 "already expired" that follows does not roll it back. */
+  private expireIfDue(token: string): void {
+    this.find(token);
   }
 
   private openChallenge(token: string): Challenge {

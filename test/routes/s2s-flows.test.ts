@@ -339,6 +339,16 @@ describe('expiry on the sandbox clock', () => {
     expect(deliveriesOf(body.transID!)).toHaveLength(1);
   });
 
+  it('a control authenticate after the lifetime ran out answers 409 and leaves the transaction Expired with its webhook', async () => {
+    const body = await pay();
+    sandbox.clock.advance(16 * 60_000);
+    const res = await sandbox.request('POST', `/_sandbox/transactions/${body.transID}/authenticate`, { outcome: 'approve' });
+    expect(res.status).toBe(409);
+    expect(res.json.error.message).toContain('expired');
+    expect(await status(body.transID!)).toMatchObject({ order_status: '22', authentication: { state: 'expired' } });
+    expect(deliveriesOf(body.transID!).map((d) => d.type)).toEqual(['payment.expired']);
+  });
+
   it('honours --challenge-lifetime', async () => {
     sandbox.close();
     sandbox = createTestSandbox({ challengeLifetime: '2m' });
