@@ -23,6 +23,7 @@ import { controlRoutes } from './control.js';
 import { scenarioRoutes } from './control-scenarios.js';
 import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
+import { controlDisputeRoutes } from './control-disputes.js';
 import { idempotency } from './middleware/idempotency.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps) {
   app.route('/_sandbox', controlRoutes(deps));
   app.route('/_sandbox', scenarioRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
+  app.route('/_sandbox', controlDisputeRoutes(deps));
   return app;
 }
 

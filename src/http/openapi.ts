@@ -20,6 +20,7 @@ import { paymentsOpenApi } from './payments.js';
 import { tokensOpenApi } from './tokens.js';
 import { v1RefundsOpenApi } from './v1-refunds.js';
 import { checkoutSessionsOpenApi } from './checkout-sessions.js';
+import { disputesOpenApi } from './control-disputes.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -266,6 +267,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...webhookEndpointsOpenApi,
   ...eventsOpenApi,
   ...checkoutSessionsOpenApi,
+  ...disputesOpenApi,
 ];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */

@@ -13,6 +13,9 @@ import { Payments } from './payments.js';
 import { V1Refunds } from './v1-refunds.js';
 import { CheckoutSessions } from './checkout-sessions.js';
 import { CheckoutPayments } from './checkout-payments.js';
+import { Chargebacks } from './chargebacks.js';
+import { Settlements } from './settlements.js';
+import { Triggers } from './triggers.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import { Deliveries } from './deliveries.js';
 import { FaultInjector } from '../webhooks/faults.js';
@@ -40,7 +43,10 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
-  return { deps, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments };
+  const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
+  const settlements = new Settlements(deps, jobs, events);
+  const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
+  return { deps, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
 }
 
 /** Every service of one sandbox. */

@@ -13,6 +13,9 @@ import { createPaymentsRepo } from './payments-repo.js';
 import { createV1RefundsRepo } from './v1-refunds-repo.js';
 import { createTokensRepo } from './tokens-repo.js';
 import { createCheckoutSessionsRepo } from './checkout-sessions-repo.js';
+import { createChargebacksRepo } from './chargebacks-repo.js';
+import { createSettlementsRepo } from './settlements-repo.js';
+import { createTriggersRepo } from './triggers-repo.js';
 import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
@@ -37,6 +40,9 @@ export function createStore(db: Db) {
     v1Refunds: createV1RefundsRepo(db),
     tokens: createTokensRepo(db),
     checkoutSessions: createCheckoutSessionsRepo(db),
+    chargebacks: createChargebacksRepo(db),
+    settlements: createSettlementsRepo(db),
+    triggers: createTriggersRepo(db),
     faultRules: createFaultRulesRepo(db),
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),

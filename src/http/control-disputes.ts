@@ -1,0 +1,161 @@
+// Chargebacks, settlements and event triggers in the control API (/_sandbox/...), used by
+// `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Loopback only, or with the
+// --control-token bearer (controlGuard). Money is integer minor units in both families here.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { isCurrency } from '../domain/currencies.js';
+import { parseDuration } from '../domain/duration.js';
+import { EVENT_TYPE_NAMES, type EventType } from '../domain/event-types.js';
+import { chargebackView } from '../services/chargebacks.js';
+import { deliveryView, eventView } from '../services/deliveries.js';
+import { settlementView } from '../services/settlements.js';
+import type { Services } from '../services/services.js';
+import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlGuard } from './control.js';
+import type { OpenApiRoute } from './openapi.js';
+import { readJson, validate, validateQuery } from './validation.js';
+
+const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
+const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
+const url = z.string().regex(/^https?:\/\/[^\s/]+/).describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
+
+/** POST /_sandbox/chargebacks body: exactly one of transID / payment_id. */
+export const openChargebackSchema = z
+  .strictObject({
+    transID: z.string().regex(/^\d{1,32}$/).optional().describe('the S2S transID of an approved transaction, e.g. "412345678901234"'),
+    payment_id: z.string().regex(/^pay_[A-Za-z0-9]{1,64}$/).optional().describe('the id of a captured /v1/ payment, e.g. "pay_3kTMd9Qx81LbZc0a"'),
+    reason: z.enum(CHARGEBACK_REASONS).optional().describe(`one of ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`),
+    amount: z.number().int().positive().max(99_999_999_999).optional().describe('the disputed amount in minor units, e.g. 1050 for EUR 10.50 (default: all that is not refunded)'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.transID === undefined && body.payment_id === undefined) ctx.addIssue({ code: 'custom', path: ['payment_id'], message: 'payment_id or transID is required: send {"payment_id":"pay_..."} for a /v1/ payment or {"transID":"..."} for an S2S transaction' });
+    if (body.transID !== undefined && body.payment_id !== undefined) ctx.addIssue({ code: 'custom', path: ['transID'], message: 'send either transID or payment_id, not both' });
+  });
+
+/** GET /_sandbox/chargebacks query. */
+export const chargebackQuery = z.strictObject({
+  status: z.enum(['open', 'won', 'lost']).optional().describe('open, won or lost'),
+  payment: z.string().optional().describe('a /v1/ payment id or S2S transID'),
+  merchant,
+  limit,
+});
+
+/** POST /_sandbox/settlements body (optional). */
+export const settleSchema = z.strictObject({
+  merchant,
+  currency: z
+    .string()
+    .transform((code) => code.toUpperCase())
+    .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR"' })
+    .optional()
+    .describe('an ISO 4217 currency code such as "EUR" (default: every currency)'),
+  pay_after: z
+    .string()
+    .refine((text) => parseDuration(text) !== undefined, { message: 'pay_after must be a duration such as "2d", "1h" or "0s"' })
+    .optional()
+    .describe('sandbox time until the payout (settlement.paid), a duration such as "2d", "1h" or "0s" for at once (default 2d)'),
+});
+
+/** GET /_sandbox/settlements query. */
+export const settlementQuery = z.strictObject({
+  status: z.enum(['created', 'paid']).optional().describe('created or paid'),
+  merchant,
+  limit,
+});
+
+/** POST /_sandbox/events/trigger body. */
+export const triggerSchema = z.strictObject({
+  type: z.enum(EVENT_TYPE_NAMES as [EventType, ...EventType[]]).describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
+  payment_id: z.string().min(1).max(64).optional().describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
+  to: url.optional(),
+  merchant,
+});
+
+/** A JSON body that may be left out entirely (no body means {}). */
+async function optionalJson(c: Context): Promise<Record<string, unknown>> {
+  return (await c.req.text()).trim() === '' ? {} : readJson(c);
+}
+
+function settlementWithItems(services: Services, id: string) {
+  return settlementView(services.settlements.get(id), services.settlements.items(id));
+}
+
+/** /chargebacks, /settlements and /events/trigger under /_sandbox. */
+export function controlDisputeRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { services } = deps;
+  app.use('*', controlGuard(deps.config.controlToken));
+
+  app.post('/chargebacks', async (c) => {
+    const body = validate(openChargebackSchema, await readJson(c));
+    const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
+    return c.json(chargebackView(cb), 201);
+  });
+
+  app.get('/chargebacks', (c) => {
+    const q = validateQuery(c, chargebackQuery);
+    const rows = services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: q.limit ?? 50 });
+    return c.json({ data: rows.map(chargebackView) });
+  });
+
+  app.get('/chargebacks/:id', (c) => c.json(chargebackView(services.chargebacks.get(c.req.param('id')))));
+  app.post('/chargebacks/:id/win', (c) => c.json(chargebackView(services.chargebacks.win(c.req.param('id')))));
+  app.post('/chargebacks/:id/lose', (c) => c.json(chargebackView(services.chargebacks.lose(c.req.param('id')))));
+
+  app.post('/settlements', async (c) => {
+    const body = validate(settleSchema, await optionalJson(c));
+    const created = services.settlements.settle({ merchantId: body.merchant, currency: body.currency, payAfterMs: body.pay_after === undefined ? undefined : parseDuration(body.pay_after) });
+    return c.json({ data: created.map((s) => settlementWithItems(services, s.id)) });
+  });
+
+  app.get('/settlements', (c) => {
+    const q = validateQuery(c, settlementQuery);
+    const rows = services.settlements.list({ status: q.status, merchantId: q.merchant, limit: q.limit ?? 50 });
+    return c.json({ data: rows.map((s) => settlementWithItems(services, s.id)) });
+  });
+
+  app.get('/settlements/:id', (c) => c.json(settlementWithItems(services, c.req.param('id'))));
+
+  app.post('/events/trigger', async (c) => {
+    const body = validate(triggerSchema, await readJson(c));
+    const result = services.triggers.trigger({ type: body.type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
+    const delivery = result.deliveryId ? services.deps.store.deliveries.get(result.deliveryId) : undefined;
+    return c.json(
+      {
+        type: body.type,
+        event: eventView(result.event),
+        events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
+        related: result.related,
+        delivery: delivery ? deliveryView(delivery) : null,
+      },
+      201,
+    );
+  });
+
+  return app;
+}
+
+const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
+  method,
+  path: `/_sandbox${path}`,
+  summary,
+  tag: 'Sandbox control',
+  auth: 'control',
+  response,
+  ...extra,
+});
+
+/** The routes of this module, for /openapi.json. */
+export const disputesOpenApi: OpenApiRoute[] = [
+  control('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
+  control('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { query: chargebackQuery }),
+  control('get', '/chargebacks/:id', 'One chargeback', 'the chargeback'),
+  control('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { errors: ['invalid_state'] }),
+  control('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { errors: ['invalid_state'] }),
+  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments', { body: settleSchema, bodyOptional: true }),
+  control('get', '/settlements', 'List settlements, newest first, with their payments', 'the settlements', { query: settlementQuery }),
+  control('get', '/settlements/:id', 'One settlement with its payments, fees and net', 'the settlement'),
+  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
+];

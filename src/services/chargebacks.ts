@@ -1,0 +1,201 @@
+// Chargebacks (disputes) of both families. Opening one moves the payment (S2S: order_status 11
+// Chargeback with the SPEC 6.1 webhook; /v1/: status disputed through the payment-state table)
+// and publishes chargeback.created in the same transaction; deciding it publishes chargeback.won
+// (the payment is reinstated) or chargeback.lost (it stays charged back). The test card
+// 4000000000000259 schedules the 'chargeback.open' job handled here, for both families.
+import { newId } from '../domain/ids.js';
+import { formatDecimalAmount } from '../domain/money.js';
+import { ORDER_STATUS, statusText } from '../domain/order-status.js';
+import { nextPaymentState } from '../domain/payment-state.js';
+import { SandboxError } from '../errors.js';
+import type { Chargeback, ChargebackFilter, ChargebackReason } from '../store/chargebacks-repo.js';
+import type { Job } from '../store/jobs-repo.js';
+import type { Payment } from '../store/payments-repo.js';
+import type { Transaction } from '../store/transactions-repo.js';
+import type { ServiceDeps } from './deps.js';
+import type { JobRunner } from './job-runner.js';
+import type { Payments } from './payments.js';
+import type { S2SPayments } from './s2s-payments.js';
+
+/** The reason a chargeback gets when none is given (and the one the test card opens with). */
+export const DEFAULT_CHARGEBACK_REASON: ChargebackReason = 'fraudulent';
+
+/** S2S statuses a chargeback can be opened from: Test Approved (25) and Partially Refunded (6). */
+export const DISPUTABLE_CODES: ReadonlySet<number> = new Set([ORDER_STATUS.approved.code, ORDER_STATUS.partiallyRefunded.code]);
+
+/** What opens a chargeback: exactly one of transId / paymentId. Amount in minor units. */
+export interface OpenChargebackInput {
+  transId?: string;
+  paymentId?: string;
+  reason?: ChargebackReason;
+  /** Default: all that is not refunded. */
+  amount?: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A chargeback as the control API shows it. */
+export function chargebackView(cb: Chargeback) {
+  return {
+    id: cb.id,
+    object: 'chargeback' as const,
+    merchant_id: cb.merchantId,
+    family: cb.subjectType,
+    payment_id: cb.subjectType === 'v1' ? cb.subjectId : null,
+    transID: cb.subjectType === 's2s' ? cb.subjectId : null,
+    amount: cb.amount,
+    currency: cb.currency,
+    reason: cb.reason,
+    status: cb.status,
+    created_at: iso(cb.createdAt),
+    updated_at: iso(cb.updatedAt),
+  };
+}
+
+/** The data of /v1/ chargeback.* events: the chargeback and the payment's status after it. */
+export function chargebackEventData(cb: Chargeback, paymentStatus: string): Record<string, unknown> {
+  return {
+    chargeback_id: cb.id,
+    payment_id: cb.subjectId,
+    amount: cb.amount,
+    currency: cb.currency,
+    reason: cb.reason,
+    status: cb.status,
+    payment_status: paymentStatus,
+  };
+}
+
+/** The chargeback use cases (control API, CLI, the test card's job, triggers). */
+export class Chargebacks {
+  constructor(
+    private readonly deps: ServiceDeps,
+    jobs: JobRunner,
+    private readonly s2s: S2SPayments,
+    private readonly payments: Payments,
+  ) {
+    jobs.register('chargeback.open', (job) => this.openScheduled(job));
+  }
+
+  /** Opens a chargeback on a transaction or payment; 404 when missing, 409 when not disputable, 422 on too large an amount. */
+  open(input: OpenChargebackInput): Chargeback {
+    return this.deps.store.tx(() => (input.transId !== undefined ? this.openS2S(input.transId, input) : this.openV1(input.paymentId!, input)));
+  }
+
+  /** Decides an open chargeback for the merchant: the payment is reinstated (chargeback.won). */
+  win(idOrSubject: string): Chargeback {
+    return this.decide(idOrSubject, 'won');
+  }
+
+  /** Decides an open chargeback for the customer: the payment stays charged back (chargeback.lost). */
+  lose(idOrSubject: string): Chargeback {
+    return this.decide(idOrSubject, 'lost');
+  }
+
+  /** A chargeback by id (dp_...); 404 otherwise. */
+  get(id: string): Chargeback {
+    const cb = this.deps.store.chargebacks.get(id);
+    if (!cb) throw new SandboxError('resource_missing', `no chargeback ${id}; GET /_sandbox/chargebacks lists them`, 'id');
+    return cb;
+  }
+
+  /** Newest first. */
+  list(filter: ChargebackFilter): Chargeback[] {
+    return this.deps.store.chargebacks.list(filter);
+  }
+
+  /** A chargeback id, or the transID / payment id of a payment with an open chargeback. */
+  private resolve(idOrSubject: string): Chargeback {
+    if (idOrSubject.startsWith('dp_')) return this.get(idOrSubject);
+    const open = this.deps.store.chargebacks.openFor(idOrSubject);
+    if (open) return open;
+    const known = this.deps.store.transactions.get(idOrSubject) ?? this.deps.store.payments.get(idOrSubject);
+    if (!known) throw new SandboxError('resource_missing', `no chargeback, transaction or payment ${idOrSubject}; pass a chargeback id (dp_...) or the transID / payment id of an open chargeback`, 'id');
+    throw new SandboxError('invalid_state', `${idOrSubject} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${idOrSubject}\`)`, 'id');
+  }
+
+  private decide(idOrSubject: string, status: 'won' | 'lost'): Chargeback {
+    const { store, clock } = this.deps;
+    return store.tx(() => {
+      const found = this.resolve(idOrSubject);
+      if (found.status !== 'open') throw new SandboxError('invalid_state', `chargeback ${found.id} is already ${found.status}; only an open chargeback can be won or lost`, 'id');
+      const now = clock.now();
+      store.chargebacks.decide(found.id, status, now);
+      const cb: Chargeback = { ...found, status, updatedAt: now };
+      if (cb.subjectType === 's2s') this.decideS2S(cb);
+      else this.decideV1(cb);
+      return cb;
+    });
+  }
+
+  private openS2S(transId: string, input: OpenChargebackInput): Chargeback {
+    const t = this.deps.store.transactions.get(transId);
+    if (!t) throw new SandboxError('resource_missing', `no transaction ${transId}; send a transID returned by /api/s2s`, 'transID');
+    if (!DISPUTABLE_CODES.has(t.orderStatus)) {
+      throw new SandboxError(
+        'invalid_state',
+        `transaction ${transId} is ${statusText(t.orderStatus)} (order_status ${t.orderStatus}); only a ${ORDER_STATUS.approved.text} (${ORDER_STATUS.approved.code}) or ${ORDER_STATUS.partiallyRefunded.text} (${ORDER_STATUS.partiallyRefunded.code}) transaction can be charged back`,
+        'transID',
+      );
+    }
+    const cb = this.insert(t.merchantId, 's2s', transId, t.currency, t.amount - t.refunded, input);
+    this.s2s.finalise(t, 'chargeback', `Chargeback ${cb.id} opened (${cb.reason}): ${money(cb)} disputed by the cardholder`);
+    return cb;
+  }
+
+  private openV1(paymentId: string, input: OpenChargebackInput): Chargeback {
+    const payment = this.deps.store.payments.get(paymentId);
+    if (!payment) throw new SandboxError('resource_missing', `no payment ${paymentId}; send an id returned by POST /v1/payments`, 'payment_id');
+    // The payment-state table decides what can be disputed; its 409 names the current status.
+    nextPaymentState(payment.id, payment.status, 'dispute');
+    const cb = this.insert(payment.merchantId, 'v1', paymentId, payment.currency, payment.amountCaptured - payment.amountRefunded, input);
+    const disputed = this.payments.move(payment, 'dispute');
+    this.payments.publish(disputed, 'chargeback.created', chargebackEventData(cb, disputed.status));
+    return cb;
+  }
+
+  private insert(merchantId: string, subjectType: 's2s' | 'v1', subjectId: string, currency: string, left: number, input: OpenChargebackInput): Chargeback {
+    const amount = input.amount ?? left;
+    if (amount > left) {
+      throw new SandboxError('amount_too_large', `amount ${amount} is more than can be disputed: ${left} ${currency} minor units are captured and not refunded; send at most ${left}`, 'amount');
+    }
+    const now = this.deps.clock.now();
+    const cb: Chargeback = { id: newId('dp'), merchantId, subjectType, subjectId, amount, currency, reason: input.reason ?? DEFAULT_CHARGEBACK_REASON, status: 'open', createdAt: now, updatedAt: now };
+    this.deps.store.chargebacks.insert(cb);
+    return cb;
+  }
+
+  private decideS2S(cb: Chargeback): void {
+    const { store, clock } = this.deps;
+    const t = store.transactions.get(cb.subjectId)!;
+    // Won: the transaction returns to what it was before the chargeback (approved, or partially refunded).
+    const code = cb.status === 'won' ? (t.refunded > 0 ? ORDER_STATUS.partiallyRefunded.code : ORDER_STATUS.approved.code) : ORDER_STATUS.chargeback.code;
+    const response = cb.status === 'won'
+      ? `Chargeback ${cb.id} won: the ${money(cb)} stays with the merchant`
+      : `Chargeback ${cb.id} lost: the ${money(cb)} is returned to the cardholder`;
+    const now = clock.now();
+    store.transactions.setStatus(t.transId, code, response, now);
+    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now } as Transaction, `chargeback.${cb.status}`);
+  }
+
+  private decideV1(cb: Chargeback): void {
+    const payment = this.deps.store.payments.get(cb.subjectId)!;
+    // Won: disputed -> captured (payment-state row dispute_won). Lost: the payment stays disputed.
+    const after: Payment = cb.status === 'won' ? this.payments.move(payment, 'dispute_won') : payment;
+    this.payments.publish(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status));
+  }
+
+  /** The test card's job: opens a chargeback for the full amount, unless the payment moved on (refunded, canceled...). */
+  private openScheduled(job: Job): void {
+    const input: OpenChargebackInput = job.payload.family === 's2s' ? { transId: job.subjectId } : { paymentId: job.subjectId };
+    try {
+      this.open(input);
+    } catch (err) {
+      if (!(err instanceof SandboxError)) throw err;
+      this.deps.logger.info(`chargeback.open for ${job.subjectId} skipped: ${err.message}`);
+    }
+  }
+}
+
+function money(cb: Chargeback): string {
+  return `${formatDecimalAmount(cb.amount, cb.currency)} ${cb.currency}`;
+}

@@ -1,0 +1,158 @@
+// Settlements: `sandbox settle` batches every captured payment (both families) that no settlement
+// carries yet into one settlement per merchant and currency, with the fee model below, publishes
+// settlement.created, and pays it out (settlement.paid) after the payout delay of sandbox time.
+// Settlement events go to the merchant's registered webhook endpoints: a batch spans many
+// payments, so no single payment's webhook_url is its home.
+import { currencyExponent } from '../domain/currencies.js';
+import { newId } from '../domain/ids.js';
+import { ORDER_STATUS } from '../domain/order-status.js';
+import type { PaymentState } from '../domain/payment-state.js';
+import { SandboxError } from '../errors.js';
+import type { Settlement, SettlementFilter, SettlementItem, Unsettled } from '../store/settlements-repo.js';
+import type { ServiceDeps } from './deps.js';
+import type { EventPublisher } from './event-publisher.js';
+import type { JobRunner } from './job-runner.js';
+
+/**
+ * The fee model, in one place: 1.4% of each payment's captured amount (in basis points, rounded
+ * half up to a whole minor unit) plus a fixed 0.25 per payment in two-decimal currencies
+ * (25 minor units; 250 in three-decimal ones, 25 whole units in zero-decimal ones).
+ */
+export const FEE_MODEL = { percentBasisPoints: 140, fixedMinorUnits: 25 } as const;
+
+/** Sandbox time between a settlement's creation and its payout (T+2), unless pay_after says otherwise. */
+export const PAYOUT_DELAY_MS = 2 * 86_400_000;
+
+/** /v1/ payment statuses a settlement takes: money was captured and is not in dispute. */
+export const SETTLEABLE_STATES: readonly PaymentState[] = ['captured', 'partially_refunded', 'refunded'];
+
+/** S2S order_status codes a settlement takes: Test Approved, Partially Refunded, Refunded. */
+export const SETTLEABLE_CODES: readonly number[] = [ORDER_STATUS.approved.code, ORDER_STATUS.partiallyRefunded.code, ORDER_STATUS.refunded.code];
+
+/** The fee on one payment of `gross` minor units, integer arithmetic only. */
+export function settlementFee(gross: number, currency: string): number {
+  // Round half up: (gross * bp + 5000) / 10000, floored; exact for every decimal(10,2) amount.
+  const percent = Math.floor((gross * FEE_MODEL.percentBasisPoints + 5000) / 10_000);
+  const fixed = FEE_MODEL.fixedMinorUnits * 10 ** Math.max(0, currencyExponent(currency) - 2);
+  return percent + fixed;
+}
+
+/** What a settle run batches: narrow by merchant and currency; pay out after `payAfterMs` (0: at once). */
+export interface SettleInput {
+  merchantId?: string;
+  currency?: string;
+  payAfterMs?: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A settlement with its payments, as the control API and the events show it. */
+export function settlementView(s: Settlement, items: SettlementItem[]) {
+  return {
+    id: s.id,
+    object: 'settlement' as const,
+    merchant_id: s.merchantId,
+    status: s.status,
+    currency: s.currency,
+    count: s.count,
+    gross: s.gross,
+    fees: s.fees,
+    refunds: s.refunds,
+    net: s.net,
+    fee_model: { percent_basis_points: FEE_MODEL.percentBasisPoints, fixed_per_payment: settlementFee(0, s.currency) },
+    pay_at: iso(s.payAt),
+    paid_at: iso(s.paidAt),
+    created_at: iso(s.createdAt),
+    payments: items.map((i) => ({ family: i.subjectType, id: i.subjectId, gross: i.gross, fee: i.fee, refunded: i.refunded, net: i.gross - i.fee - i.refunded })),
+  };
+}
+
+/** The settlement use cases. */
+export class Settlements {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly jobs: JobRunner,
+    private readonly events: EventPublisher,
+  ) {
+    jobs.register('settlement.pay', (job) => this.payOut(job.subjectId));
+  }
+
+  /** Batches every unsettled captured payment into settlements (one per merchant and currency); returns them. */
+  settle(input: SettleInput = {}): Settlement[] {
+    const { store, clock } = this.deps;
+    const payAfter = input.payAfterMs ?? PAYOUT_DELAY_MS;
+    return store.tx(() => {
+      const groups = new Map<string, Unsettled[]>();
+      for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, merchantId: input.merchantId, currency: input.currency })) {
+        const key = `${row.merchantId} ${row.currency}`;
+        groups.set(key, [...(groups.get(key) ?? []), row]);
+      }
+      const created: Settlement[] = [];
+      const now = clock.now();
+      for (const rows of groups.values()) {
+        const { merchantId, currency } = rows[0]!;
+        const id = newId('st');
+        const items: SettlementItem[] = rows.map((r) => ({ settlementId: id, subjectType: r.subjectType, subjectId: r.subjectId, gross: r.gross, fee: settlementFee(r.gross, currency), refunded: r.refunded }));
+        const sum = (pick: (i: SettlementItem) => number) => items.reduce((total, i) => total + pick(i), 0);
+        const gross = sum((i) => i.gross);
+        const fees = sum((i) => i.fee);
+        const refunds = sum((i) => i.refunded);
+        const settlement: Settlement = { id, merchantId, currency, gross, fees, refunds, net: gross - fees - refunds, count: items.length, status: 'created', payAt: now + payAfter, paidAt: null, createdAt: now };
+        store.settlements.insert(settlement);
+        for (const item of items) store.settlements.insertItem(item);
+        this.publish(settlement, 'settlement.created');
+        if (payAfter === 0) this.payOut(id);
+        else this.jobs.schedule('settlement.pay', id, settlement.payAt);
+        created.push(store.settlements.get(id)!);
+      }
+      return created;
+    });
+  }
+
+  /** Pays a created settlement out now (settlement.paid); 409 when it is already paid. */
+  payNow(id: string): Settlement {
+    return this.deps.store.tx(() => {
+      const s = this.get(id);
+      if (s.status !== 'created') throw new SandboxError('invalid_state', `settlement ${id} is already ${s.status}`, 'id');
+      this.deps.store.jobs.cancel('settlement.pay', id);
+      this.payOut(id);
+      return this.get(id);
+    });
+  }
+
+  /** A settlement by id; 404 otherwise. */
+  get(id: string): Settlement {
+    const s = this.deps.store.settlements.get(id);
+    if (!s) throw new SandboxError('resource_missing', `no settlement ${id}; GET /_sandbox/settlements lists them`, 'id');
+    return s;
+  }
+
+  /** The payments a settlement carries. */
+  items(id: string): SettlementItem[] {
+    return this.deps.store.settlements.items(id);
+  }
+
+  /** The settlement that carries a payment (either family), if one does. */
+  settlementOf(subjectType: 's2s' | 'v1', subjectId: string): Settlement | undefined {
+    const item = this.deps.store.settlements.itemFor(subjectType, subjectId);
+    return item ? this.deps.store.settlements.get(item.settlementId) : undefined;
+  }
+
+  /** Newest first. */
+  list(filter: SettlementFilter): Settlement[] {
+    return this.deps.store.settlements.list(filter);
+  }
+
+  /** The settlement.pay job (and pay_after 0): created -> paid, with settlement.paid. */
+  private payOut(id: string): void {
+    const { store, clock } = this.deps;
+    if (!store.settlements.markPaid(id, clock.now())) return;
+    this.publish(store.settlements.get(id)!, 'settlement.paid');
+  }
+
+  private publish(s: Settlement, type: 'settlement.created' | 'settlement.paid'): void {
+    const view = settlementView(s, this.items(s.id));
+    const { object: _object, id, ...data } = view;
+    this.events.publish({ merchantId: s.merchantId, type, resourceId: s.id, data: { settlement_id: id, ...data } });
+  }
+}
