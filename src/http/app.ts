@@ -21,6 +21,7 @@ import { v1RefundRoutes } from './v1-refunds.js';
 import { tokenRoutes } from './tokens.js';
 import { controlRoutes } from './control.js';
 import { scenarioRoutes } from './control-scenarios.js';
+import { dashboardRoutes } from './control-dashboard.js';
 import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', checkoutPages(deps));
   app.route('/_sandbox', controlRoutes(deps));
   app.route('/_sandbox', scenarioRoutes(deps));
+  app.route('/_sandbox', dashboardRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
   return app;

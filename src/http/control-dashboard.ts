@@ -1,0 +1,191 @@
+// The dashboard at /_sandbox/ (the address the start banner prints): lists of S2S transactions,
+// /v1/ payments, checkout sessions, events and deliveries, a delivery's attempts, Replay, and
+// Approve / Decline of pending authentications. Behind the control guard like the rest of
+// /_sandbox/. Its forms carry a CSRF token of this process, and its pages answer only to a
+// loopback Host name: a web page open in the developer's browser can neither post to it nor read it.
+import { Hono } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import { z } from 'zod';
+import { safeEqual } from '../crypto/signature.js';
+import { newToken } from '../domain/ids.js';
+import { SandboxError } from '../errors.js';
+import { DeliveryFragment, DeliveryPage } from '../pages/dashboard-delivery.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
+import { ListFragment, type TableContext } from '../pages/dashboard-tables.js';
+import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
+import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dashboard-queries.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlGuard } from './control.js';
+import { readForm, validate, validateQuery } from './validation.js';
+
+/** Rows per list page. */
+export const DASHBOARD_PAGE_SIZE = 50;
+
+// Mounted under /_sandbox, a sub-app's '/' is "/_sandbox" without the slash the start banner
+// prints; this pattern (an empty parameter) is exactly "/_sandbox/".
+const ROOT = '/:root{.{0}}';
+
+const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value);
+
+/** GET /_sandbox/ and /_sandbox/dashboard/fragment query. */
+export const dashboardQuery = z
+  .object({
+    tab: z.enum(DASHBOARD_TABS).optional().describe('one of transactions, payments, sessions, events, deliveries'),
+    status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
+    type: z.preprocess(blank, z.string().regex(/^[a-z0-9_.]{1,64}$/).optional()).describe('an event type such as payment.authorized'),
+    q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),
+    after: z.preprocess(blank, z.string().max(100).optional()).describe('the id of the last row of the previous page'),
+  })
+  .strict();
+
+/** POST /_sandbox/dashboard/authenticate form. */
+export const dashboardAuthenticateForm = z.object({
+  csrf: z.string(),
+  subject: z.enum(['transaction', 'payment']).describe('"transaction" (an S2S transID) or "payment" (a /v1/ pay_... id)'),
+  id: z.string().min(1).max(100).describe('the transID or payment id'),
+  outcome: z.enum(['approve', 'decline']).describe('"approve" or "decline"'),
+  back: z.string().regex(/^\/_sandbox\/[^\s]*$/).optional().describe('a dashboard path under /_sandbox/ to return to'),
+});
+
+/** POST .../replay form. */
+export const dashboardReplayForm = z.object({ csrf: z.string() });
+
+/** True for Host values that name this machine's loopback (with or without a port). */
+function loopbackHost(host: string): boolean {
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name) || name.endsWith('.localhost');
+}
+
+/** Pages only for a loopback Host (or the public URL's), so a DNS-rebinding site cannot read a CSRF token. */
+function hostGuard(deps: AppDeps): MiddlewareHandler {
+  return async (c, next) => {
+    // With a control token every caller proves itself; the Host says nothing more then.
+    if (deps.config.controlToken === undefined) {
+      const host = c.req.header('host') ?? '';
+      const publicHost = deps.config.publicUrl ? new URL(deps.config.publicUrl).host : undefined;
+      if (host && !loopbackHost(host) && host !== publicHost) {
+        throw new SandboxError('control_forbidden', `the dashboard answers only at a loopback address such as http://127.0.0.1 (this request named host "${host}")`, 'host');
+      }
+    }
+    await next();
+  };
+}
+
+/** The dashboard's routes under /_sandbox. */
+export function dashboardRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { services } = deps;
+  const queries = new DashboardQueries(services.deps);
+  // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
+  const csrf = newToken();
+  const pageHeaders = secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      baseUri: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+    referrerPolicy: 'no-referrer',
+  });
+  const noStore: MiddlewareHandler = async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  };
+  const guard = controlGuard(deps.config.controlToken);
+  for (const path of ['/', ROOT, '/dashboard/*', '/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
+  app.use(ROOT, noStore);
+  app.use('/dashboard/*', noStore);
+
+  const checkCsrf = (sent: string) => {
+    if (!safeEqual(sent, csrf)) {
+      throw new SandboxError('control_forbidden', 'this form was not sent from a dashboard page of this sandbox process (csrf is missing or stale); reload the dashboard and try again', 'csrf');
+    }
+  };
+
+  /** Reads and checks a list view from the query; a status or type the tab does not have is a 400. */
+  const readView = (c: Context): ListView => {
+    const query = validateQuery(c, dashboardQuery);
+    const tab = query.tab ?? 'transactions';
+    if (query.status !== undefined && !TAB_STATUSES[tab].includes(query.status)) {
+      const allowed = TAB_STATUSES[tab];
+      throw new SandboxError(
+        'parameter_invalid',
+        allowed.length ? `status must be one of ${allowed.join(', ')} for the ${tab} list, got "${query.status}"` : `the ${tab} list has no status filter; remove status (filter by type instead)`,
+        'status',
+      );
+    }
+    if (query.type !== undefined && tab !== 'events' && tab !== 'deliveries') {
+      throw new SandboxError('parameter_invalid', `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`, 'type');
+    }
+    return { tab, status: query.status, type: query.type, q: query.q, after: query.after };
+  };
+
+  const listParts = (view: ListView) => {
+    const page = queries.list(view.tab, { status: view.status, type: view.type, q: view.q, after: view.after, limit: DASHBOARD_PAGE_SIZE });
+    const ctx: TableContext = {
+      csrf,
+      here: listHref(view),
+      olderHref: page.next ? listHref({ ...view, after: page.next }) : null,
+      newestHref: view.after ? listHref({ ...view, after: undefined }) : null,
+    };
+    return { page, ctx };
+  };
+
+  const html = (c: Context, node: unknown, status: 200 = 200) => c.html(`<!DOCTYPE html>${String(node)}`, status);
+
+  const listPage = (c: Context) => {
+    const view = readView(c);
+    const { page, ctx } = listParts(view);
+    const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
+    return html(c, DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+  };
+  app.get(ROOT, listPage);
+  app.get('/', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
+
+  app.get('/dashboard/fragment', (c) => {
+    const view = readView(c);
+    const { page, ctx } = listParts(view);
+    return c.html(String(ListFragment({ tab: view.tab, page, ctx })));
+  });
+
+  const deliveryParts = (id: string) => {
+    const delivery = services.deliveries.get(id);
+    return { delivery, attempts: queries.attempts(id), siblings: queries.siblings(delivery.event_id, id) };
+  };
+
+  app.get('/dashboard/deliveries/:id', (c) =>
+    html(c, DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
+  );
+
+  app.get('/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
+
+  app.post('/dashboard/deliveries/:id/replay', async (c) => {
+    const form = validate(dashboardReplayForm, await readForm(c));
+    checkCsrf(form.csrf);
+    const replay = services.deliveries.replay(c.req.param('id'));
+    deps.wake();
+    return c.redirect(`/_sandbox/dashboard/deliveries/${encodeURIComponent(replay.id)}`, 303);
+  });
+
+  app.post('/dashboard/authenticate', async (c) => {
+    const raw = await readForm(c);
+    checkCsrf(raw.csrf ?? '');
+    const form = validate(dashboardAuthenticateForm, raw);
+    const challenge = services.auth.forSubject(form.subject, form.id);
+    const what = form.subject === 'transaction' ? 'transaction' : 'payment';
+    if (!challenge) throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
+    services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    deps.wake();
+    return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
+  });
+
+  app.get('/assets/dashboard.js', (c) => c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/assets/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  return app;
+}

@@ -1,0 +1,120 @@
+// One webhook delivery in the dashboard: what it is, every attempt with the request exactly as
+// sent (headers and body) and the response excerpt, the other deliveries of the same event
+// (replays), and the Replay button. The attempts part is the live fragment of this page.
+import type { DeliveryAttempt } from '../store/deliveries-repo.js';
+import type { DeliveryRow } from '../services/dashboard-queries.js';
+import { Status, when } from './dashboard-tables.js';
+import { DashboardShell } from './dashboard.js';
+
+/** How much of a response body the page shows (the attempt log keeps 16 KiB). */
+const RESPONSE_EXCERPT_CHARS = 2000;
+
+/** The facts of a delivery the page shows (the control API's delivery view). */
+export interface DeliveryFacts {
+  id: string;
+  event_id: string;
+  event: string;
+  url: string;
+  merchant_id: string;
+  status: string;
+  manual: boolean;
+  attempts: number;
+  next_attempt_at: string | null;
+  content_type: string;
+  request: { headers: Record<string, string>; body: string; sent: boolean; note: string };
+}
+
+const headerText = (headers: Record<string, string> | null) =>
+  headers ? Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n') : '';
+
+function Attempt(props: { attempt: DeliveryAttempt }) {
+  const a = props.attempt;
+  const answer = a.responseStatus !== null ? `HTTP ${a.responseStatus}` : `no answer: ${a.errorKind ?? 'error'}`;
+  return (
+    <article class="attempt" data-attempt={String(a.attempt)}>
+      <h3>
+        Attempt {a.attempt} · {when(a.startedAt)} · {answer}
+        {a.latencyMs !== null ? ` · ${Math.round(a.latencyMs)} ms` : ''}
+        {a.fault ? ` · injected fault: ${a.fault}` : ''}
+      </h3>
+      {a.errorMessage ? <p class="hint">{a.errorMessage}</p> : null}
+      <details>
+        <summary>Request headers and body</summary>
+        <pre>{headerText(a.requestHeaders)}</pre>
+        <pre>{a.requestBody}</pre>
+      </details>
+      <div>Response{a.responseHeaders ? '' : ' (none)'}</div>
+      {a.responseHeaders ? <pre>{headerText(a.responseHeaders)}</pre> : null}
+      {a.responseBody !== null ? <pre class="response">{a.responseBody.slice(0, RESPONSE_EXCERPT_CHARS)}</pre> : null}
+    </article>
+  );
+}
+
+/** The live part: status, attempts and the other deliveries of the event. */
+export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: DeliveryAttempt[]; siblings: DeliveryRow[] }) {
+  const { delivery: d, attempts, siblings } = props;
+  return (
+    <>
+      <p>
+        <Status text={d.status} /> after {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+        {d.next_attempt_at ? ` · next attempt at ${d.next_attempt_at.replace('T', ' ').slice(0, 19)}` : ''}
+      </p>
+      <div class="attempts">
+        {attempts.length === 0 ? (
+          <>
+            <p class="hint">Not tried yet. {d.request.note}:</p>
+            <pre>{headerText(d.request.headers)}</pre>
+            <pre>{d.request.body}</pre>
+          </>
+        ) : (
+          attempts.map((a) => <Attempt attempt={a} />)
+        )}
+      </div>
+      <h2>Other deliveries of {d.event_id}</h2>
+      {siblings.length === 0 ? (
+        <p class="hint">None: replay this one to send the event again.</p>
+      ) : (
+        <ul class="siblings">
+          {siblings.map((s) => (
+            <li>
+              <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a> {s.manual ? '(replay) ' : ''}to{' '}
+              <code>{s.url}</code> <Status text={s.status} /> {s.attempts} attempt{s.attempts === 1 ? '' : 's'}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** The whole delivery page. */
+export function DeliveryPage(props: { delivery: DeliveryFacts; attempts: DeliveryAttempt[]; siblings: DeliveryRow[]; csrf: string; now: number }) {
+  const d = props.delivery;
+  const path = `/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`;
+  return (
+    <DashboardShell title={`Delivery ${d.id} · paysandbox`} now={props.now}>
+      <p><a href="/_sandbox/?tab=deliveries">« Webhook deliveries</a></p>
+      <section class="detail">
+        <h2>Delivery <code>{d.id}</code>{d.manual ? ' (replay)' : ''}</h2>
+        <dl class="facts">
+          <dt>Event</dt>
+          <dd>{d.event} <code>{d.event_id}</code> <a href={`/_sandbox/?tab=events&q=${encodeURIComponent(d.event_id)}`}>event</a></dd>
+          <dt>URL</dt>
+          <dd><code>{d.url}</code></dd>
+          <dt>Content type</dt>
+          <dd>{d.content_type}</dd>
+          <dt>Merchant</dt>
+          <dd><code>{d.merchant_id}</code></dd>
+        </dl>
+        <form method="post" action={`${path}/replay`}>
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <button class="primary" type="submit">Replay</button>{' '}
+          <span class="hint">Sends the same event (same id, same body, fresh signature) again as a new delivery, tried once.</span>
+        </form>
+      </section>
+      <section id="delivery" data-live-src={`${path}/fragment`} aria-live="polite">
+        <DeliveryFragment delivery={d} attempts={props.attempts} siblings={props.siblings} />
+      </section>
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,184 @@
+// The dashboard's five list tables and their pager: the part of the page the live script swaps in
+// (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes through hono/jsx, so
+// references, URLs and error texts from requests are escaped.
+import type { Child } from 'hono/jsx';
+import { formatDecimalAmount } from '../domain/money.js';
+import { statusText } from '../domain/order-status.js';
+import type {
+  DashboardPage,
+  DashboardTab,
+  DeliveryRow,
+  EventRow,
+  PaymentRow,
+  SessionRow,
+  TabRows,
+  TransactionRow,
+} from '../services/dashboard-queries.js';
+
+/** What every table needs besides its rows: the CSRF token of its forms and the page URL to come back to. */
+export interface TableContext {
+  csrf: string;
+  /** The full page URL (path and query) a form redirects back to. */
+  here: string;
+  /** The page URL of the next (older) page, when there is one. */
+  olderHref: string | null;
+  /** The page URL of the newest page of the same filters, when this is not it. */
+  newestHref: string | null;
+}
+
+/** Sandbox-clock ms as UTC "YYYY-MM-DD HH:MM:SS". */
+export const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+const money = (minor: number, currency: string) => `${formatDecimalAmount(minor, currency)} ${currency}`;
+
+const GOOD = new Set(['Test Approved', 'authorized', 'captured', 'complete', 'succeeded', 'Refunded', 'Partially Refunded', 'refunded', 'partially_refunded']);
+const WAITING = new Set(['Pending', 'Request Processed', 'processing', 'requires_action', 'open', 'pending']);
+
+/** A coloured status pill. */
+export function Status(props: { text: string }) {
+  const tone = GOOD.has(props.text) ? 'ok' : WAITING.has(props.text) ? 'wait' : 'bad';
+  return <span class={`status ${tone}`}>{props.text}</span>;
+}
+
+/** Approve / Decline of an open authentication (POST, with the page's CSRF token). */
+function AuthButtons(props: { subject: 'transaction' | 'payment'; id: string; ctx: TableContext }) {
+  return (
+    <form class="inline" method="post" action="/_sandbox/dashboard/authenticate">
+      <input type="hidden" name="csrf" value={props.ctx.csrf} />
+      <input type="hidden" name="subject" value={props.subject} />
+      <input type="hidden" name="id" value={props.id} />
+      <input type="hidden" name="back" value={props.ctx.here} />
+      <button class="approve" type="submit" name="outcome" value="approve">Approve</button>
+      <button class="decline" type="submit" name="outcome" value="decline">Decline</button>
+    </form>
+  );
+}
+
+const deliveriesOf = (id: string) => `/_sandbox/?tab=deliveries&q=${encodeURIComponent(id)}`;
+const eventsOf = (id: string) => `/_sandbox/?tab=events&q=${encodeURIComponent(id)}`;
+
+function Table(props: { tab: DashboardTab; heads: string[]; count: number; children: Child }) {
+  return (
+    <table data-tab={props.tab}>
+      <thead>
+        <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
+      </thead>
+      <tbody>
+        {props.count === 0 ? (
+          <tr>
+            <td class="empty" colspan={props.heads.length}>Nothing here yet{' '}(or nothing matches the filters).</td>
+          </tr>
+        ) : (
+          props.children
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function TransactionRows(props: { rows: TransactionRow[]; ctx: TableContext }) {
+  return props.rows.map((t) => (
+    <tr data-id={t.id}>
+      <td class="id">{t.id}</td>
+      <td>{t.reference}</td>
+      <td class="num">{money(t.amount, t.currency)}</td>
+      <td>{t.brand}{t.ccno ? ` ${t.ccno}` : ''}</td>
+      <td><Status text={statusText(t.orderStatus)} /> <span class="hint">{t.response}</span></td>
+      <td>{when(t.createdAt)}</td>
+      <td class="id">{t.merchantId}</td>
+      <td>
+        {t.authOpen ? <AuthButtons subject="transaction" id={t.id} ctx={props.ctx} /> : null}{' '}
+        <a href={eventsOf(t.id)}>events</a>
+      </td>
+    </tr>
+  ));
+}
+
+function PaymentRows(props: { rows: PaymentRow[]; ctx: TableContext }) {
+  return props.rows.map((p) => (
+    <tr data-id={p.id}>
+      <td class="id">{p.id}</td>
+      <td>{p.reference ?? ''}</td>
+      <td class="num">{money(p.amount, p.currency)}</td>
+      <td>{p.method} {p.cardBrand} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
+      <td><Status text={p.status} /> <span class="hint">{p.declineCode ?? ''}</span></td>
+      <td>{when(p.createdAt)}</td>
+      <td class="id">{p.merchantId}</td>
+      <td>
+        {p.authOpen ? <AuthButtons subject="payment" id={p.id} ctx={props.ctx} /> : null}{' '}
+        <a href={eventsOf(p.id)}>events</a>
+      </td>
+    </tr>
+  ));
+}
+
+function SessionRows(props: { rows: SessionRow[] }) {
+  return props.rows.map((s) => (
+    <tr data-id={s.id}>
+      <td class="id">{s.id}</td>
+      <td>{s.reference ?? ''}</td>
+      <td class="num">{money(s.amount, s.currency)}</td>
+      <td><Status text={s.status} /></td>
+      <td class="id">{s.paymentId ?? (s.lastPaymentId ? `last try ${s.lastPaymentId}` : '')}</td>
+      <td>{when(s.createdAt)}</td>
+      <td>{when(s.expiresAt)}</td>
+      <td class="id">{s.merchantId}</td>
+      <td><a href={eventsOf(s.id)}>events</a></td>
+    </tr>
+  ));
+}
+
+function EventRows(props: { rows: EventRow[] }) {
+  return props.rows.map((e) => (
+    <tr data-id={e.id}>
+      <td class="id">{e.id}</td>
+      <td>{e.type}</td>
+      <td class="id">{e.resourceId}</td>
+      <td>{when(e.createdAt)}</td>
+      <td class="id">{e.merchantId}</td>
+      <td><a href={deliveriesOf(e.id)}>deliveries</a></td>
+    </tr>
+  ));
+}
+
+function DeliveryRows(props: { rows: DeliveryRow[] }) {
+  return props.rows.map((d) => (
+    <tr data-id={d.id}>
+      <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`}>{d.id}</a></td>
+      <td>{d.eventType}{d.manual ? ' (replay)' : ''}</td>
+      <td class="id">{d.url}</td>
+      <td><Status text={d.status} /></td>
+      <td class="num">{d.attempts}</td>
+      <td>{d.lastStatus ?? ''}{d.lastError ? ` ${d.lastError}` : ''}</td>
+      <td>{when(d.createdAt)}</td>
+    </tr>
+  ));
+}
+
+const HEADS: Record<DashboardTab, string[]> = {
+  transactions: ['transID', 'Reference', 'Amount', 'Card', 'Status', 'Created (sandbox time)', 'Merchant', ''],
+  payments: ['Payment', 'Reference', 'Amount', 'Method', 'Status', 'Created (sandbox time)', 'Merchant', ''],
+  sessions: ['Session', 'Reference', 'Amount', 'Status', 'Payment', 'Created (sandbox time)', 'Expires', 'Merchant', ''],
+  events: ['Event', 'Type', 'About', 'Created (sandbox time)', 'Merchant', ''],
+  deliveries: ['Delivery', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'],
+};
+
+/** One tab's table and pager: the live fragment. */
+export function ListFragment<T extends DashboardTab>(props: { tab: T; page: DashboardPage<TabRows[T]>; ctx: TableContext }) {
+  const { tab, page, ctx } = props;
+  const rows = page.rows as unknown[];
+  const body =
+    tab === 'transactions' ? <TransactionRows rows={rows as TransactionRow[]} ctx={ctx} />
+    : tab === 'payments' ? <PaymentRows rows={rows as PaymentRow[]} ctx={ctx} />
+    : tab === 'sessions' ? <SessionRows rows={rows as SessionRow[]} />
+    : tab === 'events' ? <EventRows rows={rows as EventRow[]} />
+    : <DeliveryRows rows={rows as DeliveryRow[]} />;
+  return (
+    <>
+      <Table tab={tab} heads={HEADS[tab]} count={rows.length}>{body}</Table>
+      <nav class="pager" aria-label="Pages">
+        {ctx.newestHref ? <a href={ctx.newestHref}>« Newest</a> : null}
+        {ctx.olderHref ? <a href={ctx.olderHref} rel="next">Older »</a> : null}
+      </nav>
+    </>
+  );
+}

@@ -1,0 +1,116 @@
+// The dashboard page at /_sandbox/: a header, the tabs, the filter form (plain GET, so a filtered
+// view is a URL to share or bookmark) and the live region the script refreshes. No inline script
+// or style: the dashboard's CSP allows only the sandbox's own /_sandbox/assets/ files.
+import type { Child } from 'hono/jsx';
+import { ORDER_STATUS } from '../domain/order-status.js';
+import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
+import { TAB_STATUSES, type DashboardTab } from '../services/dashboard-queries.js';
+import { when } from './dashboard-tables.js';
+
+/** The filters of the list being shown, as the query string carries them. */
+export interface ListView {
+  tab: DashboardTab;
+  status?: string;
+  type?: string;
+  q?: string;
+  after?: string;
+}
+
+const TAB_LABELS: Record<DashboardTab, string> = {
+  transactions: 'S2S transactions',
+  payments: '/v1/ payments',
+  sessions: 'Checkout sessions',
+  events: 'Events',
+  deliveries: 'Webhook deliveries',
+};
+
+const SEARCH_HINTS: Record<DashboardTab, string> = {
+  transactions: 'transID or reference',
+  payments: 'pay_… id or reference',
+  sessions: 'cs_… id, reference or payment id',
+  events: 'evt_… id, or the id it is about',
+  deliveries: 'delivery id or evt_… id',
+};
+
+/** The dashboard URL of a list view (the query string holds only the filters that are set). */
+export function listHref(view: ListView, base = '/_sandbox/'): string {
+  const params = new URLSearchParams();
+  for (const key of ['tab', 'status', 'type', 'q', 'after'] as const) {
+    const value = view[key];
+    if (value !== undefined) params.set(key, value);
+  }
+  return `${base}?${params.toString()}`;
+}
+
+const statusLabel = (tab: DashboardTab, value: string) =>
+  tab === 'transactions' ? `${value} ${Object.values(ORDER_STATUS).find((s) => String(s.code) === value)!.text}` : value;
+
+/** The document shell of every dashboard page. */
+export function DashboardShell(props: { title: string; now: number; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>{props.title}</title>
+        <link rel="stylesheet" href="/_sandbox/assets/dashboard.css" />
+        <script src="/_sandbox/assets/dashboard.js" defer></script>
+      </head>
+      <body>
+        <header>
+          <h1><a href="/_sandbox/">paysandbox</a></h1>
+          <span class="meta">Sandbox time {when(props.now)} UTC · every merchant · test mode</span>
+          <span class="live" id="live-state" data-state="off" role="status">Live updates need JavaScript</span>
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+/** The tabs, the filter form and the live list region. */
+export function DashboardPage(props: { view: ListView; now: number; fragmentHref: string; children: Child }) {
+  const { view } = props;
+  const statuses = TAB_STATUSES[view.tab];
+  const typed = view.tab === 'events' || view.tab === 'deliveries';
+  return (
+    <DashboardShell title={`${TAB_LABELS[view.tab]} · paysandbox`} now={props.now}>
+      <nav class="tabs" aria-label="Lists">
+        {(Object.keys(TAB_LABELS) as DashboardTab[]).map((tab) => (
+          <a href={listHref({ tab })} aria-current={tab === view.tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>
+        ))}
+      </nav>
+      <form class="filters" method="get" action="/_sandbox/">
+        <input type="hidden" name="tab" value={view.tab} />
+        {statuses.length > 0 ? (
+          <label>
+            Status
+            <select name="status">
+              <option value="">any</option>
+              {statuses.map((s) => <option value={s} selected={s === view.status}>{statusLabel(view.tab, s)}</option>)}
+            </select>
+          </label>
+        ) : null}
+        {typed ? (
+          <label>
+            Event type
+            <select name="type">
+              <option value="">any</option>
+              {EVENT_TYPE_NAMES.map((t) => <option value={t} selected={t === view.type}>{t}</option>)}
+            </select>
+          </label>
+        ) : null}
+        <label>
+          Search
+          <input type="search" name="q" value={view.q ?? ''} placeholder={SEARCH_HINTS[view.tab]} size={32} />
+        </label>
+        <button class="primary" type="submit">Filter</button>
+        <a href={listHref({ tab: view.tab })}>Clear</a>
+      </form>
+      <section id="list" data-live-src={props.fragmentHref} aria-live="polite">
+        {props.children}
+      </section>
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,232 @@
+// The dashboard's read side: one page of any list (S2S transactions, /v1/ payments, checkout
+// sessions, events, deliveries) across every merchant, newest first, filtered by status, event
+// type or an exact id/reference search, paginated by keyset on (created_at, id) so a page costs
+// the same at row 50 and at row 100 000 (indexes in migration 009). Read-only; never writes.
+import { ORDER_STATUS } from '../domain/order-status.js';
+import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { SandboxError } from '../errors.js';
+import type { DeliveryAttempt } from '../store/deliveries-repo.js';
+import type { ServiceDeps } from './deps.js';
+
+/** The lists the dashboard shows, one tab each. */
+export const DASHBOARD_TABS = ['transactions', 'payments', 'sessions', 'events', 'deliveries'] as const;
+
+/** One dashboard tab. */
+export type DashboardTab = (typeof DASHBOARD_TABS)[number];
+
+/** The status filter values of each tab (transactions: order_status codes). */
+export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
+  transactions: Object.values(ORDER_STATUS).map((s) => String(s.code)),
+  payments: PAYMENT_STATES,
+  sessions: ['open', 'complete', 'expired'],
+  events: [],
+  deliveries: ['pending', 'succeeded', 'failed'],
+};
+
+/** Filters of one list page; `after` is the id of the last row of the previous page. */
+export interface DashboardFilter {
+  status?: string;
+  type?: string;
+  q?: string;
+  after?: string;
+  limit: number;
+}
+
+/** An S2S transaction row; `authOpen` when its authentication can still be approved or declined. */
+export interface TransactionRow {
+  id: string;
+  merchantId: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  brand: string;
+  ccno: string | null;
+  orderStatus: number;
+  response: string;
+  authOpen: number;
+  createdAt: number;
+}
+
+/** A /v1/ payment row. */
+export interface PaymentRow {
+  id: string;
+  merchantId: string;
+  reference: string | null;
+  amount: number;
+  currency: string;
+  method: string;
+  cardBrand: string;
+  cardLast4: string;
+  status: string;
+  declineCode: string | null;
+  authOpen: number;
+  createdAt: number;
+}
+
+/** A checkout session row. */
+export interface SessionRow {
+  id: string;
+  merchantId: string;
+  reference: string | null;
+  amount: number;
+  currency: string;
+  status: string;
+  paymentId: string | null;
+  lastPaymentId: string | null;
+  expiresAt: number;
+  createdAt: number;
+}
+
+/** An event row. */
+export interface EventRow {
+  id: string;
+  merchantId: string;
+  type: string;
+  resourceId: string;
+  createdAt: number;
+}
+
+/** A delivery row. */
+export interface DeliveryRow {
+  id: string;
+  merchantId: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  status: string;
+  manual: number;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+/** The row type of each tab. */
+export interface TabRows {
+  transactions: TransactionRow;
+  payments: PaymentRow;
+  sessions: SessionRow;
+  events: EventRow;
+  deliveries: DeliveryRow;
+}
+
+/** One page: its rows, and the cursor of the next (older) page when there is one. */
+export interface DashboardPage<T> {
+  rows: T[];
+  next: string | null;
+}
+
+/** How one tab's list is read: the SQL pieces its filters and keyset plug into. */
+interface ListSpec {
+  select: string;
+  from: string;
+  id: string;
+  created: string;
+  status?: string;
+  type?: string;
+  /** Columns an exact search matches (id, reference, ...). */
+  search: string[];
+}
+
+// An open challenge that has not run out of time: Approve / Decline can still complete it.
+const authOpen = (subject: string, id: string) =>
+  `EXISTS (SELECT 1 FROM challenges c WHERE c.subject_type = '${subject}' AND c.subject_id = ${id} AND c.state = 'open' AND c.expires_at > @now) AS authOpen`;
+
+const SPECS: Record<DashboardTab, ListSpec> = {
+  transactions: {
+    select: `t.trans_id AS id, t.merchant_id AS merchantId, t.reference, t.amount, t.currency, t.brand, t.ccno, t.order_status AS orderStatus,
+      t.response, t.created_at AS createdAt, ${authOpen('transaction', 't.trans_id')}`,
+    from: 'transactions t',
+    id: 't.trans_id',
+    created: 't.created_at',
+    status: 't.order_status',
+    search: ['t.trans_id', 't.reference'],
+  },
+  payments: {
+    select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS cardBrand,
+      p.card_last4 AS cardLast4, p.status, p.decline_code AS declineCode, p.created_at AS createdAt, ${authOpen('payment', 'p.id')}`,
+    from: 'payments p',
+    id: 'p.id',
+    created: 'p.created_at',
+    status: 'p.status',
+    search: ['p.id', 'p.reference'],
+  },
+  sessions: {
+    select: `s.id, s.merchant_id AS merchantId, s.reference, s.amount, s.currency, s.status, s.payment_id AS paymentId,
+      s.last_payment_id AS lastPaymentId, s.expires_at AS expiresAt, s.created_at AS createdAt`,
+    from: 'checkout_sessions s',
+    id: 's.id',
+    created: 's.created_at',
+    status: 's.status',
+    search: ['s.id', 's.reference', 's.payment_id'],
+  },
+  events: {
+    select: 'e.id, e.merchant_id AS merchantId, e.type, e.resource_id AS resourceId, e.created_at AS createdAt',
+    from: 'events e',
+    id: 'e.id',
+    created: 'e.created_at',
+    type: 'e.type',
+    search: ['e.id', 'e.resource_id'],
+  },
+  deliveries: {
+    select: `d.id, d.merchant_id AS merchantId, d.event_id AS eventId, e.type AS eventType, d.url, d.status, d.manual, d.attempts,
+      d.last_status AS lastStatus, d.last_error AS lastError, d.created_at AS createdAt`,
+    from: 'deliveries d JOIN events e ON e.id = d.event_id',
+    id: 'd.id',
+    created: 'd.created_at',
+    status: 'd.status',
+    type: 'e.type',
+    search: ['d.id', 'd.event_id'],
+  },
+};
+
+/** Reads the dashboard's lists and the delivery detail. */
+export class DashboardQueries {
+  /** One prepared statement per distinct filter shape, built on first use. */
+  private readonly statements = new Map<string, ReturnType<ServiceDeps['store']['db']['prepare']>>();
+
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /** One page of a tab, newest first. */
+  list<T extends DashboardTab>(tab: T, filter: DashboardFilter): DashboardPage<TabRows[T]> {
+    const spec = SPECS[tab];
+    const where: string[] = [];
+    const args: Record<string, unknown> = { now: this.deps.clock.now(), limit: filter.limit + 1 };
+    if (filter.status !== undefined && spec.status) {
+      where.push(`${spec.status} = @status`);
+      args.status = tab === 'transactions' ? Number(filter.status) : filter.status;
+    }
+    if (filter.type !== undefined && spec.type) (where.push(`${spec.type} = @type`), (args.type = filter.type));
+    if (filter.q !== undefined) (where.push(`(${spec.search.map((column) => `${column} = @q`).join(' OR ')})`), (args.q = filter.q));
+    if (filter.after !== undefined) {
+      const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.after) as number | undefined;
+      if (createdAt === undefined) {
+        throw new SandboxError('parameter_invalid', `after names no row of the ${tab} list ("${filter.after}"); use the "Older" link, or leave after out for the newest rows`, 'after');
+      }
+      where.push(`(${spec.created} < @afterAt OR (${spec.created} = @afterAt AND ${spec.id} < @afterId))`);
+      Object.assign(args, { afterAt: createdAt, afterId: filter.after });
+    }
+    const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+      ORDER BY ${spec.created} DESC, ${spec.id} DESC LIMIT @limit`;
+    const rows = this.statement(sql).all(args) as Array<TabRows[T]>;
+    const more = rows.length > filter.limit;
+    const shown = more ? rows.slice(0, filter.limit) : rows;
+    return { rows: shown, next: more ? (shown[shown.length - 1] as { id: string }).id : null };
+  }
+
+  /** Every attempt of a delivery, with the request as sent and the response as received. */
+  attempts(deliveryId: string): DeliveryAttempt[] {
+    return this.deps.store.deliveries.attempts(deliveryId);
+  }
+
+  /** The other deliveries of the same event (replays, other endpoints), newest first. */
+  siblings(eventId: string, exceptId: string): DeliveryRow[] {
+    return this.list('deliveries', { q: eventId, limit: 100 }).rows.filter((d) => d.id !== exceptId);
+  }
+
+  private statement(sql: string) {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.deps.store.db.prepare(sql)));
+    return statement;
+  }
+}
