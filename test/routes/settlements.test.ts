@@ -1,0 +1,181 @@
+// Settlements through the control API: the fee model (table-driven), batching per merchant and
+// currency across both families, refunds deducted, what is left out, settled-once, and the
+// settlement.created / settlement.paid events on the sandbox clock.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { AUTH, OTHER, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from './payments-api.js';
+
+let sb: TestSandbox;
+beforeEach(() => {
+  sb = createTestSandbox();
+});
+afterEach(() => sb.close());
+
+const settle = async (body?: Record<string, unknown>) => {
+  const res = await sb.request('POST', '/_sandbox/settlements', body);
+  expect(res.status, res.text).toBe(200);
+  return res.json.data as any[];
+};
+
+async function s2sPayment(overrides: Record<string, unknown> = {}): Promise<string> {
+  const res = await sb.request('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', ...overrides }));
+  expect(res.status, res.text).toBe(200);
+  return res.json.transID;
+}
+
+describe('the fee model: 1.4% rounded half up plus 0.25 per payment', () => {
+  it.each([
+    // amount, currency, percent part, fixed part
+    [1000, 'EUR', 14, 25],
+    [1050, 'EUR', 15, 25], // 14.7 -> 15
+    [1, 'EUR', 0, 25], // 0.014 -> 0
+    [35, 'EUR', 0, 25], // 0.49 -> 0
+    [36, 'EUR', 1, 25], // 0.504 -> 1
+    [250, 'EUR', 4, 25], // exactly 3.5 -> 4 (half up)
+    [9_999_999_999, 'EUR', 140_000_000, 25], // 139 999 999.986 -> 140 000 000
+    [1000, 'JPY', 14, 25], // zero-decimal: 25 whole yen
+    [250, 'JPY', 4, 25],
+    [1000, 'KWD', 14, 250], // three-decimal: 0.250 KWD
+  ])('%i %s minor units pays %i + %i', async (amount, currency, percent, fixed) => {
+    const payment = await createPayment(sb, { amount, currency, token: 'tok_visa' });
+    const [settlement] = await settle({ currency });
+    expect(settlement.payments).toEqual([{ family: 'v1', id: payment.id, gross: amount, fee: percent + fixed, refunded: 0, net: amount - percent - fixed }]);
+    expect(settlement).toMatchObject({ currency, count: 1, gross: amount, fees: percent + fixed, refunds: 0, net: amount - percent - fixed });
+    expect(settlement.fee_model).toEqual({ percent_basis_points: 140, fixed_per_payment: fixed });
+  });
+});
+
+describe('sandbox settle', () => {
+  it('batches captured payments of both families into one settlement per merchant and currency', async () => {
+    const a = await createPayment(sb, { amount: 1000 });
+    const b = await createPayment(sb, { amount: 2000 });
+    const transID = await s2sPayment({ bill_amt: '10.50' });
+    const usd = await createPayment(sb, { amount: 500, currency: 'USD' });
+    const other = await createPayment(sb, { amount: 700 }, OTHER);
+    const created = await settle();
+    expect(created).toHaveLength(3);
+    const find = (merchant: string, currency: string) => created.find((s) => s.merchant_id === merchant && s.currency === currency);
+    const eur = find('mer_sandbox', 'EUR');
+    expect(eur).toMatchObject({ object: 'settlement', status: 'created', count: 3, gross: 4050, fees: 39 + 53 + 40, refunds: 0, net: 4050 - 132, paid_at: null });
+    expect(eur.id).toMatch(/^st_/);
+    // The fixed test clock gives every payment the same time; order within a batch is then by id.
+    expect(eur.payments.map((p: any) => `${p.family} ${p.id}`).sort()).toEqual([`v1 ${a.id}`, `v1 ${b.id}`, `s2s ${transID}`].sort());
+    expect(find('mer_sandbox', 'USD').payments.map((p: any) => p.id)).toEqual([usd.id]);
+    expect(find('mer_other', 'EUR').payments.map((p: any) => p.id)).toEqual([other.id]);
+  });
+
+  it('deducts refunds that succeeded, and keeps fees on refunded payments', async () => {
+    const partly = await createPayment(sb, { amount: 1000 });
+    const fully = await createPayment(sb, { amount: 1000 });
+    expect((await sb.request('POST', '/v1/refunds', { payment_id: partly.id, amount: 300 }, AUTH)).status).toBe(200);
+    expect((await sb.request('POST', '/v1/refunds', { payment_id: fully.id }, AUTH)).status).toBe(200);
+    const transID = await s2sPayment({ bill_amt: '10.00' });
+    expect((await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status).toBe(200);
+    advance(sb, 2_000);
+    const [s] = await settle();
+    expect(s).toMatchObject({ count: 3, gross: 3000, fees: 3 * 39, refunds: 300 + 1000 + 250, net: 3000 - 117 - 1550 });
+    expect(s.payments.find((p: any) => p.id === fully.id)).toEqual({ family: 'v1', id: fully.id, gross: 1000, fee: 39, refunded: 1000, net: -39 });
+  });
+
+  it('leaves out payments that are not captured, in dispute, or pending, and settles a payment once', async () => {
+    await createPayment(sb, { token: 'tok_visa', capture: false });
+    await createPayment(sb, { token: 'tok_card_declined' });
+    await createPayment(sb, { token: 'tok_threeds_required' });
+    const disputed = await createPayment(sb);
+    expect((await sb.request('POST', '/_sandbox/chargebacks', { payment_id: disputed.id })).status).toBe(201);
+    await s2sPayment({ ccno: '4000000000003220' });
+    const captured = await createPayment(sb, { amount: 1234 });
+    const [s] = await settle();
+    expect(s.payments.map((p: any) => p.id)).toEqual([captured.id]);
+    expect(await settle()).toEqual([]);
+    // A won chargeback makes the payment captured again, so the next run settles it.
+    await sb.request('POST', `/_sandbox/chargebacks/${disputed.id}/win`);
+    expect((await settle()).flatMap((x) => x.payments.map((p: any) => p.id))).toEqual([disputed.id]);
+  });
+
+  it('narrows by merchant and currency', async () => {
+    await createPayment(sb, { amount: 1000 });
+    await createPayment(sb, { amount: 1000, currency: 'USD' });
+    await createPayment(sb, { amount: 1000 }, OTHER);
+    const usd = await settle({ currency: 'usd' });
+    expect(usd.map((s) => [s.merchant_id, s.currency])).toEqual([['mer_sandbox', 'USD']]);
+    const mine = await settle({ merchant: 'mer_sandbox' });
+    expect(mine.map((s) => [s.merchant_id, s.currency])).toEqual([['mer_sandbox', 'EUR']]);
+  });
+
+  it('publishes settlement.created at once and settlement.paid two days of sandbox time later', async () => {
+    const payment = await createPayment(sb, { amount: 1000 });
+    const [s] = await settle();
+    expect(s.pay_at).toBe(new Date(sb.clock.now() + 2 * 86_400_000).toISOString());
+    expect(eventTypes(sb, s.id)).toEqual(['settlement.created']);
+    expect(lastEventData(sb, s.id, 'settlement.created')).toMatchObject({
+      settlement_id: s.id,
+      status: 'created',
+      merchant_id: 'mer_sandbox',
+      currency: 'EUR',
+      count: 1,
+      gross: 1000,
+      fees: 39,
+      refunds: 0,
+      net: 961,
+      paid_at: null,
+      payments: [{ family: 'v1', id: payment.id, gross: 1000, fee: 39, refunded: 0, net: 961 }],
+    });
+    advance(sb, 2 * 86_400_000 - 1);
+    expect((await sb.request('GET', `/_sandbox/settlements/${s.id}`)).json.status).toBe('created');
+    advance(sb, 1);
+    const paid = (await sb.request('GET', `/_sandbox/settlements/${s.id}`)).json;
+    expect(paid).toMatchObject({ status: 'paid', paid_at: new Date(sb.clock.now()).toISOString() });
+    expect(eventTypes(sb, s.id)).toEqual(['settlement.created', 'settlement.paid']);
+    expect(lastEventData(sb, s.id, 'settlement.paid')).toMatchObject({ settlement_id: s.id, status: 'paid', net: 961 });
+  });
+
+  it('pay_after "0s" pays at once; the events go to subscribed webhook endpoints', async () => {
+    const endpoint = await sb.request('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/settlements', events: ['settlement.created', 'settlement.paid'] }, AUTH);
+    expect(endpoint.status, endpoint.text).toBe(200);
+    await createPayment(sb, { amount: 1000 });
+    const [s] = await settle({ pay_after: '0s' });
+    expect(s.status).toBe('paid');
+    expect(eventTypes(sb, s.id)).toEqual(['settlement.created', 'settlement.paid']);
+    expect(deliveryUrls(sb, s.id, 'settlement.created')).toEqual(['https://shop.example/settlements']);
+    expect(deliveryUrls(sb, s.id, 'settlement.paid')).toEqual(['https://shop.example/settlements']);
+  });
+
+  it('lists settlements newest first, filtered by status, and shows one with its payments', async () => {
+    await createPayment(sb, { amount: 1000 });
+    const [first] = await settle({ pay_after: '0s' });
+    sb.clock.advance(1000);
+    await createPayment(sb, { amount: 2000 });
+    const [second] = await settle();
+    expect((await sb.request('GET', '/_sandbox/settlements')).json.data.map((s: any) => s.id)).toEqual([second.id, first.id]);
+    expect((await sb.request('GET', '/_sandbox/settlements?status=paid')).json.data.map((s: any) => s.id)).toEqual([first.id]);
+    const one = await sb.request('GET', `/_sandbox/settlements/${second.id}`);
+    expect(one.json).toMatchObject({ id: second.id, gross: 2000, payments: [{ gross: 2000 }] });
+  });
+
+  it('with nothing to settle answers an empty list', async () => {
+    expect(await settle()).toEqual([]);
+    expect((await sb.request('GET', '/_sandbox/settlements')).json.data).toEqual([]);
+  });
+
+  it.each([
+    [{ pay_after: 'soon' }, 'parameter_invalid', 'pay_after', 'duration such as "2d"'],
+    [{ currency: 'EURO' }, 'parameter_invalid', 'currency', 'ISO 4217'],
+    [{ merchant: '' }, 'parameter_missing', 'merchant', 'merchant'],
+    [{ when: 'now' }, 'parameter_unknown', 'when', 'not a field'],
+  ])('POST %j is a 400 %s on %s', async (body, code, param, message) => {
+    const res = await sb.request('POST', '/_sandbox/settlements', body);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code, param });
+    expect(res.json.error.message).toContain(message);
+  });
+
+  it('an unknown settlement is a 404, and a bad filter a 400', async () => {
+    const missing = await sb.request('GET', '/_sandbox/settlements/st_nope');
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    const bad = await sb.request('GET', '/_sandbox/settlements?status=late');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.param).toBe('status');
+  });
+});
