@@ -55,7 +55,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--scenario <file>', 'scripted outcomes for CI, e.g. fixtures/scenarios/3ds-fails-then-approves.json (docs/ci.md)')
     .option('--auto-authenticate <verdict>', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s')
     .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
-    .option('-q, --quiet', 'no request or webhook log lines')
+    .option('-q, --quiet', 'no banner, request or webhook log lines (the Listening on line stays)')
     .option('--log-format <format>', 'pretty or json', 'pretty')
     .action(async (flags: ConfigFlags & { readyFile?: string }) => {
       const config = loadConfig(flags);

@@ -32,13 +32,16 @@ export function parseDecimalAmount(value: unknown, currency = 'EUR'): number | u
   return exponent >= 2 ? cents * 10 ** (exponent - 2) : cents / 10 ** (2 - exponent);
 }
 
-/** Formats minor units as the gateway's decimal text: always at least 2 decimals ("10.00"). */
+/**
+ * Formats minor units as the gateway's decimal(10,2) text ("10.00"): always exactly 2 decimals, so a
+ * value the sandbox sends can be sent back (bill_amt -> refundAmount). S2S amounts of three-decimal
+ * currencies are whole hundredths by construction (input has at most 2 decimals), so this is exact.
+ */
 export function formatDecimalAmount(minor: number, currency = 'EUR'): string {
   const exponent = currencyExponent(currency);
-  const shown = Math.max(exponent, 2);
-  const scaled = exponent >= 2 ? minor : minor * 10 ** (2 - exponent);
-  const digits = String(scaled).padStart(shown + 1, '0');
-  return `${digits.slice(0, -shown)}.${digits.slice(-shown)}`;
+  const cents = exponent >= 2 ? Math.round(minor / 10 ** (exponent - 2)) : minor * 10 ** (2 - exponent);
+  const digits = String(cents).padStart(3, '0');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
 /** Formats minor units for a person, with the currency ("€10.50", "¥1,000"). */

@@ -82,8 +82,8 @@ describe('formatDecimalAmount', () => {
     [1, 'USD', '0.01'],
     [9999999999, 'EUR', '99999999.99'],
     [1000, 'JPY', '1000.00'],
-    [10500, 'KWD', '10.500'],
-    [10, 'BHD', '0.010'],
+    [10500, 'KWD', '10.50'],
+    [10, 'BHD', '0.01'],
   ])('%i %s -> %s', (minor, currency, text) => {
     expect(formatDecimalAmount(minor, currency)).toBe(text);
   });
@@ -92,6 +92,8 @@ describe('formatDecimalAmount', () => {
     ['10.50', 'EUR'],
     ['99999999.99', 'EUR'],
     ['1000', 'JPY'],
+    ['10.50', 'KWD'],
+    ['0.01', 'BHD'],
   ])('round-trips %s %s through minor units', (text, currency) => {
     const minor = parseDecimalAmount(text, currency)!;
     expect(parseDecimalAmount(formatDecimalAmount(minor, currency), currency)).toBe(minor);
