@@ -14,6 +14,9 @@ import { Report } from './lib/report.js';
 import { writeBenchDoc } from './lib/bench-doc.js';
 
 const quick = process.argv.includes('--quick');
+// --only <section> (e.g. --only throughput) runs one section while working on it; no doc is written.
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const startedAt = performance.now();
 
 /** How long each measurement runs: ~1 s in quick mode (CI), ~5 s in the full run. */
@@ -36,7 +39,9 @@ async function main() {
   const ctx = { ...settings, report, receiver };
   console.log(`paysandbox bench (${quick ? 'quick' : 'full'} mode)`);
   try {
-    for (const [name, section] of SECTIONS) {
+    const chosen = SECTIONS.filter(([name]) => only === undefined || name === only);
+    if (chosen.length === 0) throw new Error(`--only ${only}: no such section; the sections are ${SECTIONS.map(([name]) => `"${name}"`).join(', ')}`);
+    for (const [name, section] of chosen) {
       const t0 = performance.now();
       console.log(`- ${name}...`);
       try {
@@ -52,7 +57,7 @@ async function main() {
   const seconds = (performance.now() - startedAt) / 1000;
   console.log('\n' + report.text());
   console.log(`\n${report.targets.length - report.misses.length} of ${report.targets.length} targets met; run took ${seconds.toFixed(0)} s`);
-  if (!quick) console.log(`wrote ${writeBenchDoc(report, { seconds })}`);
+  if (!quick && only === undefined) console.log(`wrote ${writeBenchDoc(report, { seconds })}`);
   return report.problems.length === 0;
 }
 

@@ -130,3 +130,17 @@ export function cpuMsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
+
+/**
+ * Waits until a server has gone quiet (under 5% of a core over 300 ms, at most `maxMs`), so
+ * background work one run left behind (webhooks, refunds completing) is not charged to the next.
+ */
+export async function settle(pid, maxMs = 20_000) {
+  const windowMs = 300;
+  const deadline = performance.now() + maxMs;
+  for (;;) {
+    const before = cpuMsOf(pid);
+    await sleep(windowMs);
+    if (cpuMsOf(pid) - before <= windowMs * 0.05 || performance.now() > deadline) return;
+  }
+}
