@@ -33,6 +33,10 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /** A client must send its request headers within this time (slowloris guard). */
+  readonly headersTimeoutMs: number;
+  /** A client must send its whole request within this time. */
+  readonly requestTimeoutMs: number;
   readonly faults: string | undefined;
   /** Seed of the fault injector's randomness (fail=P); random when unset. */
   readonly faultSeed: number | undefined;
@@ -120,6 +124,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     upiCollectWindowMs: durationFlag('upi-window', flags.upiWindow, 5 * 60_000),
     webhookTimeoutMs: durationFlag('webhook-timeout', flags.webhookTimeout, 5_000),
     bodyLimitBytes: 1024 * 1024,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
     faults,
     faultSeed,
     scenarioPath: flags.scenario,

@@ -64,13 +64,22 @@ function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** The raw body; a body cut off mid-way (client gone, request timeout) is a 400, not a 500 "bug". */
+async function bodyText(c: Context): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch {
+    throw new SandboxError('invalid_json', 'the body could not be read to its end: the client stopped sending or was cut off by the request timeout (30 s); send the whole body at once');
+  }
+}
+
 /** Reads a JSON object body; a wrong Content-Type or malformed JSON is a 400 saying so. */
 export async function readJson(c: Context): Promise<Record<string, unknown>> {
   const type = mediaType(c);
   if (type !== 'application/json') {
     throw new SandboxError('unsupported_content_type', `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}; send a JSON body with that header`);
   }
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '') throw new SandboxError('invalid_json', 'the body is empty; send a JSON object');
   let body: unknown;
   try {
@@ -88,7 +97,7 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
   if (type !== 'application/x-www-form-urlencoded') {
     throw new SandboxError('unsupported_content_type', `Content-Type must be application/x-www-form-urlencoded, got ${type ? `"${type}"` : 'none'}`);
   }
-  return Object.fromEntries(new URLSearchParams(await c.req.text()));
+  return Object.fromEntries(new URLSearchParams(await bodyText(c)));
 }
 
 /** Parses query parameters with a schema (lists, filters). */
