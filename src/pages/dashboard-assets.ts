@@ -64,7 +64,10 @@ export const DASHBOARD_JS = `'use strict';
       .then(function (res) { return res.ok ? res.text() : null; })
       .then(function (html) {
         if (html !== null) {
+          // Keep the request/response panels the reader opened open across the swap.
+          var opened = Array.prototype.map.call(live.querySelectorAll('details'), function (d) { return d.open; });
           live.innerHTML = html;
+          Array.prototype.forEach.call(live.querySelectorAll('details'), function (d, i) { if (opened[i]) d.open = true; });
           live.setAttribute('data-refreshed', String(Number(live.getAttribute('data-refreshed') || '0') + 1));
         }
       })

@@ -1,0 +1,153 @@
+// The dashboard in real Chromium (Debian's /usr/bin/chromium via playwright-core) against a real
+// sandbox on port 0 and a fake merchant receiving the webhooks: a new payment appears without a
+// reload (live updates over the SSE stream), Replay produces a new attempt, and Approve moves a
+// pending authentication to Test Approved. Requests to anything but 127.0.0.1 are blocked and
+// counted, and any console error (a CSP violation among them) fails the test.
+import { mkdirSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+
+const ARTIFACTS = 'test-artifacts';
+
+let server: RunningServer;
+let merchant: FakeMerchant;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let blocked: string[];
+let consoleErrors: string[];
+
+beforeAll(async () => {
+  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  merchant = await startFakeMerchant();
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await merchant?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  blocked = [];
+  consoleErrors = [];
+  await context.route('**/*', (route) => {
+    if (new URL(route.request().url()).hostname === '127.0.0.1') return route.continue();
+    blocked.push(route.request().url());
+    return route.abort();
+  });
+  page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+  });
+  page.on('pageerror', (err) => consoleErrors.push(err.message));
+});
+
+afterEach(async () => {
+  await context.close();
+  expect(blocked, 'requests that left 127.0.0.1').toEqual([]);
+  expect(consoleErrors, 'console errors in the page').toEqual([]);
+});
+
+async function api(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(server.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+/** Opens a dashboard page and waits until its live script is subscribed to the stream. */
+async function openLive(path: string) {
+  await page.goto(server.url + path);
+  await waitFor(async () => (await page.getAttribute('#live-state', 'data-state')) === 'live', 'the dashboard to subscribe to the stream');
+  // A marker that a reload would wipe: the row must arrive while it stays.
+  await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same document'));
+}
+
+const stillSameDocument = () => page.evaluate(() => (window as unknown as { marker?: string }).marker);
+
+describe('dashboard in Chromium', () => {
+  it('shows a new /v1/ payment without a reload', async () => {
+    await openLive('/_sandbox/?tab=payments');
+    await expect(page.locator('td.empty').textContent()).resolves.toContain('Nothing here yet');
+    const created = await api(
+      'POST',
+      '/v1/payments',
+      { amount: 2599, currency: 'EUR', method: 'card', routing: 'smart', customer: { country: 'NL' }, return_url: `${merchant.url}/return`, webhook_url: `${merchant.url}/hooks/live`, reference: 'order-live-1' },
+      { authorization: `Bearer ${CREDS.apiKey}` },
+    );
+    expect(created.status).toBe(200);
+    const row = page.locator(`tr[data-id="${created.json.id}"]`);
+    await waitFor(async () => (await row.count()) === 1, `the row of ${created.json.id} to appear`);
+    await expect(row.textContent()).resolves.toContain('25.99 EUR');
+    await expect(row.textContent()).resolves.toContain('order-live-1');
+    // Created authorized and captured automatically (capture defaults to true): the row follows.
+    await waitFor(async () => (await row.locator('.status').textContent()) === 'captured', 'the row to read captured');
+    expect(await stillSameDocument()).toBe('same document');
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-payments.png` });
+  });
+
+  it('Replay sends the event again: the new delivery shows its own attempt, and the merchant got it twice', async () => {
+    const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'order-replay', webhook_url: `${merchant.url}/hooks/replay` }));
+    expect(t.status).toBe(200);
+    await waitFor(() => merchant.at('/hooks/replay').length === 1, 'the first webhook');
+    await page.goto(`${server.url}/_sandbox/?tab=deliveries`);
+    await page.click(`tr:has-text("${merchant.url}/hooks/replay") a[href^="/_sandbox/dashboard/deliveries/"]`);
+    await page.waitForURL(/\/_sandbox\/dashboard\/deliveries\/whd_/);
+    const original = page.url();
+    await expect(page.locator('article.attempt').count()).resolves.toBe(1);
+    await expect(page.locator('article.attempt h3').textContent()).resolves.toContain('HTTP 200');
+
+    await page.click('button:has-text("Replay")');
+    await page.waitForURL((url) => /\/_sandbox\/dashboard\/deliveries\/whd_/.test(url.pathname) && url.toString() !== original);
+    await expect(page.textContent('h2')).resolves.toContain('(replay)');
+    // The attempt may land before or after the page loads; live updates show it either way.
+    await waitFor(async () => (await page.locator('article.attempt[data-attempt="1"] h3').textContent().catch(() => ''))?.includes('HTTP 200'), 'the replay attempt');
+    const received = merchant.at('/hooks/replay');
+    expect(received).toHaveLength(2);
+    expect(received[1]!.headers['x-sandbox-event-id']).toBe(received[0]!.headers['x-sandbox-event-id']);
+    expect(received[1]!.body).toBe(received[0]!.body);
+
+    await page.goto(original);
+    await expect(page.locator('ul.siblings li').textContent()).resolves.toContain('(replay)');
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-delivery.png`, fullPage: true });
+  });
+
+  it('Approve on a pending authentication moves the transaction to Test Approved', async () => {
+    const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4000000000003220', reference: 'order-approve', webhook_url: `${merchant.url}/hooks/approve` }));
+    expect(t.json.status).toBe('Pending');
+    await page.goto(`${server.url}/_sandbox/?tab=transactions&q=order-approve`);
+    const row = page.locator(`tr[data-id="${t.json.transID}"]`);
+    await expect(row.locator('.status').textContent()).resolves.toBe('Pending');
+    await row.locator('button[value=approve]').click();
+    await page.waitForURL((url) => url.pathname === '/_sandbox/' && url.searchParams.get('q') === 'order-approve');
+    await waitFor(async () => (await row.locator('.status').textContent()) === 'Test Approved', 'the row to read Test Approved');
+    await expect(row.locator('button[value=approve]').count()).resolves.toBe(0);
+    await waitFor(() => merchant.at('/hooks/approve').length === 1, 'the webhook of the approval');
+    expect(new URLSearchParams(merchant.at('/hooks/approve')[0]!.body).get('order_status')).toBe('25');
+  });
+
+  it('works without JavaScript: the lists and forms are plain HTML', async () => {
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const plain = await noJs.newPage();
+      const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4000000000003220', reference: 'order-nojs' }));
+      await plain.goto(`${server.url}/_sandbox/?tab=transactions&q=order-nojs`);
+      await plain.locator(`tr[data-id="${t.json.transID}"] button[value=decline]`).click();
+      await plain.waitForURL((url) => url.searchParams.get('q') === 'order-nojs');
+      await expect(plain.locator(`tr[data-id="${t.json.transID}"] .status`).textContent()).resolves.toBe('Test Declined');
+      await expect(plain.textContent('#live-state')).resolves.toBe('Live updates need JavaScript');
+    } finally {
+      await noJs.close();
+    }
+  });
+});
