@@ -19,7 +19,7 @@ import { readJson, validate, validateQuery } from './validation.js';
 
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
-const url = z.string().regex(/^https?:\/\/[^\s/]+/).describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
+const url = z.string().regex(/^https?:\/\/[^\s/]+/);
 
 /** POST /_sandbox/chargebacks body: exactly one of transID / payment_id. */
 export const openChargebackSchema = z
@@ -69,7 +69,7 @@ export const settlementQuery = z.strictObject({
 export const triggerSchema = z.strictObject({
   type: z.enum(EVENT_TYPE_NAMES as [EventType, ...EventType[]]).describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
   payment_id: z.string().min(1).max(64).optional().describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
-  to: url.optional(),
+  to: url.optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks, to also deliver the event to (once, never retried)'),
   merchant,
 });
 
