@@ -14,6 +14,9 @@ import { addReceiveCommand } from './receive.js';
 import { addClockCommand } from './clock.js';
 import { addWaitCommand } from './wait.js';
 import { addSnapshotCommands } from './snapshot.js';
+import { addChargebackCommand } from './chargeback.js';
+import { addSettleCommand } from './settle.js';
+import { addTriggerCommand } from './trigger.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -46,6 +49,9 @@ export function buildProgram(io: CliIo = processIo): Command {
   addClockCommand(program, io);
   addWaitCommand(program, io);
   addSnapshotCommands(program, io);
+  addChargebackCommand(program, io);
+  addSettleCommand(program, io);
+  addTriggerCommand(program, io);
   return program;
 }
 

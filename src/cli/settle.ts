@@ -1,0 +1,55 @@
+// `sandbox settle` batches every captured, unsettled payment into settlements (one per merchant
+// and currency) and fires settlement.created, then settlement.paid after --pay-after of sandbox
+// time; `sandbox settlements [id]` lists them or shows one with its payments.
+import type { Command } from 'commander';
+import kleur from 'kleur';
+import { formatDecimalAmount } from '../domain/money.js';
+import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import type { CliIo } from './program.js';
+import { formatTable } from './table.js';
+
+const amount = (minor: number, currency: string) => `${minor < 0 ? '-' : ''}${formatDecimalAmount(Math.abs(minor), currency)}`;
+const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
+
+function summary(s: any): string {
+  const c = s.currency;
+  const payout = s.status === 'paid' ? kleur.green(`paid ${time(s.paid_at)}`) : kleur.yellow(`pays out ${time(s.pay_at)}`);
+  return `${kleur.bold(s.id)}  ${s.merchant_id}  ${c}  ${s.count} payment${s.count === 1 ? '' : 's'}  gross ${amount(s.gross, c)}  fees ${amount(s.fees, c)}  refunds ${amount(s.refunds, c)}  net ${kleur.bold(amount(s.net, c))}  ${payout}`;
+}
+
+function detail(s: any): string {
+  const c = s.currency;
+  const rows = s.payments.map((p: any) => [p.family, p.id, amount(p.gross, c), amount(p.fee, c), amount(p.refunded, c), amount(p.net, c)]);
+  return [summary(s), '', formatTable(['FAMILY', 'PAYMENT', 'GROSS', 'FEE', 'REFUNDED', 'NET'], rows)].join('\n');
+}
+
+/** Adds `sandbox settle` and `sandbox settlements`. */
+export function addSettleCommand(program: Command, io: CliIo): void {
+  clientOptions(program.command('settle').description('batch captured payments into settlements with fees (settlement.created, then settlement.paid)'))
+    .option('--merchant <id>', 'only this merchant (default: every merchant)')
+    .option('--currency <code>', 'only this currency (default: every currency)')
+    .option('--pay-after <duration>', 'sandbox time until the payout, e.g. 2d, 1h, or 0s for at once', '2d')
+    .action(async (flags: ClientFlags & { merchant?: string; currency?: string; payAfter: string }) => {
+      const body: Record<string, unknown> = { pay_after: flags.payAfter };
+      if (flags.merchant) body.merchant = flags.merchant;
+      if (flags.currency) body.currency = flags.currency;
+      const { data } = await new ControlClient(flags).post('/settlements', body);
+      if (flags.json) return io.out(JSON.stringify(data, null, 2));
+      if (data.length === 0) return io.out('nothing to settle: every captured payment is already in a settlement');
+      for (const s of data) io.out(summary(s));
+    });
+
+  clientOptions(program.command('settlements [id]').description('list settlements, or show one with its payments'))
+    .option('--status <status>', 'created or paid')
+    .option('--limit <n>', 'at most this many', '50')
+    .action(async (id: string | undefined, flags: ClientFlags & { status?: string; limit: string }) => {
+      const client = new ControlClient(flags);
+      if (id) {
+        const s = await client.get(`/settlements/${encodeURIComponent(id)}`);
+        return io.out(flags.json ? JSON.stringify(s, null, 2) : detail(s));
+      }
+      const { data } = await client.get('/settlements', { status: flags.status, limit: flags.limit });
+      if (flags.json) return io.out(JSON.stringify(data, null, 2));
+      io.out(data.length ? data.map(summary).join('\n') : 'no settlements yet; run sandbox settle');
+    });
+}

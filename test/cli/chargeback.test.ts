@@ -1,0 +1,71 @@
+// `sandbox chargeback`, `sandbox chargebacks` through the program object against a real sandbox.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { runCli } from './cli-harness.js';
+
+let sandbox: RunningServer;
+beforeEach(async () => {
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+});
+afterEach(() => sandbox.close());
+
+const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
+
+async function s2sPayment(ccno = '4242424242424242'): Promise<string> {
+  const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno })) });
+  return ((await res.json()) as { transID: string }).transID;
+}
+
+async function v1Payment(): Promise<string> {
+  const res = await fetch(`${sandbox.url}/v1/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
+    body: JSON.stringify({ amount: 1050, currency: 'EUR', token: 'tok_visa' }),
+  });
+  return ((await res.json()) as { id: string }).id;
+}
+
+describe('sandbox chargeback', () => {
+  it('opens one on an S2S transID with --reason, then --win by transID', async () => {
+    const transID = await s2sPayment();
+    const opened = await cli('chargeback', transID, '--reason', 'product_not_received');
+    expect(opened.error).toBeUndefined();
+    const id = /chargeback (dp_\w+) opened/.exec(opened.out)?.[1];
+    expect(opened.out).toContain(`opened on transaction ${transID}: EUR 10.50, reason product_not_received (chargeback.created sent)`);
+    expect(opened.out).toContain(`sandbox chargeback ${id} --win`);
+    const won = await cli('chargeback', transID, '--win');
+    expect(won.out).toBe(`chargeback ${id} won: EUR 10.50 on transaction ${transID}; it is reinstated (chargeback.won sent)`);
+  });
+
+  it('opens one on a payment with --amount and --json, then --lose by chargeback id', async () => {
+    const paymentId = await v1Payment();
+    const opened = JSON.parse((await cli('chargeback', paymentId, '--amount', '500', '--json')).out);
+    expect(opened).toMatchObject({ family: 'v1', payment_id: paymentId, amount: 500, reason: 'fraudulent', status: 'open' });
+    const lost = await cli('chargeback', opened.id, '--lose');
+    expect(lost.out).toContain(`chargeback ${opened.id} lost: EUR 5.00 on payment ${paymentId}; it stays charged back`);
+  });
+
+  it('the chargeback card opens one after sandbox clock advance 30s; chargebacks lists it', async () => {
+    const transID = await s2sPayment('4000000000000259');
+    expect(JSON.parse((await cli('chargebacks', '--json')).out)).toEqual([]);
+    expect((await cli('clock', 'advance', '30s')).error).toBeUndefined();
+    const list = JSON.parse((await cli('chargebacks', '--json')).out);
+    expect(list).toMatchObject([{ transID, status: 'open', reason: 'fraudulent' }]);
+    const table = (await cli('chargebacks')).out.split('\n');
+    expect(table[0]).toMatch(/^ID\s+FAMILY\s+PAYMENT\s+AMOUNT\s+REASON\s+STATUS\s+CREATED$/);
+    expect(table[1]).toMatch(new RegExp(`^dp_\\w+\\s+s2s\\s+${transID}\\s+EUR 10.50\\s+fraudulent\\s+open\\s+`));
+  });
+
+  it('says clearly what is wrong', async () => {
+    const paymentId = await v1Payment();
+    expect((await cli('chargeback', paymentId, '--win', '--lose')).error).toBe('pass --win or --lose, not both');
+    expect((await cli('chargeback', 'dp_abc')).error).toBe('dp_abc is a chargeback already; add --win or --lose to decide it');
+    expect((await cli('chargeback', 'order-17')).error).toContain('neither a /v1/ payment id (pay_...) nor an S2S transID');
+    expect((await cli('chargeback', paymentId, '--amount', '10.50')).error).toContain('--amount is in minor units');
+    expect((await cli('chargeback', paymentId, '--reason', 'angry')).error).toMatch(/reason is invalid: expected one of fraudulent, .*\(400 parameter_invalid\)$/);
+    expect((await cli('chargeback', paymentId, '--win')).error).toBe(`${paymentId} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${paymentId}\`) (409 invalid_state)`);
+    expect((await cli('chargeback', 'pay_nope')).error).toMatch(/no payment pay_nope.*\(404 resource_missing\)$/);
+  });
+});

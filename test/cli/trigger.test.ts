@@ -1,0 +1,62 @@
+// `sandbox trigger` through the program object against a real sandbox, with a fake merchant for --to.
+import { createHmac } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { CREDS } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { runCli } from './cli-harness.js';
+
+let sandbox: RunningServer;
+let merchant: FakeMerchant;
+beforeEach(async () => {
+  merchant = await startFakeMerchant();
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+});
+afterEach(async () => {
+  await sandbox.close();
+  await merchant.close();
+});
+
+const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
+
+describe('sandbox trigger', () => {
+  it('prints the event, every event recorded on the way, and the related objects', async () => {
+    const { out, error } = await cli('trigger', 'chargeback.won');
+    expect(error).toBeUndefined();
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(/^triggered chargeback\.won evt_\w+ \(payment_id pay_\w+, chargeback_id dp_\w+\)$/);
+    // One line per event recorded, the asked-for one starred.
+    expect(lines.slice(1).map((l) => l.trim().replace(/\s+evt_\w+\s+\S+$/, ''))).toEqual(['payment.authorized', 'payment.captured', 'chargeback.created', '* chargeback.won']);
+    const paymentId = /payment_id (pay_\w+)/.exec(lines[0]!)![1];
+    const payment = await fetch(`${sandbox.url}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${CREDS.apiKey}` } });
+    expect(((await payment.json()) as any).status).toBe('captured');
+  });
+
+  it('--to delivers exactly that event, signed, to the URL; --json gives the whole answer', async () => {
+    const result = JSON.parse((await cli('trigger', 'payment.declined', '--to', `${merchant.url}/hook`, '--json')).out);
+    expect(result.delivery).toMatchObject({ url: `${merchant.url}/hook`, manual: true });
+    const [hook] = await waitFor(() => merchant.at('/hook').length > 0 && merchant.at('/hook'), 'the triggered event');
+    expect(JSON.parse(hook!.body)).toMatchObject({ event: 'payment.declined', id: result.event.id, data: { payment_id: result.related.payment_id, status: 'declined', decline_code: 'card_declined' } });
+    expect(hook!.headers['x-sandbox-signature']).toBe('sha256=' + createHmac('sha256', CREDS.secret).update(hook!.body).digest('hex'));
+    expect(merchant.received).toHaveLength(1);
+  });
+
+  it('--payment works on an existing payment, and says why when its state cannot produce the event', async () => {
+    const res = await fetch(`${sandbox.url}/v1/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
+      body: JSON.stringify({ amount: 700, currency: 'EUR', token: 'tok_visa', capture: false }),
+    });
+    const id = ((await res.json()) as any).id;
+    expect((await cli('trigger', 'payment.captured', '--payment', id)).out).toMatch(new RegExp(`^triggered payment\\.captured evt_\\w+ \\(payment_id ${id}\\)`));
+    expect((await cli('trigger', 'payment.captured', '--payment', id)).error).toBe(`payment ${id} is captured; only a payment that is authorized can be captured (409 invalid_state)`);
+    expect((await cli('trigger', 'payment.captured', '--payment', 'pay_nope')).error).toMatch(/no payment or transaction pay_nope.*\(404 resource_missing\)$/);
+  });
+
+  it('an unknown event type lists the known ones', async () => {
+    const { error } = await cli('trigger', 'payment.exploded');
+    expect(error).toMatch(/type is invalid: expected an event type: payment\.requires_action, .*checkout\.session\.expired.*\(400 parameter_invalid\)$/);
+  });
+});
