@@ -17,10 +17,12 @@ import { readForm, validate } from './validation.js';
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
 // key=value pairs joined with '&', keys in the characters form encoding leaves as they are.
-const QUERY_PAIR = /^[A-Za-z0-9_.\-[\]%+]+=[^&\s]*$/;
+// Values may hold raw spaces (PHP's parse_str reads them too) but never line breaks.
+const QUERY_PAIR = /^[A-Za-z0-9_.\-[\]%+]+=[^&\r\n]*$/;
+const RAW_SPACE_WARNING = "a value in the decrypted query string contains a raw space; it was accepted, but encode spaces as '+'";
 
-/** Parses decrypted text as a query string; a 400 that says what it looks like instead when it is not one. */
-export function parseDecryptedQuery(plaintext: string): Record<string, string> {
+/** Parses decrypted text as a query string (pushing a warning for raw spaces); a 400 that says what it looks like instead when it is not one. */
+export function parseDecryptedQuery(plaintext: string, warnings: string[]): Record<string, string> {
   const text = plaintext.replace(/^\?/, '');
   const pairs = text.split('&');
   if (text.trim() === '' || !pairs.every((pair) => QUERY_PAIR.test(pair))) {
@@ -32,6 +34,7 @@ export function parseDecryptedQuery(plaintext: string): Record<string, string> {
       'encrypted_data',
     );
   }
+  if (text.includes(' ')) warnings.push(RAW_SPACE_WARNING);
   return Object.fromEntries(new URLSearchParams(text));
 }
 
@@ -56,9 +59,10 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminals.map((t) => t.publicKey));
     const terminal = terminals.find((t) => t.publicKey === publicKey)!;
     const { plaintext, warnings } = decryptText(cipherText, terminal);
+    const params = parseDecryptedQuery(plaintext, warnings);
     // Set before validating so a rejected request also says which near-miss form it used.
     if (warnings.length) c.header(WARNING_HEADER, warnings.join('; '));
-    const input = validate(s2sEncryptedSchema, parseDecryptedQuery(plaintext));
+    const input = validate(s2sEncryptedSchema, params);
     if (!safeEqual(input.public_key, terminal.publicKey)) {
       throw new SandboxError('invalid_credentials', 'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key', 'public_key');
     }

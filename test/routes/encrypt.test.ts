@@ -80,6 +80,12 @@ describe('accepted requests', () => {
     expect(res.headers.get('x-sandbox-warning')).toContain('padding was missing');
   });
 
+  it('accepts raw spaces in values (as parse_str does) and says so', async () => {
+    const res = await post(buildEncryptedData(queryOf({ product_name: 'Blue mug' }).replace('Blue+mug', 'Blue mug'), KEYS));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-sandbox-warning')).toContain("contains a raw space; it was accepted, but encode spaces as '+'");
+  });
+
   it('finds the terminal by the public_key suffix: the second merchant encrypts with its own keys', async () => {
     const other = { publicKey: CREDS.other.publicKey, privateKey: CREDS.other.privateKey };
     const res = await post(buildEncryptedData(queryOf({ public_key: other.publicKey, terNO: CREDS.other.terNO }), other));
@@ -122,6 +128,9 @@ describe('decryption failures are 400s in plain words', () => {
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'encrypted_data' });
     expect(res.json.error.message).toMatch(/not a query string \(it looks like JSON\)/);
+    const lines = await post(buildEncryptedData('public_key=pk_test_1001\nterNO=1001', KEYS));
+    expect(lines.status).toBe(400);
+    expect(lines.json.error.message).toMatch(/not a query string; encrypt key=value pairs joined with '&'/);
   });
 
   it('encrypted_data missing', async () => {
