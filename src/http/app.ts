@@ -99,7 +99,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', checkoutPages(deps));
   app.route('/_sandbox', controlRoutes(deps));
   app.route('/_sandbox', scenarioRoutes(deps));
-  app.route('/_sandbox', dashboardRoutes(deps));
+  app.route('/', dashboardRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
   return app;

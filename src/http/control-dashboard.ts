@@ -17,15 +17,12 @@ import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dashboard-queries.js';
 import type { AppDeps, AppEnv } from './app.js';
+import type { OpenApiRoute } from './openapi.js';
 import { controlGuard } from './control.js';
 import { readForm, validate, validateQuery } from './validation.js';
 
 /** Rows per list page. */
 export const DASHBOARD_PAGE_SIZE = 50;
-
-// Mounted under /_sandbox, a sub-app's '/' is "/_sandbox" without the slash the start banner
-// prints; this pattern (an empty parameter) is exactly "/_sandbox/".
-const ROOT = '/:root{.{0}}';
 
 const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value);
 
@@ -52,6 +49,28 @@ export const dashboardAuthenticateForm = z.object({
 /** POST .../replay form. */
 export const dashboardReplayForm = z.object({ csrf: z.string() });
 
+const page = (method: 'get' | 'post', path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
+  method,
+  path,
+  summary,
+  response,
+  tag: 'Dashboard',
+  auth: 'control',
+  ...extra,
+});
+
+/** The dashboard's routes in /openapi.json: HTML pages and form posts for a browser, listed so every route is on record. */
+export const dashboardOpenApi: OpenApiRoute[] = [
+  page('get', '/_sandbox/', 'The dashboard: one list (tab) with its filters, newest first, 50 rows a page', 'an HTML page', { query: dashboardQuery }),
+  page('get', '/_sandbox/dashboard/fragment', 'The list of the dashboard alone, as the live script swaps it in', 'an HTML fragment', { query: dashboardQuery }),
+  page('get', '/_sandbox/dashboard/deliveries/:id', 'A delivery with every attempt (request headers and body, response excerpt) and its Replay button', 'an HTML page', { errors: ['resource_missing'] }),
+  page('get', '/_sandbox/dashboard/deliveries/:id/fragment', "The live part of a delivery's page (status, attempts, other deliveries of the event)", 'an HTML fragment', { errors: ['resource_missing'] }),
+  page('post', '/_sandbox/dashboard/deliveries/:id/replay', "The Replay button's form: sends the event again as a new delivery", '303 to the new delivery', { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] }),
+  page('post', '/_sandbox/dashboard/authenticate', "The Approve / Decline buttons' form on a pending authentication", '303 back to the list', { status: 303, body: dashboardAuthenticateForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing', 'invalid_state'] }),
+  page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript'),
+  page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS'),
+];
+
 /** True for Host values that name this machine's loopback (with or without a port). */
 function loopbackHost(host: string): boolean {
   const name = host.replace(/:\d+$/, '').toLowerCase();
@@ -73,7 +92,7 @@ function hostGuard(deps: AppDeps): MiddlewareHandler {
   };
 }
 
-/** The dashboard's routes under /_sandbox. */
+/** The dashboard's routes; mounted at '/' because its home is "/_sandbox/" with the slash (a sub-app at /_sandbox cannot have one). */
 export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
@@ -98,9 +117,9 @@ export function dashboardRoutes(deps: AppDeps) {
     c.header('Cache-Control', 'no-store');
   };
   const guard = controlGuard(deps.config.controlToken);
-  for (const path of ['/', ROOT, '/dashboard/*', '/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
-  app.use(ROOT, noStore);
-  app.use('/dashboard/*', noStore);
+  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
+  app.use('/_sandbox/', noStore);
+  app.use('/_sandbox/dashboard/*', noStore);
 
   const checkCsrf = (sent: string) => {
     if (!safeEqual(sent, csrf)) {
@@ -145,10 +164,10 @@ export function dashboardRoutes(deps: AppDeps) {
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
     return html(c, DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
   };
-  app.get(ROOT, listPage);
-  app.get('/', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
+  app.get('/_sandbox/', listPage);
+  app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
 
-  app.get('/dashboard/fragment', (c) => {
+  app.get('/_sandbox/dashboard/fragment', (c) => {
     const view = readView(c);
     const { page, ctx } = listParts(view);
     return c.html(String(ListFragment({ tab: view.tab, page, ctx })));
@@ -159,13 +178,13 @@ export function dashboardRoutes(deps: AppDeps) {
     return { delivery, attempts: queries.attempts(id), siblings: queries.siblings(delivery.event_id, id) };
   };
 
-  app.get('/dashboard/deliveries/:id', (c) =>
+  app.get('/_sandbox/dashboard/deliveries/:id', (c) =>
     html(c, DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
   );
 
-  app.get('/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
+  app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
 
-  app.post('/dashboard/deliveries/:id/replay', async (c) => {
+  app.post('/_sandbox/dashboard/deliveries/:id/replay', async (c) => {
     const form = validate(dashboardReplayForm, await readForm(c));
     checkCsrf(form.csrf);
     const replay = services.deliveries.replay(c.req.param('id'));
@@ -173,7 +192,7 @@ export function dashboardRoutes(deps: AppDeps) {
     return c.redirect(`/_sandbox/dashboard/deliveries/${encodeURIComponent(replay.id)}`, 303);
   });
 
-  app.post('/dashboard/authenticate', async (c) => {
+  app.post('/_sandbox/dashboard/authenticate', async (c) => {
     const raw = await readForm(c);
     checkCsrf(raw.csrf ?? '');
     const form = validate(dashboardAuthenticateForm, raw);
@@ -185,7 +204,7 @@ export function dashboardRoutes(deps: AppDeps) {
     return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
   });
 
-  app.get('/assets/dashboard.js', (c) => c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
-  app.get('/assets/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/_sandbox/assets/dashboard.js', (c) => c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/_sandbox/assets/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
   return app;
 }

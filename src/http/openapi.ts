@@ -21,6 +21,7 @@ import { tokensOpenApi } from './tokens.js';
 import { v1RefundsOpenApi } from './v1-refunds.js';
 import { checkoutSessionsOpenApi } from './checkout-sessions.js';
 import { disputesOpenApi } from './control-disputes.js';
+import { dashboardOpenApi } from './control-dashboard.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -268,6 +269,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...eventsOpenApi,
   ...checkoutSessionsOpenApi,
   ...disputesOpenApi,
+  ...dashboardOpenApi,
 ];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */
