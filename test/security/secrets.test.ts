@@ -1,0 +1,170 @@
+// Secrets: every comparison of a secret goes through safeEqual (constant time for equal lengths),
+// and a wrong secret of the wrong length and of the right length are refused alike, for bearer
+// keys, terminal public keys, the control token, page CSRF tokens and webhook signatures. Then the
+// log: a real server (the built CLI, --log-format json) gets requests carrying API keys, card
+// numbers, private-key encryption, encrypted data and the control token, and none of them
+// appears in a log line (the start banner prints the seeded test credentials by design).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as signature from '../../src/crypto/signature.js';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { csrfOf } from '../fuzz/seed-objects.js';
+
+vi.mock('../../src/crypto/signature.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/crypto/signature.js')>();
+  return { ...real, safeEqual: vi.fn(real.safeEqual) };
+});
+const safeEqual = vi.mocked(signature.safeEqual);
+
+/** Whether safeEqual compared `secret` with what the request sent, in either order. */
+const compared = (secret: string, sent: string) => safeEqual.mock.calls.some(([a, b]) => (a === secret && b === sent) || (a === sent && b === secret));
+
+describe('safeEqual', () => {
+  it.each([
+    ['same', 'whsec_abc', 'whsec_abc', true],
+    ['wrong length', 'whsec_abc', 'whsec_ab', false],
+    ['right length, last character wrong', 'whsec_abc', 'whsec_abd', false],
+    ['right length, first character wrong', 'whsec_abc', 'Xhsec_abc', false],
+    ['empty against a secret', '', 'whsec_abc', false],
+    ['same characters, different byte length', 'é', 'ee', false],
+  ])('%s', (_name, a, b, expected) => {
+    expect(signature.safeEqual(a, b)).toBe(expected);
+  });
+
+  it('verifySignature accepts the right HMAC and refuses a wrong one of either length', () => {
+    const body = 'transID=1&status=Test+Approved';
+    const right = `sha256=${signature.hmacHex('whsec_test_sandbox', body)}`;
+    expect(signature.verifySignature(right, 'whsec_test_sandbox', body)).toBe(true);
+    expect(signature.verifySignature(`sha256=${'0'.repeat(64)}`, 'whsec_test_sandbox', body)).toBe(false);
+    expect(signature.verifySignature(right.slice(0, -1), 'whsec_test_sandbox', body)).toBe(false);
+    expect(signature.verifySignature(`sha256=${'0'.repeat(64)},${right}`, 'whsec_test_sandbox', body)).toBe(true);
+    expect(signature.verifySignature(undefined, 'whsec_test_sandbox', body)).toBe(false);
+  });
+});
+
+describe('every secret comparison uses safeEqual and refuses wrong secrets of any length', () => {
+  let sb: TestSandbox;
+  afterEach(() => {
+    sb.close();
+    safeEqual.mockClear();
+  });
+
+  it('bearer API keys', async () => {
+    sb = createTestSandbox();
+    const sameLength = CREDS.apiKey.slice(0, -1) + 'Y';
+    for (const key of [sameLength, 'sk_test_x', `${CREDS.apiKey}0`]) {
+      const res = await sb.request('GET', '/v1/payments', undefined, { authorization: `Bearer ${key}` });
+      expect(res.status, key).toBe(401);
+      expect(res.json.error.code).toBe('invalid_credentials');
+      expect(res.text).not.toContain(key);
+    }
+    expect(compared(CREDS.apiKey, sameLength)).toBe(true);
+    expect((await sb.request('GET', '/v1/payments', undefined, { authorization: `Bearer ${CREDS.apiKey}` })).status).toBe(200);
+  });
+
+  it('terminal public keys (S2S and refund-request)', async () => {
+    sb = createTestSandbox();
+    const sameLength = 'pk_test_1009';
+    for (const key of [sameLength, 'pk_x']) {
+      const res = await sb.request('POST', '/api/s2s', s2sBody({ public_key: key }));
+      expect(res.status).toBe(401);
+      const refund = await sb.request('POST', '/api/transactions/refund-request', { transID: 'T1', refundAmount: '1.00', public_key: key });
+      expect(refund.status).toBe(401);
+    }
+    expect(compared(CREDS.publicKey, sameLength)).toBe(true);
+  });
+
+  it('the control token', async () => {
+    sb = createTestSandbox({ controlToken: 'ctl_token_42' });
+    for (const token of ['ctl_token_43', 'ctl', 'ctl_token_420']) {
+      expect((await sb.request('GET', '/_sandbox/health', undefined, { authorization: `Bearer ${token}` })).status).toBe(401);
+    }
+    expect(compared('ctl_token_42', 'ctl_token_43')).toBe(true);
+    expect((await sb.request('GET', '/_sandbox/health', undefined, { authorization: 'Bearer ctl_token_42' })).status).toBe(200);
+  });
+
+  it('page CSRF tokens (authentication page and checkout page)', async () => {
+    sb = createTestSandbox();
+    const created = await sb.request('POST', '/api/s2s', s2sBody());
+    const path = new URL(created.json.authurl).pathname;
+    const csrf = await csrfOf(sb, path);
+    const wrong = csrf.slice(0, -1) + (csrf.endsWith('A') ? 'B' : 'A');
+    const res = await sb.request('POST', path, `csrf=${wrong}&otp=123456`, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(403);
+    expect(compared(csrf, wrong)).toBe(true);
+
+    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r' }, { authorization: `Bearer ${CREDS.apiKey}` });
+    const payPath = new URL(session.json.url).pathname;
+    const payCsrf = await csrfOf(sb, payPath);
+    const payWrong = payCsrf.slice(0, -1) + (payCsrf.endsWith('A') ? 'B' : 'A');
+    const pay = await sb.request('POST', `${payPath}/card`, `csrf=${payWrong}&number=4242424242424242&expiry=12/30&cvc=123&name=J`, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(pay.status).toBe(403);
+    expect(compared(payCsrf, payWrong)).toBe(true);
+  });
+});
+
+describe('secrets never reach the log', () => {
+  const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
+
+  it('a real server with --log-format json logs none of the keys, cards or encrypted data it was sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-log-'));
+    const readyFile = join(dir, 'ready');
+    const controlToken = 'ctl_never_logged_5150';
+    const receiver = await startFakeMerchant();
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', ':memory:', '--log-format', 'json', '--ready-file', readyFile, '--retry', 'none', '--control-token', controlToken], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    try {
+      const url = await waitFor(() => (existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() : undefined), 'the ready file', 15_000);
+      const bearer = { authorization: `Bearer ${CREDS.apiKey}` };
+      const post = (path: string, body: string, headers: Record<string, string>) => fetch(url + path, { method: 'POST', headers, body });
+      const json = { 'content-type': 'application/json' };
+
+      const cards = ['4000000000003220', '4000008400001629', '4242424242424242', '4000000000000069', '4000000000003221'];
+      // Secrets the banner never prints: these must appear nowhere in the output at all.
+      const wrongKeys = ['sk_test_wrong_key_8841', 'sk_live_real_key_9931', 'pk_test_wrong_7719'];
+      const encryptedData = buildEncryptedData(new URLSearchParams({ ...(s2sBody({ ccno: '4000000000000069', webhook_url: `${receiver.url}/enc` }) as Record<string, string>), terNO: '1001', encryption_method: 'aes256' }).toString(), { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey });
+
+      expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4000000000003220', ccvv: '987' })), json)).status).toBe(200);
+      expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${receiver.url}/hook` })), json)).status).toBe(200);
+      expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4000000000003221' })), json)).status).toBe(400);
+      expect((await post('/api/s2s', JSON.stringify(s2sBody({ public_key: 'pk_test_wrong_7719' })), json)).status).toBe(401);
+      const enc = await post('/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(encryptedData)}`, { 'content-type': 'application/x-www-form-urlencoded' });
+      expect(enc.status, await enc.clone().text()).toBe(200);
+      expect((await post('/v1/payments', JSON.stringify({ amount: 100, currency: 'EUR', card: { number: '4000008400001629', exp_month: 12, exp_year: 2030, cvc: '456' }, return_url: 'https://shop.example/r' }), { ...json, ...bearer })).status).toBe(200);
+      expect((await post('/v1/tokens', JSON.stringify({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '456' } }), { ...json, ...bearer })).status).toBe(200);
+      for (const key of wrongKeys.slice(0, 2)) expect((await fetch(`${url}/v1/payments`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+      expect((await fetch(`${url}/v1/payments?api_key=${CREDS.apiKey}`, { headers: bearer })).status).toBe(400);
+      expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}` } })).status).toBe(200);
+      expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}x` } })).status).toBe(401);
+      // The webhooks are sent (and logged) too.
+      await waitFor(() => receiver.received.length >= 2 && (stdout.match(/"type":"webhook"/g) ?? []).length >= 2, 'two webhook log lines', 10_000);
+      await waitFor(() => (stdout.match(/"type":"request"/g) ?? []).length >= 12, 'twelve request log lines', 10_000);
+
+      const logLines = stdout.split('\n').filter((line) => line.startsWith('{'));
+      const log = logLines.join('\n');
+      expect(logLines.length).toBeGreaterThanOrEqual(14);
+      for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+      // The banner lists the seeded credentials and two test cards on purpose; log lines list none.
+      for (const secret of [CREDS.apiKey, CREDS.privateKey, CREDS.publicKey, CREDS.secret, CREDS.other.apiKey, '"987"', '"456"', ...cards]) {
+        expect(log + stderr, `a log line contains ${secret}`).not.toContain(secret);
+      }
+      for (const secret of [...wrongKeys, controlToken, encryptedData.slice(0, 40), encodeURIComponent(encryptedData).slice(0, 40)]) {
+        expect(stdout + stderr, `the output contains ${secret}`).not.toContain(secret);
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
