@@ -12,29 +12,6 @@ import { authenticateTerminal } from './terminal-auth.js';
 import { readJson, validate } from './validation.js';
 import { formatTdate } from './tdate.js';
 
-/** The SPEC 2.2 answer: exactly these fields, all strings. */
-export function s2sResponse(deps: AppDeps, created: S2SCreated) {
-  const t = created.transaction;
-  const authurl = created.challenge ? deps.services.auth.url(created.challenge.token) : '';
-  return {
-    transID: t.transId,
-    reference: t.reference,
-    order_status: String(t.orderStatus),
-    status: statusText(t.orderStatus),
-    response: t.response,
-    bill_amt: formatDecimalAmount(t.amount, t.currency),
-    bill_currency: t.currency,
-    mop: t.brand,
-    ccno: t.ccno ?? '',
-    tdate: formatTdate(t.createdAt, true),
-    authurl,
-    authstatus: `${deps.services.deps.publicUrl.base}/api/s2s/status/${t.statusToken}`,
-    authdata: created.challenge
-      ? Buffer.from(JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: authurl, challengeWindowSize: '05' })).toString('base64')
-      : '',
-  };
-}
-
 /** The authstatus answer: the transaction as it is now. */
 export function statusView(t: Transaction) {
   return {
@@ -46,6 +23,32 @@ export function statusView(t: Transaction) {
     bill_amt: formatDecimalAmount(t.amount, t.currency),
     bill_currency: t.currency,
     tdate: formatTdate(t.updatedAt, true),
+  };
+}
+
+/** The SPEC 2.2 answer: exactly these fields, all strings, in the gateway's order. */
+export function s2sResponse(deps: AppDeps, created: S2SCreated) {
+  const t = created.transaction;
+  const { transID, reference, order_status, status, response, bill_amt, bill_currency } = statusView(t);
+  const authurl = created.challenge ? deps.services.auth.url(created.challenge.token) : '';
+  // authdata is the 3-D Secure ACS data, so only card challenges carry it.
+  const threeDs = created.challenge?.kind === 'otp';
+  return {
+    transID,
+    reference,
+    order_status,
+    status,
+    response,
+    bill_amt,
+    bill_currency,
+    mop: t.brand,
+    ccno: t.ccno ?? '',
+    tdate: formatTdate(t.createdAt, true),
+    authurl,
+    authstatus: `${deps.services.deps.publicUrl.base}/api/s2s/status/${t.statusToken}`,
+    authdata: threeDs
+      ? Buffer.from(JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: authurl, challengeWindowSize: '05' })).toString('base64')
+      : '',
   };
 }
 
