@@ -1,7 +1,7 @@
 // Writes docs/benchmarks.md: the machine, how each figure is measured, and the run's tables.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './processes.js';
 
@@ -13,9 +13,12 @@ function command(file, args) {
   }
 }
 
+const loadAtStart = loadavg()[0];
+
 /** What the figures were measured on. */
 export function machine() {
   return {
+    load: loadAtStart.toFixed(1),
     nproc: command('nproc', []),
     cpu: cpus()[0]?.model ?? 'unknown',
     memoryGb: (totalmem() / 1024 ** 3).toFixed(0),
@@ -34,13 +37,13 @@ export function writeBenchDoc(report, { seconds }) {
   const text = [
     '# Benchmarks',
     '',
-    'Written by `npm run bench` (the full run; about 3 minutes). `npm run bench -- --quick` runs every',
+    'Written by `npm run bench` (the full run; about 2 minutes). `npm run bench -- --quick` runs every',
     'measurement for about a second with smaller tables and only prints: CI runs it after the tests to keep',
     'the script working. Missed targets are printed and never fail a run; a crash, an endpoint that does',
     'not answer 2xx, or an acknowledged payment missing after kill -9 exits non-zero.',
     '',
     `Last full run: ${m.date}, paysandbox ${m.version} at commit ${m.commit}, ${seconds.toFixed(0)} s.`,
-    `Machine: \`nproc\` = ${m.nproc} (${m.cpu}), ${m.memoryGb} GB RAM, Node ${m.node}.`,
+    `Machine: \`nproc\` = ${m.nproc} (${m.cpu}), ${m.memoryGb} GB RAM, Node ${m.node}; load average when the run started: ${m.load}.`,
     'The machine is shared: other work running at the same time lowers the figures, so compare',
     'ratios (measured in the same run) rather than absolute requests per second.',
     '',

@@ -87,8 +87,14 @@ export class Report {
 
   /** The Markdown of the same figures. */
   markdown() {
+    // Columns of figures align right, text columns left.
+    const numeric = (body, i) => body.every((r) => /^[-\d .,]*$/.test(String(r[i])));
     const md = (header, body) =>
-      [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n');
+      [
+        `| ${header.join(' | ')} |`,
+        `|${header.map((_, i) => (numeric(body, i) ? '---:' : '---')).join('|')}|`,
+        ...body.map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`),
+      ].join('\n');
     const parts = [
       '### Throughput at 10 connections',
       '',
