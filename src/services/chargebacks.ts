@@ -11,7 +11,6 @@ import { SandboxError } from '../errors.js';
 import type { Chargeback, ChargebackFilter, ChargebackReason } from '../store/chargebacks-repo.js';
 import type { Job } from '../store/jobs-repo.js';
 import type { Payment } from '../store/payments-repo.js';
-import type { Transaction } from '../store/transactions-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { Payments } from './payments.js';
@@ -174,7 +173,7 @@ export class Chargebacks {
       : `Chargeback ${cb.id} lost: the ${money(cb)} is returned to the cardholder`;
     const now = clock.now();
     store.transactions.setStatus(t.transId, code, response, now);
-    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now } as Transaction, `chargeback.${cb.status}`);
+    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now }, `chargeback.${cb.status}`);
   }
 
   private decideV1(cb: Chargeback): void {

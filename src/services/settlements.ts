@@ -81,6 +81,9 @@ export class Settlements {
   settle(input: SettleInput = {}): Settlement[] {
     const { store, clock } = this.deps;
     const payAfter = input.payAfterMs ?? PAYOUT_DELAY_MS;
+    if (input.merchantId !== undefined && !store.credentials.merchant(input.merchantId)) {
+      throw new SandboxError('resource_missing', `no merchant ${input.merchantId}; use a merchant id of the fixtures, e.g. mer_sandbox, or leave merchant out to settle every merchant`, 'merchant');
+    }
     return store.tx(() => {
       const groups = new Map<string, Unsettled[]>();
       for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, merchantId: input.merchantId, currency: input.currency })) {

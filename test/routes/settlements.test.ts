@@ -170,6 +170,13 @@ describe('sandbox settle', () => {
     expect(res.json.error.message).toContain(message);
   });
 
+  it('an unknown merchant is a 404 naming the field', async () => {
+    const res = await sb.request('POST', '/_sandbox/settlements', { merchant: 'mer_nobody' });
+    expect(res.status).toBe(404);
+    expect(res.json.error).toMatchObject({ code: 'resource_missing', param: 'merchant' });
+    expect(res.json.error.message).toContain('no merchant mer_nobody');
+  });
+
   it('an unknown settlement is a 404, and a bad filter a 400', async () => {
     const missing = await sb.request('GET', '/_sandbox/settlements/st_nope');
     expect(missing.status).toBe(404);
