@@ -1,6 +1,7 @@
 // Fuzzing every POST of the API with mutated and random bodies, content types and headers: the
 // JSON S2S endpoint, the encrypted form endpoint (mutated plaintext inside valid encryption, and
-// mutated ciphertext), refund-request, every /v1/ POST and the control API POSTs. Each answer is
+// mutated ciphertext), refund-request, every /v1/ POST, the control API POSTs (chargebacks,
+// settlements and triggers included) and the dashboard's form posts. Each answer is
 // below 500, a JSON error has the documented shape, and a rejected request leaves the database
 // exactly as it was. The seed is fixed (FUZZ_SEED to change it); fast-check prints it on failure.
 import fc from 'fast-check';
@@ -45,6 +46,10 @@ const controlPosts: Array<[string, (ids: SeededObjects) => string, (ids: SeededO
   ['/_sandbox/deliveries/{id}/replay', (i) => `/_sandbox/deliveries/${i.delivery}/replay`, () => ({ to: 'http://127.0.0.1:9/replay' })],
   ['/_sandbox/events/{id}/replay', (i) => `/_sandbox/events/${i.event}/replay`, () => ({ to: 'http://127.0.0.1:9/replay' })],
   ['/_sandbox/import', () => '/_sandbox/import', () => ({ version: 1, tables: { merchants: { columns: ['id'], rows: [['x']] } } })],
+  ['/_sandbox/chargebacks (S2S)', () => '/_sandbox/chargebacks', (i) => ({ transID: i.transApproved, reason: 'fraudulent', amount: 100 })],
+  ['/_sandbox/chargebacks (/v1/)', () => '/_sandbox/chargebacks', (i) => ({ payment_id: i.payment, amount: 100 })],
+  ['/_sandbox/settlements', () => '/_sandbox/settlements', () => ({ merchant: 'mer_sandbox', currency: 'EUR', pay_after: '1h' })],
+  ['/_sandbox/events/trigger', () => '/_sandbox/events/trigger', (i) => ({ type: 'payment.captured', payment_id: i.payment, to: 'http://127.0.0.1:9/t', merchant: 'mer_sandbox' })],
 ];
 
 /** Runs the property: each generated request is sent and checked. */
@@ -110,5 +115,35 @@ describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
 
   it.each(controlPosts)('POST %s: mutated JSON bodies and content types', async (_name, path, valid) => {
     await fuzz(fc.record({ path: fc.constant(path(ids)), body: jsonBody(valid(ids)), headers: extraHeaders }));
+  });
+
+  it.each(['win', 'lose'])('POST /_sandbox/chargebacks/{id}/%s with random ids and bodies', async (verdict) => {
+    const opened = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: ids.payment });
+    const id = fc.oneof(fc.constant(opened.json.id as string), fc.string({ maxLength: 30 }), fc.constantFrom('cb_0000000000000000', '__proto__', '..')).map((s) => encodeURIComponent(s));
+    await fuzz(fc.record({ id, body: jsonBody({}), headers: extraHeaders }).map(({ id, body, headers }) => ({ path: `/_sandbox/chargebacks/${id}/${verdict}`, body, headers })));
+  });
+
+  it('POST /_sandbox/dashboard/authenticate: mutated forms (with the page\'s csrf) and content types', async () => {
+    const page = await sb.request('GET', '/_sandbox/?tab=transactions');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? 'no-csrf-on-page';
+    const body = formBody({ csrf, subject: 'transaction', id: ids.transPending, outcome: 'decline', back: '/_sandbox/?tab=transactions' });
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        await sendAndCheck(sb, 'POST', '/_sandbox/dashboard/authenticate', b, {}, { jsonErrors: true });
+      }),
+      fuzzOptions(),
+    );
+  });
+
+  it('POST /_sandbox/dashboard/deliveries/{id}/replay: random ids, mutated forms', async () => {
+    const page = await sb.request('GET', `/_sandbox/dashboard/deliveries/${ids.delivery}`);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? 'no-csrf-on-page';
+    const id = fc.oneof(fc.constant(ids.delivery), fc.string({ maxLength: 30 })).map((s) => encodeURIComponent(s));
+    await fc.assert(
+      fc.asyncProperty(fc.record({ id, body: formBody({ csrf }) }), async ({ id, body }) => {
+        await sendAndCheck(sb, 'POST', `/_sandbox/dashboard/deliveries/${id}/replay`, body, {}, { jsonErrors: true });
+      }),
+      fuzzOptions(),
+    );
   });
 });

@@ -26,7 +26,7 @@ const idSegment = (real: () => string[]) =>
     fc.string({ unit: 'grapheme', maxLength: 10 }),
   ).map((s) => encodeURIComponent(s));
 
-const queryKeys = ['limit', 'starting_after', 'ending_before', 'status', 'payment_id', 'type', 'created[gte]', 'created[lte]', 'since', 'event', 'event_id', 'url', 'merchant', 'resource', 'method', '__proto__', 'constructor', 'limit[]', 'x'];
+const queryKeys = ['tab', 'q', 'after', 'payment', 'limit', 'starting_after', 'ending_before', 'status', 'payment_id', 'type', 'created[gte]', 'created[lte]', 'since', 'event', 'event_id', 'url', 'merchant', 'resource', 'method', '__proto__', 'constructor', 'limit[]', 'x'];
 
 /** A query string of 0-4 pairs with odd keys and values, repeated keys included. */
 const queryString = fc
@@ -64,6 +64,14 @@ const GETS: Array<[string, string, boolean]> = [
   ['/_sandbox/scenarios', 'GET', false],
   ['/_sandbox/export', 'GET', false],
   ['/openapi.json', 'GET', false],
+  ['/_sandbox/chargebacks', 'GET', false],
+  ['/_sandbox/chargebacks/{id}', 'GET', false],
+  ['/_sandbox/settlements', 'GET', false],
+  ['/_sandbox/settlements/{id}', 'GET', false],
+  ['/_sandbox/', 'GET', false],
+  ['/_sandbox/dashboard/fragment', 'GET', false],
+  ['/_sandbox/dashboard/deliveries/{id}', 'GET', false],
+  ['/_sandbox/dashboard/deliveries/{id}/fragment', 'GET', false],
 ];
 
 describe(`fuzzing GETs with random ids and query strings (seed ${FUZZ_SEED})`, () => {

@@ -164,6 +164,18 @@ describe('control API: loopback only without a token', () => {
     ['POST', '/_sandbox/reset'],
     ['GET', '/_sandbox/export'],
     ['POST', '/_sandbox/import'],
+    ['POST', '/_sandbox/chargebacks'],
+    ['GET', '/_sandbox/chargebacks'],
+    ['POST', '/_sandbox/chargebacks/cb_1/win'],
+    ['POST', '/_sandbox/settlements'],
+    ['GET', '/_sandbox/settlements'],
+    ['POST', '/_sandbox/events/trigger'],
+    ['GET', '/_sandbox/'],
+    ['GET', '/_sandbox/dashboard/fragment'],
+    ['GET', '/_sandbox/dashboard/deliveries/dlv_1'],
+    ['POST', '/_sandbox/dashboard/deliveries/dlv_1/replay'],
+    ['POST', '/_sandbox/dashboard/authenticate'],
+    ['GET', '/_sandbox/assets/dashboard.js'],
   ];
 
   it.each(CONTROL_ROUTES)('%s %s from 10.0.0.5 is 401 control_forbidden and changes nothing', async (method, path) => {

@@ -1,8 +1,9 @@
 // Hostile input on the pages a customer sees. XSS: a payload sent through every field a page
 // shows (S2S reference, product_name, fullname; /v1/ description and reference; checkout
-// reference and logo URL; the merchant name from a fixtures file) never appears unescaped, and
-// `javascript:` URLs are refused before they can reach an href or src. CSRF: page form POSTs
-// without the token or with a wrong one are refused with 403 and change nothing.
+// reference and logo URL; the merchant name from a fixtures file; every dashboard column) never
+// appears unescaped, and `javascript:` URLs are refused before they can reach an href or src.
+// CSRF: page form POSTs without the token or with a wrong one are refused (403 on customer pages,
+// 401 on the dashboard) and change nothing.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +125,65 @@ describe('XSS through every field a page shows', () => {
   });
 });
 
+describe('XSS through the dashboard columns', () => {
+  it('references, webhook URLs, event data and attempt bodies are escaped on every tab and the delivery page', async () => {
+    sb = createTestSandbox({ fixtures: hostileFixtures() });
+    const hookUrl = `http://127.0.0.1:9/h?x=${encodeURIComponent(XSS)}`;
+    const s2s = await sb.request('POST', '/api/s2s', s2sBody({ reference: XSS.slice(0, 64), product_name: XSS, fullname: XSS, ccno: '4242424242424242', webhook_url: `http://127.0.0.1:9/h?x="><script>alert(1)</script>` }));
+    expect(s2s.status, s2s.text).toBe(200);
+    const pending = await sb.request('POST', '/api/s2s', s2sBody({ reference: `${XSS.slice(0, 50)}-2` }));
+    expect(pending.status).toBe(200);
+    const pay = await sb.request('POST', '/v1/payments', { amount: 100, currency: 'EUR', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' }, reference: XSS.slice(0, 64), description: XSS, metadata: { note: XSS }, webhook_url: 'http://127.0.0.1:9/w' }, BEARER);
+    expect(pay.status, pay.text).toBe(200);
+    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: XSS.slice(0, 64) }, BEARER);
+    expect(session.status).toBe(200);
+    expect(hookUrl).toContain('%3Cscript');
+    for (const tab of ['transactions', 'payments', 'sessions', 'events', 'deliveries']) {
+      for (const path of [`/_sandbox/?tab=${tab}`, `/_sandbox/dashboard/fragment?tab=${tab}&q=${encodeURIComponent(XSS)}`, `/_sandbox/dashboard/fragment?tab=${tab}`]) {
+        const res = await sb.request('GET', path);
+        expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200);
+        expect(res.text, path).not.toContain('<script>alert(1)');
+        expect(res.text, path).not.toMatch(/<img src=x/i);
+      }
+    }
+    const list = await sb.request('GET', '/_sandbox/?tab=transactions');
+    expect(list.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    const delivery = sb.db.prepare('SELECT id FROM deliveries ORDER BY rowid LIMIT 1').pluck().get() as string;
+    const page = await sb.request('GET', `/_sandbox/dashboard/deliveries/${delivery}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('<script>alert(1)');
+    expect(page.text).not.toMatch(/<img src=x/i);
+    // The only scripts are the dashboard's own file.
+    for (const match of page.text.matchAll(/<script[^>]*>/gi)) expect(match[0]).toMatch(/src="\/_sandbox\/assets\/dashboard\.js"/);
+  });
+});
+
 describe('CSRF on page forms', () => {
+  it('dashboard Approve/Decline and Replay without the right token are refused and change nothing', async () => {
+    sb = createTestSandbox();
+    const pending = await sb.request('POST', '/api/s2s', s2sBody());
+    const approved = await sb.request('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242' }));
+    expect(approved.status).toBe(200);
+    const delivery = sb.db.prepare('SELECT id FROM deliveries ORDER BY rowid LIMIT 1').pluck().get() as string;
+    const list = await sb.request('GET', '/_sandbox/?tab=transactions');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(list.text)?.[1];
+    expect(csrf).toBeDefined();
+    const wrong = csrf!.slice(0, -1) + (csrf!.endsWith('A') ? 'B' : 'A');
+    for (const token of [undefined, '', wrong, 'short']) {
+      const before = dbFingerprint(sb);
+      const fields = { subject: 'transaction', id: pending.json.transID, outcome: 'approve', ...(token === undefined ? {} : { csrf: token }) };
+      const auth = await sb.request('POST', '/_sandbox/dashboard/authenticate', new URLSearchParams(fields).toString(), FORM);
+      expect(auth.status, auth.text).toBe(401);
+      expect(auth.json.error.param).toBe('csrf');
+      const replay = await sb.request('POST', `/_sandbox/dashboard/deliveries/${delivery}/replay`, new URLSearchParams(token === undefined ? {} : { csrf: token }).toString(), FORM);
+      // Replay validates the form first: a missing csrf field is a 400 parameter_missing, a wrong one a 401.
+      expect(replay.status).toBe(token === undefined ? 400 : 401);
+      expect(dbFingerprint(sb)).toEqual(before);
+    }
+    const ok = await sb.request('POST', '/_sandbox/dashboard/authenticate', new URLSearchParams({ csrf: csrf!, subject: 'transaction', id: pending.json.transID, outcome: 'approve' }).toString(), FORM);
+    expect(ok.status).toBe(303);
+  });
+
   /** Sends the form with no csrf, an empty one, a wrong one of the right length, and one of another page. */
   async function refusedEverywhere(path: string, fields: Record<string, string>, realCsrf: string, otherCsrf: string) {
     const wrong = realCsrf.slice(0, -1) + (realCsrf.endsWith('A') ? 'B' : 'A');
