@@ -127,6 +127,9 @@ describe('SIGKILL while webhooks are retried and while they are delivered', () =
       // Restart once more and let the outbox drain.
       sandbox = await startChild(db);
       await waitFor(() => byEvent(receiver).size >= PAYMENTS, `${PAYMENTS} distinct events at the receiver (have ${byEvent(receiver).size})`, 40_000, 20);
+      // The last answers may still be being recorded: wait until the outbox says nothing is pending.
+      const url = sandbox.url;
+      await waitFor(async () => ((await (await fetch(`${url}/_sandbox/deliveries?status=pending&limit=1`)).json()) as { data: unknown[] }).data.length === 0, 'an empty outbox', 20_000, 20);
       await sandbox.kill();
 
       const store = new Database(db, { readonly: true });
