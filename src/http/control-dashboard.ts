@@ -65,7 +65,7 @@ export const dashboardOpenApi: OpenApiRoute[] = [
   page('get', '/_sandbox/dashboard/fragment', 'The list of the dashboard alone, as the live script swaps it in', 'an HTML fragment', { query: dashboardQuery }),
   page('get', '/_sandbox/dashboard/deliveries/:id', 'A delivery with every attempt (request headers and body, response excerpt) and its Replay button', 'an HTML page', { errors: ['resource_missing'] }),
   page('get', '/_sandbox/dashboard/deliveries/:id/fragment', "The live part of a delivery's page (status, attempts, other deliveries of the event)", 'an HTML fragment', { errors: ['resource_missing'] }),
-  page('post', '/_sandbox/dashboard/deliveries/:id/replay', "The Replay button's form: sends the event again as a new delivery", '303 to the new delivery', { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] }),
+  page('post', '/_sandbox/dashboard/deliveries/:id/replay', "The Replay button's form: sends the event again as a new delivery", '303 back to the delivery, whose page lists the replay', { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] }),
   page('post', '/_sandbox/dashboard/authenticate', "The Approve / Decline buttons' form on a pending authentication", '303 back to the list', { status: 303, body: dashboardAuthenticateForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing', 'invalid_state'] }),
   page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript'),
   page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS'),
@@ -187,9 +187,10 @@ export function dashboardRoutes(deps: AppDeps) {
   app.post('/_sandbox/dashboard/deliveries/:id/replay', async (c) => {
     const form = validate(dashboardReplayForm, await readForm(c));
     checkCsrf(form.csrf);
-    const replay = services.deliveries.replay(c.req.param('id'));
+    services.deliveries.replay(c.req.param('id'));
     deps.wake();
-    return c.redirect(`/_sandbox/dashboard/deliveries/${encodeURIComponent(replay.id)}`, 303);
+    // Back to the delivery's page, where the replay and its attempt appear under Replays.
+    return c.redirect(`/_sandbox/dashboard/deliveries/${encodeURIComponent(c.req.param('id'))}#replays`, 303);
   });
 
   app.post('/_sandbox/dashboard/authenticate', async (c) => {

@@ -1,6 +1,6 @@
 // One webhook delivery in the dashboard: what it is, every attempt with the request exactly as
-// sent (headers and body) and the response excerpt, the other deliveries of the same event
-// (replays), and the Replay button. The attempts part is the live fragment of this page.
+// sent (headers and body) and the response excerpt, the Replay button, and the replays and other
+// deliveries of the same event with their latest answer. Below the button is the live fragment.
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { DeliveryRow } from '../services/dashboard-queries.js';
 import { Status, when } from './dashboard-tables.js';
@@ -70,18 +70,29 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
           attempts.map((a) => <Attempt attempt={a} />)
         )}
       </div>
-      <h2>Other deliveries of {d.event_id}</h2>
+      <h2 id="replays">Replays and other deliveries of {d.event_id}</h2>
       {siblings.length === 0 ? (
-        <p class="hint">None: replay this one to send the event again.</p>
+        <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
       ) : (
-        <ul class="siblings">
-          {siblings.map((s) => (
-            <li>
-              <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a> {s.manual ? '(replay) ' : ''}to{' '}
-              <code>{s.url}</code> <Status text={s.status} /> {s.attempts} attempt{s.attempts === 1 ? '' : 's'}
-            </li>
-          ))}
-        </ul>
+        <table class="siblings">
+          <thead>
+            <tr>
+              {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => <th scope="col">{h}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {siblings.map((s) => (
+              <tr data-id={s.id}>
+                <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>{s.manual ? ' (replay)' : ''}</td>
+                <td class="id">{s.url}</td>
+                <td><Status text={s.status} /></td>
+                <td class="num">{s.attempts}</td>
+                <td>{s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}{s.lastError ? ` ${s.lastError}` : ''}</td>
+                <td>{when(s.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </>
   );
@@ -109,7 +120,7 @@ export function DeliveryPage(props: { delivery: DeliveryFacts; attempts: Deliver
         <form method="post" action={`${path}/replay`}>
           <input type="hidden" name="csrf" value={props.csrf} />
           <button class="primary" type="submit">Replay</button>{' '}
-          <span class="hint">Sends the same event (same id, same body, fresh signature) again as a new delivery, tried once.</span>
+          <span class="hint">Sends the same event (same id, same body, fresh signature) again as a new delivery, tried once; it appears under Replays below.</span>
         </form>
       </section>
       <section id="delivery" data-live-src={`${path}/fragment`} aria-live="polite">

@@ -96,7 +96,7 @@ describe('dashboard in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-payments.png` });
   });
 
-  it('Replay sends the event again: the new delivery shows its own attempt, and the merchant got it twice', async () => {
+  it('Replay sends the event again: back on the delivery, the replay appears with its answer; its page shows the attempt', async () => {
     const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'order-replay', webhook_url: `${merchant.url}/hooks/replay` }));
     expect(t.status).toBe(200);
     await waitFor(() => merchant.at('/hooks/replay').length === 1, 'the first webhook');
@@ -108,18 +108,25 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('article.attempt h3').textContent()).resolves.toContain('HTTP 200');
 
     await page.click('button:has-text("Replay")');
-    await page.waitForURL((url) => /\/_sandbox\/dashboard\/deliveries\/whd_/.test(url.pathname) && url.toString() !== original);
-    await expect(page.textContent('h2')).resolves.toContain('(replay)');
-    // The attempt may land before or after the page loads; live updates show it either way.
-    await waitFor(async () => (await page.locator('article.attempt[data-attempt="1"] h3').textContent().catch(() => ''))?.includes('HTTP 200'), 'the replay attempt');
+    await page.waitForURL((url) => url.hash === '#replays');
+    expect(page.url().replace(/#.*/, '')).toBe(original);
+    // The replay is tried after the page loads or before; live updates show its answer either way.
+    const replayRow = page.locator('table.siblings tbody tr');
+    await waitFor(async () => (await replayRow.count()) === 1 && (await replayRow.textContent())!.includes('HTTP 200'), 'the replay and its answer on the page');
+    await expect(replayRow.textContent()).resolves.toContain('(replay)');
+    await expect(replayRow.locator('.status').textContent()).resolves.toBe('succeeded');
     const received = merchant.at('/hooks/replay');
     expect(received).toHaveLength(2);
     expect(received[1]!.headers['x-sandbox-event-id']).toBe(received[0]!.headers['x-sandbox-event-id']);
     expect(received[1]!.body).toBe(received[0]!.body);
-
-    await page.goto(original);
-    await expect(page.locator('ul.siblings li').textContent()).resolves.toContain('(replay)');
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-delivery.png`, fullPage: true });
+
+    // The replay's own page: its attempt, with the request as sent and the merchant's answer.
+    await replayRow.locator('a').click();
+    await expect(page.textContent('h2')).resolves.toContain('(replay)');
+    await expect(page.locator('article.attempt').count()).resolves.toBe(1);
+    await expect(page.locator('article.attempt h3').textContent()).resolves.toContain('HTTP 200');
+    await expect(page.locator('article.attempt pre.response').textContent()).resolves.toBe('ok');
   });
 
   it('Approve on a pending authentication moves the transaction to Test Approved', async () => {

@@ -224,7 +224,7 @@ describe('Approve / Decline', () => {
 });
 
 describe('a delivery and Replay', () => {
-  it('shows the delivery not tried yet, replays it as a new manual delivery and lists it as a sibling', async () => {
+  it('shows the delivery not tried yet, replays it as a new manual delivery and lists the replay on the same page', async () => {
     const t = await s2s({ ccno: '4242424242424242' });
     const deliveries = (await page(`/_sandbox/?tab=deliveries`)).text;
     const id = rowIds(deliveries)[0]!;
@@ -232,14 +232,19 @@ describe('a delivery and Replay', () => {
     expect(detail.text).toContain('Not tried yet');
     expect(detail.text).toContain(t.transID);
     expect(detail.text).toContain('x-sandbox-signature: sha256=');
+    expect(detail.text).toContain('None yet');
     const res = await post(`/_sandbox/dashboard/deliveries/${id}/replay`, { csrf: csrfOf(detail.text) });
     expect(res.status).toBe(303);
-    const replayId = /\/_sandbox\/dashboard\/deliveries\/(whd_\w+)$/.exec(res.headers.get('location')!)![1]!;
+    expect(res.headers.get('location')).toBe(`/_sandbox/dashboard/deliveries/${id}#replays`);
+    const after = await page(`/_sandbox/dashboard/deliveries/${id}`);
+    const replayId = rowIds(after.text)[0]!;
+    expect(replayId).toMatch(/^whd_/);
     expect(replayId).not.toBe(id);
+    expect(after.text).toContain(`${replayId}</a> (replay)`);
+    expect(rowIds((await page(`/_sandbox/dashboard/deliveries/${id}/fragment`)).text)).toEqual([replayId]);
     const replay = await page(`/_sandbox/dashboard/deliveries/${replayId}`);
     expect(replay.text).toContain('(replay)');
-    const fragment = await page(`/_sandbox/dashboard/deliveries/${id}/fragment`);
-    expect(fragment.text).toContain(`/_sandbox/dashboard/deliveries/${replayId}`);
+    expect(rowIds(replay.text)).toEqual([id]);
   });
 
   it('refuses a replay without the page token', async () => {
