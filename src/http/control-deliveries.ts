@@ -9,7 +9,7 @@ import type { AppDeps, AppEnv } from './app.js';
 import { controlGuard } from './control.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
-import { readJson, validate, validateQuery } from './validation.js';
+import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
 const since = z
   .string()
@@ -51,10 +51,6 @@ export const replayBody = z.object({ to: url }).strict();
 export const retryBody = z.object({ since }).strict();
 
 /** A JSON body that may be left out entirely (no body means {}). */
-async function optionalJson(c: Context): Promise<Record<string, unknown>> {
-  return (await c.req.text()).trim() === '' ? {} : readJson(c);
-}
-
 /** /deliveries, /events, /faults and /stream under /_sandbox. */
 export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -64,7 +60,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   app.get('/deliveries', (c) => c.json(deliveries.list(validateQuery(c, deliveryQuery))));
 
   app.post('/deliveries/retry-failed', async (c) => {
-    const body = validate(retryBody, await optionalJson(c));
+    const body = validate(retryBody, await readOptionalJson(c));
     const result = deliveries.retryFailed(body.since);
     deps.wake();
     return c.json(result);
@@ -73,7 +69,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   app.get('/deliveries/:id', (c) => c.json(deliveries.get(c.req.param('id'))));
 
   app.post('/deliveries/:id/replay', async (c) => {
-    const { to } = validate(replayBody, await optionalJson(c));
+    const { to } = validate(replayBody, await readOptionalJson(c));
     return c.json(deliveries.replay(c.req.param('id'), to), 201);
   });
 
@@ -81,7 +77,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   app.get('/events/:id', (c) => c.json(deliveries.getEvent(c.req.param('id'))));
 
   app.post('/events/:id/replay', async (c) => {
-    const { to } = validate(replayBody, await optionalJson(c));
+    const { to } = validate(replayBody, await readOptionalJson(c));
     return c.json(deliveries.replayEvent(c.req.param('id'), to), 201);
   });
 

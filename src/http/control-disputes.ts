@@ -15,7 +15,7 @@ import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlGuard } from './control.js';
 import type { OpenApiRoute } from './openapi.js';
-import { readJson, validate, validateQuery } from './validation.js';
+import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
@@ -74,10 +74,6 @@ export const triggerSchema = z.strictObject({
 });
 
 /** A JSON body that may be left out entirely (no body means {}). */
-async function optionalJson(c: Context): Promise<Record<string, unknown>> {
-  return (await c.req.text()).trim() === '' ? {} : readJson(c);
-}
-
 function settlementWithItems(services: Services, id: string) {
   return settlementView(services.settlements.get(id), services.settlements.items(id));
 }
@@ -105,7 +101,7 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.post('/chargebacks/:id/lose', (c) => c.json(chargebackView(services.chargebacks.lose(c.req.param('id')))));
 
   app.post('/settlements', async (c) => {
-    const body = validate(settleSchema, await optionalJson(c));
+    const body = validate(settleSchema, await readOptionalJson(c));
     const created = services.settlements.settle({ merchantId: body.merchant, currency: body.currency, payAfterMs: body.pay_after === undefined ? undefined : parseDuration(body.pay_after) });
     return c.json({ data: created.map((s) => settlementWithItems(services, s.id)) });
   });

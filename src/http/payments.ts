@@ -14,7 +14,7 @@ import {
   paymentListSchema,
   paymentObjectSchema,
 } from './schemas/v1-payments.js';
-import { readJson, validate, validateQuery } from './validation.js';
+import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -49,12 +49,6 @@ export function paymentObject(payments: Payments, payment: Payment) {
     created_at: iso(payment.createdAt),
     updated_at: iso(payment.updatedAt),
   };
-}
-
-/** A JSON body that may also be empty (capture and cancel take none by default). */
-async function readOptionalJson(c: Context): Promise<Record<string, unknown>> {
-  if ((await c.req.text()).trim() === '') return {};
-  return readJson(c);
 }
 
 /** The payment routes, for /openapi.json. */

@@ -65,7 +65,8 @@ function mediaType(c: Context): string {
 }
 
 /** The raw body; a body cut off mid-way (client gone, request timeout) is a 400, not a 500 "bug". */
-async function bodyText(c: Context): Promise<string> {
+/** The raw body text; a body the client never finished is a 400, not a 500. */
+export async function bodyText(c: Context): Promise<string> {
   try {
     return await c.req.text();
   } catch {
@@ -89,6 +90,11 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SandboxError('invalid_json', 'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)));
   return body as Record<string, unknown>;
+}
+
+/** A JSON object body that may also be empty (operations whose fields are all optional). */
+export async function readOptionalJson(c: Context): Promise<Record<string, unknown>> {
+  return (await bodyText(c)).trim() === '' ? {} : readJson(c);
 }
 
 /** Reads an application/x-www-form-urlencoded body as a flat record of its fields. */

@@ -3,6 +3,7 @@
 // bearerAuth, which sets c.var.merchant), the terminal public_key inside the body for /api/.
 // A request whose credential names no merchant runs without idempotency: it can only end in an
 // error that changes nothing.
+import { bodyText } from '../validation.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
@@ -45,7 +46,7 @@ export function idempotency(services: Services): MiddlewareHandler {
     if (!KEY_PATTERN.test(key)) {
       throw new SandboxError('parameter_invalid', `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`, IDEMPOTENCY_HEADER);
     }
-    const body = await c.req.text();
+    const body = await bodyText(c);
     const scope = scopeOf(services, c, body);
     if (scope === undefined) return next();
 
