@@ -64,12 +64,25 @@ export function addStartCommand(program: Command, io: CliIo): void {
       io.out(`Listening on ${running.url}`);
       if (flags.readyFile) writeFileSync(flags.readyFile, running.url + '\n');
       await new Promise<void>((resolve) => {
+        let stopping = false;
         const stop = (signal: string) => {
+          if (stopping) {
+            // A second signal means "now": every acknowledged payment and queued webhook is already committed.
+            io.err(`${signal} again: exiting without waiting`);
+            process.exit(130);
+          }
+          stopping = true;
           io.out(kleur.dim(`${signal}: finishing in-flight webhooks and closing the database...`));
-          running.close().then(resolve, resolve);
+          const exit = () => {
+            resolve();
+            // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
+            // the sandbox itself is closed; nothing of ours is left, so leave now.
+            setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
+          };
+          running.close().then(exit, exit);
         };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.on('SIGINT', () => stop('SIGINT'));
+        process.on('SIGTERM', () => stop('SIGTERM'));
       });
     });
 }

@@ -120,14 +120,17 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      // Stop claiming webhooks at once; attempts in flight finish (each within the webhook
+      // timeout) and are recorded, while the server drains its requests in parallel.
+      built.services.jobs.stop();
+      const draining = built.worker.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
         // Streams (SSE) and stuck clients get 2 s to finish, then are cut.
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
-      built.services.jobs.stop();
-      await built.worker.stop();
+      await draining;
       built.db.close();
     })();
     return closing;

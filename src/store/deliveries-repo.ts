@@ -73,7 +73,7 @@ export function createDeliveriesRepo(db: Db) {
   const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
   // INDEXED BY: without statistics the planner picks deliveries_status_created (status = ?) and
   // sorts every pending row on each wake, which made a create cost O(backlog) while a receiver was down.
-  const dueIds = db.prepare("SELECT id FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?").pluck();
+  const dueRows = db.prepare("SELECT id, url FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?");
   const lease = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)");
   // ORDER BY ... LIMIT 1 walks deliveries_due from its start and stops at the first unleased row.
   const nextDue = db.prepare("SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1").pluck();
@@ -95,11 +95,25 @@ export function createDeliveriesRepo(db: Db) {
       insert.run({ ...d, manual: d.manual ? 1 : 0 }),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** Leases up to `limit` due deliveries until `leaseUntil`; returns the ones this call won. */
-    claimDue(now: number, leaseUntil: number, limit: number): Delivery[] {
+    /**
+     * Leases up to `limit` due deliveries until `leaseUntil`, at most `perUrl` in flight per URL
+     * (`busy` counts the ones already in flight), so one slow or dead receiver cannot hold every
+     * sending slot while other merchants' webhooks wait. Returns the ones this call won.
+     */
+    claimDue(now: number, leaseUntil: number, limit: number, perUrl = Infinity, busy: ReadonlyMap<string, number> = new Map()): Delivery[] {
       return db.transaction(() => {
-        const ids = dueIds.all(now, now, limit) as string[];
+        // Look further than `limit` so a backlog for one saturated URL does not hide the others.
+        const candidates = dueRows.all(now, now, limit * 4) as Array<{ id: string; url: string }>;
+        const taken = new Map(busy);
         const won: Delivery[] = [];
-        for (const id of ids) if (lease.run(leaseUntil, id, now).changes === 1) won.push(fromRow(byId.get(id) as Row)!);
+        for (const { id, url } of candidates) {
+          if (won.length === limit) break;
+          const count = taken.get(url) ?? 0;
+          if (count >= perUrl) continue;
+          if (lease.run(leaseUntil, id, now).changes !== 1) continue;
+          taken.set(url, count + 1);
+          won.push(fromRow(byId.get(id) as Row)!);
+        }
         return won;
       })();
     },

@@ -72,11 +72,14 @@ export function buildWebhookRequest(
 }
 
 const MAX_IN_FLIGHT = 32;
+/** Attempts in flight to one URL at most: a dead receiver (5 s timeouts) keeps the other 24 slots free. */
+const MAX_IN_FLIGHT_PER_URL = 8;
 const LEASE_MARGIN_MS = 10_000;
 
 /** Sends due deliveries until stopped. */
 export class DeliveryWorker {
   private inFlight = new Set<Promise<void>>();
+  private inFlightPerUrl = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private pumping = false;
@@ -144,10 +147,15 @@ export class DeliveryWorker {
         const room = this.maxInFlight - this.inFlight.size;
         if (room <= 0) break;
         const now = this.clock.now();
-        const claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room);
+        const claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, MAX_IN_FLIGHT_PER_URL, this.inFlightPerUrl);
         for (const delivery of claimed) {
+          const url = delivery.url;
+          this.inFlightPerUrl.set(url, (this.inFlightPerUrl.get(url) ?? 0) + 1);
           const running = this.send(delivery).finally(() => {
             this.inFlight.delete(running);
+            const left = (this.inFlightPerUrl.get(url) ?? 1) - 1;
+            if (left > 0) this.inFlightPerUrl.set(url, left);
+            else this.inFlightPerUrl.delete(url);
             this.wake();
           });
           this.inFlight.add(running);
@@ -166,6 +174,8 @@ export class DeliveryWorker {
     if (this.stopped) return;
     const next = this.store.deliveries.nextDueAt();
     if (next === null) return;
+    // Work that is due but was left unclaimed waits for a per-URL slot: the finishing attempt wakes us.
+    if (next <= this.clock.now() && this.inFlight.size > 0) return;
     const wait = Math.max(0, Math.min(next - this.clock.now(), 60_000));
     this.timer = setTimeout(() => this.wake(), wait);
     this.timer.unref();

@@ -49,7 +49,7 @@ export const s2sFields = {
   ccvv: digits('the card CVV, 3 or 4 digits'),
   month: digits('the expiry month, two digits 01-12'),
   year: digits('the two-digit expiry year, e.g. "30"'),
-  vpa: z.string().regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z0-9.-]{2,64}$/).optional().describe('the customer UPI VPA, e.g. "success@upi" (UPICOLLECT only)'),
+  vpa: z.string().regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z0-9.-]{1,64}$/).optional().describe('the customer UPI VPA: a handle, "@" and a provider, e.g. "success@upi" (UPICOLLECT only)'),
   bank: optionalText('the bank code for NB, or the wallet for WALLET (optional: the page asks)', 64),
 };
 

@@ -1,0 +1,66 @@
+// One slow or dead receiver must not hold every sending slot: deliveries to other URLs go out at
+// once. And a sandbox whose receivers never answer still shuts down within the webhook timeout.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** A receiver that accepts connections and never answers (a hung merchant). */
+async function startHungReceiver() {
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((_req, res) => held.push(res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    held,
+    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+  };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function pay(sandbox: RunningServer, webhookUrl: string) {
+  const res = await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: webhookUrl })),
+  });
+  expect(res.status).toBe(200);
+}
+
+it('a healthy receiver gets its webhook while 40 deliveries hang on another URL', async () => {
+  const hung = await startHungReceiver();
+  cleanups.push(hung.close);
+  const healthy: FakeMerchant = await startFakeMerchant();
+  cleanups.push(healthy.close);
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none', webhookTimeout: '4s' }, {}));
+  cleanups.push(sandbox.close);
+
+  for (let i = 0; i < 40; i++) await pay(sandbox, hung.url);
+  // The hung URL holds at most its per-URL share of the 32 slots.
+  await waitFor(() => hung.held.length >= 8, 'the hung receiver to hold its connections');
+  const sentAt = Date.now();
+  await pay(sandbox, `${healthy.url}/hook`);
+  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 2000);
+  // Well inside the 4 s timeout that frees the hung slots: it did not wait for them.
+  expect(Date.now() - sentAt).toBeLessThan(2000);
+  expect(hung.held.length).toBe(8);
+});
+
+it('close() returns within the webhook timeout while receivers never answer', async () => {
+  const hung = await startHungReceiver();
+  cleanups.push(hung.close);
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev', webhookTimeout: '1s' }, {}));
+  for (let i = 0; i < 20; i++) await pay(sandbox, hung.url);
+  await waitFor(() => hung.held.length >= 8, 'attempts in flight');
+  const started = Date.now();
+  await sandbox.close();
+  expect(Date.now() - started).toBeLessThan(3000);
+});
