@@ -42,7 +42,7 @@ export function eventRoutes(deps: AppDeps) {
     let before: { createdAt: number; id: string } | undefined;
     if (query.starting_after !== undefined) {
       const cursor = own(merchant, query.starting_after);
-      if (!cursor) throw new SandboxError('parameter_invalid', `starting_after ${query.starting_after} is not one of your events; pass the id of the last event of the previous page`, 'starting_after');
+      if (!cursor) throw new SandboxError('resource_missing', `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`, 'starting_after');
       before = { createdAt: cursor.createdAt, id: cursor.id };
     }
     const { since, until } = createdRange(query);

@@ -245,3 +245,23 @@ describe('POST /api/s2s: accepted variations', () => {
     expect(row).not.toContain('"987"');
   });
 });
+
+describe('printable text and URLs in the optional customer fields', () => {
+  const sandbox = createTestSandbox();
+  it.each([
+    ['product_name', 'Tea\u0000'],
+    ['reference', 'ord\u001b[31m'],
+    ['fullname', 'Jane\u0007Doe'],
+    ['source_url', '💳'],
+    ['source_url', 'javascript:alert(1)'],
+  ])('%s %j is a 400 naming the field', async (field, value) => {
+    const res = await sandbox.request('POST', '/api/s2s', s2sBody({ [field]: value }));
+    expect(res.status).toBe(400);
+    expect(res.json.error.param).toBe(field);
+  });
+  it('accepts a UPI VPA with a one-letter provider', async () => {
+    const res = await sandbox.request('POST', '/api/s2s', s2sBody({ mop: 'UPICOLLECT', vpa: 'failure@x', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }));
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('Test Declined');
+  });
+});
