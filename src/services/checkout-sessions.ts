@@ -43,7 +43,9 @@ export function sessionView(session: CheckoutSession, baseUrl: string, payment: 
     payment_status: session.paymentId ? (payment?.status ?? null) : null,
     expires_at: iso(session.expiresAt)!,
     created_at: iso(session.createdAt)!,
-    completed_at: iso(session.completedAt),
+    // completed_at is when the customer paid; an expired session was never completed.
+    completed_at: session.status === 'complete' ? iso(session.completedAt) : null,
+    expired_at: session.status === 'expired' ? iso(session.completedAt) : null,
   };
 }
 

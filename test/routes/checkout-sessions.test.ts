@@ -155,6 +155,8 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     const res = await sandbox.request('POST', `/v1/checkout/sessions/${session.id}/expire`, undefined, AUTH);
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('expired');
+    expect(res.json.completed_at).toBeNull();
+    expect(res.json.expired_at).toBe(new Date(sandbox.clock.now()).toISOString());
     expect(eventTypes(session.id)).toEqual(['checkout.session.expired']);
     const delivery = sandbox.store.deliveries.list({ limit: 10 }).find((d: any) => d.url === 'http://127.0.0.1:9/hooks');
     expect(JSON.parse(delivery!.body)).toMatchObject({ event: 'checkout.session.expired', data: { id: session.id, status: 'expired' } });

@@ -78,5 +78,6 @@ export const checkoutSessionView = z.object({
   payment_status: z.string().nullable().describe('that payment\'s status now (a SEPA payment is "processing" before it settles)'),
   expires_at: z.string().describe('ISO 8601 UTC; the session expires then unless completed'),
   created_at: z.string(),
-  completed_at: z.string().nullable(),
+  completed_at: z.string().nullable().describe('ISO 8601 UTC when the customer paid; null until then and for an expired session'),
+  expired_at: z.string().nullable().describe('ISO 8601 UTC when the session expired (by time or by the expire call); null otherwise'),
 });
