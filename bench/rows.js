@@ -1,5 +1,5 @@
 // Stored rows: memory and read/list latency with 1 000 vs 100 000 transactions (100 vs 1 000 in quick
-// mode). Rows are written straight through the store (createStore + store.tx, batches of 5 000)
+// mode). Rows are written straight through the store (createStore, transactions of 5 000 rows)
 // rather than over HTTP, which would take minutes; the sandbox is then started on that file.
 import { DEFAULT_FIXTURES } from '../dist/config.js';
 import { outcomeForCard } from '../dist/domain/outcomes.js';
@@ -26,7 +26,9 @@ function seed(db, count) {
     const sample = [];
     const every = Math.max(1, Math.floor(count / SAMPLE));
     for (let from = 0; from < count; from += BATCH) {
-      store.tx(() => {
+      // A plain SQLite transaction, committed before the file is closed and handed to the sandbox
+      // (store.tx may defer its commit to share it with other requests).
+      database.transaction(() => {
         for (let i = from; i < Math.min(count, from + BATCH); i++) {
           const other = i % 10 === 9;
           const transId = String(100000000000000 + i);
@@ -57,7 +59,7 @@ function seed(db, count) {
           });
           if (i % every === 0 && !other) sample.push({ transId, statusToken });
         }
-      });
+      }).immediate();
     }
     return sample;
   } finally {
