@@ -59,6 +59,11 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
   });
   app.use('*', requestContext(deps.logger));
+  // Durability: an answer leaves only once the writes it reports are committed (group commit).
+  app.use('*', async (_c, next) => {
+    await next();
+    await deps.services.deps.store.batch.committed();
+  });
   // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
   app.route('/_sandbox', stateRoutes(deps));
   app.use(

@@ -131,6 +131,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await draining;
+      built.store.batch.flush();
       built.db.close();
     })();
     return closing;

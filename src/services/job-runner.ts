@@ -13,6 +13,8 @@ const TIMER_BATCH = 20;
 export class JobRunner {
   private readonly handlers = new Map<string, JobHandler>();
   private timer: NodeJS.Timeout | undefined;
+  /** Due time of the job the timer is armed for; undefined when none is armed. */
+  private armedFor: number | undefined;
   private running = false;
 
   constructor(private readonly deps: ServiceDeps) {}
@@ -25,6 +27,8 @@ export class JobRunner {
   /** Schedules a job (inside the caller's transaction) and re-arms the timer afterwards. */
   schedule(kind: string, subjectId: string, dueAt: number, payload: Record<string, unknown> = {}): void {
     this.deps.store.jobs.schedule(kind, subjectId, dueAt, payload);
+    // The armed timer already wakes us early enough for this job: skip the re-arm query.
+    if (this.armedFor !== undefined && this.armedFor <= dueAt) return;
     queueMicrotask(() => this.arm());
   }
 
@@ -35,6 +39,7 @@ export class JobRunner {
 
   stop(): void {
     this.running = false;
+    this.armedFor = undefined;
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -69,6 +74,7 @@ export class JobRunner {
     if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
     const next = this.deps.store.jobs.nextDueAt();
+    this.armedFor = next ?? undefined;
     if (next === null) return;
     const wait = Math.max(0, Math.min(next - this.deps.clock.now(), 60_000));
     this.timer = setTimeout(() => this.runDue(TIMER_BATCH), wait);

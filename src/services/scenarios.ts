@@ -104,6 +104,8 @@ export class Scenarios {
   /** The outcome of the first open entry matching the payment (spending one use), if any. */
   take(facts: PaymentFacts): Outcome | undefined {
     const { store } = this.deps;
+    // Most runs have no scenario: answer without opening a unit of work on the request path.
+    if (store.scenarios.open().length === 0) return undefined;
     return store.tx(() => {
       for (const entry of store.scenarios.open()) {
         if (entryMatches(entry, facts) && store.scenarios.use(entry.id)) return parseOutcomeSpec(entry.outcome);

@@ -90,7 +90,8 @@ export class Snapshot {
     await this.quiesce();
     const keep = new Set([...CREDENTIAL_TABLES].filter((table) => !(table in doc.tables)));
     try {
-      this.deps.store.tx(() => {
+      // Foreign keys are checked at COMMIT here: a transaction of its own, never a shared batch.
+      this.deps.store.batch.alone(() => {
         this.state.wipe(keep);
         for (const [table, dump] of Object.entries(doc.tables)) this.state.insert(table, dump);
         // Leases belong to the process that exported; here nothing is in flight yet.
@@ -111,7 +112,7 @@ export class Snapshot {
     const { store, config } = this.deps;
     const fixtures = readFixtures(config.fixturesPath);
     await this.quiesce();
-    store.tx(() => {
+    store.batch.alone(() => {
       this.state.wipe(CREDENTIAL_TABLES);
       store.credentials.seed(fixtures);
       this.scenarios.loadStartupFile();

@@ -19,14 +19,18 @@ import { createTriggersRepo } from './triggers-repo.js';
 import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
+import { GroupCommit } from './group-commit.js';
 
 /** Builds every repository once (their statements are prepared once). */
 export function createStore(db: Db) {
+  const batch = new GroupCommit(db);
   return {
     db,
-    /** Runs `fn` in one synchronous SQLite transaction (IMMEDIATE, so concurrent writers queue). */
+    /** The shared transaction of this event-loop turn (see group-commit.ts). */
+    batch,
+    /** Runs `fn` atomically; it commits with the other writes of this turn, before any answer is sent. */
     tx<T>(fn: () => T): T {
-      return db.transaction(fn).immediate();
+      return batch.run(fn);
     },
     credentials: createCredentialsRepo(db),
     transactions: createTransactionsRepo(db),

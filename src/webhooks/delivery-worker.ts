@@ -140,6 +140,11 @@ export class DeliveryWorker {
   }
 
   private pump(): void {
+    // Never send a webhook for a write that is not committed yet: wait for the batch.
+    if (this.store.batch.pending) {
+      this.store.batch.afterCommit(() => this.wakeNow());
+      return;
+    }
     this.pumping = true;
     try {
       do {

@@ -1,6 +1,6 @@
 // The isolation matrix: every route that takes an object id or a credential, called with the
 // other merchant's credential on sk_test_sandbox's (terminal 1001's) objects. /v1/ answers a 404
-// (a 400 for an unknown /v1/events starting_after) whose body equals the one a missing id gets (apart from request_id and the id itself), and the
+// whose body equals the one a missing id gets (apart from request_id and the id itself), and the
 // object is unchanged; /api/ refund-request with pk_test_2002 on a 1001 transaction is that 404
 // too; S2S with terNO 1001 and pk_test_2002 is a 401. Lists never show the other's objects.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,8 +77,7 @@ describe('sk_test_other on sk_test_sandbox objects (every /v1/ route)', () => {
     const foreign = await sb.request(method, path, body, OTHER);
     const [mMethod, mPath, mBody] = build(MISSING);
     const missing = await sb.request(mMethod, mPath, mBody, OTHER);
-    // /v1/events refuses an unknown starting_after as a 400 parameter_invalid; still the same answer.
-    const [status, code] = _name === 'GET /v1/events?starting_after' ? [400, 'parameter_invalid'] : [404, 'resource_missing'];
+    const [status, code] = [404, 'resource_missing'];
     expect(foreign.status, foreign.text).toBe(status);
     expect(missing.status, missing.text).toBe(status);
     expect(foreign.json.error.code).toBe(code);

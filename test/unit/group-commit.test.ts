@@ -1,0 +1,68 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/store/group-commit.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
+let n = 0;
+const open: Database.Database[] = [];
+afterEach(() => open.splice(0).forEach((db) => db.open && db.close()));
+
+/** A writer connection with a batch, and a second connection that sees only committed rows. */
+function setup() {
+  const file = join(dir, `db${n++}.sqlite`);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (v INTEGER UNIQUE)');
+  const reader = new Database(file, { readonly: true });
+  open.push(db, reader);
+  const committedCount = () => reader.prepare('SELECT COUNT(*) FROM t').pluck().get();
+  return { db, batch: new GroupCommit(db), committedCount };
+}
+
+it('writes of one turn share one commit, made on the next setImmediate', async () => {
+  const { db, batch, committedCount } = setup();
+  for (let i = 0; i < 5; i++) batch.run(() => db.prepare('INSERT INTO t VALUES (?)').run(i));
+  expect(batch.pending).toBe(true);
+  expect(committedCount()).toBe(0);
+  await batch.committed();
+  expect(batch.pending).toBe(false);
+  expect(committedCount()).toBe(5);
+});
+
+it('a unit that throws is undone alone; the others of its batch commit', async () => {
+  const { db, batch, committedCount } = setup();
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+  expect(() =>
+    batch.run(() => {
+      db.prepare('INSERT INTO t VALUES (2)').run();
+      db.prepare('INSERT INTO t VALUES (1)').run(); // UNIQUE violation
+    }),
+  ).toThrow(/UNIQUE/);
+  batch.run(() => db.prepare('INSERT INTO t VALUES (3)').run());
+  await batch.committed();
+  expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
+  expect(committedCount()).toBe(2);
+});
+
+it('afterCommit runs once the batch is durable, or at once when none is open', async () => {
+  const { db, batch, committedCount } = setup();
+  const seen: number[] = [];
+  batch.afterCommit(() => seen.push(-1));
+  expect(seen).toEqual([-1]);
+  batch.run(() => db.prepare('INSERT INTO t VALUES (7)').run());
+  batch.afterCommit(() => seen.push(committedCount() as number));
+  expect(seen).toEqual([-1]);
+  await batch.committed();
+  expect(seen).toEqual([-1, 1]);
+});
+
+it('alone() commits the open batch first and runs in a transaction of its own', () => {
+  const { db, batch, committedCount } = setup();
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+  batch.alone(() => db.prepare('INSERT INTO t VALUES (2)').run());
+  expect(batch.pending).toBe(false);
+  expect(committedCount()).toBe(2);
+});
