@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../store/open-database.js';
 import { createStore, type Store } from '../store/store.js';
+import { startCheckpointer } from '../store/checkpointer.js';
 import { readFixtures } from '../store/credentials-repo.js';
 import { systemClock, type Clock } from '../services/clock.js';
 import { ActivityBus } from '../services/activity.js';
@@ -116,6 +117,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   built.services.deps.publicUrl.base = config.publicUrl ?? url;
   built.worker.start();
   built.services.jobs.start();
+  const checkpointer = startCheckpointer(built.db);
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -132,6 +134,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
       });
       await draining;
       built.store.batch.flush();
+      await checkpointer.stop();
       built.db.close();
     })();
     return closing;

@@ -115,7 +115,9 @@ export function createDeliveriesRepo(db: Db) {
           won.push(fromRow(byId.get(id) as Row)!);
         }
         return won;
-      })();
+        // IMMEDIATE: take the write lock before reading, so a checkpoint that reset the WAL makes
+        // us wait (busy_timeout) instead of failing with a stale read snapshot (SQLITE_BUSY).
+      }).immediate();
     },
     nextDueAt: () => (nextDue.get() as number | undefined) ?? null,
     finish: (f: { id: string; status: DeliveryStatus; attempts: number; nextAttemptAt: number | null; lastStatus: number | null; lastError: string | null; now: number }) =>

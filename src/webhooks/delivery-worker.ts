@@ -84,6 +84,8 @@ export class DeliveryWorker {
   private stopped = true;
   private pumping = false;
   private pumpAgain = false;
+  /** Set when a claim failed (database busy): the next try waits a little instead of spinning. */
+  private claimFailed = false;
   private wakeQueued = false;
   shaper: AttemptShaper | undefined;
   /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
@@ -152,7 +154,15 @@ export class DeliveryWorker {
         const room = this.maxInFlight - this.inFlight.size;
         if (room <= 0) break;
         const now = this.clock.now();
-        const claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, MAX_IN_FLIGHT_PER_URL, this.inFlightPerUrl);
+        let claimed: Delivery[];
+        try {
+          claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, MAX_IN_FLIGHT_PER_URL, this.inFlightPerUrl);
+        } catch (err) {
+          // A busy database must not take the server down: the timer retries in a moment.
+          this.logger.error(`webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
+          this.claimFailed = true;
+          break;
+        }
         for (const delivery of claimed) {
           const url = delivery.url;
           this.inFlightPerUrl.set(url, (this.inFlightPerUrl.get(url) ?? 0) + 1);
@@ -177,6 +187,12 @@ export class DeliveryWorker {
   private armTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.stopped) return;
+    if (this.claimFailed) {
+      this.claimFailed = false;
+      this.timer = setTimeout(() => this.wake(), 100);
+      this.timer.unref();
+      return;
+    }
     const next = this.store.deliveries.nextDueAt();
     if (next === null) return;
     // Work that is due but was left unclaimed waits for a per-URL slot: the finishing attempt wakes us.
