@@ -20,6 +20,11 @@ export class Report {
     this.rows.push({ name, result, ratio: 1, note: 'baseline' });
   }
 
+  /** A throughput row shown for reference only: its ratio, but no target. */
+  info(name, result) {
+    this.rows.push({ name, result, ratio: this.base ? result.rps / this.base.rps : NaN, note: 'reference, not a target' });
+  }
+
   /** A throughput row; creates are held to >= 0.2 of the baseline, every row to p99 < 20 ms. */
   throughput(name, result, { create = false, id, ratioTo } = {}) {
     const ratio = this.base ? result.rps / this.base.rps : NaN;
