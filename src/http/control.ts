@@ -3,7 +3,9 @@
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
+import { getCookie, setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
+import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
 import { parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
@@ -14,13 +16,22 @@ import { clientIp, isLoopback } from './middleware/client-ip.js';
 import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
 
+/** The cookie that carries the control token for browsers (set by POST /_sandbox/login). */
+export const CONTROL_COOKIE = 'sandbox_control';
+const LOGIN_PATH = '/_sandbox/login';
+
 /** Refuses non-loopback callers, and any caller without the token when one is configured. */
 export function controlGuard(token: string | undefined): MiddlewareHandler {
   return async (c, next) => {
     if (token !== undefined) {
+      if (c.req.path === LOGIN_PATH) return next();
       const header = c.req.header('authorization') ?? '';
-      const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!safeEqual(sent, token)) throw new SandboxError('control_forbidden', 'the control API needs Authorization: Bearer <control token> (set with --control-token)');
+      const sent = header.startsWith('Bearer ') ? header.slice(7) : (getCookie(c, CONTROL_COOKIE) ?? '');
+      if (!safeEqual(sent, token)) {
+        // A person opening the dashboard gets the sign-in form rather than a JSON error.
+        if (c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) return c.redirect(LOGIN_PATH, 303);
+        throw new SandboxError('control_forbidden', 'the control API needs Authorization: Bearer <control token> (set with --control-token)');
+      }
     } else if (!isLoopback(clientIp(c))) {
       throw new SandboxError('control_forbidden', 'the control API answers loopback callers only; start the sandbox with --control-token to allow others');
     }
@@ -28,7 +39,6 @@ export function controlGuard(token: string | undefined): MiddlewareHandler {
   };
 }
 
-/** POST /_sandbox/transactions/{transID}/authenticate body. */
 export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
 });
@@ -43,6 +53,17 @@ export function controlRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
   app.use('*', controlGuard(deps.config.controlToken));
+
+  // Browsers cannot send a bearer header: the token is traded once for a cookie scoped to /_sandbox.
+  app.get('/login', (c) => c.html(ControlLoginPage({})));
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const sent = typeof form.token === 'string' ? form.token : '';
+    if (deps.config.controlToken === undefined) return c.redirect('/_sandbox/', 303);
+    if (!safeEqual(sent, deps.config.controlToken)) return c.html(ControlLoginPage({ failed: true }), 401);
+    setCookie(c, CONTROL_COOKIE, sent, { httpOnly: true, sameSite: 'Strict', path: '/_sandbox', secure: c.req.url.startsWith('https:') });
+    return c.redirect('/_sandbox/', 303);
+  });
 
   app.get('/health', (c) => c.json({ status: 'ok', version: VERSION, time: new Date(services.deps.clock.now()).toISOString() }));
 
