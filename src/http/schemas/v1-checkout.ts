@@ -1,8 +1,7 @@
 // The body of POST /v1/checkout/sessions (SPEC 4.4 plus the sandbox's optional fields) and the
 // session the API answers with. Descriptions are the hints in error messages and in OpenAPI.
 import { z } from 'zod';
-import { isCurrency } from '../../domain/currencies.js';
-import { httpUrl, minorAmount } from './v1-common.js';
+import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
 
 /** The payment methods a hosted page can offer (SPEC 4.4: the values seen). */
 export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
@@ -17,11 +16,7 @@ export const EXPIRES_IN = { min: 60, max: 86_400, default: 1_800 } as const;
 export const checkoutSessionSchema = z
   .strictObject({
     amount: minorAmount('the amount to charge'),
-    currency: z
-      .string()
-      .transform((code) => code.toUpperCase())
-      .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
-      .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)'),
+    currency: currencyCode(),
     methods: z
       .array(z.enum(CHECKOUT_METHODS).describe('one of "card", "ideal", "sepa"'))
       .min(1)

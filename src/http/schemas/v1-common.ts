@@ -1,6 +1,7 @@
 // Pieces the /v1/ payment, refund and token schemas share: amounts in minor units, http(s) URLs,
 // and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
 import { z } from 'zod';
+import { isCurrency } from '../../domain/currencies.js';
 
 /** Largest /v1/ amount in minor units (DECISIONS: integer minor units > 0). */
 export const MAX_V1_AMOUNT = 99_999_999_999;
@@ -8,6 +9,15 @@ export const MAX_V1_AMOUNT = 99_999_999_999;
 /** An integer amount of minor units, 1 to MAX_V1_AMOUNT. */
 export function minorAmount(hint: string) {
   return z.number().int().positive().max(MAX_V1_AMOUNT).describe(`${hint}: a whole number of minor units from 1 to ${MAX_V1_AMOUNT}, e.g. 1050 for EUR 10.50`);
+}
+
+/** An ISO 4217 currency code; lower case is accepted and answered in capitals. */
+export function currencyCode() {
+  return z
+    .string()
+    .transform((code) => code.toUpperCase())
+    .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
+    .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)');
 }
 
 const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?([/?#][^\s]*)?$/i;

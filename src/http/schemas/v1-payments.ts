@@ -2,10 +2,9 @@
 // capture and cancel bodies, the list query, and the payment object the API answers with.
 // Descriptions are the hints in error messages and the OpenAPI text.
 import { z } from 'zod';
-import { isCurrency } from '../../domain/currencies.js';
 import { PAYMENT_STATES } from '../../domain/payment-state.js';
 import { cardSchema, cardObjectSchema } from './v1-tokens.js';
-import { httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
+import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
 
 /** Routing modes and the acquirer each answers with (SPEC shows smart -> best_available). */
 export const ROUTING_ACQUIRERS = { smart: 'best_available', direct: 'sandbox_acquirer' } as const;
@@ -44,11 +43,7 @@ const metadataSchema = z
 export const createPaymentSchema = z
   .strictObject({
     amount: minorAmount('the amount to charge'),
-    currency: z
-      .string()
-      .transform((code) => code.toUpperCase())
-      .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
-      .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)'),
+    currency: currencyCode(),
     method: z.string().default('card').describe('"card" (the default); other methods are offered by hosted checkout'),
     routing: z
       .enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct'])
