@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line for both runs.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-artifacts/vitest-main.json' },
   },
 });

@@ -11,5 +11,7 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    reporters: ['default', 'json'],
+    outputFile: { json: '../../test-artifacts/vitest-example.json' },
   },
 });

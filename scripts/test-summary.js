@@ -1,0 +1,20 @@
+// Prints one plain line totalling the vitest JSON reports of `npm test` (the main suite and the
+// worked example), so CI logs end with "tests: N passed, N failed" whatever the runner prints.
+import { existsSync, readFileSync } from 'node:fs';
+
+const reports = ['test-artifacts/vitest-main.json', 'test-artifacts/vitest-example.json'];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of reports) {
+  if (!existsSync(file)) {
+    console.error(`${file} is missing: did npm test run?`);
+    process.exit(1);
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+}
+console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);
