@@ -127,7 +127,8 @@ export class S2SPayments implements ChallengeSubject {
         this.authorise(transaction);
       }
       this.deps.activity.publish({ kind: 'transaction.updated', at: now, data: { transID: transaction.transId, order_status: transaction.orderStatus } });
-      return { transaction: store.transactions.get(transaction.transId)!, challenge };
+      // A pending transaction is exactly what was inserted; one decided at once is read back.
+      return { transaction: challenge ? transaction : store.transactions.get(transaction.transId)!, challenge };
     });
   }
 
