@@ -94,8 +94,7 @@ function handle(child, tracked, url, spawnedAt) {
 export async function startSandbox({ db, flags = [] }) {
   const readyFile = tempPath('ready', '.txt');
   const spawnedAt = performance.now();
-  // Started as npm start and the bin's shebang start it (V8 flag included).
-  const child = spawn(process.execPath, ['--optimize-for-size', join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
