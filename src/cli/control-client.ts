@@ -93,7 +93,12 @@ export class ControlClient {
   private async call<T>(method: string, path: string, body?: Record<string, unknown>): Promise<T> {
     const res = await this.fetch(`/_sandbox${path}`, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw await this.failure(res);
-    return (await res.json()) as T;
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`${this.base} answered, but it is not a sandbox's control API (--url is the sandbox's address; a webhook URL filter is --to)`);
+    }
   }
 
   private async fetch(path: string, init: RequestInit): Promise<Response> {

@@ -65,6 +65,11 @@ export function userErrorMessage(err: unknown): string | undefined {
 
 /** Runs the CLI with process.argv; sets the exit code. */
 export async function run(argv: string[], io: CliIo = processIo): Promise<void> {
+  // `sandbox webhooks list | head`: the reader went away, which is not an error of ours.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv);

@@ -1,8 +1,17 @@
 // Durations as people type them on the command line: 500ms, 30s, 15m, 2h, 1d, or a sum like 1h30m.
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Parses "1h30m" style text to milliseconds; a bare number means seconds. Undefined when malformed. */
+/** The longest duration accepted anywhere (clock advance, delays, lifetimes): 10 years. Longer ones
+ * would push sandbox time past what dates can show, so they are refused like malformed text. */
+export const MAX_DURATION_MS = 3650 * 86_400_000;
+
+/** Parses "1h30m" style text to milliseconds; a bare number means seconds. Undefined when malformed or over MAX_DURATION_MS. */
 export function parseDuration(text: string): number | undefined {
+  const ms = parseUnbounded(text);
+  return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+function parseUnbounded(text: string): number | undefined {
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   const parts = trimmed.match(/^((\d+(\.\d+)?)(ms|s|m|h|d))+$/);

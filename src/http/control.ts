@@ -45,7 +45,10 @@ export const authenticateSchema = z.object({
 
 /** POST /_sandbox/clock/advance body. */
 export const advanceSchema = z.object({
-  duration: z.string().refine((text) => (parseDuration(text) ?? 0) > 0).describe('a duration such as "15m", "90s" or "2h"'),
+  duration: z
+    .string()
+    .refine((text) => (parseDuration(text) ?? 0) > 0, { message: 'duration must be a positive duration of at most 3650d, such as "15m", "90s" or "2h"' })
+    .describe('a duration such as "15m", "90s" or "2h" (at most 3650d)'),
 });
 
 /** The foundation's control routes; later modules add their own under /_sandbox. */

@@ -1,0 +1,36 @@
+// Pointing a command at something that is not a sandbox (a merchant receiver, say) is one clear
+// line, not a JSON parse stack trace; a closed pipe (`| head`) ends the process quietly.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server/start-server.js';
+import { runCli } from './cli-harness.js';
+
+const receiver = await startFakeMerchant();
+afterAll(() => receiver.close());
+
+it('a URL that answers but is not a sandbox is named in one line with the likely mix-up', async () => {
+  const run = await runCli(['wait', '--event', 'payment.authorized', '--timeout', '1s', '--url', receiver.url]);
+  expect(run.error).toMatch(/is not a sandbox's control API/);
+  expect(run.error).toContain('--to');
+});
+
+it('a reader that closes the pipe early ends the command with exit 0 and no stack trace', async () => {
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  try {
+    // Enough deliveries for the table to outgrow the pipe buffer the reader never drains.
+    for (let i = 0; i < 300; i++) await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+    const bin = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'webhooks', 'list', '--limit', '1000', '--url', sandbox.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).not.toMatch(/EPIPE|at /);
+    expect(code).toBe(0);
+  } finally {
+    await sandbox.close();
+  }
+});
