@@ -8,6 +8,9 @@ import { readFixtures } from '../store/credentials-repo.js';
 import { createStateTables, type TableDump } from '../store/state-tables.js';
 import type { ServiceDeps } from './deps.js';
 import type { Scenarios } from './scenarios.js';
+import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { ORDER_STATUS } from '../domain/order-status.js';
+import type { Store } from '../store/store.js';
 
 /** The `format` of every snapshot document. */
 export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
@@ -40,6 +43,71 @@ export interface SnapshotDocument {
   schema_version: number;
   exported_at: string;
   tables: Record<string, TableDump>;
+}
+
+// ---- What an imported row must hold to be readable ----------------------------------------------
+// The schema's own constraints (NOT NULL, CHECK, foreign keys, UNIQUE) are enforced by SQLite at
+// insert and commit. They do not cover what the repositories assume when they read a row back:
+// JSON in TEXT columns (fromRow JSON.parses it), integers in INTEGER columns (SQLite's affinity
+// keeps "abc" as text), and states the code knows. A row breaking those would be imported and then
+// make every read of it a 500, so import checks them inside its transaction and refuses with a 400.
+
+/** TEXT columns that the repositories JSON.parse (see fromRow in src/store/*-repo.ts), and the JSON they hold. */
+const JSON_COLUMNS: Record<string, Record<string, 'object' | 'array'>> = {
+  transactions: { customer: 'object', outcome: 'object' },
+  payments: { customer: 'object', metadata: 'object', outcome: 'object' },
+  challenges: { details: 'object' },
+  checkout_sessions: { methods: 'array', attempt: 'object' },
+  events: { data: 'object' },
+  delivery_attempts: { request_headers: 'object', response_headers: 'object' },
+  idempotency_keys: { response_headers: 'object' },
+  jobs: { payload: 'object' },
+  webhook_endpoints: { events: 'array' },
+};
+
+/** Columns whose values the code switches on; the schema CHECKs some of these, not all. */
+const ENUM_COLUMNS: Record<string, Record<string, readonly (string | number)[]>> = {
+  payments: { status: PAYMENT_STATES },
+  transactions: { order_status: Object.values(ORDER_STATUS).map((s) => s.code) },
+  challenges: { state: ['open', 'passed', 'failed', 'cancelled', 'expired'], kind: ['otp', 'bank', 'wallet', 'upi', 'qr'] },
+  deliveries: { status: ['pending', 'succeeded', 'failed'] },
+  checkout_sessions: { status: ['open', 'complete', 'expired'] },
+  s2s_refunds: { status: ['pending', 'succeeded', 'failed'] },
+  refunds_v1: { status: ['pending', 'succeeded', 'failed'] },
+};
+
+/** The repository getter of a table, by the column holding its key: the last check reads each row through it. */
+const READERS: Record<string, { key: string; read: (store: Store, key: string) => unknown }> = {
+  transactions: { key: 'trans_id', read: (store, key) => store.transactions.get(key) },
+  payments: { key: 'id', read: (store, key) => store.payments.get(key) },
+  challenges: { key: 'token', read: (store, key) => store.challenges.get(key) },
+  checkout_sessions: { key: 'id', read: (store, key) => store.checkoutSessions.get(key) },
+  events: { key: 'id', read: (store, key) => store.events.get(key) },
+  webhook_endpoints: { key: 'id', read: (store, key) => store.webhookEndpoints.get(key) },
+};
+
+/** Why a stored value cannot be read back, or null when it can. */
+function cellProblem(table: string, column: string, type: string, value: unknown): string | null {
+  if (value === null) return null; // NOT NULL is the schema's to enforce.
+  if (type.includes('INT') && !(typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))) {
+    return `must be an integer, not ${JSON.stringify(value)}`;
+  }
+  const json = JSON_COLUMNS[table]?.[column];
+  if (json) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(value));
+    } catch {
+      return `must hold JSON (a JSON ${json} as text), not ${JSON.stringify(value)}`;
+    }
+    const kind = Array.isArray(parsed) ? 'array' : parsed !== null && typeof parsed === 'object' ? 'object' : 'other';
+    if (kind !== json) return `must hold a JSON ${json}, not ${JSON.stringify(value)}`;
+  }
+  const allowed = ENUM_COLUMNS[table]?.[column];
+  if (allowed && !allowed.includes(value as string | number)) {
+    return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, not ${JSON.stringify(value)}`;
+  }
+  return null;
 }
 
 /** How much of each table an import or reset left in place. */
@@ -93,7 +161,9 @@ export class Snapshot {
       // Foreign keys are checked at COMMIT here: a transaction of its own, never a shared batch.
       this.deps.store.batch.alone(() => {
         this.state.wipe(keep);
-        for (const [table, dump] of Object.entries(doc.tables)) this.state.insert(table, dump);
+        const inserted = Object.entries(doc.tables).map(([table, dump]) => ({ table, dump, rowids: this.state.insert(table, dump) }));
+        // Throws a 400 on the first row the repositories could not read; the transaction rolls back.
+        for (const { table, dump, rowids } of inserted) this.checkImported(table, dump, rowids);
         // Leases belong to the process that exported; here nothing is in flight yet.
         this.deps.store.deliveries.releaseAllLeases();
       });
@@ -119,6 +189,37 @@ export class Snapshot {
     });
     this.announce('reset');
     return this.counts();
+  }
+
+  /**
+   * Refuses (400, naming table, row and column) a stored row the repositories would choke on: the
+   * checks above on the values as SQLite stored them, then each row read through its repository.
+   */
+  private checkImported(table: string, dump: TableDump, rowids: Array<number | bigint>): void {
+    const types = this.state.columnTypes(table);
+    const refuse = (index: number, column: string | null, problem: string): never => {
+      throw new SandboxError('parameter_invalid', `table ${table}, row ${index}${column ? `, column ${column}` : ''}: ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
+    };
+    // Stored values (after SQLite's type conversions); a WITHOUT ROWID table is checked as sent.
+    const stored = rowids.length ? this.state.storedRows(table, dump.columns) : null;
+    dump.rows.forEach((sent, index) => {
+      const row = stored ? (stored.get(rowids[index]!) ?? sent) : sent;
+      dump.columns.forEach((column, i) => {
+        const problem = cellProblem(table, column, types.get(column) ?? '', row[i]);
+        if (problem) refuse(index, column, problem);
+      });
+    });
+    // The safety net: whatever the checks above missed, a getter that throws is a 400 too.
+    const reader = READERS[table];
+    const keyAt = reader ? dump.columns.indexOf(reader.key) : -1;
+    if (!reader || keyAt < 0) return;
+    dump.rows.forEach((row, index) => {
+      try {
+        reader.read(this.deps.store, String(row[keyAt]));
+      } catch (err) {
+        refuse(index, null, `it cannot be read back (${(err as Error).message})`);
+      }
+    });
   }
 
   private counts(): TableCounts {

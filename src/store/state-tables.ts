@@ -34,12 +34,15 @@ export function createStateTables(db: Db) {
       .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_') && !SCHEMA_TABLES.has(t.name))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   const tables = () => tableList().map((t) => t.name);
-  const columnsOf = (table: string) => (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).map((c) => c.name);
+  const columnInfo = (table: string) => db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string; type: string }>;
+  const columnsOf = (table: string) => columnInfo(table).map((c) => c.name);
 
   return {
     /** Every state table (all but schema_migrations), by name. */
     tables,
     columnsOf,
+    /** The declared type of each column (upper case: 'TEXT', 'INTEGER', 'REAL', ...). */
+    columnTypes: (table: string): Map<string, string> => new Map(columnInfo(table).map((c) => [c.name, c.type.toUpperCase()])),
     /** The highest migration applied. */
     schemaVersion: () => (schemaVersion.get() as number | null) ?? 0,
     /** Every row of a table, in insertion (rowid) order, or key order for WITHOUT ROWID tables. */
@@ -57,11 +60,20 @@ export function createStateTables(db: Db) {
       db.pragma('defer_foreign_keys = ON');
       for (const table of tables()) if (!keep.has(table)) db.prepare(`DELETE FROM ${quote(table)}`).run();
     },
-    /** Inserts rows into a table (inside the caller's transaction, after wipe). */
-    insert(table: string, dump: TableDump): void {
-      if (dump.rows.length === 0) return;
+    /**
+     * Inserts rows into a table (inside the caller's transaction, after wipe). Returns the rowid of
+     * each row in order (none for WITHOUT ROWID tables), so the caller can read back what was stored.
+     */
+    insert(table: string, dump: TableDump): Array<number | bigint> {
+      if (dump.rows.length === 0) return [];
       const statement = db.prepare(`INSERT INTO ${quote(table)} (${dump.columns.map(quote).join(', ')}) VALUES (${dump.columns.map(() => '?').join(', ')})`);
-      for (const row of dump.rows) statement.run(...row.map(fromJson));
+      const rowids = dump.rows.map((row) => statement.run(...row.map(fromJson)).lastInsertRowid);
+      return tableList().find((t) => t.name === table)?.wr ? [] : rowids;
+    },
+    /** The stored values of `columns` for the rows with these rowids, by rowid (after affinity conversions). */
+    storedRows(table: string, columns: string[]): Map<number | bigint, unknown[]> {
+      const rows = db.prepare(`SELECT rowid, ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw().all() as unknown[][];
+      return new Map(rows.map((row) => [row[0] as number | bigint, row.slice(1)]));
     },
   };
 }

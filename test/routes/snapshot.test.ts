@@ -1,6 +1,7 @@
 // State snapshots (GET /_sandbox/export, POST /_sandbox/import) and POST /_sandbox/reset.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { AUTH, createPayment } from './payments-api.js';
 
 const sandboxes: TestSandbox[] = [];
 afterEach(() => {
@@ -99,6 +100,55 @@ describe('POST /_sandbox/import', () => {
     expect(res.json.error.message).toMatch(message);
     expect((await sandbox.request('GET', `/_sandbox/transactions/${ids.approved}`)).status).toBe(200);
     expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+  });
+
+  // Rows the schema takes but the repositories cannot read would make every later read a 500.
+  it.each([
+    ['payments', 'customer', '{not json', /column customer.*JSON/],
+    ['payments', 'status', 'weird', /column status.*one of/],
+    ['payments', 'amount', 'abc', /column amount.*integer/],
+    ['payments', 'metadata', '"a string"', /column metadata.*JSON object/],
+  ])('refuses a %s row whose %s is %j with a 400 naming table, row and column, and changes nothing', async (table, column, value, message) => {
+    const sandbox = open();
+    const payment = await createPayment(sandbox, { capture: false });
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const dump = snapshot.tables[table];
+    const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[]) => row.map((cell, i) => (dump.columns[i] === column ? value : cell))) } } };
+    const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error.code).toBe('parameter_invalid');
+    expect(res.json.error.param).toBe(`tables.${table}.rows.0`);
+    expect(res.json.error.message).toMatch(new RegExp(`table ${table}`));
+    expect(res.json.error.message).toMatch(message);
+    // Rolled back: the payment still reads, lists and captures.
+    expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+    expect((await sandbox.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).status).toBe(200);
+    expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
+    expect((await sandbox.request('POST', `/v1/payments/${payment.id}/capture`, {}, AUTH)).status).toBe(200);
+  });
+
+  it('refuses bad integers, JSON and states in the other tables too', async () => {
+    const sandbox = open();
+    await someState(sandbox);
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const spoil = (table: string, column: string, value: unknown) => {
+      const dump = snapshot.tables[table];
+      const last = dump.rows.length - 1;
+      return { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[], r: number) => row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell))) } } };
+    };
+    for (const [table, column, value] of [
+      ['transactions', 'outcome', 'nope'],
+      ['transactions', 'order_status', 99],
+      ['transactions', 'created_at', 'yesterday'],
+      ['challenges', 'state', 'weird'],
+      ['events', 'data', '[1,'],
+    ] as const) {
+      const res = await sandbox.request('POST', '/_sandbox/import', spoil(table, column, value));
+      const last = snapshot.tables[table].rows.length - 1;
+      expect(last).toBeGreaterThanOrEqual(0);
+      expect([table, column, res.status, res.json.error?.param]).toEqual([table, column, 400, `tables.${table}.rows.${last}`]);
+      expect(res.json.error.message).toContain(column);
+    }
   });
 
   it('refuses a body that is not JSON', async () => {
