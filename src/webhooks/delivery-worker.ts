@@ -250,6 +250,11 @@ export class DeliveryWorker {
     const now = this.clock.now();
     const retryIn = succeeded || delivery.manual ? undefined : nextRetryDelay(this.config.retry, attempt);
     const status = succeeded ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending';
+    // The wait counts from when this attempt was due, not from when it ran: after a clock advance
+    // the overdue retries run back to back until one falls due after the sandbox clock. The time
+    // the attempt itself took (a 5 s timeout) is added, so on-time attempts keep their spacing.
+    const due = Math.min(delivery.nextAttemptAt ?? startedAt, startedAt);
+    const nextAttemptAt = status === 'pending' ? due + retryIn! + Math.max(0, now - startedAt) : null;
     const lastError = succeeded ? null : shaped.treatAsFailure ? `${shaped.fault}: the 2xx was ignored` : result.errorMessage;
     this.store.tx(() => {
       this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
@@ -257,7 +262,7 @@ export class DeliveryWorker {
         id: delivery.id,
         status,
         attempts: attempt,
-        nextAttemptAt: status === 'pending' ? now + retryIn! : null,
+        nextAttemptAt,
         lastStatus: result.status,
         lastError,
         now,
