@@ -43,6 +43,7 @@ export function createServices(deps: ServiceDeps) {
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
+  snapshot.onReplaced.push((how) => faults.stateReplaced(how));
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });

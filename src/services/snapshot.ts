@@ -118,6 +118,11 @@ export class Snapshot {
   private readonly state;
   /** Set by the server: webhook attempts in flight, which a wipe must not pull the rows from under. */
   deliveriesInFlight: () => number = () => 0;
+  /**
+   * Called after a reset or import committed, for services that keep state in memory (the fault
+   * injector's rules): services.ts adds them here, since they are built after this one.
+   */
+  readonly onReplaced: Array<(how: 'reset' | 'import') => void> = [];
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -227,6 +232,7 @@ export class Snapshot {
   }
 
   private announce(how: 'reset' | 'import'): void {
+    for (const listener of this.onReplaced) listener(how);
     this.deps.activity.publish({ kind: 'state.reset', at: this.deps.clock.now(), data: { how } });
     this.deps.logger.info(how === 'reset' ? 'state reset: every table but the credentials emptied' : 'state replaced from a snapshot');
   }

@@ -60,13 +60,30 @@ export class FaultInjector implements AttemptShaper {
   constructor(private readonly deps: ServiceDeps) {
     this.seed = deps.config.faultSeed ?? randomInt(2 ** 31);
     this.random = seededRandom(this.seed);
-    const { store } = deps;
-    // --faults rules belong to this start: the previous start's are replaced, API rules stay.
+    this.applyStartRules();
+    this.reload();
+  }
+
+  /**
+   * The rules live in memory; a reset or import replaced the table under them (Snapshot calls this
+   * through onReplaced). A reset re-applies the --faults rules as a start does; both reload the
+   * table, and reorder forgets the deliveries it held, which are gone.
+   */
+  stateReplaced(how: 'reset' | 'import'): void {
+    if (how === 'reset') this.applyStartRules();
+    this.heldByTarget.clear();
+    this.held.clear();
+    this.releases.clear();
+    this.reload();
+  }
+
+  /** --faults rules belong to this start: the previous start's are replaced, API rules stay. */
+  private applyStartRules(): void {
+    const { store, config } = this.deps;
     store.tx(() => {
       store.faultRules.clearSource('flag');
-      if (deps.config.faults) this.insert(deps.config.faults, 'flag', 'faults');
+      if (config.faults) this.insert(config.faults, 'flag', 'faults');
     });
-    this.reload();
   }
 
   /** The seed and every rule. */

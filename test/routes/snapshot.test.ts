@@ -205,3 +205,43 @@ describe('POST /_sandbox/reset', () => {
     expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'snap-1' }))).status).toBe(200);
   });
 });
+
+describe('webhook fault rules after reset and import', () => {
+  /** What the fault injector would do to the first attempt of a delivery to http://merchant.test/hook. */
+  function shapeLabel(sandbox: TestSandbox): string | null {
+    const delivery = { id: 'dlv_probe', endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never;
+    return sandbox.services.faults.shape(delivery, 1, {} as never, () => ({}) as never).fault;
+  }
+  const specs = async (sandbox: TestSandbox) => ((await sandbox.request('GET', '/_sandbox/faults')).json.rules as Array<{ spec: string; source: string }>).map((r) => `${r.source}:${r.spec}`);
+
+  it('reset drops the rules set through the API and re-applies the --faults ones, in the list and in effect', async () => {
+    const sandbox = open({ faults: 'fail-first=1' });
+    expect((await sandbox.request('POST', '/_sandbox/faults', { spec: 'bad-signature' })).status).toBe(201);
+    expect(await specs(sandbox)).toEqual(expect.arrayContaining(['flag:fail-first=1', 'api:bad-signature']));
+    expect(shapeLabel(sandbox)).toMatch(/fail-first=1/);
+    await sandbox.request('DELETE', '/_sandbox/faults');
+    expect(shapeLabel(sandbox)).toBeNull();
+    await sandbox.request('POST', '/_sandbox/faults', { spec: 'stale-timestamp' });
+
+    expect((await sandbox.request('POST', '/_sandbox/reset')).status).toBe(200);
+    expect(await specs(sandbox)).toEqual(['flag:fail-first=1']);
+    expect(shapeLabel(sandbox)).toBe('fail-first=1');
+  });
+
+  it('import replaces the rules with the snapshot\'s, in the list and in effect', async () => {
+    const sandbox = open();
+    await sandbox.request('POST', '/_sandbox/faults', { spec: 'fail-first=2' });
+    const withRule = (await sandbox.request('GET', '/_sandbox/export')).json;
+    await sandbox.request('DELETE', '/_sandbox/faults');
+    const withoutRules = (await sandbox.request('GET', '/_sandbox/export')).json;
+
+    await sandbox.request('POST', '/_sandbox/faults', { spec: 'bad-signature' });
+    expect((await sandbox.request('POST', '/_sandbox/import', withoutRules)).status).toBe(200);
+    expect(await specs(sandbox)).toEqual([]);
+    expect(shapeLabel(sandbox)).toBeNull();
+
+    expect((await sandbox.request('POST', '/_sandbox/import', withRule)).status).toBe(200);
+    expect(await specs(sandbox)).toEqual(['api:fail-first=2']);
+    expect(shapeLabel(sandbox)).toBe('fail-first=2');
+  });
+});
