@@ -7,6 +7,7 @@
 //           | lost-ack[=N] | bad-signature | stale-timestamp
 //
 // e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2;reorder".
+// Parsing does not look up ENDPOINT_ID; POST /_sandbox/faults refuses one that names no endpoint.
 // Pure parsing and formatting only; src/webhooks/faults.ts applies the rules.
 import { formatDuration, parseDuration } from '../domain/duration.js';
 import type { FaultScope } from '../store/fault-rules-repo.js';
