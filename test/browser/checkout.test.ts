@@ -210,8 +210,9 @@ describe('hosted checkout in Chromium', () => {
     await page.keyboard.type('Jane Doe');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/authenticate\//);
-    // The one-time code field has focus on arrival.
-    expect(await focused()).toBe('otp');
+    // The one-time code field has focus on arrival (autofocus applies once the page has loaded,
+    // which can be a moment after the URL changes: poll with a deadline).
+    await expect.poll(focused, { timeout: 5000 }).toBe('otp');
     await page.keyboard.type('123456');
     await page.keyboard.press('Enter');
     await page.waitForURL(returned(session.id));
