@@ -9,6 +9,7 @@ import { currentMerchant } from './middleware/bearer-auth.js';
 import { eventObject, listEventsQuery } from './schemas/webhook-endpoint-schema.js';
 import { listOf } from './schemas/v1-common.js';
 import { validateQuery } from './validation.js';
+import { readPage } from '../services/pagination.js';
 
 /** The event as the API shows it: the webhook envelope plus object: "event". */
 export function eventView(event: EventRecord) {
@@ -46,8 +47,8 @@ export function eventRoutes(deps: AppDeps) {
       before = { createdAt: cursor.createdAt, id: cursor.id };
     }
     const { since, until } = createdRange(query);
-    const rows = events.list({ merchantId: merchant, type: query.type, resourceId: query.resource_id, since, until, before, limit: limit + 1 });
-    return c.json({ object: 'list', data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit });
+    const page = readPage(limit, (n) => events.list({ merchantId: merchant, type: query.type, resourceId: query.resource_id, since, until, before, limit: n }));
+    return c.json({ object: 'list', data: page.data.map(eventView), has_more: page.hasMore });
   });
 
   app.get('/v1/events/:id', (c) => {

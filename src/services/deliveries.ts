@@ -9,6 +9,7 @@ import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
+import { readPage } from './pagination.js';
 
 /** How much of a response body an attempt shows (the log keeps 16 KiB). */
 const RESPONSE_EXCERPT_CHARS = 1000;
@@ -87,20 +88,14 @@ export class Deliveries {
     let before: { createdAt: number; id: string } | undefined;
     if (q.starting_after) {
       const after = store.deliveries.get(q.starting_after);
-      if (!after) throw new SandboxError('parameter_invalid', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
+      if (!after) throw new SandboxError('resource_missing', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
       before = { createdAt: after.createdAt, id: after.id };
     }
-    const rows = store.deliveries.list({
-      merchantId: q.merchant,
-      status: q.status,
-      eventType: q.event,
-      eventId: q.event_id,
-      url: q.url,
-      since: q.since === undefined ? undefined : parseSince(q.since, clock.now()),
-      before,
-      limit: limit + 1,
-    });
-    return { data: rows.slice(0, limit).map(deliveryView), has_more: rows.length > limit };
+    const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
+    const page = readPage(limit, (n) =>
+      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, before, limit: n }),
+    );
+    return { data: page.data.map(deliveryView), has_more: page.hasMore };
   }
 
   /** A delivery with its request and every attempt. */
@@ -164,18 +159,12 @@ export class Deliveries {
     let before: { createdAt: number; id: string } | undefined;
     if (q.starting_after) {
       const after = store.events.get(q.starting_after);
-      if (!after) throw new SandboxError('parameter_invalid', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
+      if (!after) throw new SandboxError('resource_missing', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
       before = { createdAt: after.createdAt, id: after.id };
     }
-    const rows = store.events.list({
-      merchantId: q.merchant,
-      type: q.type,
-      resourceId: q.resource,
-      since: q.since === undefined ? undefined : parseSince(q.since, clock.now()),
-      before,
-      limit: limit + 1,
-    });
-    return { data: rows.slice(0, limit).map(eventView), has_more: rows.length > limit };
+    const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
+    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, before, limit: n }));
+    return { data: page.data.map(eventView), has_more: page.hasMore };
   }
 
   /** An event with its deliveries and the payload they carry. */

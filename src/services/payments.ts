@@ -16,6 +16,7 @@ import type { ServiceDeps } from './deps.js';
 import { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
+import { readPage, type Page } from './pagination.js';
 
 /** The card used when a payment names neither card nor token (the SPEC example is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -167,10 +168,9 @@ export class Payments implements ChallengeSubject {
   }
 
   /** One page of the merchant's payments, newest first, and whether more follow. */
-  list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): { data: Payment[]; hasMore: boolean } {
+  list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
     const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
-    const rows = this.deps.store.payments.list({ ...filter, after, limit: filter.limit + 1 });
-    return { data: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
+    return readPage(filter.limit, (limit) => this.deps.store.payments.list({ ...filter, after, limit }));
   }
 
   /** The 3-D Secure page of a payment that requires action. */

@@ -10,6 +10,7 @@ import type { V1Refund, V1RefundFilter } from '../store/v1-refunds-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { Payments } from './payments.js';
+import { readPage, type Page } from './pagination.js';
 
 /** Sandbox time between accepting a refund and its outcome; the same 2 s as the S2S refund request. */
 export const V1_REFUND_COMPLETION_MS = 2_000;
@@ -74,7 +75,7 @@ export class V1Refunds {
   }
 
   /** One page of the merchant's refunds (of one payment when given), newest first. */
-  list(filter: Omit<V1RefundFilter, 'after'> & { startingAfter?: string }): { data: V1Refund[]; hasMore: boolean } {
+  list(filter: Omit<V1RefundFilter, 'after'> & { startingAfter?: string }): Page<V1Refund> {
     if (filter.paymentId) this.payments.get(filter.merchantId, filter.paymentId, 'payment_id');
     let after: V1RefundFilter['after'];
     if (filter.startingAfter) {
@@ -82,8 +83,7 @@ export class V1Refunds {
       if (!cursor) throw new SandboxError('resource_missing', `no refund ${filter.startingAfter} to start after; pass the id of the last refund of the previous page`, 'starting_after');
       after = cursor;
     }
-    const rows = this.deps.store.v1Refunds.list({ ...filter, after, limit: filter.limit + 1 });
-    return { data: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
+    return readPage(filter.limit, (limit) => this.deps.store.v1Refunds.list({ ...filter, after, limit }));
   }
 
   /** The completion job: succeeded (and the payment's status follows) or failed, with its event. */

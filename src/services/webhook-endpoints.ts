@@ -11,6 +11,7 @@ import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
+import { readPage, type Page } from './pagination.js';
 
 /** How long the secret replaced by a rotation keeps signing (sandbox clock). */
 export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -27,10 +28,7 @@ export interface EndpointInput {
 export type EndpointPatch = Partial<EndpointInput>;
 
 /** One page of a merchant's endpoints. */
-export interface EndpointPage {
-  data: WebhookEndpoint[];
-  hasMore: boolean;
-}
+export type EndpointPage = Page<WebhookEndpoint>;
 
 /** A new signing secret: whsec_ and 256 random bits. */
 function newSecret(): string {
@@ -82,12 +80,12 @@ export class WebhookEndpoints {
     if (startingAfter !== undefined) {
       const cursor = this.deps.store.webhookEndpoints.get(startingAfter);
       if (!cursor || cursor.merchantId !== merchantId || cursor.deletedAt !== null) {
-        throw new SandboxError('parameter_invalid', `starting_after ${startingAfter} is not one of your webhook endpoints; pass the id of the last endpoint of the previous page`, 'starting_after');
+        // Another merchant's endpoint is a 404 exactly like a missing one, as on every /v1/ list.
+        throw new SandboxError('resource_missing', `no such webhook endpoint: ${startingAfter}; pass the id of the last endpoint of the previous page as starting_after`, 'starting_after');
       }
       before = { createdAt: cursor.createdAt, id: cursor.id };
     }
-    const rows = this.deps.store.webhookEndpoints.list({ merchantId, before, limit: limit + 1 });
-    return { data: rows.slice(0, limit), hasMore: rows.length > limit };
+    return readPage(limit, (n) => this.deps.store.webhookEndpoints.list({ merchantId, before, limit: n }));
   }
 
   /** Changes url, events, description or enabled. */

@@ -52,13 +52,18 @@ describe('GET /_sandbox/deliveries', () => {
     ['limit=0', 'limit', 'parameter_invalid'],
     ['status=done', 'status', 'parameter_invalid'],
     ['colour=red', 'colour', 'parameter_unknown'],
-    ['starting_after=whd_nope', 'starting_after', 'parameter_invalid'],
   ])('?%s is a 400 naming %s', async (query, param, code) => {
     const res = await sb.request('GET', `/_sandbox/deliveries?${query}`);
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code, param });
     expect(res.json.error.message).toContain(param);
   });
+});
+
+it('an unknown starting_after is a 404 naming it', async () => {
+  const res = await sb.request('GET', '/_sandbox/deliveries?starting_after=whd_nope');
+  expect(res.status).toBe(404);
+  expect(res.json.error).toMatchObject({ code: 'resource_missing', param: 'starting_after' });
 });
 
 describe('GET /_sandbox/deliveries/{id}', () => {

@@ -168,7 +168,6 @@ describe('GET /v1/webhook_endpoints', () => {
     ['limit=0', 'parameter_invalid', 'limit'],
     ['limit=101', 'parameter_invalid', 'limit'],
     ['limit=ten', 'parameter_invalid', 'limit'],
-    ['starting_after=we_unknown', 'parameter_invalid', 'starting_after'],
     ['page=2', 'parameter_unknown', 'page'],
   ])('refuses ?%s with 400 %s on %s', async (query, code, param) => {
     const res = await api('GET', `/v1/webhook_endpoints?${query}`);
@@ -225,9 +224,12 @@ describe('isolation: another merchant sees nothing', () => {
     const mine = await createEndpoint();
     const theirs = await createEndpoint({}, OTHER);
     expect((await api('GET', '/v1/webhook_endpoints', undefined, OTHER)).json.data.map((e: any) => e.id)).toEqual([theirs.id]);
+    // Another merchant's endpoint as a cursor is a 404 worded exactly like an unknown id.
     const cursor = await api('GET', `/v1/webhook_endpoints?starting_after=${mine.id}`, undefined, OTHER);
-    expect(cursor.status).toBe(400);
-    expect(cursor.json.error.param).toBe('starting_after');
+    const unknown = await api('GET', '/v1/webhook_endpoints?starting_after=we_unknown', undefined, OTHER);
+    expect([cursor.status, unknown.status]).toEqual([404, 404]);
+    expect(cursor.json.error).toMatchObject({ code: 'resource_missing', param: 'starting_after' });
+    expect(cursor.json.error.message.replace(mine.id, 'X')).toBe(unknown.json.error.message.replace('we_unknown', 'X'));
   });
 });
 

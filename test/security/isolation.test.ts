@@ -41,6 +41,7 @@ const V1: Array<[string, (id: SeededObjects) => Call]> = [
   ['GET /v1/refunds/{id}', (id) => ['GET', `/v1/refunds/${id.refund}`]],
   ['GET /v1/refunds?payment_id', (id) => ['GET', `/v1/refunds?payment_id=${id.payment}`]],
   ['GET /v1/refunds?starting_after', (id) => ['GET', `/v1/refunds?starting_after=${id.refund}`]],
+  ['GET /v1/webhook_endpoints?starting_after', (id) => ['GET', `/v1/webhook_endpoints?starting_after=${id.endpoint}`]],
   ['GET /v1/tokens/{id}', (id) => ['GET', `/v1/tokens/${id.token}`]],
   ['GET /v1/checkout/sessions/{id}', (id) => ['GET', `/v1/checkout/sessions/${id.session}`]],
   ['POST /v1/checkout/sessions/{id}/expire', (id) => ['POST', `/v1/checkout/sessions/${id.session}/expire`, {}]],

@@ -1,0 +1,14 @@
+// Keyset pages of newest-first lists: read one row more than asked to learn whether another page
+// follows, so no list ever counts or offsets. Every list of the API and the control API uses it.
+
+/** One page of a list and whether more rows follow. */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+/** Reads `limit` rows through `read` (called with limit + 1) and reports whether more follow. */
+export function readPage<T>(limit: number, read: (limitPlusOne: number) => T[]): Page<T> {
+  const rows = read(limit + 1);
+  return { data: rows.slice(0, limit), hasMore: rows.length > limit };
+}
