@@ -7,12 +7,11 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { CREDS } from '../helpers/test-sandbox.js';
+import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
 
 const ARTIFACTS = 'test-artifacts';
 const LOGO_SVG =
@@ -28,7 +27,7 @@ let page: Page;
 let blocked: string[];
 
 beforeAll(async () => {
-  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  server = await startTestServer({ retry: 'none' });
   merchant = await startFakeMerchant();
   logoServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(LOGO_SVG));
   await new Promise<void>((resolve) => logoServer.listen(0, '127.0.0.1', resolve));

@@ -6,11 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 
 const ARTIFACTS = 'test-artifacts';
 
@@ -23,7 +22,7 @@ let blocked: string[];
 let consoleErrors: string[];
 
 beforeAll(async () => {
-  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  server = await startTestServer({ retry: 'none' });
   merchant = await startFakeMerchant();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',

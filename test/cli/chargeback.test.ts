@@ -1,13 +1,12 @@
 // `sandbox chargeback`, `sandbox chargebacks` through the program object against a real sandbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from './cli-harness.js';
 
 let sandbox: RunningServer;
 beforeEach(async () => {
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  sandbox = await startTestServer({ retry: 'none' });
 });
 afterEach(() => sandbox.close());
 

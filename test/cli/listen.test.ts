@@ -1,12 +1,11 @@
 // `sandbox listen` in-process against a real sandbox: a live tail, filtered, forwarding re-signed events.
 import { afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { buildProgram, type CliIo } from '../../src/cli/program.js';
 import { matchesEvents } from '../../src/cli/listen.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import './cli-harness.js';
 
@@ -33,7 +32,7 @@ async function pay(ccno: string) {
 
 it('tails events and attempts, and forwards each event re-signed with --secret', async () => {
   merchant = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  sandbox = await startTestServer();
   const run = await listen(['--forward-to', `${merchant.url}/forwarded`, '--secret', 'whsec_local', '--count', '2']);
   await pay('4242424242424242');
   await pay('4000000000000002');
@@ -52,7 +51,7 @@ it('tails events and attempts, and forwards each event re-signed with --secret',
 
 it('--events filters by type and --json prints one object per line', async () => {
   merchant = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  sandbox = await startTestServer();
   const run = await listen(['--events', 'payment.declined', '--json', '--count', '1']);
   await pay('4242424242424242');
   await pay('4000000000000002');

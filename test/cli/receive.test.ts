@@ -3,9 +3,8 @@ import { afterEach, expect, it } from 'vitest';
 import { buildProgram, type CliIo } from '../../src/cli/program.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
 import { signatureHeader } from '../../src/crypto/signature.js';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from './cli-harness.js';
 
@@ -52,7 +51,7 @@ it('says how to decrypt when the keys are missing, and prints JSON envelopes', a
 
 it('receives a real webhook from the sandbox', async () => {
   const r = await receive(['--count', '1']);
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  sandbox = await startTestServer();
   await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })) });
   await r.done;
   expect(r.out[1]).toMatch(/payment\.authorized evt_\S+ \/webhooks delivery whd_\S+ attempt 1 {2}signature valid/);

@@ -2,10 +2,9 @@
 // with a registered webhook endpoint receiving the settlement events.
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS } from '../helpers/test-sandbox.js';
+import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from './cli-harness.js';
 
@@ -13,7 +12,7 @@ let sandbox: RunningServer;
 let merchant: FakeMerchant;
 beforeEach(async () => {
   merchant = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  sandbox = await startTestServer({ retry: 'none' });
 });
 afterEach(async () => {
   await sandbox.close();

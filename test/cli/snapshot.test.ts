@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from './cli-harness.js';
 
 let source: RunningServer;
@@ -13,7 +12,7 @@ let target: RunningServer;
 let dir: string;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'snapshot-cli-'));
-  [source, target] = await Promise.all([0, 1].map(() => startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}))));
+  [source, target] = await Promise.all([0, 1].map(() => startTestServer({ retry: 'none' })));
 });
 afterEach(async () => {
   await Promise.all([source.close(), target.close()]);

@@ -3,11 +3,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import kleur from 'kleur';
 import { CommanderError } from 'commander';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { buildProgram, userErrorMessage, type CliIo } from '../../src/cli/program.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 kleur.enabled = false;
@@ -16,7 +15,7 @@ let sandbox: RunningServer;
 let merchant: FakeMerchant;
 beforeEach(async () => {
   merchant = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  sandbox = await startTestServer({ retry: 'none' });
 });
 afterEach(async () => {
   await sandbox.close();

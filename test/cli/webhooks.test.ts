@@ -2,10 +2,10 @@
 // plus one real spawn of bin/sandbox.js.
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig, type ConfigFlags } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { type ConfigFlags } from '../../src/config.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from './cli-harness.js';
 
@@ -14,7 +14,7 @@ let merchant: FakeMerchant;
 
 async function start(flags: ConfigFlags = {}, statuses: number[] = []) {
   merchant = await startFakeMerchant({ statuses });
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none', ...flags }, {}));
+  sandbox = await startTestServer({ retry: 'none', ...flags });
 }
 
 afterEach(async () => {

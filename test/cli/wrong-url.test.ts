@@ -4,9 +4,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server/start-server.js';
 import { runCli } from './cli-harness.js';
+import { startTestServer } from '../helpers/test-sandbox.js';
 
 const receiver = await startFakeMerchant();
 afterAll(() => receiver.close());
@@ -18,7 +17,7 @@ it('a URL that answers but is not a sandbox is named in one line with the likely
 });
 
 it('a reader that closes the pipe early ends the command with exit 0 and no stack trace', async () => {
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  const sandbox = await startTestServer();
   try {
     // Enough deliveries for the table to outgrow the pipe buffer the reader never drains.
     for (let i = 0; i < 300; i++) await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });

@@ -3,9 +3,8 @@
 // a stream per request (a hot-path fix found by the bench), so each way in is proven here.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { createTestSandbox, s2sBody } from '../helpers/test-sandbox.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { createTestSandbox, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 
 const TOO_BIG = 'x'.repeat(1024 * 1024 + 1);
 
@@ -32,7 +31,7 @@ function post(url: string, path: string, chunks: string[], chunked: boolean): Pr
 describe('body limit over a socket', () => {
   let running: RunningServer;
   beforeAll(async () => {
-    running = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+    running = await startTestServer({ retry: 'none' });
   });
   afterAll(() => running.close());
 

@@ -3,10 +3,9 @@
 // JSON chargeback.created event, then chargeback.won / chargeback.lost when it is decided.
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer;
@@ -14,7 +13,7 @@ let merchant: FakeMerchant;
 
 beforeEach(async () => {
   merchant = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+  sandbox = await startTestServer();
 });
 afterEach(async () => {
   await sandbox.close();

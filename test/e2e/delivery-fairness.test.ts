@@ -3,9 +3,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -40,7 +39,7 @@ it('a healthy receiver gets its webhook while 40 deliveries hang on another URL'
   cleanups.push(hung.close);
   const healthy: FakeMerchant = await startFakeMerchant();
   cleanups.push(healthy.close);
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none', webhookTimeout: '4s' }, {}));
+  const sandbox = await startTestServer({ retry: 'none', webhookTimeout: '4s' });
   cleanups.push(sandbox.close);
 
   for (let i = 0; i < 40; i++) await pay(sandbox, hung.url);
@@ -57,7 +56,7 @@ it('a healthy receiver gets its webhook while 40 deliveries hang on another URL'
 it('close() returns within the webhook timeout while receivers never answer', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev', webhookTimeout: '1s' }, {}));
+  const sandbox = await startTestServer({ retry: 'dev', webhookTimeout: '1s' });
   for (let i = 0; i < 20; i++) await pay(sandbox, hung.url);
   await waitFor(() => hung.held.length >= 8, 'attempts in flight');
   const started = Date.now();

@@ -4,11 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const OPENSSL = '/usr/bin/openssl';
@@ -42,7 +41,7 @@ describe.skipIf(!existsSync(OPENSSL))('encrypted S2S against the openssl command
   let merchant: FakeMerchant;
   beforeAll(async () => {
     merchant = await startFakeMerchant();
-    server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+    server = await startTestServer({ retry: 'none' });
   });
   afterAll(async () => {
     await server.close();

@@ -1,10 +1,9 @@
 // Fault rules scoped to a registered webhook endpoint: they shape that endpoint's deliveries only,
 // and an endpoint id that names no endpoint is refused instead of being stored to match nothing.
 import { afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody, CREDS } from '../helpers/test-sandbox.js';
+import { s2sBody, CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer | undefined;
@@ -30,7 +29,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 async function start() {
   endpointReceiver = await startFakeMerchant();
   paymentReceiver = await startFakeMerchant();
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  sandbox = await startTestServer({ retry: 'none' });
 }
 
 it('endpoint=<id>:duplicate=1 doubles that endpoint\'s webhook and leaves the payment\'s webhook_url alone', async () => {

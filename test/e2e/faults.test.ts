@@ -1,10 +1,10 @@
 // Fault injection end to end: a real sandbox on port 0, a fake merchant counting what arrives.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, type ConfigFlags } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { type ConfigFlags } from '../../src/config.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
-import { s2sBody, CREDS } from '../helpers/test-sandbox.js';
+import { s2sBody, CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function start(flags: ConfigFlags, statuses: number[] = []) {
   merchant = await startFakeMerchant({ statuses });
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: '50ms,50ms,50ms,50ms', ...flags }, {}));
+  sandbox = await startTestServer({ retry: '50ms,50ms,50ms,50ms', ...flags });
   return { sandbox, merchant };
 }
 

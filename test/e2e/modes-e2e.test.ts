@@ -2,18 +2,17 @@
 // "customer" follows authurl and submits the page's form over HTTP, is sent back to return_url,
 // and the signed webhook with the final status reaches the fake merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let server: RunningServer;
 let merchant: FakeMerchant;
 beforeAll(async () => {
   merchant = await startFakeMerchant();
-  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+  server = await startTestServer({ retry: 'none' });
 });
 afterAll(async () => {
   await server.close();

@@ -2,11 +2,10 @@
 // signed JSON webhooks at the payment's webhook_url in order, and a refund completing on the
 // sandbox's own timer (no clock advance) with refund.succeeded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS } from '../helpers/test-sandbox.js';
+import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const AUTH = { authorization: `Bearer ${CREDS.apiKey}`, 'content-type': 'application/json' };
@@ -16,7 +15,7 @@ describe('bearer payments end to end', () => {
   let merchant: FakeMerchant;
   beforeAll(async () => {
     merchant = await startFakeMerchant();
-    running = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true }, {}));
+    running = await startTestServer();
   });
   afterAll(async () => {
     await running.close();

@@ -1,10 +1,9 @@
 // A clock advance runs every retry that falls due within it, not one per advance: the next attempt
 // is scheduled from when the failed one was due, so overdue retries run back to back.
 import { afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer | undefined;
@@ -23,7 +22,7 @@ async function control(path: string, body?: unknown) {
 
 it('one clock advance of 2d runs every realistic retry (5s ... 10h) and the delivery fails after 8 attempts', async () => {
   merchant = await startFakeMerchant({ fallback: 500 });
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'realistic' }, {}));
+  sandbox = await startTestServer({ retry: 'realistic' });
   const res = await fetch(`${sandbox.url}/api/s2s`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -8,17 +8,17 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type ConfigFlags } from '../../src/config.js';
+import { type ConfigFlags } from '../../src/config.js';
 import { hmacHex, verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody, CREDS } from '../helpers/test-sandbox.js';
+import { s2sBody, CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SPEC_6_1_FIELDS = ['bill_currency', 'transID', 'mop', 'ccno', 'reference', 'order_status', 'bill_amt', 'status'];
 
 function start(flags: ConfigFlags = {}): Promise<RunningServer> {
-  return startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: '50ms,50ms,50ms', ...flags }, {}));
+  return startTestServer({ retry: '50ms,50ms,50ms', ...flags });
 }
 
 async function pay(server: RunningServer, overrides: Record<string, unknown>) {

@@ -2,18 +2,17 @@
 // to it, signed with each endpoint's own secret; during a rotation the header carries both
 // signatures, and 24 h (sandbox clock) later only the new one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let server: RunningServer;
 let merchant: FakeMerchant;
 
 beforeAll(async () => {
-  server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: '50ms,50ms,50ms' }, {}));
+  server = await startTestServer({ retry: '50ms,50ms,50ms' });
   merchant = await startFakeMerchant();
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // Route-test sandbox: the real app over :memory: SQLite, a fixed clock and a silent logger,
 // driven with app.request() (no socket). Also the helpers every test file shares.
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
-import { buildSandbox } from '../../src/server/start-server.js';
+import { buildSandbox, startServer } from '../../src/server/start-server.js';
 import { fixedClock } from '../../src/services/clock.js';
 import { silentLogger } from '../../src/server/logger.js';
 
@@ -70,3 +70,8 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
 
 /** The test sandbox type. */
 export type TestSandbox = ReturnType<typeof createTestSandbox>;
+
+/** A real sandbox on 127.0.0.1:<free port> with an in-memory database and no log lines (e2e, CLI, browser). */
+export function startTestServer(flags: ConfigFlags = {}) {
+  return startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, ...flags }, {}));
+}

@@ -3,11 +3,10 @@
 // webhooks (refund.succeeded, and refund.failed for 4000000000005126), and a race of 20
 // concurrent partial refunds on a real server whose accepted sum never exceeds the amount.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SPEC_2_4 = ['bill_amt', 'bill_currency', 'message', 'order_status', 'reference', 'response', 'status', 'tdate', 'transID'];
@@ -176,7 +175,7 @@ describe('refund requests (real server)', () => {
   let merchant: FakeMerchant;
   beforeAll(async () => {
     merchant = await startFakeMerchant();
-    server = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}));
+    server = await startTestServer({ retry: 'none' });
   });
   afterAll(async () => {
     await server.close();
