@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { z } from 'zod';
 import { safeEqual } from '../crypto/signature.js';
-import { newToken } from '../domain/ids.js';
+import { newSecret } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import { DeliveryFragment, DeliveryPage } from '../pages/dashboard-delivery.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
@@ -98,7 +98,7 @@ export function dashboardRoutes(deps: AppDeps) {
   const { services } = deps;
   const queries = new DashboardQueries(services.deps);
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
-  const csrf = newToken();
+  const csrf = newSecret();
   const pageHeaders = secureHeaders({
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],

@@ -1,7 +1,7 @@
 // Authentication challenges (the page at authurl): opening one, judging OTPs, and completing it by
 // page, control API or clock. What completion means is up to the challenge's subject (an S2S
 // transaction, a /v1/ payment, ...), which registers itself here.
-import { newToken } from '../domain/ids.js';
+import { newSecret, newToken } from '../domain/ids.js';
 import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from '../domain/outcome-spec.js';
 import { SandboxError } from '../errors.js';
@@ -75,7 +75,7 @@ export class Authentication {
       expiresAt: now + (input.lifetimeMs ?? this.deps.config.challengeLifetimeMs),
       returnUrl: input.returnUrl,
       // The page's forms carry this token; a form posted from anywhere else is refused.
-      details: { ...input.details, csrf: newToken() },
+      details: { ...input.details, csrf: newSecret() },
       createdAt: now,
       completedAt: null,
     };

@@ -2,7 +2,7 @@
 // their URL, and ended by completion, by the expire call or by time (a job). Every ending
 // publishes its event in the same transaction as the state change. Payment attempts made on the
 // page live in checkout-attempts.ts; this module owns the session itself.
-import { newId, newToken } from '../domain/ids.js';
+import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import type { CheckoutSessionInput } from '../http/schemas/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
@@ -75,7 +75,7 @@ export class CheckoutSessions {
       id: newId('cs'),
       merchantId: merchant.id,
       token: newToken(),
-      csrf: newToken(),
+      csrf: newSecret(),
       status: 'open',
       amount: input.amount,
       currency: input.currency,

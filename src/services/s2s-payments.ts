@@ -72,7 +72,7 @@ export class S2SPayments implements ChallengeSubject {
         throw new SandboxError('reference_in_use', `reference "${reference}" was already used on terminal ${terminal.terNo}; send a new, unique order id`, 'reference');
       }
       const transaction: Transaction = {
-        transId: newTransId(),
+        transId: this.unusedTransId(),
         merchantId: terminal.merchantId,
         terNo: terminal.terNo,
         reference,
@@ -204,6 +204,13 @@ export class S2SPayments implements ChallengeSubject {
       ],
     });
     this.deps.activity.publish({ kind: 'transaction.updated', at: this.deps.clock.now(), data: { transID: transaction.transId, order_status: transaction.orderStatus } });
+  }
+
+  /** A new transID not stored yet: time-ordered ids can meet an imported one or one from before a clock step back. */
+  private unusedTransId(): string {
+    let transId = newTransId();
+    while (this.deps.store.transactions.idTaken(transId)) transId = newTransId();
+    return transId;
   }
 
   private scriptedOutcome(input: S2SPaymentInput, number: string | undefined): Outcome {

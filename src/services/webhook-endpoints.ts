@@ -1,7 +1,7 @@
 // Registered webhook endpoints: CRUD for /v1/webhook_endpoints, the fan-out that sends every
 // published event to each subscribed endpoint of its merchant, and the secrets that sign those
 // deliveries (the current one, plus the previous one for 24 h after a rotation).
-import { newId, newToken } from '../domain/ids.js';
+import { newId, newSecret } from '../domain/ids.js';
 import { subscribes } from '../domain/event-types.js';
 import { SandboxError } from '../errors.js';
 import type { Delivery } from '../store/deliveries-repo.js';
@@ -31,8 +31,8 @@ export type EndpointPatch = Partial<EndpointInput>;
 export type EndpointPage = Page<WebhookEndpoint>;
 
 /** A new signing secret: whsec_ and 256 random bits. */
-function newSecret(): string {
-  return `whsec_${newToken()}`;
+function newSigningSecret(): string {
+  return `whsec_${newSecret()}`;
 }
 
 /** The webhook endpoint use cases. */
@@ -54,7 +54,7 @@ export class WebhookEndpoints {
       events: input.events,
       description: input.description ?? '',
       enabled: input.enabled ?? true,
-      secret: newSecret(),
+      secret: newSigningSecret(),
       previousSecret: null,
       previousSecretExpiresAt: null,
       createdAt: now,
@@ -124,7 +124,7 @@ export class WebhookEndpoints {
       const now = clock.now();
       const rotated: WebhookEndpoint = {
         ...endpoint,
-        secret: newSecret(),
+        secret: newSigningSecret(),
         previousSecret: endpoint.secret,
         previousSecretExpiresAt: now + PREVIOUS_SECRET_LIFETIME_MS,
         updatedAt: now,

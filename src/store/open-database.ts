@@ -19,6 +19,9 @@ export function openDatabase(path: string): Db {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // Each request's writes run in a SAVEPOINT of the shared batch (group-commit.ts); its undo
+  // journal lives in memory instead of a temporary file, a third of a create's cost.
+  db.pragma('temp_store = MEMORY');
   db.pragma('busy_timeout = 5000');
   // Checkpoint in bigger, rarer steps so the request path seldom pays for one.
   db.pragma('wal_autocheckpoint = 4000');

@@ -1,7 +1,7 @@
 // The S2S card flow in-process: the SPEC 2.2 answer, each test card's outcome, the 3-D Secure
 // page (OTP, tries, cancel, single use), expiry on the sandbox clock, the control endpoint and
 // authstatus.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sandbox: TestSandbox;
@@ -92,6 +92,33 @@ describe('the 200 answer of POST /api/s2s', () => {
     expect(a.transID).not.toBe(b.transID);
     expect(a.authurl).not.toBe(b.authurl);
     expect(a.authstatus).not.toBe(b.authstatus);
+  });
+
+  it('gives a new payment an unused transID even when stored ones run ahead of the clock (an import, a clock stepped back)', async () => {
+    const first = await pay();
+    // Occupy the next 50 transIDs the generator would hand out, as an imported snapshot could.
+    const copy = sandbox.db.prepare(`INSERT INTO transactions (trans_id, merchant_id, ter_no, reference, amount, currency, mop, brand, ccno,
+      order_status, response, product_name, webhook_url, return_url, bill_ip, customer, encryption_method, outcome, status_token, refunded, created_at, updated_at)
+      SELECT ?, merchant_id, ter_no, ?, amount, currency, mop, brand, ccno, order_status, response, product_name, webhook_url, return_url, bill_ip,
+      customer, encryption_method, outcome, ?, refunded, created_at, updated_at FROM transactions WHERE trans_id = ?`);
+    const base = Number(first.transID);
+    const taken = new Set<string>();
+    for (let i = 1; i <= 50; i++) {
+      const id = String(base + i);
+      copy.run(id, `imported-${i}`, `imported-token-${i}`, first.transID);
+      taken.add(id);
+    }
+    // The clock stands still, so the generator's next ids are exactly the ones taken above.
+    vi.useFakeTimers({ toFake: ['Date'], now: Math.floor(base / 100) });
+    let next: Record<string, string>;
+    try {
+      next = await pay();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(next.transID).toMatch(/^[1-9]\d{14}$/);
+    expect(taken.has(next.transID)).toBe(false);
+    expect((await sandbox.request('GET', `/_sandbox/transactions/${next.transID}`)).json).toMatchObject({ reference: next.reference });
   });
 });
 
