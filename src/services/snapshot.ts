@@ -177,6 +177,9 @@ export class Snapshot {
         throw new SandboxError('parameter_invalid', `the snapshot does not fit the database (${(err as Error).message}); export it again with sandbox export`, 'tables');
       }
       throw err;
+    } finally {
+      // The credential tables may have been replaced (or read inside the rolled-back transaction).
+      this.deps.store.credentials.forget();
     }
     this.announce('import');
     return this.counts();
@@ -187,11 +190,15 @@ export class Snapshot {
     const { store, config } = this.deps;
     const fixtures = readFixtures(config.fixturesPath);
     await this.quiesce();
-    store.batch.alone(() => {
-      this.state.wipe(CREDENTIAL_TABLES);
-      store.credentials.seed(fixtures);
-      this.scenarios.loadStartupFile();
-    });
+    try {
+      store.batch.alone(() => {
+        this.state.wipe(CREDENTIAL_TABLES);
+        store.credentials.seed(fixtures);
+        this.scenarios.loadStartupFile();
+      });
+    } finally {
+      store.credentials.forget();
+    }
     this.announce('reset');
     return this.counts();
   }

@@ -70,9 +70,22 @@ export function createCredentialsRepo(db: Db) {
   const allMerchants = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants ORDER BY rowid');
   const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
 
+  // Credentials change only when seeded, imported or reset, yet every request reads them: they
+  // are remembered here until forget(), which seed() and the snapshot's import and reset call.
+  const cache = new Map<string, unknown>();
+  const remembered = <T>(key: string, read: () => T): T => {
+    if (cache.has(key)) return cache.get(key) as T;
+    // Frozen: every caller shares the one copy.
+    const value = read();
+    if (Array.isArray(value)) value.forEach((item) => Object.freeze(item));
+    cache.set(key, Object.freeze(value));
+    return value;
+  };
+
   return {
     /** Writes the fixtures; running it again with the same file changes nothing. */
     seed(fixtures: Fixtures): void {
+      cache.clear();
       db.transaction(() => {
         for (const m of fixtures.merchants) {
           upsertMerchant.run(m.id, m.name, m.webhook_secret);
@@ -81,13 +94,15 @@ export function createCredentialsRepo(db: Db) {
         }
       })();
     },
-    merchant: (id: string) => merchantById.get(id) as Merchant | undefined,
+    /** Drops what was remembered: call after the credential tables were written behind this repo's back. */
+    forget: () => cache.clear(),
+    merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),
     merchantByApiKey: (key: string) => merchantByKey.get(key) as Merchant | undefined,
-    terminal: (terNo: number) => terminalByNo.get(terNo) as Terminal | undefined,
-    terminalByPublicKey: (publicKey: string) => terminalByKey.get(publicKey) as Terminal | undefined,
-    terminals: () => allTerminals.all() as Terminal[],
-    merchants: () => allMerchants.all() as Merchant[],
-    apiKeys: () => allKeys.all() as Array<{ key: string; merchantId: string }>,
+    terminal: (terNo: number) => remembered(`terminal:${terNo}`, () => terminalByNo.get(terNo) as Terminal | undefined),
+    terminalByPublicKey: (publicKey: string) => remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
+    terminals: () => remembered('terminals', () => allTerminals.all() as Terminal[]),
+    merchants: () => remembered('merchants', () => allMerchants.all() as Merchant[]),
+    apiKeys: () => remembered('api_keys', () => allKeys.all() as Array<{ key: string; merchantId: string }>),
   };
 }
 

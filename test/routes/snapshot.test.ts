@@ -79,6 +79,39 @@ describe('POST /_sandbox/import', () => {
     expect(res.json.tables).toMatchObject({ merchants: 2, terminals: 2, transactions: 2, challenges: 0, scenario_entries: 0, events: 0 });
   });
 
+  it('credentials from the snapshot take effect at once: its keys work, keys it does not hold stop working', async () => {
+    const sandbox = open();
+    await someState(sandbox);
+    // Used before the import, so any remembered credentials are warm.
+    expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
+    expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'before-import' }))).status).toBe(200);
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const keys = snapshot.tables.api_keys;
+    const keyAt = keys.columns.indexOf('key');
+    const terminals = snapshot.tables.terminals;
+    const publicKeyAt = terminals.columns.indexOf('public_key');
+    const renamed = {
+      ...snapshot,
+      tables: {
+        ...snapshot.tables,
+        api_keys: { ...keys, rows: keys.rows.map((row: unknown[]) => row.map((v, i) => (i === keyAt ? `${v}_renamed` : v))) },
+        terminals: { ...terminals, rows: terminals.rows.map((row: unknown[]) => row.map((v, i) => (i === publicKeyAt ? `${v}_renamed` : v))) },
+      },
+    };
+    expect((await sandbox.request('POST', '/_sandbox/import', renamed)).status).toBe(200);
+
+    expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(401);
+    const renamedAuth = { authorization: `${AUTH.authorization}_renamed` };
+    expect((await sandbox.request('GET', '/v1/payments', undefined, renamedAuth)).status).toBe(200);
+    expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'old-key' }))).status).toBe(401);
+    const body = s2sBody({ reference: 'new-key' });
+    expect((await sandbox.request('POST', '/api/s2s', { ...body, public_key: `${body.public_key}_renamed` })).status).toBe(200);
+
+    // And a reset brings the fixtures' credentials back.
+    expect((await sandbox.request('POST', '/_sandbox/reset')).status).toBe(200);
+    expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
+  });
+
   it.each([
     ['a wrong format', (s: any) => ({ ...s, format: 'something.else' }), 'format', /"paysandbox\.snapshot"/],
     ['a wrong version', (s: any) => ({ ...s, version: 9 }), 'version', /1, the snapshot layout/],
