@@ -90,11 +90,17 @@ function handle(child, tracked, url, spawnedAt) {
   };
 }
 
+/**
+ * The node flags on bin/sandbox.js's `#!/usr/bin/env -S node ...` line: what `npx sandbox` and
+ * `npm start` run with, so the bench measures the same process a user gets.
+ */
+export const SANDBOX_NODE_FLAGS = readFileSync(join(ROOT, 'bin/sandbox.js'), 'utf8').split('\n')[0].split(/\s+/).filter((word) => word.startsWith('--'));
+
 /** Starts `sandbox start --port 0 --db <db> --quiet --ready-file <f>` and resolves once it wrote its URL. */
 export async function startSandbox({ db, flags = [] }) {
   const readyFile = tempPath('ready', '.txt');
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
+  const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

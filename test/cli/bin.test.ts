@@ -1,0 +1,26 @@
+// bin/sandbox.js as npm links it: run through its own #! line (npx sandbox), with the same node
+// flags as `npm start`, so a user's sandbox and the benchmarked one share their memory settings.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
+const PACKAGE = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
+const shebang = readFileSync(BIN, 'utf8').split('\n')[0]!;
+const flagsOf = (line: string) => line.split(/\s+/).filter((word) => word.startsWith('--'));
+
+describe('bin/sandbox.js', () => {
+  it('runs through its own #! line, as npx sandbox runs it', async () => {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(BIN, ['--version'], { timeout: 20_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    expect(out.trim()).toBe(PACKAGE.version);
+  });
+
+  it('starts node with a 2 MB young generation and a 1 GiB heap, the same flags npm start passes', () => {
+    expect(shebang).toMatch(/^#!\/usr\/bin\/env -S node /);
+    expect(flagsOf(shebang)).toEqual(['--max-semi-space-size=2', '--max-old-space-size=1024']);
+    expect(flagsOf(PACKAGE.scripts.start)).toEqual(flagsOf(shebang));
+  });
+});
