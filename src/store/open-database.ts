@@ -53,6 +53,13 @@ export function migrate(db: Db): void {
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((name) => /^\d+-.+\.sql$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+  const seen = new Map<number, string>();
+  for (const name of files) {
+    const version = parseInt(name, 10);
+    const other = seen.get(version);
+    if (other) throw new Error(`two migrations are numbered ${version} (${other} and ${name}) in ${MIGRATIONS_DIR}; rebuild with npm run build`);
+    seen.set(version, name);
+  }
   for (const name of files) {
     const version = parseInt(name, 10);
     if (applied.has(version)) continue;
