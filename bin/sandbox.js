@@ -3,6 +3,6 @@
 // generation instead of 16 MB, and a 1 GiB heap limit, which makes V8 collect the old generation
 // before it doubles. They cost about 7% CPU per request. `npm start` passes the same flags; run
 // `node --max-old-space-size=4096 bin/sandbox.js ...` for a bigger heap (docs/benchmarks.md).
-import { run } from '../dist/cli/program.js';
+import { run } from '../dist/sandbox.js';
 
 await run(process.argv);

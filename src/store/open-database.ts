@@ -4,11 +4,12 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CODE_DIR } from '../code-dir.js';
 
 /** The better-sqlite3 handle type, named here so other modules need not import the driver. */
 export interface Db extends Database.Database {}
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
 
 /** Opens (creating when needed) the database at `path` (":memory:" allowed) and migrates it. */
 export function openDatabase(path: string): Db {
