@@ -13,18 +13,22 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 export async function benchThroughput(ctx) {
   const { report, timing, receiver } = ctx;
   const bare = await startScript('bare-hono.js');
+  // The baseline is a JSON POST of the same body a create sends: what DESIGN.md calls bare Hono.
+  const bareBody = (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })) });
+  const measureBare = () => measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
   try {
-    // The baseline is a JSON POST of the same body a create sends: what DESIGN.md calls bare Hono.
-    const bareBody = (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })) });
-    report.baseline('bare Hono POST / (parse the JSON body, answer JSON)', await measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid));
+    report.baseline('bare Hono POST / (parse the JSON body, answer JSON)', await measureBare());
     report.info('bare Hono GET / (no body, for reference)', await measure(bare.url, { method: 'GET', path: '/' }, timing, bare.pid));
-  } finally {
+  } catch (err) {
     await bare.stop();
+    throw err;
   }
 
   const sandbox = await startSandbox({ db: tempPath('throughput', '.db') });
   const webhookUrl = `${receiver.url}/throughput`;
-  const endpoint = (spec) => benchEndpoint(ctx, sandbox, spec);
+  // This machine's speed drifts over a run (other tenants): each endpoint is held against bare
+  // Hono measured again right before it, with the sandbox idle, not only against the first run.
+  const endpoint = (spec) => benchEndpoint(ctx, sandbox, spec, measureBare);
   try {
     const s2s = (card, label) => ({
       method: 'POST',
@@ -121,11 +125,12 @@ export async function benchThroughput(ctx) {
     });
   } finally {
     await sandbox.stop();
+    await bare.stop();
   }
 }
 
 /** Probes, prepares, checks one request answers 2xx, then measures; a failure is reported, not thrown. */
-async function benchEndpoint(ctx, sandbox, spec) {
+async function benchEndpoint(ctx, sandbox, spec, measureBare) {
   const { report, timing } = ctx;
   const { url } = sandbox;
   const probe = spec.probe ?? { method: spec.request.method, path: spec.request.path };
@@ -139,8 +144,9 @@ async function benchEndpoint(ctx, sandbox, spec) {
     const sample = spec.request.setupRequest ? spec.request.setupRequest({ ...spec.request }) : spec.request;
     await expectOk(url, spec.name, { method: sample.method, path: sample.path, headers, body: sample.body });
     await settle(sandbox.pid);
+    const base = await measureBare();
     const result = await measure(url, spec.request, timing, sandbox.pid);
-    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo });
+    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo, base });
     return result;
   } catch (err) {
     report.problem(`${spec.name}: ${err.message}`);
