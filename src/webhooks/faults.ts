@@ -66,11 +66,16 @@ export class FaultInjector implements AttemptShaper {
 
   /**
    * The rules live in memory; a reset or import replaced the table under them (Snapshot calls this
-   * through onReplaced). A reset re-applies the --faults rules as a start does; both reload the
-   * table, and reorder forgets the deliveries it held, which are gone.
+   * through onReplaced). A reset re-applies the --faults rules and restarts the fail=P generator
+   * from its seed, as a start does; both reload the table, and reorder forgets the deliveries it
+   * held, which are gone.
    */
   stateReplaced(how: 'reset' | 'import'): void {
-    if (how === 'reset') this.applyStartRules();
+    if (how === 'reset') {
+      this.applyStartRules();
+      // As at start: fail=P draws the same sequence again, so tests separated by resets repeat.
+      this.random = seededRandom(this.seed);
+    }
     this.heldByTarget.clear();
     this.held.clear();
     this.releases.clear();

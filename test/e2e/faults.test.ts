@@ -174,4 +174,22 @@ describe('fault injection', () => {
     expect(first.some(([, s]) => s === 'failed')).toBe(true);
     expect(first.some(([, s]) => s === 'succeeded')).toBe(true);
   });
+
+  it('a reset restarts fail=P from its seed, so each test of a CI run between resets sees the same failures', async () => {
+    await start({ faults: 'fail=0.5', faultSeed: 7, retry: 'none' });
+    const run = async () => {
+      for (let i = 0; i < 8; i++) await pay(`/p${i}`);
+      const list = await waitFor(async () => {
+        const data = (await control('/deliveries?limit=20')).json.data as any[];
+        return data.length === 8 && data.every((d) => d.status !== 'pending') && data;
+      }, 'eight finished deliveries');
+      return list.map((d) => [d.url.split('/').pop(), d.status]).sort();
+    };
+    const first = await run();
+    expect((await control('/reset', { method: 'POST' })).status).toBe(200);
+    const second = await run();
+    expect(second).toEqual(first);
+    expect(first.some(([, s]) => s === 'failed')).toBe(true);
+    expect(first.some(([, s]) => s === 'succeeded')).toBe(true);
+  });
 });
