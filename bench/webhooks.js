@@ -1,7 +1,7 @@
 // Webhooks: latency from a frictionless create to the merchant's receiver, and how fast the
 // outbox drains to a local receiver at 8 and 32 attempts in flight.
 import { request } from './lib/http.js';
-import { cpuMsOf, startSandbox, startScript, tempPath, memoryOf } from './lib/processes.js';
+import { cpuMsOf, SANDBOX_NODE_FLAGS, startSandbox, startScript, tempPath, memoryOf } from './lib/processes.js';
 import { summarise } from './lib/stats.js';
 import { CARDS, s2sFields, uniqueReference } from './lib/bodies.js';
 
@@ -60,7 +60,8 @@ export async function benchDeliveries(ctx) {
   const { report, receiver, quick } = ctx;
   const count = quick ? 1000 : 5000;
   for (const concurrency of [8, 32]) {
-    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], { ipc: true });
+    // The library-hosted sandbox runs with the node flags bin/sandbox.js gives a user's sandbox.
+    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], { ipc: true, nodeFlags: SANDBOX_NODE_FLAGS });
     try {
       const filled = await ask(child.child, { type: 'fill', count });
       if (filled.pending !== count) throw new Error(`the outbox holds ${filled.pending} deliveries, expected ${count}`);

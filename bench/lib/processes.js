@@ -110,10 +110,10 @@ export async function startSandbox({ db, flags = [] }) {
 }
 
 /** Starts a bench/children script that writes its URL to the ready file given as its first argument. */
-export async function startScript(script, args = [], { ipc = false } = {}) {
+export async function startScript(script, args = [], { ipc = false, nodeFlags = [] } = {}) {
   const readyFile = tempPath('ready', '.txt');
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bench/children', script), readyFile, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, join(ROOT, 'bench/children', script), readyFile, ...args], {
     cwd: ROOT,
     stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
