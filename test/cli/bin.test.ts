@@ -18,9 +18,9 @@ describe('bin/sandbox.js', () => {
     expect(out.trim()).toBe(PACKAGE.version);
   });
 
-  it('starts node with a 2 MB young generation and a 1 GiB heap, the same flags npm start passes', () => {
+  it('starts node with a 2 MB young generation, a 1 GiB heap and one V8 helper thread, the same flags npm start passes', () => {
     expect(shebang).toMatch(/^#!\/usr\/bin\/env -S node /);
-    expect(flagsOf(shebang)).toEqual(['--max-semi-space-size=2', '--max-old-space-size=1024']);
+    expect(flagsOf(shebang)).toEqual(['--max-semi-space-size=2', '--max-old-space-size=1024', '--v8-pool-size=1']);
     expect(flagsOf(PACKAGE.scripts.start)).toEqual(flagsOf(shebang));
   });
 });
