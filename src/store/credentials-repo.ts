@@ -75,8 +75,11 @@ export function createCredentialsRepo(db: Db) {
   const cache = new Map<string, unknown>();
   const remembered = <T>(key: string, read: () => T): T => {
     if (cache.has(key)) return cache.get(key) as T;
-    // Frozen: every caller shares the one copy.
     const value = read();
+    // Misses are not remembered: requests choose the keys looked up (any terNO, any public_key),
+    // so remembering them would let a client grow this map without end. Hits are bounded by the
+    // credentials there are. Frozen: every caller shares the one copy.
+    if (value === undefined) return value;
     if (Array.isArray(value)) value.forEach((item) => Object.freeze(item));
     cache.set(key, Object.freeze(value));
     return value;
