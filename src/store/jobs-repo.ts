@@ -17,8 +17,8 @@ export function createJobsRepo(db: Db) {
   const due = db.prepare('SELECT id, kind, subject_id AS subjectId, due_at AS dueAt, payload FROM jobs WHERE done = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?');
   const markDone = db.prepare('UPDATE jobs SET done = 1 WHERE id = ? AND done = 0');
   const nextDue = db.prepare('SELECT MIN(due_at) FROM jobs WHERE done = 0').pluck();
-  // The last term matches the partial index jobs_pending_subject (migration 011), so it is used.
-  const cancel = db.prepare("UPDATE jobs SET done = 1 WHERE kind = ? AND subject_id = ? AND done = 0 AND kind <> 'challenge.expire'");
+  // done = 0 matches the partial index jobs_pending_subject (migration 011), so it is used.
+  const cancel = db.prepare('UPDATE jobs SET done = 1 WHERE kind = ? AND subject_id = ? AND done = 0');
 
   return {
     schedule: (kind: string, subjectId: string, dueAt: number, payload: Record<string, unknown> = {}) =>
@@ -28,7 +28,6 @@ export function createJobsRepo(db: Db) {
     /** Claims a job; false when another pass already ran it. */
     markDone: (id: number) => markDone.run(id).changes === 1,
     nextDueAt: () => nextDue.get() as number | null,
-    /** Cancels a pending job; challenge.expire jobs are not cancellable (their handler skips completed challenges). */
     cancel: (kind: string, subjectId: string) => cancel.run(kind, subjectId),
   };
 }
