@@ -5,6 +5,7 @@ import { SandboxError } from './errors.js';
 import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
 import { parseDuration } from './domain/duration.js';
 import { parseFaultSpec } from './webhooks/fault-rules.js';
+import { CODE_DIR } from './code-dir.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type SignatureMode = 'plain' | 'timestamped';
@@ -67,7 +68,7 @@ export interface ConfigFlags {
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
-export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
+export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', CODE_DIR));
 
 function bad(flag: string, message: string): never {
   throw new SandboxError('parameter_invalid', `--${flag} ${message}`, flag);

@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 
 /** Base62 digits in ASCII order, so fixed-width base62 strings sort like the numbers they encode. */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** Lowercase base36 digits, in ASCII order too, and all of them base64url characters. */
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 // Random bytes are drawn from a pool refilled 4 KiB at a time: one crypto call per ~100 ids
 // instead of one per id (a create makes five). The pool is replaced, never overwritten, so bytes
@@ -77,7 +79,7 @@ export function newTransId(): string {
  * wall-clock millisecond in base36, then 34 random ones (204 bits).
  */
 export function newToken(): string {
-  return fixedWidth(Date.now(), 9, '0123456789abcdefghijklmnopqrstuvwxyz') + randomChunk(26).toString('base64url').slice(0, 34);
+  return fixedWidth(Date.now(), 9, BASE36) + randomChunk(26).toString('base64url').slice(0, 34);
 }
 
 /** A secret nobody looks up by value (signing secrets, CSRF tokens): 256 random bits, base64url. */

@@ -163,8 +163,7 @@ export class Snapshot {
     await this.quiesce();
     const keep = new Set([...CREDENTIAL_TABLES].filter((table) => !(table in doc.tables)));
     try {
-      // Foreign keys are checked at COMMIT here: a transaction of its own, never a shared batch.
-      this.deps.store.batch.alone(() => {
+      this.replaceState(() => {
         this.state.wipe(keep);
         const inserted = Object.entries(doc.tables).map(([table, dump]) => ({ table, dump, rowids: this.state.insert(table, dump) }));
         // Throws a 400 on the first row the repositories could not read; the transaction rolls back.
@@ -177,9 +176,6 @@ export class Snapshot {
         throw new SandboxError('parameter_invalid', `the snapshot does not fit the database (${(err as Error).message}); export it again with sandbox export`, 'tables');
       }
       throw err;
-    } finally {
-      // The credential tables may have been replaced (or read inside the rolled-back transaction).
-      this.deps.store.credentials.forget();
     }
     this.announce('import');
     return this.counts();
@@ -190,15 +186,11 @@ export class Snapshot {
     const { store, config } = this.deps;
     const fixtures = readFixtures(config.fixturesPath);
     await this.quiesce();
-    try {
-      store.batch.alone(() => {
-        this.state.wipe(CREDENTIAL_TABLES);
-        store.credentials.seed(fixtures);
-        this.scenarios.loadStartupFile();
-      });
-    } finally {
-      store.credentials.forget();
-    }
+    this.replaceState(() => {
+      this.state.wipe(CREDENTIAL_TABLES);
+      store.credentials.seed(fixtures);
+      this.scenarios.loadStartupFile();
+    });
     this.announce('reset');
     return this.counts();
   }
@@ -232,6 +224,19 @@ export class Snapshot {
         refuse(index, null, `it cannot be read back (${(err as Error).message})`);
       }
     });
+  }
+
+  /**
+   * Rewrites the tables in a transaction of its own (foreign keys are checked at COMMIT, so never
+   * in a shared batch), then drops the credentials the repository remembered: they may have been
+   * replaced, or read inside a transaction that rolled back.
+   */
+  private replaceState(write: () => void): void {
+    try {
+      this.deps.store.batch.alone(write);
+    } finally {
+      this.deps.store.credentials.forget();
+    }
   }
 
   private counts(): TableCounts {

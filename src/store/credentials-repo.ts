@@ -66,7 +66,6 @@ export function createCredentialsRepo(db: Db) {
   const terminalByNo = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE ter_no = ?');
   const terminalByKey = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE public_key = ?');
   const allTerminals = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals ORDER BY ter_no');
-  const merchantByKey = db.prepare('SELECT m.id, m.name, m.webhook_secret AS webhookSecret FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key = ?');
   const allMerchants = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants ORDER BY rowid');
   const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
 
@@ -100,7 +99,6 @@ export function createCredentialsRepo(db: Db) {
     /** Drops what was remembered: call after the credential tables were written behind this repo's back. */
     forget: () => cache.clear(),
     merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),
-    merchantByApiKey: (key: string) => merchantByKey.get(key) as Merchant | undefined,
     terminal: (terNo: number) => remembered(`terminal:${terNo}`, () => terminalByNo.get(terNo) as Terminal | undefined),
     terminalByPublicKey: (publicKey: string) => remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
     terminals: () => remembered('terminals', () => allTerminals.all() as Terminal[]),

@@ -80,11 +80,11 @@ export function createTransactionsRepo(db: Db) {
       // A reference names at most one row per terminal: it is looked up through the unique
       // (ter_no, reference) index, one probe per terminal, and the other filters are kept off
       // their indexes (the unary +) so the planner cannot pick a scan of a whole merchant instead.
-      const byReference = filter.reference !== undefined && filter.reference !== '';
-      const column = (name: string) => (byReference ? `+${name}` : name);
+      const searchByReference = Boolean(filter.reference);
+      const column = (name: string) => (searchByReference ? `+${name}` : name);
       if (filter.merchantId) (where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId));
       if (filter.orderStatus !== undefined) (where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus));
-      if (byReference) (where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference));
+      if (searchByReference) (where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference));
       if (filter.before) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.transId));
       const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);

@@ -74,7 +74,7 @@ export class FaultInjector implements AttemptShaper {
     if (how === 'reset') {
       this.applyStartRules();
       // As at start: fail=P draws the same sequence again, so tests separated by resets repeat.
-      this.random = seededRandom(this.seed);
+      this.setSeed(this.seed);
     }
     this.heldByTarget.clear();
     this.held.clear();
