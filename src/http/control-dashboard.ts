@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';

@@ -3,7 +3,7 @@
 // Loopback only, or with the --control-token bearer (controlGuard).
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlGuard } from './control.js';

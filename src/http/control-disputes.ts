@@ -3,7 +3,7 @@
 // --control-token bearer (controlGuard). Money is integer minor units in both families here.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, type EventType } from '../domain/event-types.js';

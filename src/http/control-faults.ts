@@ -1,7 +1,7 @@
 // Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
 // effects are in src/webhooks/fault-rules.ts and faults.ts; docs/webhooks.md explains both.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlGuard } from './control.js';

@@ -2,7 +2,7 @@
 // only, unless --control-token is set, in which case every caller must present it.
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { getCookie, setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';

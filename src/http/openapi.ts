@@ -3,7 +3,7 @@
 // requests, converted with z.toJSONSchema, so the document and the validation cannot drift.
 // test/routes/openapi.test.ts compares the document with app.routes: an undocumented route fails.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';

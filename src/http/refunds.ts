@@ -1,7 +1,7 @@
 // POST /api/transactions/refund-request (SPEC 4.3): JSON {transID, refundAmount, public_key}; the
 // answer carries exactly the SPEC 2.4 fields. The rules live in services/s2s-refunds.ts.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS } from '../domain/order-status.js';

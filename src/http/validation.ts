@@ -2,7 +2,7 @@
 // schema. The first failing field becomes one SandboxError naming the field and how to fix it.
 // Each schema field carries a description (its hint), which is also what OpenAPI shows.
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 
 /** Fields whose values are never echoed back in an error message. */

@@ -3,7 +3,6 @@
 // left) and UPI QR (a scannable upi://pay intent). Each simulates the customer's side with
 // plain form buttons, so the pages work without JavaScript.
 import { raw } from 'hono/html';
-import QRCode from 'qrcode';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 
@@ -64,8 +63,12 @@ export function upiIntent(challenge: Challenge): string {
   return `upi://pay?${params.toString().replace(/\+/g, '%20').replace(/%40/g, '@')}`;
 }
 
-/** The SVG of a QR code; the options are fixed so tests can regenerate the same image from a text. */
-export function qrSvg(text: string): Promise<string> {
+/**
+ * The SVG of a QR code; the options are fixed so tests can regenerate the same image from a text.
+ * The QR library (with its PNG encoder, 130 KB) loads on the first QR page, not at start-up.
+ */
+export async function qrSvg(text: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
 

@@ -3,7 +3,7 @@
 // outcome and loses one use. Precedence: X-Sandbox-Outcome header, scenario, test card/VPA, default.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
 import type { Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';

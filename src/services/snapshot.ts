@@ -1,7 +1,7 @@
 // State snapshots and reset. export() writes every table (except schema_migrations) to one JSON
 // document; import() replaces all state with one in a single transaction; reset() empties every
 // table but the credentials and reseeds. Tables come from the schema, so new ones are included.
-import { z } from 'zod';
+import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../http/validation.js';
 import { readFixtures } from '../store/credentials-repo.js';

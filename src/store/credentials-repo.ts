@@ -1,6 +1,6 @@
 // Merchants, terminals and API keys: seeded from a fixtures file, read on every request.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Db } from './open-database.js';
 
 /** A merchant as the services see it. */

@@ -1,9 +1,13 @@
 // bin/sandbox.js as npm links it: run through its own #! line (npx sandbox), with the same node
 // flags as `npm start`, so a user's sandbox and the benchmarked one share their memory settings.
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
@@ -22,5 +26,27 @@ describe('bin/sandbox.js', () => {
     expect(shebang).toMatch(/^#!\/usr\/bin\/env -S node /);
     expect(flagsOf(shebang)).toEqual(['--max-semi-space-size=2', '--max-old-space-size=1024', '--v8-pool-size=1']);
     expect(flagsOf(PACKAGE.scripts.start)).toEqual(flagsOf(shebang));
+  });
+
+  it('loads code split out of the bundle when a page first needs it (the QR library of a QR payment page)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-bin-'));
+    const readyFile = join(dir, 'ready');
+    const child = spawn(BIN, ['start', '--port', '0', '--db', ':memory:', '--quiet', '--ready-file', readyFile], { stdio: 'ignore' });
+    try {
+      const url = await waitFor(() => (existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined), 'the ready file', 15_000);
+      const created = await fetch(`${url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(s2sBody({ mop: 'QRINTENT', bill_currency: 'INR', ccno: undefined, ccvv: undefined, month: undefined, year: undefined })),
+      }).then((res) => res.json() as Promise<{ status: string; authurl: string }>);
+      expect(created.status).toBe('Pending');
+      const page = await fetch(created.authurl);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/<div class="qr" role="img" aria-label="[^"]+"><svg [^>]*viewBox=/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // The one validator of S2S payment parameters (SPEC 2.1), shared by /api/s2s (JSON) and
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
-import { z } from 'zod';
+import * as z from 'zod';
 import { currencyExponent, isCurrency } from '../../domain/currencies.js';
 import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
 import { parseDecimalAmount } from '../../domain/money.js';

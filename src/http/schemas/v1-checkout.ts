@@ -1,6 +1,6 @@
 // The body of POST /v1/checkout/sessions (SPEC 4.4 plus the sandbox's optional fields) and the
 // session the API answers with. Descriptions are the hints in error messages and in OpenAPI.
-import { z } from 'zod';
+import * as z from 'zod';
 import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
 
 /** The payment methods a hosted page can offer (SPEC 4.4: the values seen). */

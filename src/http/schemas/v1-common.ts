@@ -1,6 +1,6 @@
 // Pieces the /v1/ payment, refund and token schemas share: amounts in minor units, http(s) URLs,
 // and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCurrency } from '../../domain/currencies.js';
 
 /** Largest /v1/ amount in minor units (DECISIONS: integer minor units > 0). */

@@ -1,7 +1,7 @@
 // POST /v1/payments (SPEC 4.5 plus card/token, reference, description, metadata, capture), the
 // capture and cancel bodies, the list query, and the payment object the API answers with.
 // Descriptions are the hints in error messages and the OpenAPI text.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PAYMENT_STATES } from '../../domain/payment-state.js';
 import { cardSchema, cardObjectSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';

@@ -1,6 +1,6 @@
 // POST /v1/refunds, the refund list query and the refund object. Descriptions are the hints in
 // error messages and the OpenAPI text.
-import { z } from 'zod';
+import * as z from 'zod';
 import { listOf, listQueryFields, minorAmount } from './v1-common.js';
 
 /** Why a refund is made (the familiar three). */

@@ -1,6 +1,6 @@
 // Bodies and queries of /v1/webhook_endpoints and /v1/events. Descriptions are the hints in
 // error messages and in the OpenAPI document.
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPE_NAMES, isEventType } from '../../domain/event-types.js';
 import { httpUrl, listQueryFields, unixSeconds } from './v1-common.js';
 
