@@ -94,7 +94,6 @@ export function createDeliveriesRepo(db: Db) {
     insert: (d: { id: string; eventId: string; merchantId: string; url: string; endpointId: string | null; contentType: string; body: string; manual: boolean; nextAttemptAt: number; createdAt: number }) =>
       insert.run({ ...d, manual: d.manual ? 1 : 0 }),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
-    /** Leases up to `limit` due deliveries until `leaseUntil`; returns the ones this call won. */
     /**
      * Leases up to `limit` due deliveries until `leaseUntil`, at most `perUrl` in flight per URL
      * (`busy` counts the ones already in flight), so one slow or dead receiver cannot hold every

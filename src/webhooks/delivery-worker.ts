@@ -84,7 +84,7 @@ export class DeliveryWorker {
   private stopped = true;
   private pumping = false;
   private pumpAgain = false;
-  /** Set when a claim failed (database busy): the next try waits a little instead of spinning. */
+  /** Set when a claim or a record failed (database busy): the next try waits a little instead of spinning. */
   private claimFailed = false;
   private wakeQueued = false;
   shaper: AttemptShaper | undefined;
@@ -207,6 +207,18 @@ export class DeliveryWorker {
   }
 
   private async send(delivery: Delivery): Promise<void> {
+    try {
+      await this.attempt(delivery);
+    } catch (err) {
+      // The attempt could not be recorded (the database stayed locked past busy_timeout, e.g. a
+      // checkpoint on a starved disk). Nothing was written, so the delivery is still pending under
+      // its lease and goes out again once the lease ends: at least once, and the server lives on.
+      this.logger.error(`webhook worker could not record attempt ${delivery.attempts + 1} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`);
+      this.claimFailed = true;
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
     const attempt = delivery.attempts + 1;
     const planned = this.buildRequest(delivery, attempt);
     const resign: Resigner = (overrides) => this.buildRequest(delivery, attempt, overrides);
