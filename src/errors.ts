@@ -13,7 +13,7 @@ export type ErrorType =
   | 'api_error';
 
 interface CatalogueEntry {
-  status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500;
+  status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
   type: ErrorType;
   /** When the code is used, for the docs. */
   when: string;
@@ -91,6 +91,11 @@ export const ERROR_CATALOGUE = {
   not_allowed: { status: 422, type: 'invalid_request_error', when: 'well-formed, but the rules forbid it' },
   rate_limited: { status: 429, type: 'rate_limit_error', when: 'too many requests' },
   internal_error: { status: 500, type: 'api_error', when: 'a bug in the sandbox; never caused by bad input' },
+  database_busy: {
+    status: 503,
+    type: 'api_error',
+    when: 'the SQLite database stayed locked past its 5 s busy_timeout (another process writing to the same --db, or a starved disk); nothing was changed: retry after the Retry-After seconds',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,14 +1,20 @@
 // The one mapping from errors to answers: SandboxError -> its catalogue status and the documented
-// body; anything else is a bug -> 500 with the same shape and the request id to report.
+// body; a database lock that outlasted busy_timeout -> 503 database_busy; anything else is a bug
+// -> 500 with the same shape and the request id to report.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../server/logger.js';
+import { isDatabaseBusy } from '../store/open-database.js';
 
 /** The body the answer carries for `err` (and its status), for JSON routes and pages alike. */
 export function toSandboxError(err: unknown): SandboxError {
   if (err instanceof SandboxError) return err;
   if (err instanceof HTTPException && err.status === 413) return new SandboxError('body_too_large', 'the body is larger than 1 MiB; send a smaller request');
+  // SQLite gave up waiting for a lock: the request's transaction was rolled back, so a retry is safe.
+  if (isDatabaseBusy(err)) {
+    return new SandboxError('database_busy', 'the sandbox database stayed locked for 5 s (is another process writing to the same --db file?); nothing was changed, retry the request', undefined, { 'Retry-After': '1' });
+  }
   return new SandboxError('internal_error', 'the sandbox hit a bug; the request id identifies it in the log. Please report it.');
 }
 

@@ -2,12 +2,16 @@
 // and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice.
 import type { Job } from '../store/jobs-repo.js';
 import type { ServiceDeps } from './deps.js';
+import { isDatabaseBusy } from '../store/open-database.js';
 
 /** Does the job's work; runs inside a transaction. */
 export type JobHandler = (job: Job) => void;
 
 /** Jobs one timer wake-up runs before requests get a turn (4 600 refunds falling due at once blocked the server for over a second). */
 const TIMER_BATCH = 20;
+
+/** Wait before running jobs again after the database stayed locked past busy_timeout. */
+const BUSY_RETRY_MS = 1000;
 
 /** Wakes at the next due job; `runDue` is also called after a clock advance. */
 export class JobRunner {
@@ -60,6 +64,12 @@ export class JobRunner {
           });
           ran++;
         } catch (err) {
+          if (isDatabaseBusy(err)) {
+            // Nothing was written and the job is still due: try again in a moment, not in a hot loop.
+            logger.error(`job ${job.kind} ${job.subjectId} waits: the database is locked (${(err as Error).message}); retrying in ${BUSY_RETRY_MS} ms`);
+            this.armAt(clock.now() + BUSY_RETRY_MS);
+            return ran;
+          }
           // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
           logger.error(`job ${job.kind} ${job.subjectId} failed: ${(err as Error).message}`);
           store.jobs.markDone(job.id);
@@ -72,11 +82,17 @@ export class JobRunner {
 
   private arm(): void {
     if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
     const next = this.deps.store.jobs.nextDueAt();
-    this.armedFor = next ?? undefined;
-    if (next === null) return;
-    const wait = Math.max(0, Math.min(next - this.deps.clock.now(), 60_000));
+    if (next !== null) return this.armAt(next);
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = undefined;
+  }
+
+  private armAt(dueAt: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = dueAt;
+    const wait = Math.max(0, Math.min(dueAt - this.deps.clock.now(), 60_000));
     this.timer = setTimeout(() => this.runDue(TIMER_BATCH), wait);
     this.timer.unref();
   }

@@ -32,6 +32,12 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
+/** True for SQLite giving up on a lock (busy_timeout passed): the transaction was rolled back and may be retried. */
+export function isDatabaseBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
+
 /**
  * Creates `dir` and its missing parents one level at a time. Node 20's mkdirSync({recursive: true})
  * spins forever under /proc (e.g. --db /proc/nope/x.db); this fails with one clear error instead.
