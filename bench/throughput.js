@@ -64,7 +64,22 @@ export async function benchThroughput(ctx) {
     await endpoint({
       name: 'POST /v1/payments',
       create: true,
+      id: 'v1',
       request: { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) },
+    });
+
+    // SDKs send an Idempotency-Key with every POST: the key is reserved and the answer stored.
+    let keys = 0;
+    await endpoint({
+      name: 'POST /v1/payments with an Idempotency-Key',
+      ratioTo: 'v1',
+      request: {
+        method: 'POST',
+        path: '/v1/payments',
+        headers: jsonHeaders(true),
+        body: JSON.stringify(v1PaymentFields({ webhookUrl })),
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${uniqueReference('key')}-${(keys += 1)}` } }),
+      },
     });
 
     let paymentIds = [];
