@@ -12,13 +12,18 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 /** Runs the throughput section and adds its rows to the report. */
 export async function benchThroughput(ctx) {
   const { report, timing, receiver } = ctx;
-  const bare = await startScript('bare-hono.js');
+  const bare = await startScript('bare-hono.js', [tempPath('bare-insert', '.db')]);
   // The baseline is a JSON POST of the same body a create sends: what DESIGN.md calls bare Hono.
   const bareBody = (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })) });
   const measureBare = () => measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
   try {
     report.baseline('bare Hono POST / (parse the JSON body, answer JSON)', await measureBare());
     report.info('bare Hono GET / (no body, for reference)', await measure(bare.url, { method: 'GET', path: '/' }, timing, bare.pid));
+    report.info(
+      'bare Hono POST /insert (plus one SQLite row committed per request)',
+      await measure(bare.url, { method: 'POST', path: '/insert', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid),
+      { id: 'insert' },
+    );
   } catch (err) {
     await bare.stop();
     throw err;
@@ -47,7 +52,7 @@ export async function benchThroughput(ctx) {
       report.measure({ group: 'webhooks', name: 'webhooks of the frictionless create run', figure: `${receiver.count} received for ${owed} acknowledged creates (creates cut off at the end of a run may add some); the last owed one ${Math.round(drained - loadEnded)} ms after the load stopped` });
     }
 
-    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', create: true, request: s2s(CARDS.challenge, 'c'), id: 'challenge' });
+    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', create: true, request: s2s(CARDS.challenge, 'c'), id: 'challenge', ratioTo: 'insert' });
 
     await endpoint({
       name: 'POST /api/s2s/encrypt, 3220 challenge',

@@ -21,8 +21,8 @@ export class Report {
   }
 
   /** A throughput row shown for reference only: its ratio, but no target. */
-  info(name, result) {
-    this.rows.push({ name, result, ratio: this.base ? result.rps / this.base.rps : NaN, note: 'reference, not a target' });
+  info(name, result, { id } = {}) {
+    this.rows.push({ name, id, result, ratio: this.base ? result.rps / this.base.rps : NaN, note: 'reference, not a target' });
   }
 
   /**
