@@ -1,15 +1,12 @@
 // bin/sandbox.js as npm links it: run through its own #! line (npx sandbox), with the same node
 // flags as `npm start`, so a user's sandbox and the benchmarked one share their memory settings.
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BIN, startCliSandbox } from '../helpers/cli-sandbox.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
-import { waitFor } from '../helpers/wait-for.js';
 
-const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
 const shebang = readFileSync(BIN, 'utf8').split('\n')[0]!;
 const flagsOf = (line: string) => line.split(/\s+/).filter((word) => word.startsWith('--'));
@@ -29,12 +26,9 @@ describe('bin/sandbox.js', () => {
   });
 
   it('loads code split out of the bundle when a page first needs it (the QR library of a QR payment page)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-bin-'));
-    const readyFile = join(dir, 'ready');
-    const child = spawn(BIN, ['start', '--port', '0', '--db', ':memory:', '--quiet', '--ready-file', readyFile], { stdio: 'ignore' });
+    const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet'], { shebang: true });
     try {
-      const url = await waitFor(() => (existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined), 'the ready file', 15_000);
-      const created = await fetch(`${url}/api/s2s`, {
+      const created = await fetch(`${sandbox.url}/api/s2s`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(s2sBody({ mop: 'QRINTENT', bill_currency: 'INR', ccno: undefined, ccvv: undefined, month: undefined, year: undefined })),
@@ -44,9 +38,7 @@ describe('bin/sandbox.js', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toMatch(/<div class="qr" role="img" aria-label="[^"]+"><svg [^>]*viewBox=/);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      rmSync(dir, { recursive: true, force: true });
+      await sandbox.stop();
     }
   });
 });

@@ -1,11 +1,11 @@
 // The CI-script flow with real processes of the built CLI (bin/sandbox.js -> dist/): start on a
 // free port with --ready-file and --auto-authenticate, pay, then `sandbox wait` exits 0 or 1.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -22,34 +22,27 @@ function sandboxCli(args: string[]) {
   });
 }
 
-let child: ChildProcess;
-let stdout = '';
+let sandbox: CliSandbox;
 let url: string;
 let merchant: FakeMerchant;
-const readyFile = join(mkdtempSync(join(tmpdir(), 'ci-script-')), 'sandbox.url');
 
 beforeAll(async () => {
   expect(existsSync(join(root, 'dist/cli/program.js')), 'dist/ is missing: run npm run build first').toBe(true);
   merchant = await startFakeMerchant();
-  child = spawn(process.execPath, [bin, 'start', '--port', '0', '--db', ':memory:', '--quiet', '--retry', 'none', '--auto-authenticate', 'approve', '--ready-file', readyFile], { cwd: root });
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  url = (await waitFor(() => existsSync(readyFile) && readFileSync(readyFile, 'utf8').trim(), 'the ready file', 15_000)) as string;
+  sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--retry', 'none', '--auto-authenticate', 'approve'], { cwd: root });
+  url = sandbox.url;
 });
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await sandbox.stop();
   await merchant.close();
 });
 
 describe('sandbox start for CI scripts', () => {
   it('writes the URL to --ready-file and prints the plain "Listening on <url>" line', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await waitFor(() => stdout.includes('Listening on'), 'the listening line');
-    expect(stdout).toBe(`Listening on ${url}\n`);
+    await waitFor(() => sandbox.stdout.includes('Listening on'), 'the listening line');
+    expect(sandbox.stdout).toBe(`Listening on ${url}\n`);
   });
 
   it('--auto-authenticate approves the challenge, and `sandbox wait` exits 0 for the webhook', async () => {

@@ -7,53 +7,34 @@
 //      carries the expected fields.
 //   2. SIGKILL in the middle of a burst of payment creations: every payment that was answered
 //      200 exists after the restart.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
 
-const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
 const PAYMENTS = 1000;
 // Retries every 100 ms for a minute: the worker is busy retrying when it is killed, and no
 // delivery runs out of retries before the receiver comes up.
 const RETRY = Array.from({ length: 600 }, () => '100ms').join(',');
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-crash-'));
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+const children = new Set<CliSandbox>();
+afterAll(async () => {
+  await Promise.all([...children].map((child) => child.kill()));
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A sandbox child process on `db`; resolves with its URL once it answers. */
-async function startChild(db: string): Promise<{ url: string; child: ChildProcess; kill: () => Promise<void> }> {
-  const readyFile = join(dir, `ready-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, '--retry', RETRY], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`the sandbox exited: ${output}`);
-    return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() : undefined;
-  }, 'the sandbox ready file', 15_000);
-  return {
-    url,
-    child,
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-      children.delete(child);
-    },
-  };
+/** A sandbox child process on `db`, killed at the end of the file if a test left it running. */
+async function startChild(db: string): Promise<CliSandbox> {
+  const sandbox = await startCliSandbox(['--db', db, '--quiet', '--retry', RETRY]);
+  children.add(sandbox);
+  return sandbox;
 }
 
 /** POSTs one frictionless S2S payment; resolves with the answer, or undefined when the connection died. */

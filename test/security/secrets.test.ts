@@ -4,14 +4,10 @@
 // log: a real server (the built CLI, --log-format json) gets requests carrying API keys, card
 // numbers, private-key encryption, encrypted data and the control token, and none of them
 // appears in a log line (the start banner prints the seeded test credentials by design).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as signature from '../../src/crypto/signature.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -111,20 +107,12 @@ describe('every secret comparison uses safeEqual and refuses wrong secrets of an
 });
 
 describe('secrets never reach the log', () => {
-  const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
-
   it('a real server with --log-format json logs none of the keys, cards or encrypted data it was sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-log-'));
-    const readyFile = join(dir, 'ready');
     const controlToken = 'ctl_never_logged_5150';
     const receiver = await startFakeMerchant();
-    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--db', ':memory:', '--log-format', 'json', '--ready-file', readyFile, '--retry', 'none', '--control-token', controlToken], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
+    const sandbox = await startCliSandbox(['--db', ':memory:', '--log-format', 'json', '--retry', 'none', '--control-token', controlToken]);
     try {
-      const url = await waitFor(() => (existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() : undefined), 'the ready file', 15_000);
+      const { url } = sandbox;
       const bearer = { authorization: `Bearer ${CREDS.apiKey}` };
       const post = (path: string, body: string, headers: Record<string, string>) => fetch(url + path, { method: 'POST', headers, body });
       const json = { 'content-type': 'application/json' };
@@ -147,24 +135,23 @@ describe('secrets never reach the log', () => {
       expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}` } })).status).toBe(200);
       expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}x` } })).status).toBe(401);
       // The webhooks are sent (and logged) too.
-      await waitFor(() => receiver.received.length >= 2 && (stdout.match(/"type":"webhook"/g) ?? []).length >= 2, 'two webhook log lines', 10_000);
-      await waitFor(() => (stdout.match(/"type":"request"/g) ?? []).length >= 12, 'twelve request log lines', 10_000);
+      await waitFor(() => receiver.received.length >= 2 && (sandbox.stdout.match(/"type":"webhook"/g) ?? []).length >= 2, 'two webhook log lines', 10_000);
+      await waitFor(() => (sandbox.stdout.match(/"type":"request"/g) ?? []).length >= 12, 'twelve request log lines', 10_000);
 
-      const logLines = stdout.split('\n').filter((line) => line.startsWith('{'));
+      const logLines = sandbox.stdout.split('\n').filter((line) => line.startsWith('{'));
       const log = logLines.join('\n');
       expect(logLines.length).toBeGreaterThanOrEqual(14);
       for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
       // The banner lists the seeded credentials and two test cards on purpose; log lines list none.
       for (const secret of [CREDS.apiKey, CREDS.privateKey, CREDS.publicKey, CREDS.secret, CREDS.other.apiKey, '"987"', '"456"', ...cards]) {
-        expect(log + stderr, `a log line contains ${secret}`).not.toContain(secret);
+        expect(log + sandbox.stderr, `a log line contains ${secret}`).not.toContain(secret);
       }
       for (const secret of [...wrongKeys, controlToken, encryptedData.slice(0, 40), encodeURIComponent(encryptedData).slice(0, 40)]) {
-        expect(stdout + stderr, `the output contains ${secret}`).not.toContain(secret);
+        expect(sandbox.stdout + sandbox.stderr, `the output contains ${secret}`).not.toContain(secret);
       }
     } finally {
-      child.kill('SIGKILL');
+      await sandbox.kill();
       await receiver.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
 });

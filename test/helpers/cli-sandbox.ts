@@ -1,0 +1,69 @@
+// `sandbox start` as a child process, the way a user or a CI script runs the built CLI: on a free
+// port (--port 0) with --ready-file, resolved once the URL is written there. Keeps what the child
+// printed; stop() is Ctrl-C's SIGTERM, kill() the crash.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait-for.js';
+
+/** bin/sandbox.js, which imports the build in dist/. */
+export const BIN = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
+
+/** A running `sandbox start` child. */
+export interface CliSandbox {
+  url: string;
+  child: ChildProcess;
+  /** Everything written to stdout so far. */
+  readonly stdout: string;
+  /** Everything written to stderr so far. */
+  readonly stderr: string;
+  /** SIGTERM, then waits for the exit (a clean shutdown). */
+  stop(): Promise<void>;
+  /** SIGKILL, then waits for the exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts `sandbox start --port 0 --ready-file <temp> ...args`. With `shebang`, the bin runs through
+ * its own #! line as `npx sandbox` does; otherwise under this node.
+ */
+export async function startCliSandbox(args: string[], options: { shebang?: boolean; cwd?: string } = {}): Promise<CliSandbox> {
+  const dir = mkdtempSync(join(tmpdir(), 'paysandbox-cli-'));
+  const readyFile = join(dir, 'ready');
+  const argv = ['start', '--port', '0', '--ready-file', readyFile, ...args];
+  const child = options.shebang ? spawn(BIN, argv, { cwd: options.cwd }) : spawn(process.execPath, [BIN, ...argv], { cwd: options.cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let url: string;
+  try {
+    url = await waitFor(() => {
+      if (child.exitCode !== null) throw new Error(`sandbox start exited with ${child.exitCode}: ${stdout}${stderr}`);
+      return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined;
+    }, 'the sandbox ready file', 15_000);
+  } catch (err) {
+    await end('SIGKILL');
+    throw err;
+  }
+  return {
+    url,
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+  };
+}
