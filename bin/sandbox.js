@@ -3,7 +3,7 @@
 // generation instead of 16 MB, a 1 GiB heap limit, which makes V8 collect the old generation
 // before it doubles, and one V8 helper thread instead of one per core (each keeps its own malloc
 // arena). Together they cost about 7% CPU per request. `npm start` passes the same flags; run
-// `node --max-old-space-size=4096 bin/sandbox.js ...` for a bigger heap (docs/benchmarks.md).
+// `node --max-old-space-size=4096 bin/sandbox.js ...` for a bigger heap (docs/reliability.md).
 import { run } from '../dist/sandbox.js';
 
 await run(process.argv);
