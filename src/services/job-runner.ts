@@ -72,7 +72,15 @@ export class JobRunner {
           }
           // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
           logger.error(`job ${job.kind} ${job.subjectId} failed: ${(err as Error).message}`);
-          store.jobs.markDone(job.id);
+          try {
+            store.jobs.markDone(job.id);
+          } catch (markErr) {
+            // Recording the failure failed too (a full disk rolls the transaction back, then the
+            // lock is gone): the job stays due and is tried again in a moment.
+            logger.error(`job ${job.kind} ${job.subjectId} could not be marked done: ${(markErr as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
+            this.armAt(clock.now() + BUSY_RETRY_MS);
+            return ran;
+          }
         }
       }
     }
@@ -93,7 +101,18 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = dueAt;
     const wait = Math.max(0, Math.min(dueAt - this.deps.clock.now(), 60_000));
-    this.timer = setTimeout(() => this.runDue(TIMER_BATCH), wait);
+    this.timer = setTimeout(() => this.runFromTimer(), wait);
     this.timer.unref();
+  }
+
+  /** The timer's entry: an error thrown from a timer ends the process, so none may escape here. */
+  private runFromTimer(): void {
+    try {
+      this.runDue(TIMER_BATCH);
+    } catch (err) {
+      // Reading the due jobs failed (the database is locked or unreadable): look again in a moment.
+      this.deps.logger.error(`timed jobs could not run: ${(err as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
+      this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
+    }
   }
 }

@@ -1,0 +1,68 @@
+// Timed jobs under storage faults: a job that fails and then cannot even be marked done (a full
+// disk rolls the transaction back), or a timer wake-up whose read fails, is logged and tried again
+// a second later. Before, both errors escaped the timer and ended the sandbox process.
+import { afterEach, expect, it, vi } from 'vitest';
+import { silentLogger } from '../../src/server/logger.js';
+import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+let sandbox: TestSandbox;
+
+afterEach(() => {
+  sandbox.services.jobs.stop();
+  sandbox.close();
+  vi.restoreAllMocks();
+});
+
+const diskFull = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+it('a failing job whose failure cannot be recorded stays due, is logged, and runs again later', () => {
+  sandbox = createTestSandbox();
+  const errors = vi.spyOn(silentLogger, 'error');
+  const runs: string[] = [];
+  sandbox.services.jobs.register('test.flaky', (job) => {
+    runs.push(job.subjectId);
+    throw new Error('the handler broke');
+  });
+  sandbox.store.tx(() => sandbox.services.jobs.schedule('test.flaky', 'subject-1', sandbox.clock.now()));
+
+  const jobs = sandbox.store.jobs;
+  const markDone = jobs.markDone;
+  let calls = 0;
+  // The first call (inside the job's transaction) works; recording the failure afterwards does not.
+  jobs.markDone = (id) => (++calls === 1 ? markDone(id) : (() => { throw diskFull(); })());
+  expect(() => sandbox.services.jobs.runDue()).not.toThrow();
+  expect(runs).toEqual(['subject-1']);
+  expect(errors).toHaveBeenCalledWith('job test.flaky subject-1 failed: the handler broke');
+  expect(errors).toHaveBeenCalledWith('job test.flaky subject-1 could not be marked done: database or disk is full; retrying in 1000 ms');
+
+  // The job was not lost: with the disk back it runs again and its failure is recorded this time.
+  jobs.markDone = markDone;
+  expect(sandbox.services.jobs.runDue()).toBe(0);
+  expect(runs).toEqual(['subject-1', 'subject-1']);
+  expect(sandbox.services.jobs.runDue()).toBe(0);
+  expect(runs).toHaveLength(2);
+});
+
+it('a timer wake-up whose read fails keeps the process alive and runs the job on the next wake-up', async () => {
+  sandbox = createTestSandbox();
+  const errors = vi.spyOn(silentLogger, 'error');
+  const ran: string[] = [];
+  sandbox.services.jobs.register('test.ok', (job) => void ran.push(job.subjectId));
+  sandbox.services.jobs.start();
+
+  const jobs = sandbox.store.jobs;
+  const due = jobs.due;
+  let reads = 0;
+  jobs.due = (now, limit) => {
+    reads += 1;
+    if (reads === 1) throw diskFull();
+    return due(now, limit);
+  };
+  // Due now: the runner's timer wakes on the next turn, meets the fault, and tries again a second later.
+  sandbox.store.tx(() => sandbox.services.jobs.schedule('test.ok', 'subject-2', sandbox.clock.now()));
+  await waitFor(() => ran.length > 0, 'the job to run after the failed wake-up', 5000);
+  expect(ran).toEqual(['subject-2']);
+  expect(reads).toBeGreaterThanOrEqual(2);
+  expect(errors).toHaveBeenCalledWith('timed jobs could not run: database or disk is full; retrying in 1000 ms');
+});
