@@ -193,7 +193,16 @@ export class DeliveryWorker {
       this.timer.unref();
       return;
     }
-    const next = this.store.deliveries.nextDueAt();
+    let next: number | null;
+    try {
+      next = this.store.deliveries.nextDueAt();
+    } catch (err) {
+      // This runs from a timer or an immediate, where a throw would end the process: look again soon.
+      this.logger.error(`webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
+      this.timer = setTimeout(() => this.wake(), 100);
+      this.timer.unref();
+      return;
+    }
     if (next === null) return;
     // Work that is due but was left unclaimed waits for a per-URL slot: the finishing attempt wakes us.
     if (next <= this.clock.now() && this.inFlight.size > 0) return;

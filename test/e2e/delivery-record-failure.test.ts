@@ -1,6 +1,7 @@
 // An attempt whose record cannot be written (the database stayed locked past busy_timeout) must
 // not take the sandbox down: the error is logged, the delivery stays pending under its lease, and
 // it goes out again once the lease ends, so the webhook still arrives at least once.
+// Likewise a failed read of when to wake next is logged, and the worker keeps sending.
 import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/server/logger.js';
@@ -54,4 +55,34 @@ it('a busy database while recording an attempt is logged, the server keeps answe
   await waitFor(() => (deliveries.get(id)?.status === 'succeeded' ? true : undefined), 'the delivery to be recorded as succeeded');
   expect(deliveries.get(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
   expect(merchant.received[1]!.body).toBe(merchant.received[0]!.body);
+});
+
+it('a failed read of the next due delivery is logged and the worker keeps sending', async () => {
+  const merchant = await startFakeMerchant();
+  cleanups.push(merchant.close);
+  const errors: string[] = [];
+  const logger: Logger = { ...silentLogger, error: (line) => errors.push(line) };
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev' }, {}), { logger });
+  cleanups.push(sandbox.close);
+
+  // The worker reads when to wake next after each pass; the first such read fails.
+  const deliveries = sandbox.store.deliveries;
+  const nextDueAt = deliveries.nextDueAt;
+  let reads = 0;
+  deliveries.nextDueAt = () => {
+    if (reads++ === 0) throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    return nextDueAt();
+  };
+
+  for (const reference of ['ord_read_1', 'ord_read_2']) {
+    const created = await fetch(`${sandbox.url}/api/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(s2sBody({ ccno: '4242424242424242', reference, webhook_url: `${merchant.url}/hook` })),
+    });
+    expect(created.status).toBe(200);
+    await waitFor(() => merchant.received.find((hook) => hook.body.includes(`reference=${reference}`)), `the webhook of ${reference}`);
+  }
+  expect(reads).toBeGreaterThan(1);
+  expect(errors[0]).toBe('webhook worker could not read the next due delivery: disk I/O error; retrying');
 });
