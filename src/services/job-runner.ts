@@ -90,7 +90,14 @@ export class JobRunner {
 
   private arm(): void {
     if (!this.running) return;
-    const next = this.deps.store.jobs.nextDueAt();
+    let next: number | null;
+    try {
+      next = this.deps.store.jobs.nextDueAt();
+    } catch (err) {
+      // arm() also runs from a microtask after schedule(), where a throw would end the process.
+      this.deps.logger.error(`timed jobs could not read the next due time: ${(err as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
+      return this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
+    }
     if (next !== null) return this.armAt(next);
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = undefined;

@@ -66,3 +66,24 @@ it('a timer wake-up whose read fails keeps the process alive and runs the job on
   expect(reads).toBeGreaterThanOrEqual(2);
   expect(errors).toHaveBeenCalledWith('timed jobs could not run: database or disk is full; retrying in 1000 ms');
 });
+
+it('a failed read of the next due time after scheduling is logged and the job still runs', async () => {
+  sandbox = createTestSandbox();
+  const errors = vi.spyOn(silentLogger, 'error');
+  const ran: string[] = [];
+  sandbox.services.jobs.register('test.ok', (job) => void ran.push(job.subjectId));
+  sandbox.services.jobs.start();
+
+  const jobs = sandbox.store.jobs;
+  const nextDueAt = jobs.nextDueAt;
+  let reads = 0;
+  jobs.nextDueAt = () => {
+    if (reads++ === 0) throw diskFull();
+    return nextDueAt();
+  };
+  // schedule() re-arms the timer from a microtask; that read fails once.
+  sandbox.store.tx(() => sandbox.services.jobs.schedule('test.ok', 'subject-3', sandbox.clock.now()));
+  await waitFor(() => ran.length > 0, 'the job to run after the failed read', 5000);
+  expect(ran).toEqual(['subject-3']);
+  expect(errors).toHaveBeenCalledWith('timed jobs could not read the next due time: database or disk is full; retrying in 1000 ms');
+});
