@@ -9,7 +9,6 @@ import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, type EventType } from '../domain/event-types.js';
 import { chargebackView } from '../services/chargebacks.js';
 import { deliveryView, eventView } from '../services/deliveries.js';
-import { settlementView } from '../services/settlements.js';
 import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -75,7 +74,7 @@ export const triggerSchema = z.strictObject({
 
 /** A JSON body that may be left out entirely (no body means {}). */
 function settlementWithItems(services: Services, id: string) {
-  return settlementView(services.settlements.get(id), services.settlements.items(id));
+  return services.settlements.view(services.settlements.get(id));
 }
 
 /** /chargebacks, /settlements and /events/trigger under /_sandbox. */

@@ -1,5 +1,6 @@
 // Settlements: `sandbox settle` batches every captured payment (both families) that no settlement
-// carries yet into one settlement per merchant and currency, with the fee model below, publishes
+// carries yet into one settlement per merchant and currency, with the fee model below, claws back
+// refunds and lost chargebacks on payments an earlier settlement paid out, publishes
 // settlement.created, and pays it out (settlement.paid) after the payout delay of sandbox time.
 // Settlement events go to the merchant's registered webhook endpoints: a batch spans many
 // payments, so no single payment's webhook_url is its home.
@@ -8,7 +9,7 @@ import { newId } from '../domain/ids.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import type { PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
-import type { Settlement, SettlementFilter, SettlementItem, Unsettled } from '../store/settlements-repo.js';
+import type { OwedAdjustment, Settlement, SettlementAdjustment, SettlementFilter, SettlementItem, Unsettled } from '../store/settlements-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
@@ -46,8 +47,8 @@ export interface SettleInput {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A settlement with its payments, as the control API and the events show it. */
-export function settlementView(s: Settlement, items: SettlementItem[]) {
+/** A settlement with its payments and clawbacks, as the control API and the events show it. */
+function settlementView(s: Settlement, items: SettlementItem[], adjustments: SettlementAdjustment[]) {
   return {
     id: s.id,
     object: 'settlement' as const,
@@ -58,12 +59,14 @@ export function settlementView(s: Settlement, items: SettlementItem[]) {
     gross: s.gross,
     fees: s.fees,
     refunds: s.refunds,
+    adjustments: s.adjustments,
     net: s.net,
     fee_model: { percent_basis_points: FEE_MODEL.percentBasisPoints, fixed_per_payment: settlementFee(0, s.currency) },
     pay_at: iso(s.payAt),
     paid_at: iso(s.paidAt),
     created_at: iso(s.createdAt),
     payments: items.map((i) => ({ family: i.subjectType, id: i.subjectId, gross: i.gross, fee: i.fee, refunded: i.refunded, net: i.gross - i.fee - i.refunded })),
+    clawbacks: adjustments.map((a) => ({ family: a.subjectType, id: a.subjectId, kind: a.kind, chargeback_id: a.chargebackId, amount: a.amount })),
   };
 }
 
@@ -77,7 +80,10 @@ export class Settlements {
     jobs.register('settlement.pay', (job) => this.payOut(job.subjectId));
   }
 
-  /** Batches every unsettled captured payment into settlements (one per merchant and currency); returns them. */
+  /**
+   * Batches every unsettled captured payment, and every clawback owed by settled ones, into
+   * settlements (one per merchant and currency); returns them.
+   */
   settle(input: SettleInput = {}): Settlement[] {
     const { store, clock } = this.deps;
     const payAfter = input.payAfterMs ?? PAYOUT_DELAY_MS;
@@ -85,24 +91,35 @@ export class Settlements {
       throw new SandboxError('resource_missing', `no merchant ${input.merchantId}; use a merchant id of the fixtures, e.g. mer_sandbox, or leave merchant out to settle every merchant`, 'merchant');
     }
     return store.tx(() => {
-      const groups = new Map<string, Unsettled[]>();
-      for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, merchantId: input.merchantId, currency: input.currency })) {
-        const key = `${row.merchantId} ${row.currency}`;
-        groups.set(key, [...(groups.get(key) ?? []), row]);
-      }
+      const groups = new Map<string, { merchantId: string; currency: string; payments: Unsettled[]; clawbacks: OwedAdjustment[] }>();
+      const group = (merchantId: string, currency: string) => {
+        const key = `${merchantId} ${currency}`;
+        let found = groups.get(key);
+        if (!found) groups.set(key, (found = { merchantId, currency, payments: [], clawbacks: [] }));
+        return found;
+      };
+      const narrow = { merchantId: input.merchantId, currency: input.currency };
+      for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, ...narrow })) group(row.merchantId, row.currency).payments.push(row);
+      for (const owed of store.settlements.owedAdjustments(narrow)) group(owed.merchantId, owed.currency).clawbacks.push(owed);
+
       const created: Settlement[] = [];
       const now = clock.now();
-      for (const rows of groups.values()) {
-        const { merchantId, currency } = rows[0]!;
+      for (const { merchantId, currency, payments, clawbacks } of groups.values()) {
         const id = newId('st');
-        const items: SettlementItem[] = rows.map((r) => ({ settlementId: id, subjectType: r.subjectType, subjectId: r.subjectId, gross: r.gross, fee: settlementFee(r.gross, currency), refunded: r.refunded }));
-        const sum = (pick: (i: SettlementItem) => number) => items.reduce((total, i) => total + pick(i), 0);
-        const gross = sum((i) => i.gross);
-        const fees = sum((i) => i.fee);
-        const refunds = sum((i) => i.refunded);
-        const settlement: Settlement = { id, merchantId, currency, gross, fees, refunds, net: gross - fees - refunds, count: items.length, status: 'created', payAt: now + payAfter, paidAt: null, createdAt: now };
+        const items: SettlementItem[] = payments.map((r) => ({ settlementId: id, subjectType: r.subjectType, subjectId: r.subjectId, gross: r.gross, fee: settlementFee(r.gross, currency), refunded: r.refunded }));
+        const adjustments: SettlementAdjustment[] = clawbacks.map((o) => ({ settlementId: id, subjectType: o.subjectType, subjectId: o.subjectId, kind: o.kind, chargebackId: o.chargebackId, amount: o.amount }));
+        const sum = <T>(rows: T[], pick: (row: T) => number) => rows.reduce((total, row) => total + pick(row), 0);
+        const gross = sum(items, (i) => i.gross);
+        const fees = sum(items, (i) => i.fee);
+        const refunds = sum(items, (i) => i.refunded);
+        const adjusted = sum(adjustments, (a) => a.amount);
+        const settlement: Settlement = {
+          id, merchantId, currency, gross, fees, refunds, adjustments: adjusted, net: gross - fees - refunds + adjusted,
+          count: items.length, status: 'created', payAt: now + payAfter, paidAt: null, createdAt: now,
+        };
         store.settlements.insert(settlement);
         for (const item of items) store.settlements.insertItem(item);
+        for (const adjustment of adjustments) store.settlements.insertAdjustment(adjustment);
         this.publish(settlement, 'settlement.created');
         if (payAfter === 0) this.payOut(id);
         else this.jobs.schedule('settlement.pay', id, settlement.payAt);
@@ -135,6 +152,16 @@ export class Settlements {
     return this.deps.store.settlements.items(id);
   }
 
+  /** The clawbacks a settlement takes back. */
+  adjustments(id: string): SettlementAdjustment[] {
+    return this.deps.store.settlements.adjustments(id);
+  }
+
+  /** A settlement as the control API and the events show it. */
+  view(s: Settlement) {
+    return settlementView(s, this.items(s.id), this.adjustments(s.id));
+  }
+
   /** The settlement that carries a payment (either family), if one does. */
   settlementOf(subjectType: 's2s' | 'v1', subjectId: string): Settlement | undefined {
     const item = this.deps.store.settlements.itemFor(subjectType, subjectId);
@@ -154,7 +181,7 @@ export class Settlements {
   }
 
   private publish(s: Settlement, type: 'settlement.created' | 'settlement.paid'): void {
-    const view = settlementView(s, this.items(s.id));
+    const view = this.view(s);
     const { object: _object, id, ...data } = view;
     this.events.publish({ merchantId: s.merchantId, type, resourceId: s.id, data: { settlement_id: id, ...data } });
   }

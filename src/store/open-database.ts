@@ -53,8 +53,8 @@ function ensureDirectory(dir: string): void {
   }
 }
 
-/** Applies every migration file whose number is above the recorded schema version. */
-export function migrate(db: Db): void {
+/** Applies every migration file not applied yet, up to number `upTo` (tests stop early to build an old schema). */
+export function migrate(db: Db, upTo = Infinity): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const files = readdirSync(MIGRATIONS_DIR)
@@ -67,13 +67,23 @@ export function migrate(db: Db): void {
     if (other) throw new Error(`two migrations are numbered ${version} (${other} and ${name}) in ${MIGRATIONS_DIR}; rebuild with npm run build`);
     seen.set(version, name);
   }
-  for (const name of files) {
-    const version = parseInt(name, 10);
-    if (applied.has(version)) continue;
-    const sql = readFileSync(MIGRATIONS_DIR + name, 'utf8');
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, name, new Date().toISOString());
-    })();
+  const pending = files.filter((name) => !applied.has(parseInt(name, 10)) && parseInt(name, 10) <= upTo);
+  if (pending.length === 0) return;
+  // SQLite's procedure for changing a table's definition: rebuild it with foreign keys off (the
+  // pragma cannot change inside a transaction), then check them all before the migration commits.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    for (const name of pending) {
+      const sql = readFileSync(MIGRATIONS_DIR + name, 'utf8');
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>;
+        if (broken.length > 0) throw new Error(`migration ${name} leaves ${broken.length} row${broken.length === 1 ? '' : 's'} whose foreign key has no parent (first: ${broken[0]!.table} row ${broken[0]!.rowid} -> ${broken[0]!.parent})`);
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(parseInt(name, 10), name, new Date().toISOString());
+      })();
+    }
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
   }
 }

@@ -1,5 +1,6 @@
-// Settlements: batches of captured payments paid out to a merchant, and the items (payments) each
-// carries. Also finds the payments of both families that no settlement carries yet.
+// Settlements: batches of captured payments paid out to a merchant, the items (payments) each
+// carries, and the clawbacks (adjustments) each takes back. Also finds the payments of both
+// families that no settlement carries yet, and what happened to settled ones since.
 import type { Db } from './open-database.js';
 import type { SubjectType } from './chargebacks-repo.js';
 
@@ -14,7 +15,10 @@ export interface Settlement {
   gross: number;
   fees: number;
   refunds: number;
+  /** The clawbacks it takes back (<= 0): refunds and lost chargebacks after an earlier payout. */
+  adjustments: number;
   net: number;
+  /** Payments carried; 0 when it holds clawbacks only. */
   count: number;
   status: SettlementStatus;
   /** When the payout is due (settlement.paid). */
@@ -32,6 +36,23 @@ export interface SettlementItem {
   fee: number;
   refunded: number;
 }
+
+/** What a clawback takes back: the rest of a refund, or a lost chargeback. */
+export type AdjustmentKind = 'refund' | 'chargeback';
+
+/** One clawback in a settlement, on a payment an earlier settlement paid out. `amount` < 0. */
+export interface SettlementAdjustment {
+  settlementId: string;
+  subjectType: SubjectType;
+  subjectId: string;
+  kind: AdjustmentKind;
+  /** The lost chargeback (kind chargeback); null for refunds. */
+  chargebackId: string | null;
+  amount: number;
+}
+
+/** A clawback owed by a settled payment, with the merchant and currency it is settled in. */
+export type OwedAdjustment = Omit<SettlementAdjustment, 'settlementId'> & { merchantId: string; currency: string; settledIn: string };
 
 /** A payment no settlement carries yet, as the batching needs it. */
 export interface Unsettled {
@@ -59,15 +80,20 @@ export interface SettlementFilter {
   limit: number;
 }
 
-const COLUMNS = `id, merchant_id AS merchantId, currency, gross, fees, refunds, net, count, status, pay_at AS payAt, paid_at AS paidAt,
-  created_at AS createdAt`;
+const COLUMNS = `id, merchant_id AS merchantId, currency, gross, fees, refunds, adjustments, net, count, status, pay_at AS payAt,
+  paid_at AS paidAt, created_at AS createdAt`;
+const ADJUSTMENT_COLUMNS = 'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, kind, chargeback_id AS chargebackId, amount';
 const ITEM_COLUMNS = 'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, gross, fee, refunded';
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Prepared statements over the settlements and settlement_items tables. */
 export function createSettlementsRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO settlements (id, merchant_id, currency, gross, fees, refunds, net, count, status, pay_at, paid_at,
-    created_at) VALUES (@id, @merchantId, @currency, @gross, @fees, @refunds, @net, @count, @status, @payAt, @paidAt, @createdAt)`);
+  const insert = db.prepare(`INSERT INTO settlements (id, merchant_id, currency, gross, fees, refunds, adjustments, net, count, status, pay_at,
+    paid_at, created_at) VALUES (@id, @merchantId, @currency, @gross, @fees, @refunds, @adjustments, @net, @count, @status, @payAt, @paidAt,
+    @createdAt)`);
+  const insertAdjustment = db.prepare(`INSERT INTO settlement_adjustments (settlement_id, subject_type, subject_id, kind, chargeback_id, amount)
+    VALUES (@settlementId, @subjectType, @subjectId, @kind, @chargebackId, @amount)`);
+  const adjustmentsOf = db.prepare(`SELECT ${ADJUSTMENT_COLUMNS} FROM settlement_adjustments WHERE settlement_id = ? ORDER BY rowid`);
   const insertItem = db.prepare(`INSERT INTO settlement_items (settlement_id, subject_type, subject_id, gross, fee, refunded)
     VALUES (@settlementId, @subjectType, @subjectId, @gross, @fee, @refunded)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM settlements WHERE id = ?`);
@@ -78,6 +104,9 @@ export function createSettlementsRepo(db: Db) {
   return {
     insert: (s: Settlement) => insert.run(s),
     insertItem: (item: SettlementItem) => insertItem.run(item),
+    insertAdjustment: (adjustment: SettlementAdjustment) => insertAdjustment.run(adjustment),
+    /** The clawbacks a settlement takes back. */
+    adjustments: (settlementId: string) => adjustmentsOf.all(settlementId) as SettlementAdjustment[],
     get: (id: string) => byId.get(id) as Settlement | undefined,
     items: (settlementId: string) => itemsOf.all(settlementId) as SettlementItem[],
     /** The item that settled a payment, if one did. */
@@ -103,6 +132,38 @@ export function createSettlementsRepo(db: Db) {
           AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.subject_type = 's2s' AND i.subject_id = t.trans_id)
         ORDER BY createdAt, subjectId`;
       return db.prepare(sql).all(...v1Args, ...s2sArgs) as Unsettled[];
+    },
+    /**
+     * Clawbacks owed by payments an earlier settlement carries: the part of their refunds that
+     * succeeded after it (beyond what it and earlier clawbacks deducted), and each chargeback lost
+     * since that no clawback took yet. Grouped later by the settled payment's merchant and currency.
+     */
+    owedAdjustments(filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.merchantId) (where.push('s.merchant_id = ?'), args.push(filter.merchantId));
+      if (filter.currency) (where.push('s.currency = ?'), args.push(filter.currency));
+      const and = where.length ? `AND ${where.join(' AND ')}` : '';
+      const sql = `
+        SELECT * FROM (
+          SELECT i.subject_type AS subjectType, i.subject_id AS subjectId, 'refund' AS kind, NULL AS chargebackId,
+            s.merchant_id AS merchantId, s.currency, s.id AS settledIn,
+            -(COALESCE(p.amount_refunded, t.refunded, 0) - i.refunded
+              + COALESCE((SELECT SUM(a.amount) FROM settlement_adjustments a
+                  WHERE a.subject_type = i.subject_type AND a.subject_id = i.subject_id AND a.kind = 'refund'), 0)) AS amount
+          FROM settlement_items i JOIN settlements s ON s.id = i.settlement_id
+            LEFT JOIN payments p ON i.subject_type = 'v1' AND p.id = i.subject_id
+            LEFT JOIN transactions t ON i.subject_type = 's2s' AND t.trans_id = i.subject_id
+          WHERE 1 ${and}
+        ) WHERE amount < 0
+        UNION ALL
+        SELECT c.subject_type, c.subject_id, 'chargeback', c.id, s.merchant_id, s.currency, s.id, -c.amount
+        FROM chargebacks c
+          JOIN settlement_items i ON i.subject_type = c.subject_type AND i.subject_id = c.subject_id
+          JOIN settlements s ON s.id = i.settlement_id
+        WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id) ${and}
+        ORDER BY subjectType, subjectId, kind`;
+      return db.prepare(sql).all(...args, ...args) as OwedAdjustment[];
     },
     /** Newest first. */
     list(filter: SettlementFilter): Settlement[] {

@@ -33,7 +33,7 @@ describe('sandbox settle', () => {
     expect(error).toBeUndefined();
     // Fees: 14 + 25 and 28 + 25 minor units.
     expect(out).toMatch(/^st_\w+ {2}mer_sandbox {2}EUR {2}2 payments {2}gross 30\.00 {2}fees 0\.92 {2}refunds 0\.00 {2}net 29\.08 {2}pays out \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
-    expect((await cli('settle')).out).toBe('nothing to settle: every captured payment is already in a settlement');
+    expect((await cli('settle')).out).toBe('nothing to settle: every captured payment is already in a settlement, and nothing is owed back');
   });
 
   it('--pay-after 0s pays at once; the endpoint gets settlement.created and settlement.paid, signed', async () => {
@@ -57,6 +57,24 @@ describe('sandbox settle', () => {
     expect(shown[3]).toMatch(new RegExp(`^v1\\s+${payment.id}\\s+10\\.50\\s+0\\.40\\s+0\\.00\\s+10\\.10$`));
     expect((await cli('clock', 'advance', '2d')).error).toBeUndefined();
     expect(JSON.parse((await cli('settlements', s.id, '--json')).out).status).toBe('paid');
+  });
+
+  it('a refund after the payout is clawed back by the next settle, shown with its own table', async () => {
+    const payment = await api('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa' });
+    const [first] = JSON.parse((await cli('settle', '--json')).out);
+    expect((await api('/v1/refunds', { payment_id: payment.id, amount: 250 })).status).toBe('pending');
+    expect((await cli('clock', 'advance', '2s')).error).toBeUndefined();
+    const { out } = await cli('settle');
+    expect(out).toMatch(/^st_\w+ {2}mer_sandbox {2}EUR {2}0 payments {2}gross 0\.00 {2}fees 0\.00 {2}refunds 0\.00 {2}clawbacks -2\.50 {2}net -2\.50 {2}pays out /);
+    const id = out.split(' ')[0]!;
+    expect(id).not.toBe(first.id);
+    const shown = (await cli('settlements', id)).out.split('\n');
+    expect(shown.slice(1)).toEqual([
+      '',
+      'clawbacks (refunds and lost chargebacks after an earlier payout):',
+      expect.stringMatching(/^FAMILY\s+PAYMENT\s+KIND\s+CHARGEBACK\s+AMOUNT$/),
+      expect.stringMatching(new RegExp(`^v1\\s+${payment.id}\\s+refund\\s+-\\s+-2\\.50$`)),
+    ]);
   });
 
   it('bad flags are one clear line', async () => {

@@ -1,6 +1,7 @@
 // Settlements through the control API: the fee model (table-driven), batching per merchant and
-// currency across both families, refunds deducted, what is left out, settled-once, and the
-// settlement.created / settlement.paid events on the sandbox clock.
+// currency across both families, refunds deducted, what is left out, settled-once, clawbacks of
+// refunds and lost chargebacks after a payout, and the settlement.created / settlement.paid events
+// on the sandbox clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, OTHER, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from './payments-api.js';
@@ -40,7 +41,7 @@ describe('the fee model: 1.4% rounded half up plus 0.25 per payment', () => {
     const payment = await createPayment(sb, { amount, currency, token: 'tok_visa' });
     const [settlement] = await settle({ currency });
     expect(settlement.payments).toEqual([{ family: 'v1', id: payment.id, gross: amount, fee: percent + fixed, refunded: 0, net: amount - percent - fixed }]);
-    expect(settlement).toMatchObject({ currency, count: 1, gross: amount, fees: percent + fixed, refunds: 0, net: amount - percent - fixed });
+    expect(settlement).toMatchObject({ currency, count: 1, gross: amount, fees: percent + fixed, refunds: 0, adjustments: 0, net: amount - percent - fixed, clawbacks: [] });
     expect(settlement.fee_model).toEqual({ percent_basis_points: 140, fixed_per_payment: fixed });
   });
 });
@@ -184,5 +185,109 @@ describe('sandbox settle', () => {
     const bad = await sb.request('GET', '/_sandbox/settlements?status=late');
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe('status');
+  });
+});
+
+describe('clawbacks: refunds and lost chargebacks after a payout', () => {
+  const refundV1 = async (paymentId: string, amount?: number) => {
+    const res = await sb.request('POST', '/v1/refunds', amount === undefined ? { payment_id: paymentId } : { payment_id: paymentId, amount }, AUTH);
+    expect(res.status, res.text).toBe(200);
+    // A refund succeeds on a job of the sandbox clock; only then is it owed back.
+    advance(sb, 2_000);
+  };
+
+  it('takes a later refund back in the next settlement, once, even when it carries no new payment', async () => {
+    const payment = await createPayment(sb, { amount: 1000 });
+    const [first] = await settle();
+    expect(first).toMatchObject({ count: 1, refunds: 0, adjustments: 0, net: 961 });
+    await refundV1(payment.id, 300);
+
+    const [second] = await settle();
+    expect(second).toMatchObject({ count: 0, gross: 0, fees: 0, refunds: 0, adjustments: -300, net: -300, payments: [] });
+    expect(second.clawbacks).toEqual([{ family: 'v1', id: payment.id, kind: 'refund', chargeback_id: null, amount: -300 }]);
+    expect(lastEventData(sb, second.id, 'settlement.created')).toMatchObject({ adjustments: -300, net: -300, clawbacks: second.clawbacks });
+    expect(await settle()).toEqual([]);
+    // The first settlement is as it was.
+    expect((await sb.request('GET', `/_sandbox/settlements/${first.id}`)).json).toMatchObject({ adjustments: 0, net: 961, clawbacks: [] });
+
+    // A second refund is taken back for its own amount only.
+    await refundV1(payment.id, 200);
+    const [third] = await settle();
+    expect(third.clawbacks).toEqual([{ family: 'v1', id: payment.id, kind: 'refund', chargeback_id: null, amount: -200 }]);
+  });
+
+  it('nets clawbacks against new payments of the same merchant and currency, and keeps currencies apart', async () => {
+    const eur = await createPayment(sb, { amount: 1000 });
+    const usd = await createPayment(sb, { amount: 2000, currency: 'USD' });
+    const transID = await s2sPayment({ bill_amt: '10.00' });
+    await settle();
+    await refundV1(eur.id, 100);
+    await refundV1(usd.id);
+    expect((await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status).toBe(200);
+    // An S2S refund is pending until its job runs: nothing is owed for it yet.
+    const fresh = await createPayment(sb, { amount: 5000 });
+    const before = await settle({ currency: 'USD' });
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({ currency: 'USD', count: 0, adjustments: -2000, net: -2000 });
+
+    advance(sb, 2_000);
+    const [s] = await settle();
+    expect(s).toMatchObject({ currency: 'EUR', count: 1, gross: 5000, fees: 95, refunds: 0, adjustments: -100 - 250, net: 5000 - 95 - 350 });
+    expect(s.payments.map((p: any) => p.id)).toEqual([fresh.id]);
+    expect(s.clawbacks.map((a: any) => [a.family, a.id, a.amount]).sort()).toEqual([['s2s', transID, -250], ['v1', eur.id, -100]].sort());
+  });
+
+  it('does not take back a refund the settlement already deducted', async () => {
+    const payment = await createPayment(sb, { amount: 1000 });
+    await refundV1(payment.id, 400);
+    // Pending refunds are neither deducted nor owed back until they succeed.
+    const pending = await sb.request('POST', '/v1/refunds', { payment_id: payment.id, amount: 50 }, AUTH);
+    expect(pending.json.status).toBe('pending');
+    const [first] = await settle();
+    expect(first).toMatchObject({ refunds: 400, adjustments: 0 });
+    expect(await settle()).toEqual([]);
+    await refundV1(payment.id, 100);
+    const [second] = await settle();
+    expect(second.clawbacks.map((a: any) => a.amount)).toEqual([-150]);
+  });
+
+  it('takes back a chargeback lost after the payout, naming it; an open or won one takes nothing', async () => {
+    const lost = await createPayment(sb, { amount: 1000 });
+    const won = await createPayment(sb, { amount: 2000 });
+    const transID = await s2sPayment({ bill_amt: '30.00' });
+    await settle();
+    const cbLost = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: lost.id });
+    const cbWon = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: won.id });
+    const cbS2S = await sb.request('POST', '/_sandbox/chargebacks', { transID, amount: 1200 });
+    expect([cbLost.status, cbWon.status, cbS2S.status]).toEqual([201, 201, 201]);
+    // Open: nothing is owed yet.
+    expect(await settle()).toEqual([]);
+
+    expect((await sb.request('POST', `/_sandbox/chargebacks/${cbLost.json.id}/lose`)).status).toBe(200);
+    expect((await sb.request('POST', `/_sandbox/chargebacks/${cbWon.json.id}/win`)).status).toBe(200);
+    expect((await sb.request('POST', `/_sandbox/chargebacks/${cbS2S.json.id}/lose`)).status).toBe(200);
+    const [s] = await settle();
+    expect(s).toMatchObject({ count: 0, adjustments: -1000 - 1200, net: -2200 });
+    expect(s.clawbacks).toEqual(
+      expect.arrayContaining([
+        { family: 'v1', id: lost.id, kind: 'chargeback', chargeback_id: cbLost.json.id, amount: -1000 },
+        { family: 's2s', id: transID, kind: 'chargeback', chargeback_id: cbS2S.json.id, amount: -1200 },
+      ]),
+    );
+    expect(s.clawbacks).toHaveLength(2);
+    expect(await settle()).toEqual([]);
+  });
+
+  it('narrowing by merchant leaves other merchants\' clawbacks for their own run', async () => {
+    const mine = await createPayment(sb, { amount: 1000 });
+    const theirs = await createPayment(sb, { amount: 1000 }, OTHER);
+    await settle();
+    await refundV1(mine.id, 100);
+    expect((await sb.request('POST', '/v1/refunds', { payment_id: theirs.id, amount: 200 }, OTHER)).status).toBe(200);
+    advance(sb, 2_000);
+    const [s] = await settle({ merchant: 'mer_sandbox' });
+    expect(s).toMatchObject({ merchant_id: 'mer_sandbox', adjustments: -100 });
+    const [other] = await settle();
+    expect(other).toMatchObject({ merchant_id: 'mer_other', adjustments: -200 });
   });
 });
