@@ -149,8 +149,8 @@ export const disputesOpenApi: OpenApiRoute[] = [
   control('get', '/chargebacks/:id', 'One chargeback', 'the chargeback'),
   control('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { errors: ['invalid_state'] }),
   control('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { errors: ['invalid_state'] }),
-  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments', { body: settleSchema, bodyOptional: true }),
-  control('get', '/settlements', 'List settlements, newest first, with their payments', 'the settlements', { query: settlementQuery }),
-  control('get', '/settlements/:id', 'One settlement with its payments, fees and net', 'the settlement'),
+  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { body: settleSchema, bodyOptional: true }),
+  control('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { query: settlementQuery }),
+  control('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement'),
   control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
 ];
