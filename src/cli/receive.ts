@@ -1,6 +1,7 @@
 // `sandbox receive`: a small merchant webhook receiver for trying integrations by hand. It verifies
 // each signature, decrypts S2S `data` (encryption_method=aes256) with the terminal keys, prints the
-// webhook readably and answers 200 (or --status).
+// webhook readably and answers 200 (or --status); with --reject-invalid a bad signature gets a 400,
+// as a merchant handler that follows docs/webhooks.md answers, so the sandbox retries it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -21,6 +22,7 @@ interface ReceiveFlags {
   headerPrefix: string;
   count?: string;
   json?: boolean;
+  rejectInvalid?: boolean;
 }
 
 /** What one received webhook was, as printed. */
@@ -102,6 +104,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--status <code>', 'the HTTP status to answer with', '200')
     .option('--signature <mode>', 'plain or timestamped, as the sandbox was started with', 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
+    .option('--reject-invalid', 'answer 400 to a webhook whose signature does not verify (the sandbox then retries it)')
     .option('--count <n>', 'stop after this many webhooks')
     .option('--json', 'print one JSON line per webhook')
     .action(async (flags: ReceiveFlags) => {
@@ -121,7 +124,11 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
         req.on('end', () => {
           const view = readWebhook(req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'), flags);
           io.out(flags.json ? JSON.stringify(view) : printable(view));
-          res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
+          if (flags.rejectInvalid && !view.signature_valid) {
+            res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid signature (sandbox receive --reject-invalid)');
+          } else {
+            res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
+          }
           if (++received >= limit) stop();
         });
       });
@@ -132,7 +139,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
         server.listen(port, flags.host, resolve);
       });
       const address = server.address() as AddressInfo;
-      io.out(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}; Ctrl-C to stop`);
+      io.out(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`);
       process.once('SIGINT', stop);
       await stopped;
       process.off('SIGINT', stop);

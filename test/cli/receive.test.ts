@@ -38,6 +38,20 @@ it('decrypts S2S data, checks the signature and answers --status', async () => {
   expect(text).toMatch(/payment\.authorized evt_1 \/hook {2}signature INVALID/);
 });
 
+it('--reject-invalid answers 400 to a bad signature, and the sandbox retries until one verifies', async () => {
+  const r = await receive(['--reject-invalid', '--secret', 'whsec_rotated', '--count', '2']);
+  expect(r.out[0]).toMatch(/answering 200 \(400 to a bad signature\); Ctrl-C to stop$/);
+  const body = 'transID=1&status=Test+Approved';
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_3', 'x-sandbox-event-type': 'payment.authorized' };
+  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', body, 0) });
+  expect(bad.status).toBe(400);
+  expect(await bad.text()).toBe('invalid signature (sandbox receive --reject-invalid)');
+  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(['whsec_rotated'], 'plain', body, 0) });
+  expect(good.status).toBe(200);
+  await r.done;
+  expect(r.out.join('\n')).toMatch(/signature INVALID[\s\S]*signature valid/);
+});
+
 it('says how to decrypt when the keys are missing, and prints JSON envelopes', async () => {
   const r = await receive(['--json', '--count', '2']);
   await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded' });
