@@ -2,7 +2,8 @@
 // page (escaping, methods, CSRF), single use and expiry (410), and the card / iDEAL / SEPA flows
 // with their events. The browser tests drive the same flows in Chromium.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CREDS, createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import { AUTH, OTHER } from './payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -10,8 +11,6 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const AUTH = { authorization: `Bearer ${CREDS.apiKey}` };
-const OTHER = { authorization: `Bearer ${CREDS.other.apiKey}` };
 
 function sessionBody(overrides: Record<string, unknown> = {}) {
   return {

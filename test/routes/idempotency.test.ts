@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { requestFingerprint } from '../../src/services/idempotency.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import { AUTH, OTHER } from './payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -11,8 +12,6 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const AUTH = { authorization: `Bearer ${CREDS.apiKey}` };
-const OTHER = { authorization: `Bearer ${CREDS.other.apiKey}` };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PAYMENT = { amount: 1050, currency: 'EUR', method: 'card', routing: 'smart', customer: { country: 'NL' } };
 

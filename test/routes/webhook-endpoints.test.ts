@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { webhookEndpointObject } from '../../src/http/schemas/webhook-endpoint-schema.js';
 import { listOf } from '../../src/http/schemas/v1-common.js';
+import { AUTH, OTHER } from './payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -11,8 +12,6 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const AUTH = { authorization: `Bearer ${CREDS.apiKey}` };
-const OTHER = { authorization: `Bearer ${CREDS.other.apiKey}` };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function api(method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) {
