@@ -11,7 +11,6 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-
 function sessionBody(overrides: Record<string, unknown> = {}) {
   return {
     amount: 1050,
