@@ -29,7 +29,7 @@ const blank = (value: unknown) => (typeof value === 'string' && value.trim() ===
 /** GET /_sandbox/ and /_sandbox/dashboard/fragment query. */
 export const dashboardQuery = z
   .object({
-    tab: z.enum(DASHBOARD_TABS).optional().describe('one of transactions, payments, sessions, events, deliveries'),
+    tab: z.enum(DASHBOARD_TABS).optional().describe(`one of ${DASHBOARD_TABS.join(', ')}`),
     status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
     type: z.preprocess(blank, z.string().regex(/^[a-z0-9_.]{1,64}$/).optional()).describe('an event type such as payment.authorized'),
     q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),

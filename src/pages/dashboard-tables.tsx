@@ -1,16 +1,18 @@
-// The dashboard's five list tables and their pager: the part of the page the live script swaps in
+// The dashboard's list tables (one per tab) and their pager: the part of the page the live script swaps in
 // (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes through hono/jsx, so
 // references, URLs and error texts from requests are escaped.
 import type { Child } from 'hono/jsx';
 import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type {
+  ChargebackRow,
   DashboardPage,
   DashboardTab,
   DeliveryRow,
   EventRow,
   PaymentRow,
   SessionRow,
+  SettlementRow,
   TabRows,
   TransactionRow,
 } from '../services/dashboard-queries.js';
@@ -30,8 +32,8 @@ export interface TableContext {
 export const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 const money = (minor: number, currency: string) => `${formatDecimalAmount(minor, currency)} ${currency}`;
 
-const GOOD = new Set(['Test Approved', 'authorized', 'captured', 'complete', 'succeeded', 'Refunded', 'Partially Refunded', 'refunded', 'partially_refunded']);
-const WAITING = new Set(['Pending', 'Request Processed', 'processing', 'requires_action', 'open', 'pending']);
+const GOOD = new Set(['Test Approved', 'authorized', 'captured', 'complete', 'succeeded', 'Refunded', 'Partially Refunded', 'refunded', 'partially_refunded', 'won', 'paid']);
+const WAITING = new Set(['Pending', 'Request Processed', 'processing', 'requires_action', 'open', 'pending', 'created']);
 
 /** A coloured status pill. */
 export function Status(props: { text: string }) {
@@ -127,6 +129,39 @@ function SessionRows(props: { rows: SessionRow[] }) {
   ));
 }
 
+function ChargebackRows(props: { rows: ChargebackRow[] }) {
+  return props.rows.map((c) => (
+    <tr data-id={c.id}>
+      <td class="id">{c.id}</td>
+      <td class="id">{c.family === 's2s' ? `transID ${c.subjectId}` : c.subjectId}</td>
+      <td class="num">{money(c.amount, c.currency)}</td>
+      <td>{c.reason}</td>
+      <td><Status text={c.status} /></td>
+      <td>{when(c.createdAt)}</td>
+      <td class="id">{c.merchantId}</td>
+      <td><a href={eventsOf(c.subjectId)}>events</a></td>
+    </tr>
+  ));
+}
+
+function SettlementRows(props: { rows: SettlementRow[] }) {
+  return props.rows.map((s) => (
+    <tr data-id={s.id}>
+      <td class="id">{s.id}</td>
+      <td class="num">{s.count}{s.clawbacks ? ` + ${s.clawbacks} clawback${s.clawbacks === 1 ? '' : 's'}` : ''}</td>
+      <td class="num">{money(s.gross, s.currency)}</td>
+      <td class="num">{money(s.fees, s.currency)}</td>
+      <td class="num">{money(s.refunds, s.currency)}</td>
+      <td class="num">{money(s.adjustments, s.currency)}</td>
+      <td class="num">{money(s.net, s.currency)}</td>
+      <td><Status text={s.status} /> <span class="hint">{s.paidAt === null ? `pays out ${when(s.payAt)}` : `paid ${when(s.paidAt)}`}</span></td>
+      <td>{when(s.createdAt)}</td>
+      <td class="id">{s.merchantId}</td>
+      <td><a href={eventsOf(s.id)}>events</a></td>
+    </tr>
+  ));
+}
+
 function EventRows(props: { rows: EventRow[] }) {
   return props.rows.map((e) => (
     <tr data-id={e.id}>
@@ -158,6 +193,8 @@ const HEADS: Record<DashboardTab, string[]> = {
   transactions: ['transID', 'Reference', 'Amount', 'Card', 'Status', 'Created (sandbox time)', 'Merchant', ''],
   payments: ['Payment', 'Reference', 'Amount', 'Method', 'Status', 'Created (sandbox time)', 'Merchant', ''],
   sessions: ['Session', 'Reference', 'Amount', 'Status', 'Payment', 'Created (sandbox time)', 'Expires', 'Merchant', ''],
+  chargebacks: ['Chargeback', 'Payment', 'Amount', 'Reason', 'Status', 'Created (sandbox time)', 'Merchant', ''],
+  settlements: ['Settlement', 'Payments', 'Gross', 'Fees', 'Refunds', 'Clawbacks', 'Net', 'Status', 'Created (sandbox time)', 'Merchant', ''],
   events: ['Event', 'Type', 'About', 'Created (sandbox time)', 'Merchant', ''],
   deliveries: ['Delivery', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'],
 };
@@ -170,6 +207,8 @@ export function ListFragment<T extends DashboardTab>(props: { tab: T; page: Dash
     tab === 'transactions' ? <TransactionRows rows={rows as TransactionRow[]} ctx={ctx} />
     : tab === 'payments' ? <PaymentRows rows={rows as PaymentRow[]} ctx={ctx} />
     : tab === 'sessions' ? <SessionRows rows={rows as SessionRow[]} />
+    : tab === 'chargebacks' ? <ChargebackRows rows={rows as ChargebackRow[]} />
+    : tab === 'settlements' ? <SettlementRows rows={rows as SettlementRow[]} />
     : tab === 'events' ? <EventRows rows={rows as EventRow[]} />
     : <DeliveryRows rows={rows as DeliveryRow[]} />;
   return (

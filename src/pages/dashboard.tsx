@@ -20,6 +20,8 @@ const TAB_LABELS: Record<DashboardTab, string> = {
   transactions: 'S2S transactions',
   payments: '/v1/ payments',
   sessions: 'Checkout sessions',
+  chargebacks: 'Chargebacks',
+  settlements: 'Settlements',
   events: 'Events',
   deliveries: 'Webhook deliveries',
 };
@@ -28,6 +30,8 @@ const SEARCH_HINTS: Record<DashboardTab, string> = {
   transactions: 'transID or reference',
   payments: 'pay_… id or reference',
   sessions: 'cs_… id, reference or payment id',
+  chargebacks: 'dp_… id, or the transID / payment id',
+  settlements: 'st_… id, or a transID / payment id in it',
   events: 'evt_… id, or the id it is about',
   deliveries: 'delivery id or evt_… id',
 };

@@ -1,5 +1,5 @@
 // The dashboard's read side: one page of any list (S2S transactions, /v1/ payments, checkout
-// sessions, events, deliveries) across every merchant, newest first, filtered by status, event
+// sessions, chargebacks, settlements, events, deliveries) across every merchant, newest first, filtered by status, event
 // type or an exact id/reference search, paginated by keyset on (created_at, id) so a page costs
 // the same at row 50 and at row 100 000 (indexes in migration 009). Read-only; never writes.
 import { ORDER_STATUS } from '../domain/order-status.js';
@@ -9,7 +9,7 @@ import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { ServiceDeps } from './deps.js';
 
 /** The lists the dashboard shows, one tab each. */
-export const DASHBOARD_TABS = ['transactions', 'payments', 'sessions', 'events', 'deliveries'] as const;
+export const DASHBOARD_TABS = ['transactions', 'payments', 'sessions', 'chargebacks', 'settlements', 'events', 'deliveries'] as const;
 
 /** One dashboard tab. */
 export type DashboardTab = (typeof DASHBOARD_TABS)[number];
@@ -19,6 +19,8 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   transactions: Object.values(ORDER_STATUS).map((s) => String(s.code)),
   payments: PAYMENT_STATES,
   sessions: ['open', 'complete', 'expired'],
+  chargebacks: ['open', 'won', 'lost'],
+  settlements: ['created', 'paid'],
   events: [],
   deliveries: ['pending', 'succeeded', 'failed'],
 };
@@ -77,6 +79,37 @@ export interface SessionRow {
   createdAt: number;
 }
 
+/** A chargeback row: the payment (S2S transID or /v1/ id) it disputes. */
+export interface ChargebackRow {
+  id: string;
+  merchantId: string;
+  family: 's2s' | 'v1';
+  subjectId: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  status: string;
+  createdAt: number;
+}
+
+/** A settlement row, with how many payments and clawbacks it carries. */
+export interface SettlementRow {
+  id: string;
+  merchantId: string;
+  currency: string;
+  count: number;
+  clawbacks: number;
+  gross: number;
+  fees: number;
+  refunds: number;
+  adjustments: number;
+  net: number;
+  status: string;
+  payAt: number;
+  paidAt: number | null;
+  createdAt: number;
+}
+
 /** An event row. */
 export interface EventRow {
   id: string;
@@ -106,6 +139,8 @@ export interface TabRows {
   transactions: TransactionRow;
   payments: PaymentRow;
   sessions: SessionRow;
+  chargebacks: ChargebackRow;
+  settlements: SettlementRow;
   events: EventRow;
   deliveries: DeliveryRow;
 }
@@ -124,7 +159,7 @@ interface ListSpec {
   created: string;
   status?: string;
   type?: string;
-  /** Columns an exact search matches (id, reference, ...). */
+  /** Conditions on @q, any of which makes a row match an exact search (id, reference, ...). */
   search: string[];
 }
 
@@ -140,7 +175,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     id: 't.trans_id',
     created: 't.created_at',
     status: 't.order_status',
-    search: ['t.trans_id', 't.reference'],
+    search: ['t.trans_id = @q', 't.reference = @q'],
   },
   payments: {
     select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS cardBrand,
@@ -149,7 +184,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     id: 'p.id',
     created: 'p.created_at',
     status: 'p.status',
-    search: ['p.id', 'p.reference'],
+    search: ['p.id = @q', 'p.reference = @q'],
   },
   sessions: {
     select: `s.id, s.merchant_id AS merchantId, s.reference, s.amount, s.currency, s.status, s.payment_id AS paymentId,
@@ -158,7 +193,31 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     id: 's.id',
     created: 's.created_at',
     status: 's.status',
-    search: ['s.id', 's.reference', 's.payment_id'],
+    search: ['s.id = @q', 's.reference = @q', 's.payment_id = @q'],
+  },
+  chargebacks: {
+    select: `c.id, c.merchant_id AS merchantId, c.subject_type AS family, c.subject_id AS subjectId, c.amount, c.currency, c.reason, c.status,
+      c.created_at AS createdAt`,
+    from: 'chargebacks c',
+    id: 'c.id',
+    created: 'c.created_at',
+    status: 'c.status',
+    search: ['c.id = @q', 'c.subject_id = @q'],
+  },
+  settlements: {
+    select: `st.id, st.merchant_id AS merchantId, st.currency, st.count, st.gross, st.fees, st.refunds, st.adjustments, st.net, st.status,
+      st.pay_at AS payAt, st.paid_at AS paidAt, st.created_at AS createdAt,
+      (SELECT COUNT(*) FROM settlement_adjustments a WHERE a.settlement_id = st.id) AS clawbacks`,
+    from: 'settlements st',
+    id: 'st.id',
+    created: 'st.created_at',
+    status: 'st.status',
+    // A payment's id finds the settlement that carries it, and those that claw something back from it.
+    search: [
+      'st.id = @q',
+      'EXISTS (SELECT 1 FROM settlement_items i WHERE i.settlement_id = st.id AND i.subject_id = @q)',
+      'EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.settlement_id = st.id AND a.subject_id = @q)',
+    ],
   },
   events: {
     select: 'e.id, e.merchant_id AS merchantId, e.type, e.resource_id AS resourceId, e.created_at AS createdAt',
@@ -166,7 +225,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     id: 'e.id',
     created: 'e.created_at',
     type: 'e.type',
-    search: ['e.id', 'e.resource_id'],
+    search: ['e.id = @q', 'e.resource_id = @q'],
   },
   deliveries: {
     select: `d.id, d.merchant_id AS merchantId, d.event_id AS eventId, e.type AS eventType, d.url, d.status, d.manual, d.attempts,
@@ -178,7 +237,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     created: 'd.created_at',
     status: 'd.status',
     type: 'e.type',
-    search: ['d.id', 'd.event_id'],
+    search: ['d.id = @q', 'd.event_id = @q'],
   },
 };
 
@@ -199,7 +258,7 @@ export class DashboardQueries {
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;
     }
     if (filter.type !== undefined && spec.type) (where.push(`${spec.type} = @type`), (args.type = filter.type));
-    if (filter.q !== undefined) (where.push(`(${spec.search.map((column) => `${column} = @q`).join(' OR ')})`), (args.q = filter.q));
+    if (filter.q !== undefined) (where.push(`(${spec.search.join(' OR ')})`), (args.q = filter.q));
     if (filter.after !== undefined) {
       const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.after) as number | undefined;
       if (createdAt === undefined) {

@@ -80,6 +80,41 @@ describe('lists', () => {
     expect(deliveries.text).toContain(`href="/_sandbox/dashboard/deliveries/`);
   });
 
+  it('lists chargebacks and settlements, with clawbacks, filtered by status and found by a payment id', async () => {
+    const disputed = await createPayment(sb, { amount: 1000 });
+    const kept = await createPayment(sb, { amount: 2000 });
+    const first = await sb.request('POST', '/_sandbox/settlements', {});
+    expect(first.status, first.text).toBe(200);
+    const settled = first.json.data[0].id as string;
+    const cb = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: disputed.id, reason: 'product_not_received' });
+    expect(cb.status, cb.text).toBe(201);
+    expect((await sb.request('POST', `/_sandbox/chargebacks/${cb.json.id}/lose`)).status).toBe(200);
+    const second = await sb.request('POST', '/_sandbox/settlements', {});
+    const clawback = second.json.data[0].id as string;
+
+    const chargebacks = await page('/_sandbox/?tab=chargebacks');
+    expect(rowIds(chargebacks.text)).toEqual([cb.json.id]);
+    const cbRow = new RegExp(`<tr data-id="${cb.json.id}">.*?</tr>`).exec(chargebacks.text)![0];
+    expect(cbRow).toContain(disputed.id);
+    expect(cbRow).toContain('10.00 EUR');
+    expect(cbRow).toContain('product_not_received');
+    expect(cbRow).toContain('<span class="status bad">lost</span>');
+    expect(rowIds((await page('/_sandbox/?tab=chargebacks&status=open')).text)).toEqual([]);
+    expect(rowIds((await page(`/_sandbox/?tab=chargebacks&q=${disputed.id}`)).text)).toEqual([cb.json.id]);
+
+    const settlements = await page('/_sandbox/?tab=settlements');
+    expect(rowIds(settlements.text).sort()).toEqual([settled, clawback].sort());
+    const clawRow = new RegExp(`<tr data-id="${clawback}">.*?</tr>`).exec(settlements.text)![0];
+    expect(clawRow).toContain('0 + 1 clawback');
+    expect(clawRow).toContain('-10.00 EUR');
+    expect(clawRow).toContain('pays out');
+    // A payment id finds the settlement that paid it out and the one that clawed it back.
+    expect(rowIds((await page(`/_sandbox/?tab=settlements&q=${disputed.id}`)).text).sort()).toEqual([settled, clawback].sort());
+    expect(rowIds((await page(`/_sandbox/?tab=settlements&q=${kept.id}`)).text)).toEqual([settled]);
+    expect(rowIds((await page('/_sandbox/?tab=settlements&status=paid')).text)).toEqual([]);
+    expect((await page('/_sandbox/?tab=settlements')).text).toContain('<a href="/_sandbox/?tab=settlements" aria-current="page">Settlements</a>');
+  });
+
   it('escapes what requests put in (a session reference with markup)', async () => {
     const res = await sb.request('POST', '/v1/checkout/sessions', { amount: 990, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: '<img src=x onerror=alert(1)>' }, AUTH);
     expect(res.status).toBe(200);
