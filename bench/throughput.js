@@ -164,8 +164,14 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
     const sample = spec.request.setupRequest ? spec.request.setupRequest({ ...spec.request }) : spec.request;
     await expectOk(url, spec.name, { method: sample.method, path: sample.path, headers, body: sample.body });
     await settle(sandbox.pid);
-    const base = await measureBare();
+    // Bare Hono just before and just after the row, with the sandbox idle both times: the row is
+    // held against the geometric mean, so a drift of the machine's speed during the row (it moves
+    // by 2x from minute to minute here) shifts the baseline with it instead of deciding the verdict.
+    const before = await measureBare();
     const result = await measure(url, spec.request, timing, sandbox.pid);
+    await settle(sandbox.pid);
+    const after = await measureBare();
+    const base = { rps: Math.sqrt(before.rps * after.rps), before: before.rps, after: after.rps };
     report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo, base });
     return result;
   } catch (err) {

@@ -27,13 +27,13 @@ export class Report {
 
   /**
    * A throughput row; creates are held to >= 0.2 of the baseline, every row to p99 < 20 ms. With
-   * `base` (bare Hono measured again just before this row) the ratio is to that run.
+   * `base` (bare Hono measured again around this row: {rps, before, after}) the ratio is to that.
    */
   throughput(name, result, { create = false, id, ratioTo, base } = {}) {
     const against = base ?? this.base;
     const ratio = against ? result.rps / against.rps : NaN;
     const notes = [];
-    if (base) notes.push(`bare Hono just before: ${num(base.rps)} req/s`);
+    if (base) notes.push(`bare Hono before / after: ${num(base.before)} / ${num(base.after)} req/s`);
     if (ratioTo) {
       const other = this.rows.find((row) => row.id === ratioTo);
       if (other) notes.push(`${(result.rps / other.result.rps).toFixed(2)} of ${other.name}`);
