@@ -37,7 +37,7 @@ export function writeBenchDoc(report, { seconds }) {
   const text = [
     '# Benchmarks',
     '',
-    'Written by `npm run bench` (the full run; about 2 minutes). `npm run bench -- --quick` runs every',
+    'Written by `npm run bench` (the full run; about 4 minutes). `npm run bench -- --quick` runs every',
     'measurement for about a second with smaller tables and only prints: CI runs it after the tests to keep',
     'the script working. Missed targets are printed and never fail a run; a crash, an endpoint that does',
     'not answer 2xx, or an acknowledged payment missing after kill -9 exits non-zero.',
