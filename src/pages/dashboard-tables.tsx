@@ -1,6 +1,6 @@
-// The dashboard's list tables (one per tab) and their pager: the part of the page the live script swaps in
-// (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes through hono/jsx, so
-// references, URLs and error texts from requests are escaped.
+// The dashboard's list tables (one per tab) and their pager: the part of the page the live
+// script swaps in (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes
+// through hono/jsx, so references, URLs and error texts from requests are escaped.
 import type { Child } from 'hono/jsx';
 import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';

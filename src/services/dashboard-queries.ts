@@ -1,7 +1,8 @@
 // The dashboard's read side: one page of any list (S2S transactions, /v1/ payments, checkout
-// sessions, chargebacks, settlements, events, deliveries) across every merchant, newest first, filtered by status, event
-// type or an exact id/reference search, paginated by keyset on (created_at, id) so a page costs
-// the same at row 50 and at row 100 000 (indexes in migration 009). Read-only; never writes.
+// sessions, chargebacks, settlements, events, deliveries) across every merchant, newest first,
+// filtered by status, event type or an exact id/reference search, paginated by keyset on
+// (created_at, id) so a page costs the same at row 50 and at row 100 000 (indexes in migrations
+// 008, 009 and 012). Read-only; never writes.
 import { ORDER_STATUS } from '../domain/order-status.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
