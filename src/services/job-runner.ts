@@ -66,8 +66,7 @@ export class JobRunner {
         } catch (err) {
           if (isDatabaseBusy(err)) {
             // Nothing was written and the job is still due: try again in a moment, not in a hot loop.
-            logger.error(`job ${job.kind} ${job.subjectId} waits: the database is locked (${(err as Error).message}); retrying in ${BUSY_RETRY_MS} ms`);
-            this.armAt(clock.now() + BUSY_RETRY_MS);
+            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the database is locked (${(err as Error).message})`);
             return ran;
           }
           // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
@@ -77,8 +76,7 @@ export class JobRunner {
           } catch (markErr) {
             // Recording the failure failed too (a full disk rolls the transaction back, then the
             // lock is gone): the job stays due and is tried again in a moment.
-            logger.error(`job ${job.kind} ${job.subjectId} could not be marked done: ${(markErr as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
-            this.armAt(clock.now() + BUSY_RETRY_MS);
+            this.retryLater(`job ${job.kind} ${job.subjectId} could not be marked done: ${(markErr as Error).message}`);
             return ran;
           }
         }
@@ -95,8 +93,7 @@ export class JobRunner {
       next = this.deps.store.jobs.nextDueAt();
     } catch (err) {
       // arm() also runs from a microtask after schedule(), where a throw would end the process.
-      this.deps.logger.error(`timed jobs could not read the next due time: ${(err as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
-      return this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
+      return this.retryLater(`timed jobs could not read the next due time: ${(err as Error).message}`);
     }
     if (next !== null) return this.armAt(next);
     if (this.timer) clearTimeout(this.timer);
@@ -118,8 +115,13 @@ export class JobRunner {
       this.runDue(TIMER_BATCH);
     } catch (err) {
       // Reading the due jobs failed (the database is locked or unreadable): look again in a moment.
-      this.deps.logger.error(`timed jobs could not run: ${(err as Error).message}; retrying in ${BUSY_RETRY_MS} ms`);
-      this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
+      this.retryLater(`timed jobs could not run: ${(err as Error).message}`);
     }
+  }
+
+  /** Logs why the jobs cannot run now and wakes again in BUSY_RETRY_MS: every storage fault ends here. */
+  private retryLater(why: string): void {
+    this.deps.logger.error(`${why}; retrying in ${BUSY_RETRY_MS} ms`);
+    this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
   }
 }

@@ -84,7 +84,7 @@ export class DeliveryWorker {
   private stopped = true;
   private pumping = false;
   private pumpAgain = false;
-  /** Set when a claim or a record failed (database busy): the next try waits a little instead of spinning. */
+  /** Set when a claim, a record or a read failed (database busy): the next try waits a little instead of spinning. */
   private claimFailed = false;
   private wakeQueued = false;
   shaper: AttemptShaper | undefined;
@@ -187,18 +187,18 @@ export class DeliveryWorker {
   private armTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.stopped) return;
+    let next: number | null = null;
+    if (!this.claimFailed) {
+      try {
+        next = this.store.deliveries.nextDueAt();
+      } catch (err) {
+        // This runs from a timer or an immediate, where a throw would end the process: look again soon.
+        this.logger.error(`webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
+        this.claimFailed = true;
+      }
+    }
     if (this.claimFailed) {
       this.claimFailed = false;
-      this.timer = setTimeout(() => this.wake(), 100);
-      this.timer.unref();
-      return;
-    }
-    let next: number | null;
-    try {
-      next = this.store.deliveries.nextDueAt();
-    } catch (err) {
-      // This runs from a timer or an immediate, where a throw would end the process: look again soon.
-      this.logger.error(`webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
       this.timer = setTimeout(() => this.wake(), 100);
       this.timer.unref();
       return;
