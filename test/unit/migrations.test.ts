@@ -1,5 +1,6 @@
 // Migrations that rebuild a table (012 relaxes a CHECK on settlements) keep every row and every
-// foreign key pointing at the rebuilt table, and leave foreign keys enforced afterwards.
+// foreign key pointing at the rebuilt table, and leave foreign keys enforced afterwards; 012 also
+// repairs the job index an early 011 left behind.
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { migrate, type Db } from '../../src/store/open-database.js';
@@ -53,4 +54,14 @@ it('a migration that would leave a dangling foreign key is rolled back with a me
   expect(() => migrate(db)).toThrow(/migration 012-settlement-clawbacks\.sql leaves 1 row whose foreign key has no parent \(first: settlement_items row \d+ -> settlements\)/);
   expect(db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(11);
   expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+});
+
+it('012 replaces the job index of the first 011, so cancelling a job searches instead of scanning every pending job', () => {
+  oldDatabase(11);
+  // What a database migrated by 011's first version holds.
+  db.exec("DROP INDEX jobs_pending_subject; CREATE INDEX jobs_pending_subject ON jobs (subject_id, kind) WHERE done = 0 AND kind <> 'challenge.expire'");
+  const plan = () => (db.prepare('EXPLAIN QUERY PLAN UPDATE jobs SET done = 1 WHERE kind = ? AND subject_id = ? AND done = 0').all('challenge.expire', 'tok') as Array<{ detail: string }>).map((row) => row.detail).join('; ');
+  expect(plan()).toMatch(/^SCAN jobs/); // every pending job, through jobs_due
+  migrate(db);
+  expect(plan()).toBe('SEARCH jobs USING INDEX jobs_pending_subject (subject_id=? AND kind=?)');
 });

@@ -38,3 +38,10 @@ CREATE TABLE settlement_adjustments (
 );
 CREATE INDEX settlement_adjustments_settlement ON settlement_adjustments (settlement_id);
 CREATE INDEX settlement_adjustments_subject ON settlement_adjustments (subject_type, subject_id);
+
+-- Also: 011 first shipped jobs_pending_subject with "AND kind <> 'challenge.expire'" and was then
+-- edited in place. A database migrated by that first version kept the old index, which the job
+-- cancel (kind = ? AND subject_id = ? AND done = 0) cannot use, so every completed challenge
+-- scanned every pending job. Rebuilt here with 011's present definition.
+DROP INDEX IF EXISTS jobs_pending_subject;
+CREATE INDEX jobs_pending_subject ON jobs (subject_id, kind) WHERE done = 0;
