@@ -52,7 +52,7 @@ export interface SettlementAdjustment {
 }
 
 /** A clawback owed by a settled payment, with the merchant and currency it is settled in. */
-export type OwedAdjustment = Omit<SettlementAdjustment, 'settlementId'> & { merchantId: string; currency: string; settledIn: string };
+export type OwedAdjustment = Omit<SettlementAdjustment, 'settlementId'> & { merchantId: string; currency: string };
 
 /** A payment no settlement carries yet, as the batching needs it. */
 export interface Unsettled {
@@ -143,25 +143,27 @@ export function createSettlementsRepo(db: Db) {
       const args: unknown[] = [];
       if (filter.merchantId) (where.push('s.merchant_id = ?'), args.push(filter.merchantId));
       if (filter.currency) (where.push('s.currency = ?'), args.push(filter.currency));
-      const and = where.length ? `AND ${where.join(' AND ')}` : '';
+      // The settlement that carried the payment decides the merchant and currency owed.
+      const and = where.map((condition) => ` AND ${condition}`).join('');
+      const only = where.length ? `WHERE ${where.join(' AND ')}` : '';
       const sql = `
         SELECT * FROM (
           SELECT i.subject_type AS subjectType, i.subject_id AS subjectId, 'refund' AS kind, NULL AS chargebackId,
-            s.merchant_id AS merchantId, s.currency, s.id AS settledIn,
+            s.merchant_id AS merchantId, s.currency,
             -(COALESCE(p.amount_refunded, t.refunded, 0) - i.refunded
               + COALESCE((SELECT SUM(a.amount) FROM settlement_adjustments a
                   WHERE a.subject_type = i.subject_type AND a.subject_id = i.subject_id AND a.kind = 'refund'), 0)) AS amount
           FROM settlement_items i JOIN settlements s ON s.id = i.settlement_id
             LEFT JOIN payments p ON i.subject_type = 'v1' AND p.id = i.subject_id
             LEFT JOIN transactions t ON i.subject_type = 's2s' AND t.trans_id = i.subject_id
-          WHERE 1 ${and}
+          ${only}
         ) WHERE amount < 0
         UNION ALL
-        SELECT c.subject_type, c.subject_id, 'chargeback', c.id, s.merchant_id, s.currency, s.id, -c.amount
+        SELECT c.subject_type, c.subject_id, 'chargeback', c.id, s.merchant_id, s.currency, -c.amount
         FROM chargebacks c
           JOIN settlement_items i ON i.subject_type = c.subject_type AND i.subject_id = c.subject_id
           JOIN settlements s ON s.id = i.settlement_id
-        WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id) ${and}
+        WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id)${and}
         ORDER BY subjectType, subjectId, kind`;
       return db.prepare(sql).all(...args, ...args) as OwedAdjustment[];
     },
