@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  esbuild: { jsx: 'automatic', jsxImportSource: 'hono/jsx' },
+  // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
+  oxc: { jsx: { runtime: 'automatic', importSource: 'hono/jsx' } },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     exclude: ['test/example-merchant/**', 'node_modules/**'],
