@@ -1,0 +1,45 @@
+// A fresh merchant project with paysandbox installed from the tarball `npm pack` makes, the way a
+// merchant installs it, so the docs' examples run against what users get (dist/, bin/, fixtures/
+// and the files list) and not against this repository's source tree.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+
+/** A temporary project with paysandbox as a devDependency. */
+export interface PackedProject {
+  dir: string;
+  /** process.env with the project's node_modules/.bin first on PATH and no colours. */
+  env: NodeJS.ProcessEnv;
+}
+
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+}
+
+/**
+ * Packs this repository (its built dist/) and installs the tarball into a new project. Install
+ * scripts are skipped and better-sqlite3's binding is copied from this checkout: the same version
+ * compiled for the same Node, which saves the 90 s compile `npm ci` already proved works.
+ */
+export function installPackedSandbox(): PackedProject {
+  if (!existsSync(join(ROOT, 'dist/sandbox.js'))) throw new Error('dist/ is missing: run npm run build first');
+  const base = mkdtempSync(join(tmpdir(), 'paysandbox-docs-'));
+  const tarball = npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', base], ROOT).trim().split('\n').pop()!;
+  const dir = join(base, 'shop');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }, null, 2));
+  npm(['install', '--save-dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(base, tarball)], dir);
+  const wanted = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  const version = join('node_modules/better-sqlite3/package.json');
+  if (wanted(join(ROOT, version)) !== wanted(join(dir, version))) throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
+  mkdirSync(join(dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
+  copyFileSync(join(ROOT, NATIVE), join(dir, NATIVE));
+  const env = { ...process.env, PATH: `${join(dir, 'node_modules/.bin')}:${process.env.PATH}`, NO_COLOR: '1', FORCE_COLOR: '0' };
+  for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
+  return { dir, env };
+}
