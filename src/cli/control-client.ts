@@ -34,6 +34,9 @@ export class ControlClient {
 
   constructor(private readonly flags: Pick<ClientFlags, 'url' | 'controlToken'>) {
     this.base = flags.url.replace(/\/+$/, '');
+    if (!URL.canParse(this.base) || !/^https?:$/.test(new URL(this.base).protocol)) {
+      throw new CliError(`--url "${flags.url}" is malformed: give the sandbox's base URL, such as ${DEFAULT_SANDBOX_URL}`);
+    }
   }
 
   /** GET a control path with query parameters (undefined ones left out). */

@@ -37,8 +37,12 @@ export function buildProgram(io: CliIo = processIo): Command {
   const program = new Command('sandbox')
     .description('paysandbox: the payment gateway sandbox on your laptop and in CI')
     .version(VERSION, '-v, --version')
-    .showHelpAfterError('(run sandbox --help for every command)')
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .configureOutput({
+      writeOut: (s) => io.out(s),
+      writeErr: (s) => io.err(s),
+      // commander's "error: ..." plus a hint line becomes one line, like every other CLI error.
+      outputError: (text, write) => write(`sandbox: ${text.replace(/^error: /, '').trim()} (see sandbox --help)\n`),
+    })
     .exitOverride();
   addStartCommand(program, io);
   addCipherCommands(program, io);

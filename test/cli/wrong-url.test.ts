@@ -33,3 +33,22 @@ it('a reader that closes the pipe early ends the command with exit 0 and no stac
     await sandbox.close();
   }
 });
+
+it('a --url that is not a URL says it is malformed, not that no sandbox answers there', async () => {
+  for (const url of ['notaurl', 'ftp://127.0.0.1:4010', 'http//127.0.0.1']) {
+    const run = await runCli(['webhooks', 'list', '--url', url]);
+    expect(run.error).toBe(`--url "${url}" is malformed: give the sandbox's base URL, such as http://127.0.0.1:4010`);
+  }
+});
+
+it('a misused command (unknown command or option, missing argument) is one line on stderr with exit 1', async () => {
+  const bin = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
+  for (const args of [['nosuch'], ['webhooks', 'show'], ['start', '--bogus']]) {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, args.join(' ')).toBe(1);
+    expect(stderr).toMatch(/^sandbox: (unknown command 'nosuch'|missing required argument 'delivery-id'|unknown option '--bogus') \(see sandbox --help\)\n$/);
+  }
+});
