@@ -55,10 +55,14 @@ function requestHost(c: Context): string {
 /** Refuses a request a browser sent from another origin (scheme, host and port); non-browser clients send neither header. */
 function refuseCrossSite(c: Context, trustedOrigins: readonly string[]): void {
   const site = c.req.header('sec-fetch-site');
+  // A browser that sends Sec-Fetch-Site (no page can set it) has said it all: the dashboard's own
+  // forms say same-origin yet carry Origin: null, as its pages' Referrer-Policy is no-referrer.
   // "none" is a navigation the user started (typed address, bookmark), never a page's doing.
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+  if (site !== undefined) {
+    if (site === 'same-origin' || site === 'none') return;
     throw new SandboxError('cross_site_refused', `the browser marked this ${c.req.method} as Sec-Fetch-Site: ${site}: the control API takes state-changing requests only from its own pages (same origin, port included); use the dashboard at this address, or the CLI`, 'sec-fetch-site');
   }
+  // Older browsers send only Origin: it must be this sandbox's own.
   const origin = c.req.header('origin');
   if (origin === undefined) return;
   const own = `${new URL(c.req.url).protocol}//${requestHost(c)}`.toLowerCase();
