@@ -3,8 +3,10 @@
 // other-port write is refused on every state-changing route, and the JSON routes take writes only
 // as application/json, so no HTML form reaches them. What the CLI sends keeps working. The routes
 // are read from the app itself, so a route added later is covered without being listed here.
+import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
 import { controlRoutes } from '../helpers/control-routes.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
@@ -228,6 +230,26 @@ describe('--allowed-host and SANDBOX_ALLOWED_HOSTS', () => {
     expect(loadConfig({}, { SANDBOX_ALLOWED_HOSTS: 'a.internal, 10.0.0.5:4010,' }).allowedHosts).toEqual(['a.internal', '10.0.0.5:4010']);
     expect(loadConfig({ allowedHost: ['flag.internal'] }, { SANDBOX_ALLOWED_HOSTS: 'env.internal' }).allowedHosts).toEqual(['flag.internal']);
     expect(loadConfig({}, {}).allowedHosts).toEqual([]);
+  });
+
+  it('sandbox start takes --allowed-host more than once (the built CLI; npm run build first)', async () => {
+    const cli = await startCliSandbox(['--db', ':memory:', '--quiet', '--allowed-host', 'a.internal', '--allowed-host', 'b.internal:4010']);
+    try {
+      // fetch() cannot set Host; node:http can, as a rebinding browser effectively does.
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = http.get(`${cli.url}/_sandbox/health`, { headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          });
+          req.on('error', reject);
+        });
+      expect(await status('a.internal:9999')).toBe(200);
+      expect(await status('b.internal:4010')).toBe(200);
+      expect(await status('c.internal')).toBe(403);
+    } finally {
+      await cli.stop();
+    }
   });
 
   it.each(['http://a.internal', 'a.internal/path', 'a b', 'a.internal:port'])('refuses --allowed-host %s with a message naming the flag', (host) => {
