@@ -28,12 +28,12 @@ function splitHost(host: string): { name: string; port: string | undefined } {
 }
 
 /** True for names that always mean this machine: localhost (and *.localhost, which browsers resolve to loopback themselves), 127.0.0.0/8 and [::1]. */
-export function isLoopbackHostName(name: string): boolean {
+function isLoopbackHostName(name: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 /** The Host allowlist: loopback at any port, plus --public-url's host and each --allowed-host (any port when the entry names none). */
-export function hostAllowed(host: string, extra: readonly string[]): boolean {
+function hostAllowed(host: string, extra: readonly string[]): boolean {
   const sent = splitHost(host);
   if (isLoopbackHostName(sent.name)) return true;
   return extra.some((entry) => {
