@@ -26,6 +26,8 @@ export interface Config {
   readonly signatureMode: SignatureMode;
   /** Bearer token that lets non-loopback callers use /_sandbox/; loopback needs none. */
   readonly controlToken: string | undefined;
+  /** Host names (optionally :port) /_sandbox answers to besides loopback and --public-url's host. */
+  readonly allowedHosts: readonly string[];
   /** How long a 3-D Secure challenge waits before the transaction is Expired (22). */
   readonly challengeLifetimeMs: number;
   /** How long a UPI collect request waits for the customer. */
@@ -58,6 +60,8 @@ export interface ConfigFlags {
   headerPrefix?: string;
   signature?: string;
   controlToken?: string;
+  /** --allowed-host, repeatable. */
+  allowedHost?: string | string[];
   challengeLifetime?: string;
   upiWindow?: string;
   webhookTimeout?: string;
@@ -102,6 +106,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const retry = parseRetryProfile(retryText);
   if (!retry) bad('retry', `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText}"`);
   const controlToken = flags.controlToken ?? env.SANDBOX_CONTROL_TOKEN;
+  const allowedHosts = [flags.allowedHost ?? env.SANDBOX_ALLOWED_HOSTS?.split(',') ?? []].flat().map((host) => host.trim()).filter((host) => host !== '');
+  for (const host of allowedHosts) {
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) bad('allowed-host', `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`);
+  }
   const faults = (flags.faults ?? env.SANDBOX_FAULTS) || undefined;
   const faultProblem = faults === undefined ? undefined : (parseFaultSpec(faults) as { problem?: string }).problem;
   if (faultProblem) bad('faults', faultProblem);
@@ -121,6 +129,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     headerPrefix,
     signatureMode: signature,
     controlToken: controlToken === '' ? undefined : controlToken,
+    allowedHosts: Object.freeze(allowedHosts),
     challengeLifetimeMs: durationFlag('challenge-lifetime', flags.challengeLifetime, 15 * 60_000),
     upiCollectWindowMs: durationFlag('upi-window', flags.upiWindow, 5 * 60_000),
     webhookTimeoutMs: durationFlag('webhook-timeout', flags.webhookTimeout, 5_000),

@@ -51,6 +51,16 @@ export const ERROR_CATALOGUE = {
     type: 'authentication_error',
     when: 'the control API was called from a non-loopback address without the control token',
   },
+  host_not_allowed: {
+    status: 403,
+    type: 'invalid_request_error',
+    when: 'a /_sandbox request named a Host that is not loopback, the host of --public-url or an --allowed-host (DNS rebinding)',
+  },
+  cross_site_refused: {
+    status: 403,
+    type: 'invalid_request_error',
+    when: 'a browser sent a state-changing /_sandbox request from another origin (Sec-Fetch-Site or Origin)',
+  },
   resource_missing: {
     status: 404,
     type: 'not_found_error',

@@ -52,9 +52,9 @@ export class ControlClient {
     return this.call<T>('POST', path, body);
   }
 
-  /** DELETE a control path. */
+  /** DELETE a control path (with an empty JSON body: the control API takes only JSON writes). */
   delete<T = any>(path: string): Promise<T> {
-    return this.call<T>('DELETE', path);
+    return this.call<T>('DELETE', path, {});
   }
 
   /** Reads /_sandbox/stream until `signal` aborts, calling `onEvent` for each event. */

@@ -47,6 +47,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--header-prefix <name>', 'the word in X-<name>-Signature and the other webhook headers', 'Sandbox')
     .option('--signature <mode>', 'plain (HMAC of the body) or timestamped (HMAC of "<timestamp>.<body>")', 'plain')
     .option('--control-token <token>', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)')
+    .option('--allowed-host <host>', 'another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url\'s; repeatable (or SANDBOX_ALLOWED_HOSTS, comma-separated)', (host: string, hosts: string[] = []) => [...hosts, host])
     .option('--challenge-lifetime <duration>', 'how long a 3-D Secure page waits before Expired', '15m')
     .option('--upi-window <duration>', 'how long a UPI collect request waits', '5m')
     .option('--webhook-timeout <duration>', 'how long a webhook POST may take to answer', '5s')

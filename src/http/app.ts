@@ -26,6 +26,7 @@ import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
 import { idempotency } from './middleware/idempotency.js';
+import { controlGuard } from './middleware/control-guard.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi.js';
@@ -64,6 +65,9 @@ export function createApp(deps: AppDeps) {
     await next();
     await deps.services.deps.store.batch.committed();
   });
+  // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
+  // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.
+  app.use('/_sandbox/*', controlGuard(deps.config));
   // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
   app.route('/_sandbox', stateRoutes(deps));
   app.use(

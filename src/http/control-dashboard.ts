@@ -1,8 +1,9 @@
 // The dashboard at /_sandbox/ (the address the start banner prints): lists of S2S transactions,
 // /v1/ payments, checkout sessions, events and deliveries, a delivery's attempts, Replay, and
 // Approve / Decline of pending authentications. Behind the control guard like the rest of
-// /_sandbox/. Its forms carry a CSRF token of this process, and its pages answer only to a
-// loopback Host name: a web page open in the developer's browser can neither post to it nor read it.
+// /_sandbox/ (middleware/control-guard.ts: loopback Hosts only, same-origin posts only), and its
+// forms carry a CSRF token of this process: a web page open in the developer's browser can neither
+// post to it nor read it.
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
@@ -18,7 +19,6 @@ import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dashboard-queries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
-import { controlGuard } from './control.js';
 import { readForm, validate, validateQuery } from './validation.js';
 
 /** Rows per list page. */
@@ -71,27 +71,6 @@ export const dashboardOpenApi: OpenApiRoute[] = [
   page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS'),
 ];
 
-/** True for Host values that name this machine's loopback (with or without a port). */
-function loopbackHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').toLowerCase();
-  return name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name) || name.endsWith('.localhost');
-}
-
-/** Pages only for a loopback Host (or the public URL's), so a DNS-rebinding site cannot read a CSRF token. */
-function hostGuard(deps: AppDeps): MiddlewareHandler {
-  return async (c, next) => {
-    // With a control token every caller proves itself; the Host says nothing more then.
-    if (deps.config.controlToken === undefined) {
-      const host = c.req.header('host') ?? '';
-      const publicHost = deps.config.publicUrl ? new URL(deps.config.publicUrl).host : undefined;
-      if (host && !loopbackHost(host) && host !== publicHost) {
-        throw new SandboxError('control_forbidden', `the dashboard answers only at a loopback address such as http://127.0.0.1 (this request named host "${host}")`, 'host');
-      }
-    }
-    await next();
-  };
-}
-
 /** The dashboard's routes; mounted at '/' because its home is "/_sandbox/" with the slash (a sub-app at /_sandbox cannot have one). */
 export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -116,8 +95,7 @@ export function dashboardRoutes(deps: AppDeps) {
     await next();
     c.header('Cache-Control', 'no-store');
   };
-  const guard = controlGuard(deps.config.controlToken);
-  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
+  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, pageHeaders);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);
 

@@ -1,12 +1,11 @@
 // The webhook workbench in the control API: deliveries (list, show, replay, retry-failed) and
 // events (list, show, replay), with the fault rules and the activity stream mounted alongside.
-// Loopback only, or with the --control-token bearer (controlGuard).
+// Behind the control guard (middleware/control-guard.ts) like all of /_sandbox.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { controlGuard } from './control.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
 import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
@@ -55,7 +54,6 @@ export const retryBody = z.object({ since }).strict();
 export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { deliveries } = deps.services;
-  app.use('*', controlGuard(deps.config.controlToken));
 
   app.get('/deliveries', (c) => c.json(deliveries.list(validateQuery(c, deliveryQuery))));
 

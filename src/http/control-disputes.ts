@@ -1,6 +1,6 @@
 // Chargebacks, settlements and event triggers in the control API (/_sandbox/...), used by
-// `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Loopback only, or with the
-// --control-token bearer (controlGuard). Money is integer minor units in both families here.
+// `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Behind the control guard
+// (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import * as z from 'zod';
@@ -12,7 +12,6 @@ import { deliveryView, eventView } from '../services/deliveries.js';
 import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { controlGuard } from './control.js';
 import type { OpenApiRoute } from './openapi.js';
 import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
@@ -81,7 +80,6 @@ function settlementWithItems(services: Services, id: string) {
 export function controlDisputeRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
-  app.use('*', controlGuard(deps.config.controlToken));
 
   app.post('/chargebacks', async (c) => {
     const body = validate(openChargebackSchema, await readJson(c));

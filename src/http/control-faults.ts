@@ -4,7 +4,6 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { controlGuard } from './control.js';
 import { faultRuleView } from '../webhooks/faults.js';
 import { parseFaultSpec } from '../webhooks/fault-rules.js';
 import { readJson, validate } from './validation.js';
@@ -21,7 +20,6 @@ export const setSchema = z
 export function controlFaultRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { faults } = deps.services;
-  app.use('*', controlGuard(deps.config.controlToken));
 
   app.get('/faults', (c) => c.json(faults.list()));
 

@@ -5,7 +5,6 @@ import { Hono } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { controlGuard } from './control.js';
 import { readJson } from './validation.js';
 
 /** The largest snapshot POST /_sandbox/import takes. */
@@ -15,11 +14,6 @@ export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
 export function stateRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { snapshot } = deps.services;
-  const guard = controlGuard(deps.config.controlToken);
-  app.use('/reset', guard);
-  app.use('/export', guard);
-  app.use('/import', guard);
-
   app.post('/reset', async (c) => {
     const tables = await snapshot.reset();
     deps.wake();

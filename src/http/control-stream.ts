@@ -5,7 +5,6 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Activity } from '../services/activity.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { controlGuard } from './control.js';
 
 /** How often an idle stream sends a heartbeat comment. */
 export const HEARTBEAT_MS = 15_000;
@@ -14,7 +13,6 @@ export const HEARTBEAT_MS = 15_000;
 export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: number } = {}) {
   const app = new Hono<AppEnv>();
   const { activity } = deps.services.deps;
-  app.use('*', controlGuard(deps.config.controlToken));
 
   app.get('/stream', (c) =>
     streamSSE(c, async (stream) => {

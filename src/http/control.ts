@@ -1,9 +1,9 @@
-// The control API (/_sandbox/...): used by the CLI, the dashboard and tests. Loopback callers
-// only, unless --control-token is set, in which case every caller must present it.
+// The control API (/_sandbox/...): used by the CLI, the dashboard and tests. Who may call it
+// (loopback or the --control-token, loopback Hosts, same-origin JSON writes) is decided once for
+// all of /_sandbox by middleware/control-guard.ts.
 import { Hono } from 'hono';
-import type { MiddlewareHandler } from 'hono';
 import * as z from 'zod';
-import { getCookie, setCookie } from 'hono/cookie';
+import { setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
@@ -12,32 +12,9 @@ import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { clientIp, isLoopback } from './middleware/client-ip.js';
+import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
-
-/** The cookie that carries the control token for browsers (set by POST /_sandbox/login). */
-export const CONTROL_COOKIE = 'sandbox_control';
-const LOGIN_PATH = '/_sandbox/login';
-
-/** Refuses non-loopback callers, and any caller without the token when one is configured. */
-export function controlGuard(token: string | undefined): MiddlewareHandler {
-  return async (c, next) => {
-    if (token !== undefined) {
-      if (c.req.path === LOGIN_PATH) return next();
-      const header = c.req.header('authorization') ?? '';
-      const sent = header.startsWith('Bearer ') ? header.slice(7) : (getCookie(c, CONTROL_COOKIE) ?? '');
-      if (!safeEqual(sent, token)) {
-        // A person opening the dashboard gets the sign-in form rather than a JSON error.
-        if (c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) return c.redirect(LOGIN_PATH, 303);
-        throw new SandboxError('control_forbidden', 'the control API needs Authorization: Bearer <control token> (set with --control-token)');
-      }
-    } else if (!isLoopback(clientIp(c))) {
-      throw new SandboxError('control_forbidden', 'the control API answers loopback callers only; start the sandbox with --control-token to allow others');
-    }
-    await next();
-  };
-}
 
 export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
@@ -55,7 +32,6 @@ export const advanceSchema = z.object({
 export function controlRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
-  app.use('*', controlGuard(deps.config.controlToken));
 
   // Browsers cannot send a bearer header: the token is traded once for a cookie scoped to /_sandbox.
   app.get('/login', (c) => c.html(ControlLoginPage({})));

@@ -107,6 +107,9 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema).additionalProperties === false)) codes.push('parameter_unknown');
   if (route.auth === 'bearer') codes.push('authentication_required', 'invalid_credentials', 'live_key_rejected');
   if (route.auth === 'control') codes.push('control_forbidden');
+  // The control guard (middleware/control-guard.ts) answers these on every /_sandbox route.
+  if (route.path.startsWith('/_sandbox')) codes.push('host_not_allowed');
+  if (route.path.startsWith('/_sandbox') && route.method !== 'get') codes.push('cross_site_refused', 'unsupported_content_type');
   if (route.path.includes(':')) codes.push('resource_missing');
   return codes;
 }

@@ -186,7 +186,7 @@ describe('fault injection', () => {
       return list.map((d) => [d.url.split('/').pop(), d.status]).sort();
     };
     const first = await run();
-    expect((await control('/reset', { method: 'POST' })).status).toBe(200);
+    expect((await control('/reset', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
     const second = await run();
     expect(second).toEqual(first);
     expect(first.some(([, s]) => s === 'failed')).toBe(true);

@@ -101,7 +101,7 @@ describe('checkout at the shop, against paysandbox', () => {
     const duplicatesBefore = shop.webhooks.duplicates;
 
     // The gateway may send any event again; the control API's replay does exactly that.
-    const replay = await fetch(`${sandbox.url}/_sandbox/deliveries/${first.id}/replay`, { method: 'POST' });
+    const replay = await fetch(`${sandbox.url}/_sandbox/deliveries/${first.id}/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(replay.status).toBe(201);
     const replayed = await sandbox.waitForDelivery({ event: 'checkout.session.completed', match: (d) => d.id !== first.id });
     expect(replayed.eventId).toBe(first.eventId);

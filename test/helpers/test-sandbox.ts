@@ -44,9 +44,11 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
   const clock = fixedClock();
   const built = buildSandbox(config, { clock, logger: silentLogger });
 
-  /** Sends a request to the app; `body` objects are sent as JSON. */
+  /** Sends a request to the app; `body` objects are sent as JSON, and a body-less control write as {} (as the CLI sends it). */
   async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const init: RequestInit = { method, headers: { ...headers } };
+    // The control API takes writes only as JSON; a test that means to send something else says so in headers.
+    if (body === undefined && method !== 'GET' && method !== 'HEAD' && path.startsWith('/_sandbox/') && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) body = {};
     if (body !== undefined) {
       if (typeof body === 'string') init.body = body;
       else {

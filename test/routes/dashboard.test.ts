@@ -186,8 +186,8 @@ describe('bad input is a 4xx naming the field', () => {
 
   it('refuses a Host that is not a loopback name (DNS rebinding)', async () => {
     const res = await sb.request('GET', '/_sandbox/', undefined, { host: 'evil.example:4010' });
-    expect(res.status).toBe(401);
-    expect(res.json.error).toMatchObject({ code: 'control_forbidden', param: 'host' });
+    expect(res.status).toBe(403);
+    expect(res.json.error).toMatchObject({ code: 'host_not_allowed', param: 'host' });
     expect((await sb.request('GET', '/_sandbox/', undefined, { host: '127.0.0.1:4010' })).status).toBe(200);
   });
 
