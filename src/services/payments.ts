@@ -3,6 +3,7 @@
 // cancel, expire. Every status change goes through the payment-state table and publishes its
 // event in the same transaction as the change.
 import { maskCardNumber } from '../domain/card.js';
+import { urlWithQuery } from '../domain/http-url.js';
 import { newId } from '../domain/ids.js';
 import { declineMessage, outcomeForCard, type Outcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
@@ -249,13 +250,10 @@ export class Payments implements ChallengeSubject {
     this.move(payment, verdict === 'cancel' ? 'cancel' : 'expire');
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with payment_id and status. */
+  /** ChallengeSubject: back to the merchant's return_url with payment_id and status (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const payment = this.deps.store.payments.get(challenge.subjectId)!;
-    const url = new URL(payment.returnUrl ?? challenge.returnUrl);
-    url.searchParams.set('payment_id', payment.id);
-    url.searchParams.set('status', payment.status);
-    return url.toString();
+    return urlWithQuery(payment.returnUrl ?? challenge.returnUrl, { payment_id: payment.id, status: payment.status }, this.auth.url(challenge.token));
   }
 
   /**
