@@ -2,10 +2,9 @@
 // scripted outcome (3-D Secure on the shared authentication page, approve or decline); capture,
 // cancel, expire. Every status change goes through the payment-state table and publishes its
 // event in the same transaction as the change.
-import { maskCardNumber } from '../domain/card.js';
 import { urlWithQuery } from '../domain/http-url.js';
 import { newId } from '../domain/ids.js';
-import { declineMessage, outcomeForCard, type Outcome } from '../domain/outcomes.js';
+import { declineMessage, type Outcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import { ROUTING_ACQUIRERS, type CreatePaymentInput } from '../http/schemas/v1-payments.js';
@@ -56,7 +55,7 @@ export class Payments implements ChallengeSubject {
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
-    const outcome = forcedOutcome ?? outcomeForCard(card.number);
+    const outcome = forcedOutcome ?? card.outcome;
     if (outcome.challenge && !input.return_url) {
       throw new SandboxError(
         'parameter_missing',
@@ -111,7 +110,7 @@ export class Payments implements ChallengeSubject {
           merchant: merchant.name,
           amount: String(payment.amount),
           currency: payment.currency,
-          card: maskCardNumber(card.number),
+          card: card.masked,
           brand: card.brand,
           reference: payment.reference ?? payment.id,
           ...(payment.description ? { product: payment.description } : {}),
