@@ -22,6 +22,7 @@ interface CatalogueEntry {
 /** Every error code the sandbox returns. */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error', when: 'the body is not valid JSON' },
+  invalid_encoding: { status: 400, type: 'invalid_request_error', when: 'the body is not valid UTF-8 (bytes that would otherwise be silently replaced)' },
   unsupported_content_type: {
     status: 400,
     type: 'invalid_request_error',

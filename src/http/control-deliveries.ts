@@ -8,6 +8,7 @@ import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
+import { httpUrl } from './schemas/v1-common.js';
 import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
 const since = z
@@ -16,7 +17,7 @@ const since = z
   .optional()
   .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000');
-const url = z.string().regex(/^https?:\/\/[^\s/]+/).optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
+const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks').optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
 
 /** GET /_sandbox/deliveries query. */
 export const deliveryQuery = z

@@ -13,11 +13,12 @@ import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
+import { httpUrl } from './schemas/v1-common.js';
 import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
 
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
-const url = z.string().regex(/^https?:\/\/[^\s/]+/);
+const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks');
 
 /** POST /_sandbox/chargebacks body: exactly one of transID / payment_id. */
 export const openChargebackSchema = z

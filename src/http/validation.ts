@@ -4,14 +4,7 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
-
-/** Fields whose values are never echoed back in an error message. */
-const SECRET_FIELDS = new Set(['ccno', 'ccvv', 'cvc', 'number', 'public_key', 'private_key', 'encrypted_data']);
-
-function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 40 ? JSON.stringify(text.slice(0, 37) + '...') : typeof value === 'string' ? JSON.stringify(value) : String(text);
-}
+import { MAX_JSON_DEPTH, describeValue, shortPath, tooDeepPath } from './json-shape.js';
 
 function fieldHint(schema: z.ZodType, path: PropertyKey[]): string | undefined {
   let node: z.ZodType | undefined = schema;
@@ -49,8 +42,7 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
   if (blank) {
     return new SandboxError('parameter_missing', `${name} is required${hint ? `: send ${hint}` : ''}`, param);
   }
-  const got = param && SECRET_FIELDS.has(String(issue.path[issue.path.length - 1])) ? '' : `, got ${shown(value)}`;
-  return new SandboxError('parameter_invalid', `${name} is invalid: expected ${hint ?? issue.message}${got}`, param);
+  return new SandboxError('parameter_invalid', `${name} is invalid: expected ${hint ?? issue.message}, got ${describeValue(issue.path, value)}`, param);
 }
 
 /** Validates `input`; throws the first problem as a SandboxError, returns the parsed value. */
@@ -64,14 +56,41 @@ function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** The raw body; a body cut off mid-way (client gone, request timeout) is a 400, not a 500 "bug". */
-/** The raw body text; a body the client never finished is a 400, not a 500. */
+// Fatal: a byte sequence that is not UTF-8 is refused instead of becoming U+FFFD, which made two
+// references differing only in such bytes the same reference (and the same Idempotency-Key body).
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// The idempotency middleware and the route both read the body; decode it once per request.
+const decoded = new WeakMap<Request, string>();
+
+/** The raw body text; a body the client never finished is a 400, not a 500, and so is one that is not UTF-8. */
 export async function bodyText(c: Context): Promise<string> {
+  const known = decoded.get(c.req.raw);
+  if (known !== undefined) return known;
+  let bytes: ArrayBuffer;
   try {
-    return await c.req.text();
+    bytes = await c.req.arrayBuffer();
   } catch {
     throw new SandboxError('invalid_json', 'the body could not be read to its end: the client stopped sending or was cut off by the request timeout (30 s); send the whole body at once');
   }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new SandboxError('invalid_encoding', `the body is not valid UTF-8 (${bytes.byteLength} bytes); send it encoded as UTF-8`);
+  }
+  decoded.set(c.req.raw, text);
+  return text;
+}
+
+/** Refuses a body whose objects and arrays nest deeper than MAX_JSON_DEPTH, naming the field. */
+function checkDepth(body: unknown): void {
+  const path = tooDeepPath(body);
+  if (!path) return;
+  throw new SandboxError(
+    'parameter_invalid',
+    `${shortPath(path)} nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels; JSON bodies may nest at most ${MAX_JSON_DEPTH} levels deep (the body is level 1): send a flatter value`,
+    shortPath(path, 200),
+  );
 }
 
 /** Reads a JSON object body; a wrong Content-Type or malformed JSON is a 400 saying so. */
@@ -89,6 +108,7 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
     throw new SandboxError('invalid_json', `the body is not valid JSON (${(err as Error).message}); send a JSON object`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SandboxError('invalid_json', 'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)));
+  checkDepth(body);
   return body as Record<string, unknown>;
 }
 

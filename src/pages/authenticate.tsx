@@ -85,9 +85,12 @@ export function ResultPage(props: { challenge: Challenge; returnUrl: string }) {
         <h1>{text.title}</h1>
         <p class="hint">This page has been used; visiting it again changes nothing.</p>
         <Summary rows={summaryRows(challenge)} />
-        <a class="button" href={props.returnUrl}>
-          Return to {challenge.details.merchant ?? 'the merchant'}
-        </a>
+        {/* A return_url that is no URL (an old or imported row) falls back to this very page: no button then. */}
+        {props.returnUrl.endsWith(`/authenticate/${challenge.token}`) ? null : (
+          <a class="button" href={props.returnUrl}>
+            Return to {challenge.details.merchant ?? 'the merchant'}
+          </a>
+        )}
       </div>
     </Layout>
   );

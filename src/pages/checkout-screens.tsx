@@ -139,9 +139,12 @@ export function LinkGonePage(props: { session: CheckoutSession; merchantName: st
         </div>
         <h1>{title}</h1>
         <p>{used ? 'The payment for this order was already made with this link. Nothing more to do here.' : 'This link is no longer valid, and nothing was charged with it. Return to the shop to start again.'}</p>
-        <a class="button" href={props.returnUrl}>
-          Return to {props.merchantName}
-        </a>
+        {/* A return_url that is no URL (an old or imported row) falls back to this very page: no button then. */}
+        {props.returnUrl === `/pay/${props.session.token}` ? null : (
+          <a class="button" href={props.returnUrl}>
+            Return to {props.merchantName}
+          </a>
+        )}
       </div>
     </Layout>
   );

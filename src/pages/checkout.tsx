@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { safeEqual } from '../crypto/signature.js';
+import { urlWithQuery } from '../domain/http-url.js';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from '../http/app.js';
@@ -14,12 +15,9 @@ import type { FormState } from './checkout-parts.js';
 import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from './checkout-screens.js';
 import { MessagePage } from './authenticate.js';
 
-/** The merchant's return_url with the session id and the status the customer left with. */
+/** The merchant's return_url with the session id and the status the customer left with; the session's own page if it is no URL. */
 export function merchantReturnUrl(session: CheckoutSession, status: string): string {
-  const url = new URL(session.returnUrl);
-  url.searchParams.set('session_id', session.id);
-  url.searchParams.set('status', status);
-  return url.toString();
+  return urlWithQuery(session.returnUrl, { session_id: session.id, status }, `/pay/${session.token}`);
 }
 
 const CARD_MESSAGES: Record<string, string> = {

@@ -2,9 +2,9 @@
 // scripted outcome (3-D Secure on the shared authentication page, approve or decline); capture,
 // cancel, expire. Every status change goes through the payment-state table and publishes its
 // event in the same transaction as the change.
-import { maskCardNumber } from '../domain/card.js';
+import { urlWithQuery } from '../domain/http-url.js';
 import { newId } from '../domain/ids.js';
-import { declineMessage, outcomeForCard, type Outcome } from '../domain/outcomes.js';
+import { declineMessage, type Outcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import { ROUTING_ACQUIRERS, type CreatePaymentInput } from '../http/schemas/v1-payments.js';
@@ -55,7 +55,7 @@ export class Payments implements ChallengeSubject {
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
-    const outcome = forcedOutcome ?? outcomeForCard(card.number);
+    const outcome = forcedOutcome ?? card.outcome;
     if (outcome.challenge && !input.return_url) {
       throw new SandboxError(
         'parameter_missing',
@@ -110,7 +110,7 @@ export class Payments implements ChallengeSubject {
           merchant: merchant.name,
           amount: String(payment.amount),
           currency: payment.currency,
-          card: maskCardNumber(card.number),
+          card: card.masked,
           brand: card.brand,
           reference: payment.reference ?? payment.id,
           ...(payment.description ? { product: payment.description } : {}),
@@ -249,13 +249,10 @@ export class Payments implements ChallengeSubject {
     this.move(payment, verdict === 'cancel' ? 'cancel' : 'expire');
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with payment_id and status. */
+  /** ChallengeSubject: back to the merchant's return_url with payment_id and status (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const payment = this.deps.store.payments.get(challenge.subjectId)!;
-    const url = new URL(payment.returnUrl ?? challenge.returnUrl);
-    url.searchParams.set('payment_id', payment.id);
-    url.searchParams.set('status', payment.status);
-    return url.toString();
+    return urlWithQuery(payment.returnUrl ?? challenge.returnUrl, { payment_id: payment.id, status: payment.status }, this.auth.url(challenge.token));
   }
 
   /**

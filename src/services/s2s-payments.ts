@@ -1,6 +1,7 @@
 // S2S payments (/api/s2s and /api/s2s/encrypt): create a transaction, decide its scripted
 // outcome, open the challenge behind authurl, and finalise it with its webhook in one transaction.
 import { cardBrand, expiryInPast, maskCardNumber, normaliseCardNumber } from '../domain/card.js';
+import { urlWithQuery } from '../domain/http-url.js';
 import { newToken, newTransId } from '../domain/ids.js';
 import { parseDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS, FINAL_AUTH_CODES, statusText, type OrderStatusName } from '../domain/order-status.js';
@@ -149,15 +150,11 @@ export class S2SPayments implements ChallengeSubject {
     this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters. */
+  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const t = this.deps.store.transactions.get(challenge.subjectId)!;
-    const url = new URL(t.returnUrl);
-    url.searchParams.set('transID', t.transId);
-    url.searchParams.set('reference', t.reference);
-    url.searchParams.set('status', statusText(t.orderStatus));
-    url.searchParams.set('order_status', String(t.orderStatus));
-    return url.toString();
+    const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };
+    return urlWithQuery(t.returnUrl, query, this.auth.url(challenge.token));
   }
 
   /** ChallengeSubject: the card that never answers keeps its page open forever. */

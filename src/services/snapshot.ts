@@ -63,6 +63,7 @@ const JSON_COLUMNS: Record<string, Record<string, 'object' | 'array'>> = {
   idempotency_keys: { response_headers: 'object' },
   jobs: { payload: 'object' },
   webhook_endpoints: { events: 'array' },
+  tokens: { outcome: 'object' },
 };
 
 /** Columns whose values the code switches on; the schema CHECKs some of these, not all. */

@@ -1,21 +1,23 @@
 // Card tokens: a merchant saves a card once (POST /v1/tokens) and pays with tok_... later. The
 // predefined test tokens (tok_visa, tok_threeds_required, ...) come from the TEST_CARDS table,
 // so every merchant can use them; a merchant's own tokens are visible to that merchant only.
-import { cardBrand, expiryInPast } from '../domain/card.js';
+import { cardBrand, expiryInPast, maskCardNumber } from '../domain/card.js';
 import { newId } from '../domain/ids.js';
-import { TEST_CARDS } from '../domain/outcomes.js';
+import { outcomeForCard, TEST_CARDS, type Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { CardInput } from '../http/schemas/v1-tokens.js';
 import type { StoredToken } from '../store/tokens-repo.js';
 import type { ServiceDeps } from './deps.js';
 
-/** A card the API may use: the number (never shown), and what is shown. */
+/** A card the API may use: what is shown, and the outcome its number scripts (the number itself is not kept). */
 export interface ResolvedCard {
-  number: string;
   brand: string;
   last4: string;
   expMonth: number;
   expYear: number;
+  /** How the authentication page shows the card: first 6 and last 4 when the number is at hand, else the last 4. */
+  masked: string;
+  outcome: Outcome;
 }
 
 /** A token as the API shows it, before formatting. */
@@ -30,6 +32,11 @@ const PREDEFINED = new Map(TEST_CARDS.map((card) => [card.token, card.number]));
 /** Years a predefined token stays valid after the sandbox clock's current year. */
 const PREDEFINED_VALID_YEARS = 5;
 
+/** What the sandbox keeps of a card number: its brand, last 4 and scripted outcome. */
+function fromNumber(number: string, expMonth: number, expYear: number): ResolvedCard {
+  return { brand: cardBrand(number), last4: number.slice(-4), expMonth, expYear, masked: maskCardNumber(number), outcome: outcomeForCard(number) };
+}
+
 /** Saves and resolves card tokens. */
 export class Tokens {
   constructor(private readonly deps: ServiceDeps) {}
@@ -43,13 +50,14 @@ export class Tokens {
         'card.exp_year',
       );
     }
-    return { number: card.number, brand: cardBrand(card.number), last4: card.number.slice(-4), expMonth: card.exp_month, expYear: card.exp_year };
+    return fromNumber(card.number, card.exp_month, card.exp_year);
   }
 
   /** Saves a card for `merchantId` and returns its token. */
   create(merchantId: string, card: CardInput): TokenRecord {
     const resolved = this.checkCard(card);
-    const stored: StoredToken = { id: newId('tok'), merchantId, ...resolved, createdAt: this.deps.clock.now() };
+    const { brand, last4, expMonth, expYear, outcome } = resolved;
+    const stored: StoredToken = { id: newId('tok'), merchantId, brand, last4, expMonth, expYear, outcome, createdAt: this.deps.clock.now() };
     this.deps.store.tokens.insert(stored);
     return { ...resolved, id: stored.id, predefined: false, createdAt: stored.createdAt };
   }
@@ -59,10 +67,12 @@ export class Tokens {
     const number = PREDEFINED.get(id);
     if (number) {
       const expYear = new Date(this.deps.clock.now()).getUTCFullYear() + PREDEFINED_VALID_YEARS;
-      return { id, number, brand: cardBrand(number), last4: number.slice(-4), expMonth: 12, expYear, predefined: true, createdAt: null };
+      return { id, ...fromNumber(number, 12, expYear), predefined: true, createdAt: null };
     }
     const stored = this.deps.store.tokens.getForMerchant(id, merchantId);
-    return stored ? { id: stored.id, number: stored.number, brand: stored.brand, last4: stored.last4, expMonth: stored.expMonth, expYear: stored.expYear, predefined: false, createdAt: stored.createdAt } : undefined;
+    if (!stored) return undefined;
+    const { brand, last4, expMonth, expYear, outcome } = stored;
+    return { id: stored.id, brand, last4, expMonth, expYear, masked: `•••• ${last4}`, outcome, predefined: false, createdAt: stored.createdAt };
   }
 
   /** Like find, but a 404 naming `param` when there is no such token for this merchant. */

@@ -86,4 +86,6 @@ export function migrate(db: Db, upTo = Infinity): void {
   } finally {
     if (enforced) db.pragma('foreign_keys = ON');
   }
+  // Rows a migration removed (013: card numbers) must not linger in the WAL's older frames either.
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }

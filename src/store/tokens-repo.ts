@@ -1,31 +1,39 @@
-// Card tokens saved by POST /v1/tokens. The number stays here so a payment with the token replays
-// its test card's outcome; nothing outside the tokens service reads it.
+// Card tokens saved by POST /v1/tokens: brand, last 4, expiry and the scripted outcome of the card
+// they were saved from. Never the number or the CVV (migration 013 dropped the number column), so
+// neither can reach the database file, its WAL or a snapshot.
+import type { Outcome } from '../domain/outcomes.js';
 import type { Db } from './open-database.js';
 
 /** A saved card. */
 export interface StoredToken {
   id: string;
   merchantId: string;
-  number: string;
   brand: string;
   last4: string;
   expMonth: number;
   expYear: number;
+  /** What a payment with the token does: the outcome of the test card it was saved from. */
+  outcome: Outcome;
   createdAt: number;
 }
 
-const COLUMNS = 'id, merchant_id AS merchantId, number, brand, last4, exp_month AS expMonth, exp_year AS expYear, created_at AS createdAt';
+type Row = Omit<StoredToken, 'outcome'> & { outcome: string };
+
+const COLUMNS = 'id, merchant_id AS merchantId, brand, last4, exp_month AS expMonth, exp_year AS expYear, outcome, created_at AS createdAt';
 
 /** Prepared statements over the tokens table. */
 export function createTokensRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO tokens (id, merchant_id, number, brand, last4, exp_month, exp_year, created_at)
-    VALUES (@id, @merchantId, @number, @brand, @last4, @expMonth, @expYear, @createdAt)`);
+  const insert = db.prepare(`INSERT INTO tokens (id, merchant_id, brand, last4, exp_month, exp_year, outcome, created_at)
+    VALUES (@id, @merchantId, @brand, @last4, @expMonth, @expYear, @outcome, @createdAt)`);
   const byIdForMerchant = db.prepare(`SELECT ${COLUMNS} FROM tokens WHERE id = ? AND merchant_id = ?`);
 
   return {
-    insert: (t: StoredToken) => insert.run(t),
+    insert: (t: StoredToken) => insert.run({ ...t, outcome: JSON.stringify(t.outcome) }),
     /** The token only when `merchantId` saved it; another merchant's token reads as missing. */
-    getForMerchant: (id: string, merchantId: string) => byIdForMerchant.get(id, merchantId) as StoredToken | undefined,
+    getForMerchant: (id: string, merchantId: string): StoredToken | undefined => {
+      const row = byIdForMerchant.get(id, merchantId) as Row | undefined;
+      return row ? { ...row, outcome: JSON.parse(row.outcome) as Outcome } : undefined;
+    },
   };
 }
 

@@ -1,14 +1,15 @@
 // Fuzzing every POST of the API with mutated and random bodies, content types and headers: the
 // JSON S2S endpoint, the encrypted form endpoint (mutated plaintext inside valid encryption, and
 // mutated ciphertext), refund-request, every /v1/ POST, the control API POSTs (chargebacks,
-// settlements and triggers included) and the dashboard's form posts. Each answer is
+// settlements and triggers included) and the dashboard's form posts, plus bodies nested thousands
+// of levels deep and bytes that are not UTF-8 on every JSON POST. Each answer is
 // below 500, a JSON error has the documented shape, and a rejected request leaves the database
 // exactly as it was. The seed is fixed (FUZZ_SEED to change it); fast-check prints it on failure.
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { FUZZ_SEED, bearerHeader, extraHeaders, formBody, fuzzOptions, jsonBody, mutatedBody, sendAndCheck, type FuzzBody } from './fuzz-kit.js';
+import { FUZZ_SEED, bearerHeader, extraHeaders, formBody, fuzzOptions, hostileJsonText, jsonBody, mutatedBody, sendAndCheck, type FuzzBody } from './fuzz-kit.js';
 import { seedObjects, type SeededObjects } from './seed-objects.js';
 
 let sb: TestSandbox;
@@ -115,6 +116,30 @@ describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
 
   it.each(controlPosts)('POST %s: mutated JSON bodies and content types', async (_name, path, valid) => {
     await fuzz(fc.record({ path: fc.constant(path(ids)), body: jsonBody(valid(ids)), headers: extraHeaders }));
+  });
+
+  it('every JSON POST: fields nested up to 5 000 levels deep and bytes that are not UTF-8 are never a 5xx', async () => {
+    const routes: Array<[string, Record<string, unknown>, Record<string, string>]> = [
+      ['/api/s2s', s2sBody({ reference: 'fuzz-hostile' }), {}],
+      ['/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: CREDS.publicKey }, {}],
+      ...v1Posts.map(([, path, valid]) => [path(ids), valid(ids), { authorization: `Bearer ${CREDS.apiKey}` }] as [string, Record<string, unknown>, Record<string, string>]),
+      ...controlPosts.map(([, path, valid]) => [path(ids), valid(ids), {}] as [string, Record<string, unknown>, Record<string, string>]),
+    ];
+    const arb = fc.constantFrom(...routes).chain(([path, valid, auth]) =>
+      fc.record({ raw: hostileJsonText(valid), key: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }) }).map(({ raw, key }) => ({
+        path,
+        body: { raw, contentType: 'application/json' } as FuzzBody,
+        headers: withoutUndefined({ ...auth, 'idempotency-key': key?.replace(/[^\x20-\x7e]/g, 'k') }),
+      })),
+    );
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ path, body, headers }) => {
+        const res = await sendAndCheck(sb, 'POST', path, body, headers, { jsonErrors: true });
+        // A route that reads its body refuses bytes that are not UTF-8 (rotate_secret reads none).
+        if (typeof body.raw !== 'string' && !path.endsWith('/rotate_secret')) expect(res.status, `${path}: bytes that are not UTF-8`).toBeGreaterThanOrEqual(400);
+      }),
+      fuzzOptions(),
+    );
   });
 
   it.each(['win', 'lose'])('POST /_sandbox/chargebacks/{id}/%s with random ids and bodies', async (verdict) => {

@@ -1,7 +1,8 @@
 // Shared pieces of the fuzz tests: the fixed seed, arbitraries that mutate a valid body (wrong
 // types, huge strings, unicode, nulls, nesting, numbers as strings, missing fields, prototype
-// keys), the database fingerprint that proves a rejected request wrote nothing, and the check
-// every answer must pass (no 5xx, the documented error shape on JSON errors).
+// keys, nesting thousands of levels deep, bytes that are not UTF-8), the database fingerprint that
+// proves a rejected request wrote nothing, and the check every answer must pass (no 5xx, the
+// documented error shape on JSON errors).
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -93,9 +94,9 @@ export function mutatedBody(valid: Record<string, unknown>): fc.Arbitrary<Record
   });
 }
 
-/** A request body: usually a mutated valid one, sometimes any JSON value or raw text. */
+/** A request body: usually a mutated valid one, sometimes any JSON value or raw text (or bytes that are not UTF-8). */
 export interface FuzzBody {
-  raw: string;
+  raw: string | Uint8Array;
   contentType: string | undefined;
 }
 
@@ -108,12 +109,39 @@ export function contentTypeFor(right: string): fc.Arbitrary<string | undefined> 
   ) as fc.Arbitrary<string | undefined>;
 }
 
+/** Byte sequences that are not UTF-8: stray continuation and lead bytes, surrogates, overlongs, beyond U+10FFFF. */
+const NOT_UTF8 = [[0xff], [0xfe], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+
+/**
+ * Bodies that broke the readers, not the validators: a field of `valid` replaced by objects or
+ * arrays nested 30 to 5 000 levels deep (written as text: JSON.stringify cannot), and a mutated
+ * body with bytes that are not UTF-8 put anywhere in it.
+ */
+export function hostileJsonText(valid: Record<string, unknown>): fc.Arbitrary<string | Uint8Array> {
+  const keys = Object.keys(valid);
+  const deep = fc
+    .record({ key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), levels: fc.oneof(fc.integer({ min: 30, max: 40 }), fc.integer({ min: 40, max: 5000 })), open: fc.constantFrom('[', '{"a":', '[{"b":') })
+    .map(({ key, levels, open }) => {
+      const close = open.replace(/"[a-z]":/g, '').split('').reverse().map((ch) => (ch === '[' ? ']' : '}')).join('');
+      const reps = Math.ceil(levels / (close.length || 1));
+      const nested = `${open.repeat(reps)}0${close.repeat(reps)}`;
+      return JSON.stringify({ ...valid, [key]: 'DEEP' }).replace('"DEEP"', nested);
+    });
+  const bytes = fc.record({ text: mutatedBody(valid).map((b) => JSON.stringify(b)), at: fc.nat(), bad: fc.constantFrom(...NOT_UTF8) }).map(({ text, at, bad }) => {
+    const raw = Buffer.from(text);
+    const cut = at % (raw.length + 1);
+    return new Uint8Array(Buffer.concat([raw.subarray(0, cut), Buffer.from(bad), raw.subarray(cut)]));
+  });
+  return fc.oneof(deep, bytes);
+}
+
 /** JSON bodies for an endpoint whose valid body is `valid`. */
 export function jsonBody(valid: Record<string, unknown>): fc.Arbitrary<FuzzBody> {
   const text = fc.oneof(
-    { weight: 8, arbitrary: mutatedBody(valid).map((b) => JSON.stringify(b)) },
+    { weight: 8, arbitrary: mutatedBody(valid).map((b) => JSON.stringify(b)) as fc.Arbitrary<string | Uint8Array> },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? '') },
     { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('', '{', '{"a":', '[1,2', 'null', '"text"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', JSON.stringify(valid).slice(0, -3))) },
+    { weight: 1, arbitrary: hostileJsonText(valid) },
   );
   return fc.record({ raw: text, contentType: contentTypeFor('application/json') });
 }
@@ -225,7 +253,8 @@ export async function send(sb: TestSandbox, method: string, path: string, body: 
 export async function sendAndCheck(sb: TestSandbox, method: string, path: string, body: FuzzBody | undefined, headers: Record<string, string>, options: { jsonErrors: boolean; mayChange?: (status: number) => string[] }) {
   const before = dbFingerprint(sb);
   const res = await send(sb, method, path, body, headers);
-  const what = `${method} ${path} [${body?.contentType ?? 'no type'}] ${JSON.stringify(headers).slice(0, 200)} ${body?.raw.slice(0, 200) ?? ''}`;
+  const raw = body === undefined ? '' : typeof body.raw === 'string' ? body.raw : `(bytes) ${Buffer.from(body.raw).toString('latin1')}`;
+  const what = `${method} ${path} [${body?.contentType ?? 'no type'}] ${JSON.stringify(headers).slice(0, 200)} ${raw.slice(0, 200)}`;
   expectWellFormed(res, what, options.jsonErrors);
   if (res.status >= 400) {
     const skip = [...allowedChanges(headers), ...(options.mayChange?.(res.status) ?? [])];

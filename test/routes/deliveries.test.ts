@@ -109,7 +109,7 @@ describe('replays', () => {
     const bad = await sb.request('POST', `/_sandbox/deliveries/${d.id}/replay`, { to: 'ftp://nowhere' });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ code: 'parameter_invalid', param: 'to' });
-    expect(bad.json.error.message).toContain('an http(s) URL');
+    expect(bad.json.error.message).toContain('http(s) URL');
     expect((await sb.request('POST', '/_sandbox/deliveries/whd_missing/replay')).status).toBe(404);
     expect((await sb.request('POST', '/_sandbox/events/evt_missing/replay')).status).toBe(404);
   });

@@ -81,3 +81,47 @@ describe('predefined test tokens', () => {
     expect(res.json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
   });
 });
+
+describe('card numbers at rest', () => {
+  /** Every value of every table, as one text. */
+  const everything = () =>
+    (sb.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[])
+      .map((table) => JSON.stringify(sb.db.prepare(`SELECT * FROM "${table}"`).raw().all()))
+      .join('\n');
+
+  it('a token row keeps brand, last 4, expiry and the outcome, never the number or the cvc', async () => {
+    const token = (await sb.request('POST', '/v1/tokens', { card: card({ cvc: '7391' }) }, AUTH)).json.id;
+    const row = sb.db.prepare('SELECT * FROM tokens WHERE id = ?').get(token);
+    expect(row).toEqual({
+      id: token,
+      merchant_id: 'mer_sandbox',
+      brand: 'VISA',
+      last4: '9995',
+      exp_month: 3,
+      exp_year: 2029,
+      outcome: JSON.stringify(TEST_CARDS.find((c) => c.number === '4000000000009995')!.outcome),
+      created_at: expect.any(Number),
+    });
+    expect(everything()).not.toContain('4000000000009995');
+    expect(everything()).not.toMatch(/(?<!\d)7391(?!\d)/);
+  });
+
+  it.each([
+    ['a string', { card: '4000000000009995|03|2029|7391' }, 'card', 'got a string of 29 characters'],
+    ['an object of the wrong shape', { card: card({ number: { pan: '4000000000009995' }, cvc: '7391' }) }, 'card.number', 'got an object with 1 field'],
+    ['a cvc of the wrong type', { card: card({ number: '4000000000009995', cvc: { value: '7391' } }) }, 'card.cvc', 'got an object with 1 field'],
+    ['an array', { card: ['4000000000009995', '7391'] }, 'card', 'got an array of 2 items'],
+    ['a number as a number', { card: card({ number: 4000000000009995, cvc: '7391' }) }, 'card.number', 'got a number'],
+    ['a wrong expiry beside the number', { card: card({ exp_month: '03', cvc: '7391' }) }, 'card.exp_month', 'got a string of 2 characters'],
+  ])('a card given as %s is a 400 that echoes neither the number nor the cvc, even stored by an Idempotency-Key', async (_name, body, param, says) => {
+    const res = await sb.request('POST', '/v1/tokens', body, { ...AUTH, 'idempotency-key': 'bad-card' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.param).toBe(param);
+    expect(res.json.error.message).toContain(says);
+    expect(res.text).not.toContain('4000000000009995');
+    expect(res.text).not.toContain('7391');
+    expect(sb.db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(1);
+    expect(everything()).not.toContain('4000000000009995');
+    expect(everything()).not.toContain('7391');
+  });
+});

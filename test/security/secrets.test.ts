@@ -3,7 +3,12 @@
 // keys, terminal public keys, the control token, page CSRF tokens and webhook signatures. Then the
 // log: a real server (the built CLI, --log-format json) gets requests carrying API keys, card
 // numbers, private-key encryption, encrypted data and the control token, and none of them
-// appears in a log line (the start banner prints the seeded test credentials by design).
+// appears in a log line (the start banner prints the seeded test credentials by design). Last, card
+// numbers at rest: tokens, malformed cards stored by an Idempotency-Key, payments and S2S requests
+// against a file database leave no full number or CVV in the file, its WAL, an export or the log.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as signature from '../../src/crypto/signature.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
@@ -152,6 +157,72 @@ describe('secrets never reach the log', () => {
     } finally {
       await sandbox.kill();
       await receiver.close();
+    }
+  }, 30_000);
+});
+
+describe('card numbers and CVVs are written nowhere', () => {
+  it('a real server on a file database: the file, its WAL, an export and the log hold no full number or CVV', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-pan-'));
+    const file = join(dir, 'sandbox.db');
+    const sandbox = await startCliSandbox(['--db', file, '--log-format', 'json', '--retry', 'none']);
+    try {
+      const { url } = sandbox;
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` };
+      const post = (path: string, body: unknown, extra: Record<string, string> = {}) => fetch(url + path, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      // Numbers the start banner never prints (it shows two test cards by design), each with its own CVV.
+      const cards = [
+        { number: '4000000000009995', cvc: '7391' },
+        { number: '5555555555554444', cvc: '8264' },
+        { number: '4000008400001629', cvc: '6157' },
+      ];
+      const tokens: string[] = [];
+      for (const c of cards) {
+        const res = await post('/v1/tokens', { card: { ...c, exp_month: 12, exp_year: 2030 } });
+        expect(res.status).toBe(200);
+        tokens.push(((await res.json()) as { id: string }).id);
+      }
+      // Malformed cards, each answer stored by its Idempotency-Key.
+      const [a, b, c] = cards as [(typeof cards)[0], (typeof cards)[0], (typeof cards)[0]];
+      const malformed = [
+        { card: `${a.number}|12|30|${a.cvc}` },
+        { card: [b.number, b.cvc] },
+        { card: { number: { pan: c.number }, exp_month: 12, exp_year: 2030, cvc: c.cvc } },
+        { card: { number: a.number, exp_month: '12', exp_year: 2030, cvc: { value: a.cvc } } },
+        { card: { number: Number(b.number), exp_month: 12, exp_year: 2030, cvc: Number(b.cvc) } },
+      ];
+      for (const [i, body] of malformed.entries()) {
+        for (const path of ['/v1/tokens', '/v1/payments']) {
+          const res = await post(path, path === '/v1/payments' ? { amount: 100, currency: 'EUR', ...body } : body, { 'idempotency-key': `bad-card-${i}-${path}` });
+          expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+        }
+      }
+      // Payments by card and by token, and an S2S payment with ccno and ccvv.
+      expect((await post('/v1/payments', { amount: 100, currency: 'EUR', card: { ...c, exp_month: 12, exp_year: 2030 }, return_url: 'https://shop.example/r' }, { 'idempotency-key': 'card-pay' })).status).toBe(200);
+      for (const token of tokens) expect((await post('/v1/payments', { amount: 100, currency: 'EUR', token, return_url: 'https://shop.example/r' })).status).toBe(200);
+      expect((await fetch(`${url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: b.number, ccvv: b.cvc })) })).status).toBe(200);
+
+      const exported = await (await fetch(`${url}/_sandbox/export`)).text();
+      expect(exported).toContain(tokens[0]);
+      await waitFor(() => (sandbox.stdout.match(/"type":"request"/g) ?? []).length >= 3 + malformed.length * 2 + 1 + tokens.length + 1 + 1, 'a log line per request', 10_000);
+
+      const places = {
+        'the database file': readFileSync(file).toString('latin1'),
+        'the WAL': existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`).toString('latin1') : '',
+        'the export': exported,
+        'the log': sandbox.stdout + sandbox.stderr,
+      };
+      expect(places['the WAL'].length, 'the WAL holds the writes of this run').toBeGreaterThan(0);
+      for (const [place, text] of Object.entries(places)) {
+        for (const card of cards) {
+          expect(text.includes(card.number), `${place} holds ${card.number}`).toBe(false);
+          // A CVV as a value: quoted, after a colon or "=", never just four digits inside a random id.
+          expect(new RegExp(`["=:]${card.cvc}(?!\\d)|${card.cvc}\\\\?"`).test(text), `${place} holds the CVV ${card.cvc}`).toBe(false);
+        }
+      }
+    } finally {
+      await sandbox.kill();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
 });

@@ -1,12 +1,20 @@
 // Migrations that rebuild a table (012 relaxes a CHECK on settlements) keep every row and every
 // foreign key pointing at the rebuilt table, and leave foreign keys enforced afterwards; 012 also
-// repairs the job index an early 011 left behind.
+// repairs the job index an early 011 left behind. 013 takes the card numbers out of the tokens.
 import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { cardBrand } from '../../src/domain/card.js';
+import { outcomeForCard, TEST_CARDS } from '../../src/domain/outcomes.js';
 import { migrate, type Db } from '../../src/store/open-database.js';
+import { createTokensRepo } from '../../src/store/tokens-repo.js';
 
 let db: Db;
-afterEach(() => db.close());
+afterEach(() => {
+  if (db.open) db.close();
+});
 
 function oldDatabase(version: number): Db {
   db = new Database(':memory:') as Db;
@@ -64,4 +72,38 @@ it('012 replaces the job index of the first 011, so cancelling a job searches in
   expect(plan()).toMatch(/^SCAN jobs/); // every pending job, through jobs_due
   migrate(db);
   expect(plan()).toBe('SEARCH jobs USING INDEX jobs_pending_subject (subject_id=? AND kind=?)');
+});
+
+it('013 keeps each token\'s brand, last 4, expiry and its card\'s outcome, drops the number, and leaves it nowhere in the file or the WAL', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'paysandbox-013-'));
+  const file = join(dir, 'old.db');
+  try {
+    db = new Database(file) as Db;
+    db.pragma('journal_mode = WAL');
+    migrate(db, 12);
+    db.prepare("INSERT INTO merchants (id, name, webhook_secret) VALUES ('mer_a', 'A', 'whsec_a')").run();
+    const insert = db.prepare("INSERT INTO tokens (id, merchant_id, number, brand, last4, exp_month, exp_year, created_at) VALUES (?, 'mer_a', ?, ?, ?, 12, 2030, 1)");
+    // Every test card, and a Luhn-valid number outside the table (the default outcome).
+    const numbers = [...TEST_CARDS.map((card) => card.number), '5555555555554444'];
+    numbers.forEach((number, i) => insert.run(`tok_${i}`, number, cardBrand(number), number.slice(-4)));
+    const keep = db.prepare("INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, response_status, response_body, created_at) VALUES ('mer_a', ?, 'f', 'POST', ?, 'done', ?, ?, 1)");
+    keep.run('echoed', '/v1/tokens', 400, '{"error":{"message":"card is invalid: expected a card, got {\\"number\\":\\"4000056655665556\\"..."}}');
+    keep.run('paid', '/v1/payments', 200, '{"id":"pay_1"}');
+
+    migrate(db);
+    expect(db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBeGreaterThanOrEqual(13);
+    expect((db.pragma('table_info(tokens)') as Array<{ name: string }>).map((c) => c.name)).not.toContain('number');
+    const repo = createTokensRepo(db);
+    numbers.forEach((number, i) => {
+      expect(repo.getForMerchant(`tok_${i}`, 'mer_a'), number).toEqual({ id: `tok_${i}`, merchantId: 'mer_a', brand: cardBrand(number), last4: number.slice(-4), expMonth: 12, expYear: 2030, outcome: outcomeForCard(number), createdAt: 1 });
+    });
+    // The stored 400 that echoed a card is gone; the 200 stays replayable.
+    expect(db.prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['paid']);
+    // Read while the database is open: closing it would checkpoint and remove the WAL anyway.
+    const bytes = [file, `${file}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1')).join('');
+    for (const number of [...numbers, '4000056655665556']) expect(bytes.includes(number), `${number} is still in the database file`).toBe(false);
+  } finally {
+    if (db.open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -5,12 +5,12 @@ import * as z from 'zod';
 import { currencyExponent, isCurrency } from '../../domain/currencies.js';
 import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
 import { parseDecimalAmount } from '../../domain/money.js';
+import { httpUrl } from './v1-common.js';
 
 /** The six payment modes of SPEC 2.1. */
 export const MOPS = ['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT'] as const;
 export type Mop = (typeof MOPS)[number];
 
-const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?([/?#][^\s]*)?$/i;
 const AMOUNT = /^(?!0*(\.0*)?$)\d{1,8}(\.\d{1,2})?$/;
 
 // Printable text only: control characters (NUL, escapes) in a name or address are always a mistake.
@@ -34,8 +34,8 @@ export const s2sFields = {
     .describe('an ISO 4217 currency code in capitals, e.g. "EUR"'),
   product_name: z.string().trim().min(1).max(255).regex(PRINTABLE).describe('the product or service name (1-255 characters)'),
   reference: z.string().trim().min(1).max(64).regex(PRINTABLE).describe("the merchant's unique order id (1-64 characters)"),
-  webhook_url: z.string().max(2048).regex(HTTP_URL).describe('an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"'),
-  return_url: z.string().max(2048).regex(HTTP_URL).describe('an http(s) URL the customer returns to after authentication'),
+  webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').describe('an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"'),
+  return_url: httpUrl('return_url', 'https://shop.example/return').describe('an http(s) URL the customer returns to after authentication'),
   mop: z.enum(MOPS).describe('one of CC, DC, NB, WALLET, UPICOLLECT, QRINTENT'),
   fullname: optionalText('the customer full name (printable text, up to 255 characters)'),
   bill_email: z.email().max(254).optional().describe('an e-mail address such as "jane@example.com"'),
@@ -46,7 +46,7 @@ export const s2sFields = {
   bill_country: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter country code in capitals, e.g. "NL"'),
   bill_phone: z.string().regex(/^\+?[0-9 ()-]{4,32}$/).optional().describe('a phone number, digits with an optional leading +'),
   source: optionalText('a free-text source label'),
-  source_url: z.string().max(2048).regex(HTTP_URL).optional().describe('the http(s) URL of the page the payment started from'),
+  source_url: httpUrl('source_url', 'https://shop.example/cart').optional().describe('the http(s) URL of the page the payment started from'),
   ccno: digits('the card number, 13-19 digits'),
   ccvv: digits('the card CVV, 3 or 4 digits'),
   month: digits('the expiry month, two digits 01-12'),

@@ -2,6 +2,7 @@
 // and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
 import * as z from 'zod';
 import { isCurrency } from '../../domain/currencies.js';
+import { parseHttpUrl } from '../../domain/http-url.js';
 
 /** Largest /v1/ amount in minor units (DECISIONS: integer minor units > 0). */
 export const MAX_V1_AMOUNT = 99_999_999_999;
@@ -20,14 +21,12 @@ export function currencyCode() {
     .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)');
 }
 
-const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?([/?#][^\s]*)?$/i;
-
-/** An absolute http(s) URL; other schemes and relative paths are refused. */
+/** An absolute http(s) URL the WHATWG parser accepts (every URL field of every request); other schemes and relative paths are refused. */
 export function httpUrl(field: string, example: string) {
   return z
     .string()
     .max(2048)
-    .refine((text) => HTTP_URL.test(text), { message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters)` })
+    .refine((text) => parseHttpUrl(text) !== undefined, { message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters, a valid host, a port up to 65535)` })
     .describe(`an absolute http(s) URL, e.g. "${example}"`);
 }
 

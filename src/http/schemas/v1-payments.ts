@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { PAYMENT_STATES } from '../../domain/payment-state.js';
 import { cardSchema, cardObjectSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
+import { shapeOf } from '../json-shape.js';
 
 /** Routing modes and the acquirer each answers with (SPEC shows smart -> best_available). */
 export const ROUTING_ACQUIRERS = { smart: 'best_available', direct: 'sandbox_acquirer' } as const;
@@ -27,7 +28,8 @@ const metadataSchema = z
         return;
       }
       if (typeof value !== 'string') {
-        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} must be a string (metadata is a flat map of strings); send it as text, e.g. "${String(JSON.stringify(value)).slice(0, 20)}"` });
+        // The value's shape, not the value: it may be nested too deep for JSON.stringify, or hold a card.
+        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} must be a string (metadata is a flat map of strings), got ${shapeOf(value)}; send it as text` });
         return;
       }
       if (value.length > METADATA_LIMITS.valueLength) {
