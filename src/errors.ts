@@ -89,6 +89,7 @@ export const ERROR_CATALOGUE = {
     when: 'a request with the same Idempotency-Key is still being processed',
   },
   body_too_large: { status: 413, type: 'invalid_request_error', when: 'the body is larger than the limit (1 MiB)' },
+  body_incomplete: { status: 400, type: 'invalid_request_error', when: 'a chunked body was cut off (the connection closed mid-body) or its chunk sizes are malformed' },
   amount_too_large: {
     status: 422,
     type: 'invalid_request_error',

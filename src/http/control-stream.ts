@@ -1,13 +1,21 @@
 // GET /_sandbox/stream: the activity bus as Server-Sent Events (event: <kind>, data: JSON), for
 // `sandbox listen`, the dashboard and scripts. A comment line every 15 s keeps proxies and idle
-// timeouts from closing the stream; the subscription ends when the client goes away.
+// timeouts from closing the stream; the subscription ends when the client goes away, or when it
+// falls MAX_PENDING_EVENTS behind (it stopped reading): then its connection is closed.
+import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Activity } from '../services/activity.js';
 import type { AppDeps, AppEnv } from './app.js';
 
 /** How often an idle stream sends a heartbeat comment. */
 export const HEARTBEAT_MS = 15_000;
+
+/**
+ * Events one stream may have waiting once the socket's buffers are full (the client stopped
+ * reading); one more and it is dropped. About 1 MB of delivery events; far above any burst a
+ * reading client sees, since each event is written as soon as the socket takes it.
+ */
+export const MAX_PENDING_EVENTS = 1000;
 
 /** The SSE route; `heartbeatMs` is shorter in tests. */
 export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: number } = {}) {
@@ -16,13 +24,20 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
 
   app.get('/stream', (c) =>
     streamSSE(c, async (stream) => {
-      const queue: Activity[] = [];
       let wakeUp: (() => void) | undefined;
       let closed = false;
-      const unsubscribe = activity.subscribe((item) => {
-        queue.push(item);
-        wakeUp?.();
-      });
+      const subscription = activity.subscribeBounded(
+        MAX_PENDING_EVENTS,
+        () => wakeUp?.(),
+        (pending) => {
+          deps.logger.info(`live stream dropped: the client stopped reading and fell ${pending} events behind; its connection is closed`);
+          closed = true;
+          wakeUp?.();
+          // Aborting ends the pending write; the socket still holds what the client never read, so it goes too.
+          stream.abort();
+          (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing?.destroy();
+        },
+      );
       stream.onAbort(() => {
         closed = true;
         wakeUp?.();
@@ -33,8 +48,7 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
         // Sent at once so the client knows it is subscribed before anything happens.
         await stream.write(': connected\n\n');
         while (!closed) {
-          while (queue.length > 0 && !closed) {
-            const item = queue.shift()!;
+          for (let item = subscription.take(); item && !closed; item = subscription.take()) {
             await stream.writeSSE({ event: item.kind, id: String(++sequence), data: JSON.stringify({ kind: item.kind, at: new Date(item.at).toISOString(), ...item.data }) });
           }
           if (closed) break;
@@ -46,7 +60,7 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
         if (!closed) throw err;
       } finally {
         clearInterval(heartbeat);
-        unsubscribe();
+        subscription.close();
       }
     }),
   );

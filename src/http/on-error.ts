@@ -23,7 +23,8 @@ export function createOnError(logger: Logger) {
   return (err: Error, c: Context) => {
     const sandboxError = toSandboxError(err);
     const requestId = (c.get('requestId') as string | undefined) ?? 'req_unknown';
-    if (sandboxError.code === 'internal_error') logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.stack ?? err.message}`);
+    // The stack goes as a field: the logger escapes the message and indents the frames, so a path cannot forge lines.
+    if (sandboxError.code === 'internal_error') logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });
     for (const [name, value] of Object.entries(sandboxError.headers)) c.header(name, value);
     return c.json(errorBody(sandboxError, requestId), sandboxError.status);
   };

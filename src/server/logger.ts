@@ -24,6 +24,28 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+// C0 controls, DEL, C1 controls (U+009B is a terminal's CSI) and the Unicode line separators: a
+// path with %0a or a webhook_url with ESC[31m must not forge a log line or colour the terminal.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` with every control character written as an escape (\n, \x1b, \u2028), for a log line. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (char) => NAMED[char] ?? (char.charCodeAt(0) < 0x100 ? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${char.charCodeAt(0).toString(16)}`));
+}
+
+/** One JSON line: JSON.stringify escapes C0 controls but leaves DEL, C1 and U+2028/9 raw. */
+function jsonLine(fields: Record<string, unknown>): string {
+  return JSON.stringify(fields).replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The frames of a stack (its "at" lines), indented so that nothing in them can pass for a log line. */
+function stackLines(stack: unknown): string {
+  if (typeof stack !== 'string') return '';
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  return frames.map((line) => `\n    ${escapeControls(line.trim())}`).join('');
+}
+
 function statusColour(status: number): (text: string) => string {
   if (status >= 500) return kleur.red;
   if (status >= 400) return kleur.yellow;
@@ -34,9 +56,10 @@ function statusColour(status: number): (text: string) => string {
 /** Builds the logger; `write` defaults to stdout (tests pass their own). */
 export function createLogger(options: { format: LogFormat; quiet: boolean; write?: (line: string) => void }): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  if (options.quiet) return { request() {}, webhook() {}, info() {}, error: (m, f) => write(options.format === 'json' ? JSON.stringify({ level: 'error', msg: m, ...f }) : kleur.red(`error ${m}`)) };
+  const prettyError = (msg: string, fields?: Record<string, unknown>) => write(kleur.red(escapeControls(msg)) + kleur.dim(stackLines(fields?.stack)));
+  if (options.quiet) return { request() {}, webhook() {}, info() {}, error: (m, f) => (options.format === 'json' ? write(jsonLine({ level: 'error', msg: m, ...f })) : prettyError(`error ${m}`, f)) };
   if (options.format === 'json') {
-    const json = (fields: Record<string, unknown>) => write(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+    const json = (fields: Record<string, unknown>) => write(jsonLine({ time: new Date().toISOString(), ...fields }));
     return {
       request: (e) => json({ type: 'request', method: e.method, path: e.path, status: e.status, ms: e.ms, request_id: e.requestId }),
       webhook: (e) =>
@@ -60,15 +83,15 @@ export function createLogger(options: { format: LogFormat; quiet: boolean; write
   }
   return {
     request: (e) =>
-      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(e.method.padEnd(6))} ${e.path} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}`),
+      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(escapeControls(e.method).padEnd(6))} ${escapeControls(e.path)} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}`),
     webhook: (e) => {
       const answer = e.result.status !== null ? statusColour(e.result.status)(String(e.result.status)) : kleur.red(e.result.errorKind ?? 'error');
       const next = e.status === 'pending' && e.retryIn !== undefined ? kleur.dim(` retry in ${formatDuration(e.retryIn)}`) : e.status === 'failed' ? kleur.red(' gave up') : '';
-      const fault = e.fault ? kleur.magenta(` [${e.fault}]`) : '';
-      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.magenta('webhook')} ${e.delivery.eventType} -> ${e.delivery.url} #${e.attempt} ${answer} ${kleur.dim(`${e.result.latencyMs.toFixed(1)}ms`)}${next}${fault}`);
+      const fault = e.fault ? kleur.magenta(` [${escapeControls(e.fault)}]`) : '';
+      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.magenta('webhook')} ${escapeControls(e.delivery.eventType)} -> ${escapeControls(e.delivery.url)} #${e.attempt} ${answer} ${kleur.dim(`${e.result.latencyMs.toFixed(1)}ms`)}${next}${fault}`);
     },
-    info: (msg) => write(msg),
-    error: (msg) => write(kleur.red(msg)),
+    info: (msg) => write(escapeControls(msg)),
+    error: prettyError,
   };
 }
 

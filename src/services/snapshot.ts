@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../http/validation.js';
 import { readFixtures } from '../store/credentials-repo.js';
-import { createStateTables, type TableDump } from '../store/state-tables.js';
+import { cellTypeProblem, createStateTables, type ColumnRule, type TableDump } from '../store/state-tables.js';
 import type { ServiceDeps } from './deps.js';
 import type { Scenarios } from './scenarios.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
@@ -20,10 +20,8 @@ export const SNAPSHOT_VERSION = 1;
 /** The credentials: kept by reset, and kept by import when a snapshot leaves them out. */
 const CREDENTIAL_TABLES: ReadonlySet<string> = new Set(['merchants', 'terminals', 'api_keys']);
 
-// Cells sit inside arrays, where error messages cannot reach a description: the hint is the error.
-const cellSchema = z.union([z.string(), z.number(), z.null(), z.object({ $base64: z.string() }).strict()], {
-  error: 'a string, a number, null, or {"$base64": "..."} for binary data',
-});
+// Cells are checked against their column's type by checkTypes, so the 400 can name the column.
+const cellSchema = z.unknown().describe('a value of the column\'s type: a string, a number, null, or {"$base64": "..."} for binary data');
 
 /** A snapshot document (POST /_sandbox/import). */
 export const snapshotSchema = z.object({
@@ -50,7 +48,8 @@ export interface SnapshotDocument {
 // insert and commit. They do not cover what the repositories assume when they read a row back:
 // JSON in TEXT columns (fromRow JSON.parses it), integers in INTEGER columns (SQLite's affinity
 // keeps "abc" as text), and states the code knows. A row breaking those would be imported and then
-// make every read of it a 500, so import checks them inside its transaction and refuses with a 400.
+// make every read of it a 500, so import refuses it with a 400: types before anything is written
+// (checkTypes), JSON and states inside its transaction.
 
 /** TEXT columns that the repositories JSON.parse (see fromRow in src/store/*-repo.ts), and the JSON they hold. */
 const JSON_COLUMNS: Record<string, Record<string, 'object' | 'array'>> = {
@@ -87,12 +86,9 @@ const READERS: Record<string, { key: string; read: (store: Store, key: string) =
   webhook_endpoints: { key: 'id', read: (store, key) => store.webhookEndpoints.get(key) },
 };
 
-/** Why a stored value cannot be read back, or null when it can. */
-function cellProblem(table: string, column: string, type: string, value: unknown): string | null {
-  if (value === null) return null; // NOT NULL is the schema's to enforce.
-  if (type.includes('INT') && !(typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))) {
-    return `must be an integer, not ${JSON.stringify(value)}`;
-  }
+/** Why a stored value cannot be read back, or null when it can (types are checked before insert, by checkTypes). */
+function cellProblem(table: string, column: string, value: unknown): string | null {
+  if (value === null) return null; // NOT NULL is checked by checkTypes and enforced by the schema.
   const json = JSON_COLUMNS[table]?.[column];
   if (json) {
     let parsed: unknown;
@@ -109,6 +105,27 @@ function cellProblem(table: string, column: string, type: string, value: unknown
     return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, not ${JSON.stringify(value)}`;
   }
   return null;
+}
+
+/**
+ * Refuses (400, naming table, column and row) a snapshot whose values do not fit the schema's types,
+ * before anything is written: a string in an INTEGER column, a number in a TEXT one, a missing or
+ * null value in a NOT NULL column without a default.
+ */
+function checkTypes(table: string, dump: { columns: string[]; rows: unknown[][] }, rules: ColumnRule[]): void {
+  if (dump.rows.length === 0) return;
+  const missing = rules.find((rule) => rule.required && !rule.defaulted && !dump.columns.includes(rule.name));
+  if (missing) {
+    throw new SandboxError('parameter_invalid', `table ${table}, column ${missing.name}: every row needs a value and the snapshot has no such column; add "${missing.name}" to its columns`, `tables.${table}.columns`);
+  }
+  const byName = new Map(rules.map((rule) => [rule.name, rule]));
+  const columns = dump.columns.map((name) => byName.get(name)!);
+  dump.rows.forEach((row, index) => {
+    columns.forEach((rule, i) => {
+      const problem = cellTypeProblem(rule, row[i]);
+      if (problem) throw new SandboxError('parameter_invalid', `table ${table}, row ${index}, column ${rule.name} (${rule.type}): ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
+    });
+  });
 }
 
 /** How much of each table an import or reset left in place. */
@@ -160,6 +177,7 @@ export class Snapshot {
       if (unknown) throw new SandboxError('parameter_invalid', `table ${table} has no column "${unknown}"; remove it from the snapshot`, `tables.${table}.columns`);
       const bad = dump.rows.findIndex((row) => row.length !== dump.columns.length);
       if (bad >= 0) throw new SandboxError('parameter_invalid', `row ${bad} of table ${table} has ${dump.rows[bad]!.length} values for ${dump.columns.length} columns; give one value per column`, `tables.${table}.rows.${bad}`);
+      checkTypes(table, dump, this.state.columnRules(table));
     }
     await this.quiesce();
     const keep = new Set([...CREDENTIAL_TABLES].filter((table) => !(table in doc.tables)));
@@ -201,7 +219,6 @@ export class Snapshot {
    * checks above on the values as SQLite stored them, then each row read through its repository.
    */
   private checkImported(table: string, dump: TableDump, rowids: Array<number | bigint>): void {
-    const types = this.state.columnTypes(table);
     const refuse = (index: number, column: string | null, problem: string): never => {
       throw new SandboxError('parameter_invalid', `table ${table}, row ${index}${column ? `, column ${column}` : ''}: ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
     };
@@ -210,7 +227,7 @@ export class Snapshot {
     dump.rows.forEach((sent, index) => {
       const row = stored ? (stored.get(rowids[index]!) ?? sent) : sent;
       dump.columns.forEach((column, i) => {
-        const problem = cellProblem(table, column, types.get(column) ?? '', row[i]);
+        const problem = cellProblem(table, column, row[i]);
         if (problem) refuse(index, column, problem);
       });
     });

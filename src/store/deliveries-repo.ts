@@ -61,6 +61,8 @@ const COLUMNS = `d.id, d.event_id AS eventId, e.type AS eventType, d.merchant_id
   d.content_type AS contentType, d.body, d.status, d.manual, d.attempts, d.next_attempt_at AS nextAttemptAt,
   d.lease_until AS leaseUntil, d.last_status AS lastStatus, d.last_error AS lastError, d.created_at AS createdAt, d.updated_at AS updatedAt`;
 const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
+/** Due rows one claim looks at, at most: about a millisecond of walking behind a dead receiver's backlog. */
+const SCAN_LIMIT = 2000;
 
 type Row = Omit<Delivery, 'manual'> & { manual: number };
 const fromRow = (row: Row | undefined): Delivery | undefined => (row ? { ...row, manual: row.manual === 1 } : undefined);
@@ -95,25 +97,28 @@ export function createDeliveriesRepo(db: Db) {
       insert.run({ ...d, manual: d.manual ? 1 : 0 }),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /**
-     * Leases up to `limit` due deliveries until `leaseUntil`, at most `perUrl` in flight per URL
-     * (`busy` counts the ones already in flight), so one slow or dead receiver cannot hold every
-     * sending slot while other merchants' webhooks wait. Returns the ones this call won.
+     * Leases up to `limit` due deliveries until `leaseUntil`, at most `perReceiver` in flight to one
+     * receiver (`receiverOf(url)`; `busy` counts the ones already in flight), so one slow or dead
+     * receiver cannot hold every sending slot while other merchants' webhooks wait. Returns the ones
+     * this call won.
      */
-    claimDue(now: number, leaseUntil: number, limit: number, perUrl = Infinity, busy: ReadonlyMap<string, number> = new Map()): Delivery[] {
+    claimDue(now: number, leaseUntil: number, limit: number, receiverOf: (url: string) => string = (url) => url, perReceiver = Infinity, busy: ReadonlyMap<string, number> = new Map()): Delivery[] {
       return db.transaction(() => {
-        // Look further than `limit` so a backlog for one saturated URL does not hide the others.
-        const candidates = dueRows.all(now, now, limit * 4) as Array<{ id: string; url: string }>;
+        // Walk the due rows in order, skipping saturated receivers, until `limit` are picked: a dead
+        // receiver's backlog sits ahead of newer rows for healthy ones, so a fixed-size window would
+        // hide them. The walk stops early in the usual case; SCAN_LIMIT bounds it behind a huge backlog.
         const taken = new Map(busy);
-        const won: Delivery[] = [];
-        for (const { id, url } of candidates) {
-          if (won.length === limit) break;
-          const count = taken.get(url) ?? 0;
-          if (count >= perUrl) continue;
-          if (lease.run(leaseUntil, id, now).changes !== 1) continue;
-          taken.set(url, count + 1);
-          won.push(fromRow(byId.get(id) as Row)!);
+        const picked: string[] = [];
+        for (const { id, url } of dueRows.iterate(now, now, SCAN_LIMIT) as IterableIterator<{ id: string; url: string }>) {
+          const receiver = receiverOf(url);
+          const count = taken.get(receiver) ?? 0;
+          if (count >= perReceiver) continue;
+          taken.set(receiver, count + 1);
+          picked.push(id);
+          if (picked.length === limit) break;
         }
-        return won;
+        // Leased after the walk: the connection runs no other statement while iterating.
+        return picked.filter((id) => lease.run(leaseUntil, id, now).changes === 1).map((id) => fromRow(byId.get(id) as Row)!);
         // IMMEDIATE: take the write lock before reading, so a checkpoint that reset the WAL makes
         // us wait (busy_timeout) instead of failing with a stale read snapshot (SQLITE_BUSY).
       }).immediate();

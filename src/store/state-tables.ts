@@ -16,11 +16,49 @@ function toJson(value: unknown): unknown {
   return Buffer.isBuffer(value) ? { $base64: value.toString('base64') } : value;
 }
 
+/** A {"$base64": "..."} cell (and nothing else in it). */
+function isBinary(value: unknown): value is { $base64: string } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as { $base64?: unknown }).$base64 === 'string' && Object.keys(value).length === 1;
+}
+
 function fromJson(value: unknown): unknown {
-  if (value && typeof value === 'object' && typeof (value as { $base64?: unknown }).$base64 === 'string') {
-    return Buffer.from((value as { $base64: string }).$base64, 'base64');
+  return isBinary(value) ? Buffer.from(value.$base64, 'base64') : value;
+}
+
+/** What a column takes, from the schema: its declared type (upper case) and whether it must hold a value. */
+export interface ColumnRule {
+  name: string;
+  type: string;
+  /** NOT NULL or a text primary key; an INTEGER PRIMARY KEY left NULL takes the next rowid. */
+  required: boolean;
+  /** Has a DEFAULT, so a snapshot may leave the column out. */
+  defaulted: boolean;
+}
+
+/** What a column of this declared type takes (SQLite's affinity rules), for messages and checks. */
+function expected(type: string): 'an integer' | 'a string' | 'a number' | null {
+  if (type.includes('INT')) return 'an integer';
+  if (type.includes('CHAR') || type.includes('CLOB') || type.includes('TEXT')) return 'a string';
+  if (type.includes('REAL') || type.includes('FLOA') || type.includes('DOUB')) return 'a number';
+  return null; // BLOB or no declared type: SQLite stores any value as it is.
+}
+
+/**
+ * Why a snapshot cell cannot go into a column, or null when it can. SQLite would store "abc" in an
+ * INTEGER column (and fail with a datatype mismatch on an INTEGER PRIMARY KEY): the sandbox takes
+ * exactly the types an export writes, so a hand-edited snapshot gets a 400, not a 500.
+ */
+export function cellTypeProblem(rule: ColumnRule, value: unknown): string | null {
+  if (value === null) return rule.required ? 'must have a value, not null' : null;
+  const want = expected(rule.type);
+  const binary = isBinary(value);
+  const shown = binary ? 'binary data' : JSON.stringify(value);
+  if (want === null) {
+    return binary || typeof value === 'string' || typeof value === 'number' ? null : `must be a string, a number, null or {"$base64": "..."}, not ${shown}`;
   }
-  return value;
+  const fits = want === 'an integer' ? Number.isSafeInteger(value) : want === 'a string' ? typeof value === 'string' : typeof value === 'number';
+  if (fits) return null;
+  return want === 'an integer' ? `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, not ${shown}` : `must be ${want}, not ${shown}`;
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -34,15 +72,25 @@ export function createStateTables(db: Db) {
       .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_') && !SCHEMA_TABLES.has(t.name))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   const tables = () => tableList().map((t) => t.name);
-  const columnInfo = (table: string) => db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string; type: string }>;
+  const columnInfo = (table: string) =>
+    db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string; type: string; notnull: number; dflt_value: unknown; pk: number }>;
   const columnsOf = (table: string) => columnInfo(table).map((c) => c.name);
 
   return {
     /** Every state table (all but schema_migrations), by name. */
     tables,
     columnsOf,
-    /** The declared type of each column (upper case: 'TEXT', 'INTEGER', 'REAL', ...). */
-    columnTypes: (table: string): Map<string, string> => new Map(columnInfo(table).map((c) => [c.name, c.type.toUpperCase()])),
+    /** What each column takes (PRAGMA table_info), in schema order. */
+    columnRules(table: string): ColumnRule[] {
+      const info = columnInfo(table);
+      const rowidTable = tableList().find((t) => t.name === table)?.wr !== 1;
+      const keyColumns = info.filter((c) => c.pk > 0).length;
+      return info.map((c) => {
+        const type = c.type.toUpperCase();
+        const rowidKey = rowidTable && keyColumns === 1 && c.pk > 0 && type === 'INTEGER';
+        return { name: c.name, type, required: !rowidKey && (c.notnull === 1 || c.pk > 0), defaulted: c.dflt_value !== null };
+      });
+    },
     /** The highest migration applied. */
     schemaVersion: () => (schemaVersion.get() as number | null) ?? 0,
     /** Every row of a table, in insertion (rowid) order, or key order for WITHOUT ROWID tables. */

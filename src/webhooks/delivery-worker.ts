@@ -72,14 +72,29 @@ export function buildWebhookRequest(
 }
 
 const MAX_IN_FLIGHT = 32;
-/** Attempts in flight to one URL at most: a dead receiver (5 s timeouts) keeps the other 24 slots free. */
-const MAX_IN_FLIGHT_PER_URL = 8;
+/** Attempts in flight to one receiver at most: a dead receiver (5 s timeouts) keeps the other 24 slots free. */
+const MAX_IN_FLIGHT_PER_RECEIVER = 8;
 const LEASE_MARGIN_MS = 10_000;
+
+/**
+ * The receiver a webhook URL goes to, for the in-flight cap: its origin (scheme, host, port), so a
+ * dead receiver with per-order paths (/hook/1, /hook/2...) holds one share of the slots, not all.
+ * A URL with no origin (unparseable, or not http) is its own receiver: its attempt fails normally.
+ */
+export function receiverOf(url: string): string {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? url : origin;
+  } catch {
+    return url;
+  }
+}
 
 /** Sends due deliveries until stopped. */
 export class DeliveryWorker {
   private inFlight = new Set<Promise<void>>();
-  private inFlightPerUrl = new Map<string, number>();
+  /** Attempts in flight by receiver (receiverOf). */
+  private inFlightPerReceiver = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private pumping = false;
@@ -156,7 +171,7 @@ export class DeliveryWorker {
         const now = this.clock.now();
         let claimed: Delivery[];
         try {
-          claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, MAX_IN_FLIGHT_PER_URL, this.inFlightPerUrl);
+          claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, receiverOf, MAX_IN_FLIGHT_PER_RECEIVER, this.inFlightPerReceiver);
         } catch (err) {
           // A busy database must not take the server down: the timer retries in a moment.
           this.logger.error(`webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
@@ -164,13 +179,13 @@ export class DeliveryWorker {
           break;
         }
         for (const delivery of claimed) {
-          const url = delivery.url;
-          this.inFlightPerUrl.set(url, (this.inFlightPerUrl.get(url) ?? 0) + 1);
+          const receiver = receiverOf(delivery.url);
+          this.inFlightPerReceiver.set(receiver, (this.inFlightPerReceiver.get(receiver) ?? 0) + 1);
           const running = this.send(delivery).finally(() => {
             this.inFlight.delete(running);
-            const left = (this.inFlightPerUrl.get(url) ?? 1) - 1;
-            if (left > 0) this.inFlightPerUrl.set(url, left);
-            else this.inFlightPerUrl.delete(url);
+            const left = (this.inFlightPerReceiver.get(receiver) ?? 1) - 1;
+            if (left > 0) this.inFlightPerReceiver.set(receiver, left);
+            else this.inFlightPerReceiver.delete(receiver);
             this.wake();
           });
           this.inFlight.add(running);
@@ -204,7 +219,7 @@ export class DeliveryWorker {
       return;
     }
     if (next === null) return;
-    // Work that is due but was left unclaimed waits for a per-URL slot: the finishing attempt wakes us.
+    // Work that is due but was left unclaimed waits for a per-receiver slot: the finishing attempt wakes us.
     if (next <= this.clock.now() && this.inFlight.size > 0) return;
     const wait = Math.max(0, Math.min(next - this.clock.now(), 60_000));
     this.timer = setTimeout(() => this.wake(), wait);

@@ -2,9 +2,12 @@
 // and the X-Request-Id header on every answer. The limit checks the header instead of building
 // a stream per request (a hot-path fix found by the bench), so each way in is proven here.
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { createTestSandbox, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { startLoggedServer } from '../helpers/logged-server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const TOO_BIG = 'x'.repeat(1024 * 1024 + 1);
 
@@ -75,5 +78,60 @@ describe('body limit in-process (app.request sends no Content-Length)', () => {
     } finally {
       sandbox.close();
     }
+  });
+});
+
+/** Writes `parts` to a raw socket (ending it when `end`), and collects what comes back until EOF or an error. */
+function rawExchange(url: string, parts: string[], end: boolean): Promise<{ text: string; error: string | null }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    let text = '';
+    let error: string | null = null;
+    socket.on('connect', () => {
+      for (const part of parts) socket.write(part);
+      if (end) socket.end();
+    });
+    socket.on('data', (data: Buffer) => (text += data.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+    socket.on('close', () => resolve({ text, error }));
+  });
+}
+
+const CHUNKED_HEAD = 'POST /api/s2s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+const chunk = (data: string) => `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
+
+describe('chunked bodies over a raw socket', () => {
+  let running: RunningServer;
+  let lines: string[];
+  beforeAll(async () => {
+    ({ sandbox: running, lines } = await startLoggedServer('json'));
+  });
+  afterAll(() => running.close());
+
+  it.each([
+    ['cut off: the client closes mid-chunk', [CHUNKED_HEAD, '50\r\n{"terNO":1'], true],
+    ['malformed: a chunk size that is not hex', [CHUNKED_HEAD, chunk('{"terNO":'), 'zz\r\n1001}\r\n0\r\n\r\n'], true],
+  ] as const)('%s: logged as a 400, not as a bug with a stack', async (_what, parts, end) => {
+    lines.length = 0;
+    const res = await rawExchange(running.url, [...parts], end);
+    // node:http answers a malformed chunk itself; a cut-off body gets no answer (the client left).
+    if (res.text) expect(res.text).toMatch(/^HTTP\/1\.1 400 /);
+    const logged = await waitFor(() => lines.map((line) => JSON.parse(line)).find((entry) => entry.type === 'request'), 'the request line');
+    expect(logged).toMatchObject({ method: 'POST', path: '/api/s2s', status: 400 });
+    expect(lines.filter((line) => JSON.parse(line).level === 'error')).toEqual([]);
+  });
+
+  it('a chunked body over 1 MiB gets the whole 413 with Connection: close, then EOF, no reset', async () => {
+    const piece = 'x'.repeat(64 * 1024);
+    const parts = [CHUNKED_HEAD, ...Array.from({ length: 24 }, () => chunk(piece)), '0\r\n\r\n'];
+    // The socket is left open: the server must be the one that closes it, after its answer.
+    const res = await rawExchange(running.url, parts, false);
+    expect(res.error).toBeNull();
+    const [head, body] = res.text.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head).toMatch(/^connection: close$/im);
+    expect(head).not.toMatch(/^keep-alive:/im);
+    expect(Buffer.byteLength(body!)).toBe(Number(/^content-length: (\d+)$/im.exec(head!)![1]));
+    expect(JSON.parse(body!).error.code).toBe('body_too_large');
   });
 });

@@ -53,6 +53,28 @@ it('a healthy receiver gets its webhook while 40 deliveries hang on another URL'
   expect(hung.held.length).toBe(8);
 });
 
+it('a dead receiver with per-order paths holds one share of the slots: another origin gets its webhook at once', async () => {
+  const hung = await startHungReceiver();
+  cleanups.push(hung.close);
+  const healthy: FakeMerchant = await startFakeMerchant();
+  cleanups.push(healthy.close);
+  const sandbox = await startTestServer({ retry: 'none', webhookTimeout: '5s' });
+  cleanups.push(sandbox.close);
+
+  // More due deliveries to the dead origin than four claim windows (4 x 24 rows): the healthy one
+  // is due after all of them, so the claim must walk past the backlog to find it.
+  for (let i = 1; i <= 150; i++) await pay(sandbox, `${hung.url}/${i}`);
+  await waitFor(() => hung.held.length >= 8, 'the dead receiver to hold its connections');
+  const sentAt = Date.now();
+  await pay(sandbox, `${healthy.url}/hook`);
+  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 2000);
+  // Its normal latency, well inside the 5 s timeout the dead origin's attempts are still waiting out.
+  expect(Date.now() - sentAt).toBeLessThan(2000);
+  const hanging = hung.held.filter((res) => !res.socket?.destroyed).length;
+  expect(hanging).toBeGreaterThan(0);
+  expect(hanging).toBeLessThanOrEqual(8);
+});
+
 it('close() returns within the webhook timeout while receivers never answer', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);

@@ -1,5 +1,7 @@
 // State snapshots (GET /_sandbox/export, POST /_sandbox/import) and POST /_sandbox/reset.
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fuzzOptions, nastyValue } from '../fuzz/fuzz-kit.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, createPayment } from './payments-api.js';
 
@@ -119,7 +121,7 @@ describe('POST /_sandbox/import', () => {
     ['an unknown table', (s: any) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }), 'tables.ledgers', /table "ledgers"/],
     ['an unknown column', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }), 'tables.merchants.columns', /no column "colour"/],
     ['a short row', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }), 'tables.merchants.rows.0', /1 values for 3 columns/],
-    ['an object in a cell', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678']] } } }), 'tables.merchants.rows.0.1', /a string, a number, null/],
+    ['an object in a cell', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678']] } } }), 'tables.merchants.rows.0', /column name \(TEXT\): must be a string, not \{"a":1\}/],
     ['a broken reference', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }), 'tables', /does not fit the database/],
     ['a duplicate key', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [...s.tables.merchants.rows, s.tables.merchants.rows[0]] } } }), 'tables', /UNIQUE/],
     ['no tables', (s: any) => ({ format: s.format, version: s.version, schema_version: s.schema_version }), 'tables', /tables is required/],
@@ -159,6 +161,70 @@ describe('POST /_sandbox/import', () => {
     expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
     expect((await sandbox.request('POST', `/v1/payments/${payment.id}/capture`, {}, AUTH)).status).toBe(200);
   });
+
+  // SQLite takes most wrong types silently and fails on others (an INTEGER PRIMARY KEY): each is a
+  // 400 before anything is written, naming the table, row and column.
+  it.each([
+    ['a string in an integer column', 'payments', 'amount', 'abc', /column amount \(INTEGER\): must be an integer/],
+    ['a string in an INTEGER PRIMARY KEY', 'jobs', 'id', 'x1', /column id \(INTEGER\): must be an integer/],
+    ['an object in a text column', 'payments', 'currency', { code: 'eur' }, /column currency \(TEXT\): must be a string, not \{"code":"eur"\}/],
+    ['binary data in a text column', 'payments', 'id', { $base64: 'AAAA' }, /column id \(TEXT\): must be a string, not binary data/],
+    ['an array', 'payments', 'metadata', ['a'], /column metadata \(TEXT\): must be a string, not \["a"\]/],
+    ['a boolean', 'payments', 'capture', true, /column capture \(INTEGER\): must be an integer.*not true/],
+    ['a huge number', 'terminals', 'ter_no', 1e20, /column ter_no \(INTEGER\): must be an integer between -9007199254740991 and 9007199254740991, not 100000000000000000000/],
+    ['null in a NOT NULL column', 'payments', 'currency', null, /column currency \(TEXT\): must have a value, not null/],
+  ])('refuses %s with a 400 naming table and column, and imports nothing', async (_what, table, column, value, message) => {
+    const sandbox = open();
+    const payment = await createPayment(sandbox, { capture: false });
+    await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'with-a-job' }));
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const dump = snapshot.tables[table];
+    expect(dump.columns).toContain(column);
+    const last = dump.rows.length - 1;
+    const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[], r: number) => row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell))) } } };
+    const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: `tables.${table}.rows.${last}` });
+    expect(res.json.error.message).toMatch(new RegExp(`^table ${table}, row ${last}, `));
+    expect(res.json.error.message).toMatch(message);
+    expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+    expect((await sandbox.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).status).toBe(200);
+  });
+
+  it('refuses a snapshot that leaves out a column every row needs, naming table and column', async () => {
+    const sandbox = open();
+    await createPayment(sandbox, { capture: false });
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const dump = snapshot.tables.payments;
+    const at = dump.columns.indexOf('currency');
+    const without = { columns: dump.columns.filter((_: string, i: number) => i !== at), rows: dump.rows.map((row: unknown[]) => row.filter((_, i) => i !== at)) };
+    const res = await sandbox.request('POST', '/_sandbox/import', { ...snapshot, tables: { ...snapshot.tables, payments: without } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'tables.payments.columns' });
+    expect(res.json.error.message).toMatch(/^table payments, column currency: every row needs a value/);
+    expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+  });
+
+  it('answers every hostile import with a 4xx, never a 5xx, and a refused one changes nothing', async () => {
+    const sandbox = open();
+    await someState(sandbox);
+    await createPayment(sandbox, { capture: false });
+    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+    const tables = Object.keys(snapshot.tables).filter((table) => snapshot.tables[table].rows.length > 0);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...tables), fc.nat(), fc.nat(), fc.oneof(nastyValue, fc.constantFrom(1e20, -1e20, 2 ** 63, 1.5, { $base64: 'AAAA' }, [1], true)), async (table, r, c, value) => {
+        const dump = snapshot.tables[table];
+        const row = r % dump.rows.length;
+        const column = c % dump.columns.length;
+        const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((cells: unknown[], i: number) => (i !== row ? cells : cells.map((cell, j) => (j === column ? value : cell)))) } } };
+        const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
+        expect(res.status, `${table}.${dump.columns[column]} = ${JSON.stringify(value)?.slice(0, 60)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        if (res.status !== 200) expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+        else expect((await sandbox.request('POST', '/_sandbox/import', snapshot)).status).toBe(200);
+      }),
+      fuzzOptions(150),
+    );
+  }, 120_000);
 
   it('refuses bad integers, JSON and states in the other tables too', async () => {
     const sandbox = open();
