@@ -5,7 +5,6 @@
 // loopback Host name: a web page open in the developer's browser can neither post to it nor read it.
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
-import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
@@ -19,6 +18,7 @@ import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dash
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { controlGuard } from './control.js';
+import { pageHeaders } from './page-headers.js';
 import { readForm, validate, validateQuery } from './validation.js';
 
 /** Rows per list page. */
@@ -99,25 +99,13 @@ export function dashboardRoutes(deps: AppDeps) {
   const queries = new DashboardQueries(services.deps);
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
-  const pageHeaders = secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      connectSrc: ["'self'"],
-      imgSrc: ["'self'", 'data:'],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
-    referrerPolicy: 'no-referrer',
-  });
+  const headers = pageHeaders('control');
   const noStore: MiddlewareHandler = async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   };
   const guard = controlGuard(deps.config.controlToken);
-  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
+  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), headers);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);
 
@@ -156,13 +144,11 @@ export function dashboardRoutes(deps: AppDeps) {
     return { page, ctx };
   };
 
-  const html = (c: Context, node: unknown, status: 200 = 200) => c.html(`<!DOCTYPE html>${String(node)}`, status);
-
   const listPage = (c: Context) => {
     const view = readView(c);
     const { page, ctx } = listParts(view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
-    return html(c, DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+    return c.html(DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
   };
   app.get('/_sandbox/', listPage);
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
@@ -179,7 +165,7 @@ export function dashboardRoutes(deps: AppDeps) {
   };
 
   app.get('/_sandbox/dashboard/deliveries/:id', (c) =>
-    html(c, DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
+    c.html(DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
   );
 
   app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
