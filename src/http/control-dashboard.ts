@@ -185,8 +185,11 @@ export function dashboardRoutes(deps: AppDeps) {
     const form = validate(dashboardAuthenticateForm, raw);
     const challenge = services.auth.forSubject(form.subject, form.id);
     const what = form.subject === 'transaction' ? 'transaction' : 'payment';
-    if (!challenge) throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
-    services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    // An iDEAL payment waits at the bank page rather than behind a challenge: decide it as the bank would.
+    else if (form.subject !== 'payment' || !services.checkoutPayments.decideOpenIdeal(form.id, form.outcome === 'approve' ? 'paid' : 'failed')) {
+      throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
+    }
     deps.wake();
     return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
   });
