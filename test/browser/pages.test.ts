@@ -3,6 +3,8 @@
 // labels aligned with their values, customer copy without repository paths, times in the reader's
 // own zone (UTC without JavaScript), the dashboard usable on a 375px phone (tables scroll inside
 // their box, ids never broken), and /favicon.ico.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { RunningServer } from '../../src/server/start-server.js';
@@ -150,6 +152,29 @@ describe('customer pages', () => {
     await page.goto(server.url + pathOf('UPI collect'));
     expect(await page.locator('time[data-local-time]').innerText()).toMatch(/^\d{2}:\d{2}:\d{2} UTC$/);
     await context.close();
+  });
+});
+
+describe('framing', () => {
+  it("a merchant's page on another origin can show the 3-D Secure page in an iframe, but not the checkout page", async () => {
+    const shop = http.createServer((req, res) => {
+      const src = new URL(req.url!, 'http://x').searchParams.get('src')!;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><title>Shop</title><iframe name="challenge" src="${src}" width="390" height="400"></iframe>`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/`;
+    const { context } = await localContext(browser);
+    const page = await context.newPage();
+    const framed = async (path: string) => {
+      await page.goto(`${shopUrl}?src=${encodeURIComponent(server.url + path)}`);
+      // A refused frame is replaced by Chromium's error page, which is not the sandbox's document.
+      const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith(server.url));
+      return frame ? await frame.locator('h1').first().innerText() : 'refused';
+    };
+    expect(await framed(pathOf('3-D Secure OTP'))).toBe('Verify it is you');
+    expect(await framed(pathOf('checkout card'))).toBe('refused');
+    await context.close();
+    await new Promise<void>((resolve) => shop.close(() => resolve()));
   });
 });
 
