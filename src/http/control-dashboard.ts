@@ -18,7 +18,7 @@ import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dash
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { controlGuard } from './control.js';
-import { pageHeaders } from './page-headers.js';
+import { pageHeaders as sharedPageHeaders } from './page-headers.js';
 import { readForm, validate, validateQuery } from './validation.js';
 
 /** Rows per list page. */
@@ -99,13 +99,13 @@ export function dashboardRoutes(deps: AppDeps) {
   const queries = new DashboardQueries(services.deps);
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
-  const headers = pageHeaders('control');
+  const pageHeaders = sharedPageHeaders('control');
   const noStore: MiddlewareHandler = async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   };
   const guard = controlGuard(deps.config.controlToken);
-  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), headers);
+  for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, guard, hostGuard(deps), pageHeaders);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);
 
