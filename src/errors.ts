@@ -13,7 +13,7 @@ export type ErrorType =
   | 'api_error';
 
 interface CatalogueEntry {
-  status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
   type: ErrorType;
   /** When the code is used, for the docs. */
   when: string;
@@ -68,6 +68,7 @@ export const ERROR_CATALOGUE = {
     when: 'no such object for this merchant (another merchant\'s object looks the same)',
   },
   route_not_found: { status: 404, type: 'not_found_error', when: 'no endpoint at that method and path' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', when: 'the path exists but not with this method; the Allow header lists the methods it takes' },
   reference_in_use: {
     status: 409,
     type: 'conflict_error',

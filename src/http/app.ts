@@ -3,7 +3,6 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
-import { secureHeaders } from 'hono/secure-headers';
 import type { Config } from '../config.js';
 import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../server/logger.js';
@@ -34,6 +33,9 @@ import { authenticatePages } from '../pages/authenticate.js';
 import { checkoutSessionRoutes } from './checkout-sessions.js';
 import { checkoutPages } from '../pages/checkout.js';
 import { PAGE_CSS } from '../pages/styles.js';
+import { FAVICON_SVG, LOCAL_TIME_JS } from '../pages/page-assets.js';
+import { pageHeaders } from './page-headers.js';
+import { allowedMethods } from './method-not-allowed.js';
 
 /** Hono variables set by middleware. */
 export type AppEnv = { Variables: { requestId: string; merchant?: Merchant } };
@@ -55,7 +57,14 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   app.onError(createOnError(deps.logger));
+  const allowedAt = allowedMethods(app.routes);
   app.notFound((c) => {
+    // A known path asked with another method: 405 with the methods it does take.
+    const allowed = allowedAt(c.req.path);
+    if (allowed.length > 0) {
+      const err = new SandboxError('method_not_allowed', `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`);
+      return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 405, { Allow: allowed.join(', ') });
+    }
     const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
     return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
   });
@@ -81,18 +90,17 @@ export function createApp(deps: AppDeps) {
   );
   app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));
-  // Pages: no framing by other sites, no inline script, images from anywhere (merchant logos).
-  const pageHeaders = secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:', 'https:', 'http:'], styleSrc: ["'self'"], scriptSrc: ["'self'"], frameAncestors: ["'none'"] },
-    referrerPolicy: 'no-referrer',
-  });
-  app.use('/authenticate/*', pageHeaders);
-  app.use('/pay/*', pageHeaders);
+  // Pages: one policy (page-headers.ts); the sign-in page's headers are separate from the control guard.
+  app.use('/authenticate/*', pageHeaders('authentication'));
+  app.use('/pay/*', pageHeaders('checkout'));
+  app.use('/_sandbox/login', pageHeaders('control'));
 
   app.get('/assets/pay.css', (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
   });
+  app.get('/assets/local-time.js', (c) => c.body(LOCAL_TIME_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
+  app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
 
   app.route('/', s2sRoutes(deps));
   app.route('/', s2sEncryptedRoutes(deps));

@@ -6,7 +6,6 @@
 // post to it nor read it.
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
-import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
@@ -19,6 +18,7 @@ import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dashboard-queries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
+import { pageHeaders as sharedPageHeaders } from './page-headers.js';
 import { readForm, validate, validateQuery } from './validation.js';
 
 /** Rows per list page. */
@@ -78,19 +78,7 @@ export function dashboardRoutes(deps: AppDeps) {
   const queries = new DashboardQueries(services.deps);
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
-  const pageHeaders = secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      connectSrc: ["'self'"],
-      imgSrc: ["'self'", 'data:'],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
-    referrerPolicy: 'no-referrer',
-  });
+  const pageHeaders = sharedPageHeaders('control');
   const noStore: MiddlewareHandler = async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
@@ -134,13 +122,11 @@ export function dashboardRoutes(deps: AppDeps) {
     return { page, ctx };
   };
 
-  const html = (c: Context, node: unknown, status: 200 = 200) => c.html(`<!DOCTYPE html>${String(node)}`, status);
-
   const listPage = (c: Context) => {
     const view = readView(c);
     const { page, ctx } = listParts(view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
-    return html(c, DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+    return c.html(DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
   };
   app.get('/_sandbox/', listPage);
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
@@ -157,7 +143,7 @@ export function dashboardRoutes(deps: AppDeps) {
   };
 
   app.get('/_sandbox/dashboard/deliveries/:id', (c) =>
-    html(c, DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
+    c.html(DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
   );
 
   app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
@@ -177,8 +163,11 @@ export function dashboardRoutes(deps: AppDeps) {
     const form = validate(dashboardAuthenticateForm, raw);
     const challenge = services.auth.forSubject(form.subject, form.id);
     const what = form.subject === 'transaction' ? 'transaction' : 'payment';
-    if (!challenge) throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
-    services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    // An iDEAL payment waits at the bank page rather than behind a challenge: decide it as the bank would.
+    else if (form.subject !== 'payment' || !services.checkoutPayments.decideOpenIdeal(form.id, form.outcome === 'approve' ? 'paid' : 'failed')) {
+      throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
+    }
     deps.wake();
     return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
   });

@@ -8,7 +8,7 @@ import { safeEqual } from '../crypto/signature.js';
 import { formatMoney } from '../domain/money.js';
 import { OTP_FAIL, OTP_PASS } from '../domain/outcomes.js';
 import type { Challenge } from '../store/challenges-repo.js';
-import { Layout, Summary } from './layout.js';
+import { Layout, ResultIcon, Summary } from './layout.js';
 import { ChallengeActions, KIND_TEXT, kindProblem } from './challenge-kinds.js';
 
 const RESULT_TEXT: Record<Exclude<Challenge['state'], 'open'>, { title: string; ok: boolean }> = {
@@ -37,7 +37,7 @@ function ChallengePage(props: { challenge: Challenge; notice?: string; now: numb
     <Layout title={kindText?.title ?? '3-D Secure authentication'}>
       <div class="card">
         <h1>{kindText?.title ?? 'Verify it is you'}</h1>
-        <p class="hint">{kindText?.hint ?? `${challenge.details.brand ?? 'Your bank'} sent a one-time code to your phone.`}</p>
+        <p class="hint">{kindText?.hint ?? 'Your bank (the card issuer) sent a one-time code to your phone. Enter it to confirm this payment.'}</p>
         <Summary rows={summaryRows(challenge)} />
         {props.notice ? (
           <div class="notice error" role="alert">
@@ -79,9 +79,7 @@ export function ResultPage(props: { challenge: Challenge; returnUrl: string }) {
   return (
     <Layout title={text.title}>
       <div class={`card result ${text.ok ? 'ok' : 'bad'}`}>
-        <div class="icon" aria-hidden="true">
-          {text.ok ? '✓' : '✕'}
-        </div>
+        <ResultIcon kind={text.ok ? 'ok' : challenge.state === 'expired' ? 'expired' : 'bad'} />
         <h1>{text.title}</h1>
         <p class="hint">This page has been used; visiting it again changes nothing.</p>
         <Summary rows={summaryRows(challenge)} />

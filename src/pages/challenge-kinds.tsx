@@ -5,6 +5,7 @@
 import { raw } from 'hono/html';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
+import { LocalTime } from './layout.js';
 
 /** One choice on the bank or wallet page. */
 export interface PaymentChoice {
@@ -124,12 +125,11 @@ function ChoiceForm(props: { challenge: Challenge; list: readonly PaymentChoice[
 
 function UpiCollect(props: { challenge: Challenge; now: number }) {
   const { challenge, now } = props;
-  const expires = new Date(challenge.expiresAt).toISOString().slice(11, 19);
   return (
     <form method="post" action={`/authenticate/${challenge.token}`}>
       <input type="hidden" name="csrf" value={challenge.details.csrf} />
       <div class="notice info" role="status">
-        Request sent to <strong>{challenge.details.vpa ?? 'your UPI address'}</strong>. Time left: <strong>{timeLeft(challenge.expiresAt - now)}</strong> (until {expires} UTC).
+        Request sent to <strong>{challenge.details.vpa ?? 'your UPI address'}</strong>. Time left: <strong>{timeLeft(challenge.expiresAt - now)}</strong> (until <LocalTime ms={challenge.expiresAt} seconds />).
       </div>
       <a class="button secondary" href={`/authenticate/${challenge.token}`}>
         Check again

@@ -19,13 +19,18 @@ export interface FormState {
 
 const EMPTY: FormState = { errors: {}, values: {} };
 
-/** The merchant's logo and name, and the amount due. */
+/**
+ * The merchant's logo and name, and the amount due. A logo that fails to load shows the merchant's
+ * initial instead (drawn by the stylesheet over the broken image, so no script is needed); its alt
+ * is empty because the name stands next to it.
+ */
 export function MerchantHeader(props: { session: CheckoutSession; merchantName: string }) {
   const { session, merchantName } = props;
+  const initial = merchantName.slice(0, 1).toUpperCase();
   return (
     <header class="checkout-head">
       <div class="brand">
-        {session.logoUrl ? <img src={session.logoUrl} alt={`${merchantName} logo`} referrerpolicy="no-referrer" /> : <span class="monogram" aria-hidden="true">{merchantName.slice(0, 1).toUpperCase()}</span>}
+        {session.logoUrl ? <img class="logo" src={session.logoUrl} alt="" data-initial={initial} referrerpolicy="no-referrer" /> : <span class="monogram" aria-hidden="true">{initial}</span>}
         <span class="name">{merchantName}</span>
       </div>
       <p class="due">Amount due</p>
@@ -125,7 +130,7 @@ export function CardForm(props: { session: CheckoutSession; state?: FormState })
           ))}
         </ul>
         <p>
-          Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is in docs/checkout.md.
+          Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is listed in the sandbox's documentation of hosted checkout.
         </p>
       </TestData>
     </>

@@ -6,7 +6,7 @@ import { DECLINE_MESSAGES, type DeclineCode } from '../domain/outcomes.js';
 import { IDEAL_OUTCOMES, IDEAL_OUTCOME_TEXT, idealBank } from '../domain/local-methods.js';
 import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { Payment } from '../store/payments-repo.js';
-import { Layout, Summary } from './layout.js';
+import { Layout, LocalTime, ResultIcon, Summary } from './layout.js';
 import { CardForm, IdealForm, MerchantHeader, METHOD_LABELS, MethodTabs, SepaForm, type FormState } from './checkout-parts.js';
 
 /** A message above the form: an error of the last attempt, or a hint. */
@@ -84,7 +84,7 @@ export function CheckoutPage(props: { session: CheckoutSession; merchantName: st
         {method === 'sepa' ? <SepaForm session={session} merchantName={merchantName} state={props.state} /> : null}
       </div>
       <footer>
-        Secured by paysandbox · This link expires at {new Date(session.expiresAt).toISOString().slice(11, 16)} UTC
+        Secured by paysandbox · This link expires at <LocalTime ms={session.expiresAt} />
       </footer>
     </Layout>
   );
@@ -134,9 +134,7 @@ export function LinkGonePage(props: { session: CheckoutSession; merchantName: st
   return (
     <Layout title={title}>
       <div class={`card result ${used ? 'ok' : 'bad'}`}>
-        <div class="icon" aria-hidden="true">
-          {used ? '✓' : '⏱'}
-        </div>
+        <ResultIcon kind={used ? 'ok' : 'expired'} />
         <h1>{title}</h1>
         <p>{used ? 'The payment for this order was already made with this link. Nothing more to do here.' : 'This link is no longer valid, and nothing was charged with it. Return to the shop to start again.'}</p>
         {/* A return_url that is no URL (an old or imported row) falls back to this very page: no button then. */}

@@ -3,16 +3,17 @@
 
 /** CSS of the dashboard: dense tables for a developer's wide screen, readable on a laptop. */
 export const DASHBOARD_CSS = `
-:root { --accent: #3b5bdb; --ink: #1f2933; --muted: #616e7c; --line: #d9e2ec; --bg: #f4f6fa; --ok: #1e7b48; --bad: #c0392b; --warn: #a86000;
+:root { --accent: #3b5bdb; --ink: #1f2933; --muted: #616e7c; --line: #d9e2ec; --bg: #f4f6fa; --ok: #1e7b48; --bad: #c0392b; --warn: #8f5200;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--ink); }
-header { display: flex; align-items: baseline; gap: 16px; padding: 12px 24px; background: #fff; border-bottom: 1px solid var(--line); }
+header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 16px; padding: 12px 24px; background: #fff; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 18px; margin: 0; }
 header .meta { color: var(--muted); font-size: 13px; }
 header .live { margin-left: auto; font-size: 13px; color: var(--muted); }
 header .live[data-state=live] { color: var(--ok); }
 main { padding: 16px 24px 48px; }
+@media (max-width: 600px) { header { padding: 10px 12px; } main { padding: 12px 12px 32px; } form.filters input[type=search] { width: 100%; } form.filters label { flex: 1 1 100%; } }
 nav.tabs { display: flex; gap: 4px; border-bottom: 1px solid var(--line); margin-bottom: 12px; flex-wrap: wrap; }
 nav.tabs a { padding: 8px 14px; color: var(--muted); text-decoration: none; border: 1px solid transparent; border-bottom: none; border-radius: 8px 8px 0 0; }
 nav.tabs a[aria-current=page] { background: #fff; color: var(--ink); border-color: var(--line); font-weight: 600; margin-bottom: -1px; }
@@ -29,6 +30,9 @@ th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--lin
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #f9fafc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.id, code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; overflow-wrap: anywhere; }
+/* An id is copied whole: never broken mid-token; a narrow screen scrolls the table instead (.table-scroll). */
+td.id { white-space: nowrap; overflow-wrap: normal; }
+.table-scroll { overflow-x: auto; max-width: 100%; }
 td.empty { text-align: center; color: var(--muted); padding: 24px; }
 .status { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: #eef2f7; white-space: nowrap; }
 .status.ok { background: #e3f5eb; color: var(--ok); } .status.bad { background: #fdecea; color: var(--bad); } .status.wait { background: #fff4d6; color: var(--warn); }

@@ -74,25 +74,27 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
       {siblings.length === 0 ? (
         <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
       ) : (
-        <table class="siblings">
-          <thead>
-            <tr>
-              {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => <th scope="col">{h}</th>)}
-            </tr>
-          </thead>
-          <tbody>
-            {siblings.map((s) => (
-              <tr data-id={s.id}>
-                <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>{s.manual ? ' (replay)' : ''}</td>
-                <td class="id">{s.url}</td>
-                <td><Status text={s.status} /></td>
-                <td class="num">{s.attempts}</td>
-                <td>{s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}{s.lastError ? ` ${s.lastError}` : ''}</td>
-                <td>{when(s.createdAt)}</td>
+        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="replays">
+          <table class="siblings">
+            <thead>
+              <tr>
+                {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => <th scope="col">{h}</th>)}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {siblings.map((s) => (
+                <tr data-id={s.id}>
+                  <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>{s.manual ? ' (replay)' : ''}</td>
+                  <td class="id">{s.url}</td>
+                  <td><Status text={s.status} /></td>
+                  <td class="num">{s.attempts}</td>
+                  <td>{s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}{s.lastError ? ` ${s.lastError}` : ''}</td>
+                  <td>{when(s.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </>
   );

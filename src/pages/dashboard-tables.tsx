@@ -60,20 +60,23 @@ const eventsOf = (id: string) => `/_sandbox/?tab=events&q=${encodeURIComponent(i
 
 function Table(props: { tab: DashboardTab; heads: string[]; count: number; children: Child }) {
   return (
-    <table data-tab={props.tab}>
-      <thead>
-        <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
-      </thead>
-      <tbody>
-        {props.count === 0 ? (
-          <tr>
-            <td class="empty" colspan={props.heads.length}>Nothing here yet{' '}(or nothing matches the filters).</td>
-          </tr>
-        ) : (
-          props.children
-        )}
-      </tbody>
-    </table>
+    // Focusable, so a keyboard can scroll the table sideways on a narrow screen.
+    <div class="table-scroll" tabindex={0} role="region" aria-label={`${props.tab} list`}>
+      <table data-tab={props.tab}>
+        <thead>
+          <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
+        </thead>
+        <tbody>
+          {props.count === 0 ? (
+            <tr>
+              <td class="empty" colspan={props.heads.length}>Nothing here yet{' '}(or nothing matches the filters).</td>
+            </tr>
+          ) : (
+            props.children
+          )}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

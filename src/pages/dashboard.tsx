@@ -6,6 +6,7 @@ import { ORDER_STATUS } from '../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { TAB_STATUSES, type DashboardTab } from '../services/dashboard-queries.js';
 import { when } from './dashboard-tables.js';
+import { DOCTYPE } from './layout.js';
 
 /** The filters of the list being shown, as the query string carries them. */
 export interface ListView {
@@ -52,24 +53,28 @@ const statusLabel = (tab: DashboardTab, value: string) =>
 /** The document shell of every dashboard page. */
 export function DashboardShell(props: { title: string; now: number; children: Child }) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>{props.title}</title>
-        <link rel="stylesheet" href="/_sandbox/assets/dashboard.css" />
-        <script src="/_sandbox/assets/dashboard.js" defer></script>
-      </head>
-      <body>
-        <header>
-          <h1><a href="/_sandbox/">paysandbox</a></h1>
-          <span class="meta">Sandbox time {when(props.now)} UTC · every merchant · test mode</span>
-          <span class="live" id="live-state" data-state="off" role="status">Live updates need JavaScript</span>
-        </header>
-        <main>{props.children}</main>
-      </body>
-    </html>
+    <>
+      {DOCTYPE}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="robots" content="noindex" />
+          <title>{props.title}</title>
+          <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
+          <link rel="stylesheet" href="/_sandbox/assets/dashboard.css" />
+          <script src="/_sandbox/assets/dashboard.js" defer></script>
+        </head>
+        <body>
+          <header>
+            <h1><a href="/_sandbox/">paysandbox</a></h1>
+            <span class="meta">Sandbox time {when(props.now)} UTC · every merchant · test mode</span>
+            <span class="live" id="live-state" data-state="off" role="status">Live updates need JavaScript</span>
+          </header>
+          <main>{props.children}</main>
+        </body>
+      </html>
+    </>
   );
 }
 

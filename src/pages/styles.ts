@@ -16,10 +16,10 @@ main { max-width: 440px; margin: 0 auto; padding: 24px 16px 48px; }
 h1 { font-size: 20px; margin: 0 0 4px; }
 .amount { font-size: 28px; font-weight: 700; margin: 8px 0 16px; letter-spacing: -0.01em; }
 dl.summary { display: grid; grid-template-columns: auto 1fr; gap: 6px 16px; margin: 0 0 20px; font-size: 14px; }
-dl.summary dt { color: var(--muted); }
+dl.summary dt { color: var(--muted); text-align: left; }
 dl.summary dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
 label { display: block; font-weight: 600; font-size: 14px; margin: 14px 0 6px; }
-input[type=text], input[type=email], input[type=tel], select { width: 100%; font-size: 16px; padding: 10px 12px; border: 1px solid #bcccdc; border-radius: 8px; background: #fff; color: var(--ink); }
+input[type=text], input[type=email], input[type=tel], input[type=password], select { width: 100%; font-size: 16px; padding: 10px 12px; border: 1px solid #bcccdc; border-radius: 8px; background: #fff; color: var(--ink); }
 input:focus, select:focus, button:focus, a:focus { outline: 3px solid #91a7ff; outline-offset: 2px; }
 .row { display: flex; gap: 12px; } .row > * { flex: 1; }
 button, .button { display: inline-block; width: 100%; margin-top: 16px; padding: 12px 16px; font-size: 16px; font-weight: 600; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-align: center; text-decoration: none; }
@@ -33,7 +33,8 @@ button.danger { background: #fff; color: var(--bad); border-color: #f1b0a8; }
 .notice.ok { background: #e6f4ea; color: var(--ok); border: 1px solid #b7dfc3; }
 .notice.info { background: #eef2ff; color: #2b3a8c; border: 1px solid #cdd6fb; }
 .result { text-align: center; }
-.result .icon { font-size: 40px; }
+.result .icon { display: flex; justify-content: center; margin-bottom: 8px; }
+.result.ok .icon { color: var(--ok); } .result.bad .icon { color: var(--bad); }
 .result.ok h1 { color: var(--ok); } .result.bad h1 { color: var(--bad); }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px 12px; margin: 0 0 12px; }
 legend { font-weight: 600; font-size: 14px; padding: 0 4px; }
@@ -48,7 +49,10 @@ footer { text-align: center; font-size: 12px; color: var(--muted); margin-top: 2
 /* Hosted checkout (src/pages/checkout*.tsx) */
 .checkout-head { border-bottom: 1px solid var(--line); margin: -4px 0 16px; }
 .checkout-head .brand { margin-bottom: 12px; }
-.monogram { display: inline-flex; align-items: center; justify-content: center; width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: #fff; font-weight: 700; font-size: 18px; }
+.monogram, .brand img.logo::after { display: inline-flex; align-items: center; justify-content: center; width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: #fff; font-weight: 700; font-size: 18px; }
+/* A logo that fails to load: browsers draw ::after only on a broken image, so the initial covers it. */
+.brand img.logo { position: relative; min-width: 40px; min-height: 40px; }
+.brand img.logo::after { content: attr(data-initial); position: absolute; inset: 0; width: auto; height: auto; }
 .due { margin: 0; font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 .checkout-head .amount { margin: 2px 0 16px; }
 .method-title { font-size: 17px; margin: 4px 0 0; }

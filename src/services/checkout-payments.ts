@@ -102,6 +102,18 @@ export class CheckoutPayments {
     });
   }
 
+  /**
+   * The dashboard's Approve / Decline of an iDEAL payment still open at the bank: what the customer
+   * does by picking Paid or Failed on the bank page. Undefined when the payment is not an open iDEAL one.
+   */
+  decideOpenIdeal(paymentId: string, outcome: 'paid' | 'failed'): Payment | undefined {
+    const last = this.sessions.byLastPayment(paymentId);
+    // Through byToken, so a session whose time ran out is expired (with its payment) first.
+    const session = last ? this.sessions.byToken(last.token) : undefined;
+    if (!session || session.status !== 'open' || this.openIdealPayment(session)?.id !== paymentId) return undefined;
+    return this.decideIdeal(session, outcome);
+  }
+
   /** Submits a SEPA Direct Debit: the payment is processing, the session completes, the debit settles later. */
   paySepa(session: CheckoutSession, iban: string, holder: string): Payment {
     const outcome = sepaOutcome(iban);

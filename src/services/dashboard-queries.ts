@@ -165,8 +165,9 @@ interface ListSpec {
 }
 
 // An open challenge that has not run out of time: Approve / Decline can still complete it.
-const authOpen = (subject: string, id: string) =>
-  `EXISTS (SELECT 1 FROM challenges c WHERE c.subject_type = '${subject}' AND c.subject_id = ${id} AND c.state = 'open' AND c.expires_at > @now) AS authOpen`;
+const openChallenge = (subject: string, id: string) =>
+  `EXISTS (SELECT 1 FROM challenges c WHERE c.subject_type = '${subject}' AND c.subject_id = ${id} AND c.state = 'open' AND c.expires_at > @now)`;
+const authOpen = (subject: string, id: string) => `${openChallenge(subject, id)} AS authOpen`;
 
 const SPECS: Record<DashboardTab, ListSpec> = {
   transactions: {
@@ -180,7 +181,8 @@ const SPECS: Record<DashboardTab, ListSpec> = {
   },
   payments: {
     select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS cardBrand,
-      p.card_last4 AS cardLast4, p.status, p.decline_code AS declineCode, p.created_at AS createdAt, ${authOpen('payment', 'p.id')}`,
+      p.card_last4 AS cardLast4, p.status, p.decline_code AS declineCode, p.created_at AS createdAt,
+      (${openChallenge('payment', 'p.id')} OR (p.method = 'ideal' AND p.status = 'requires_action')) AS authOpen`,
     from: 'payments p',
     id: 'p.id',
     created: 'p.created_at',

@@ -156,7 +156,7 @@ describe('lists', () => {
   it('serves the list alone as the fragment the live script swaps in', async () => {
     const t = await s2s();
     const res = await page('/_sandbox/dashboard/fragment?tab=transactions');
-    expect(res.text.startsWith('<table data-tab="transactions">')).toBe(true);
+    expect(res.text).toMatch(/^<div class="table-scroll"[^>]*><table data-tab="transactions">/);
     expect(rowIds(res.text)).toEqual([t.transID]);
     expect(res.text).not.toContain('<html');
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -227,6 +227,29 @@ describe('Approve / Decline', () => {
     expect(res.headers.get('location')).toBe('/_sandbox/?tab=payments');
     const after = await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH);
     expect(after.json.status).toBe('declined');
+  });
+
+  it.each([
+    ['approve', 'captured', 'complete'],
+    ['decline', 'declined', 'open'],
+  ])('%ss an iDEAL payment waiting at the bank, as the bank page would', async (outcome, status, sessionStatus) => {
+    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 1999, currency: 'EUR', methods: ['ideal'], return_url: 'https://shop.example/r' }, AUTH);
+    const pay = new URL(session.json.url).pathname;
+    const chosen = await post(`${pay}/ideal`, { csrf: csrfOf((await page(pay)).text), bank: 'INGBNL2A' });
+    expect(chosen.status, chosen.text).toBe(303);
+    const paymentId = (await sb.request('GET', '/v1/payments?limit=1', undefined, AUTH)).json.data[0].id as string;
+    const list = (await page('/_sandbox/?tab=payments')).text;
+    const row = new RegExp(`<tr data-id="${paymentId}">.*?</tr>`).exec(list)![0];
+    expect(row).toContain('requires_action');
+    expect(row).toContain('value="approve"');
+    expect(row).toContain('value="decline"');
+    const res = await post('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome });
+    expect(res.status, res.text).toBe(303);
+    expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json.status).toBe(status);
+    expect((await sb.request('GET', `/v1/checkout/sessions/${session.json.id}`, undefined, AUTH)).json.status).toBe(sessionStatus);
+    // Decided: the buttons are gone and a second try finds nothing to decide.
+    expect(new RegExp(`<tr data-id="${paymentId}">.*?</tr>`).exec((await page('/_sandbox/?tab=payments')).text)![0]).not.toContain('value="approve"');
+    expect((await post('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome })).status).toBe(404);
   });
 
   it('refuses a form without the page token, and changes nothing', async () => {

@@ -128,11 +128,12 @@ describe('POST /api/s2s: bodies that are not a JSON object', () => {
     expect(stored()).toEqual(before);
   });
 
-  it.each([['GET'], ['PUT'], ['DELETE']])('answers %s /api/s2s with 404 route_not_found in the error shape', async (method) => {
+  it.each([['GET'], ['PUT'], ['DELETE']])('answers %s /api/s2s with 405 method_not_allowed in the error shape', async (method) => {
     const res = await sandbox.request(method, '/api/s2s');
-    expect(res.status).toBe(404);
-    expect(res.json.error).toMatchObject({ type: 'not_found_error', code: 'route_not_found' });
-    expect(res.json.error.message).toContain(`${method} /api/s2s`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+    expect(res.json.error.message).toContain(`/api/s2s does not take ${method}`);
   });
 
   it('accepts application/json with a charset parameter', async () => {

@@ -1,0 +1,75 @@
+// No WCAG 2.1 A/AA violation that axe-core finds in Chromium, on every page kind: each customer
+// page (3-D Secure, bank, wallet, UPI, QR, results, checkout card / iDEAL / SEPA, the iDEAL test
+// bank, used and expired links, 404s), every dashboard tab and a delivery page, and the sign-in
+// page of a sandbox started with a control token, on a laptop and on a phone-sized screen.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { launchChromium, localContext } from '../helpers/browser.js';
+import { startTestServer } from '../helpers/test-sandbox.js';
+import { customerPages, dashboardPages, type PageKind } from './page-kinds.js';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 375, height: 740 },
+];
+
+let server: RunningServer;
+let guarded: RunningServer;
+let browser: Browser;
+let pages: PageKind[];
+
+beforeAll(async () => {
+  server = await startTestServer({ retry: 'none' });
+  guarded = await startTestServer({ retry: 'none', controlToken: 'ctl_axe_token' });
+  browser = await launchChromium();
+  pages = [...(await customerPages(server.url)), ...(await dashboardPages(server.url))];
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await guarded?.close();
+});
+
+/** axe's violations on the page, one readable line per failing element. */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`));
+}
+
+async function check(base: string, kinds: PageKind[]) {
+  const found: string[] = [];
+  for (const viewport of VIEWPORTS) {
+    const { context, blocked } = await localContext(browser, { viewport });
+    const page = await context.newPage();
+    for (const kind of kinds) {
+      await page.goto(base + kind.path);
+      for (const line of await violations(page)) found.push(`${kind.name} at ${viewport.width}px: ${line}`);
+    }
+    await context.close();
+    expect(blocked, 'requests that left 127.0.0.1').toEqual([]);
+  }
+  expect(found.join('\n'), 'axe-core violations').toBe('');
+}
+
+describe('axe-core finds no WCAG 2.1 A/AA violation', () => {
+  it('on every customer page and every dashboard tab', async () => {
+    expect(pages.length).toBeGreaterThan(20);
+    await check(server.url, pages);
+  }, 240_000);
+
+  it('on the sign-in page, as first shown and after a wrong token', async () => {
+    await check(guarded.url, [{ name: 'sign-in', path: '/_sandbox/login' }]);
+    const { context } = await localContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${guarded.url}/_sandbox/login`);
+    await page.fill('#token', 'wrong');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[role=alert]');
+    expect(await violations(page)).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

@@ -1,0 +1,36 @@
+// A known path asked with a method it does not take answers 405 with an Allow header listing the
+// methods it does take (read from the app's own routes) and the standard error body; an unknown
+// path stays a 404.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestSandbox } from '../helpers/test-sandbox.js';
+import { AUTH } from './payments-api.js';
+
+const sandbox = createTestSandbox();
+afterAll(() => sandbox.close());
+
+describe('405 for a known path with the wrong method', () => {
+  it.each([
+    ['DELETE', '/api/s2s', 'POST'],
+    ['PUT', '/v1/payments', 'GET, HEAD, POST'],
+    ['DELETE', '/v1/payments/pay_123', 'GET, HEAD'],
+    ['PATCH', '/v1/payments/pay_123/capture', 'POST'],
+    ['POST', '/openapi.json', 'GET, HEAD'],
+    ['DELETE', '/authenticate/tok_unknown', 'GET, HEAD, POST'],
+    ['PUT', '/pay/tok_unknown', 'GET, HEAD'],
+    ['DELETE', '/_sandbox/clock/advance', 'POST'],
+  ])('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
+    const res = await sandbox.request(method, path, undefined, AUTH);
+    expect(res.status, res.text).toBe(405);
+    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+    expect(res.json.error.message).toContain(`${path} does not take ${method}`);
+    expect(res.json.error.request_id).toMatch(/^req_/);
+  });
+
+  it('an unknown path is still 404 route_not_found', async () => {
+    const res = await sandbox.request('GET', '/v1/no-such-thing', undefined, AUTH);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('allow')).toBeNull();
+    expect(res.json.error.code).toBe('route_not_found');
+  });
+});
