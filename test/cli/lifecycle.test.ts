@@ -161,8 +161,8 @@ echo "status $status"
 `;
     mkdirSync(join(project, '.sandbox'));
     const run = await runScript(project, script);
-    expect(run.stdout, run.stderr).toContain('SIGTERM: finishing in-flight webhooks and closing the database...');
-    expect(field(run.stdout, 'status')).toBe('0');
+    expect(field(run.stdout, 'status'), run.stderr).toBe('0');
+    expect(run.stdout).toContain('SIGTERM: finishing in-flight webhooks and closing the database...');
     // The last connection's close checkpoints the WAL and removes it.
     expect(existsSync(join(project, '.sandbox/ci.db'))).toBe(true);
     expect(existsSync(join(project, '.sandbox/ci.db-wal'))).toBe(false);
