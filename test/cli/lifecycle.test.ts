@@ -71,6 +71,18 @@ async function expectGone(url: string, pid: number): Promise<void> {
 
 const field = (stdout: string, name: string) => new RegExp(`^${name} (\\S+)$`, 'm').exec(stdout)?.[1];
 
+const SUITE_LINE = 'GATEWAY_URL=$SANDBOX_URL npm run test:integration   # your suite pays against the sandbox';
+const URL_LINE = 'export SANDBOX_URL=$(cat .sandbox/url)';
+
+/** The script under "A CI script" in docs/ci.md, exactly as a user copies it. */
+function documentedScript(): string {
+  const doc = readFileSync(join(root, 'docs/ci.md'), 'utf8');
+  const script = /### A CI script\n\n```bash\n([\s\S]*?)```/.exec(doc)?.[1];
+  // The test swaps these two lines for its own suite and a report of the URL and pid.
+  if (!script?.includes(SUITE_LINE) || !script.includes(URL_LINE)) throw new Error('docs/ci.md: the CI script changed; update test/cli/lifecycle.test.ts');
+  return script;
+}
+
 let merchant: FakeMerchant;
 
 beforeAll(async () => {
@@ -81,7 +93,7 @@ beforeAll(async () => {
 afterAll(() => merchant.close());
 
 describe('the CI script of docs/ci.md', () => {
-  it('runs as written: the trap stops the sandbox with sandbox stop, and the script ends at once', async () => {
+  it('runs as written (with a suite of its own): the trap stops the sandbox with sandbox stop, and the script ends at once', async () => {
     const project = merchantProject();
     // The suite step of the documented script, here: two payments (the scenario fails the first 3-D Secure).
     writeFileSync(
@@ -92,20 +104,9 @@ describe('the CI script of docs/ci.md', () => {
 }\n`,
     );
     const payment = JSON.stringify(s2sBody({ reference: 'REF', webhook_url: `${merchant.url}/hook` }));
-    const script = `#!/usr/bin/env bash
-set -euo pipefail
-mkdir -p .sandbox
-npx sandbox start --port 0 --db :memory: --quiet --retry none \\
-  --auto-authenticate approve --scenario 3ds-fails-then-approves \\
-  --ready-file .sandbox/url --pid-file .sandbox/sandbox.pid &
-trap 'npx sandbox stop' EXIT
-for i in $(seq 50); do [ -s .sandbox/url ] && break; sleep 0.1; done
-export SANDBOX_URL=$(cat .sandbox/url)
-echo "url $SANDBOX_URL"; echo "pid $(cat .sandbox/sandbox.pid)"
-
-GATEWAY_URL=$SANDBOX_URL node suite.mjs
-npx sandbox wait --event payment.authorized --timeout 30s
-`;
+    const script = documentedScript()
+      .replace(SUITE_LINE, 'GATEWAY_URL=$SANDBOX_URL node suite.mjs')
+      .replace(URL_LINE, `${URL_LINE}\necho "url $SANDBOX_URL"; echo "pid $(cat .sandbox/sandbox.pid)"`);
     const run = await runScript(project, script, { PAYMENT: payment });
     const url = field(run.stdout, 'url')!;
     const pid = Number(field(run.stdout, 'pid'));
@@ -121,10 +122,10 @@ npx sandbox wait --event payment.authorized --timeout 30s
 
 describe('the sandbox stops when the process a script started goes away', () => {
   // Each starter runs the sandbox under a wrapper process (npm exec, npm run + sh) or directly.
-  const starters: Array<[string, (project: string) => string, 'kill' | 'exit']> = [
-    ['npx sandbox start ... & and kill $!', () => 'npx sandbox start', 'kill'],
-    ['npm start -- ... & and kill $!', () => `npm --prefix ${root} start --`, 'kill'],
-    ['node_modules/.bin/sandbox start ... & and the script exits without killing it', () => 'node_modules/.bin/sandbox start', 'exit'],
+  const starters: Array<[string, string, 'kill' | 'exit']> = [
+    ['npx sandbox start ... & and kill $!', 'npx sandbox start', 'kill'],
+    ['npm start -- ... & and kill $!', `npm --prefix ${root} start --`, 'kill'],
+    ['node_modules/.bin/sandbox start ... & and the script exits without killing it', 'node_modules/.bin/sandbox start', 'exit'],
   ];
 
   it.each(starters)('%s', async (_, command, end) => {
@@ -132,7 +133,7 @@ describe('the sandbox stops when the process a script started goes away', () => 
     const script = `#!/usr/bin/env bash
 set -euo pipefail
 mkdir -p .sandbox
-${command(project)} --port 0 --db :memory: --quiet --ready-file $PWD/.sandbox/url --pid-file $PWD/.sandbox/sandbox.pid &
+${command} --port 0 --db :memory: --quiet --ready-file $PWD/.sandbox/url --pid-file $PWD/.sandbox/sandbox.pid &
 SANDBOX_PID=$!
 for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
 echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
