@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli, startCliSandbox } from '../helpers/cli-sandbox.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -183,5 +184,26 @@ console.log('closed, database open: ' + sandbox.server.db.open);\n`,
     const run = await runScript(project, 'node close.mjs\n');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('closed, database open: false\n');
+  });
+});
+
+describe('sandbox stop', () => {
+  it('without a pid file exits 1 and says how to get one', async () => {
+    const project = merchantProject();
+    const run = await runBuiltCli(['stop'], { cwd: project });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('sandbox: no pid file at .sandbox/sandbox.pid: start the sandbox with --pid-file .sandbox/sandbox.pid, or name the file with --pid-file\n');
+  });
+
+  it('stops a sandbox started with --pid-file, which removes the file, and says so', async () => {
+    const project = merchantProject();
+    const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--pid-file'], { cwd: project });
+    const pidFile = join(project, '.sandbox/sandbox.pid');
+    expect(readFileSync(pidFile, 'utf8')).toBe(`${sandbox.child.pid}\n`);
+    const run = await runBuiltCli(['stop'], { cwd: project });
+    expect(run.stdout).toBe(`stopped sandbox (pid ${sandbox.child.pid})\n`);
+    expect(await waitFor(() => sandbox.child.exitCode !== null && { code: sandbox.child.exitCode }, 'the exit event')).toEqual({ code: 0 });
+    expect(existsSync(pidFile)).toBe(false);
+    await expectGone(sandbox.url, sandbox.child.pid!);
   });
 });
