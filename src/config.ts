@@ -110,8 +110,8 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
 });
 
-/** --log-format for logFormat: the flag a user types for an option key. */
-export function flagOf(key: keyof ConfigFlags): string {
+/** The flag a user types for an option key: log-format for logFormat. */
+function flagOf(key: keyof ConfigFlags): string {
   return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 

@@ -1,5 +1,6 @@
 // `sandbox start`: runs the sandbox in the foreground with a banner of its URL and credentials,
-// and shuts down cleanly on SIGINT/SIGTERM.
+// and shuts down cleanly (exit status 0) on SIGINT/SIGTERM/SIGHUP, on `sandbox stop` (its
+// --pid-file), and when the process that started it exits.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import kleur from 'kleur';
