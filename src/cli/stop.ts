@@ -1,7 +1,7 @@
 // `sandbox stop [--pid-file FILE] [--timeout 15s]`: the other half of `sandbox start --pid-file`,
 // for scripts. Sends SIGTERM (the clean shutdown: in-flight webhooks finish, the database is
 // closed) and waits for the process to exit, so the next step may reuse the port or the database.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
@@ -38,7 +38,8 @@ export function addStopCommand(program: Command, io: CliIo): void {
       if (pid === undefined) throw new CliError(`no pid file at ${flags.pidFile}: start the sandbox with --pid-file ${flags.pidFile}, or name the file with --pid-file`);
       if (!isRunning(pid)) {
         // A sandbox killed with SIGKILL leaves its file behind; stopping it again is not an error.
-        io.out(`sandbox (pid ${pid}) is not running`);
+        rmSync(flags.pidFile, { force: true });
+        io.out(`sandbox (pid ${pid}) is not running; removed ${flags.pidFile}`);
         return;
       }
       process.kill(pid, 'SIGTERM');

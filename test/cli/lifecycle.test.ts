@@ -195,6 +195,16 @@ describe('sandbox stop', () => {
     expect(run.stderr).toBe('sandbox: no pid file at .sandbox/sandbox.pid: start the sandbox with --pid-file .sandbox/sandbox.pid, or name the file with --pid-file\n');
   });
 
+  it('after a sandbox was killed with SIGKILL, exits 0 and removes the pid file it left', async () => {
+    const project = merchantProject();
+    const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--pid-file'], { cwd: project });
+    await sandbox.kill();
+    const run = await runBuiltCli(['stop'], { cwd: project });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`sandbox (pid ${sandbox.child.pid}) is not running; removed .sandbox/sandbox.pid\n`);
+    expect(existsSync(join(project, '.sandbox/sandbox.pid'))).toBe(false);
+  });
+
   it('stops a sandbox started with --pid-file, which removes the file, and says so', async () => {
     const project = merchantProject();
     const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--pid-file'], { cwd: project });
