@@ -5,6 +5,8 @@ import { SandboxError } from './errors.js';
 import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
 import { parseDuration } from './domain/duration.js';
 import { parseFaultSpec } from './webhooks/fault-rules.js';
+import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
+import { readScenarioFile, resolveScenarioFile } from './services/scenarios.js';
 import { CODE_DIR } from './code-dir.js';
 
 export type LogFormat = 'pretty' | 'json';
@@ -43,8 +45,10 @@ export interface Config {
   readonly faults: string | undefined;
   /** Seed of the fault injector's randomness (fail=P); random when unset. */
   readonly faultSeed: number | undefined;
+  /** The --scenario file, resolved to an absolute path and checked once at start. */
   readonly scenarioPath: string | undefined;
-  readonly autoAuthenticate: string | undefined;
+  /** --auto-authenticate, parsed: every new challenge completes by itself after the delay. */
+  readonly autoAuthenticate: AutoAuthenticate | undefined;
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -74,71 +78,144 @@ export interface ConfigFlags {
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', CODE_DIR));
 
-function bad(flag: string, message: string): never {
-  throw new SandboxError('parameter_invalid', `--${flag} ${message}`, flag);
+/** The one set of defaults of `sandbox start`, as a user would type them (the library overrides some for tests). */
+export const START_DEFAULTS = Object.freeze({
+  port: '4010',
+  host: '127.0.0.1',
+  db: '.sandbox/sandbox.db',
+  retry: 'dev',
+  logFormat: 'pretty',
+  headerPrefix: 'Sandbox',
+  signature: 'plain',
+  challengeLifetime: '15m',
+  upiWindow: '5m',
+  webhookTimeout: '5s',
+} satisfies ConfigFlags);
+
+/** The environment variable of each start option; a flag wins over it, and it wins over the default. */
+export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.freeze({
+  port: 'SANDBOX_PORT',
+  host: 'SANDBOX_HOST',
+  db: 'SANDBOX_DB',
+  publicUrl: 'SANDBOX_PUBLIC_URL',
+  fixtures: 'SANDBOX_FIXTURES',
+  retry: 'SANDBOX_RETRY',
+  quiet: 'SANDBOX_QUIET',
+  logFormat: 'SANDBOX_LOG_FORMAT',
+  headerPrefix: 'SANDBOX_HEADER_PREFIX',
+  signature: 'SANDBOX_SIGNATURE',
+  controlToken: 'SANDBOX_CONTROL_TOKEN',
+  allowedHost: 'SANDBOX_ALLOWED_HOSTS',
+  challengeLifetime: 'SANDBOX_CHALLENGE_LIFETIME',
+  upiWindow: 'SANDBOX_UPI_WINDOW',
+  webhookTimeout: 'SANDBOX_WEBHOOK_TIMEOUT',
+  faults: 'SANDBOX_FAULTS',
+  faultSeed: 'SANDBOX_FAULT_SEED',
+  scenario: 'SANDBOX_SCENARIO',
+  autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
+});
+
+/** The flag a user types for an option key: log-format for logFormat. */
+function flagOf(key: keyof ConfigFlags): string {
+  return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-function parsePort(value: string | number | undefined): number {
-  if (value === undefined) return 4010;
-  const port = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) bad('port', `must be a whole number from 0 to 65535 (0 picks a free port), got "${value}"`);
-  return port;
+/** One option's value and where it came from, so an error names what the user actually set. */
+interface Setting<T> {
+  value: T;
+  /** "--port", "SANDBOX_PORT" or "the default". */
+  from: string;
 }
 
-function durationFlag(flag: string, value: string | undefined, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) bad(flag, `must be a duration like 30s, 15m or 2h, got "${value}"`);
-  return ms;
+function bad(key: keyof ConfigFlags, from: string, message: string): never {
+  // A default is never bad, so `from` is the flag or the variable the user set.
+  throw new SandboxError('parameter_invalid', `${from} ${message}`, flagOf(key));
 }
 
 /** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables). */
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  const logFormat = flags.logFormat ?? env.SANDBOX_LOG_FORMAT ?? 'pretty';
-  if (logFormat !== 'pretty' && logFormat !== 'json') bad('log-format', `must be pretty or json, got "${logFormat}"`);
-  const signature = flags.signature ?? 'plain';
-  if (signature !== 'plain' && signature !== 'timestamped') bad('signature', `must be plain or timestamped, got "${signature}"`);
-  const headerPrefix = flags.headerPrefix ?? 'Sandbox';
-  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix)) bad('header-prefix', 'must be letters and digits, starting with a letter, like Sandbox');
-  const publicUrl = flags.publicUrl ?? env.SANDBOX_PUBLIC_URL;
-  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) bad('public-url', `must be an http(s) URL like http://localhost:4010, got "${publicUrl}"`);
-  const retryText = flags.retry ?? env.SANDBOX_RETRY ?? 'dev';
-  const retry = parseRetryProfile(retryText);
-  if (!retry) bad('retry', `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText}"`);
-  const controlToken = flags.controlToken ?? env.SANDBOX_CONTROL_TOKEN;
-  const allowedHosts = [flags.allowedHost ?? env.SANDBOX_ALLOWED_HOSTS?.split(',') ?? []].flat().map((host) => host.trim()).filter((host) => host !== '');
-  for (const host of allowedHosts) {
-    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) bad('allowed-host', `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`);
+  // Precedence: flag > environment > default. An empty variable counts as unset (CI templates
+  // often export SANDBOX_X= with nothing after it).
+  function setting<K extends keyof ConfigFlags>(key: K): Setting<ConfigFlags[K] | string | undefined> {
+    if (flags[key] !== undefined) return { value: flags[key], from: `--${flagOf(key)}` };
+    const fromEnv = env[START_ENV[key]];
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: START_ENV[key] };
+    return { value: (START_DEFAULTS as ConfigFlags)[key], from: 'the default' };
   }
-  const faults = (flags.faults ?? env.SANDBOX_FAULTS) || undefined;
-  const faultProblem = faults === undefined ? undefined : (parseFaultSpec(faults) as { problem?: string }).problem;
-  if (faultProblem) bad('faults', faultProblem);
-  const faultSeedText = flags.faultSeed ?? env.SANDBOX_FAULT_SEED;
-  const faultSeed = faultSeedText === undefined ? undefined : Number(faultSeedText);
-  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff)) bad('fault-seed', `must be a whole number from 0 to 4294967295, got "${faultSeedText}"`);
+  const text = (key: keyof ConfigFlags) => setting(key) as Setting<string | undefined>;
+  const oneOf = <T extends string>(key: keyof ConfigFlags, allowed: readonly T[]): T => {
+    const { value, from } = text(key);
+    if (!allowed.includes(value as T)) bad(key, from, `must be ${allowed.join(' or ')}, got "${value}"`);
+    return value as T;
+  };
+  const duration = (key: keyof ConfigFlags): number => {
+    const { value, from } = text(key);
+    const ms = parseDuration(value!);
+    if (ms === undefined || ms <= 0) bad(key, from, `must be a duration like 30s, 15m or 2h, got "${value}"`);
+    return ms;
+  };
+
+  const port = setting('port');
+  const portNumber = Number(port.value);
+  if (port.value === '' || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) bad('port', port.from, `must be a whole number from 0 to 65535 (0 picks a free port), got "${port.value}"`);
+  const host = text('host');
+  if (!host.value!.trim()) bad('host', host.from, 'must be an address such as 127.0.0.1 or 0.0.0.0');
+  const db = text('db');
+  if (!db.value!.trim()) bad('db', db.from, 'must be a file path or :memory:');
+  const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
+  const signature = oneOf('signature', ['plain', 'timestamped'] as const);
+  const headerPrefix = text('headerPrefix');
+  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix.value!)) bad('headerPrefix', headerPrefix.from, 'must be letters and digits, starting with a letter, like Sandbox');
+  const publicUrl = text('publicUrl');
+  if (publicUrl.value !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl.value)) bad('publicUrl', publicUrl.from, `must be an http(s) URL like http://localhost:4010, got "${publicUrl.value}"`);
+  const retryText = text('retry');
+  const retry = parseRetryProfile(retryText.value!);
+  if (!retry) bad('retry', retryText.from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText.value}"`);
+  const quiet = setting('quiet');
+  if (quiet.value !== undefined && typeof quiet.value !== 'boolean' && !['1', 'true', '0', 'false'].includes(quiet.value)) bad('quiet', quiet.from, `must be 1, true, 0 or false, got "${quiet.value}"`);
+  const controlToken = text('controlToken').value;
+  const allowed = setting('allowedHost');
+  const allowedHosts = [allowed.value ?? []].flat().flatMap((host) => String(host).split(',')).map((host) => host.trim()).filter((host) => host !== '');
+  for (const host of allowedHosts) {
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) bad('allowedHost', allowed.from, `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`);
+  }
+  const faults = text('faults');
+  const faultSpec = faults.value || undefined;
+  const faultProblem = faultSpec === undefined ? undefined : (parseFaultSpec(faultSpec) as { problem?: string }).problem;
+  if (faultProblem) bad('faults', faults.from, faultProblem);
+  const faultSeedText = setting('faultSeed');
+  const faultSeed = faultSeedText.value === undefined ? undefined : Number(faultSeedText.value);
+  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff)) bad('faultSeed', faultSeedText.from, `must be a whole number from 0 to 4294967295, got "${faultSeedText.value}"`);
+  const auto = text('autoAuthenticate');
+  const autoAuthenticate = auto.value === undefined ? undefined : parseAutoAuthenticate(auto.value);
+  if (auto.value !== undefined && !autoAuthenticate) bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
+  // The file is read and checked now so a bad one stops the start; a reset reads it again.
+  const scenario = text('scenario');
+  const scenarioPath = scenario.value === undefined ? undefined : resolveScenarioFile(scenario.value, scenario.from);
+  if (scenarioPath !== undefined) readScenarioFile(scenarioPath, scenario.from);
 
   return Object.freeze({
-    port: parsePort(flags.port ?? env.SANDBOX_PORT),
-    host: flags.host ?? env.SANDBOX_HOST ?? '127.0.0.1',
-    dbPath: flags.db ?? env.SANDBOX_DB ?? '.sandbox/sandbox.db',
-    publicUrl: publicUrl?.replace(/\/+$/, ''),
-    fixturesPath: flags.fixtures ?? env.SANDBOX_FIXTURES ?? DEFAULT_FIXTURES,
+    port: portNumber,
+    host: host.value!,
+    dbPath: db.value!,
+    publicUrl: publicUrl.value?.replace(/\/+$/, ''),
+    fixturesPath: text('fixtures').value ?? DEFAULT_FIXTURES,
     retry,
-    quiet: flags.quiet ?? false,
+    quiet: quiet.value === true || quiet.value === '1' || quiet.value === 'true',
     logFormat,
-    headerPrefix,
+    headerPrefix: headerPrefix.value!,
     signatureMode: signature,
     controlToken: controlToken === '' ? undefined : controlToken,
     allowedHosts: Object.freeze(allowedHosts),
-    challengeLifetimeMs: durationFlag('challenge-lifetime', flags.challengeLifetime, 15 * 60_000),
-    upiCollectWindowMs: durationFlag('upi-window', flags.upiWindow, 5 * 60_000),
-    webhookTimeoutMs: durationFlag('webhook-timeout', flags.webhookTimeout, 5_000),
+    challengeLifetimeMs: duration('challengeLifetime'),
+    upiCollectWindowMs: duration('upiWindow'),
+    webhookTimeoutMs: duration('webhookTimeout'),
     bodyLimitBytes: 1024 * 1024,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
-    faults,
+    faults: faultSpec,
     faultSeed,
-    scenarioPath: flags.scenario,
-    autoAuthenticate: flags.autoAuthenticate,
+    scenarioPath,
+    autoAuthenticate,
   });
 }

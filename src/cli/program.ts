@@ -6,6 +6,7 @@ import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
 import { StartError } from '../server/start-server.js';
 import { addStartCommand } from './start.js';
+import { addStopCommand } from './stop.js';
 import { addCipherCommands } from './cipher.js';
 import { addWebhooksCommand } from './webhooks.js';
 import { addFaultsCommand } from './faults.js';
@@ -45,6 +46,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     })
     .exitOverride();
   addStartCommand(program, io);
+  addStopCommand(program, io);
   addCipherCommands(program, io);
   addWebhooksCommand(program, io);
   addFaultsCommand(program, io);

@@ -1,13 +1,17 @@
 // `sandbox start`: runs the sandbox in the foreground with a banner of its URL and credentials,
-// and shuts down cleanly on SIGINT/SIGTERM.
+// and shuts down cleanly (exit status 0) on SIGINT/SIGTERM/SIGHUP, on `sandbox stop` (its
+// --pid-file), and when the process that started it exits.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { loadConfig, type ConfigFlags } from '../config.js';
+import { loadConfig, START_DEFAULTS, START_ENV, type ConfigFlags } from '../config.js';
 import { formatDuration } from '../domain/duration.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
+import { shippedScenarioNames } from '../services/scenarios.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './program.js';
+import { watchParent } from './parent-watch.js';
+import { DEFAULT_PID_FILE, removeOwnPidFile, writePidFile } from './pid-file.js';
 
 /** The start banner: where the sandbox is and the credentials to use. */
 export function banner(running: RunningServer): string {
@@ -33,48 +37,68 @@ export function banner(running: RunningServer): string {
   return lines.join('\n');
 }
 
+// No commander defaults: a default given to commander would always win over the environment.
+// The defaults live in START_DEFAULTS (config.ts); the help shows them with each variable.
+function help(key: keyof ConfigFlags, text: string, defaultText?: string): string {
+  const shown = defaultText ?? (START_DEFAULTS as ConfigFlags)[key];
+  return `${text} (${shown === undefined ? '' : `default: ${shown}, `}env: ${START_ENV[key]})`;
+}
+
 /** Adds `sandbox start`. */
 export function addStartCommand(program: Command, io: CliIo): void {
   program
     .command('start')
     .description('run the sandbox (HTTP API, pages, webhook delivery) in the foreground')
-    .option('-p, --port <port>', 'port to listen on; 0 picks a free port', '4010')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--db <path>', 'SQLite database file, or :memory:', '.sandbox/sandbox.db')
-    .option('--public-url <url>', 'base URL for authurl, authstatus and hosted pages (default: from host and port)')
-    .option('--fixtures <file>', 'merchants, terminals and keys to seed (default: fixtures/default.json)')
-    .option('--retry <profile>', 'webhook retries: dev, realistic, none, or a list like 1s,5s,1m', 'dev')
-    .option('--header-prefix <name>', 'the word in X-<name>-Signature and the other webhook headers', 'Sandbox')
-    .option('--signature <mode>', 'plain (HMAC of the body) or timestamped (HMAC of "<timestamp>.<body>")', 'plain')
-    .option('--control-token <token>', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)')
-    .option('--allowed-host <host>', 'another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url\'s; repeatable (or SANDBOX_ALLOWED_HOSTS, comma-separated)', (host: string, hosts: string[] = []) => [...hosts, host])
-    .option('--challenge-lifetime <duration>', 'how long a 3-D Secure page waits before Expired', '15m')
-    .option('--upi-window <duration>', 'how long a UPI collect request waits', '5m')
-    .option('--webhook-timeout <duration>', 'how long a webhook POST may take to answer', '5s')
-    .option('--faults <spec>', 'inject webhook faults, e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2" (docs/webhooks.md)')
-    .option('--fault-seed <n>', 'seed of random faults (fail=P) so a run repeats exactly')
-    .option('--scenario <file>', 'scripted outcomes for CI, e.g. fixtures/scenarios/3ds-fails-then-approves.json (docs/ci.md)')
-    .option('--auto-authenticate <verdict>', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s')
+    .option('-p, --port <port>', help('port', 'port to listen on; 0 picks a free port'))
+    .option('--host <host>', help('host', 'address to listen on'))
+    .option('--db <path>', help('db', 'SQLite database file, or :memory:'))
+    .option('--public-url <url>', help('publicUrl', 'base URL for authurl, authstatus and hosted pages', 'from host and port'))
+    .option('--fixtures <file>', help('fixtures', 'merchants, terminals and keys to seed', 'the shipped fixtures/default.json'))
+    .option('--retry <profile>', help('retry', 'webhook retries: dev, realistic, none, or a list like 1s,5s,1m'))
+    .option('--header-prefix <name>', help('headerPrefix', 'the word in X-<name>-Signature and the other webhook headers'))
+    .option('--signature <mode>', help('signature', 'plain (HMAC of the body) or timestamped (HMAC of "<timestamp>.<body>")'))
+    .option('--control-token <token>', help('controlToken', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)'))
+    .option('--allowed-host <host>', help('allowedHost', "another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url's; repeatable, or comma-separated in the variable", 'none'), (host: string, hosts: string[] = []) => [...hosts, host])
+    .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
+    .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
+    .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
+    .option('--faults <spec>', help('faults', 'inject webhook faults, e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2" (docs/webhooks.md)'))
+    .option('--fault-seed <n>', help('faultSeed', 'seed of random faults (fail=P) so a run repeats exactly'))
+    .option('--scenario <name|file>', help('scenario', `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`))
+    .option('--auto-authenticate <verdict>', help('autoAuthenticate', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s'))
     .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
-    .option('-q, --quiet', 'no banner, request or webhook log lines (the Listening on line stays)')
-    .option('--log-format <format>', 'pretty or json', 'pretty')
-    .action(async (flags: ConfigFlags & { readyFile?: string }) => {
-      const config = loadConfig(flags);
+    .option('--pid-file [file]', `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`)
+    .option('-q, --quiet', help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'))
+    .option('--log-format <format>', help('logFormat', 'pretty or json'))
+    .addHelpText('after', '\nEach option is taken from its flag, else its SANDBOX_* variable, else its default.\nThe sandbox stops cleanly (exit status 0) on SIGTERM, SIGINT or SIGHUP, and when the process that started it exits.')
+    .action(async (flags: ConfigFlags & { readyFile?: string; pidFile?: string | true }) => {
+      const { readyFile, pidFile, ...configFlags } = flags;
+      const config = loadConfig(configFlags);
+      const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
       const running = await startServer(config);
       if (!config.quiet) io.out(banner(running));
       io.out(`Listening on ${running.url}`);
-      if (flags.readyFile) writeFileSync(flags.readyFile, running.url + '\n');
+      try {
+        if (pidPath) writePidFile(pidPath);
+        if (readyFile) writeFileSync(readyFile, running.url + '\n');
+      } catch (err) {
+        // Never leave a listening sandbox behind a failed start.
+        await running.close();
+        throw err;
+      }
       await new Promise<void>((resolve) => {
         let stopping = false;
-        const stop = (signal: string) => {
+        const stop = (reason: string) => {
           if (stopping) {
             // A second signal means "now": every acknowledged payment and queued webhook is already committed.
-            io.err(`${signal} again: exiting without waiting`);
+            io.err(`${reason} again: exiting without waiting`);
             process.exit(130);
           }
           stopping = true;
-          io.out(kleur.dim(`${signal}: finishing in-flight webhooks and closing the database...`));
+          unwatch();
+          io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
           const exit = () => {
+            if (pidPath) removeOwnPidFile(pidPath);
             resolve();
             // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
             // the sandbox itself is closed; nothing of ours is left, so leave now.
@@ -82,8 +106,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
           };
           running.close().then(exit, exit);
         };
-        process.on('SIGINT', () => stop('SIGINT'));
-        process.on('SIGTERM', () => stop('SIGTERM'));
+        const unwatch = watchParent(() => stop('the process that started the sandbox exited'));
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
       });
     });
 }

@@ -3,7 +3,7 @@
 // transaction, a /v1/ payment, ...), which registers itself here.
 import { newSecret, newToken } from '../domain/ids.js';
 import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
-import { parseAutoAuthenticate, type AutoAuthenticate } from '../domain/outcome-spec.js';
+import type { AutoAuthenticate } from '../domain/outcome-spec.js';
 import { SandboxError } from '../errors.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -41,11 +41,7 @@ export class Authentication {
     private readonly jobs: JobRunner,
   ) {
     jobs.register('challenge.expire', (job) => this.expireIfOpen(job.subjectId));
-    const autoText = deps.config.autoAuthenticate;
-    this.auto = autoText === undefined ? undefined : parseAutoAuthenticate(autoText);
-    if (autoText !== undefined && !this.auto) {
-      throw new SandboxError('parameter_invalid', `--auto-authenticate must be approve or decline, optionally with a delay like approve:5s, got "${autoText}"`, 'auto-authenticate');
-    }
+    this.auto = deps.config.autoAuthenticate;
     jobs.register('challenge.auto', (job) => {
       if (this.find(job.subjectId)?.state === 'open') this.complete(job.subjectId, OUTCOME_VERDICTS[String(job.payload.outcome)]!);
     });

@@ -1,8 +1,9 @@
 // Scripted outcomes for CI: a queue of entries loaded from a scenario file (--scenario FILE) or
 // POST /_sandbox/scenarios. The first entry with uses left that matches a payment decides its
 // outcome and loses one use. Precedence: X-Sandbox-Outcome header, scenario, test card/VPA, default.
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
 import type { Outcome } from '../domain/outcomes.js';
@@ -10,6 +11,7 @@ import { SandboxError } from '../errors.js';
 import { validate } from '../http/validation.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
+import { CODE_DIR } from '../code-dir.js';
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
 // each check carries its own hint.
@@ -126,18 +128,55 @@ export class Scenarios {
   }
 }
 
-/** Reads and checks a scenario file; errors name the file and the first bad field. */
-export function readScenarioFile(path: string): ScenarioDocument {
+/** fixtures/scenarios/ of the installed package, which merchants' projects do not have. */
+export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../fixtures/scenarios/', CODE_DIR));
+
+/** The names of the shipped scenarios, e.g. 3ds-fails-then-approves. */
+export function shippedScenarioNames(): string[] {
+  return readdirSync(SHIPPED_SCENARIOS_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => basename(file, '.json'))
+    .sort();
+}
+
+/**
+ * The file behind --scenario: a path relative to `cwd`, else the name of a shipped scenario (with
+ * or without .json). A path wins, so a merchant's own file may share a shipped name.
+ */
+export function resolveScenarioFile(nameOrPath: string, from = '--scenario', cwd = process.cwd()): string {
+  const path = resolve(cwd, nameOrPath);
+  if (existsSync(path)) return path;
+  const shipped = shippedScenarioNames();
+  const name = basename(nameOrPath, '.json');
+  if (nameOrPath === name || nameOrPath === `${name}.json`) {
+    if (shipped.includes(name)) return resolve(SHIPPED_SCENARIOS_DIR, `${name}.json`);
+  }
+  throw missingScenario(from, path, shipped);
+}
+
+function missingScenario(from: string, path: string, shipped: string[]): SandboxError {
+  return new SandboxError('parameter_invalid', `${from}: scenario file ${path} does not exist; shipped scenarios, given by name: ${shipped.join(', ')}`, 'scenario');
+}
+
+/** Reads and checks a scenario file; errors name the option (`from`), the file and the first bad field. */
+export function readScenarioFile(path: string, from = '--scenario'): ScenarioDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingScenario(from, path, shippedScenarioNames());
+    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${(err as Error).message}`, 'scenario');
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new SandboxError('parameter_invalid', `--scenario ${path} cannot be read as JSON: ${(err as Error).message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${(err as Error).message}`, 'scenario');
   }
   try {
     return validate(scenarioDocumentSchema, raw);
   } catch (err) {
     const e = err as SandboxError;
-    throw new SandboxError('parameter_invalid', `--scenario ${path}: ${e.message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path}: ${e.message}`, 'scenario');
   }
 }

@@ -46,6 +46,10 @@ export function startCheckpointer(db: Db, intervalMs = 200): Checkpointer {
     stop: () =>
       new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
+        // Unreferenced, the worker's exit could not hold the process open: `sandbox start` ran out of
+        // work before it, exited with 13 (an unsettled top-level await) and skipped the last
+        // db.close(); a library user's close() never resolved.
+        worker.ref();
         worker.postMessage('stop');
         // A worker stuck in a busy checkpoint is not worth waiting for: the last close checkpoints anyway.
         setTimeout(() => void worker.terminate(), 2000).unref();

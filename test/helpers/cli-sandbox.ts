@@ -1,7 +1,7 @@
 // `sandbox start` as a child process, the way a user or a CI script runs the built CLI: on a free
 // port (--port 0) with --ready-file, resolved once the URL is written there. Keeps what the child
 // printed; stop() is Ctrl-C's SIGTERM, kill() the crash.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,15 +25,36 @@ export interface CliSandbox {
   kill(): Promise<void>;
 }
 
+/** How a CLI child runs: its directory, extra environment variables, and (startCliSandbox) whether to pass --port 0. */
+export interface CliOptions {
+  /** Run bin/sandbox.js through its own #! line, as `npx sandbox` does, instead of under this node. */
+  shebang?: boolean;
+  cwd?: string;
+  /** Added to this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** false leaves --port 0 out, so SANDBOX_PORT or the default decides. */
+  port?: false;
+}
+
+/** Runs the built CLI to completion: `sandbox ...args`, its exit code and output (no colours). */
+export function runBuiltCli(args: string[], options: Pick<CliOptions, 'cwd' | 'env'> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd, timeout: 30_000, env: { ...process.env, NO_COLOR: '1', ...options.env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
 /**
  * Starts `sandbox start --port 0 --ready-file <temp> ...args`. With `shebang`, the bin runs through
  * its own #! line as `npx sandbox` does; otherwise under this node.
  */
-export async function startCliSandbox(args: string[], options: { shebang?: boolean; cwd?: string } = {}): Promise<CliSandbox> {
+export async function startCliSandbox(args: string[], options: CliOptions = {}): Promise<CliSandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'paysandbox-cli-'));
   const readyFile = join(dir, 'ready');
-  const argv = ['start', '--port', '0', '--ready-file', readyFile, ...args];
-  const child = options.shebang ? spawn(BIN, argv, { cwd: options.cwd }) : spawn(process.execPath, [BIN, ...argv], { cwd: options.cwd });
+  const argv = ['start', ...(options.port === false ? [] : ['--port', '0']), '--ready-file', readyFile, ...args];
+  const spawnOptions = { cwd: options.cwd, env: { ...process.env, ...options.env } };
+  const child = options.shebang ? spawn(BIN, argv, spawnOptions) : spawn(process.execPath, [BIN, ...argv], spawnOptions);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -191,6 +191,8 @@ describe('--scenario FILE', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ entries: [{ outcome: 'decline:nope' }] }));
     expect(() => createTestSandbox({ scenario: bad })).toThrow(/--scenario .*bad\.json: .*outcome must be one of/);
-    expect(() => createTestSandbox({ scenario: join(dir, 'missing.json') })).toThrow(/--scenario .*missing\.json cannot be read/);
+    expect(() => createTestSandbox({ scenario: join(dir, 'missing.json') })).toThrow(/--scenario: scenario file .*missing\.json does not exist; shipped scenarios, given by name: 3ds-fails-then-approves, /);
+    writeFileSync(bad, '{"entries": [');
+    expect(() => createTestSandbox({ scenario: bad })).toThrow(/--scenario .*bad\.json is not valid JSON: /);
   });
 });

@@ -90,6 +90,16 @@ describe('loadConfig flags and environment', () => {
     expect(loadConfig({ port: '6000' }, { SANDBOX_PORT: '5000' }).port).toBe(6000);
   });
 
+  it('takes the variables of the other options too', () => {
+    const config = loadConfig({}, { SANDBOX_SIGNATURE: 'timestamped', SANDBOX_HEADER_PREFIX: 'Acme', SANDBOX_WEBHOOK_TIMEOUT: '2s', SANDBOX_AUTO_AUTHENTICATE: 'decline:5s', SANDBOX_QUIET: 'true', SANDBOX_SCENARIO: 'outcomes-by-amount' });
+    expect(config).toMatchObject({ signatureMode: 'timestamped', headerPrefix: 'Acme', webhookTimeoutMs: 2000, autoAuthenticate: { outcome: 'decline', delayMs: 5000 }, quiet: true });
+    expect(config.scenarioPath).toMatch(/fixtures\/scenarios\/outcomes-by-amount\.json$/);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({}, { SANDBOX_PORT: '', SANDBOX_RETRY: '' })).toMatchObject({ port: 4010, retry: RETRY_PROFILES.dev });
+  });
+
   it('treats an empty SANDBOX_CONTROL_TOKEN as none', () => {
     expect(loadConfig({}, { SANDBOX_CONTROL_TOKEN: '' }).controlToken).toBeUndefined();
   });
@@ -126,6 +136,10 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
     ['log-format', { SANDBOX_LOG_FORMAT: 'yaml' }],
   ])('a bad environment value is named by its flag (--%s)', (flag, env) => {
     expect(failure({}, env).param).toBe(flag);
+  });
+
+  it('a bad environment value is quoted under the variable the user set', () => {
+    expect(failure({}, { SANDBOX_RETRY: 'often' }).message).toBe('SANDBOX_RETRY must be dev, realistic, none or a list like 1s,5s,1m, got "often"');
   });
 
   it('quotes the bad value so the user sees what was read', () => {
