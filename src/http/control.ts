@@ -7,8 +7,9 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
-import { parseDuration } from '../domain/duration.js';
+import { clockAdvanceProblem, formatDuration, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import type { Clock } from '../services/clock.js';
 import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -47,9 +48,18 @@ export const authenticateSchema = z.object({
 export const advanceSchema = z.object({
   duration: z
     .string()
-    .refine((text) => (parseDuration(text) ?? 0) > 0, { message: 'duration must be a positive duration of at most 3650d, such as "15m", "90s" or "2h"' })
-    .describe('a duration such as "15m", "90s" or "2h" (at most 3650d)'),
+    .superRefine((text, ctx) => {
+      const problem = clockAdvanceProblem(text);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe('a duration with a unit such as "15m", "90s", "2h" or "1d" (at most 3650d); never negative'),
 });
+
+/** GET /_sandbox/clock: sandbox time and how far it is ahead of the wall clock. */
+function clockView(clock: Clock, now = clock.now()) {
+  const offset = clock.offset();
+  return { now: new Date(now).toISOString(), offset_ms: offset, offset: formatDuration(offset) };
+}
 
 /** The foundation's control routes; later modules add their own under /_sandbox. */
 export function controlRoutes(deps: AppDeps) {
@@ -100,12 +110,14 @@ export function controlRoutes(deps: AppDeps) {
     return c.json({ ...statusView(after), authentication: done.state, redirect_url: services.auth.returnUrl(done) });
   });
 
+  app.get('/clock', (c) => c.json(clockView(services.deps.clock)));
+
   app.post('/clock/advance', async (c) => {
     const { duration } = validate(advanceSchema, await readJson(c));
     const now = services.deps.clock.advance(parseDuration(duration)!);
     const jobs = services.jobs.runDue();
     deps.wake();
-    return c.json({ now: new Date(now).toISOString(), jobs_run: jobs });
+    return c.json({ ...clockView(services.deps.clock, now), jobs_run: jobs });
   });
 
   return app;

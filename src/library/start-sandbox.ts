@@ -2,7 +2,7 @@
 // Defaults fit tests: in-memory database, a free port, no webhook retries, no log lines. Every
 // instance has its own database, clock and worker, so several in one process never interfere.
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { parseDuration } from '../domain/duration.js';
+import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
@@ -207,9 +207,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     clock: {
       now: () => server.clock.now(),
       advance(duration) {
+        // Text follows the rules of `sandbox clock advance` (a unit, never backwards).
+        const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
         const ms = typeof duration === 'number' ? duration : parseDuration(duration);
-        if (ms === undefined || !Number.isFinite(ms) || ms <= 0) {
-          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}`, 'duration');
+        if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
+          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}${problem ? `: ${problem}` : ''}`, 'duration');
         }
         const now = server.clock.advance(ms);
         wake();
