@@ -24,16 +24,18 @@ export function addClockCommand(program: Command, io: CliIo): void {
     const view = await new ControlClient(flags).get<ClockView>('/clock');
     io.out(flags.json ? JSON.stringify(view, null, 2) : `sandbox time is ${view.now} (${ahead(view)})`);
   });
-  clientOptions(
-    clock
-      .command('advance <duration>')
-      .description('move sandbox time forward, e.g. 15m, 2h, 1d (a unit is required; never backwards)')
-      // "-1h" would otherwise be taken for an unknown option; it reaches the check below instead.
-      .allowUnknownOption(),
-  ).action(async (duration: string, flags: ClientFlags) => {
-    const problem = clockAdvanceProblem(duration);
-    if (problem) throw new CliError(problem);
-    const result = await new ControlClient(flags).post<ClockView & { jobs_run: number }>('/clock/advance', { duration });
-    io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
-  });
+  clock
+    .command('advance <duration>')
+    .description('move sandbox time forward, e.g. 15m, 2h, 1d (a unit is required; never backwards)')
+    // --url, --control-token and --json belong to `clock`, which parses them wherever they stand.
+    .configureHelp({ showGlobalOptions: true })
+    // "-1h" would otherwise be taken for an unknown option; it reaches the check below instead.
+    .allowUnknownOption()
+    .action(async (duration: string, _options: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<ClientFlags>();
+      const problem = clockAdvanceProblem(duration);
+      if (problem) throw new CliError(problem);
+      const result = await new ControlClient(flags).post<ClockView & { jobs_run: number }>('/clock/advance', { duration });
+      io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
+    });
 }
