@@ -16,6 +16,7 @@ import type { AppDeps, AppEnv } from './app.js';
 import { clientIp, isLoopback } from './middleware/client-ip.js';
 import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
+import { paymentObject } from './payments.js';
 
 /** The cookie that carries the control token for browsers (set by POST /_sandbox/login). */
 export const CONTROL_COOKIE = 'sandbox_control';
@@ -98,16 +99,15 @@ export function controlRoutes(deps: AppDeps) {
     });
   });
 
+  // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way
+  // to be completed without a browser).
   app.post('/transactions/:transID/authenticate', async (c) => {
     const { outcome } = validate(authenticateSchema, await readJson(c));
-    const transID = c.req.param('transID');
-    const t = services.deps.store.transactions.get(transID);
-    if (!t) throw new SandboxError('resource_missing', `no transaction ${transID}`, 'transID');
-    const challenge = services.auth.forSubject('transaction', transID);
-    if (!challenge) throw new SandboxError('invalid_state', `transaction ${transID} has no authentication to complete (its status is ${statusView(t).status})`);
-    const done = services.auth.complete(challenge.token, OUTCOME_VERDICTS[outcome]!);
-    const after = services.deps.store.transactions.get(transID)!;
-    return c.json({ ...statusView(after), authentication: done.state, redirect_url: services.auth.returnUrl(done) });
+    const id = c.req.param('transID');
+    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
+    const after = subjectType === 'transaction' ? statusView(services.deps.store.transactions.get(id)!) : paymentObject(services.payments, services.deps.store.payments.get(id)!);
+    deps.wake();
+    return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
 
   app.get('/clock', (c) => c.json(clockView(services.deps.clock)));

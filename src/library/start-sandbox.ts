@@ -7,7 +7,6 @@ import { SandboxError } from '../errors.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
-import type { Challenge } from '../store/challenges-repo.js';
 import { describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
@@ -126,15 +125,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     server.worker.wake();
   };
 
-  function findChallenge(id: string): Challenge | undefined {
-    // S2S transactions and /v1/ payments both open challenges; the id says which it is.
-    for (const subject of ['transaction', 'payment']) {
-      const challenge = services.auth.forSubject(subject, id);
-      if (challenge) return challenge;
-    }
-    return undefined;
-  }
-
   function waitForDelivery(wanted: WaitForDeliveryOptions = {}): Promise<SandboxDelivery> {
     const status = wanted.status ?? 'succeeded';
     const timeoutMs = wanted.timeoutMs ?? 5000;
@@ -196,9 +186,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     async authenticate(id, outcome) {
       const verdict: Verdict | undefined = Object.hasOwn(OUTCOME_VERDICTS, outcome) ? OUTCOME_VERDICTS[outcome] : undefined;
       if (!verdict) throw new SandboxError('parameter_invalid', `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`, 'outcome');
-      const challenge = findChallenge(id);
-      if (!challenge) throw new SandboxError('resource_missing', `no authentication for ${id}: it is not a transID or payment id of this sandbox, or its payment never asked for one`, 'id');
-      const done = services.auth.complete(challenge.token, verdict);
+      const done = services.auth.completeFor(id, verdict).challenge;
       wake();
       return { state: done.state, redirectUrl: services.auth.returnUrl(done) };
     },
