@@ -1,14 +1,41 @@
-// `sandbox clock advance <duration>`: moves sandbox time so expiries, delayed outcomes and
-// webhook retries that fall due happen now.
+// `sandbox clock` shows sandbox time; `sandbox clock advance <duration>` moves it so expiries,
+// delayed outcomes and webhook retries that fall due happen now.
 import type { Command } from 'commander';
+import { clockAdvanceProblem } from '../domain/duration.js';
+import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 
-/** Adds `sandbox clock advance`. */
+/** GET /_sandbox/clock (and the start of the advance answer). */
+interface ClockView {
+  now: string;
+  offset_ms: number;
+  offset: string;
+}
+
+function ahead(view: ClockView): string {
+  return view.offset_ms > 0 ? `${view.offset} ahead of the wall clock` : 'the wall clock';
+}
+
+/** Adds `sandbox clock` and `sandbox clock advance`. */
 export function addClockCommand(program: Command, io: CliIo): void {
-  const clock = program.command('clock').description('the sandbox clock');
-  clientOptions(clock.command('advance <duration>').description('move sandbox time forward, e.g. 15m, 2h, 1d')).action(async (duration: string, flags: ClientFlags) => {
-    const result = await new ControlClient(flags).post('/clock/advance', { duration });
-    io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
+  const clock = clientOptions(program.command('clock').description('show the sandbox time; `clock advance` moves it forward'));
+  clock.action(async (flags: ClientFlags) => {
+    const view = await new ControlClient(flags).get<ClockView>('/clock');
+    io.out(flags.json ? JSON.stringify(view, null, 2) : `sandbox time is ${view.now} (${ahead(view)})`);
   });
+  clock
+    .command('advance <duration>')
+    .description('move sandbox time forward, e.g. 15m, 2h, 1d (a unit is required; never backwards)')
+    // --url, --control-token and --json belong to `clock`, which parses them wherever they stand.
+    .configureHelp({ showGlobalOptions: true })
+    // "-1h" would otherwise be taken for an unknown option; it reaches the check below instead.
+    .allowUnknownOption()
+    .action(async (duration: string, _options: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<ClientFlags>();
+      const problem = clockAdvanceProblem(duration);
+      if (problem) throw new CliError(problem);
+      const result = await new ControlClient(flags).post<ClockView & { jobs_run: number }>('/clock/advance', { duration });
+      io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
+    });
 }

@@ -18,6 +18,7 @@ import { addSnapshotCommands } from './snapshot.js';
 import { addChargebackCommand } from './chargeback.js';
 import { addSettleCommand } from './settle.js';
 import { addTriggerCommand } from './trigger.js';
+import { addAuthenticateCommand } from './authenticate.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -58,6 +59,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   addChargebackCommand(program, io);
   addSettleCommand(program, io);
   addTriggerCommand(program, io);
+  addAuthenticateCommand(program, io);
   return program;
 }
 

@@ -1,8 +1,10 @@
 // `sandbox wait --event payment.authorized [--to URL] [--status succeeded] [--timeout 30s]`: for CI
 // scripts. Polls the control API's delivery list; exits 0 once such a delivery is found, and 1
-// after the timeout, printing the deliveries it did see.
+// after the timeout (or at once when every matching delivery failed for good), printing the
+// deliveries it did see. An unknown event name is refused before any request.
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
+import { unknownEventProblem } from '../domain/event-types.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -42,19 +44,27 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     const timeoutMs = parseDuration(flags.timeout);
     if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
     if (!(STATUSES as readonly string[]).includes(flags.status)) throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
+    // A misspelt event would never arrive: refuse it now rather than after the whole timeout.
+    const unknown = unknownEventProblem('--event', flags.event);
+    if (unknown) throw new CliError(unknown);
     const client = new ControlClient(flags);
     const filter = { event: flags.event, url: flags.to };
     const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
 
+    const first = async (status?: string) => (await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, status, limit: 1 })).data[0];
+    // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
+    // every one failed for good (retries exhausted), so the timeout would only be waited out.
+    const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
+
     const deadline = Date.now() + timeoutMs;
+    let failedForGood = false;
     for (;;) {
-      const page = await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, status: flags.status === 'any' ? undefined : flags.status, limit: 1 });
-      const found = page.data[0];
+      const found = await first(flags.status === 'any' ? undefined : flags.status);
       if (found) {
         io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
         return;
       }
-      if (Date.now() >= deadline) break;
+      if ((failedForGood = await hopeless()) || Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
     }
 
@@ -67,10 +77,11 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     }
     io.exitCode = 1;
     if (flags.json) {
-      io.out(JSON.stringify({ found: false, timeout_ms: timeoutMs, seen }, null, 2));
+      io.out(JSON.stringify({ found: false, failed_for_good: failedForGood, timeout_ms: timeoutMs, seen }, null, 2));
       return;
     }
     const lines = seen.length ? seen.map((d) => `  ${deliveryLine(d)}`) : ['  none'];
-    io.err([`no ${wanted} within ${flags.timeout}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
+    const why = failedForGood ? `no ${wanted} will come: every one failed for good (no retries left)` : `no ${wanted} within ${flags.timeout}`;
+    io.err([`${why}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
   });
 }

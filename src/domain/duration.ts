@@ -36,3 +36,18 @@ export function formatDuration(ms: number): string {
   }
   return out.join('');
 }
+
+/**
+ * Why `text` cannot move the sandbox clock, or undefined when it can: `clock advance` takes a
+ * positive duration with a unit ("15" could mean seconds or days, so it is refused) and never
+ * goes backwards.
+ */
+export function clockAdvanceProblem(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('-')) return `the sandbox clock only moves forward; give duration as a positive amount such as "15m", not "${trimmed}"`;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return `duration "${trimmed}" has no unit; add a unit: ${trimmed}s, ${trimmed}m, ${trimmed}h or ${trimmed}d`;
+  const ms = parseDuration(trimmed);
+  if (ms === undefined) return `duration must be a duration such as "15m", "90s", "2h" or "1d" (at most 3650d), got "${trimmed}"`;
+  if (ms <= 0) return `duration must be more than 0, such as "15m", got "${trimmed}"`;
+  return undefined;
+}

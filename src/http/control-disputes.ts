@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
-import { EVENT_TYPE_NAMES, type EventType } from '../domain/event-types.js';
+import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
 import { chargebackView } from '../services/chargebacks.js';
 import { deliveryView, eventView } from '../services/deliveries.js';
 import type { Services } from '../services/services.js';
@@ -66,7 +66,14 @@ export const settlementQuery = z.strictObject({
 
 /** POST /_sandbox/events/trigger body. */
 export const triggerSchema = z.strictObject({
-  type: z.enum(EVENT_TYPE_NAMES as [EventType, ...EventType[]]).describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
+  type: z
+    .string()
+    .superRefine((name, ctx) => {
+      const problem = unknownEventProblem('type', name);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ enum: EVENT_TYPE_NAMES })
+    .describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
   payment_id: z.string().min(1).max(64).optional().describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
   to: url.optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks, to also deliver the event to (once, never retried)'),
   merchant,
@@ -114,7 +121,7 @@ export function controlDisputeRoutes(deps: AppDeps) {
 
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
-    const result = services.triggers.trigger({ type: body.type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
+    const result = services.triggers.trigger({ type: body.type as EventType, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
     const delivery = result.deliveryId ? services.deps.store.deliveries.get(result.deliveryId) : undefined;
     return c.json(
       {

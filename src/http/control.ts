@@ -7,14 +7,16 @@ import { setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
-import { parseDuration } from '../domain/duration.js';
+import { clockAdvanceProblem, formatDuration, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import type { Clock } from '../services/clock.js';
 import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
+import { paymentObject } from './payments.js';
 
 export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
@@ -24,9 +26,18 @@ export const authenticateSchema = z.object({
 export const advanceSchema = z.object({
   duration: z
     .string()
-    .refine((text) => (parseDuration(text) ?? 0) > 0, { message: 'duration must be a positive duration of at most 3650d, such as "15m", "90s" or "2h"' })
-    .describe('a duration such as "15m", "90s" or "2h" (at most 3650d)'),
+    .superRefine((text, ctx) => {
+      const problem = clockAdvanceProblem(text);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe('a duration with a unit such as "15m", "90s", "2h" or "1d" (at most 3650d); never negative'),
 });
+
+/** GET /_sandbox/clock: sandbox time and how far it is ahead of the wall clock. */
+function clockView(clock: Clock, now = clock.now()) {
+  const offset = clock.offset();
+  return { now: new Date(now).toISOString(), offset_ms: offset, offset: formatDuration(offset) };
+}
 
 /** The foundation's control routes; later modules add their own under /_sandbox. */
 export function controlRoutes(deps: AppDeps) {
@@ -64,24 +75,25 @@ export function controlRoutes(deps: AppDeps) {
     });
   });
 
+  // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way
+  // to be completed without a browser).
   app.post('/transactions/:transID/authenticate', async (c) => {
     const { outcome } = validate(authenticateSchema, await readJson(c));
-    const transID = c.req.param('transID');
-    const t = services.deps.store.transactions.get(transID);
-    if (!t) throw new SandboxError('resource_missing', `no transaction ${transID}`, 'transID');
-    const challenge = services.auth.forSubject('transaction', transID);
-    if (!challenge) throw new SandboxError('invalid_state', `transaction ${transID} has no authentication to complete (its status is ${statusView(t).status})`);
-    const done = services.auth.complete(challenge.token, OUTCOME_VERDICTS[outcome]!);
-    const after = services.deps.store.transactions.get(transID)!;
-    return c.json({ ...statusView(after), authentication: done.state, redirect_url: services.auth.returnUrl(done) });
+    const id = c.req.param('transID');
+    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
+    const after = subjectType === 'transaction' ? statusView(services.deps.store.transactions.get(id)!) : paymentObject(services.payments, services.deps.store.payments.get(id)!);
+    deps.wake();
+    return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
+
+  app.get('/clock', (c) => c.json(clockView(services.deps.clock)));
 
   app.post('/clock/advance', async (c) => {
     const { duration } = validate(advanceSchema, await readJson(c));
     const now = services.deps.clock.advance(parseDuration(duration)!);
     const jobs = services.jobs.runDue();
     deps.wake();
-    return c.json({ now: new Date(now).toISOString(), jobs_run: jobs });
+    return c.json({ ...clockView(services.deps.clock, now), jobs_run: jobs });
   });
 
   return app;

@@ -195,8 +195,9 @@ const FOUNDATION_ROUTES: OpenApiRoute[] = [
   { method: 'post', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Trade the control token (form field token) for an HttpOnly cookie scoped to /_sandbox', response: '303 to the dashboard, or 401 with the form' },
   { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}' },
   { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state' },
-  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication without a browser', body: authenticateSchema, response: 'the transaction status after the outcome, and redirect_url', errors: ['invalid_state'] },
-  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, jobs_run}' },
+  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser', body: authenticateSchema, response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url', errors: ['resource_missing', 'invalid_state'] },
+  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, offset_ms, offset, jobs_run}' },
+  { method: 'get', path: '/_sandbox/clock', tag: 'Sandbox control', auth: 'control', summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)', response: '{now, offset_ms, offset}' },
 ];
 
 const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({

@@ -2,13 +2,13 @@
 // Defaults fit tests: in-memory database, a free port, no webhook retries, no log lines. Every
 // instance has its own database, clock and worker, so several in one process never interfere.
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { parseDuration } from '../domain/duration.js';
+import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
-import type { Challenge } from '../store/challenges-repo.js';
-import { describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
+import { describeAttempts, describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
+import { unknownEventProblem } from '../domain/event-types.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -66,7 +66,10 @@ export interface SandboxHandle {
   reset(): Promise<TableCounts>;
   /** Completes the open 3-D Secure / bank challenge of a transID (or /v1/ payment id) without a browser. */
   authenticate(id: string, outcome: 'approve' | 'decline' | 'cancel' | 'expire'): Promise<AuthenticationResult>;
-  /** Resolves with the newest matching delivery; rejects after timeoutMs listing every delivery so far. */
+  /**
+   * Resolves with the newest matching delivery; rejects after timeoutMs listing every delivery so
+   * far, or at once for an unknown event name or when every matching delivery failed for good.
+   */
   waitForDelivery(options?: WaitForDeliveryOptions): Promise<SandboxDelivery>;
   /** Every delivery, newest last, with attempts and parsed bodies. */
   deliveries(): SandboxDelivery[];
@@ -126,26 +129,25 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     server.worker.wake();
   };
 
-  function findChallenge(id: string): Challenge | undefined {
-    // S2S transactions and /v1/ payments both open challenges; the id says which it is.
-    for (const subject of ['transaction', 'payment']) {
-      const challenge = services.auth.forSubject(subject, id);
-      if (challenge) return challenge;
-    }
-    return undefined;
-  }
-
   function waitForDelivery(wanted: WaitForDeliveryOptions = {}): Promise<SandboxDelivery> {
     const status = wanted.status ?? 'succeeded';
     const timeoutMs = wanted.timeoutMs ?? 5000;
-    const find = () => {
-      const rows = store.deliveries.list({ eventType: wanted.event, url: wanted.url, status: status === 'any' ? undefined : status, limit: 1000 });
-      for (const row of rows) {
-        const delivery = toSandboxDelivery(store, row);
-        if (!wanted.match || wanted.match(delivery)) return delivery;
-      }
-      return undefined;
+    const unknown = wanted.event === undefined ? undefined : unknownEventProblem('event', wanted.event);
+    if (unknown) return Promise.reject(new SandboxError('parameter_invalid', `waitForDelivery: ${unknown}`, 'event'));
+    const matching = (rowStatus?: 'pending' | 'succeeded' | 'failed') =>
+      store.deliveries
+        .list({ eventType: wanted.event, url: wanted.url, status: rowStatus, limit: 1000 })
+        .map((row) => toSandboxDelivery(store, row))
+        .filter((delivery) => !wanted.match || wanted.match(delivery));
+    const find = () => matching(status === 'any' ? undefined : status)[0];
+    // Waiting for a success is hopeless once every matching delivery failed for good (retries
+    // exhausted): the rejection says so at once, with their attempts, instead of timing out.
+    const failedForGood = () => {
+      if (status !== 'succeeded') return undefined;
+      const all = matching();
+      return all.length > 0 && all.every((d) => d.status === 'failed') ? all : undefined;
     };
+    const wantedText = [`${status === 'any' ? '' : status + ' '}delivery`, wanted.event && `of ${wanted.event}`, wanted.url && `to ${wanted.url}`, wanted.match && 'matching the given test'].filter(Boolean).join(' ');
     return new Promise((resolve, reject) => {
       const finish = () => {
         unsubscribe();
@@ -157,7 +159,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         const found = find();
         if (found) {
           finish();
-          resolve(found);
+          return resolve(found);
+        }
+        const failed = failedForGood();
+        if (failed) {
+          const log = failed.flatMap((d) => [`  ${describeDelivery(d)}`, ...describeAttempts(d)]).join('\n');
+          cancel(new Error(`waitForDelivery: no ${wantedText} will come: ${failed.length === 1 ? 'the only matching delivery' : `all ${failed.length} matching deliveries`} failed for good (no retries left). Attempts:\n${log}`));
         }
       };
       const cancel = (reason: Error) => {
@@ -170,7 +177,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       // The activity bus wakes us at once; the poll is a backstop for changes made by other means.
       const poll = setInterval(check, 50);
       const timer = setTimeout(() => {
-        const wantedText = [`${status === 'any' ? '' : status + ' '}delivery`, wanted.event && `of ${wanted.event}`, wanted.url && `to ${wanted.url}`, wanted.match && 'matching the given test'].filter(Boolean).join(' ');
         const seen = deliveries();
         const list = seen.length ? seen.map((d) => `  ${describeDelivery(d)}`).join('\n') : '  none';
         cancel(new Error(`waitForDelivery: no ${wantedText} within ${timeoutMs} ms. Deliveries so far (${seen.length}):\n${list}`));
@@ -196,9 +202,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     async authenticate(id, outcome) {
       const verdict: Verdict | undefined = Object.hasOwn(OUTCOME_VERDICTS, outcome) ? OUTCOME_VERDICTS[outcome] : undefined;
       if (!verdict) throw new SandboxError('parameter_invalid', `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`, 'outcome');
-      const challenge = findChallenge(id);
-      if (!challenge) throw new SandboxError('resource_missing', `no authentication for ${id}: it is not a transID or payment id of this sandbox, or its payment never asked for one`, 'id');
-      const done = services.auth.complete(challenge.token, verdict);
+      const done = services.auth.completeFor(id, verdict).challenge;
       wake();
       return { state: done.state, redirectUrl: services.auth.returnUrl(done) };
     },
@@ -207,9 +211,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     clock: {
       now: () => server.clock.now(),
       advance(duration) {
+        // Text follows the rules of `sandbox clock advance` (a unit, never backwards).
+        const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
         const ms = typeof duration === 'number' ? duration : parseDuration(duration);
-        if (ms === undefined || !Number.isFinite(ms) || ms <= 0) {
-          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}`, 'duration');
+        if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
+          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}${problem ? `: ${problem}` : ''}`, 'duration');
         }
         const now = server.clock.advance(ms);
         wake();

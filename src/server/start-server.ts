@@ -51,7 +51,8 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
     db.close();
     throw new StartError((err as Error).message);
   }
-  const clock = options.clock ?? systemClock();
+  // Resumes the offset saved in the database, so sandbox time carries on where the last run left it.
+  const clock = options.clock ?? systemClock(store.clock);
   const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
   const activity = new ActivityBus();
   const outbox = new Outbox(store, clock, activity);

@@ -3,6 +3,7 @@
 // transaction, a /v1/ payment, ...), which registers itself here.
 import { newSecret, newToken } from '../domain/ids.js';
 import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
+import { statusText } from '../domain/order-status.js';
 import type { AutoAuthenticate } from '../domain/outcome-spec.js';
 import { SandboxError } from '../errors.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
@@ -94,6 +95,26 @@ export class Authentication {
   /** The latest challenge of a subject. */
   forSubject(subjectType: string, subjectId: string): Challenge | undefined {
     return this.deps.store.challenges.forSubject(subjectType, subjectId);
+  }
+
+  /**
+   * Completes the open challenge of an S2S transID or a /v1/ payment id, whichever `id` is (control
+   * API, CLI, library): 404 naming `param` when it is neither, 409 when it has nothing open.
+   */
+  completeFor(id: string, verdict: Verdict, param = 'id'): { subjectType: 'transaction' | 'payment'; challenge: Challenge } {
+    const { store } = this.deps;
+    const transaction = store.transactions.get(id);
+    const payment = transaction ? undefined : store.payments.get(id);
+    if (!transaction && !payment) {
+      throw new SandboxError('resource_missing', `no transaction or payment ${id}: pass an S2S transID or a /v1/ payment id (pay_...) of this sandbox`, param);
+    }
+    const subjectType = transaction ? 'transaction' : 'payment';
+    const challenge = this.forSubject(subjectType, id);
+    if (!challenge) {
+      const status = transaction ? `its status is ${statusText(transaction.orderStatus)}` : `its status is ${payment!.status}`;
+      throw new SandboxError('invalid_state', `${subjectType} ${id} has no authentication to complete (${status})`);
+    }
+    return { subjectType, challenge: this.complete(challenge.token, verdict) };
   }
 
   /** Where the customer goes once the challenge is over. */

@@ -1,5 +1,6 @@
 // The sandbox clock. Every timestamp and every due time is read from it, so tests can fix it and
-// `sandbox clock advance` can move it forward to make expiries and retries happen now.
+// `sandbox clock advance` can move it forward to make expiries and retries happen now. It only
+// ever moves forward: its offset is kept in the database (sandbox_clock), so a restart resumes it.
 
 import { SandboxError } from '../errors.js';
 
@@ -18,22 +19,49 @@ export interface Clock {
   now(): number;
   /** Moves sandbox time forward by `ms`; returns the new time. */
   advance(ms: number): number;
+  /** How far sandbox time is ahead of the wall clock, in ms. */
+  offset(): number;
+  /** Resumes from the saved state again, after a reset or an import replaced it. */
+  reload(): void;
 }
 
-/** Wall-clock time plus the total of every advance. */
-export function systemClock(): Clock {
+/** Where a system clock keeps its offset (store/clock-repo.ts). */
+export interface ClockStorage {
+  /** The saved offset (0 when none) and the newest sandbox time already recorded. */
+  load(): { offsetMs: number; floor: number };
+  /** Records the offset and the sandbox time it was set at. */
+  save(offsetMs: number, at: number): void;
+}
+
+/** Wall-clock time plus the total of every advance, resumed from `storage` and never going backwards. */
+export function systemClock(storage?: ClockStorage): Clock {
   let offset = 0;
+  let last = 0;
+  const resume = () => {
+    const saved = storage?.load() ?? { offsetMs: 0, floor: 0 };
+    // Not behind anything already recorded, even when the wall clock went back since it was saved.
+    offset = Math.max(saved.offsetMs, saved.floor - Date.now());
+    last = 0;
+  };
+  resume();
+  // A wall clock stepped back while running makes sandbox time stand still, not run backwards.
+  const now = () => (last = Math.max(last, Date.now() + offset));
   return {
-    now: () => Date.now() + offset,
+    now,
     advance(ms) {
-      checkedAdvance(Date.now() + offset, ms);
-      offset += ms;
-      return Date.now() + offset;
+      const target = now() + ms;
+      checkedAdvance(target - ms, ms);
+      offset = target - Date.now();
+      last = target;
+      storage?.save(offset, target);
+      return target;
     },
+    offset: () => now() - Date.now(),
+    reload: resume,
   };
 }
 
-/** A clock that stands still at `start` until advanced (tests). */
+/** A clock that stands still at `start` until advanced (tests); nothing is saved or reloaded. */
 export function fixedClock(start = Date.UTC(2026, 0, 15, 12, 0, 0)): Clock {
   let now = start;
   return {
@@ -43,5 +71,7 @@ export function fixedClock(start = Date.UTC(2026, 0, 15, 12, 0, 0)): Clock {
       now += ms;
       return now;
     },
+    offset: () => now - start,
+    reload: () => undefined,
   };
 }

@@ -207,6 +207,9 @@ export class Snapshot {
     await this.quiesce();
     this.replaceState(() => {
       this.state.wipe(CREDENTIAL_TABLES);
+      // A reset is a fresh start: the clock's offset went with the wipe, and what is seeded
+      // from here on (the scenario entries) carries wall-clock times again.
+      this.deps.clock.reload();
       store.credentials.seed(fixtures);
       this.scenarios.loadStartupFile();
     });
@@ -254,6 +257,8 @@ export class Snapshot {
       this.deps.store.batch.alone(write);
     } finally {
       this.deps.store.credentials.forget();
+      // The clock resumes from the new state (an imported offset, or none), or the old one on a rollback.
+      this.deps.clock.reload();
     }
   }
 

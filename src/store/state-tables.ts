@@ -118,6 +118,17 @@ export function createStateTables(db: Db) {
       const rowids = dump.rows.map((row) => statement.run(...row.map(fromJson)).lastInsertRowid);
       return tableList().find((t) => t.name === table)?.wr ? [] : rowids;
     },
+    /** The largest value of any of `columns` in any table that has them (0 for none): the newest time recorded. */
+    newestTime(columns: readonly string[]): number {
+      let newest = 0;
+      for (const table of tables()) {
+        for (const column of columnsOf(table).filter((name) => columns.includes(name))) {
+          const value = db.prepare(`SELECT MAX(${quote(column)}) FROM ${quote(table)}`).pluck().get();
+          if (typeof value === 'number' && value > newest) newest = value;
+        }
+      }
+      return newest;
+    },
     /** The stored values of `columns` for the rows with these rowids, by rowid (after affinity conversions). */
     storedRows(table: string, columns: string[]): Map<number | bigint, unknown[]> {
       const rows = db.prepare(`SELECT rowid, ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw().all() as unknown[][];

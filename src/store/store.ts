@@ -19,6 +19,7 @@ import { createTriggersRepo } from './triggers-repo.js';
 import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
+import { createClockRepo } from './clock-repo.js';
 import { GroupCommit } from './group-commit.js';
 
 /** Builds every repository once (their statements are prepared once). */
@@ -50,6 +51,7 @@ export function createStore(db: Db) {
     faultRules: createFaultRulesRepo(db),
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),
+    clock: createClockRepo(db),
   };
 }
 

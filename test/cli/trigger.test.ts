@@ -56,6 +56,7 @@ describe('sandbox trigger', () => {
 
   it('an unknown event type lists the known ones', async () => {
     const { error } = await cli('trigger', 'payment.exploded');
-    expect(error).toMatch(/type is invalid: expected an event type: payment\.requires_action, .*checkout\.session\.expired.*\(400 parameter_invalid\)$/);
+    expect(error).toMatch(/^type "payment\.exploded" is not an event name;( did you mean [^?]+\?)? use one of: payment\.requires_action, .*checkout\.session\.expired \(400 parameter_invalid\)$/);
+    expect((await cli('trigger', 'payment.authorised')).error).toMatch(/^type "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: /);
   });
 });

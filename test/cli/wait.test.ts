@@ -61,14 +61,16 @@ describe('sandbox wait', () => {
     expect(run.out).toMatch(/^found: .* succeeded/);
   });
 
-  it('exits 1 after the timeout, listing the deliveries of the event it saw', async () => {
+  it('exits 1 at once, not after the timeout, when the only delivery of the event failed for good, listing it', async () => {
     const failing = await startFakeMerchant({ fallback: 500 });
     try {
       await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: failing.url + '/down' })) });
       await settled('failed');
-      const run = await wait(['--event', 'payment.authorized', '--timeout', '300ms']);
+      const started = Date.now();
+      const run = await wait(['--event', 'payment.authorized', '--timeout', '60s']);
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(run.exitCode).toBe(1);
-      expect(run.err).toMatch(/^no succeeded delivery of payment\.authorized within 300ms; deliveries of payment\.authorized, newest first \(1\):\n/);
+      expect(run.err).toMatch(/^no succeeded delivery of payment\.authorized will come: every one failed for good \(no retries left\); deliveries of payment\.authorized, newest first \(1\):\n/);
       expect(run.err).toMatch(new RegExp(`whd_\\w+ payment\\.authorized -> ${failing.url}/down failed after 1 attempt \\(last answer 500\\)`));
 
       // --status failed is what it is waiting for now.
@@ -102,6 +104,14 @@ describe('sandbox wait', () => {
     const run = await wait(['--event', 'payment.authorized', '--status', 'any', '--json', '--timeout', '1s']);
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.out)).toMatchObject({ found: true, delivery: { event: 'payment.authorized', url: `${merchant.url}/hook` } });
+  });
+
+  it('refuses a misspelt event at once, naming the closest one, instead of waiting out the timeout', async () => {
+    const started = Date.now();
+    const run = await wait(['--event', 'payment.authorised', '--timeout', '60s']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.exitCode).toBe(1);
+    expect(run.error).toMatch(/^--event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: payment\.requires_action, payment\.authorized, .*checkout\.session\.expired$/);
   });
 
   it.each([

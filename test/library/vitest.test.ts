@@ -101,13 +101,35 @@ describe('startSandbox()', () => {
       await pay(sandbox, { webhook_url: `${failing.url}/hooks` });
       const failed = await sandbox.waitForDelivery({ event: 'payment.authorized', status: 'failed' });
       expect(failed.attempts[0]!.responseStatus).toBe(500);
-      const error = await sandbox.waitForDelivery({ event: 'payment.authorized', timeoutMs: 200 }).catch((err: Error) => err);
+      const error = await sandbox.waitForDelivery({ event: 'payment.declined', timeoutMs: 200 }).catch((err: Error) => err);
       expect(error).toBeInstanceOf(Error);
-      expect((error as Error).message).toMatch(/^waitForDelivery: no succeeded delivery of payment\.authorized within 200 ms\. Deliveries so far \(1\):\n/);
+      expect((error as Error).message).toMatch(/^waitForDelivery: no succeeded delivery of payment\.declined within 200 ms\. Deliveries so far \(1\):\n/);
       expect((error as Error).message).toMatch(/whd_\w+ payment\.authorized -> http:\/\/127\.0\.0\.1:\d+\/hooks failed after 1 attempt \(last answer 500\)/);
     } finally {
       await failing.close();
     }
+  });
+
+  it('waitForDelivery rejects at once, with the attempt log, when the only matching delivery failed for good', async () => {
+    const failing = await startFakeMerchant({ fallback: 500 });
+    try {
+      await pay(sandbox, { webhook_url: `${failing.url}/hooks` });
+      await sandbox.waitForDelivery({ event: 'payment.authorized', status: 'failed' });
+      const started = Date.now();
+      const error = await sandbox.waitForDelivery({ event: 'payment.authorized', timeoutMs: 60_000 }).catch((err: Error) => err);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((error as Error).message).toMatch(
+        /^waitForDelivery: no succeeded delivery of payment\.authorized will come: the only matching delivery failed for good \(no retries left\)\. Attempts:\n {2}whd_\w+ payment\.authorized -> http:\/\/127\.0\.0\.1:\d+\/hooks failed after 1 attempt \(last answer 500\)\n {4}#1 \d{4}-\d\d-\d\dT\S+Z answered 500: nope$/,
+      );
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('waitForDelivery rejects at once for a misspelt event, naming the closest one', async () => {
+    const error = await sandbox.waitForDelivery({ event: 'payment.authorised', timeoutMs: 60_000 }).catch((err: Error) => err);
+    expect(error).toBeInstanceOf(SandboxError);
+    expect((error as Error).message).toMatch(/^waitForDelivery: event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: /);
   });
 
   it('deliveries() lists every delivery, newest last', async () => {

@@ -20,6 +20,25 @@ it.each(['99999999999d', '3651d', '0s', '-5m', 'soon'])('clock advance %j is a 4
   expect(res.json.error.message).toContain('such as "15m"');
 });
 
+it.each([
+  ['15', 'duration "15" has no unit; add a unit: 15s, 15m, 15h or 15d'],
+  ['-1h', 'the sandbox clock only moves forward'],
+])('clock advance %j is refused with %j, and sandbox time does not move', async (duration, message) => {
+  const before = (await sandbox.request('GET', '/_sandbox/clock')).json;
+  const res = await sandbox.request('POST', '/_sandbox/clock/advance', { duration });
+  expect(res.status).toBe(400);
+  expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'duration' });
+  expect(res.json.error.message).toContain(message);
+  expect((await sandbox.request('GET', '/_sandbox/clock')).json).toEqual(before);
+});
+
+it('GET /_sandbox/clock answers sandbox time and the offset; an advance answers the same', async () => {
+  const before = (await sandbox.request('GET', '/_sandbox/clock')).json;
+  const moved = await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '1h30m' });
+  expect(moved.json).toMatchObject({ now: new Date(Date.parse(before.now) + 5_400_000).toISOString(), offset_ms: before.offset_ms + 5_400_000, jobs_run: 0 });
+  expect((await sandbox.request('GET', '/_sandbox/clock')).json).toEqual({ now: moved.json.now, offset_ms: moved.json.offset_ms, offset: moved.json.offset });
+});
+
 it('advances that would pass the year 9999 are refused, and the sandbox still answers', async () => {
   let last = 200;
   for (let i = 0; i < 3000 && last === 200; i++) last = (await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '3650d' })).status;

@@ -179,6 +179,32 @@ describe('3-D Secure on the shared authentication page', () => {
     expect(eventTypes(sb, payment.id)).toEqual(['payment.requires_action', 'payment.authorized', 'payment.captured']);
   });
 
+  it.each([
+    ['approve', 'captured', 'passed', ['payment.requires_action', 'payment.authorized', 'payment.captured']],
+    ['decline', 'declined', 'failed', ['payment.requires_action', 'payment.declined']],
+  ])('POST /_sandbox/transactions/{pay_id}/authenticate %s completes a /v1/ payment without a browser', async (outcome, status, state, events) => {
+    const payment = await createPayment(sb, { token: 'tok_threeds_required' });
+    const res = await sb.request('POST', `/_sandbox/transactions/${payment.id}/authenticate`, { outcome });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ id: payment.id, object: 'payment', status, authentication: state, next_action: null });
+    const back = new URL(res.json.redirect_url);
+    expect(Object.fromEntries(back.searchParams)).toEqual({ payment_id: payment.id, status });
+    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json.status).toBe(status);
+    expect(eventTypes(sb, payment.id)).toEqual(events);
+    expect(deliveryUrls(sb, payment.id, events[events.length - 1]!)).toEqual(['https://shop.example/webhooks']);
+  });
+
+  it('POST /_sandbox/transactions/{id}/authenticate answers 404 naming an unknown id, and 409 for a payment with nothing to authenticate', async () => {
+    const missing = await sb.request('POST', '/_sandbox/transactions/pay_nope/authenticate', { outcome: 'approve' });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toMatchObject({ code: 'resource_missing', param: 'transID' });
+    expect(missing.json.error.message).toContain('pay_nope');
+    const frictionless = await createPayment(sb, { token: 'tok_visa' });
+    const over = await sb.request('POST', `/_sandbox/transactions/${frictionless.id}/authenticate`, { outcome: 'approve' });
+    expect(over.status).toBe(409);
+    expect(over.json.error.message).toBe(`payment ${frictionless.id} has no authentication to complete (its status is captured)`);
+  });
+
   it('any Luhn-valid card outside the table is challenged too', async () => {
     const payment = await createPayment(sb, { card: { number: '4111111111111111', exp_month: 1, exp_year: 31, cvc: '999' }, capture: false });
     expect(payment.status).toBe('requires_action');

@@ -1,0 +1,41 @@
+// The system clock resumes its saved offset and never runs backwards: not behind the newest time
+// already recorded, and not when the wall clock steps back while it runs.
+import { afterEach, expect, it, vi } from 'vitest';
+import { systemClock, type ClockStorage } from '../../src/services/clock.js';
+
+const T = Date.UTC(2026, 0, 15, 12, 0, 0);
+const HOUR = 3_600_000;
+let wall = T;
+vi.spyOn(Date, 'now').mockImplementation(() => wall);
+afterEach(() => {
+  wall = T;
+});
+
+function storage(offsetMs: number, floor: number) {
+  const saved: Array<[number, number]> = [];
+  const store: ClockStorage = { load: () => ({ offsetMs, floor }), save: (offset, at) => void saved.push([offset, at]) };
+  return { store, saved };
+}
+
+it('resumes the saved offset', () => {
+  const clock = systemClock(storage(2 * 24 * HOUR, 0).store);
+  expect(clock.now()).toBe(T + 2 * 24 * HOUR);
+  expect(clock.offset()).toBe(2 * 24 * HOUR);
+});
+
+it('starts no earlier than the newest recorded time, as when the wall clock went back between runs', () => {
+  const clock = systemClock(storage(0, T + HOUR).store);
+  expect(clock.now()).toBe(T + HOUR);
+  wall += 1000;
+  expect(clock.now()).toBe(T + HOUR + 1000);
+});
+
+it('stands still while the wall clock steps back, and saves every advance', () => {
+  const { store, saved } = storage(0, 0);
+  const clock = systemClock(store);
+  expect(clock.now()).toBe(T);
+  wall = T - HOUR;
+  expect(clock.now()).toBe(T);
+  expect(clock.advance(60_000)).toBe(T + 60_000);
+  expect(saved).toEqual([[HOUR + 60_000, T + 60_000]]);
+});
