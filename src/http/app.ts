@@ -26,6 +26,7 @@ import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
 import { idempotency } from './middleware/idempotency.js';
+import { writeLock } from './middleware/write-lock.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi.js';
@@ -53,7 +54,7 @@ export interface AppDeps {
 /** Builds the Hono app of one sandbox. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.onError(createOnError(deps.logger));
+  app.onError(createOnError(deps.logger, deps.config.dbPath));
   app.notFound((c) => {
     const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
     return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('*', writeLock(deps.services));
   app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));
   // Pages: no framing by other sites, no inline script, images from anywhere (merchant logos).
