@@ -13,7 +13,8 @@ import { startServer, type RunningServer } from '../../src/server/start-server.j
 import { fixedClock, type Clock } from '../../src/services/clock.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { holdWriteLock, type LockHolder } from '../helpers/lock-holder.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { AUTH, paymentBody } from '../routes/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -55,7 +56,7 @@ it('while another process holds the write lock, reads answer at once and a write
 
   const body = s2sBody();
   const write = timed(`${sandbox.url}/api/s2s`, postJson(body));
-  const v1Write = timed(`${sandbox.url}/v1/payments`, postJson({ amount: 1000, currency: 'EUR', payment_method: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } } }, { authorization: `Bearer ${CREDS.apiKey}` }));
+  const v1Write = timed(`${sandbox.url}/v1/payments`, postJson(paymentBody(), AUTH));
   // The reads run while both writes are waiting for the lock.
   const reads = [];
   for (let i = 0; i < 5; i++) {
