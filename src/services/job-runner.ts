@@ -122,6 +122,15 @@ export class JobRunner {
 
   /** The timer's entry: an error thrown from a timer ends the process, so none may escape here. */
   private runFromTimer(): void {
+    // Take the write lock the way requests do, waiting with timers: a checkpoint holding it for
+    // a moment must not cost the jobs a second.
+    this.deps.store.batch.ready().then(
+      () => this.runDueOrRetry(),
+      (err: unknown) => this.retryLater(`timed jobs could not run: the database is locked (${(err as Error).message})`),
+    );
+  }
+
+  private runDueOrRetry(): void {
     try {
       this.runDue(TIMER_BATCH);
     } catch (err) {

@@ -40,8 +40,12 @@ export class GroupCommit {
   private lockWaiters: LockWaiter[] = [];
   private lockTimer: NodeJS.Timeout | undefined;
   private lockPollMs = LOCK_POLL_FIRST_MS;
-  /** When a try last found the lock held: for a while after, tries do not wait busy_timeout. */
-  private lastBusyAt = -Infinity;
+  /**
+   * Set once a try found the lock held past busy_timeout (another process, not a checkpoint's
+   * few ms): until a BEGIN succeeds again the connection's busy_timeout is 0, so nothing (the
+   * webhook worker, timed jobs, a GET that writes) blocks the event loop waiting for that lock.
+   */
+  private locked = false;
   /** busy_timeout off, and back to the connection's own value (prepared: a pragma call costs 15 us). */
   private readonly noWait: { get(): unknown };
   private readonly wait: { get(): unknown };
@@ -58,7 +62,10 @@ export class GroupCommit {
 
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
   run<T>(fn: () => T): T {
-    if (!this.batch && !this.db.inTransaction) this.begin();
+    if (!this.batch && !this.db.inTransaction) {
+      const busy = this.tryBegin();
+      if (busy !== undefined) throw busy;
+    }
     const batch = this.batch;
     try {
       return this.db.transaction(fn)();
@@ -83,9 +90,7 @@ export class GroupCommit {
     if (this.batch) return Promise.resolve();
     // Requests already waiting mean the lock is held: queue behind them.
     if (this.lockWaiters.length === 0) {
-      // Wait busy_timeout (a checkpoint's few ms) unless the lock was just found held by someone
-      // who keeps it longer: then every newcomer would block the loop that long for nothing.
-      const busy = this.tryBegin(Date.now() - this.lastBusyAt > LOCK_WAIT_MS);
+      const busy = this.tryBegin();
       if (busy === undefined) return Promise.resolve();
       if (!isDatabaseBusy(busy)) return Promise.reject(busy);
     }
@@ -133,18 +138,22 @@ export class GroupCommit {
     setImmediate(() => setImmediate(() => this.commit(batch)));
   }
 
-  /** BEGIN IMMEDIATE, waiting busy_timeout only when `wait`; returns the error when it failed. */
-  private tryBegin(wait = false): unknown {
-    if (!wait) this.noWait.get();
+  /** BEGIN IMMEDIATE (waiting busy_timeout unless `locked`), switching `locked` on what it meets; returns the error when it failed. */
+  private tryBegin(): unknown {
     try {
       this.begin();
-      return undefined;
     } catch (err) {
-      if (isDatabaseBusy(err)) this.lastBusyAt = Date.now();
+      if (isDatabaseBusy(err) && !this.locked) {
+        this.locked = true;
+        this.noWait.get();
+      }
       return err;
-    } finally {
-      if (!wait) this.wait.get();
     }
+    if (this.locked) {
+      this.locked = false;
+      this.wait.get();
+    }
+    return undefined;
   }
 
   private pollLock(): void {

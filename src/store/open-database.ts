@@ -10,7 +10,7 @@ import { CODE_DIR } from '../code-dir.js';
 export interface Db extends Database.Database {}
 
 /** How long one SQLite call may block the event loop waiting for another connection's lock. */
-export const BUSY_TIMEOUT_MS = 20;
+export const BUSY_TIMEOUT_MS = 50;
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
 
@@ -27,8 +27,9 @@ export function openDatabase(path: string): Db {
   // journal lives in memory instead of a temporary file, a third of a create's cost.
   db.pragma('temp_store = MEMORY');
   // Short: better-sqlite3 waits for a lock on the one event-loop thread, so a long wait froze
-  // every request while another process held the write lock (5 000 ms did). 20 ms covers the
-  // checkpointer's RESTART; a longer lock is waited out with timers (GroupCommit.ready()).
+  // every request while another process held the write lock (5 000 ms did). 50 ms covers the
+  // checkpointer's RESTART on a busy machine; a longer lock is waited out with timers
+  // (GroupCommit.ready()), and while it lasts the wait is switched off (GroupCommit.locked).
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Checkpoint in bigger, rarer steps so the request path seldom pays for one.
   db.pragma('wal_autocheckpoint = 4000');

@@ -259,6 +259,9 @@ export class DeliveryWorker {
       const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
       this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
     }
+    // Take the write lock the way requests do (waiting with timers): failing to record the
+    // attempt would send the webhook again when its lease ends.
+    await this.store.batch.ready();
     this.finish(delivery, attempt, startedAt, shaped, result);
     this.shaper?.settled?.(delivery, shaped);
   }
