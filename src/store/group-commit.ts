@@ -46,13 +46,11 @@ export class GroupCommit {
    * webhook worker, timed jobs, a GET that writes) blocks the event loop waiting for that lock.
    */
   private locked = false;
-  /** busy_timeout off, and back to the connection's own value (prepared: a pragma call costs 15 us). */
-  private readonly noWait: { get(): unknown };
-  private readonly wait: { get(): unknown };
+  /** The connection's own busy_timeout, put back when a lock is gone. */
+  private readonly waitMs: number;
 
   constructor(private readonly db: Db) {
-    this.noWait = db.prepare('PRAGMA busy_timeout = 0');
-    this.wait = db.prepare(`PRAGMA busy_timeout = ${db.pragma('busy_timeout', { simple: true }) as number}`);
+    this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
   }
 
   /** True while a batch has uncommitted writes. */
@@ -145,13 +143,15 @@ export class GroupCommit {
     } catch (err) {
       if (isDatabaseBusy(err) && !this.locked) {
         this.locked = true;
-        this.noWait.get();
+        // A plain pragma call, not a prepared statement: SQLite applies a PRAGMA when it compiles
+        // it, so a prepared one run again takes effect a run late.
+        this.db.pragma('busy_timeout = 0');
       }
       return err;
     }
     if (this.locked) {
       this.locked = false;
-      this.wait.get();
+      this.db.pragma(`busy_timeout = ${this.waitMs}`);
     }
     return undefined;
   }

@@ -122,6 +122,11 @@ it('the delivery worker and the job runner keep their work through the lock and 
   await waitFor(() => errors.some((line) => /could not claim deliveries: database is locked/.test(line)) && errors.some((line) => /job test\.during-lock subject-1 waits: the database is locked/.test(line)), 'the worker and the job runner to meet the lock');
   const health = await timed(`${sandbox.url}/_sandbox/health`);
   expect(health.ms).toBeLessThan(300);
+  // Once the lock is known, a synchronous writer fails at once instead of blocking the event
+  // loop for busy_timeout (50 ms) on every try.
+  const started = performance.now();
+  for (let i = 0; i < 5; i++) sandbox.services.jobs.runDue();
+  expect(performance.now() - started).toBeLessThan(100);
   expect(ran).toEqual([]);
   expect(merchant.received).toHaveLength(1);
 
