@@ -11,7 +11,7 @@ export type JobHandler = (job: Job) => void;
 /** Jobs one timer wake-up runs before requests get a turn (4 600 refunds falling due at once blocked the server for over a second). */
 const TIMER_BATCH = 20;
 
-/** Wait before running jobs again after a storage fault (a locked database, a full disk): each try costs at most busy_timeout of the loop. */
+/** Wait before running jobs again after a storage fault (a locked database, a full disk). */
 const BUSY_RETRY_MS = 1000;
 
 /** Wakes at the next due job; `runDue` is also called after a clock advance. */

@@ -78,7 +78,7 @@ const MAX_IN_FLIGHT_PER_URL = 8;
 const LEASE_MARGIN_MS = 10_000;
 /** First wait after a failed claim, record or read; it doubles while the fault lasts, up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 100;
-/** A locked database or a full disk can last minutes: each try costs up to busy_timeout of the loop, so try seldom. */
+/** A locked database or a full disk can last minutes: no point in trying more than once a second. */
 const RETRY_MAX_MS = 1000;
 
 /** Sends due deliveries until stopped. */
