@@ -7,6 +7,7 @@ import { benchWebhookLatency, benchDeliveries } from './webhooks.js';
 import { benchStartup } from './startup.js';
 import { benchRows } from './rows.js';
 import { benchDurability } from './durability.js';
+import { benchLocked } from './locked.js';
 import { closeAgent } from './lib/http.js';
 import { cleanupTemp, killAll } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
@@ -31,6 +32,7 @@ const SECTIONS = [
   ['start-up', benchStartup],
   ['stored rows', benchRows],
   ['kill -9 durability', benchDurability],
+  ['locked database', benchLocked],
 ];
 
 async function main() {

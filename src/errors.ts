@@ -13,7 +13,7 @@ export type ErrorType =
   | 'api_error';
 
 interface CatalogueEntry {
-  status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 503 | 507;
   type: ErrorType;
   /** When the code is used, for the docs. */
   when: string;
@@ -107,7 +107,12 @@ export const ERROR_CATALOGUE = {
   database_busy: {
     status: 503,
     type: 'api_error',
-    when: 'the SQLite database stayed locked past its 5 s busy_timeout (another process writing to the same --db, or a starved disk); nothing was changed: retry after the Retry-After seconds',
+    when: 'another connection held the SQLite write lock for the whole 1 s a write waits for it (another process writing to the same --db, or a starved disk); the server answers everything else meanwhile; nothing was changed: retry after the Retry-After seconds',
+  },
+  storage_full: {
+    status: 507,
+    type: 'api_error',
+    when: 'the disk holding the --db file is full (SQLite reported SQLITE_FULL); nothing was changed and reads still work. 507 Insufficient Storage rather than 503: it lasts until someone frees space, so an automatic retry does not help and no Retry-After is sent',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -26,6 +26,7 @@ import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
+import { writeLock } from './middleware/write-lock.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi.js';
@@ -56,7 +57,7 @@ export interface AppDeps {
 /** Builds the Hono app of one sandbox. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.onError(createOnError(deps.logger));
+  app.onError(createOnError(deps.logger, deps.config.dbPath));
   const allowedAt = allowedMethods(app.routes);
   app.notFound((c) => {
     // A known path asked with another method: 405 with the methods it does take.
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('*', writeLock(deps.services));
   app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));
   // Pages: one policy (page-headers.ts); the sign-in page's headers are separate from the control guard.

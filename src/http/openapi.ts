@@ -99,7 +99,7 @@ const SECURITY: Record<OpenApiRoute['auth'], Array<Record<string, string[]>>> = 
 function commonErrors(route: OpenApiRoute): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error', 'database_busy'];
   if (route.method === 'post' || route.method === 'patch' || route.method === 'put') {
-    codes.push('body_too_large', 'idempotency_key_reused', 'idempotency_key_in_progress');
+    codes.push('body_too_large', 'idempotency_key_reused', 'idempotency_key_in_progress', 'storage_full');
     if (route.body) codes.push(route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json', 'unsupported_content_type', 'parameter_missing', 'parameter_invalid');
   }
   if (route.query) codes.push('parameter_invalid');

@@ -2,7 +2,8 @@
 // and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice.
 import type { Job } from '../store/jobs-repo.js';
 import type { ServiceDeps } from './deps.js';
-import { isDatabaseBusy } from '../store/open-database.js';
+import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
+import { ThrottledLog } from '../server/throttled-log.js';
 
 /** Does the job's work; runs inside a transaction. */
 export type JobHandler = (job: Job) => void;
@@ -10,7 +11,7 @@ export type JobHandler = (job: Job) => void;
 /** Jobs one timer wake-up runs before requests get a turn (4 600 refunds falling due at once blocked the server for over a second). */
 const TIMER_BATCH = 20;
 
-/** Wait before running jobs again after the database stayed locked past busy_timeout. */
+/** Wait before running jobs again after a storage fault (a locked database, a full disk). */
 const BUSY_RETRY_MS = 1000;
 
 /** Wakes at the next due job; `runDue` is also called after a clock advance. */
@@ -20,8 +21,12 @@ export class JobRunner {
   /** Due time of the job the timer is armed for; undefined when none is armed. */
   private armedFor: number | undefined;
   private running = false;
+  /** Storage faults repeat every BUSY_RETRY_MS while they last: one line per 30 s says so. */
+  private readonly faults: ThrottledLog;
 
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly deps: ServiceDeps) {
+    this.faults = new ThrottledLog(deps.logger);
+  }
 
   /** Registers the handler of a job kind. */
   register(kind: string, handler: JobHandler): void {
@@ -69,6 +74,12 @@ export class JobRunner {
             this.retryLater(`job ${job.kind} ${job.subjectId} waits: the database is locked (${(err as Error).message})`);
             return ran;
           }
+          if (isStorageFull(err)) {
+            // Not the job's fault: marking it done would drop work the sandbox promised (a refund
+            // settling, a payout). It stays due and runs once there is room again.
+            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the disk holding the database is full (${(err as Error).message})`);
+            return ran;
+          }
           // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
           logger.error(`job ${job.kind} ${job.subjectId} failed: ${(err as Error).message}`);
           try {
@@ -111,6 +122,15 @@ export class JobRunner {
 
   /** The timer's entry: an error thrown from a timer ends the process, so none may escape here. */
   private runFromTimer(): void {
+    // Take the write lock the way requests do, waiting with timers: a checkpoint holding it for
+    // a moment must not cost the jobs a second.
+    this.deps.store.batch.ready().then(
+      () => this.runDueOrRetry(),
+      (err: unknown) => this.retryLater(`timed jobs could not run: the database is locked (${(err as Error).message})`),
+    );
+  }
+
+  private runDueOrRetry(): void {
     try {
       this.runDue(TIMER_BATCH);
     } catch (err) {
@@ -121,7 +141,7 @@ export class JobRunner {
 
   /** Logs why the jobs cannot run now and wakes again in BUSY_RETRY_MS: every storage fault ends here. */
   private retryLater(why: string): void {
-    this.deps.logger.error(`${why}; retrying in ${BUSY_RETRY_MS} ms`);
+    this.faults.error('storage', `${why}; retrying in ${BUSY_RETRY_MS} ms`);
     this.armAt(this.deps.clock.now() + BUSY_RETRY_MS);
   }
 }

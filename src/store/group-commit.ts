@@ -2,32 +2,100 @@
 // SQLite transaction, committed a turn of the loop later, and no answer leaves before its commit.
 // A commit's cost (writing the changed pages to the WAL) is mostly per transaction, not per row,
 // so under load this raises creates per second while every acknowledged write stays durable.
-import type { Db } from './open-database.js';
+//
+// The batch is also where a lock held by another process is waited out. better-sqlite3 waits
+// for a lock on the event-loop thread, so busy_timeout is kept short (open-database.ts) and a
+// longer lock is waited for here with timers: ready() takes the write lock for the batch before
+// a request's handler runs, so the handler's synchronous transaction joins a batch that already
+// holds it. Retrying there, before anything ran, is the one place that needs no re-run of a
+// handler (a Hono chain cannot be run twice) and cannot repeat a side effect.
+import { isDatabaseBusy, type Db } from './open-database.js';
+
+/** How long a request waits for another connection's write lock before it answers database_busy. */
+export const LOCK_WAIT_MS = 1000;
+/** First wait before a waiting request tries the lock again: a checkpoint holds it a few ms only. */
+const LOCK_POLL_FIRST_MS = 5;
+/** The wait doubles up to this while the lock stays held (each try returns at once, busy or not). */
+const LOCK_POLL_MS = 50;
+
+/** One shared transaction and the requests waiting for its commit. */
+interface Batch {
+  waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>;
+  after: Array<() => void>;
+  /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
+  failure?: unknown;
+  ended: boolean;
+}
+
+/** A request waiting for the write lock. */
+interface LockWaiter {
+  deadline: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 /** Batches units of work into shared transactions. */
 export class GroupCommit {
-  private open = false;
-  private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
-  private after: Array<() => void> = [];
+  private batch: Batch | undefined;
+  private lockWaiters: LockWaiter[] = [];
+  private lockTimer: NodeJS.Timeout | undefined;
+  private lockPollMs = LOCK_POLL_FIRST_MS;
+  /**
+   * Set once a try found the lock held past busy_timeout (another process, not a checkpoint's
+   * few ms): until a BEGIN succeeds again the connection's busy_timeout is 0, so nothing (the
+   * webhook worker, timed jobs, a GET that writes) blocks the event loop waiting for that lock.
+   */
+  private locked = false;
+  /** The connection's own busy_timeout, put back when a lock is gone. */
+  private readonly waitMs: number;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
+  }
 
   /** True while a batch has uncommitted writes. */
   get pending(): boolean {
-    return this.open;
+    return this.batch !== undefined;
   }
 
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
   run<T>(fn: () => T): T {
-    if (!this.open && !this.db.inTransaction) {
-      this.db.exec('BEGIN IMMEDIATE');
-      this.open = true;
-      // Commit one loop turn later: that turn's poll phase reads the requests which arrived while
-      // this batch ran, so they join it. Under load that is about 8 creates per commit instead of 5
-      // (40% fewer commits and WAL writes); an idle sandbox waits only for an empty poll.
-      setImmediate(() => setImmediate(() => this.commit()));
+    if (!this.batch && !this.db.inTransaction) {
+      const busy = this.tryBegin();
+      if (busy !== undefined) throw busy;
     }
-    return this.db.transaction(fn)();
+    const batch = this.batch;
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      // Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not just
+      // this unit's savepoint: the batch's other units are gone too, so its commit must fail.
+      if (batch && this.batch === batch && !this.db.inTransaction) {
+        batch.failure = err;
+        this.batch = undefined;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Resolves once the open batch holds the write lock, so the caller's next run() in this turn
+   * cannot meet a lock. While another connection holds it, tries again (5 ms, then doubling up to
+   * LOCK_POLL_MS) without ever blocking the event loop; rejects with SQLite's SQLITE_BUSY error
+   * after `waitMs`.
+   */
+  ready(waitMs = LOCK_WAIT_MS): Promise<void> {
+    if (this.batch) return Promise.resolve();
+    // Requests already waiting mean the lock is held: queue behind them.
+    if (this.lockWaiters.length === 0) {
+      const busy = this.tryBegin();
+      if (busy === undefined) return Promise.resolve();
+      if (!isDatabaseBusy(busy)) return Promise.reject(busy);
+    }
+    return new Promise((resolve, reject) => {
+      this.lockWaiters.push({ deadline: Date.now() + waitMs, resolve, reject });
+      this.pollLock();
+    });
   }
 
   /**
@@ -41,13 +109,14 @@ export class GroupCommit {
 
   /** Resolves once everything written so far is committed; rejects if that commit failed. */
   committed(): Promise<void> {
-    if (!this.open) return Promise.resolve();
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    const batch = this.batch;
+    if (!batch) return Promise.resolve();
+    return new Promise((resolve, reject) => batch.waiters.push({ resolve, reject }));
   }
 
-  /** Runs `fn` after the open batch commits, or now when none is open (e.g. sending a webhook). */
+  /** Runs `fn` once the open batch has ended (committed or failed), or now when none is open (e.g. sending a webhook). */
   afterCommit(fn: () => void): void {
-    if (this.open) this.after.push(fn);
+    if (this.batch) this.batch.after.push(fn);
     else fn();
   }
 
@@ -56,21 +125,81 @@ export class GroupCommit {
     this.commit();
   }
 
-  private commit(): void {
-    if (!this.open) return;
-    this.open = false;
-    const { waiters, after } = this;
-    this.waiters = [];
-    this.after = [];
-    if (!this.db.open) {
-      waiters.forEach((w) => w.reject(new Error('the database was closed before the commit')));
+  /** Opens a batch: BEGIN IMMEDIATE takes the write lock (or throws SQLITE_BUSY after busy_timeout). */
+  private begin(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    const batch: Batch = { waiters: [], after: [], ended: false };
+    this.batch = batch;
+    // Commit one loop turn later: that turn's poll phase reads the requests which arrived while
+    // this batch ran, so they join it. Under load that is about 8 creates per commit instead of 5
+    // (40% fewer commits and WAL writes); an idle sandbox waits only for an empty poll.
+    setImmediate(() => setImmediate(() => this.commit(batch)));
+  }
+
+  /** BEGIN IMMEDIATE (waiting busy_timeout unless `locked`), switching `locked` on what it meets; returns the error when it failed. */
+  private tryBegin(): unknown {
+    try {
+      this.begin();
+    } catch (err) {
+      if (isDatabaseBusy(err) && !this.locked) {
+        this.locked = true;
+        // A plain pragma call, not a prepared statement: SQLite applies a PRAGMA when it compiles
+        // it, so a prepared one run again takes effect a run late.
+        this.db.pragma('busy_timeout = 0');
+      }
+      return err;
+    }
+    if (this.locked) {
+      this.locked = false;
+      this.db.pragma(`busy_timeout = ${this.waitMs}`);
+    }
+    return undefined;
+  }
+
+  private pollLock(): void {
+    if (this.lockTimer) return;
+    this.lockTimer = setTimeout(() => {
+      this.lockTimer = undefined;
+      this.tryLock();
+    }, this.lockPollMs);
+    this.lockPollMs = Math.min(this.lockPollMs * 2, LOCK_POLL_MS);
+  }
+
+  /** One try for the waiting requests. */
+  private tryLock(): void {
+    const busy = this.batch ? undefined : this.tryBegin();
+    const waiters = this.lockWaiters;
+    if (busy === undefined || !isDatabaseBusy(busy)) {
+      this.lockWaiters = [];
+      this.lockPollMs = LOCK_POLL_FIRST_MS;
+      waiters.forEach((w) => (busy === undefined ? w.resolve() : w.reject(busy)));
       return;
     }
+    const now = Date.now();
+    this.lockWaiters = waiters.filter((w) => w.deadline > now);
+    waiters.filter((w) => w.deadline <= now).forEach((w) => w.reject(busy));
+    if (this.lockWaiters.length > 0) this.pollLock();
+    else this.lockPollMs = LOCK_POLL_FIRST_MS;
+  }
+
+  private commit(batch = this.batch): void {
+    if (!batch || batch.ended) return;
+    batch.ended = true;
+    if (this.batch === batch) this.batch = undefined;
+    const { waiters, after } = batch;
     try {
-      this.db.exec('COMMIT');
+      if (batch.failure !== undefined) throw batch.failure;
+      if (!this.db.open) throw new Error('the database was closed before the commit');
+      try {
+        this.db.exec('COMMIT');
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
     } catch (err) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
       waiters.forEach((w) => w.reject(err));
+      // The delivery worker waits here for a wake-up; a failed batch must not leave it asleep.
+      after.forEach((fn) => fn());
       return;
     }
     waiters.forEach((w) => w.resolve());

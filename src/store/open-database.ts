@@ -9,6 +9,9 @@ import { CODE_DIR } from '../code-dir.js';
 /** The better-sqlite3 handle type, named here so other modules need not import the driver. */
 export interface Db extends Database.Database {}
 
+/** How long one SQLite call may block the event loop waiting for another connection's lock. */
+export const BUSY_TIMEOUT_MS = 50;
+
 const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
 
 /** Opens (creating when needed) the database at `path` (":memory:" allowed) and migrates it. */
@@ -23,7 +26,11 @@ export function openDatabase(path: string): Db {
   // Each request's writes run in a SAVEPOINT of the shared batch (group-commit.ts); its undo
   // journal lives in memory instead of a temporary file, a third of a create's cost.
   db.pragma('temp_store = MEMORY');
-  db.pragma('busy_timeout = 5000');
+  // Short: better-sqlite3 waits for a lock on the one event-loop thread, so a long wait froze
+  // every request while another process held the write lock (5 000 ms did). 50 ms covers the
+  // checkpointer's RESTART on a busy machine; a longer lock is waited out with timers
+  // (GroupCommit.ready()), and while it lasts the wait is switched off (GroupCommit.locked).
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Checkpoint in bigger, rarer steps so the request path seldom pays for one.
   db.pragma('wal_autocheckpoint = 4000');
   // When the WAL starts over, its file is cut back to 32 MiB instead of keeping its largest size.
@@ -36,6 +43,15 @@ export function openDatabase(path: string): Db {
 export function isDatabaseBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
+
+/**
+ * True for SQLite running out of room: SQLITE_FULL, which is also what it reports when a write
+ * meets ENOSPC (and what PRAGMA max_page_count gives). The statement or transaction was rolled back.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL';
 }
 
 /**

@@ -11,6 +11,7 @@ import { nextRetryDelay } from './retry-schedule.js';
 import { signatureHeader } from '../crypto/signature.js';
 import { postWebhook, type PostResult } from './http-sender.js';
 import { VERSION } from '../version.js';
+import { ThrottledLog } from '../server/throttled-log.js';
 
 /** Finds the secrets that sign a delivery (two while an endpoint's secret is rotating). */
 export type SecretResolver = (delivery: Delivery) => string[];
@@ -75,6 +76,10 @@ const MAX_IN_FLIGHT = 32;
 /** Attempts in flight to one receiver at most: a dead receiver (5 s timeouts) keeps the other 24 slots free. */
 const MAX_IN_FLIGHT_PER_RECEIVER = 8;
 const LEASE_MARGIN_MS = 10_000;
+/** First wait after a failed claim, record or read; it doubles while the fault lasts, up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 100;
+/** A locked database or a full disk can last minutes: no point in trying more than once a second. */
+const RETRY_MAX_MS = 1000;
 
 /**
  * The receiver a webhook URL goes to, for the in-flight cap: its origin (scheme, host, port), so a
@@ -101,7 +106,11 @@ export class DeliveryWorker {
   private pumpAgain = false;
   /** Set when a claim, a record or a read failed (database busy): the next try waits a little instead of spinning. */
   private claimFailed = false;
+  /** Failed tries in a row, for the back-off. */
+  private failuresInRow = 0;
   private wakeQueued = false;
+  /** The storage-fault lines, once per 30 s each: a full disk used to log ten a second. */
+  private readonly faults: ThrottledLog;
   shaper: AttemptShaper | undefined;
   /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight = MAX_IN_FLIGHT;
@@ -113,7 +122,9 @@ export class DeliveryWorker {
     private readonly activity: ActivityBus,
     private readonly logger: Logger,
     private readonly resolveSecrets: SecretResolver,
-  ) {}
+  ) {
+    this.faults = new ThrottledLog(logger);
+  }
 
   /** Voids leases left by a previous process and starts sending. */
   start(): void {
@@ -174,10 +185,11 @@ export class DeliveryWorker {
           claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, receiverOf, MAX_IN_FLIGHT_PER_RECEIVER, this.inFlightPerReceiver);
         } catch (err) {
           // A busy database must not take the server down: the timer retries in a moment.
-          this.logger.error(`webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
+          this.faults.error('claim', `webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
           this.claimFailed = true;
           break;
         }
+        this.failuresInRow = 0;
         for (const delivery of claimed) {
           const receiver = receiverOf(delivery.url);
           this.inFlightPerReceiver.set(receiver, (this.inFlightPerReceiver.get(receiver) ?? 0) + 1);
@@ -208,13 +220,15 @@ export class DeliveryWorker {
         next = this.store.deliveries.nextDueAt();
       } catch (err) {
         // This runs from a timer or an immediate, where a throw would end the process: look again soon.
-        this.logger.error(`webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
+        this.faults.error('read', `webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
         this.claimFailed = true;
       }
     }
     if (this.claimFailed) {
       this.claimFailed = false;
-      this.timer = setTimeout(() => this.wake(), 100);
+      const wait = Math.min(RETRY_FIRST_MS * 2 ** this.failuresInRow, RETRY_MAX_MS);
+      this.failuresInRow++;
+      this.timer = setTimeout(() => this.wake(), wait);
       this.timer.unref();
       return;
     }
@@ -237,7 +251,7 @@ export class DeliveryWorker {
       // The attempt could not be recorded (the database stayed locked past busy_timeout, e.g. a
       // checkpoint on a starved disk). Nothing was written, so the delivery is still pending under
       // its lease and goes out again once the lease ends: at least once, and the server lives on.
-      this.logger.error(`webhook worker could not record attempt ${delivery.attempts + 1} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`);
+      this.faults.error('record', `webhook worker could not record attempt ${delivery.attempts + 1} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`);
       this.claimFailed = true;
     }
   }
@@ -260,6 +274,9 @@ export class DeliveryWorker {
       const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
       this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
     }
+    // Take the write lock the way requests do (waiting with timers): failing to record the
+    // attempt would send the webhook again when its lease ends.
+    await this.store.batch.ready();
     this.finish(delivery, attempt, startedAt, shaped, result);
     this.shaper?.settled?.(delivery, shaped);
   }

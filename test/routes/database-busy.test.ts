@@ -1,5 +1,5 @@
-// A database locked past busy_timeout (another connection holding the write lock on the same
-// file) answers 503 database_busy with Retry-After, changes nothing, and the retry succeeds; a
+// A database locked for longer than a write waits (another connection holding the write lock on
+// the same file) answers 503 database_busy with Retry-After, changes nothing, and the retry succeeds; a
 // timed job that meets the lock stays due and runs on the next try.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,8 +26,6 @@ it('answers 503 database_busy with Retry-After while another process holds the w
   dir = mkdtempSync(join(tmpdir(), 'paysandbox-busy-'));
   const path = join(dir, 'sandbox.db');
   sandbox = createTestSandbox({ db: path });
-  // The sandbox waits 5 s for a lock; the test need not.
-  sandbox.db.pragma('busy_timeout = 50');
   await sandbox.store.batch.committed();
   other = new Database(path);
   other.exec('BEGIN IMMEDIATE');

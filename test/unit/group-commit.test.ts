@@ -66,3 +66,21 @@ it('alone() commits the open batch first and runs in a transaction of its own', 
   expect(batch.pending).toBe(false);
   expect(committedCount()).toBe(2);
 });
+
+it('a batch SQLite rolled back whole (as a full disk can) fails every waiter, and the next write starts a new batch', async () => {
+  const { db, batch, committedCount } = setup();
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+  const first = batch.committed();
+  const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+  expect(() =>
+    batch.run(() => {
+      // What SQLite does to the whole transaction on some SQLITE_FULL errors.
+      db.exec('ROLLBACK');
+      throw full;
+    }),
+  ).toThrow(full);
+  await expect(first).rejects.toBe(full);
+  batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
+  await batch.committed();
+  expect(committedCount()).toBe(1);
+});

@@ -1,0 +1,138 @@
+// Another process holding the database's write lock must leave the server responsive: reads and
+// /_sandbox/health answer at once, a write waits up to a second without blocking the event loop
+// and then answers 503 database_busy with Retry-After, a shorter lock is waited out, and the
+// delivery worker and the job runner keep their work and do it once the lock is gone. Before,
+// busy_timeout = 5000 blocked the only event loop: a health check took seconds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger, type Logger } from '../../src/server/logger.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { fixedClock, type Clock } from '../../src/services/clock.js';
+import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { holdWriteLock, type LockHolder } from '../helpers/lock-holder.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { AUTH, paymentBody } from '../routes/payments-api.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** A real sandbox on a database file in a fresh directory, logging errors into `errors`. */
+async function fileSandbox(errors: string[] = [], clock?: Clock): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'paysandbox-locked-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const logger: Logger = { ...silentLogger, error: (line) => void errors.push(line) };
+  const sandbox = await startServer(loadConfig({ port: 0, db: join(dir, 'sandbox.db'), quiet: true, retry: 'dev' }, {}), { logger, clock });
+  cleanups.push(() => sandbox.close());
+  return sandbox;
+}
+
+async function lock(sandbox: RunningServer, holdMs: number): Promise<LockHolder> {
+  const holder = await holdWriteLock(sandbox.config.dbPath, holdMs);
+  cleanups.push(() => holder.kill());
+  return holder;
+}
+
+/** Sends a request and times it; the body is parsed as JSON. */
+async function timed(url: string, init: RequestInit = {}) {
+  const started = performance.now();
+  const res = await fetch(url, init);
+  const json = (await res.json()) as any;
+  return { status: res.status, headers: res.headers, json, ms: performance.now() - started };
+}
+
+const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+it('while another process holds the write lock, reads answer at once and a write answers 503 database_busy within about a second; after it, the write goes through', async () => {
+  const sandbox = await fileSandbox();
+  const first = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody()));
+  expect(first.status).toBe(200);
+  const holder = await lock(sandbox, 4000);
+
+  const body = s2sBody();
+  const write = timed(`${sandbox.url}/api/s2s`, postJson(body));
+  const v1Write = timed(`${sandbox.url}/v1/payments`, postJson(paymentBody(), AUTH));
+  // The reads run while both writes are waiting for the lock.
+  const reads = [];
+  for (let i = 0; i < 5; i++) {
+    reads.push(await timed(`${sandbox.url}/_sandbox/health`));
+    reads.push(await timed(`${sandbox.url}/_sandbox/transactions/${first.json.transID}`));
+  }
+  for (const read of reads) {
+    expect(read.status).toBe(200);
+    expect(read.ms).toBeLessThan(300);
+  }
+  expect(reads[1]!.json.transID).toBe(first.json.transID);
+
+  for (const busy of [await write, await v1Write]) {
+    expect(busy.status).toBe(503);
+    // It waited for the lock (with timers) before giving up, and not much longer.
+    expect(busy.ms).toBeGreaterThanOrEqual(900);
+    expect(busy.ms).toBeLessThan(1500);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(busy.json.error).toMatchObject({ type: 'api_error', code: 'database_busy' });
+    expect(busy.json.error.message).toMatch(/locked for 1 s.*another process.*--db.*nothing was changed, retry/);
+  }
+
+  // Nothing was stored by the refused write: once the lock is gone the same reference is accepted.
+  await holder.released;
+  const retried = await timed(`${sandbox.url}/api/s2s`, postJson(body));
+  expect(retried.status).toBe(200);
+  expect(retried.json).toMatchObject({ reference: body.reference, status: 'Pending' });
+  // Nothing acknowledged was lost.
+  expect((await timed(`${sandbox.url}/_sandbox/transactions/${first.json.transID}`)).status).toBe(200);
+});
+
+it('a lock shorter than the wait is waited out: the write succeeds instead of answering 503', async () => {
+  const sandbox = await fileSandbox();
+  await lock(sandbox, 400);
+  const created = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody()));
+  expect(created.status).toBe(200);
+  expect(created.json.status).toBe('Pending');
+});
+
+it('the delivery worker and the job runner keep their work through the lock and do it once it is released', async () => {
+  const errors: string[] = [];
+  // A sandbox clock the test moves, so the work falls due while the lock is held, however slowly the holder starts.
+  const clock = fixedClock();
+  const sandbox = await fileSandbox(errors, clock);
+  // The first attempt fails, so a retry (1 s later on the sandbox clock, dev profile) is owed.
+  const merchant = await startFakeMerchant({ statuses: [500] });
+  cleanups.push(merchant.close);
+  const ran: number[] = [];
+  sandbox.services.jobs.register('test.during-lock', () => void ran.push(Date.now()));
+
+  const created = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })));
+  expect(created.status).toBe(200);
+  await waitFor(() => merchant.received.length === 1, 'the first (failing) attempt');
+  sandbox.store.tx(() => sandbox.services.jobs.schedule('test.during-lock', 'subject-1', clock.now() + 60_000));
+  await sandbox.store.batch.committed();
+  const holder = await lock(sandbox, 2500);
+  const lockedAt = Date.now();
+
+  // The retry and the job fall due during the lock; the server still answers at once meanwhile.
+  clock.advance(120_000);
+  sandbox.services.jobs.runDue();
+  sandbox.worker.wake();
+  await waitFor(() => errors.some((line) => /could not claim deliveries: database is locked/.test(line)) && errors.some((line) => /job test\.during-lock subject-1 waits: the database is locked/.test(line)), 'the worker and the job runner to meet the lock');
+  const health = await timed(`${sandbox.url}/_sandbox/health`);
+  expect(health.ms).toBeLessThan(300);
+  // Once the lock is known, a synchronous writer fails at once instead of blocking the event
+  // loop for busy_timeout (50 ms) on every try.
+  const started = performance.now();
+  for (let i = 0; i < 5; i++) sandbox.services.jobs.runDue();
+  expect(performance.now() - started).toBeLessThan(100);
+  expect(ran).toEqual([]);
+  expect(merchant.received).toHaveLength(1);
+
+  await holder.released;
+  await waitFor(() => ran.length === 1 && merchant.received.length === 2, 'the job and the webhook retry after the lock', 8000);
+  expect(ran[0]!).toBeGreaterThanOrEqual(lockedAt + 2000);
+  const deliveries = (await timed(`${sandbox.url}/_sandbox/deliveries`)).json.data;
+  await waitFor(async () => (await timed(`${sandbox.url}/_sandbox/deliveries/${deliveries[0].id}`)).json.status === 'succeeded', 'the retry to be recorded');
+});
