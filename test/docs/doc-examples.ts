@@ -98,7 +98,8 @@ export async function backgroundReady(runner: DocRunner): Promise<void> {
     if (Number.isNaN(port)) continue;
     await waitFor(async () => {
       if (entry.child.exitCode !== null) throw new Error(`\`${entry.command}\` exited with ${entry.child.exitCode}: ${entry.output}`);
-      return (await portOpen(port)) || undefined;
+      // Its own banner names the port: another program already listening there does not count.
+      return (entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
     }, `\`${entry.command}\` listening on ${port}`, 20_000);
   }
 }
