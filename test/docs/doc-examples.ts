@@ -16,11 +16,11 @@ const SHELL = new Set(['sh', 'bash', 'console']);
 /** Runs every shell block of `blocks` (from `file`, in page order) and checks its samples. */
 export async function runExamples(runner: DocRunner, file: string, blocks: DocBlock[]): Promise<void> {
   let previous: { end: number; run: CommandRun | undefined } | undefined;
-  for (const block of blocks) {
+  for (const [index, block] of blocks.entries()) {
     const where = `${basename(file)} line ${block.line} (${block.section})`;
     if (block.skip) continue;
     // A ```json block right under a command block is that command's answer.
-    if (block.lang === 'json' && previous?.run && block.line <= previous.end + 2) {
+    if (block.lang === 'json' && previous?.run && answerBelow(previous.end, block)) {
       checkOutput(runner, block.text, previous.run, where);
       continue;
     }
@@ -30,13 +30,20 @@ export async function runExamples(runner: DocRunner, file: string, blocks: DocBl
     for (const step of steps) {
       const [run] = await runner.runBlock(step.command);
       if (run) {
-        checkOutput(runner, step.output, run, `${where}: \`${run.command}\``);
+        // The last command's answer may be the ```json block under this one: checked there.
+        const below = step === steps.at(-1) && !step.output && answerBelow(block.end, blocks[index + 1]);
+        if (!below) checkOutput(runner, step.output, run, `${where}: \`${run.command}\``);
         last = run;
       } else if (step.output) await backgroundPrinted(runner, step, where);
     }
     await backgroundReady(runner);
     previous = { end: block.end, run: last };
   }
+}
+
+/** True when `next` is a ```json block right under the block that ends on line `end`. */
+function answerBelow(end: number, next: DocBlock | undefined): boolean {
+  return next?.lang === 'json' && next.line <= end + 2;
 }
 
 /** Holds one command's real output against the sample the page shows (`sample` may be empty). */
