@@ -19,12 +19,14 @@ export interface CommandRun {
 }
 
 /** Commands a reader runs in a second terminal. */
-export const LONG_RUNNING = /\bsandbox (start|receive|listen)\b/;
-/** Id prefixes a placeholder such as `whd_...` stands for. */
-const ID_PATTERN = /\b(?:pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|mer)_[A-Za-z0-9]{6,}\b/g;
+const LONG_RUNNING = /\bsandbox (start|receive|listen)\b/;
+/** The prefixes of the sandbox's ids (`pay_...`, `whd_...`). */
+const ID_PREFIXES = 'pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|mer';
+/** An id a placeholder such as `whd_...` stands for. */
+const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES})_[A-Za-z0-9]{6,}\\b`, 'g');
 const TRANS_ID = /"transID"\s*:\s*"(\d{6,})"|transID=(\d{6,})/g;
 /** A word of sample output that differs from run to run: an id, a transID, a time or an elision. */
-const VARIES = /\b(?:pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|req|whsec)_[A-Za-z0-9]|\d{12,}|\d{4}-\d\d-\d\d|\d\d:\d\d|\.\.\.|…/;
+const VARIES = new RegExp(`\\b(?:${ID_PREFIXES}|req|whsec)_[A-Za-z0-9]|\\d{12,}|\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d|\\.\\.\\.|…`);
 
 /** True when `text` (a word or a line of sample output) holds something that differs per run. */
 export function varies(text: string): boolean {
