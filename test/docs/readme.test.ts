@@ -4,13 +4,15 @@
 // example of each page in reading order, in the same project against the same sandbox. A sample
 // answer on the page must have the keys of the real one, and the start banner must be the one the
 // page shows.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
 import { blocksIn, docBlocks } from './doc-blocks.js';
 import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
-import { installPackedSandbox } from './packed-install.js';
+import { installPackedSandbox, type PackedProject } from './packed-install.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 /** The README sections a reader follows in order after the set-up. */
@@ -25,15 +27,19 @@ const PAGES = [
 ];
 
 let runner: DocRunner;
+let project: PackedProject | undefined;
 
 beforeAll(async () => {
-  runner = new DocRunner(installPackedSandbox());
+  project = installPackedSandbox();
+  runner = new DocRunner(project);
   await runner.runBlock('npx sandbox start');
   await backgroundReady(runner);
 }, 120_000);
 
 afterAll(async () => {
   await runner?.stop();
+  // The packed tarball and the project (35 MB) are of this run only.
+  if (project) rmSync(dirname(project.dir), { recursive: true, force: true });
 });
 
 /** The URL of every webhook delivery so far (from the control API: quicker than one more npx). */
