@@ -1,9 +1,12 @@
-// Runs a page's shell examples in order, in a fresh project, as a reader would paste them.
-// Long-running commands (start, receive, listen) go to the background, as the reader opens a second
-// terminal for them. Where a page shows an id it cannot know (`whd_...`, `<transID|payment-id>`,
-// the transID of a sample answer), the runner puts in the real one from what ran before: a sample
-// answer's values are mapped to the real answer's, and placeholders take the newest id seen.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Runs a page's shell examples in order, in a fresh project, as a reader would paste them into one
+// terminal: the commands of a page share one bash, so a variable set by one example is there for
+// the next. Long-running commands (start, receive, listen) go to the background, as the reader opens
+// a second terminal for them; one that is already running is not started twice. Where a page shows
+// an id it cannot know (`whd_...`, `<transID|payment-id>`, the transID of a sample answer), the
+// runner puts in the real one from what ran before: a sample answer's values are mapped to the real
+// answer's, and placeholders take the newest id seen.
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { shellCommands } from './doc-blocks.js';
 import type { PackedProject } from './packed-install.js';
 
@@ -15,16 +18,27 @@ export interface CommandRun {
   stderr: string;
 }
 
+/** Commands a reader runs in a second terminal. */
 const LONG_RUNNING = /\bsandbox (start|receive|listen)\b/;
-/** Id prefixes a placeholder such as `whd_...` stands for. */
-const ID_PATTERN = /\b(?:pay|re|cs|evt|whd|we|tok|cb|stl|mer)_[A-Za-z0-9]{6,}\b/g;
+/** The prefixes of the sandbox's ids (`pay_...`, `whd_...`). */
+const ID_PREFIXES = 'pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|mer';
+/** An id a placeholder such as `whd_...` stands for. */
+const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES})_[A-Za-z0-9]{6,}\\b`, 'g');
 const TRANS_ID = /"transID"\s*:\s*"(\d{6,})"|transID=(\d{6,})/g;
+/** A word of sample output that differs from run to run: an id, a transID, a time or an elision. */
+const VARIES = new RegExp(`\\b(?:${ID_PREFIXES}|req|whsec)_[A-Za-z0-9]|\\d{12,}|\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d|\\.\\.\\.|…`);
+
+/** True when `text` (a word or a line of sample output) holds something that differs per run. */
+export function varies(text: string): boolean {
+  return VARIES.test(text);
+}
 
 /** Runs shell examples against one project; stop() ends every background process. */
 export class DocRunner {
   readonly background: { command: string; child: ChildProcess; stdout: string; output: string }[] = [];
   private readonly values = new Map<string, string>();
   private readonly newest = new Map<string, string>();
+  private shell: ChildProcessWithoutNullStreams | undefined;
 
   constructor(private readonly project: PackedProject) {}
 
@@ -39,31 +53,72 @@ export class DocRunner {
     return runs;
   }
 
-  /** Runs one command to its end through bash, in the project directory. */
+  /** Starts a new terminal for the next page: its variables do not leak into the next page's. */
+  newShell(): void {
+    this.shell?.stdin.end();
+    this.shell = undefined;
+  }
+
+  /** Runs one command to its end in the page's bash, in the project directory. */
   run(command: string, timeoutMs = 30_000): Promise<CommandRun> {
+    const shell = (this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env }));
+    const mark = `__docs_${randomBytes(6).toString('hex')}`;
     return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', command], { cwd: this.project.dir, env: this.project.env });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const done = new RegExp(`\\n${mark} (\\d+)\\n$`);
+      const check = () => {
+        const code = done.exec(stdout)?.[1];
+        if (code === undefined || !stderr.endsWith(`${mark}\n`)) return;
+        finish();
+        const run = { command, code: Number(code), stdout: stdout.slice(0, stdout.lastIndexOf(`\n${mark}`)), stderr: stderr.slice(0, -mark.length - 1) };
+        this.learnIds(run.stdout);
+        resolve(run);
+      };
+      const onOut = (chunk: Buffer) => ((stdout += chunk.toString()), check());
+      const onErr = (chunk: Buffer) => ((stderr += chunk.toString()), check());
       const timer = setTimeout(() => {
-        child.kill('SIGKILL');
+        finish();
+        shell.kill('SIGKILL');
+        this.shell = undefined;
         reject(new Error(`\`${command}\` did not finish within ${timeoutMs} ms; it printed: ${stdout}${stderr}`));
       }, timeoutMs);
-      child.on('close', (code) => {
+      const finish = () => {
         clearTimeout(timer);
-        this.learnIds(stdout);
-        resolve({ command, code: code ?? 1, stdout, stderr });
-      });
+        shell.stdout.off('data', onOut);
+        shell.stderr.off('data', onErr);
+      };
+      shell.stdout.on('data', onOut);
+      shell.stderr.on('data', onErr);
+      // stdin stays the script's: a command reads /dev/null, as it would read nothing typed.
+      shell.stdin.write(`{ ${command}\n} </dev/null; printf '\\n%s %d\\n' ${mark} $?; printf '%s\\n' ${mark} >&2\n`);
     });
   }
 
   /** Learns the real values behind a sample answer shown on the page (same keys, other values). */
-  learnSample(sample: Record<string, unknown>, real: Record<string, unknown>): void {
-    for (const [key, value] of Object.entries(sample)) {
-      const actual = real[key];
-      if (typeof value === 'string' && typeof actual === 'string' && value !== actual && value.length >= 6) this.values.set(value, actual);
+  learnSample(sample: unknown, real: unknown): void {
+    if (typeof sample === 'string' && typeof real === 'string') {
+      if (sample !== real && sample.length >= 6 && !sample.includes('...')) this.values.set(sample, real);
+    } else if (Array.isArray(sample) && Array.isArray(real)) {
+      sample.forEach((item, index) => this.learnSample(item, real[index]));
+    } else if (sample && real && typeof sample === 'object' && typeof real === 'object') {
+      for (const [key, value] of Object.entries(sample)) this.learnSample(value, (real as Record<string, unknown>)[key]);
+    }
+  }
+
+  /**
+   * Learns the real ids behind a sample's text output: a real line with the same words where the
+   * sample's are fixed says which real id each of the sample's ids stands for.
+   */
+  learnText(sample: string, real: string): void {
+    const realLines = real.split('\n').map((line) => line.trim().split(/\s+/));
+    for (const line of sample.split('\n')) {
+      const words = line.trim().split(/\s+/);
+      if (!words.some(varies)) continue;
+      const match = realLines.find((got) => got.length === words.length && words.every((word, i) => varies(word) || word === got[i]));
+      match?.forEach((word, i) => {
+        if (varies(words[i]!) && words[i] !== word && !words[i]!.includes('...')) this.values.set(words[i]!, word);
+      });
     }
   }
 
@@ -73,12 +128,13 @@ export class DocRunner {
     for (const [sample, real] of this.values) ready = ready.split(sample).join(real);
     this.learnIds(this.background.map((b) => b.output).join('\n'));
     ready = ready.replace(/<transID\|payment-id>|<transID\|pay_id>|<transID>/g, () => this.need('transID'));
-    ready = ready.replace(/\b([a-z]+)_\.\.\./g, (whole, prefix: string) => this.need(prefix, whole));
+    ready = ready.replace(/\b([a-z]+)_[A-Za-z0-9]*\.\.\./g, (whole, prefix: string) => this.need(prefix, whole));
     return ready;
   }
 
   /** Ends every background process and waits for each. */
   async stop(): Promise<void> {
+    this.newShell();
     await Promise.all(
       this.background.map(({ child }) => {
         if (child.exitCode !== null || child.signalCode !== null) return undefined;
@@ -91,6 +147,8 @@ export class DocRunner {
   }
 
   private startBackground(command: string): void {
+    // The reader's second terminal already runs it (the README started the sandbox and receiver).
+    if (this.background.some((entry) => entry.command === command && entry.child.exitCode === null)) return;
     // Its own process group, as a second terminal is: stop() signals the group.
     const child = spawn('bash', ['-c', `exec ${command}`], { cwd: this.project.dir, env: this.project.env, detached: true });
     const entry = { command, child, stdout: '', output: '' };

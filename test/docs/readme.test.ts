@@ -1,54 +1,60 @@
-// The README, run as written: the package is packed and installed into a fresh project, the
-// sandbox is started the way a merchant starts it there (`npx sandbox start`, port 4010), and every
-// shell example of the walk-through sections runs in order. A sample answer on the page must have
-// the keys of the real one, and the start banner must be the one the page shows.
-import { createConnection } from 'node:net';
+// The README and then every docs page, run as written: the package is packed and installed into a
+// fresh project, the sandbox is started the way a merchant starts it there (`npx sandbox start`,
+// port 4010), and every shell example of the walk-through sections runs in order, then every shell
+// example of each page in reading order, in the same project against the same sandbox. A sample
+// answer on the page must have the keys of the real one, and the start banner must be the one the
+// page shows.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
 import { blocksIn, docBlocks } from './doc-blocks.js';
+import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
-import { installPackedSandbox } from './packed-install.js';
+import { installPackedSandbox, type PackedProject } from './packed-install.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 /** The README sections a reader follows in order after the set-up. */
 const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API', 'Webhooks'];
+/**
+ * The docs pages in the order the README's table lists them, the S2S family first. docs/ci.md is
+ * not here: its examples run in a test process, not in a shell.
+ */
+const PAGES = [
+  's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
+  'checkout', 'webhooks', 'disputes-and-settlements', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+];
 
 let runner: DocRunner;
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
-/** Waits until each background command that listens on a port accepts connections. */
-async function backgroundReady(): Promise<void> {
-  for (const entry of runner.background) {
-    const port = Number(/--port\s+(\d+)/.exec(entry.command)?.[1] ?? (/sandbox start/.test(entry.command) ? 4010 : NaN));
-    if (Number.isNaN(port)) continue;
-    await waitFor(async () => {
-      if (entry.child.exitCode !== null) throw new Error(`\`${entry.command}\` exited with ${entry.child.exitCode}: ${entry.output}`);
-      return (await portOpen(port)) || undefined;
-    }, `\`${entry.command}\` listening on ${port}`, 20_000);
-  }
-}
+let project: PackedProject | undefined;
 
 beforeAll(async () => {
-  runner = new DocRunner(installPackedSandbox());
+  project = installPackedSandbox();
+  runner = new DocRunner(project);
   await runner.runBlock('npx sandbox start');
-  await backgroundReady();
+  await backgroundReady(runner);
 }, 120_000);
 
 afterAll(async () => {
   await runner?.stop();
+  // The packed tarball and the project (35 MB) are of this run only.
+  if (project) rmSync(dirname(project.dir), { recursive: true, force: true });
 });
 
-describe('README.md, run as written in a fresh project', () => {
+/** The URL of every webhook delivery so far (from the control API: quicker than one more npx). */
+async function deliveryUrls(): Promise<string[]> {
+  const answer = await fetch('http://127.0.0.1:4010/_sandbox/deliveries?limit=1000');
+  return ((await answer.json()) as { data: { url: string }[] }).data.map((delivery) => delivery.url);
+}
+
+/** Every webhook an example asked for went to the reader's own machine, never out to a network. */
+async function deliveredLocallyOnly(): Promise<void> {
+  const hosts = (await deliveryUrls()).map((url) => new URL(url).hostname);
+  expect(hosts.filter((host) => host !== '127.0.0.1')).toEqual([]);
+}
+
+describe('README.md and docs/, run as written in a fresh project', () => {
   it('prints the start banner the README shows', async () => {
     const shown = docBlocks(README).find((block) => block.text.startsWith('paysandbox '))!;
     expect(shown, 'the README shows the banner').toBeDefined();
@@ -58,34 +64,21 @@ describe('README.md, run as written in a fresh project', () => {
   });
 
   it('runs every shell example of the walk-through in order, and the samples have the real keys', async () => {
-    let last: Record<string, unknown> | undefined;
-    for (const block of blocksIn(README, WALK_THROUGH)) {
-      const where = `README.md line ${block.line} (${block.section})`;
-      if (block.lang === 'json') {
-        expect(last, `${where}: a sample answer with no command before it`).toBeDefined();
-        const sample = JSON.parse(block.text) as Record<string, unknown>;
-        expect(Object.keys(sample).sort(), `${where}: the sample's keys`).toEqual(Object.keys(last!).sort());
-        runner.learnSample(sample, last!);
-        continue;
-      }
-      if (block.lang !== 'sh') continue;
-      for (const run of await runner.runBlock(block.text)) {
-        expect(run.code, `${where}: \`${run.command}\` exited ${run.code}: ${run.stdout}${run.stderr}`).toBe(0);
-        if (!run.stdout.trimStart().startsWith('{')) continue;
-        last = JSON.parse(run.stdout) as Record<string, unknown>;
-        expect(last.error, `${where}: \`${run.command}\` answered an error`).toBeUndefined();
-      }
-      await backgroundReady();
-    }
+    await runExamples(runner, README, blocksIn(README, WALK_THROUGH));
     // The walk-through's receiver got the 3-D Secure payment's webhook, signed with the shown secret.
     const receiver = runner.background.find((entry) => /sandbox receive/.test(entry.command))!;
     await waitFor(() => /payment\.authorized .*signature valid/.test(receiver.output) || undefined, 'the webhook at the receiver');
     expect(receiver.output).not.toContain('INVALID');
-    // Every webhook an example asked for went to the reader's own machine, never out to a network.
-    const list = await runner.run('npx sandbox webhooks list --json --limit 100');
-    const urls = (JSON.parse(list.stdout) as { url: string }[]).map((delivery) => new URL(delivery.url).hostname);
-    expect(urls.length).toBeGreaterThan(0);
-    expect(urls.filter((host) => host !== '127.0.0.1')).toEqual([]);
+    await deliveredLocallyOnly();
+    expect(await deliveryUrls()).toContain('http://127.0.0.1:3000/webhooks');
   }, 180_000);
-});
 
+  for (const page of PAGES) {
+    it(`runs every shell example of docs/${page}.md in order, after the walk-through`, async () => {
+      const file = fileURLToPath(new URL(`../../docs/${page}.md`, import.meta.url));
+      runner.newShell();
+      await runExamples(runner, file, docBlocks(file));
+      await deliveredLocallyOnly();
+    }, 120_000);
+  }
+});
