@@ -1,5 +1,6 @@
-// The event names of DECISIONS.md, each with when it fires. Webhook endpoint subscriptions are
+// The event names the sandbox publishes (listed in docs/decisions.md), each with when it fires. Webhook endpoint subscriptions are
 // checked against this list, and docs/webhook-endpoints.md shows it.
+import { closestNames } from './closest-names.js';
 
 /** Every event name a merchant can subscribe to, with when it fires. */
 export const EVENT_TYPES = {
@@ -37,17 +38,6 @@ export function subscribes(events: readonly string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
 }
 
-/** Letters to change, add or drop to turn `a` into `b` (Levenshtein distance). */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
 /**
  * Why `name` (given as `field`) is not an event name, with the closest names (a typo such as
  * payment.authorised) and every known one; undefined for a known name. The one check behind
@@ -55,9 +45,7 @@ function editDistance(a: string, b: string): number {
  */
 export function unknownEventProblem(field: string, name: string): string | undefined {
   if (isEventType(name)) return undefined;
-  const distances = EVENT_TYPE_NAMES.map((known) => [known, editDistance(name, known)] as const);
-  const best = Math.min(...distances.map(([, d]) => d));
-  const closest = best <= 3 ? distances.filter(([, d]) => d === best).map(([known]) => known) : [];
+  const closest = closestNames(name, EVENT_TYPE_NAMES);
   const hint = closest.length ? ` did you mean ${closest.join(' or ')}?` : '';
   return `${field} ${JSON.stringify(name)} is not an event name;${hint} use one of: ${EVENT_TYPE_NAMES.join(', ')}`;
 }

@@ -1,7 +1,8 @@
 // startSandbox(): the sandbox as a fixture in a merchant's own test suite (vitest, jest, node:test).
 // Defaults fit tests: in-memory database, a free port, no webhook retries, no log lines. Every
 // instance has its own database, clock and worker, so several in one process never interfere.
-import { loadConfig, type ConfigFlags } from '../config.js';
+import { loadConfig, START_ENV, type ConfigFlags } from '../config.js';
+import { closestNames } from '../domain/closest-names.js';
 import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
@@ -106,6 +107,13 @@ function credentialsOf(server: RunningServer): SandboxCredentials {
 
 /** Starts a sandbox for a test suite; call close() when done (afterAll). */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<SandboxHandle> {
+  // A misspelt option (retries, dbPath) would otherwise be dropped silently and the default used.
+  const known = Object.keys(START_ENV);
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const closest = closestNames(name, known);
+    throw new SandboxError('parameter_unknown', `startSandbox() has no option ${JSON.stringify(name)};${closest.length ? ` did you mean ${closest.join(' or ')}?` : ''} its options are ${known.join(', ')}`, name);
+  }
   // Never the environment: a test's sandbox must not change with the shell that runs it.
   const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}));
   let credentials: SandboxCredentials;

@@ -222,6 +222,16 @@ describe('startSandbox(options)', () => {
     await expect(startSandbox({ autoAuthenticate: 'later' })).rejects.toThrow(/--auto-authenticate must be approve or decline/);
   });
 
+  it('an unknown option rejects by name with the closest one, instead of being dropped silently', async () => {
+    const misspelt = { retries: 'none' } as unknown as Parameters<typeof startSandbox>[0];
+    const error = await startSandbox(misspelt).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(SandboxError);
+    expect((error as SandboxError).code).toBe('parameter_unknown');
+    expect((error as Error).message).toMatch(/^startSandbox\(\) has no option "retries"; did you mean retry\? its options are port, host, db, /);
+    const other = await startSandbox({ dbPath: ':memory:' } as unknown as Parameters<typeof startSandbox>[0]).catch((err: unknown) => err);
+    expect((other as Error).message).toContain('has no option "dbPath"');
+  });
+
   it('close() rejects a wait still in progress', async () => {
     const short = await startSandbox();
     const waiting = short.waitForDelivery({ event: 'payment.authorized', timeoutMs: 10_000 });
