@@ -14,8 +14,10 @@ export function writeLock(services: Services): MiddlewareHandler {
     if (!WRITES.has(c.req.method)) return next();
     // Read the body first: the handler then gets it from Hono's cache within this turn, so its
     // transaction runs before the batch taken here commits. A body that cannot be read is the
-    // handler's to report (the cached rejection reaches it unchanged).
-    await c.req.text().catch(() => undefined);
+    // handler's to report (the cached rejection reaches it unchanged). The bytes, not text():
+    // Hono derives every later read from the first one cached, and text() would have replaced
+    // bytes that are not UTF-8 before bodyText() could refuse them.
+    await c.req.arrayBuffer().catch(() => undefined);
     await batch.ready();
     return next();
   };
