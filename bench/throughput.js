@@ -13,7 +13,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 export async function benchThroughput(ctx) {
   const { report, timing, receiver } = ctx;
   const bare = await startScript('bare-hono.js', [tempPath('bare-insert', '.db')]);
-  // The baseline is a JSON POST of the same body a create sends: what DESIGN.md calls bare Hono.
+  // The baseline is a JSON POST of the same body a create sends: what the bench calls bare Hono.
   const bareBody = (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })) });
   const measureBare = () => measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
   try {

@@ -11,7 +11,7 @@ writeFileSync(
   'docs/errors.md',
   `# Errors
 
-Every endpoint answers failures with one body shape (DECISIONS.md):
+Every endpoint answers failures with one body shape (docs/decisions.md):
 
 \`\`\`json
 {"error":{"type":"invalid_request_error","code":"parameter_invalid","message":"bill_amt is invalid: expected a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. \\"10.00\\", got \\"10.505\\"","param":"bill_amt","request_id":"req_pEyvgT7Fp8NGk84j"}}

@@ -1,5 +1,5 @@
 // loadConfig is the only reader of process.env: every other module receives a frozen Config.
-// Each DECISIONS.md choice that a merchant might want to change is a field here with a flag.
+// Each docs/decisions.md choice that a merchant might want to change is a field here with a flag.
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
 import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
@@ -34,7 +34,7 @@ export interface Config {
   readonly challengeLifetimeMs: number;
   /** How long a UPI collect request waits for the customer. */
   readonly upiCollectWindowMs: number;
-  /** Per-attempt timeout of a webhook POST (SPEC 8: 2xx within 5 seconds). */
+  /** Per-attempt timeout of a webhook POST (spec §8: 2xx within 5 seconds). */
   readonly webhookTimeoutMs: number;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;

@@ -1,5 +1,5 @@
 // The one error type of the sandbox and the catalogue of every code it can carry.
-// Routes throw SandboxError; http/on-error.ts turns it into the DECISIONS.md body:
+// Routes throw SandboxError; http/on-error.ts turns it into the docs/decisions.md body:
 // {"error":{"type","code","message","param","request_id"}}. A code's HTTP status and
 // type live here and nowhere else, so docs/errors.md is generated from this table.
 

@@ -1,8 +1,8 @@
 // The baseline: a bare Hono app on @hono/node-server, in its own process like the sandbox under
 // test. POST / parses a JSON body and answers a small JSON object: the request work every create
-// does before its own logic (DESIGN.md's "Hono bare JSON"); GET / is the same without a body.
+// does before its own logic (the "Hono bare JSON"); GET / is the same without a body.
 // POST /insert also writes the body as one row to a WAL-mode SQLite file (argv[3]) and commits
-// before answering: DESIGN.md's "the same with one WAL-mode SQLite insert per request", the
+// before answering: the "the same with one WAL-mode SQLite insert per request", the
 // cheapest durable create there is, with the sandbox's durability settings.
 // Writes its URL to the ready file (argv[2]).
 import { writeFileSync } from 'node:fs';

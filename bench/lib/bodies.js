@@ -2,10 +2,10 @@
 // reference (a run prefix plus a counter), as a merchant's order ids would be.
 import { buildEncryptedData } from '../../dist/index.js';
 
-/** Terminal 1001 and the bearer key of mer_sandbox (DECISIONS.md). */
+/** Terminal 1001 and the bearer key of mer_sandbox (docs/decisions.md). */
 export const CREDS = { terNO: 1001, publicKey: 'pk_test_1001', privateKey: 'pv_test_1001', apiKey: 'sk_test_sandbox' };
 
-/** Cards of the DECISIONS.md test table used by the bench. */
+/** Cards of the docs/decisions.md test table used by the bench. */
 export const CARDS = { frictionless: '4242424242424242', challenge: '4000000000003220' };
 
 const runPrefix = `bench${Date.now().toString(36)}`;
@@ -17,7 +17,7 @@ export function uniqueReference(label) {
   return `${runPrefix}-${label}-${counter}`;
 }
 
-/** The fields of a POST /api/s2s card payment (SPEC 2.1). */
+/** The fields of a POST /api/s2s card payment (spec §2.1). */
 export function s2sFields({ card, reference, webhookUrl, amount = '10.50' }) {
   return {
     public_key: CREDS.publicKey,
@@ -39,7 +39,7 @@ export function s2sFields({ card, reference, webhookUrl, amount = '10.50' }) {
   };
 }
 
-/** The form body of POST /api/s2s/encrypt: the SPEC 4.2 query string, encrypted, public_key appended. */
+/** The form body of POST /api/s2s/encrypt: the spec §4.2 query string, encrypted, public_key appended. */
 export function encryptedForm(fields) {
   const { terNO, public_key, ...rest } = fields;
   const plaintext = new URLSearchParams({ ...rest, terNO: String(terNO), public_key, encryption_method: 'none' }).toString();
@@ -47,12 +47,12 @@ export function encryptedForm(fields) {
   return `encrypted_data=${encodeURIComponent(data)}`;
 }
 
-/** POST /api/transactions/refund-request (SPEC 2.4). */
+/** POST /api/transactions/refund-request (spec §2.4). */
 export function refundFields(transID, refundAmount) {
   return { transID, refundAmount, public_key: CREDS.publicKey };
 }
 
-/** POST /v1/payments (SPEC 4.5). */
+/** POST /v1/payments (spec §4.5). */
 export function v1PaymentFields({ webhookUrl }) {
   return {
     amount: 1050,
@@ -65,7 +65,7 @@ export function v1PaymentFields({ webhookUrl }) {
   };
 }
 
-/** POST /v1/checkout/sessions (SPEC 4.4). */
+/** POST /v1/checkout/sessions (spec §4.4). */
 export function checkoutFields() {
   return {
     amount: 1050,

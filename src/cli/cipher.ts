@@ -1,4 +1,4 @@
-// `sandbox encrypt` and `sandbox decrypt`: the sandbox's own cipher (DECISIONS.md scheme) on the
+// `sandbox encrypt` and `sandbox decrypt`: the sandbox's own cipher (docs/decisions.md scheme) on the
 // command line, offline, so merchants can check their code's output against it byte for byte.
 import type { Command } from 'commander';
 import { buildEncryptedData, decryptText, encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';

@@ -1,5 +1,5 @@
 // `sandbox trigger <event-type> [--payment ID] [--to URL]`: produces a realistic event of any
-// DECISIONS.md type through the control API (real payments, refunds, chargebacks, settlements,
+// docs/decisions.md type through the control API (real payments, refunds, chargebacks, settlements,
 // checkout sessions behind it), optionally on an existing payment and delivered to a URL.
 import type { Command } from 'commander';
 import kleur from 'kleur';

@@ -1,4 +1,4 @@
-// AES-256-CBC for /api/s2s/encrypt and encrypted webhooks, following DECISIONS.md: the
+// AES-256-CBC for /api/s2s/encrypt and encrypted webhooks, following docs/decisions.md: the
 // widespread PHP convention, so merchants' existing openssl_encrypt code works unchanged.
 // The sandbox emits only the canonical form but accepts the near-misses merchants commonly
 // send (single base64, dropped '=' padding), saying so in warnings; everything else fails

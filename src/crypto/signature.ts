@@ -1,4 +1,4 @@
-// Webhook signatures (DECISIONS.md): X-<Prefix>-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>,
+// Webhook signatures (docs/decisions.md): X-<Prefix>-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>,
 // GitHub's scheme, so existing verifiers work; "timestamped" mode signs "<timestamp>.<body>".
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SignatureMode } from '../config.js';

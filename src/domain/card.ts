@@ -39,7 +39,7 @@ export function cardBrand(digits: string): CardBrand {
   return 'CARD';
 }
 
-/** SPEC 2.2: first 6 and last 4 digits visible, the middle replaced by X. */
+/** spec §2.2: first 6 and last 4 digits visible, the middle replaced by X. */
 export function maskCardNumber(digits: string): string {
   if (digits.length <= 10) return digits.replace(/\d(?=\d{4})/g, 'X');
   return digits.slice(0, 6) + 'X'.repeat(digits.length - 10) + digits.slice(-4);

@@ -25,7 +25,7 @@ export const EVENT_TYPES = {
 /** One event name. */
 export type EventType = keyof typeof EVENT_TYPES;
 
-/** The event names, in the DECISIONS.md order. */
+/** The event names, in the docs/decisions.md order. */
 export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
 
 /** True for a known event name. */

@@ -1,4 +1,4 @@
-// The S2S order_status table of DECISIONS.md: one code, one status text. Changing what a code
+// The S2S order_status table of docs/decisions.md: one code, one status text. Changing what a code
 // means is a one-line change here.
 
 /** Every order_status the sandbox uses, by name. */

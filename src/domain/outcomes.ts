@@ -1,4 +1,4 @@
-// Scripted outcomes: which test card, OTP or VPA leads where (DECISIONS.md "Test inputs").
+// Scripted outcomes: which test card, OTP or VPA leads where (docs/decisions.md "Test inputs").
 // The table is the single source for the docs and for the predefined test tokens.
 
 /** Issuer decline reasons the sandbox can produce, in the `response` of a Test Declined. */
@@ -59,7 +59,7 @@ const approve: Authorisation = { result: 'approve' };
 const decline = (code: DeclineCode): Authorisation => ({ result: 'decline', code });
 const base = { refundFails: false, chargeback: false };
 
-/** The test cards of DECISIONS.md. Any other Luhn-valid number gets DEFAULT_OUTCOME. */
+/** The test cards of docs/decisions.md. Any other Luhn-valid number gets DEFAULT_OUTCOME. */
 export const TEST_CARDS: readonly TestCard[] = [
   { number: '4242424242424242', token: 'tok_visa', description: 'frictionless: approved at once, no authurl', outcome: { ...base, challenge: false, authorisation: approve } },
   { number: '4000000000003220', token: 'tok_threeds_required', description: '3-D Secure challenge; the OTP decides', outcome: { ...base, challenge: true, authorisation: approve } },
@@ -89,7 +89,7 @@ export function outcomeForCard(number: string): Outcome {
 /** What the customer typed on the OTP page means. */
 export type OtpVerdict = 'pass' | 'fail' | 'retry';
 
-/** The OTPs of DECISIONS.md: 123456 passes, 000000 fails, anything else costs a try. */
+/** The OTPs of docs/decisions.md: 123456 passes, 000000 fails, anything else costs a try. */
 export const OTP_PASS = '123456';
 export const OTP_FAIL = '000000';
 export const OTP_TRIES = 3;

@@ -1,4 +1,4 @@
-// The checkout session API (SPEC 4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
+// The checkout session API (spec §4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
 // Bearer-authenticated by the /v1/* middleware, which sets c.get('merchant').
 import { Hono } from 'hono';
 import type { Context } from 'hono';

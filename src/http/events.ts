@@ -1,4 +1,4 @@
-// /v1/events: the merchant's own events (S2S and /v1/ alike), in the SPEC 6.2 envelope that the
+// /v1/events: the merchant's own events (S2S and /v1/ alike), in the spec §6.2 envelope that the
 // webhooks carry, newest first. Another merchant's event is a 404 like a missing one.
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';

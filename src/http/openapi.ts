@@ -188,7 +188,7 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
 
 /** Routes of modules that export no list of their own (the foundation's), documented here. */
 const FOUNDATION_ROUTES: OpenApiRoute[] = [
-  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (SPEC 4.1)', body: s2sPaymentSchema, response: 'the SPEC 2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', errors: ['invalid_credentials', 'reference_in_use'] },
+  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', errors: ['invalid_credentials', 'reference_in_use'] },
   { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate' },
   { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint' },
   { method: 'get', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Dashboard sign-in form (only needed with --control-token)', response: 'an HTML form' },
@@ -222,11 +222,11 @@ const S2S_ROUTES: OpenApiRoute[] = [
     path: '/api/s2s/encrypt',
     tag: 'S2S',
     auth: 'terminal',
-    summary: 'Create an S2S payment from encrypted parameters (SPEC 4.2); x-encrypted-parameters are the fields inside',
+    summary: 'Create an S2S payment from encrypted parameters (spec §4.2); x-encrypted-parameters are the fields inside',
     body: encryptedForm,
     bodyType: 'application/x-www-form-urlencoded',
     encryptedBody: s2sEncryptedSchema,
-    response: 'the SPEC 2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
+    response: 'the spec §2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
     errors: ['decryption_failed', 'invalid_credentials', 'reference_in_use'],
   },
   {
@@ -234,9 +234,9 @@ const S2S_ROUTES: OpenApiRoute[] = [
     path: '/api/transactions/refund-request',
     tag: 'S2S',
     auth: 'terminal',
-    summary: 'Refund all or part of an approved S2S transaction (SPEC 4.3)',
+    summary: 'Refund all or part of an approved S2S transaction (spec §4.3)',
     body: refundRequestSchema,
-    response: 'the SPEC 2.4 fields, order_status 8 Request Processed',
+    response: 'the spec §2.4 fields, order_status 8 Request Processed',
     errors: ['invalid_credentials', 'resource_missing', 'amount_too_large', 'not_refundable'],
   },
 ];

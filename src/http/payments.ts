@@ -1,4 +1,4 @@
-// The bearer payment API's payments (SPEC 4.5, 2.6): create, show, list, capture, cancel.
+// The bearer payment API's payments (spec §4.5, 2.6): create, show, list, capture, cancel.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Payments } from '../services/payments.js';
@@ -60,7 +60,7 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     tag: 'Payments',
     auth: 'bearer',
     body: createPaymentSchema,
-    response: 'the payment as authorized (SPEC 2.6); with capture true it is captured right after, in the same request',
+    response: 'the payment as authorized (spec §2.6); with capture true it is captured right after, in the same request',
     responseSchema: paymentObjectSchema,
     errors: ['parameter_unknown'],
   },

@@ -1,5 +1,5 @@
-// POST /api/transactions/refund-request (SPEC 4.3): JSON {transID, refundAmount, public_key}; the
-// answer carries exactly the SPEC 2.4 fields. The rules live in services/s2s-refunds.ts.
+// POST /api/transactions/refund-request (spec §4.3): JSON {transID, refundAmount, public_key}; the
+// answer carries exactly the spec §2.4 fields. The rules live in services/s2s-refunds.ts.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
@@ -16,7 +16,7 @@ import { readJson, validate } from './validation.js';
 const AMOUNT = /^\d{1,8}(\.\d{1,2})?$/;
 const AMOUNT_HINT = 'a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "5.00"';
 
-/** SPEC 2.4 request fields. Unknown fields are ignored, as on /api/s2s. */
+/** spec §2.4 request fields. Unknown fields are ignored, as on /api/s2s. */
 export const refundRequestSchema = z.object({
   transID: z
     .union([z.string().trim().min(1).max(64), z.number().int().positive().transform(String)])
@@ -38,7 +38,7 @@ function terminalByPublicKey(services: Services, publicKey: string): Terminal {
   return found;
 }
 
-/** The SPEC 2.4 answer: exactly these fields; bill_amt is the amount of this refund, as a number. */
+/** The spec §2.4 answer: exactly these fields; bill_amt is the amount of this refund, as a number. */
 export function refundResponse(accepted: RefundAccepted) {
   const { refund, transaction: t, left } = accepted;
   const money = (minor: number) => `${formatDecimalAmount(minor, refund.currency)} ${refund.currency}`;

@@ -1,7 +1,7 @@
-// POST /api/s2s/encrypt (SPEC 4.2): one form field, encrypted_data = ciphertext + public_key. The
-// terminal is found by that suffix, the ciphertext is decrypted with its keys (DECISIONS.md
+// POST /api/s2s/encrypt (spec §4.2): one form field, encrypted_data = ciphertext + public_key. The
+// terminal is found by that suffix, the ciphertext is decrypted with its keys (docs/decisions.md
 // scheme, src/crypto/s2s-cipher.ts), and the query string inside goes through the same validator
-// and service as /api/s2s. The answer carries only the SPEC 2.3 fields.
+// and service as /api/s2s. The answer carries only the spec §2.3 fields.
 import { Hono } from 'hono';
 import { decryptText, splitEncryptedData } from '../crypto/s2s-cipher.js';
 import { safeEqual } from '../crypto/signature.js';
@@ -38,7 +38,7 @@ export function parseDecryptedQuery(plaintext: string, warnings: string[]): Reco
   return Object.fromEntries(new URLSearchParams(text));
 }
 
-/** The SPEC 2.3 answer: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
+/** The spec §2.3 answer: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
 function encryptedResponse(full: ReturnType<typeof s2sResponse>) {
   const { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response } = full;
   return { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response };

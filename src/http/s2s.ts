@@ -1,4 +1,4 @@
-// POST /api/s2s (SPEC 4.1) and the authstatus URL it hands out (SPEC 2.2).
+// POST /api/s2s (spec §4.1) and the authstatus URL it hands out (spec §2.2).
 import { Hono } from 'hono';
 import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
@@ -26,7 +26,7 @@ export function statusView(t: Transaction) {
   };
 }
 
-/** The SPEC 2.2 answer: exactly these fields, all strings, in the gateway's order. */
+/** The spec §2.2 answer: exactly these fields, all strings, in the gateway's order. */
 export function s2sResponse(deps: AppDeps, created: S2SCreated) {
   const t = created.transaction;
   const { transID, reference, order_status, status, response, bill_amt, bill_currency } = statusView(t);

@@ -1,4 +1,4 @@
-// tdate formats of SPEC 2.2 ("YYYY-MM-DD HH:MM:SS.ffffff") and 2.4 ("YYYY-MM-DD HH:MM:SS"), in UTC.
+// tdate formats of spec §2.2 ("YYYY-MM-DD HH:MM:SS.ffffff") and 2.4 ("YYYY-MM-DD HH:MM:SS"), in UTC.
 
 /** Formats sandbox-clock milliseconds as the gateway's tdate, with microseconds when asked. */
 export function formatTdate(ms: number, micro: boolean): string {

@@ -1,5 +1,5 @@
 // Chargebacks (disputes) of both families. Opening one moves the payment (S2S: order_status 11
-// Chargeback with the SPEC 6.1 webhook; /v1/: status disputed through the payment-state table)
+// Chargeback with the spec §6.1 webhook; /v1/: status disputed through the payment-state table)
 // and publishes chargeback.created in the same transaction; deciding it publishes chargeback.won
 // (the payment is reinstated) or chargeback.lost (it stays charged back). The test card
 // 4000000000000259 schedules the 'chargeback.open' job handled here, for both families.

@@ -1,4 +1,4 @@
-// Hosted checkout sessions (SPEC 4.4, 2.5): created by the merchant, paid once on the page at
+// Hosted checkout sessions (spec §4.4, 2.5): created by the merchant, paid once on the page at
 // their URL, and ended by completion, by the expire call or by time (a job). Every ending
 // publishes its event in the same transaction as the state change. Payment attempts made on the
 // page live in checkout-attempts.ts; this module owns the session itself.

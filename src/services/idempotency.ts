@@ -1,4 +1,4 @@
-// Idempotency keys (DECISIONS.md): the same key and the same request within 24 h (sandbox clock)
+// Idempotency keys (docs/decisions.md): the same key and the same request within 24 h (sandbox clock)
 // get the first answer again; the same key with another request is a 409. The key is reserved
 // in the store BEFORE the handler runs, so a concurrent duplicate waits for the first answer
 // instead of running the handler a second time.

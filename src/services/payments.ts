@@ -27,7 +27,7 @@ export const DISPUTE_DELAY_MS = 30_000;
 /** A created payment: as it is now, and as the create request answers it. */
 export interface PaymentCreated {
   payment: Payment;
-  /** The payment as it stood when authorized (SPEC 2.6 answers `authorized`), or as it is now. */
+  /** The payment as it stood when authorized (spec §2.6 answers `authorized`), or as it is now. */
   answer: Payment;
 }
 
@@ -276,7 +276,7 @@ export class Payments implements ChallengeSubject {
   }
 }
 
-/** SPEC 6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */
+/** spec §6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */
 export function paymentEventData(payment: Payment): Record<string, unknown> {
   return {
     payment_id: payment.id,

@@ -182,7 +182,7 @@ export class S2SPayments implements ChallengeSubject {
     this.publishStatus({ ...transaction, orderStatus: code, response });
   }
 
-  /** Publishes the SPEC 6.1 webhook of a transaction's current status to its webhook_url. */
+  /** Publishes the spec §6.1 webhook of a transaction's current status to its webhook_url. */
   publishStatus(transaction: Transaction, type = S2S_EVENT_TYPES[transaction.orderStatus]!): void {
     const terminal = this.deps.store.credentials.terminal(transaction.terNo)!;
     const fields = s2sWebhookFields(transaction);

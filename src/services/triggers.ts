@@ -1,4 +1,4 @@
-// `sandbox trigger <event-type>`: produces one event of any DECISIONS.md type by driving the real
+// `sandbox trigger <event-type>`: produces one event of any docs/decisions.md type by driving the real
 // services (a real payment with the right test token moved through its states, a real refund,
 // chargeback, settlement or checkout session), so every object an event names exists and reads
 // the same through the API. With a payment id it works on that payment where the event can

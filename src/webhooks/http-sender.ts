@@ -1,5 +1,5 @@
 // One webhook POST over node:http with keep-alive agents: about 5x the throughput of fetch()
-// on this machine (DESIGN.md). Redirects are not followed; the answer must come within the timeout.
+// on this machine. Redirects are not followed; the answer must come within the timeout.
 import http from 'node:http';
 import https from 'node:https';
 

@@ -1,12 +1,12 @@
-// What a webhook carries. S2S transactions: the SPEC 6.1 query string, plain or as `data=<encrypted>`.
-// /v1/ events: the SPEC 6.2 JSON envelope {event, id, data, created_at}.
+// What a webhook carries. S2S transactions: the spec §6.1 query string, plain or as `data=<encrypted>`.
+// /v1/ events: the spec §6.2 JSON envelope {event, id, data, created_at}.
 import { encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
 
-/** The SPEC 6.1 fields of a transaction's webhook, plus `response` saying why. */
+/** The spec §6.1 fields of a transaction's webhook, plus `response` saying why. */
 export function s2sWebhookFields(t: Transaction): Record<string, string> {
   return {
     bill_currency: t.currency,
@@ -32,7 +32,7 @@ export function s2sWebhookBody(fields: Record<string, string>, encryptionMethod:
   return encryptionMethod === 'aes256' ? formEncode({ data: encryptText(plain, keys) }) : plain;
 }
 
-/** The SPEC 6.2 envelope of an event, serialised exactly once so the signature covers these bytes. */
+/** The spec §6.2 envelope of an event, serialised exactly once so the signature covers these bytes. */
 export function eventEnvelope(event: EventRecord): string {
   return JSON.stringify({ event: event.type, id: event.id, data: event.data, created_at: new Date(event.createdAt).toISOString() });
 }

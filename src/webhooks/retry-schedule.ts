@@ -1,4 +1,4 @@
-// The retry profiles of DECISIONS.md. A profile is the list of waits after each failed attempt:
+// The retry profiles of docs/decisions.md. A profile is the list of waits after each failed attempt:
 // its length is the number of retries, so attempts = length + 1.
 import { parseDuration } from '../domain/duration.js';
 

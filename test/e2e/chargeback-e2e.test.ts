@@ -53,7 +53,7 @@ describe('chargebacks end to end', () => {
   it('/v1/: tok_chargeback is disputed after clock advance 30s, then won; both events arrive signed', async () => {
     const auth = { authorization: `Bearer ${CREDS.apiKey}` };
     const payment = await post('/v1/payments', { amount: 4200, currency: 'EUR', token: 'tok_chargeback', webhook_url: `${merchant.url}/v1` }, auth);
-    // The create answer shows the payment as authorized (SPEC 2.6); capture follows in the same request.
+    // The create answer shows the payment as authorized (spec §2.6); capture follows in the same request.
     expect(payment.json.status).toBe('authorized');
     await post('/_sandbox/clock/advance', { duration: '30s' });
     const opened = JSON.parse((await waitFor(jsonHook('/v1', 'chargeback.created'), 'chargeback.created')).body);

@@ -16,7 +16,7 @@ function openssl(args: string[], input: string): string {
   return execFileSync(OPENSSL, args, { input }).toString('utf8');
 }
 
-/** DECISIONS.md key material, derived with openssl: the first N hex characters of sha256(text), as hex of their ASCII bytes. */
+/** docs/decisions.md key material, derived with openssl: the first N hex characters of sha256(text), as hex of their ASCII bytes. */
 function material(text: string, chars: number): string {
   const digest = openssl(['dgst', '-sha256', '-r'], text).slice(0, chars);
   return Buffer.from(digest, 'ascii').toString('hex');

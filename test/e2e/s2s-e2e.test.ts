@@ -63,7 +63,7 @@ describe('S2S card payment end to end', () => {
     await merchant.close();
   });
 
-  it('approves through the OTP form and delivers the signed SPEC 6.1 webhook', async () => {
+  it('approves through the OTP form and delivers the signed spec §6.1 webhook', async () => {
     const body = await pay(server, { reference: 'e2e_ok', webhook_url: `${merchant.url}/hooks/ok`, return_url: 'https://shop.example/return' });
     expect(body.status).toBe('Pending');
     expect(body.authurl.startsWith(`${server.url}/authenticate/`)).toBe(true);

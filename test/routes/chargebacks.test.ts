@@ -121,7 +121,7 @@ describe('chargebacks on /v1/ payments', () => {
 });
 
 describe('chargebacks on S2S transactions', () => {
-  it('opening one sets order_status 11 Chargeback and sends the SPEC 6.1 webhook', async () => {
+  it('opening one sets order_status 11 Chargeback and sends the spec §6.1 webhook', async () => {
     const transID = await s2sPayment();
     const res = await open({ transID, reason: 'duplicate' });
     expect(res.status, res.text).toBe(201);

@@ -1,5 +1,5 @@
 // POST /api/s2s/encrypt: decryption failures in plain words, tolerated near-misses reported in
-// X-Sandbox-Warning, the shared validator with encryption_method as the 12th field, the SPEC 2.3
+// X-Sandbox-Warning, the shared validator with encryption_method as the 12th field, the spec §2.3
 // field set, and webhooks encrypted (or not) as encryption_method asks.
 import { createCipheriv } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ function post(encryptedData: string) {
   });
 }
 
-/** AES-256-CBC of `plain` with the DECISIONS.md key and IV, base64-encoded once. */
+/** AES-256-CBC of `plain` with the docs/decisions.md key and IV, base64-encoded once. */
 function singleBase64(plain: string, keys = KEYS): string {
   const { key, iv } = deriveKeyAndIv(keys);
   const cipher = createCipheriv('aes-256-cbc', key, iv);
@@ -50,7 +50,7 @@ function decryptable(body: string, transId: string): boolean {
 }
 
 describe('accepted requests', () => {
-  it('creates a pending payment and answers exactly the SPEC 2.3 fields', async () => {
+  it('creates a pending payment and answers exactly the spec §2.3 fields', async () => {
     const res = await post(buildEncryptedData(queryOf({ reference: 'enc_1' }), KEYS));
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(SPEC_2_3);
@@ -189,7 +189,7 @@ describe('the decrypted parameters go through the /api/s2s validator', () => {
 });
 
 describe('webhooks of encrypted payments', () => {
-  it('aes256: the body is data=<cipher>, which decrypts with the terminal keys to the SPEC 6.1 fields', async () => {
+  it('aes256: the body is data=<cipher>, which decrypts with the terminal keys to the spec §6.1 fields', async () => {
     const res = await post(buildEncryptedData(queryOf({ ccno: '4242424242424242', reference: 'enc_hook' }), KEYS));
     const body = webhookBodyOf(res.json.transID);
     const form = new URLSearchParams(body);

@@ -6,7 +6,7 @@ import { CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
 export const AUTH = { authorization: `Bearer ${CREDS.apiKey}` };
 export const OTHER = { authorization: `Bearer ${CREDS.other.apiKey}` };
 
-/** A valid POST /v1/payments body (the SPEC 4.5 example); override fields per test. */
+/** A valid POST /v1/payments body (the spec §4.5 example); override fields per test. */
 export function paymentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     amount: 1050,

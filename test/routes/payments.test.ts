@@ -1,4 +1,4 @@
-// /v1/payments: bearer auth, create (SPEC 4.5 example, cards, tokens, declines, 3-D Secure through
+// /v1/payments: bearer auth, create (spec §4.5 example, cards, tokens, declines, 3-D Secure through
 // the authentication page), validation, show, list with filters and pagination, capture, cancel.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
@@ -61,7 +61,7 @@ describe('bearer authentication on /v1/', () => {
 });
 
 describe('POST /v1/payments', () => {
-  it('answers the SPEC 4.5 example with authorized and best_available, then captures in the same request', async () => {
+  it('answers the spec §4.5 example with authorized and best_available, then captures in the same request', async () => {
     const res = await sb.request('POST', '/v1/payments', paymentBody({ reference: 'ord_1' }), AUTH);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
@@ -85,7 +85,7 @@ describe('POST /v1/payments', () => {
     expect(shown.json).toMatchObject({ status: 'captured', amount_captured: 1050, amount_refunded: 0 });
   });
 
-  it('delivers the SPEC 6.2 envelope to webhook_url', async () => {
+  it('delivers the spec §6.2 envelope to webhook_url', async () => {
     const payment = await createPayment(sb, { capture: false });
     const body = sb.db.prepare("SELECT d.body FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? AND e.type = 'payment.authorized'").pluck().get(payment.id) as string;
     const envelope = JSON.parse(body);

@@ -1,4 +1,4 @@
-// POST /api/transactions/refund-request: the SPEC 2.4 answer, full / partial / several refunds,
+// POST /api/transactions/refund-request: the spec §2.4 answer, full / partial / several refunds,
 // what is left, ownership (404 revealing nothing), refundable states, the completion job with its
 // webhooks (refund.succeeded, and refund.failed for 4000000000005126), and a race of 20
 // concurrent partial refunds on a real server whose accepted sum never exceeds the amount.
@@ -39,7 +39,7 @@ describe('refund requests (in-process)', () => {
   const webhookFields = (type: string) =>
     sb.store.deliveries.list({ eventType: type, limit: 50 }).map((d) => Object.fromEntries(new URLSearchParams(d.body)));
 
-  it('answers exactly the SPEC 2.4 fields, then refunds in full after the job: Refunded (5) and refund.succeeded', async () => {
+  it('answers exactly the spec §2.4 fields, then refunds in full after the job: Refunded (5) and refund.succeeded', async () => {
     const transID = await approved({ reference: 'rf_full' });
     const res = await refund(transID, '10.50');
     expect(res.status).toBe(200);

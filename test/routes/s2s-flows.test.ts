@@ -1,4 +1,4 @@
-// The S2S card flow in-process: the SPEC 2.2 answer, each test card's outcome, the 3-D Secure
+// The S2S card flow in-process: the spec §2.2 answer, each test card's outcome, the 3-D Secure
 // page (OTP, tries, cancel, single use), expiry on the sandbox clock, the control endpoint and
 // authstatus.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -47,7 +47,7 @@ async function status(transID: string) {
 }
 
 describe('the 200 answer of POST /api/s2s', () => {
-  it('has exactly the fields of SPEC 2.2, all strings', async () => {
+  it('has exactly the fields of spec §2.2, all strings', async () => {
     const body = await pay();
     expect(Object.keys(body).sort()).toEqual([...SPEC_2_2_FIELDS].sort());
     for (const field of SPEC_2_2_FIELDS) expect(typeof body[field]).toBe('string');

@@ -1,4 +1,4 @@
-// POST /api/s2s refuses every bad body with a 400 in the DECISIONS.md error shape naming the
+// POST /api/s2s refuses every bad body with a 400 in the docs/decisions.md error shape naming the
 // field, stores nothing, and never echoes the card number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';

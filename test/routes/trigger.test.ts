@@ -1,4 +1,4 @@
-// POST /_sandbox/events/trigger: every DECISIONS.md event type produces exactly one event of that
+// POST /_sandbox/events/trigger: every docs/decisions.md event type produces exactly one event of that
 // type about objects that exist and read the same through the API; --payment works on an
 // existing payment (or S2S transaction) where its state allows, 409/422 where not; --to adds one
 // manual delivery of exactly that event.
@@ -31,7 +31,7 @@ async function statusOfRelated(type: string, related: Record<string, string>): P
 }
 
 describe('trigger, for every event type', () => {
-  it('covers exactly the DECISIONS.md list', () => {
+  it('covers exactly the docs/decisions.md list', () => {
     expect(EVENT_TYPE_NAMES).toHaveLength(16);
   });
 

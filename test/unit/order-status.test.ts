@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FINAL_AUTH_CODES, ORDER_STATUS, REFUNDABLE_CODES, statusText } from '../../src/domain/order-status.js';
 
-// The order_status table of DECISIONS.md.
+// The order_status table of docs/decisions.md.
 const TABLE: Array<[number, string]> = [
   [0, 'Pending'],
   [25, 'Test Approved'],
@@ -19,7 +19,7 @@ describe('order_status table', () => {
     expect(statusText(code)).toBe(text);
   });
 
-  it('has exactly the codes of DECISIONS.md, each once', () => {
+  it('has exactly the codes of docs/decisions.md, each once', () => {
     const codes = Object.values(ORDER_STATUS).map((entry) => entry.code);
     expect(codes.sort((a, b) => a - b)).toEqual(TABLE.map(([code]) => code).sort((a, b) => a - b));
   });

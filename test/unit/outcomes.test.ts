@@ -11,7 +11,7 @@ import {
   TEST_CARDS,
 } from '../../src/domain/outcomes.js';
 
-// The DECISIONS.md test-card table, row by row: challenge?, issuer answer, refund/chargeback flags.
+// The docs/decisions.md test-card table, row by row: challenge?, issuer answer, refund/chargeback flags.
 const EXPECTED: Array<[string, boolean, string, boolean, boolean]> = [
   ['4242424242424242', false, 'approve', false, false],
   ['4000000000003220', true, 'approve', false, false],

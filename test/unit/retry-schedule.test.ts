@@ -5,7 +5,7 @@ const S = 1000;
 const MIN = 60 * S;
 const H = 60 * MIN;
 
-describe('retry profiles (DECISIONS.md)', () => {
+describe('retry profiles (docs/decisions.md)', () => {
   it('dev waits 1, 2, 4, 8, 16, 32 s after the first try', () => {
     expect(RETRY_PROFILES.dev).toEqual([1 * S, 2 * S, 4 * S, 8 * S, 16 * S, 32 * S]);
   });

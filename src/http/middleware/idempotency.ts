@@ -25,7 +25,7 @@ function scopeOf(services: Services, c: Context, body: string): string | undefin
   if (c.req.path.startsWith('/v1/')) return (c.get('merchant') as Merchant | undefined)?.id;
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
-    // encrypted_data ends with the terminal public_key, unchanged (SPEC 4.2).
+    // encrypted_data ends with the terminal public_key, unchanged (spec §4.2).
     const encrypted = new URLSearchParams(body).get('encrypted_data') ?? '';
     return credentials.terminals().find((t) => encrypted.endsWith(t.publicKey))?.merchantId;
   }

@@ -1,4 +1,4 @@
-// The one validator of S2S payment parameters (SPEC 2.1), shared by /api/s2s (JSON) and
+// The one validator of S2S payment parameters (spec §2.1), shared by /api/s2s (JSON) and
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
 import * as z from 'zod';
@@ -7,7 +7,7 @@ import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
 import { parseDecimalAmount } from '../../domain/money.js';
 import { httpUrl } from './v1-common.js';
 
-/** The six payment modes of SPEC 2.1. */
+/** The six payment modes of spec §2.1. */
 export const MOPS = ['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT'] as const;
 export type Mop = (typeof MOPS)[number];
 
@@ -18,7 +18,7 @@ const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 const optionalText = (hint: string, max = 255) => z.string().max(max).regex(PRINTABLE).optional().describe(hint);
 const digits = (hint: string) => z.union([z.string(), z.number().int().nonnegative().transform(String)]).optional().describe(hint);
 
-/** SPEC 2.1 fields, in the order errors are reported. */
+/** spec §2.1 fields, in the order errors are reported. */
 export const s2sFields = {
   public_key: z.string().min(1).describe('the terminal public_key, e.g. "pk_test_1001"'),
   terNO: z

@@ -1,15 +1,15 @@
-// The body of POST /v1/checkout/sessions (SPEC 4.4 plus the sandbox's optional fields) and the
+// The body of POST /v1/checkout/sessions (spec §4.4 plus the sandbox's optional fields) and the
 // session the API answers with. Descriptions are the hints in error messages and in OpenAPI.
 import * as z from 'zod';
 import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
 
-/** The payment methods a hosted page can offer (SPEC 4.4: the values seen). */
+/** The payment methods a hosted page can offer (spec §4.4: the values seen). */
 export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
 
 /** Methods that only exist in euros: iDEAL (Dutch banks) and SEPA Direct Debit. */
 export const EUR_ONLY_METHODS: ReadonlySet<string> = new Set(['ideal', 'sepa']);
 
-/** Session lifetime bounds in seconds (DECISIONS: SPEC 8 says "short-lived" without a number). */
+/** Session lifetime bounds in seconds (DECISIONS: spec §8 says "short-lived" without a number). */
 export const EXPIRES_IN = { min: 60, max: 86_400, default: 1_800 } as const;
 
 /** POST /v1/checkout/sessions. Unknown fields are refused so a typo does not pass silently. */

@@ -1,4 +1,4 @@
-// POST /v1/payments (SPEC 4.5 plus card/token, reference, description, metadata, capture), the
+// POST /v1/payments (spec §4.5 plus card/token, reference, description, metadata, capture), the
 // capture and cancel bodies, the list query, and the payment object the API answers with.
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';

@@ -76,7 +76,7 @@ export const webhookEndpointObject = z.strictObject({
   updated_at: isoTime,
 });
 
-/** An event as GET /v1/events answers it: the SPEC 6.2 envelope plus object. */
+/** An event as GET /v1/events answers it: the spec §6.2 envelope plus object. */
 export const eventObject = z.strictObject({
   id: z.string().describe('evt_...'),
   object: z.literal('event'),

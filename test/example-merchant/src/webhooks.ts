@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Orders } from './orders.js';
 
-/** One signed JSON event (SPEC 6.2). */
+/** One signed JSON event (spec §6.2). */
 export interface GatewayEvent {
   id: string;
   event: string;
