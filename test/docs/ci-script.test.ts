@@ -41,7 +41,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await merchant?.close();
-  if (project) rmSync(dirname(project.dir), { recursive: true, force: true });
+  if (!project) return;
+  // Never leave an orphan behind a failing test: whatever still runs in the project goes.
+  for (const { pid } of processesIn(project.dir)) process.kill(pid, 'SIGKILL');
+  rmSync(dirname(project.dir), { recursive: true, force: true });
 });
 
 describe('the CI script of docs/ci.md, run as written against the packed package', () => {
