@@ -1,8 +1,9 @@
 // The sandbox's process lifecycle the way CI scripts drive it: real bash scripts start the built
 // CLI through npx, npm start or node_modules/.bin/sandbox, in a project directory outside this
-// repository. Whatever ends the script (its trap, `kill $!` on the wrapper, or simply exiting),
-// the sandbox must be gone within a few seconds and must not hold the script's stdout open: the
-// orphan of a killed npx kept a piped CI step waiting for ten minutes.
+// repository. Whatever ends the script (`kill $!` on the wrapper, or simply exiting), the sandbox
+// must be gone within a few seconds and must not hold the script's stdout open: the orphan of a
+// killed npx kept a piped CI step waiting for ten minutes. docs/ci.md's script, whose trap runs
+// `sandbox stop`, runs in test/docs/ci-script.test.ts against the packed package.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
