@@ -1,10 +1,12 @@
 // Runs the examples of a Markdown page in order and holds each against the answer the page shows
 // under it: a JSON sample must have the real answer's keys (and an error sample the real error's
 // code), a text sample's lines that carry no id or time must appear in the real output, and a
-// command whose sample is not a CLI error must exit 0. Blocks marked
+// command whose sample is not a CLI error must exit 0 (or with the status an `echo $?` under it
+// shows). Blocks marked
 // `<!-- docs-test: skip (reason) -->` are left out, with their reason on the page.
+import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { expect } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
 import { consoleSteps, shellSteps, type DocBlock } from './doc-blocks.js';
@@ -27,12 +29,12 @@ export async function runExamples(runner: DocRunner, file: string, blocks: DocBl
     if (!SHELL.has(block.lang)) continue;
     const steps = /^\$ /m.test(block.text) ? consoleSteps(block.text) : shellSteps(block.text);
     let last: CommandRun | undefined;
-    for (const step of steps) {
+    for (const [at, step] of steps.entries()) {
       const [run] = await runner.runBlock(step.command);
       if (run) {
         // The last command's answer may be the ```json block under this one: checked there.
         const below = step === steps.at(-1) && !step.output && answerBelow(block.end, blocks[index + 1]);
-        if (!below) checkOutput(runner, step.output, run, `${where}: \`${run.command}\``);
+        if (!below) checkOutput(runner, step.output, run, `${where}: \`${run.command}\``, shownStatus(steps[at + 1]));
         last = run;
       } else if (step.output) await backgroundPrinted(runner, step, where);
     }
@@ -41,16 +43,22 @@ export async function runExamples(runner: DocRunner, file: string, blocks: DocBl
   }
 }
 
+/** The exit status the page shows for a command: the answer of an `echo $?` right after it. */
+function shownStatus(next: { command: string; output: string } | undefined): number | undefined {
+  return next?.command.trim() === 'echo $?' && /^\d+$/.test(next.output) ? Number(next.output) : undefined;
+}
+
 /** True when `next` is a ```json block right under the block that ends on line `end`. */
 function answerBelow(end: number, next: DocBlock | undefined): boolean {
   return next?.lang === 'json' && next.line <= end + 2;
 }
 
 /** Holds one command's real output against the sample the page shows (`sample` may be empty). */
-function checkOutput(runner: DocRunner, sample: string, run: CommandRun, where: string): void {
+function checkOutput(runner: DocRunner, sample: string, run: CommandRun, where: string, status?: number): void {
   const printed = `${run.stdout}${run.stderr}`;
   const failure = /^sandbox: /.test(sample);
-  if (failure) expect(run.code, `${where} should fail as the page shows; it printed ${printed}`).not.toBe(0);
+  if (status !== undefined) expect(run.code, `${where} should exit ${status} as the page shows; it printed ${printed}`).toBe(status);
+  else if (failure) expect(run.code, `${where} should fail as the page shows; it printed ${printed}`).not.toBe(0);
   else expect(run.code, `${where} exited ${run.code}: ${printed}`).toBe(0);
   if (sample.startsWith('{') || sample.startsWith('[')) return checkJson(runner, sample, run, where);
   if (!sample && /^\s*[{[]/.test(run.stdout)) {
@@ -90,24 +98,44 @@ function checkJson(runner: DocRunner, sample: string, run: CommandRun, where: st
   runner.learnSample(shown, real);
 }
 
-/** Waits until a background command printed the id-free lines of the sample the page shows. */
+/**
+ * Waits until a background command printed the id-free lines of the sample the page shows (the
+ * others may only come after a later command) and wrote its --ready-file, which the page's next
+ * command may read.
+ */
 async function backgroundPrinted(runner: DocRunner, step: { command: string; output: string }, where: string): Promise<void> {
   const command = runner.resolve(step.command);
   const entry = runner.background.find((candidate) => candidate.command === command)!;
   const lines = step.output.split('\n').filter((line) => line.trim() && !varies(line));
-  await waitFor(() => lines.every((line) => squash(entry.output).includes(squash(line))) || undefined, `${where}: \`${command}\` printing ${lines.join(' / ')}; it printed ${entry.output}`, 10_000);
+  const readyFile = /--ready-file\s+(\S+)/.exec(command)?.[1];
+  await waitFor(
+    () => (lines.every((line) => squash(entry.output).includes(squash(line))) && (!readyFile || readable(join(runner.project.dir, readyFile)))) || undefined,
+    `${where}: \`${command}\` printing ${lines.join(' / ')}${readyFile ? ` and writing ${readyFile}` : ''}; it printed ${entry.output}`,
+    10_000,
+  );
+}
+
+/** True when `file` exists and holds something. */
+function readable(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8').trim() !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** Waits until each background command that listens on a port accepts connections. */
 export async function backgroundReady(runner: DocRunner): Promise<void> {
   for (const entry of runner.background) {
-    const port = Number(/--port\s+(\d+)/.exec(entry.command)?.[1] ?? (/sandbox start/.test(entry.command) ? 4010 : NaN));
-    if (Number.isNaN(port)) continue;
+    const asked = Number(/--port\s+(\d+)/.exec(entry.command)?.[1] ?? (/sandbox start/.test(entry.command) ? 4010 : NaN));
+    if (Number.isNaN(asked)) continue;
     await waitFor(async () => {
       if (entry.child.exitCode !== null) throw new Error(`\`${entry.command}\` exited with ${entry.child.exitCode}: ${entry.output}`);
+      // `--port 0`: the port it picked is the one its Listening line names.
+      const port = asked || Number(/Listening on http:\/\/[\d.]+:(\d+)/.exec(entry.output)?.[1]);
       // Its own banner names the port: another program already listening there does not count.
-      return (entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
-    }, `\`${entry.command}\` listening on ${port}`, 20_000);
+      return (port && entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
+    }, `\`${entry.command}\` listening on ${asked || 'the port it picked'}`, 20_000);
   }
 }
 

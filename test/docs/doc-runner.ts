@@ -25,8 +25,11 @@ const ID_PREFIXES = 'pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|mer';
 /** An id a placeholder such as `whd_...` stands for. */
 const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES})_[A-Za-z0-9]{6,}\\b`, 'g');
 const TRANS_ID = /"transID"\s*:\s*"(\d{6,})"|transID=(\d{6,})/g;
-/** A word of sample output that differs from run to run: an id, a transID, a time or an elision. */
-const VARIES = new RegExp(`\\b(?:${ID_PREFIXES}|req|whsec)_[A-Za-z0-9]|\\d{12,}|\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d|\\.\\.\\.|…`);
+/**
+ * A word of sample output that differs from run to run: an id, a transID, a time, an elision, or
+ * a port the system picked (`--port 0`: five digits, the ephemeral range; 4010 and 3000 are fixed).
+ */
+const VARIES = new RegExp(`\\b(?:${ID_PREFIXES}|req|whsec)_[A-Za-z0-9]|\\d{12,}|\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d|\\.\\.\\.|…|:\\d{5}\\b`);
 
 /** True when `text` (a word or a line of sample output) holds something that differs per run. */
 export function varies(text: string): boolean {
@@ -40,7 +43,7 @@ export class DocRunner {
   private readonly newest = new Map<string, string>();
   private shell: ChildProcessWithoutNullStreams | undefined;
 
-  constructor(private readonly project: PackedProject) {}
+  constructor(readonly project: PackedProject) {}
 
   /** Runs every command of a shell block; background ones are started and left running. */
   async runBlock(text: string, timeoutMs = 30_000): Promise<CommandRun[]> {
@@ -91,7 +94,8 @@ export class DocRunner {
       shell.stdout.on('data', onOut);
       shell.stderr.on('data', onErr);
       // stdin stays the script's: a command reads /dev/null, as it would read nothing typed.
-      shell.stdin.write(`{ ${command}\n} </dev/null; printf '\\n%s %d\\n' ${mark} $?; printf '%s\\n' ${mark} >&2\n`);
+      // `(exit $status)` gives the next command the `$?` this one left (`echo $?` on the page).
+      shell.stdin.write(`{ ${command}\n} </dev/null; __docs_status=$?; printf '\\n%s %d\\n' ${mark} $__docs_status; printf '%s\\n' ${mark} >&2; (exit $__docs_status)\n`);
     });
   }
 
@@ -132,11 +136,15 @@ export class DocRunner {
     return ready;
   }
 
-  /** Ends every background process and waits for each. */
-  async stop(): Promise<void> {
-    this.newShell();
+  /**
+   * Ends the background processes started from the `from`-th on (all by default, and the shell
+   * with them; a page passes the count it found, to end only its own) and waits for each.
+   */
+  async stop(from = 0): Promise<void> {
+    if (from === 0) this.newShell();
+    const ending = this.background.splice(from);
     await Promise.all(
-      this.background.map(({ child }) => {
+      ending.map(({ child }) => {
         if (child.exitCode !== null || child.signalCode !== null) return undefined;
         const exited = new Promise((resolve) => child.once('exit', resolve));
         // The whole group: a reader's Ctrl-C reaches npx and the sandbox under it alike.
@@ -149,8 +157,9 @@ export class DocRunner {
   private startBackground(command: string): void {
     // The reader's second terminal already runs it (the README started the sandbox and receiver).
     if (this.background.some((entry) => entry.command === command && entry.child.exitCode === null)) return;
-    // Its own process group, as a second terminal is: stop() signals the group.
-    const child = spawn('bash', ['-c', `exec ${command}`], { cwd: this.project.dir, env: this.project.env, detached: true });
+    // Its own process group, as a second terminal is: stop() signals the group. A trailing `&`
+    // (the page starts it in the background of the same terminal) is what the group already does.
+    const child = spawn('bash', ['-c', `exec ${command.replace(/\s*&\s*$/, '')}`], { cwd: this.project.dir, env: this.project.env, detached: true });
     const entry = { command, child, stdout: '', output: '' };
     child.stdout.on('data', (chunk: Buffer) => {
       entry.stdout += chunk.toString();

@@ -13,7 +13,7 @@ const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
 /** A temporary project with paysandbox as a devDependency. */
 export interface PackedProject {
   dir: string;
-  /** process.env with the project's node_modules/.bin first on PATH and no colours. */
+  /** process.env as a reader's terminal has it: no node_modules/.bin on PATH, no colours. */
   env: NodeJS.ProcessEnv;
 }
 
@@ -39,7 +39,9 @@ export function installPackedSandbox(): PackedProject {
   if (wanted(join(ROOT, version)) !== wanted(join(dir, version))) throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
   mkdirSync(join(dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
   copyFileSync(join(ROOT, NATIVE), join(dir, NATIVE));
-  const env = { ...process.env, PATH: `${join(dir, 'node_modules/.bin')}:${process.env.PATH}`, NO_COLOR: '1', FORCE_COLOR: '0' };
+  // A bare `sandbox` fails here as in the reader's terminal; `npx sandbox` finds the project's bin.
+  const PATH = (process.env.PATH ?? '').split(':').filter((entry) => !entry.endsWith('node_modules/.bin')).join(':');
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
   return { dir, env };
 }

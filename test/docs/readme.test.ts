@@ -4,8 +4,8 @@
 // example of each page in reading order, in the same project against the same sandbox. A sample
 // answer on the page must have the keys of the real one, and the start banner must be the one the
 // page shows.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
@@ -18,12 +18,13 @@ const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 /** The README sections a reader follows in order after the set-up. */
 const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API', 'Webhooks'];
 /**
- * The docs pages in the order the README's table lists them, the S2S family first. docs/ci.md is
- * not here: its examples run in a test process, not in a shell.
+ * The docs pages in the order the README's table lists them, the S2S family first. docs/ci.md's
+ * code examples run in test processes (test/library/) and its CI script in ci-script.test.ts; its
+ * shell sessions run here, against a second sandbox of its own that it stops at its end.
  */
 const PAGES = [
   's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
-  'checkout', 'webhooks', 'disputes-and-settlements', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+  'checkout', 'webhooks', 'disputes-and-settlements', 'ci', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
 ];
 
 let runner: DocRunner;
@@ -54,6 +55,26 @@ async function deliveredLocallyOnly(): Promise<void> {
   expect(hosts.filter((host) => host !== '127.0.0.1')).toEqual([]);
 }
 
+/**
+ * docs/ci.md's sample snapshot has what the page's own `npx sandbox export > state.json` wrote:
+ * the same top-level keys, format, version and schema_version, tables that exist, with their columns.
+ */
+function snapshotLikeExport(file: string): void {
+  const sample = docBlocks(file).find((block) => block.section.startsWith('State snapshots') && block.lang === 'json')!;
+  type Snapshot = { format: string; version: number; schema_version: number; tables: Record<string, { columns: string[] }> };
+  const shown = JSON.parse(sample.text) as Snapshot;
+  const real = JSON.parse(readFileSync(join(project!.dir, 'state.json'), 'utf8')) as Snapshot;
+  expect(Object.keys(shown).sort()).toEqual(Object.keys(real).sort());
+  expect({ format: shown.format, version: shown.version, schema_version: shown.schema_version }).toEqual({ format: real.format, version: real.version, schema_version: real.schema_version });
+  for (const [table, { columns }] of Object.entries(shown.tables)) {
+    expect(real.tables[table], `the sample's table ${table}`).toBeDefined();
+    // An elided list (`["trans_id", "..."]`) shows the first columns only.
+    const named = columns.filter((column) => column !== '...');
+    expect(real.tables[table]!.columns.slice(0, named.length), `the columns of ${table}`).toEqual(named);
+    if (!columns.includes('...')) expect(real.tables[table]!.columns).toEqual(columns);
+  }
+}
+
 describe('README.md and docs/, run as written in a fresh project', () => {
   it('prints the start banner the README shows', async () => {
     const shown = docBlocks(README).find((block) => block.text.startsWith('paysandbox '))!;
@@ -77,8 +98,15 @@ describe('README.md and docs/, run as written in a fresh project', () => {
     it(`runs every shell example of docs/${page}.md in order, after the walk-through`, async () => {
       const file = fileURLToPath(new URL(`../../docs/${page}.md`, import.meta.url));
       runner.newShell();
-      await runExamples(runner, file, docBlocks(file));
+      // What a page starts in the background (docs/ci.md's own sandbox) stops with the page.
+      const running = runner.background.length;
+      try {
+        await runExamples(runner, file, docBlocks(file));
+      } finally {
+        await runner.stop(running);
+      }
       await deliveredLocallyOnly();
+      if (page === 'ci') snapshotLikeExport(file);
     }, 120_000);
   }
 });

@@ -1,0 +1,69 @@
+// The "A CI script" block of docs/ci.md, run exactly as written with bash, in a fresh project that
+// installed the packed package: its `npm run test:integration` is a small suite of the project's
+// own that pays against $GATEWAY_URL. The script must exit 0 with the event it waits for found,
+// and its trap's `npx sandbox stop` must leave nothing running: no sandbox, no open port, no
+// process of the project, no pipe held open.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectGone, processesIn, runScript } from '../helpers/bash-script.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { blocksIn } from './doc-blocks.js';
+import { installPackedSandbox, type PackedProject } from './packed-install.js';
+
+const CI_PAGE = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
+
+/**
+ * The project's integration suite: two card payments with 3-D Secure (the script's scenario fails
+ * the first one's; --auto-authenticate approves the second), and where the sandbox runs.
+ */
+const SUITE = `import { readFileSync } from 'node:fs';
+console.log('sandbox', process.env.GATEWAY_URL, readFileSync('.sandbox/sandbox.pid', 'utf8').trim());
+for (const reference of ['ci-order-1', 'ci-order-2']) {
+  const res = await fetch(process.env.GATEWAY_URL + '/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json' }, body: process.env.PAYMENT.replace('REF', reference) });
+  console.log(reference, (await res.json()).order_status);
+}
+`;
+
+let project: PackedProject | undefined;
+let merchant: FakeMerchant;
+
+beforeAll(async () => {
+  project = installPackedSandbox();
+  const manifest = join(project.dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+  writeFileSync(manifest, JSON.stringify({ ...pkg, scripts: { 'test:integration': 'node integration.mjs' } }, null, 2));
+  writeFileSync(join(project.dir, 'integration.mjs'), SUITE);
+  merchant = await startFakeMerchant();
+}, 120_000);
+
+afterAll(async () => {
+  await merchant?.close();
+  if (!project) return;
+  // Never leave an orphan behind a failing test: whatever still runs in the project goes.
+  for (const { pid } of processesIn(project.dir)) process.kill(pid, 'SIGKILL');
+  rmSync(dirname(project.dir), { recursive: true, force: true });
+});
+
+describe('the CI script of docs/ci.md, run as written against the packed package', () => {
+  it('exits 0 with payment.authorized found, and its trap leaves no sandbox, port or process behind', async () => {
+    const [block] = blocksIn(CI_PAGE, ['A CI script']).filter((candidate) => candidate.lang === 'bash');
+    expect(block, 'docs/ci.md has a ```bash block under "A CI script"').toBeDefined();
+    const payment = JSON.stringify(s2sBody({ reference: 'REF', webhook_url: `${merchant.url}/hook` }));
+    const run = await runScript(project!.dir, `${block!.text}\n`, { ...project!.env, PAYMENT: payment });
+    const [, url, pid] = /^sandbox (\S+) (\d+)$/m.exec(run.stdout) ?? [];
+    expect(url, `the suite ran against the sandbox: ${run.stdout}${run.stderr}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^ci-order-1 0\nci-order-2 0$/m);
+    expect(run.stdout).toMatch(new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${merchant.url}/hook succeeded after 1 attempt`, 'm'));
+    expect(merchant.at('/hook').map((hook) => new URLSearchParams(hook.body).get('status'))).toContain('Test Approved');
+    expect(run.stdout).toContain(`stopped sandbox (pid ${pid})`);
+    await expectGone(url!, Number(pid));
+    expect(existsSync(join(project!.dir, '.sandbox/sandbox.pid'))).toBe(false);
+    expect(processesIn(project!.dir)).toEqual([]);
+    // The script's stdout was released at once, not held by an orphan.
+    expect(run.released).toBe(true);
+  }, 60_000);
+});
