@@ -15,6 +15,7 @@ import { s2sWebhookBody, s2sWebhookFields } from '../webhooks/payloads.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
+import type { JobRunner } from './job-runner.js';
 
 /** Who is asking, beyond the body: the connection's address and any forced outcome. */
 export interface S2SRequestContext {
@@ -48,6 +49,7 @@ export class S2SPayments implements ChallengeSubject {
     private readonly deps: ServiceDeps,
     private readonly auth: Authentication,
     private readonly events: EventPublisher,
+    private readonly jobs: JobRunner,
   ) {
     auth.registerSubject('transaction', this);
   }
@@ -169,8 +171,8 @@ export class S2SPayments implements ChallengeSubject {
     if (answer.result === 'decline') return this.finalise(transaction, 'declined', declineMessage(answer.code));
     this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
     if (transaction.outcome.chargeback) {
-      // Chargebacks open "shortly after" approval: 30 s of sandbox time, or at once after `clock advance`.
-      this.deps.store.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + 30_000, { family: 's2s' });
+      // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.
+      this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 's2s' });
     }
   }
 

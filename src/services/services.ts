@@ -27,7 +27,7 @@ export function createServices(deps: ServiceDeps) {
   const jobs = new JobRunner(deps);
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
-  const s2s = new S2SPayments(deps, auth, events);
+  const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, s2s);
   const scenarios = new Scenarios(deps);
   const snapshot = new Snapshot(deps, scenarios);
@@ -44,6 +44,7 @@ export function createServices(deps: ServiceDeps) {
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
+  snapshot.onReplaced.push(() => jobs.replaced());
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
