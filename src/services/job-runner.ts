@@ -56,12 +56,6 @@ export class JobRunner {
     return this.runDue();
   }
 
-  /** The jobs table was replaced wholesale (a reset or a snapshot import): wake for its next job. */
-  replaced(): void {
-    this.armedFor = undefined;
-    this.arm();
-  }
-
   start(): void {
     this.running = true;
     this.runDue();

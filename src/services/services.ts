@@ -44,7 +44,6 @@ export function createServices(deps: ServiceDeps) {
   const deliveries = new Deliveries(deps, webhookSecrets);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
-  snapshot.onReplaced.push(() => jobs.replaced());
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
