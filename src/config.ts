@@ -49,6 +49,10 @@ export interface Config {
   readonly scenarioPath: string | undefined;
   /** --auto-authenticate, parsed: every new challenge completes by itself after the delay. */
   readonly autoAuthenticate: AutoAuthenticate | undefined;
+  /** How long after approval (S2S) or capture (/v1/) the chargeback test card 4000000000000259 opens its chargeback. */
+  readonly chargebackDelayMs: number;
+  /** How long the slow SEPA test IBAN AT321904300235473204 takes to settle. */
+  readonly sepaDelayMs: number;
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -73,6 +77,8 @@ export interface ConfigFlags {
   faultSeed?: string | number;
   scenario?: string;
   autoAuthenticate?: string;
+  chargebackDelay?: string;
+  sepaDelay?: string;
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
@@ -90,6 +96,8 @@ export const START_DEFAULTS = Object.freeze({
   challengeLifetime: '15m',
   upiWindow: '5m',
   webhookTimeout: '5s',
+  chargebackDelay: '30s',
+  sepaDelay: '3m',
 } satisfies ConfigFlags);
 
 /** The environment variable of each start option; a flag wins over it, and it wins over the default. */
@@ -113,6 +121,8 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   faultSeed: 'SANDBOX_FAULT_SEED',
   scenario: 'SANDBOX_SCENARIO',
   autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
+  chargebackDelay: 'SANDBOX_CHARGEBACK_DELAY',
+  sepaDelay: 'SANDBOX_SEPA_DELAY',
 });
 
 /** The flag a user types for an option key: log-format for logFormat. */
@@ -217,5 +227,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     faultSeed,
     scenarioPath,
     autoAuthenticate,
+    chargebackDelayMs: duration('chargebackDelay'),
+    sepaDelayMs: duration('sepaDelay'),
   });
 }

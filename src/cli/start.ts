@@ -66,6 +66,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--fault-seed <n>', help('faultSeed', 'seed of random faults (fail=P) so a run repeats exactly'))
     .option('--scenario <name|file>', help('scenario', `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`))
     .option('--auto-authenticate <verdict>', help('autoAuthenticate', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s'))
+    .option('--chargeback-delay <duration>', help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'))
+    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
     .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
     .option('--pid-file [file]', `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`)
     .option('-q, --quiet', help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'))

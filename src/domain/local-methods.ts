@@ -71,15 +71,20 @@ export interface SepaOutcome {
 /** Settling "immediately after processing" still takes a moment, as a real debit would. */
 const SETTLE_MS = 5_000;
 
+/** The test IBAN that settles late, and its wait when --sepa-delay is not given. */
+const SLOW_IBAN = 'AT321904300235473204';
+const SLOW_SETTLE_MS = 3 * 60_000;
+
 /** The documented test IBANs (the Stripe SEPA test numbers); any other valid IBAN succeeds. */
 export const SEPA_TEST_IBANS: ReadonlyArray<{ iban: string; description: string; outcome: SepaOutcome }> = [
   { iban: 'AT611904300234573201', description: 'succeeds shortly after processing (5 s of sandbox time)', outcome: { result: 'succeed', afterMs: SETTLE_MS } },
   { iban: 'AT861904300235473202', description: 'fails shortly after processing (5 s of sandbox time)', outcome: { result: 'fail', afterMs: SETTLE_MS } },
-  { iban: 'AT321904300235473204', description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)', outcome: { result: 'succeed', afterMs: 3 * 60_000 } },
+  { iban: SLOW_IBAN, description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)', outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS } },
 ];
 
-/** The scripted outcome of a (valid, normalised) IBAN. */
-export function sepaOutcome(iban: string): SepaOutcome {
+/** The scripted outcome of a (valid, normalised) IBAN; the slow test IBAN waits `slowMs` (--sepa-delay). */
+export function sepaOutcome(iban: string, slowMs = SLOW_SETTLE_MS): SepaOutcome {
+  if (iban === SLOW_IBAN) return { result: 'succeed', afterMs: slowMs };
   return SEPA_TEST_IBANS.find((entry) => entry.iban === iban)?.outcome ?? { result: 'succeed', afterMs: SETTLE_MS };
 }
 

@@ -1,5 +1,5 @@
 // The S2S order_status table of docs/decisions.md: one code, one status text. Changing what a code
-// means is a one-line change here.
+// means is a one-line change here; which status may follow which is s2s-status.ts.
 
 /** Every order_status the sandbox uses, by name. */
 export const ORDER_STATUS = {
@@ -21,9 +21,3 @@ export function statusText(code: number): string {
   for (const entry of Object.values(ORDER_STATUS)) if (entry.code === code) return entry.text;
   throw new Error(`unknown order_status ${code}`);
 }
-
-/** Final states: no authentication can change them any more. */
-export const FINAL_AUTH_CODES: ReadonlySet<number> = new Set([25, 24, 3, 22, 5, 6, 11]);
-
-/** States from which a refund request is accepted. */
-export const REFUNDABLE_CODES: ReadonlySet<number> = new Set([25, 6]);

@@ -160,7 +160,7 @@ export class Authentication {
     if (!this.deps.store.challenges.complete(challenge.token, state, this.deps.clock.now())) {
       throw new SandboxError('invalid_state', 'the authentication was completed by another request');
     }
-    this.deps.store.jobs.cancel('challenge.expire', challenge.token);
+    this.jobs.cancel('challenge.expire', challenge.token);
     const done = { ...challenge, state, completedAt: this.deps.clock.now() };
     this.subject(challenge).complete(done, verdict);
     return done;

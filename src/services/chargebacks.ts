@@ -6,6 +6,7 @@
 import { newId } from '../domain/ids.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
+import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { nextPaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import type { Chargeback, ChargebackFilter, ChargebackReason } from '../store/chargebacks-repo.js';
@@ -18,9 +19,6 @@ import type { S2SPayments } from './s2s-payments.js';
 
 /** The reason a chargeback gets when none is given (and the one the test card opens with). */
 export const DEFAULT_CHARGEBACK_REASON: ChargebackReason = 'fraudulent';
-
-/** S2S statuses a chargeback can be opened from: Test Approved (25) and Partially Refunded (6). */
-export const DISPUTABLE_CODES: ReadonlySet<number> = new Set([ORDER_STATUS.approved.code, ORDER_STATUS.partiallyRefunded.code]);
 
 /** What opens a chargeback: exactly one of transId / paymentId. Amount in minor units. */
 export interface OpenChargebackInput {
@@ -129,10 +127,11 @@ export class Chargebacks {
   private openS2S(transId: string, input: OpenChargebackInput): Chargeback {
     const t = this.deps.store.transactions.get(transId);
     if (!t) throw new SandboxError('resource_missing', `no transaction ${transId}; send a transID returned by /api/s2s`, 'transID');
-    if (!DISPUTABLE_CODES.has(t.orderStatus)) {
+    // The S2S status table decides what can be charged back; this 409 also names the field.
+    if (!canApply(t.orderStatus, 'chargeback')) {
       throw new SandboxError(
         'invalid_state',
-        `transaction ${transId} is ${statusText(t.orderStatus)} (order_status ${t.orderStatus}); only a ${ORDER_STATUS.approved.text} (${ORDER_STATUS.approved.code}) or ${ORDER_STATUS.partiallyRefunded.text} (${ORDER_STATUS.partiallyRefunded.code}) transaction can be charged back`,
+        `transaction ${transId} is ${statusText(t.orderStatus)} (order_status ${t.orderStatus}); only a ${allowedFrom('chargeback')} transaction can be charged back`,
         'transID',
       );
     }
@@ -167,13 +166,15 @@ export class Chargebacks {
     const { store, clock } = this.deps;
     const t = store.transactions.get(cb.subjectId)!;
     // Won: the transaction returns to what it was before the chargeback (approved, or partially refunded).
-    const code = cb.status === 'won' ? (t.refunded > 0 ? ORDER_STATUS.partiallyRefunded.code : ORDER_STATUS.approved.code) : ORDER_STATUS.chargeback.code;
+    const status = cb.status === 'won' ? (t.refunded > 0 ? 'partiallyRefunded' : 'approved') : 'chargeback';
+    const type = s2sTransition(t.transId, t.orderStatus, status);
+    const code = ORDER_STATUS[status].code;
     const response = cb.status === 'won'
       ? `Chargeback ${cb.id} won: the ${money(cb)} stays with the merchant`
       : `Chargeback ${cb.id} lost: the ${money(cb)} is returned to the cardholder`;
     const now = clock.now();
     store.transactions.setStatus(t.transId, code, response, now);
-    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now }, `chargeback.${cb.status}`);
+    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now }, type);
   }
 
   private decideV1(cb: Chargeback): void {

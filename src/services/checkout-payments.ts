@@ -28,7 +28,7 @@ const IN_FLIGHT: ReadonlySet<string> = new Set(['processing', 'requires_action']
 export class CheckoutPayments {
   constructor(
     private readonly deps: ServiceDeps,
-    jobs: JobRunner,
+    private readonly jobs: JobRunner,
     private readonly sessions: CheckoutSessions,
     private readonly payments: Payments,
   ) {
@@ -116,13 +116,13 @@ export class CheckoutPayments {
 
   /** Submits a SEPA Direct Debit: the payment is processing, the session completes, the debit settles later. */
   paySepa(session: CheckoutSession, iban: string, holder: string): Payment {
-    const outcome = sepaOutcome(iban);
+    const outcome = sepaOutcome(iban, this.deps.config.sepaDelayMs);
     return this.deps.store.tx(() => {
       this.startAttempt(session);
       const payment = this.createLocal(session, 'sepa', 'SEPA', iban.slice(-4), holder);
       this.sessions.recordAttempt(session, payment.id, {});
       this.sessions.complete(session, payment.id);
-      this.deps.store.jobs.schedule('checkout.sepa_settle', payment.id, this.deps.clock.now() + outcome.afterMs, { result: outcome.result });
+      this.jobs.schedule('checkout.sepa_settle', payment.id, this.deps.clock.now() + outcome.afterMs, { result: outcome.result });
       return payment;
     });
   }

@@ -149,7 +149,7 @@ export class CheckoutSessions {
     return store.tx(() => {
       if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.onExpire(session);
       if (!store.checkoutSessions.finish(session.id, status, paymentId, clock.now())) return false;
-      store.jobs.cancel('checkout.expire', session.id);
+      this.jobs.cancel('checkout.expire', session.id);
       const after = store.checkoutSessions.get(session.id)!;
       const payment = paymentId ? this.paymentLookup(paymentId) : undefined;
       const data = { ...sessionView(after, this.deps.publicUrl.base, payment), payment: payment ?? null };

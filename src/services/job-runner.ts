@@ -1,6 +1,9 @@
 // Runs timed jobs when they fall due on the sandbox clock. Each job runs in its own transaction
 // and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice.
+// The only writer of the jobs table: scheduling anywhere else would leave the timer asleep, and
+// an idle sandbox would run the job only at the next clock advance.
 import type { Job } from '../store/jobs-repo.js';
+import type { JobKind, JobOf, PayloadArg } from './job-kinds.js';
 import type { ServiceDeps } from './deps.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 import { ThrottledLog } from '../server/throttled-log.js';
@@ -29,16 +32,28 @@ export class JobRunner {
   }
 
   /** Registers the handler of a job kind. */
-  register(kind: string, handler: JobHandler): void {
-    this.handlers.set(kind, handler);
+  register<K extends JobKind>(kind: K, handler: (job: JobOf<K>) => void): void {
+    this.handlers.set(kind, handler as JobHandler);
   }
 
   /** Schedules a job (inside the caller's transaction) and re-arms the timer afterwards. */
-  schedule(kind: string, subjectId: string, dueAt: number, payload: Record<string, unknown> = {}): void {
-    this.deps.store.jobs.schedule(kind, subjectId, dueAt, payload);
+  schedule<K extends JobKind>(kind: K, subjectId: string, dueAt: number, ...[payload]: PayloadArg<K>): void {
+    this.deps.store.jobs.schedule(kind, subjectId, dueAt, payload ?? {});
     // The armed timer already wakes us early enough for this job: skip the re-arm query.
     if (this.armedFor !== undefined && this.armedFor <= dueAt) return;
     queueMicrotask(() => this.arm());
+  }
+
+  /** Drops the pending jobs of one kind and subject (the work happened another way). */
+  cancel(kind: JobKind, subjectId: string): void {
+    // A timer armed for a cancelled job wakes to find nothing due and re-arms: no need to re-arm now.
+    this.deps.store.jobs.cancel(kind, subjectId);
+  }
+
+  /** Runs the pending jobs of one kind and subject now instead of at their sandbox time; returns how many ran. */
+  runNow(kind: JobKind, subjectId: string): number {
+    this.deps.store.jobs.expedite(kind, subjectId, this.deps.clock.now());
+    return this.runDue();
   }
 
   start(): void {

@@ -21,9 +21,6 @@ import { readPage, type Page } from './pagination.js';
 /** The card used when a payment names neither card nor token (the SPEC example is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
 
-/** Sandbox time between the capture of a chargeback test card and its chargeback (as for S2S). */
-export const DISPUTE_DELAY_MS = 30_000;
-
 /** A created payment: as it is now, and as the create request answers it. */
 export interface PaymentCreated {
   payment: Payment;
@@ -271,7 +268,7 @@ export class Payments implements ChallengeSubject {
   private captureAuthorized(payment: Payment, amount: number): Payment {
     const captured = this.move(payment, 'capture', { amountCaptured: amount });
     // The chargebacks service handles chargeback.open for both families (S2S schedules it too).
-    if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + DISPUTE_DELAY_MS, { family: 'v1' });
+    if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
     return captured;
   }
 }

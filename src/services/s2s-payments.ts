@@ -4,7 +4,8 @@ import { cardBrand, expiryInPast, maskCardNumber, normaliseCardNumber } from '..
 import { urlWithQuery } from '../domain/http-url.js';
 import { newToken, newTransId } from '../domain/ids.js';
 import { parseDecimalAmount } from '../domain/money.js';
-import { ORDER_STATUS, FINAL_AUTH_CODES, statusText, type OrderStatusName } from '../domain/order-status.js';
+import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-status.js';
+import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, outcomeForCard, outcomeForVpa, DEFAULT_OUTCOME, type Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { S2SPaymentInput } from '../http/schemas/s2s-schema.js';
@@ -15,6 +16,7 @@ import { s2sWebhookBody, s2sWebhookFields } from '../webhooks/payloads.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
+import type { JobRunner } from './job-runner.js';
 
 /** Who is asking, beyond the body: the connection's address and any forced outcome. */
 export interface S2SRequestContext {
@@ -31,23 +33,13 @@ export interface S2SCreated {
 
 const CHALLENGE_KIND: Record<string, ChallengeKind> = { CC: 'otp', DC: 'otp', NB: 'bank', WALLET: 'wallet', UPICOLLECT: 'upi', QRINTENT: 'qr' };
 
-/** The event type an S2S status change is published as (same names as the /v1/ family). */
-export const S2S_EVENT_TYPES: Partial<Record<number, string>> = {
-  [ORDER_STATUS.approved.code]: 'payment.authorized',
-  [ORDER_STATUS.declined.code]: 'payment.declined',
-  [ORDER_STATUS.cancelled.code]: 'payment.canceled',
-  [ORDER_STATUS.expired.code]: 'payment.expired',
-  [ORDER_STATUS.refunded.code]: 'refund.succeeded',
-  [ORDER_STATUS.partiallyRefunded.code]: 'refund.succeeded',
-  [ORDER_STATUS.chargeback.code]: 'chargeback.created',
-};
-
 /** The S2S payment use cases. */
 export class S2SPayments implements ChallengeSubject {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly auth: Authentication,
     private readonly events: EventPublisher,
+    private readonly jobs: JobRunner,
   ) {
     auth.registerSubject('transaction', this);
   }
@@ -141,7 +133,8 @@ export class S2SPayments implements ChallengeSubject {
   /** ChallengeSubject: a finished challenge decides the transaction. */
   complete(challenge: Challenge, verdict: Verdict): void {
     const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
-    if (FINAL_AUTH_CODES.has(transaction.orderStatus)) return;
+    // Only a Pending transaction waits for its challenge; any other status is final for it.
+    if (!canApply(transaction.orderStatus, 'approve')) return;
     if (verdict === 'pass') return this.authorise(transaction);
     // A bank, wallet or UPI page is declined by the customer; only a card's 3-D Secure can fail.
     if (verdict === 'fail') return this.finalise(transaction, 'declined', declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'));
@@ -169,21 +162,22 @@ export class S2SPayments implements ChallengeSubject {
     if (answer.result === 'decline') return this.finalise(transaction, 'declined', declineMessage(answer.code));
     this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
     if (transaction.outcome.chargeback) {
-      // Chargebacks open "shortly after" approval: 30 s of sandbox time, or at once after `clock advance`.
-      this.deps.store.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + 30_000, { family: 's2s' });
+      // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.
+      this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 's2s' });
     }
   }
 
-  /** Moves a transaction to a final status and queues its webhook, in the caller's transaction. */
+  /** Moves a transaction to a status the S2S status table allows and queues its webhook, in the caller's transaction. */
   finalise(transaction: Transaction, status: OrderStatusName, response: string): void {
     const { store, clock } = this.deps;
+    const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
     const code = ORDER_STATUS[status].code;
     store.transactions.setStatus(transaction.transId, code, response, clock.now());
-    this.publishStatus({ ...transaction, orderStatus: code, response });
+    this.publishStatus({ ...transaction, orderStatus: code, response }, type);
   }
 
-  /** Publishes the spec §6.1 webhook of a transaction's current status to its webhook_url. */
-  publishStatus(transaction: Transaction, type = S2S_EVENT_TYPES[transaction.orderStatus]!): void {
+  /** Publishes the spec §6.1 webhook of a transaction's current status to its webhook_url, as event `type`. */
+  publishStatus(transaction: Transaction, type: string): void {
     const terminal = this.deps.store.credentials.terminal(transaction.terNo)!;
     const fields = s2sWebhookFields(transaction);
     this.events.publish({

@@ -3,7 +3,8 @@
 // exceed the payment. The refund completes later, as the real gateway's does, on a timed job.
 import { newId } from '../domain/ids.js';
 import { formatDecimalAmount, parseDecimalAmount } from '../domain/money.js';
-import { ORDER_STATUS, REFUNDABLE_CODES, statusText } from '../domain/order-status.js';
+import { ORDER_STATUS, statusText } from '../domain/order-status.js';
+import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { SandboxError } from '../errors.js';
 import type { S2SRefund } from '../store/s2s-refunds-repo.js';
 import type { Terminal } from '../store/credentials-repo.js';
@@ -48,10 +49,10 @@ export class S2SRefunds {
       if (!transaction || transaction.terNo !== terminal.terNo) {
         throw new SandboxError('resource_missing', `no transaction ${input.transId} on this terminal; send a transID returned to this public_key's terminal`, 'transID');
       }
-      if (!REFUNDABLE_CODES.has(transaction.orderStatus)) {
+      if (!canApply(transaction.orderStatus, 'refund_full')) {
         throw new SandboxError(
           'not_refundable',
-          `transaction ${transaction.transId} is ${statusText(transaction.orderStatus)} (order_status ${transaction.orderStatus}); only ${ORDER_STATUS.approved.text} (${ORDER_STATUS.approved.code}) or ${ORDER_STATUS.partiallyRefunded.text} (${ORDER_STATUS.partiallyRefunded.code}) transactions can be refunded`,
+          `transaction ${transaction.transId} is ${statusText(transaction.orderStatus)} (order_status ${transaction.orderStatus}); only ${allowedFrom('refund_full')} transactions can be refunded`,
           'transID',
         );
       }
@@ -101,7 +102,7 @@ export class S2SRefunds {
     const now = clock.now();
     const failure = transaction.outcome.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
-      : !REFUNDABLE_CODES.has(transaction.orderStatus)
+      : !canApply(transaction.orderStatus, 'refund_full')
         ? `the transaction became ${statusText(transaction.orderStatus)} before the refund completed`
         : undefined;
     if (failure) {
@@ -112,9 +113,11 @@ export class S2SRefunds {
     }
     store.s2sRefunds.finish(refund.id, 'succeeded', null, now);
     const refunded = transaction.refunded + refund.amount;
-    const status = refunded >= transaction.amount ? ORDER_STATUS.refunded : ORDER_STATUS.partiallyRefunded;
+    const status = refunded >= transaction.amount ? 'refunded' : 'partiallyRefunded';
+    const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
+    const code = ORDER_STATUS[status].code;
     const response = `Refund of ${money(refund.amount)} succeeded; ${money(refunded)} of ${money(transaction.amount)} refunded in total`;
-    store.transactions.addRefunded(transaction.transId, refund.amount, status.code, response, now);
-    this.s2s.publishStatus({ ...transaction, refunded, orderStatus: status.code, response, updatedAt: now }, 'refund.succeeded');
+    store.transactions.addRefunded(transaction.transId, refund.amount, code, response, now);
+    this.s2s.publishStatus({ ...transaction, refunded, orderStatus: code, response, updatedAt: now }, type);
   }
 }

@@ -27,7 +27,7 @@ export function createServices(deps: ServiceDeps) {
   const jobs = new JobRunner(deps);
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
-  const s2s = new S2SPayments(deps, auth, events);
+  const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, s2s);
   const scenarios = new Scenarios(deps);
   const snapshot = new Snapshot(deps, scenarios);

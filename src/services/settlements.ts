@@ -134,7 +134,7 @@ export class Settlements {
     return this.deps.store.tx(() => {
       const s = this.get(id);
       if (s.status !== 'created') throw new SandboxError('invalid_state', `settlement ${id} is already ${s.status}`, 'id');
-      this.deps.store.jobs.cancel('settlement.pay', id);
+      this.jobs.cancel('settlement.pay', id);
       this.payOut(id);
       return this.get(id);
     });

@@ -146,7 +146,7 @@ export class Triggers {
     }
     const payment = existing ?? this.newPayment(merchant, type, fails ? 'tok_refund_fail' : 'tok_visa');
     const refund = this.s.v1Refunds.create(payment.merchantId, { payment_id: payment.id });
-    if (type !== 'refund.created') this.runJobNow('v1_refund.complete', refund.id);
+    if (type !== 'refund.created') this.s.jobs.runNow('v1_refund.complete', refund.id);
     return { resourceId: payment.id, related: { payment_id: payment.id, refund_id: refund.id } };
   }
 
@@ -225,12 +225,6 @@ export class Triggers {
     }
     this.s.auth.complete(challenge.token, verdict);
     return this.deps.store.payments.get(payment.id)!;
-  }
-
-  /** Runs a pending timed job now instead of at its sandbox time (a refund's completion). */
-  private runJobNow(kind: string, subjectId: string): void {
-    this.deps.store.triggers.expediteJobs(kind, subjectId, this.deps.clock.now());
-    this.s.jobs.runDue();
   }
 
   private existing(id: string): Existing {

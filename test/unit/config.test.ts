@@ -31,6 +31,8 @@ describe('loadConfig defaults', () => {
     ['upiCollectWindowMs', 5 * 60_000],
     ['webhookTimeoutMs', 5000],
     ['bodyLimitBytes', 1024 * 1024],
+    ['chargebackDelayMs', 30_000],
+    ['sepaDelayMs', 3 * 60_000],
   ] as Array<[keyof typeof config, unknown]>)('%s is %j', (key, value) => {
     expect(config[key]).toEqual(value);
   });
@@ -96,6 +98,10 @@ describe('loadConfig flags and environment', () => {
     expect(config.scenarioPath).toMatch(/fixtures\/scenarios\/outcomes-by-amount\.json$/);
   });
 
+  it('takes the delays of the chargeback card and the slow SEPA IBAN from flags or variables', () => {
+    expect(loadConfig({ chargebackDelay: '2s' }, { SANDBOX_SEPA_DELAY: '500ms' })).toMatchObject({ chargebackDelayMs: 2000, sepaDelayMs: 500 });
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({}, { SANDBOX_PORT: '', SANDBOX_RETRY: '' })).toMatchObject({ port: 4010, retry: RETRY_PROFILES.dev });
   });
@@ -123,6 +129,8 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
     ['challenge-lifetime', { challengeLifetime: '0s' }],
     ['upi-window', { upiWindow: '-5m' }],
     ['webhook-timeout', { webhookTimeout: 'fast' }],
+    ['chargeback-delay', { chargebackDelay: '0s' }],
+    ['sepa-delay', { sepaDelay: 'later' }],
   ] as Array<[string, ConfigFlags]>)('--%s %j', (flag, flags) => {
     const err = failure(flags);
     expect(err.code).toBe('parameter_invalid');

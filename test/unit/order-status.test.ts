@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FINAL_AUTH_CODES, ORDER_STATUS, REFUNDABLE_CODES, statusText } from '../../src/domain/order-status.js';
+import { ORDER_STATUS, statusText } from '../../src/domain/order-status.js';
 
 // The order_status table of docs/decisions.md.
 const TABLE: Array<[number, string]> = [
@@ -28,15 +28,6 @@ describe('order_status table', () => {
     expect(() => statusText(1)).toThrow(/unknown order_status 1/);
   });
 
-  it.each([[25], [24], [3], [22], [5], [6], [11]])('%i is final: authentication can no longer change it', (code) => {
-    expect(FINAL_AUTH_CODES.has(code)).toBe(true);
-  });
-
-  it.each([[0], [8]])('%i is not final', (code) => {
-    expect(FINAL_AUTH_CODES.has(code)).toBe(false);
-  });
-
-  it('accepts refunds only from Test Approved and Partially Refunded', () => {
-    expect([...REFUNDABLE_CODES].sort((a, b) => a - b)).toEqual([6, 25]);
-  });
+  // Which status may follow which (final for authentication, refundable, disputable) is the S2S
+  // status table's, tested in s2s-status.test.ts.
 });
