@@ -78,6 +78,31 @@ export function addStartCommand(program: Command, io: CliIo): void {
       const config = loadConfig(configFlags);
       const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
       const running = await startServer(config);
+      // Signals are handled before anything is printed: a script that sends SIGINT the moment it
+      // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).
+      let resolveStopped: () => void = () => {};
+      const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+      let stopping = false;
+      const stop = (reason: string) => {
+        if (stopping) {
+          // A second signal means "now": every acknowledged payment and queued webhook is already committed.
+          io.err(`${reason} again: exiting without waiting`);
+          process.exit(130);
+        }
+        stopping = true;
+        unwatch();
+        io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
+        const exit = () => {
+          if (pidPath) removeOwnPidFile(pidPath);
+          resolveStopped();
+          // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
+          // the sandbox itself is closed; nothing of ours is left, so leave now.
+          setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
+        };
+        running.close().then(exit, exit);
+      };
+      const unwatch = watchParent(() => stop('the process that started the sandbox exited'));
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
       if (!config.quiet) io.out(banner(running));
       io.out(`Listening on ${running.url}`);
       try {
@@ -85,31 +110,10 @@ export function addStartCommand(program: Command, io: CliIo): void {
         if (readyFile) writeFileSync(readyFile, running.url + '\n');
       } catch (err) {
         // Never leave a listening sandbox behind a failed start.
+        unwatch();
         await running.close();
         throw err;
       }
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const stop = (reason: string) => {
-          if (stopping) {
-            // A second signal means "now": every acknowledged payment and queued webhook is already committed.
-            io.err(`${reason} again: exiting without waiting`);
-            process.exit(130);
-          }
-          stopping = true;
-          unwatch();
-          io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
-          const exit = () => {
-            if (pidPath) removeOwnPidFile(pidPath);
-            resolve();
-            // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
-            // the sandbox itself is closed; nothing of ours is left, so leave now.
-            setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
-          };
-          running.close().then(exit, exit);
-        };
-        const unwatch = watchParent(() => stop('the process that started the sandbox exited'));
-        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
-      });
+      await stopped;
     });
 }
