@@ -55,7 +55,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const clock = options.clock ?? systemClock(store.clock);
   const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
   const activity = new ActivityBus();
-  const outbox = new Outbox(store, clock, activity);
+  const outbox = new Outbox(store, clock);
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl: { base: config.publicUrl ?? 'http://127.0.0.1:4010' } };
   const services = createServices(deps);
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));

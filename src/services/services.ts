@@ -28,23 +28,23 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
-  const s2sRefunds = new S2SRefunds(deps, jobs, s2s);
+  const s2sRefunds = new S2SRefunds(deps, jobs, events);
   const scenarios = new Scenarios(deps);
   const snapshot = new Snapshot(deps, scenarios);
   const tokens = new Tokens(deps);
   const payments = new Payments(deps, auth, events, jobs, tokens);
-  const v1Refunds = new V1Refunds(deps, payments, jobs);
+  const v1Refunds = new V1Refunds(deps, payments, jobs, events);
   const checkout = new CheckoutSessions(deps, jobs, events);
   const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments);
-  const webhookEndpoints = new WebhookEndpoints(deps, events);
+  const webhookEndpoints = new WebhookEndpoints(deps);
   const idempotency = new Idempotency(deps);
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] =>
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
-  const deliveries = new Deliveries(deps, webhookSecrets);
+  const deliveries = new Deliveries(deps, webhookSecrets, events);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
-  const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
+  const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
   return { deps, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
