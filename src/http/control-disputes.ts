@@ -122,14 +122,14 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
     const result = services.triggers.trigger({ type: body.type as EventType, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
-    const delivery = result.deliveryId ? services.deps.store.deliveries.get(result.deliveryId) : undefined;
+    const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : undefined;
     return c.json(
       {
         type: body.type,
         event: eventView(result.event),
         events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
         related: result.related,
-        delivery: delivery ? deliveryView(delivery) : null,
+        delivery: delivery ?? null,
       },
       201,
     );

@@ -283,7 +283,7 @@ export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[] = O
   const app = new Hono<AppEnv>();
   let cached: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => {
-    cached ??= buildOpenApiDocument(routes, deps.services.deps.publicUrl.base);
+    cached ??= buildOpenApiDocument(routes, deps.services.publicUrl());
     return c.json(cached);
   });
   return app;

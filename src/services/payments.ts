@@ -167,6 +167,11 @@ export class Payments implements ChallengeSubject {
     return payment;
   }
 
+  /** A payment of any merchant by its id (the control API's view). */
+  byId(id: string): Payment | undefined {
+    return this.deps.store.payments.get(id);
+  }
+
   /** One page of the merchant's payments, newest first, and whether more follow. */
   list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
     const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;

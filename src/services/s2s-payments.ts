@@ -138,6 +138,11 @@ export class S2SPayments implements ChallengeSubject {
     return this.deps.store.transactions.byStatusToken(token);
   }
 
+  /** A transaction of any merchant by its transID (the control API's view). */
+  byTransId(transId: string): Transaction | undefined {
+    return this.deps.store.transactions.get(transId);
+  }
+
   /** ChallengeSubject: a finished challenge decides the transaction. */
   complete(challenge: Challenge, verdict: Verdict): void {
     const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
