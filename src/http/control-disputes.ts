@@ -2,13 +2,12 @@
 // `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Behind the control guard
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
 import * as z from 'zod';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
 import { chargebackView } from '../services/chargebacks.js';
-import { deliveryView, eventView } from '../services/deliveries.js';
+import { eventView } from '../services/deliveries.js';
 import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -79,7 +78,7 @@ export const triggerSchema = z.strictObject({
   merchant,
 });
 
-/** A JSON body that may be left out entirely (no body means {}). */
+/** A settlement with the items it pays out. */
 function settlementWithItems(services: Services, id: string) {
   return services.settlements.view(services.settlements.get(id));
 }
