@@ -18,6 +18,7 @@ import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
 import { paymentObject } from './payments.js';
 
+/** POST /_sandbox/transactions/:transID/authenticate body. */
 export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
 });
@@ -39,7 +40,7 @@ function clockView(clock: Clock, now = clock.now()) {
   return { now: new Date(now).toISOString(), offset_ms: offset, offset: formatDuration(offset) };
 }
 
-/** The foundation's control routes; later modules add their own under /_sandbox. */
+/** Health, the sign-in form, transactions and their authentication, and the clock under /_sandbox; the other control modules mount their own. */
 export function controlRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;

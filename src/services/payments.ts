@@ -18,7 +18,7 @@ import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
 import { readPage, type Page } from './pagination.js';
 
-/** The card used when a payment names neither card nor token (the SPEC example is authorized). */
+/** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
 
 /** Sandbox time between the capture of a chargeback test card and its chargeback (as for S2S). */

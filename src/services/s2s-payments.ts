@@ -155,7 +155,7 @@ export class S2SPayments implements ChallengeSubject {
     this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters (the result page if it is no URL). */
+  /** ChallengeSubject: back to the merchant's return_url with transID, reference, status and order_status (docs/decisions.md; the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const t = this.deps.store.transactions.get(challenge.subjectId)!;
     const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };

@@ -2,7 +2,7 @@
 // refund completing, a chargeback opening). Durable, so a restart does not forget them.
 import type { Db } from './open-database.js';
 
-/** A job due at `dueAt`; `kind` selects the handler in services/jobs.ts. */
+/** A job due at `dueAt`; `kind` selects the handler registered with the job runner (services/job-runner.ts). */
 export interface Job {
   id: number;
   kind: string;
