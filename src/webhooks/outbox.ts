@@ -19,7 +19,7 @@ export interface DeliveryTarget {
 
 /** Writes events and deliveries; must be called inside a db transaction by services. */
 export class Outbox {
-  /** Set by the delivery worker: called after a delivery is queued. */
+  /** Called after a delivery is queued; start-server.ts sets it to wake the delivery worker. */
   onEnqueue: () => void = () => {};
 
   constructor(
@@ -32,7 +32,7 @@ export class Outbox {
   recordEvent(merchantId: string, type: string, resourceId: string, data: Record<string, unknown>): EventRecord {
     const event: EventRecord = { id: newId('evt'), merchantId, type, resourceId, data, createdAt: this.clock.now() };
     this.store.events.insert(event);
-    // Published after the current synchronous transaction has committed.
+    // Published once the caller's synchronous transaction has run; its batch commits a loop turn later (group-commit.ts).
     queueMicrotask(() => this.activity.publish({ kind: 'event.created', at: event.createdAt, data: { id: event.id, type, resource_id: resourceId } }));
     return event;
   }
@@ -53,7 +53,8 @@ export class Outbox {
       nextAttemptAt: now,
       createdAt: now,
     });
-    // A microtask runs after the synchronous transaction that called us has committed.
+    // A microtask runs once the caller's synchronous transaction has run; the worker then waits for
+    // the batch to commit before it sends anything (delivery-worker.ts).
     queueMicrotask(this.onEnqueue);
     return id;
   }
