@@ -1,7 +1,7 @@
 // Hosted checkout sessions (spec §4.4, 2.5): created by the merchant, paid once on the page at
 // their URL, and ended by completion, by the expire call or by time (a job). Every ending
 // publishes its event in the same transaction as the state change. Payment attempts made on the
-// page live in checkout-attempts.ts; this module owns the session itself.
+// page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import type { CheckoutSessionInput } from '../http/schemas/v1-checkout.js';

@@ -3,7 +3,7 @@
 // only through here; sending stays the delivery worker's job.
 import { parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
-import type { Delivery, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
@@ -124,6 +124,21 @@ export class Deliveries {
         fault: a.fault,
       })),
     };
+  }
+
+  /** A delivery's summary row, as lists show it. */
+  view(id: string) {
+    return deliveryView(this.find(id));
+  }
+
+  /** Stored deliveries as they are, newest first: for the library's handle, which builds its own view. */
+  records(filter: DeliveryFilter): Delivery[] {
+    return this.deps.store.deliveries.list(filter);
+  }
+
+  /** A delivery's attempts, oldest first. */
+  attemptsOf(id: string): DeliveryAttempt[] {
+    return this.deps.store.deliveries.attempts(id);
   }
 
   /** Sends the delivery's event again as a new manual delivery (same event id, fresh signature, never retried). */

@@ -18,7 +18,7 @@ import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
 import { readPage, type Page } from './pagination.js';
 
-/** The card used when a payment names neither card nor token (the SPEC example is authorized). */
+/** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
 
 /** A created payment: as it is now, and as the create request answers it. */
@@ -162,6 +162,11 @@ export class Payments implements ChallengeSubject {
     const payment = this.deps.store.payments.getForMerchant(id, merchantId);
     if (!payment) throw new SandboxError('resource_missing', `no payment ${id}; use an id returned by POST /v1/payments with this API key`, param);
     return payment;
+  }
+
+  /** A payment of any merchant by its id (the control API's view). */
+  byId(id: string): Payment | undefined {
+    return this.deps.store.payments.get(id);
   }
 
   /** One page of the merchant's payments, newest first, and whether more follow. */

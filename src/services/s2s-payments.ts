@@ -131,6 +131,11 @@ export class S2SPayments implements ChallengeSubject {
     return this.deps.store.transactions.byStatusToken(token);
   }
 
+  /** A transaction of any merchant by its transID (the control API's view). */
+  byTransId(transId: string): Transaction | undefined {
+    return this.deps.store.transactions.get(transId);
+  }
+
   /** ChallengeSubject: a finished challenge decides the transaction. */
   complete(challenge: Challenge, verdict: Verdict): void {
     const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
@@ -144,7 +149,7 @@ export class S2SPayments implements ChallengeSubject {
     this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters (the result page if it is no URL). */
+  /** ChallengeSubject: back to the merchant's return_url with transID, reference, status and order_status (docs/decisions.md; the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const t = this.deps.store.transactions.get(challenge.subjectId)!;
     const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };

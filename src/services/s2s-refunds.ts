@@ -88,11 +88,6 @@ export class S2SRefunds {
     });
   }
 
-  /** Every refund of a transaction, oldest first. */
-  forTransaction(transId: string): S2SRefund[] {
-    return this.deps.store.s2sRefunds.forTransaction(transId);
-  }
-
   /** The refund.complete job: the refund succeeds (Refunded / Partially Refunded) or fails, with its webhook. */
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;

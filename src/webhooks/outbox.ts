@@ -19,7 +19,7 @@ export interface DeliveryTarget {
 
 /** Writes events and deliveries; called inside a db transaction by the EventPublisher. */
 export class Outbox {
-  /** Set by the delivery worker: called after a delivery is queued. */
+  /** Called after a delivery is queued; start-server.ts sets it to wake the delivery worker. */
   onEnqueue: () => void = () => {};
 
   constructor(
