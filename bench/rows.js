@@ -137,7 +137,8 @@ export async function benchRows(ctx) {
   // in this process on the same files, alternating call by call. The HTTP runs are shown too, but not judged: at 10
   // connections their latency is mostly queueing behind whatever else shares the 2 cores, and
   // it drifted by 2x between two runs of the same table.
-  // The gets and list queries themselves, through the repository the routes use, on the same files.
+  // The gets and list queries themselves, straight on the repository (the dashboard has its own list
+  // query, timed over HTTP above), on the same files.
   const sides = [openSide(small), openSide(large)];
   const calls = quick ? 100 : 300;
   const pickOf = (side) => side.sample[Math.floor(Math.random() * side.sample.length)];

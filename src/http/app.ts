@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps) {
   // Durability: an answer leaves only once the writes it reports are committed (group commit).
   app.use('*', async (_c, next) => {
     await next();
-    await deps.services.deps.store.batch.committed();
+    await deps.services.batch.committed();
   });
   // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
   // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.

@@ -1,17 +1,11 @@
 // The checkout session API (spec §4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
 // Bearer-authenticated by the /v1/* middleware, which sets c.get('merchant').
 import { Hono } from 'hono';
-import type { Context } from 'hono';
-import type { Merchant } from '../store/credentials-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
+import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
 import { checkoutSessionSchema, checkoutSessionView } from './schemas/v1-checkout.js';
 import { readJson, validate } from './validation.js';
-
-/** The merchant the bearer middleware authenticated (always set under /v1/). */
-function merchantOf(c: Context<AppEnv>): Merchant {
-  return c.get('merchant')!;
-}
 
 /** The /v1/checkout/sessions routes. */
 export function checkoutSessionRoutes(deps: AppDeps) {
@@ -20,13 +14,13 @@ export function checkoutSessionRoutes(deps: AppDeps) {
 
   app.post('/v1/checkout/sessions', async (c) => {
     const input = validate(checkoutSessionSchema, await readJson(c));
-    const session = sessions.create(merchantOf(c), input);
+    const session = sessions.create(currentMerchant(c), input);
     return c.json(sessions.view(session));
   });
 
-  app.get('/v1/checkout/sessions/:id', (c) => c.json(sessions.view(sessions.get(merchantOf(c).id, c.req.param('id')))));
+  app.get('/v1/checkout/sessions/:id', (c) => c.json(sessions.view(sessions.get(currentMerchant(c).id, c.req.param('id')))));
 
-  app.post('/v1/checkout/sessions/:id/expire', (c) => c.json(sessions.view(sessions.expire(merchantOf(c).id, c.req.param('id')))));
+  app.post('/v1/checkout/sessions/:id/expire', (c) => c.json(sessions.view(sessions.expire(currentMerchant(c).id, c.req.param('id')))));
 
   return app;
 }

@@ -15,7 +15,7 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
 import { ListFragment, type TableContext } from '../pages/dashboard-tables.js';
 import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import { DASHBOARD_TABS, DashboardQueries, TAB_STATUSES } from '../services/dashboard-queries.js';
+import { DASHBOARD_TABS, TAB_STATUSES } from '../services/dashboard-queries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
@@ -75,7 +75,7 @@ export const dashboardOpenApi: OpenApiRoute[] = [
 export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
-  const queries = new DashboardQueries(services.deps);
+  const queries = services.dashboard;
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
   const pageHeaders = sharedPageHeaders('control');
@@ -126,7 +126,7 @@ export function dashboardRoutes(deps: AppDeps) {
     const view = readView(c);
     const { page, ctx } = listParts(view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
-    return c.html(DashboardPage({ view, now: services.deps.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+    return c.html(DashboardPage({ view, now: services.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
   };
   app.get('/_sandbox/', listPage);
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
@@ -143,7 +143,7 @@ export function dashboardRoutes(deps: AppDeps) {
   };
 
   app.get('/_sandbox/dashboard/deliveries/:id', (c) =>
-    c.html(DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.deps.clock.now() })),
+    c.html(DeliveryPage({ ...deliveryParts(c.req.param('id')), csrf, now: services.clock.now() })),
   );
 
   app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));

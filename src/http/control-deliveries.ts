@@ -2,14 +2,13 @@
 // events (list, show, replay), with the fault rules and the activity stream mounted alongside.
 // Behind the control guard (middleware/control-guard.ts) like all of /_sandbox.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
 import * as z from 'zod';
 import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
 import { httpUrl } from './schemas/v1-common.js';
-import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
+import { readOptionalJson, validate, validateQuery } from './validation.js';
 
 const since = z
   .string()
@@ -50,7 +49,6 @@ export const replayBody = z.object({ to: url }).strict();
 /** POST /_sandbox/deliveries/retry-failed body (optional). */
 export const retryBody = z.object({ since }).strict();
 
-/** A JSON body that may be left out entirely (no body means {}). */
 /** /deliveries, /events, /faults and /stream under /_sandbox. */
 export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();

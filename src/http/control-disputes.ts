@@ -2,13 +2,12 @@
 // `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Behind the control guard
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
 import * as z from 'zod';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
 import { chargebackView } from '../services/chargebacks.js';
-import { deliveryView, eventView } from '../services/deliveries.js';
+import { eventView } from '../services/deliveries.js';
 import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -79,7 +78,7 @@ export const triggerSchema = z.strictObject({
   merchant,
 });
 
-/** A JSON body that may be left out entirely (no body means {}). */
+/** A settlement with the items it pays out. */
 function settlementWithItems(services: Services, id: string) {
   return services.settlements.view(services.settlements.get(id));
 }
@@ -122,14 +121,14 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
     const result = services.triggers.trigger({ type: body.type as EventType, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
-    const delivery = result.deliveryId ? services.deps.store.deliveries.get(result.deliveryId) : undefined;
+    const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : undefined;
     return c.json(
       {
         type: body.type,
         event: eventView(result.event),
         events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
         related: result.related,
-        delivery: delivery ? deliveryView(delivery) : null,
+        delivery: delivery ?? null,
       },
       201,
     );

@@ -44,7 +44,7 @@ function refuseUnknownEndpoints(deps: AppDeps, spec: string): void {
   const parsed = parseFaultSpec(spec);
   if ('problem' in parsed) return; // faults.add answers the 400
   for (const rule of parsed.rules) {
-    if (rule.scope !== 'endpoint' || deps.services.deps.store.webhookEndpoints.get(rule.target)) continue;
+    if (rule.scope !== 'endpoint' || deps.services.webhookEndpoints.exists(rule.target)) continue;
     throw new SandboxError(
       'resource_missing',
       `spec names endpoint ${rule.target}, but there is no webhook endpoint with that id; GET /v1/webhook_endpoints lists a merchant's endpoints (ids start with we_)`,

@@ -20,7 +20,7 @@ export const MAX_PENDING_EVENTS = 1000;
 /** The SSE route; `heartbeatMs` is shorter in tests. */
 export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: number } = {}) {
   const app = new Hono<AppEnv>();
-  const { activity } = deps.services.deps;
+  const { activity } = deps.services;
 
   app.get('/stream', (c) =>
     streamSSE(c, async (stream) => {

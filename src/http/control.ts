@@ -18,6 +18,7 @@ import { readJson, validate } from './validation.js';
 import { statusView } from './s2s.js';
 import { paymentObject } from './payments.js';
 
+/** POST /_sandbox/transactions/:transID/authenticate body. */
 export const authenticateSchema = z.object({
   outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
 });
@@ -39,7 +40,7 @@ function clockView(clock: Clock, now = clock.now()) {
   return { now: new Date(now).toISOString(), offset_ms: offset, offset: formatDuration(offset) };
 }
 
-/** The foundation's control routes; later modules add their own under /_sandbox. */
+/** Health, the sign-in form, transactions and their authentication, and the clock under /_sandbox; the other control modules mount their own. */
 export function controlRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
@@ -55,10 +56,10 @@ export function controlRoutes(deps: AppDeps) {
     return c.redirect('/_sandbox/', 303);
   });
 
-  app.get('/health', (c) => c.json({ status: 'ok', version: VERSION, time: new Date(services.deps.clock.now()).toISOString() }));
+  app.get('/health', (c) => c.json({ status: 'ok', version: VERSION, time: new Date(services.clock.now()).toISOString() }));
 
   app.get('/transactions/:transID', (c) => {
-    const t = services.deps.store.transactions.get(c.req.param('transID'));
+    const t = services.s2s.byTransId(c.req.param('transID'));
     if (!t) throw new SandboxError('resource_missing', `no transaction ${c.req.param('transID')}`, 'transID');
     const challenge = services.auth.forSubject('transaction', t.transId);
     return c.json({
@@ -81,19 +82,19 @@ export function controlRoutes(deps: AppDeps) {
     const { outcome } = validate(authenticateSchema, await readJson(c));
     const id = c.req.param('transID');
     const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
-    const after = subjectType === 'transaction' ? statusView(services.deps.store.transactions.get(id)!) : paymentObject(services.payments, services.deps.store.payments.get(id)!);
+    const after = subjectType === 'transaction' ? statusView(services.s2s.byTransId(id)!) : paymentObject(services.payments, services.payments.byId(id)!);
     deps.wake();
     return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
 
-  app.get('/clock', (c) => c.json(clockView(services.deps.clock)));
+  app.get('/clock', (c) => c.json(clockView(services.clock)));
 
   app.post('/clock/advance', async (c) => {
     const { duration } = validate(advanceSchema, await readJson(c));
-    const now = services.deps.clock.advance(parseDuration(duration)!);
+    const now = services.clock.advance(parseDuration(duration)!);
     const jobs = services.jobs.runDue();
     deps.wake();
-    return c.json({ ...clockView(services.deps.clock, now), jobs_run: jobs });
+    return c.json({ ...clockView(services.clock, now), jobs_run: jobs });
   });
 
   return app;

@@ -29,12 +29,7 @@ function createdRange(query: { 'created[gte]'?: number; 'created[gt]'?: number; 
 /** The /v1/events routes (bearer-authenticated by the /v1/* middleware). */
 export function eventRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const events = deps.services.deps.store.events;
-
-  const own = (merchant: string, id: string) => {
-    const event = events.get(id);
-    return event && event.merchantId === merchant ? event : undefined;
-  };
+  const events = deps.services.merchantEvents;
 
   app.get('/v1/events', (c) => {
     const query = validateQuery(c, listEventsQuery);
@@ -42,17 +37,17 @@ export function eventRoutes(deps: AppDeps) {
     const limit = query.limit ?? 10;
     let before: { createdAt: number; id: string } | undefined;
     if (query.starting_after !== undefined) {
-      const cursor = own(merchant, query.starting_after);
+      const cursor = events.get(merchant, query.starting_after);
       if (!cursor) throw new SandboxError('resource_missing', `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`, 'starting_after');
       before = { createdAt: cursor.createdAt, id: cursor.id };
     }
     const { since, until } = createdRange(query);
-    const page = readPage(limit, (n) => events.list({ merchantId: merchant, type: query.type, resourceId: query.resource_id, since, until, before, limit: n }));
+    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, before, limit: n }));
     return c.json({ object: 'list', data: page.data.map(eventView), has_more: page.hasMore });
   });
 
   app.get('/v1/events/:id', (c) => {
-    const event = own(currentMerchant(c).id, c.req.param('id'));
+    const event = events.get(currentMerchant(c).id, c.req.param('id'));
     if (!event) throw new SandboxError('resource_missing', `no event ${c.req.param('id')}; list yours with GET /v1/events`, 'id');
     return c.json(eventView(event));
   });

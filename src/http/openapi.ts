@@ -186,7 +186,7 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
   };
 }
 
-/** Routes of modules that export no list of their own (the foundation's), documented here. */
+/** Routes of s2s.ts and control.ts, which export no list of their own, and this document's own route. */
 const FOUNDATION_ROUTES: OpenApiRoute[] = [
   { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', errors: ['invalid_credentials', 'reference_in_use'] },
   { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate' },
@@ -215,7 +215,7 @@ const encryptedForm = z.object({
   encrypted_data: z.string().min(1).describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
 });
 
-/** The S2S routes of the encrypted-refunds modules, which export no list. */
+/** The routes of s2s-encrypted.ts and refunds.ts, which export no list. */
 const S2S_ROUTES: OpenApiRoute[] = [
   {
     method: 'post',
@@ -241,7 +241,7 @@ const S2S_ROUTES: OpenApiRoute[] = [
   },
 ];
 
-/** Control routes of the webhook workbench and the CI fixture, whose modules export no list. */
+/** Control routes of the webhook workbench (deliveries, events, faults, stream), the scenario queue and the whole-state routes, whose modules export no list. */
 const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery }),
   control('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true }),
@@ -283,7 +283,7 @@ export function openApiRoutes(deps: AppDeps, routes: readonly OpenApiRoute[] = O
   const app = new Hono<AppEnv>();
   let cached: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => {
-    cached ??= buildOpenApiDocument(routes, deps.services.deps.publicUrl.base);
+    cached ??= buildOpenApiDocument(routes, deps.services.publicUrl());
     return c.json(cached);
   });
   return app;

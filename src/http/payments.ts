@@ -1,6 +1,5 @@
 // The bearer payment API's payments (spec §4.5, 2.6): create, show, list, capture, cancel.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
 import type { Payments } from '../services/payments.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { AppDeps, AppEnv } from './app.js';

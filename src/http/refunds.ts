@@ -31,7 +31,7 @@ export const refundRequestSchema = z.object({
 /** The terminal with this public_key, compared in constant time; 401 when none has it. */
 function terminalByPublicKey(services: Services, publicKey: string): Terminal {
   let found: Terminal | undefined;
-  for (const terminal of services.deps.store.credentials.terminals()) if (safeEqual(terminal.publicKey, publicKey)) found = terminal;
+  for (const terminal of services.credentials.terminals()) if (safeEqual(terminal.publicKey, publicKey)) found = terminal;
   if (!found) {
     throw new SandboxError('invalid_credentials', 'public_key is not the public_key of any terminal; copy it from the terminal settings (the sandbox seeds pk_test_1001)', 'public_key');
   }

@@ -55,7 +55,7 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     if (!encryptedData) {
       throw new SandboxError('parameter_missing', 'encrypted_data is required: send base64(base64(AES-256-CBC of the query string)) followed by the public_key, URL-encoded in an application/x-www-form-urlencoded body', 'encrypted_data');
     }
-    const terminals = services.deps.store.credentials.terminals();
+    const terminals = services.credentials.terminals();
     const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminals.map((t) => t.publicKey));
     const terminal = terminals.find((t) => t.publicKey === publicKey)!;
     const { plaintext, warnings } = decryptText(cipherText, terminal);

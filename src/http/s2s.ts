@@ -45,7 +45,7 @@ export function s2sResponse(deps: AppDeps, created: S2SCreated) {
     ccno: t.ccno ?? '',
     tdate: formatTdate(t.createdAt, true),
     authurl,
-    authstatus: `${deps.services.deps.publicUrl.base}/api/s2s/status/${t.statusToken}`,
+    authstatus: `${deps.services.publicUrl()}/api/s2s/status/${t.statusToken}`,
     authdata: threeDs
       ? Buffer.from(JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: authurl, challengeWindowSize: '05' })).toString('base64')
       : '',

@@ -7,7 +7,7 @@ import type { Services } from '../services/services.js';
 
 /** The terminal that terNO and public_key identify; 401 when they do not match. */
 export function authenticateTerminal(services: Services, terNo: number, publicKey: string): Terminal {
-  const terminal = services.deps.store.credentials.terminal(terNo);
+  const terminal = services.credentials.terminal(terNo);
   // Compare against a dummy when the terminal is unknown so both paths cost the same.
   const matches = safeEqual(terminal?.publicKey ?? 'pk_unknown_terminal_placeholder', publicKey);
   if (!terminal || !matches) {

@@ -1,7 +1,6 @@
 // Webhook deliveries as the library hands them to a test: typed, with every attempt and the body
 // already parsed, and the one-line summaries a failed wait prints.
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../store/deliveries-repo.js';
-import type { Store } from '../store/store.js';
 
 /** One POST of a delivery and what came back. */
 export interface SandboxDeliveryAttempt {
@@ -60,7 +59,7 @@ function attemptOf(a: DeliveryAttempt): SandboxDeliveryAttempt {
 }
 
 /** The library's view of a stored delivery. */
-export function toSandboxDelivery(store: Store, d: Delivery): SandboxDelivery {
+export function toSandboxDelivery(d: Delivery, attempts: DeliveryAttempt[]): SandboxDelivery {
   return {
     id: d.id,
     eventId: d.eventId,
@@ -71,7 +70,7 @@ export function toSandboxDelivery(store: Store, d: Delivery): SandboxDelivery {
     contentType: d.contentType,
     body: parseBody(d.contentType, d.body),
     rawBody: d.body,
-    attempts: store.deliveries.attempts(d.id).map(attemptOf),
+    attempts: attempts.map(attemptOf),
     createdAt: new Date(d.createdAt),
   };
 }

@@ -87,7 +87,7 @@ export interface SandboxHandle {
 const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', quiet: true };
 
 function credentialsOf(server: RunningServer): SandboxCredentials {
-  const { credentials } = server.store;
+  const { credentials } = server.services;
   const keys = credentials.apiKeys();
   const terminals = credentials.terminals();
   const merchants: MerchantCredentials[] = credentials.merchants().map((m) => ({
@@ -123,14 +123,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     await server.close();
     throw err;
   }
-  const { store, services } = server;
+  const { services } = server;
   const cancelWaits = new Set<(reason: Error) => void>();
 
   const deliveries = (): SandboxDelivery[] =>
-    store.deliveries
-      .list({ limit: 1_000_000 })
+    services.deliveries
+      .records({ limit: 1_000_000 })
       .reverse()
-      .map((d) => toSandboxDelivery(store, d));
+      .map((d) => toSandboxDelivery(d, services.deliveries.attemptsOf(d.id)));
 
   const wake = () => {
     services.jobs.runDue();
@@ -143,9 +143,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const unknown = wanted.event === undefined ? undefined : unknownEventProblem('event', wanted.event);
     if (unknown) return Promise.reject(new SandboxError('parameter_invalid', `waitForDelivery: ${unknown}`, 'event'));
     const matching = (rowStatus?: 'pending' | 'succeeded' | 'failed') =>
-      store.deliveries
-        .list({ eventType: wanted.event, url: wanted.url, status: rowStatus, limit: 1000 })
-        .map((row) => toSandboxDelivery(store, row))
+      services.deliveries
+        .records({ eventType: wanted.event, url: wanted.url, status: rowStatus, limit: 1000 })
+        .map((row) => toSandboxDelivery(row, services.deliveries.attemptsOf(row.id)))
         .filter((delivery) => !wanted.match || wanted.match(delivery));
     const find = () => matching(status === 'any' ? undefined : status)[0];
     // Waiting for a success is hopeless once every matching delivery failed for good (retries
@@ -179,7 +179,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         finish();
         reject(reason);
       };
-      const unsubscribe = services.deps.activity.subscribe((a) => {
+      const unsubscribe = services.activity.subscribe((a) => {
         if (a.kind === 'delivery.attempted' || a.kind === 'event.created') setImmediate(check);
       });
       // The activity bus wakes us at once; the poll is a backstop for changes made by other means.
@@ -217,7 +217,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     waitForDelivery,
     deliveries,
     clock: {
-      now: () => server.clock.now(),
+      now: () => services.clock.now(),
       advance(duration) {
         // Text follows the rules of `sandbox clock advance` (a unit, never backwards).
         const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
@@ -225,7 +225,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
           throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}${problem ? `: ${problem}` : ''}`, 'duration');
         }
-        const now = server.clock.advance(ms);
+        const now = services.clock.advance(ms);
         wake();
         return now;
       },

@@ -112,7 +112,7 @@ export function authenticatePages(deps: AppDeps) {
   const { auth } = deps.services;
 
   const load = (c: Context) => auth.find(c.req.param('token') ?? '');
-  const now = () => deps.services.deps.clock.now();
+  const now = () => deps.services.clock.now();
   const unknown = (c: Context) =>
     c.html(<MessagePage title="Link not valid" message="This authentication link is not valid. Start the payment again from the shop." />, 404);
 

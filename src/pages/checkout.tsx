@@ -48,8 +48,8 @@ function parseCardForm(form: Record<string, string>): { card?: CardInput; holder
 /** The checkout page routes. */
 export function checkoutPages(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { checkout, checkoutPayments, deps: serviceDeps } = deps.services;
-  const merchantName = (session: CheckoutSession) => serviceDeps.store.credentials.merchant(session.merchantId)!.name;
+  const { checkout, checkoutPayments, credentials } = deps.services;
+  const merchantName = (session: CheckoutSession) => credentials.merchant(session.merchantId)!.name;
 
   const unknown = (c: Context) =>
     c.html(<MessagePage title="Payment link not valid" message="This payment link is not valid. Start the payment again from the shop." />, 404);

@@ -55,8 +55,10 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const clock = options.clock ?? systemClock(store.clock);
   const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
   const activity = new ActivityBus();
-  const outbox = new Outbox(store, clock, activity);
-  const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl: { base: config.publicUrl ?? 'http://127.0.0.1:4010' } };
+  const outbox = new Outbox(store, clock);
+  // The one PublicUrl the services build links on; startServer sets it once it knows the port.
+  const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
+  const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
   const services = createServices(deps);
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));
   outbox.onEnqueue = () => worker.wake();
@@ -73,7 +75,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
     forcedOutcome: createOutcomeOverride(services),
   };
   const app = createApp(appDeps);
-  return { db, store, clock, logger, activity, services, worker, app, appDeps };
+  return { db, store, clock, logger, activity, publicUrl, services, worker, app, appDeps };
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -115,7 +117,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  built.services.deps.publicUrl.base = config.publicUrl ?? url;
+  built.publicUrl.base = config.publicUrl ?? url;
   built.worker.start();
   built.services.jobs.start();
   const checkpointer = startCheckpointer(built.db);

@@ -1,5 +1,7 @@
-// The activity bus: services and the delivery worker publish what happened; the SSE stream,
-// the dashboard, `sandbox listen` and the log subscribe. In-process only; the database is the record.
+// The activity bus: the EventPublisher (every status change and event, once committed), a reset and
+// the delivery worker publish what happened; the SSE stream (and through it the dashboard and
+// `sandbox listen`), startSandbox()'s waitForDelivery and the log subscribe. In-process only; the
+// database is the record.
 import { EventEmitter } from 'node:events';
 
 /** One thing that happened, as the SSE stream sends it. */

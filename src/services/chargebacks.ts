@@ -14,8 +14,9 @@ import type { Job } from '../store/jobs-repo.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
-import type { Payments } from './payments.js';
-import type { S2SPayments } from './s2s-payments.js';
+import type { EventPublisher } from './event-publisher.js';
+import { paymentEvent, type Payments } from './payments.js';
+import { transactionChange, type S2SPayments } from './s2s-payments.js';
 
 /** The reason a chargeback gets when none is given (and the one the test card opens with). */
 export const DEFAULT_CHARGEBACK_REASON: ChargebackReason = 'fraudulent';
@@ -69,6 +70,7 @@ export class Chargebacks {
     jobs: JobRunner,
     private readonly s2s: S2SPayments,
     private readonly payments: Payments,
+    private readonly events: EventPublisher,
   ) {
     jobs.register('chargeback.open', (job) => this.openScheduled(job));
   }
@@ -147,7 +149,7 @@ export class Chargebacks {
     nextPaymentState(payment.id, payment.status, 'dispute');
     const cb = this.insert(payment.merchantId, 'v1', paymentId, payment.currency, payment.amountCaptured - payment.amountRefunded, input);
     const disputed = this.payments.move(payment, 'dispute');
-    this.payments.publish(disputed, 'chargeback.created', chargebackEventData(cb, disputed.status));
+    this.events.publish(paymentEvent(disputed, 'chargeback.created', chargebackEventData(cb, disputed.status)));
     return cb;
   }
 
@@ -174,14 +176,14 @@ export class Chargebacks {
       : `Chargeback ${cb.id} lost: the ${money(cb)} is returned to the cardholder`;
     const now = clock.now();
     store.transactions.setStatus(t.transId, code, response, now);
-    this.s2s.publishStatus({ ...t, orderStatus: code, response, updatedAt: now }, type);
+    this.events.publish(transactionChange({ ...t, orderStatus: code, response, updatedAt: now }, type));
   }
 
   private decideV1(cb: Chargeback): void {
     const payment = this.deps.store.payments.get(cb.subjectId)!;
     // Won: disputed -> captured (payment-state row dispute_won). Lost: the payment stays disputed.
     const after: Payment = cb.status === 'won' ? this.payments.move(payment, 'dispute_won') : payment;
-    this.payments.publish(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status));
+    this.events.publish(paymentEvent(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status)));
   }
 
   /** The test card's job: opens a chargeback for the full amount, unless the payment moved on (refunded, canceled...). */

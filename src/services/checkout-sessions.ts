@@ -1,14 +1,14 @@
 // Hosted checkout sessions (spec §4.4, 2.5): created by the merchant, paid once on the page at
 // their URL, and ended by completion, by the expire call or by time (a job). Every ending
 // publishes its event in the same transaction as the state change. Payment attempts made on the
-// page live in checkout-attempts.ts; this module owns the session itself.
+// page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import type { CheckoutSessionInput } from '../http/schemas/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import type { ServiceDeps } from './deps.js';
-import { EventPublisher } from './event-publisher.js';
+import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 
 /** What a session's events and API answer say about its payment. */
@@ -96,8 +96,8 @@ export class CheckoutSessions {
     store.tx(() => {
       store.checkoutSessions.insert(session);
       this.jobs.schedule('checkout.expire', session.id, session.expiresAt);
+      this.events.publish({ merchantId: session.merchantId, resourceId: session.id, status: { kind: 'session.updated', data: { id: session.id, status: 'open' } } });
     });
-    this.deps.activity.publish({ kind: 'session.updated', at: now, data: { id: session.id, status: 'open' } });
     return session;
   }
 
@@ -155,12 +155,11 @@ export class CheckoutSessions {
       const data = { ...sessionView(after, this.deps.publicUrl.base, payment), payment: payment ?? null };
       this.events.publish({
         merchantId: after.merchantId,
-        type: status === 'complete' ? 'checkout.session.completed' : 'checkout.session.expired',
         resourceId: after.id,
-        data,
-        direct: (event) => (after.webhookUrl ? [EventPublisher.jsonTarget(event, after.webhookUrl)] : []),
+        event: { type: status === 'complete' ? 'checkout.session.completed' : 'checkout.session.expired', data },
+        webhook: after.webhookUrl ? { format: 'envelope', url: after.webhookUrl } : undefined,
+        status: { kind: 'session.updated', data: { id: after.id, status } },
       });
-      this.deps.activity.publish({ kind: 'session.updated', at: clock.now(), data: { id: after.id, status } });
       return true;
     });
   }

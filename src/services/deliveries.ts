@@ -3,12 +3,13 @@
 // only through here; sending stays the delivery worker's job.
 import { parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
-import type { Delivery, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
+import type { EventPublisher } from './event-publisher.js';
 import { readPage } from './pagination.js';
 
 /** How much of a response body an attempt shows (the log keeps 16 KiB). */
@@ -79,6 +80,7 @@ export class Deliveries {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly secrets: (delivery: Delivery) => string[],
+    private readonly events: EventPublisher,
   ) {}
 
   /** One page of deliveries, newest first. */
@@ -124,12 +126,27 @@ export class Deliveries {
     };
   }
 
+  /** A delivery's summary row, as lists show it. */
+  view(id: string) {
+    return deliveryView(this.find(id));
+  }
+
+  /** Stored deliveries as they are, newest first: for the library's handle, which builds its own view. */
+  records(filter: DeliveryFilter): Delivery[] {
+    return this.deps.store.deliveries.list(filter);
+  }
+
+  /** A delivery's attempts, oldest first. */
+  attemptsOf(id: string): DeliveryAttempt[] {
+    return this.deps.store.deliveries.attempts(id);
+  }
+
   /** Sends the delivery's event again as a new manual delivery (same event id, fresh signature, never retried). */
   replay(id: string, to?: string) {
     const d = this.find(id);
     const event = this.deps.store.events.get(d.eventId)!;
     // Same body and same signing secret as the original, so the merchant's verifier accepts it.
-    return this.enqueueManual(event, { url: to ?? d.url, endpointId: d.endpointId, contentType: d.contentType as DeliveryTarget['contentType'], body: d.body, manual: true });
+    return this.enqueueManual(event, { url: to ?? d.url, endpointId: d.endpointId, contentType: d.contentType as DeliveryTarget['contentType'], body: d.body });
   }
 
   /** Sends an event again, like its latest delivery (or as its JSON envelope to `to` when it had none). */
@@ -138,7 +155,7 @@ export class Deliveries {
     const [latest] = this.deps.store.deliveries.list({ eventId, limit: 1 });
     if (latest) return this.replay(latest.id, to);
     if (!to) throw new SandboxError('invalid_state', `event ${eventId} was never delivered anywhere; pass "to" with the URL to send it to`, 'to');
-    return this.enqueueManual(event, { url: to, endpointId: null, contentType: 'application/json', body: eventEnvelope(event), manual: true });
+    return this.enqueueManual(event, { url: to, endpointId: null, contentType: 'application/json', body: eventEnvelope(event) });
   }
 
   /** Puts failed deliveries (created since `since`, or all) back in the queue, due now. */
@@ -179,8 +196,8 @@ export class Deliveries {
     };
   }
 
-  private enqueueManual(event: EventRecord, target: DeliveryTarget) {
-    const id = this.deps.store.tx(() => this.deps.outbox.enqueue(event, target));
+  private enqueueManual(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>) {
+    const id = this.deps.store.tx(() => this.events.resend(event, target));
     return deliveryView(this.deps.store.deliveries.get(id)!);
   }
 

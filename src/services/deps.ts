@@ -17,6 +17,7 @@ export interface ServiceDeps {
   store: Store;
   clock: Clock;
   activity: ActivityBus;
+  /** The rows of events and deliveries; services write them only through the EventPublisher. */
   outbox: Outbox;
   logger: Logger;
   publicUrl: PublicUrl;

@@ -1,43 +1,81 @@
-// Publishing an event: record it, then queue one delivery per target. The single place where
-// events fan out, so every emitter (S2S, /v1/, checkout, chargebacks) delivers the same way.
+// Publishing a change: the one call every service makes when something a merchant or the
+// dashboard may hear about happens. Inside the caller's transaction it records the event and
+// queues one delivery per recipient (the webhook_url of the object's own request, in its format,
+// and every enabled endpoint of the merchant subscribed to the type); its activity-stream entries
+// follow once the batch holding that transaction has committed, so a subscriber that reads the
+// state on hearing of a change finds it written.
+import { subscribes } from '../domain/event-types.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
-import { eventEnvelope } from '../webhooks/payloads.js';
+import { eventEnvelope, s2sWebhookBody } from '../webhooks/payloads.js';
+import type { Activity } from './activity.js';
 import type { ServiceDeps } from './deps.js';
 
-/** An event to publish; `direct` builds the deliveries to URLs given in the request itself. */
-export interface PublishInput {
-  merchantId: string;
-  type: string;
-  resourceId: string;
+/** The webhook_url a request named, and the body format it gets. */
+export type RequestWebhook =
+  /** A /v1/ object's URL: the spec §6.2 JSON envelope, signed with the merchant's secret. */
+  | { format: 'envelope'; url: string }
+  /** An S2S transaction's URL: the spec §6.1 query string of the event's data, or `data=<cipher>` with aes256 under the terminal's keys. */
+  | { format: 's2s-form'; url: string; encryption: 'aes256' | 'none'; terNo: number };
+
+/** An object's new status on the activity stream (the dashboard refreshes on it). */
+export interface StatusEntry {
+  kind: Extract<Activity['kind'], 'transaction.updated' | 'payment.updated' | 'session.updated'>;
   data: Record<string, unknown>;
-  direct?: (event: EventRecord) => DeliveryTarget[];
 }
 
-/** Extra fan-out (registered webhook endpoints) plugged in by the services that own it. */
-export type FanOut = (event: EventRecord) => DeliveryTarget[];
+/** One change to publish. */
+export interface Change {
+  merchantId: string;
+  /** The object the change is about (payment id, transID, session or settlement id). */
+  resourceId: string;
+  /** The event merchants hear; absent for a change only the activity stream shows (a transaction left pending). */
+  event?: { type: string; data: Record<string, unknown> };
+  /** Where the object's own request asked its webhooks to go; absent when it named no URL. */
+  webhook?: RequestWebhook;
+  /** The object's status entry on the activity stream. */
+  status?: StatusEntry;
+}
 
 /** Records events and queues their deliveries; call inside store.tx. */
 export class EventPublisher {
-  private readonly fanOuts: FanOut[] = [];
-
   constructor(private readonly deps: ServiceDeps) {}
 
-  /** Adds a source of extra targets for every event (e.g. subscribed webhook endpoints). */
-  addFanOut(fanOut: FanOut): void {
-    this.fanOuts.push(fanOut);
-  }
-
-  /** Records the event and queues its deliveries; returns the event. */
-  publish(input: PublishInput): EventRecord {
-    const event = this.deps.outbox.recordEvent(input.merchantId, input.type, input.resourceId, input.data);
-    const targets = [...(input.direct?.(event) ?? []), ...this.fanOuts.flatMap((fanOut) => fanOut(event))];
-    for (const target of targets) this.deps.outbox.enqueue(event, target);
+  /** Publishes `change` in the caller's transaction; returns its event, if it has one. */
+  publish(change: Change): EventRecord | undefined {
+    const { outbox, clock } = this.deps;
+    const at = clock.now();
+    const entries: Activity[] = change.status ? [{ kind: change.status.kind, at, data: change.status.data }] : [];
+    let event: EventRecord | undefined;
+    if (change.event) {
+      event = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
+      for (const target of this.targets(event, change.webhook)) outbox.enqueue(event, target);
+      entries.push({ kind: 'event.created', at: event.createdAt, data: { id: event.id, type: event.type, resource_id: event.resourceId } });
+    }
+    if (entries.length > 0) this.deps.store.batch.afterCommit(() => entries.forEach((entry) => this.deps.activity.publish(entry)));
     return event;
   }
 
-  /** A JSON envelope delivery of `event` to a URL signed with the merchant's secret. */
-  static jsonTarget(event: EventRecord, url: string): DeliveryTarget {
-    return { url, endpointId: null, contentType: 'application/json', body: eventEnvelope(event) };
+  /** Sends a recorded event again as one manual delivery (a replay, a trigger's `to`); returns the delivery's id. Call inside store.tx. */
+  resend(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>): string {
+    return this.deps.outbox.enqueue(event, { ...target, manual: true });
+  }
+
+  /** The request's own URL first, then each subscribed endpoint, in the order they were registered. */
+  private targets(event: EventRecord, webhook: RequestWebhook | undefined): DeliveryTarget[] {
+    const targets: DeliveryTarget[] = [];
+    if (webhook?.format === 'envelope') {
+      targets.push({ url: webhook.url, endpointId: null, contentType: 'application/json', body: eventEnvelope(event) });
+    } else if (webhook?.format === 's2s-form') {
+      const keys = this.deps.store.credentials.terminal(webhook.terNo)!;
+      // An S2S event's data is the spec §6.1 field set, every value a string.
+      const body = s2sWebhookBody(event.data as Record<string, string>, webhook.encryption, keys);
+      targets.push({ url: webhook.url, endpointId: null, contentType: 'application/x-www-form-urlencoded', body });
+    }
+    const endpoints = this.deps.store.webhookEndpoints.enabledFor(event.merchantId).filter((e) => subscribes(e.events, event.type));
+    // Registered endpoints get the JSON envelope whatever the family (S2S events included).
+    const envelope = endpoints.length > 0 ? eventEnvelope(event) : '';
+    for (const endpoint of endpoints) targets.push({ url: endpoint.url, endpointId: endpoint.id, contentType: 'application/json', body: envelope });
+    return targets;
   }
 }

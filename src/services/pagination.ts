@@ -1,5 +1,6 @@
 // Keyset pages of newest-first lists: read one row more than asked to learn whether another page
-// follows, so no list ever counts or offsets. Every list of the API and the control API uses it.
+// follows, so no list ever counts or offsets. Every list that pages by starting_after uses it: the
+// /v1/ lists and the control API's deliveries and events.
 
 /** One page of a list and whether more rows follow. */
 export interface Page<T> {

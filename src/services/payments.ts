@@ -13,12 +13,12 @@ import type { Merchant } from '../store/credentials-repo.js';
 import type { Payment, PaymentFilter } from '../store/payments-repo.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
-import { EventPublisher } from './event-publisher.js';
+import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
 import { readPage, type Page } from './pagination.js';
 
-/** The card used when a payment names neither card nor token (the SPEC example is authorized). */
+/** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
 
 /** A created payment: as it is now, and as the create request answers it. */
@@ -164,6 +164,11 @@ export class Payments implements ChallengeSubject {
     return payment;
   }
 
+  /** A payment of any merchant by its id (the control API's view). */
+  byId(id: string): Payment | undefined {
+    return this.deps.store.payments.get(id);
+  }
+
   /** One page of the merchant's payments, newest first, and whether more follow. */
   list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
     const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
@@ -213,22 +218,11 @@ export class Payments implements ChallengeSubject {
     const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
     this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
-    if (event) this.publish(updated, event, paymentEventData(updated));
-    this.deps.activity.publish({ kind: 'payment.updated', at: now, data: { payment_id: updated.id, status } });
+    // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
+    const change = event ? paymentEvent(updated, event, paymentEventData(updated)) : { merchantId: updated.merchantId, resourceId: updated.id };
+    this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     for (const listener of this.statusListeners) listener(updated);
     return updated;
-  }
-
-  /** Publishes an event about `payment` to its webhook_url (if any) and subscribed endpoints. */
-  publish(payment: Payment, type: string, data: Record<string, unknown>): void {
-    const url = payment.webhookUrl;
-    this.events.publish({
-      merchantId: payment.merchantId,
-      type,
-      resourceId: payment.id,
-      data,
-      direct: url ? (event) => [EventPublisher.jsonTarget(event, url)] : undefined,
-    });
   }
 
   /** ChallengeSubject: the authentication page decided. */
@@ -271,6 +265,16 @@ export class Payments implements ChallengeSubject {
     if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
     return captured;
   }
+}
+
+/** The change announcing `type` about a payment: its event, to the payment's webhook_url (if any) and the subscribed endpoints. */
+export function paymentEvent(payment: Payment, type: string, data: Record<string, unknown>): Change {
+  return {
+    merchantId: payment.merchantId,
+    resourceId: payment.id,
+    event: { type, data },
+    webhook: payment.webhookUrl ? { format: 'envelope', url: payment.webhookUrl } : undefined,
+  };
 }
 
 /** spec §6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */

@@ -12,10 +12,10 @@ import type { S2SPaymentInput } from '../http/schemas/s2s-schema.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
-import { s2sWebhookBody, s2sWebhookFields } from '../webhooks/payloads.js';
+import { s2sWebhookFields } from '../webhooks/payloads.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
-import type { EventPublisher } from './event-publisher.js';
+import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 
 /** Who is asking, beyond the body: the connection's address and any forced outcome. */
@@ -94,6 +94,7 @@ export class S2SPayments implements ChallengeSubject {
           ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
           : 'Payment pending: redirect the customer to authurl to complete the payment';
         store.transactions.insert(transaction);
+        this.events.publish(transactionChange(transaction));
         const upi = input.mop === 'UPICOLLECT';
         challenge = this.auth.open({
           subjectType: 'transaction',
@@ -117,9 +118,9 @@ export class S2SPayments implements ChallengeSubject {
       } else {
         transaction.response = 'Payment pending: awaiting the acquirer';
         store.transactions.insert(transaction);
+        this.events.publish(transactionChange(transaction));
         this.authorise(transaction);
       }
-      this.deps.activity.publish({ kind: 'transaction.updated', at: now, data: { transID: transaction.transId, order_status: transaction.orderStatus } });
       // A pending transaction is exactly what was inserted; one decided at once is read back.
       return { transaction: challenge ? transaction : store.transactions.get(transaction.transId)!, challenge };
     });
@@ -128,6 +129,11 @@ export class S2SPayments implements ChallengeSubject {
   /** The current state of a transaction by its authstatus token. */
   byStatusToken(token: string): Transaction | undefined {
     return this.deps.store.transactions.byStatusToken(token);
+  }
+
+  /** A transaction of any merchant by its transID (the control API's view). */
+  byTransId(transId: string): Transaction | undefined {
+    return this.deps.store.transactions.get(transId);
   }
 
   /** ChallengeSubject: a finished challenge decides the transaction. */
@@ -143,7 +149,7 @@ export class S2SPayments implements ChallengeSubject {
     this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
-  /** ChallengeSubject: back to the merchant's return_url with the SPEC's query parameters (the result page if it is no URL). */
+  /** ChallengeSubject: back to the merchant's return_url with transID, reference, status and order_status (docs/decisions.md; the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const t = this.deps.store.transactions.get(challenge.subjectId)!;
     const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };
@@ -173,28 +179,7 @@ export class S2SPayments implements ChallengeSubject {
     const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
     const code = ORDER_STATUS[status].code;
     store.transactions.setStatus(transaction.transId, code, response, clock.now());
-    this.publishStatus({ ...transaction, orderStatus: code, response }, type);
-  }
-
-  /** Publishes the spec §6.1 webhook of a transaction's current status to its webhook_url, as event `type`. */
-  publishStatus(transaction: Transaction, type: string): void {
-    const terminal = this.deps.store.credentials.terminal(transaction.terNo)!;
-    const fields = s2sWebhookFields(transaction);
-    this.events.publish({
-      merchantId: transaction.merchantId,
-      type,
-      resourceId: transaction.transId,
-      data: fields,
-      direct: () => [
-        {
-          url: transaction.webhookUrl,
-          endpointId: null,
-          contentType: 'application/x-www-form-urlencoded',
-          body: s2sWebhookBody(fields, transaction.encryptionMethod, terminal),
-        },
-      ],
-    });
-    this.deps.activity.publish({ kind: 'transaction.updated', at: this.deps.clock.now(), data: { transID: transaction.transId, order_status: transaction.orderStatus } });
+    this.events.publish(transactionChange({ ...transaction, orderStatus: code, response }, type));
   }
 
   /** A new transID not stored yet: time-ordered ids can meet an imported one or one from before a clock step back. */
@@ -213,6 +198,20 @@ export class S2SPayments implements ChallengeSubject {
     }
     return DEFAULT_OUTCOME;
   }
+}
+
+/**
+ * The change of a transaction as it is now: its status on the activity stream and, when `type` is
+ * given, that event with the spec §6.1 fields, to its webhook_url and the subscribed endpoints.
+ */
+export function transactionChange(transaction: Transaction, type?: string): Change {
+  return {
+    merchantId: transaction.merchantId,
+    resourceId: transaction.transId,
+    event: type ? { type, data: s2sWebhookFields(transaction) } : undefined,
+    webhook: { format: 's2s-form', url: transaction.webhookUrl, encryption: transaction.encryptionMethod, terNo: transaction.terNo },
+    status: { kind: 'transaction.updated', data: { transID: transaction.transId, order_status: transaction.orderStatus } },
+  };
 }
 
 const CUSTOMER_FIELDS = ['fullname', 'bill_email', 'bill_address', 'bill_city', 'bill_state', 'bill_zip', 'bill_country', 'bill_phone', 'source', 'source_url', 'vpa', 'bank'] as const;

@@ -11,7 +11,8 @@ import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
-import type { S2SPayments } from './s2s-payments.js';
+import type { EventPublisher } from './event-publisher.js';
+import { transactionChange } from './s2s-payments.js';
 
 /** Sandbox time between accepting a refund and its outcome (refund.succeeded / refund.failed). */
 export const REFUND_COMPLETION_MS = 2_000;
@@ -35,7 +36,7 @@ export class S2SRefunds {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly jobs: JobRunner,
-    private readonly s2s: S2SPayments,
+    private readonly events: EventPublisher,
   ) {
     jobs.register('refund.complete', (job) => this.completeRefund(job.subjectId));
   }
@@ -87,11 +88,6 @@ export class S2SRefunds {
     });
   }
 
-  /** Every refund of a transaction, oldest first. */
-  forTransaction(transId: string): S2SRefund[] {
-    return this.deps.store.s2sRefunds.forTransaction(transId);
-  }
-
   /** The refund.complete job: the refund succeeds (Refunded / Partially Refunded) or fails, with its webhook. */
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;
@@ -108,7 +104,7 @@ export class S2SRefunds {
     if (failure) {
       // The transaction keeps its status; the reserved amount is released by the failed row.
       store.s2sRefunds.finish(refund.id, 'failed', failure, now);
-      this.s2s.publishStatus({ ...transaction, response: `Refund of ${money(refund.amount)} failed: ${failure}` }, 'refund.failed');
+      this.events.publish(transactionChange({ ...transaction, response: `Refund of ${money(refund.amount)} failed: ${failure}` }, 'refund.failed'));
       return;
     }
     store.s2sRefunds.finish(refund.id, 'succeeded', null, now);
@@ -118,6 +114,6 @@ export class S2SRefunds {
     const code = ORDER_STATUS[status].code;
     const response = `Refund of ${money(refund.amount)} succeeded; ${money(refunded)} of ${money(transaction.amount)} refunded in total`;
     store.transactions.addRefunded(transaction.transId, refund.amount, code, response, now);
-    this.s2s.publishStatus({ ...transaction, refunded, orderStatus: code, response, updatedAt: now }, type);
+    this.events.publish(transactionChange({ ...transaction, refunded, orderStatus: code, response, updatedAt: now }, type));
   }
 }

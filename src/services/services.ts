@@ -1,6 +1,8 @@
-// Builds every service over one set of dependencies. Routes, pages and the control API reach
-// state only through what this returns.
+// Builds every service over one set of dependencies. Routes, pages, the control API and
+// startSandbox() reach state only through what this returns: the dependencies themselves (store,
+// outbox) stay inside the services, and test/unit/layers.test.ts keeps it so.
 import type { ServiceDeps } from './deps.js';
+import type { CredentialsRepo } from '../store/credentials-repo.js';
 import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
@@ -21,6 +23,11 @@ import { Deliveries } from './deliveries.js';
 import { FaultInjector } from '../webhooks/faults.js';
 import { WebhookEndpoints } from './webhook-endpoints.js';
 import { Idempotency } from './idempotency.js';
+import { DashboardQueries } from './dashboard-queries.js';
+import { MerchantEvents } from './merchant-events.js';
+
+/** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
+export type CredentialLookups = Pick<CredentialsRepo, 'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminals' | 'apiKeys'>;
 
 /** Creates the services; the order is the order of their dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -28,26 +35,33 @@ export function createServices(deps: ServiceDeps) {
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
-  const s2sRefunds = new S2SRefunds(deps, jobs, s2s);
+  const s2sRefunds = new S2SRefunds(deps, jobs, events);
   const scenarios = new Scenarios(deps);
   const snapshot = new Snapshot(deps, scenarios);
   const tokens = new Tokens(deps);
   const payments = new Payments(deps, auth, events, jobs, tokens);
-  const v1Refunds = new V1Refunds(deps, payments, jobs);
+  const v1Refunds = new V1Refunds(deps, payments, jobs, events);
   const checkout = new CheckoutSessions(deps, jobs, events);
   const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments);
-  const webhookEndpoints = new WebhookEndpoints(deps, events);
+  const webhookEndpoints = new WebhookEndpoints(deps);
   const idempotency = new Idempotency(deps);
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] =>
     delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
-  const deliveries = new Deliveries(deps, webhookSecrets);
+  const deliveries = new Deliveries(deps, webhookSecrets, events);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
-  const chargebacks = new Chargebacks(deps, jobs, s2s, payments);
+  const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
-  return { deps, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
+  const dashboard = new DashboardQueries(deps);
+  const merchantEvents = new MerchantEvents(deps);
+  const credentials: CredentialLookups = deps.store.credentials;
+  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(). */
+  const batch = { ready: () => deps.store.batch.ready(), committed: () => deps.store.batch.committed() };
+  /** The base URL pages, authurls and the OpenAPI document are built on. */
+  const publicUrl = () => deps.publicUrl.base;
+  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
 }
 
 /** Every service of one sandbox. */

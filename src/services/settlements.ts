@@ -183,6 +183,6 @@ export class Settlements {
   private publish(s: Settlement, type: 'settlement.created' | 'settlement.paid'): void {
     const view = this.view(s);
     const { object: _object, id, ...data } = view;
-    this.events.publish({ merchantId: s.merchantId, type, resourceId: s.id, data: { settlement_id: id, ...data } });
+    this.events.publish({ merchantId: s.merchantId, resourceId: s.id, event: { type, data: { settlement_id: id, ...data } } });
   }
 }

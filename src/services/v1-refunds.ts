@@ -9,7 +9,8 @@ import type { CreateRefundInput } from '../http/schemas/v1-refunds.js';
 import type { V1Refund, V1RefundFilter } from '../store/v1-refunds-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
-import type { Payments } from './payments.js';
+import type { EventPublisher } from './event-publisher.js';
+import { paymentEvent, type Payments } from './payments.js';
 import { readPage, type Page } from './pagination.js';
 
 /** Sandbox time between accepting a refund and its outcome; the same 2 s as the S2S refund request. */
@@ -21,6 +22,7 @@ export class V1Refunds {
     private readonly deps: ServiceDeps,
     private readonly payments: Payments,
     private readonly jobs: JobRunner,
+    private readonly events: EventPublisher,
   ) {
     jobs.register('v1_refund.complete', (job) => this.completeRefund(job.subjectId));
   }
@@ -61,7 +63,7 @@ export class V1Refunds {
         updatedAt: now,
       };
       store.v1Refunds.insert(refund);
-      this.payments.publish(payment, 'refund.created', refundEventData(refund));
+      this.events.publish(paymentEvent(payment, 'refund.created', refundEventData(refund)));
       this.jobs.schedule('v1_refund.complete', refund.id, now + V1_REFUND_COMPLETION_MS);
       return refund;
     });
@@ -101,13 +103,13 @@ export class V1Refunds {
     if (failure) {
       // The failed row no longer reserves its amount; the payment keeps its status.
       store.v1Refunds.finish(refund.id, 'failed', failure, now);
-      this.payments.publish(payment, 'refund.failed', refundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now }));
+      this.events.publish(paymentEvent(payment, 'refund.failed', refundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now })));
       return;
     }
     store.v1Refunds.finish(refund.id, 'succeeded', null, now);
     const refunded = payment.amountRefunded + refund.amount;
     const after = this.payments.move(payment, refunded >= payment.amountCaptured ? 'refund_full' : 'refund_partial', { amountRefunded: refunded });
-    this.payments.publish(after, 'refund.succeeded', { ...refundEventData({ ...refund, status: 'succeeded', updatedAt: now }), payment_status: after.status, amount_refunded: refunded });
+    this.events.publish(paymentEvent(after, 'refund.succeeded', { ...refundEventData({ ...refund, status: 'succeeded', updatedAt: now }), payment_status: after.status, amount_refunded: refunded }));
   }
 }
 

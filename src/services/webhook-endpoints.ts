@@ -1,16 +1,11 @@
-// Registered webhook endpoints: CRUD for /v1/webhook_endpoints, the fan-out that sends every
-// published event to each subscribed endpoint of its merchant, and the secrets that sign those
-// deliveries (the current one, plus the previous one for 24 h after a rotation).
+// Registered webhook endpoints: CRUD for /v1/webhook_endpoints and the secrets that sign the
+// deliveries to them (the current one, plus the previous one for 24 h after a rotation). The
+// EventPublisher sends every published event to each subscribed endpoint of its merchant.
 import { newId, newSecret } from '../domain/ids.js';
-import { subscribes } from '../domain/event-types.js';
 import { SandboxError } from '../errors.js';
 import type { Delivery } from '../store/deliveries-repo.js';
-import type { EventRecord } from '../store/events-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
-import type { DeliveryTarget } from '../webhooks/outbox.js';
-import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
-import type { EventPublisher } from './event-publisher.js';
 import { readPage, type Page } from './pagination.js';
 
 /** How long the secret replaced by a rotation keeps signing (sandbox clock). */
@@ -37,12 +32,7 @@ function newSigningSecret(): string {
 
 /** The webhook endpoint use cases. */
 export class WebhookEndpoints {
-  constructor(
-    private readonly deps: ServiceDeps,
-    events: EventPublisher,
-  ) {
-    events.addFanOut((event) => this.targetsFor(event));
-  }
+  constructor(private readonly deps: ServiceDeps) {}
 
   /** Registers an endpoint; the answer is the only time (with rotation) its secret is shown. */
   create(merchantId: string, input: EndpointInput): WebhookEndpoint {
@@ -72,6 +62,11 @@ export class WebhookEndpoints {
       throw new SandboxError('resource_missing', `no webhook endpoint ${id}; list yours with GET /v1/webhook_endpoints`, 'id');
     }
     return endpoint;
+  }
+
+  /** Whether an endpoint with this id was ever registered, by any merchant (fault rules may name it). */
+  exists(id: string): boolean {
+    return this.deps.store.webhookEndpoints.get(id) !== undefined;
   }
 
   /** Newest first; `startingAfter` is the id of the last endpoint of the previous page. */
@@ -143,13 +138,5 @@ export class WebhookEndpoints {
       secrets.push(endpoint.previousSecret);
     }
     return secrets;
-  }
-
-  /** One JSON envelope delivery per enabled endpoint of the event's merchant subscribed to its type. */
-  targetsFor(event: EventRecord): DeliveryTarget[] {
-    const endpoints = this.deps.store.webhookEndpoints.enabledFor(event.merchantId).filter((e) => subscribes(e.events, event.type));
-    if (endpoints.length === 0) return [];
-    const body = eventEnvelope(event);
-    return endpoints.map((e) => ({ url: e.url, endpointId: e.id, contentType: 'application/json', body }));
   }
 }

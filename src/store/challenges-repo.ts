@@ -39,7 +39,6 @@ export function createChallengesRepo(db: Db) {
   const bySubject = db.prepare(`SELECT ${COLUMNS} FROM challenges WHERE subject_type = ? AND subject_id = ? ORDER BY created_at DESC LIMIT 1`);
   const complete = db.prepare("UPDATE challenges SET state = ?, completed_at = ? WHERE token = ? AND state = 'open'");
   const setTries = db.prepare('UPDATE challenges SET tries_left = ? WHERE token = ?');
-  const setDetails = db.prepare('UPDATE challenges SET details = ? WHERE token = ?');
 
   return {
     insert: (c: Omit<Challenge, 'completedAt'>) => insert.run({ ...c, details: JSON.stringify(c.details) }),
@@ -48,7 +47,6 @@ export function createChallengesRepo(db: Db) {
     /** Moves an open challenge to a final state; false when it was no longer open (lost race). */
     complete: (token: string, state: Exclude<ChallengeState, 'open'>, now: number) => complete.run(state, now, token).changes === 1,
     setTriesLeft: (token: string, tries: number) => setTries.run(tries, token),
-    setDetails: (token: string, details: Record<string, string>) => setDetails.run(JSON.stringify(details), token),
   };
 }
 

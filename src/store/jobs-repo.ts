@@ -17,7 +17,7 @@ export function createJobsRepo(db: Db) {
   const due = db.prepare('SELECT id, kind, subject_id AS subjectId, due_at AS dueAt, payload FROM jobs WHERE done = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?');
   const markDone = db.prepare('UPDATE jobs SET done = 1 WHERE id = ? AND done = 0');
   const nextDue = db.prepare('SELECT MIN(due_at) FROM jobs WHERE done = 0').pluck();
-  // done = 0 matches the partial index jobs_pending_subject (migration 011), so it is used.
+  // done = 0 matches the partial index jobs_pending_subject (migration 012), so it is used.
   const cancel = db.prepare('UPDATE jobs SET done = 1 WHERE kind = ? AND subject_id = ? AND done = 0');
   const expedite = db.prepare('UPDATE jobs SET due_at = ? WHERE kind = ? AND subject_id = ? AND done = 0 AND due_at > ?');
 

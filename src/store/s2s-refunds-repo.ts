@@ -26,14 +26,12 @@ export function createS2SRefundsRepo(db: Db) {
   const insert = db.prepare(`INSERT INTO s2s_refunds (id, trans_id, merchant_id, amount, currency, status, failure_reason, created_at,
     completed_at) VALUES (@id, @transId, @merchantId, @amount, @currency, @status, @failureReason, @createdAt, @completedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM s2s_refunds WHERE id = ?`);
-  const ofTransaction = db.prepare(`SELECT ${COLUMNS} FROM s2s_refunds WHERE trans_id = ? ORDER BY created_at, id`);
   const held = db.prepare("SELECT COALESCE(SUM(amount), 0) FROM s2s_refunds WHERE trans_id = ? AND status != 'failed'").pluck();
   const finish = db.prepare("UPDATE s2s_refunds SET status = ?, failure_reason = ?, completed_at = ? WHERE id = ? AND status = 'pending'");
 
   return {
     insert: (r: S2SRefund) => insert.run(r),
     get: (id: string) => byId.get(id) as S2SRefund | undefined,
-    forTransaction: (transId: string) => ofTransaction.all(transId) as S2SRefund[],
     /** Minor units refunded or reserved (pending + succeeded) on a transaction. */
     heldAmount: (transId: string) => held.get(transId) as number,
     /** Moves a pending refund to its final status; false when it was no longer pending. */

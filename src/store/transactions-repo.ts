@@ -40,7 +40,7 @@ function fromRow(row: Row | undefined): Transaction | undefined {
   return { ...row, customer: JSON.parse(row.customer), outcome: JSON.parse(row.outcome) };
 }
 
-/** Filters of the transaction list (control API and dashboard). */
+/** Filters of the store-level transaction list, which only the stored-rows benchmark reads (bench/rows.js); the dashboard lists through dashboard-queries.ts. */
 export interface TransactionFilter {
   merchantId?: string;
   orderStatus?: number;

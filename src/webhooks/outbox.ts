@@ -1,8 +1,8 @@
-// The outbox: events and the deliveries that carry them, written inside the caller's transaction
-// so a state change and its webhooks commit (or roll back) together. The worker is woken after.
+// The outbox: the rows of events and of the deliveries that carry them, written inside the caller's
+// transaction so a state change and its webhooks commit (or roll back) together. The services write
+// here only through the EventPublisher (services/event-publisher.ts). The worker is woken after.
 import { newId } from '../domain/ids.js';
 import type { Clock } from '../services/clock.js';
-import type { ActivityBus } from '../services/activity.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../store/events-repo.js';
 
@@ -17,23 +17,20 @@ export interface DeliveryTarget {
   manual?: boolean;
 }
 
-/** Writes events and deliveries; must be called inside a db transaction by services. */
+/** Writes events and deliveries; called inside a db transaction by the EventPublisher. */
 export class Outbox {
-  /** Set by the delivery worker: called after a delivery is queued. */
+  /** Called after a delivery is queued; start-server.ts sets it to wake the delivery worker. */
   onEnqueue: () => void = () => {};
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly activity: ActivityBus,
   ) {}
 
   /** Records an event (the merchant-visible fact) and returns it. */
   recordEvent(merchantId: string, type: string, resourceId: string, data: Record<string, unknown>): EventRecord {
     const event: EventRecord = { id: newId('evt'), merchantId, type, resourceId, data, createdAt: this.clock.now() };
     this.store.events.insert(event);
-    // Published after the current synchronous transaction has committed.
-    queueMicrotask(() => this.activity.publish({ kind: 'event.created', at: event.createdAt, data: { id: event.id, type, resource_id: resourceId } }));
     return event;
   }
 
@@ -53,7 +50,7 @@ export class Outbox {
       nextAttemptAt: now,
       createdAt: now,
     });
-    // A microtask runs after the synchronous transaction that called us has committed.
+    // Woken once the caller's synchronous transaction is done; the worker itself waits for the batch's commit before claiming.
     queueMicrotask(this.onEnqueue);
     return id;
   }

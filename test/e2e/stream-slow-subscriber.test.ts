@@ -15,7 +15,7 @@ afterEach(async () => {
 it('a subscriber that never reads is dropped once it falls behind, and its buffer stays bounded', async () => {
   const { sandbox, lines } = await startLoggedServer('pretty');
   cleanups.push(sandbox.close);
-  const activity = sandbox.services.deps.activity;
+  const activity = sandbox.services.activity;
 
   // A raw client that sends the request and then never reads a byte.
   const socket = net.connect(Number(new URL(sandbox.url).port), '127.0.0.1');

@@ -203,7 +203,7 @@ describe('the control guard on the workbench routes', () => {
 describe('GET /_sandbox/stream', () => {
   it('sends activity as Server-Sent Events with heartbeats, and unsubscribes when the client leaves', async () => {
     const app = controlStreamRoutes(sb.appDeps, { heartbeatMs: 20 });
-    const activity = sb.services.deps.activity;
+    const activity = sb.services.activity;
     const listeners = () => (activity as any).emitter.listenerCount('activity') as number;
     const before = listeners();
     const res = await app.request('/stream');

@@ -11,7 +11,7 @@ const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_]{1,200}$/;
 
 /** Sets c.var.merchant from the bearer key; 401 when it is missing, malformed, unknown or live. */
 export function bearerAuth(services: Services): MiddlewareHandler {
-  const { credentials } = services.deps.store;
+  const { credentials } = services;
   return async (c, next) => {
     const header = c.req.header('authorization');
     if (header === undefined || header.trim() === '') {

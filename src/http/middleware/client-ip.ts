@@ -1,4 +1,4 @@
-// The connecting address (SPEC: bill_ip is set by the service, never taken from the body).
+// The connecting address (spec §2.1: bill_ip is set by the service, never taken from the body).
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 

@@ -20,7 +20,7 @@ const storable = (status: number) => (status >= 200 && status < 300) || (status 
 
 /** The merchant whose credential the request carries, or undefined when none is recognisable. */
 function scopeOf(services: Services, c: Context, body: string): string | undefined {
-  const credentials = services.deps.store.credentials;
+  const { credentials } = services;
   // bearerAuth runs first on /v1/* and has already refused a request without a valid key.
   if (c.req.path.startsWith('/v1/')) return (c.get('merchant') as Merchant | undefined)?.id;
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();

@@ -9,7 +9,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Waits (without blocking the loop) until the shared batch holds the write lock, then runs the handler. */
 export function writeLock(services: Services): MiddlewareHandler {
-  const batch = services.deps.store.batch;
+  const { batch } = services;
   return async (c, next) => {
     if (!WRITES.has(c.req.method)) return next();
     // Read the body first: the handler then gets it from Hono's cache within this turn, so its

@@ -9,7 +9,7 @@ export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
 /** Methods that only exist in euros: iDEAL (Dutch banks) and SEPA Direct Debit. */
 export const EUR_ONLY_METHODS: ReadonlySet<string> = new Set(['ideal', 'sepa']);
 
-/** Session lifetime bounds in seconds (DECISIONS: spec §8 says "short-lived" without a number). */
+/** Session lifetime bounds in seconds (docs/decisions.md: spec §8 says "short-lived" without a number). */
 export const EXPIRES_IN = { min: 60, max: 86_400, default: 1_800 } as const;
 
 /** POST /v1/checkout/sessions. Unknown fields are refused so a typo does not pass silently. */

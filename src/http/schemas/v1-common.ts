@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { isCurrency } from '../../domain/currencies.js';
 import { parseHttpUrl } from '../../domain/http-url.js';
 
-/** Largest /v1/ amount in minor units (DECISIONS: integer minor units > 0). */
+/** Largest /v1/ amount in minor units (docs/decisions.md: integer minor units > 0). */
 export const MAX_V1_AMOUNT = 99_999_999_999;
 
 /** An integer amount of minor units, 1 to MAX_V1_AMOUNT. */

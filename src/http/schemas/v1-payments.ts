@@ -7,7 +7,7 @@ import { cardSchema, cardObjectSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
 import { shapeOf } from '../json-shape.js';
 
-/** Routing modes and the acquirer each answers with (SPEC shows smart -> best_available). */
+/** Routing modes and the acquirer each answers with (spec §4.5 shows smart -> best_available). */
 export const ROUTING_ACQUIRERS = { smart: 'best_available', direct: 'sandbox_acquirer' } as const;
 
 /** metadata limits (the familiar ones): 50 keys of at most 40 characters, values of at most 500. */
