@@ -14,7 +14,8 @@ import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 import { statusView } from './s2s.js';
 import { paymentObject } from './payments.js';
 

@@ -8,7 +8,7 @@ import { urlWithQuery } from '../domain/http-url.js';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from '../http/app.js';
-import { cardSchema, type CardInput } from '../http/schemas/v1-tokens.js';
+import { cardSchema, type CardInput } from '../contracts/v1-tokens.js';
 import { readForm } from '../http/validation.js';
 import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { FormState } from './checkout-parts.js';
