@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
 import type { Config } from '../config.js';
 import { SandboxError, errorBody } from '../errors.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../runtime/logger.js';
 import type { Services } from '../services/services.js';
 import type { Outcome } from '../domain/outcomes.js';
 import type { Merchant, Terminal } from '../store/credentials-repo.js';

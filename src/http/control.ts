@@ -9,7 +9,7 @@ import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
 import { clockAdvanceProblem, formatDuration, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
