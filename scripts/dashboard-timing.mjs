@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../dist/config.js';
 import { buildSandbox } from '../dist/server/start-server.js';
-import { fixedClock } from '../dist/services/clock.js';
-import { silentLogger } from '../dist/server/logger.js';
+import { fixedClock } from '../dist/runtime/clock.js';
+import { silentLogger } from '../dist/runtime/logger.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), 'dashboard-timing-'));

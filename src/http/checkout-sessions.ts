@@ -4,8 +4,9 @@ import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { checkoutSessionSchema, checkoutSessionView } from './schemas/v1-checkout.js';
-import { readJson, validate } from './validation.js';
+import { checkoutSessionSchema, checkoutSessionView } from '../contracts/v1-checkout.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** The /v1/checkout/sessions routes. */
 export function checkoutSessionRoutes(deps: AppDeps) {

@@ -19,7 +19,8 @@ import { DASHBOARD_TABS, TAB_STATUSES } from '../services/dashboard-queries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
-import { readForm, validate, validateQuery } from './validation.js';
+import { readForm, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** Rows per list page. */
 export const DASHBOARD_PAGE_SIZE = 50;

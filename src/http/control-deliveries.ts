@@ -7,8 +7,9 @@ import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
-import { httpUrl } from './schemas/v1-common.js';
-import { readOptionalJson, validate, validateQuery } from './validation.js';
+import { httpUrl } from '../contracts/v1-common.js';
+import { readOptionalJson, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 const since = z
   .string()

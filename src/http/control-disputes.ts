@@ -12,8 +12,9 @@ import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
-import { httpUrl } from './schemas/v1-common.js';
-import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
+import { httpUrl } from '../contracts/v1-common.js';
+import { readJson, readOptionalJson, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');

@@ -6,7 +6,8 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { faultRuleView } from '../webhooks/faults.js';
 import { parseFaultSpec } from '../webhooks/fault-rules.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** POST /_sandbox/faults body. */
 export const setSchema = z

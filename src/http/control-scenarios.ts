@@ -4,7 +4,8 @@ import { Hono } from 'hono';
 import { scenarioDocumentSchema } from '../services/scenarios.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** One queue entry as the control API shows it. */
 export function scenarioEntryView(e: ScenarioEntry) {

@@ -9,12 +9,13 @@ import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
 import { clockAdvanceProblem, formatDuration, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { VERSION } from '../version.js';
 import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 import { statusView } from './s2s.js';
 import { paymentObject } from './payments.js';
 

@@ -6,8 +6,8 @@ import type { EventRecord } from '../store/events-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { eventObject, listEventsQuery } from './schemas/webhook-endpoint-schema.js';
-import { listOf } from './schemas/v1-common.js';
+import { eventObject, listEventsQuery } from '../contracts/webhook-endpoint-schema.js';
+import { listOf } from '../contracts/v1-common.js';
 import { validateQuery } from './validation.js';
 import { readPage } from '../services/pagination.js';
 

@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { SandboxError, errorBody } from '../errors.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../runtime/logger.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 
 /** The body the answer carries for `err` (and its status), for JSON routes and pages alike. */

@@ -9,7 +9,7 @@ import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
-import { s2sEncryptedSchema, s2sPaymentSchema } from './schemas/s2s-schema.js';
+import { s2sEncryptedSchema, s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { refundRequestSchema } from './refunds.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
 import { deliveryQuery, eventQuery, replayBody, retryBody } from './control-deliveries.js';

@@ -12,8 +12,9 @@ import {
   listPaymentsQuery,
   paymentListSchema,
   paymentObjectSchema,
-} from './schemas/v1-payments.js';
-import { readJson, readOptionalJson, validate, validateQuery } from './validation.js';
+} from '../contracts/v1-payments.js';
+import { readJson, readOptionalJson, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -11,7 +11,8 @@ import type { Services } from '../services/services.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { formatTdate } from './tdate.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 const AMOUNT = /^\d{1,8}(\.\d{1,2})?$/;
 const AMOUNT_HINT = 'a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "5.00"';

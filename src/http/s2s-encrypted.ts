@@ -9,9 +9,10 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
-import { s2sEncryptedSchema } from './schemas/s2s-schema.js';
+import { s2sEncryptedSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
-import { readForm, validate } from './validation.js';
+import { readForm } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** The response header that reports input accepted in a non-canonical form (single base64, no '=' padding). */
 export const WARNING_HEADER = 'X-Sandbox-Warning';

@@ -7,9 +7,10 @@ import type { S2SCreated } from '../services/s2s-payments.js';
 import type { Transaction } from '../store/transactions-repo.js';
 import type { AppEnv, AppDeps } from './app.js';
 import { clientIp } from './middleware/client-ip.js';
-import { s2sPaymentSchema } from './schemas/s2s-schema.js';
+import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
-import { readJson, validate } from './validation.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 import { formatTdate } from './tdate.js';
 
 /** The authstatus answer: the transaction as it is now. */

@@ -4,8 +4,9 @@ import type { TokenRecord } from '../services/tokens.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { createTokenSchema, tokenObjectSchema } from './schemas/v1-tokens.js';
-import { readJson, validate } from './validation.js';
+import { createTokenSchema, tokenObjectSchema } from '../contracts/v1-tokens.js';
+import { readJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** The token object: brand, last4 and expiry, never the number. */
 export function tokenObject(token: TokenRecord) {

@@ -4,8 +4,9 @@ import type { V1Refund } from '../store/v1-refunds-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { createRefundSchema, listRefundsQuery, refundListSchema, refundObjectSchema } from './schemas/v1-refunds.js';
-import { readJson, validate, validateQuery } from './validation.js';
+import { createRefundSchema, listRefundsQuery, refundListSchema, refundObjectSchema } from '../contracts/v1-refunds.js';
+import { readJson, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 /** The refund object of every answer. */
 export function refundObject(refund: V1Refund) {

@@ -6,9 +6,10 @@ import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema, webhookEndpointObject } from './schemas/webhook-endpoint-schema.js';
-import { listOf } from './schemas/v1-common.js';
-import { readJson, validate, validateQuery } from './validation.js';
+import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema, webhookEndpointObject } from '../contracts/webhook-endpoint-schema.js';
+import { listOf } from '../contracts/v1-common.js';
+import { readJson, validateQuery } from './validation.js';
+import { validate } from '../contracts/validate.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,6 +1,6 @@
 // Whole screens of the hosted checkout: the payment page, the iDEAL test bank's outcome picker,
 // and the 410 page of a used or expired link. Texts the customer reads are here; the routes are
-// in checkout.tsx.
+// in src/http/checkout-pages.tsx.
 import { formatMoney } from '../domain/money.js';
 import { DECLINE_MESSAGES, type DeclineCode } from '../domain/outcomes.js';
 import { IDEAL_OUTCOMES, IDEAL_OUTCOME_TEXT, idealBank } from '../domain/local-methods.js';

@@ -46,7 +46,7 @@ legend { font-weight: 600; font-size: 14px; padding: 0 4px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; background: #f0f4f8; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
 footer { text-align: center; font-size: 12px; color: var(--muted); margin-top: 20px; }
 @media (max-width: 480px) { main { padding: 12px 10px 32px; } .card { padding: 18px; } .amount { font-size: 24px; } }
-/* Hosted checkout (src/pages/checkout*.tsx) */
+/* Hosted checkout (src/pages/checkout-*.tsx) */
 .checkout-head { border-bottom: 1px solid var(--line); margin: -4px 0 16px; }
 .checkout-head .brand { margin-bottom: 12px; }
 .monogram, .brand img.logo::after { display: inline-flex; align-items: center; justify-content: center; width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: #fff; font-weight: 700; font-size: 18px; }

@@ -8,14 +8,14 @@ import { openDatabase, type Db } from '../store/open-database.js';
 import { createStore, type Store } from '../store/store.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { readFixtures } from '../store/credentials-repo.js';
-import { systemClock, type Clock } from '../services/clock.js';
-import { ActivityBus } from '../services/activity.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import { ActivityBus } from '../runtime/activity.js';
 import { Outbox } from '../webhooks/outbox.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createServices, type Services } from '../services/services.js';
 import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
 import { createOutcomeOverride } from '../http/outcome-override.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 
 /** A running sandbox. */

@@ -7,7 +7,7 @@
 import { declineMessage } from '../domain/outcomes.js';
 import { idealBank, sepaOutcome, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
-import type { CardInput } from '../http/schemas/v1-tokens.js';
+import type { CardInput } from '../contracts/v1-tokens.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { CheckoutSessions } from './checkout-sessions.js';

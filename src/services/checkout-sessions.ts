@@ -4,7 +4,7 @@
 // page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
-import type { CheckoutSessionInput } from '../http/schemas/v1-checkout.js';
+import type { CheckoutSessionInput } from '../contracts/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import type { ServiceDeps } from './deps.js';

@@ -6,7 +6,7 @@ import type { Job } from '../store/jobs-repo.js';
 import type { JobKind, JobOf, PayloadArg } from './job-kinds.js';
 import type { ServiceDeps } from './deps.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
-import { ThrottledLog } from '../server/throttled-log.js';
+import { ThrottledLog } from '../runtime/throttled-log.js';
 
 /** Does the job's work; runs inside a transaction. */
 export type JobHandler = (job: Job) => void;

@@ -8,7 +8,7 @@ import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, outcomeForCard, outcomeForVpa, DEFAULT_OUTCOME, type Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
-import type { S2SPaymentInput } from '../http/schemas/s2s-schema.js';
+import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';

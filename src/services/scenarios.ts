@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
 import type { Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
-import { validate } from '../http/validation.js';
+import { validate } from '../contracts/validate.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
 import { CODE_DIR } from '../code-dir.js';

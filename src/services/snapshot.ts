@@ -3,7 +3,7 @@
 // table but the credentials and reseeds. Tables come from the schema, so new ones are included.
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
-import { validate } from '../http/validation.js';
+import { validate } from '../contracts/validate.js';
 import { readFixtures } from '../store/credentials-repo.js';
 import { cellTypeProblem, createStateTables, type ColumnRule, type TableDump } from '../store/state-tables.js';
 import type { ServiceDeps } from './deps.js';

@@ -5,7 +5,7 @@ import { cardBrand, expiryInPast, maskCardNumber } from '../domain/card.js';
 import { newId } from '../domain/ids.js';
 import { outcomeForCard, TEST_CARDS, type Outcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
-import type { CardInput } from '../http/schemas/v1-tokens.js';
+import type { CardInput } from '../contracts/v1-tokens.js';
 import type { StoredToken } from '../store/tokens-repo.js';
 import type { ServiceDeps } from './deps.js';
 

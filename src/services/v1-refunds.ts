@@ -5,7 +5,7 @@
 import { newId } from '../domain/ids.js';
 import { canApply } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
-import type { CreateRefundInput } from '../http/schemas/v1-refunds.js';
+import type { CreateRefundInput } from '../contracts/v1-refunds.js';
 import type { V1Refund, V1RefundFilter } from '../store/v1-refunds-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';

@@ -1,17 +1,17 @@
 // The delivery worker: the only code that sends webhooks. It leases due outbox rows, POSTs each
 // with a fresh signature, records the attempt, and schedules the next try or finishes the row.
 // A lease (not a lock) means a crash leaves nothing stuck: start-up voids old leases.
-import type { Clock } from '../services/clock.js';
-import type { ActivityBus } from '../services/activity.js';
+import type { Clock } from '../runtime/clock.js';
+import type { ActivityBus } from '../runtime/activity.js';
 import type { Store } from '../store/store.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../runtime/logger.js';
 import { nextRetryDelay } from './retry-schedule.js';
 import { signatureHeader } from '../crypto/signature.js';
 import { postWebhook, type PostResult } from './http-sender.js';
 import { VERSION } from '../version.js';
-import { ThrottledLog } from '../server/throttled-log.js';
+import { ThrottledLog } from '../runtime/throttled-log.js';
 
 /** Finds the secrets that sign a delivery (two while an endpoint's secret is rotating). */
 export type SecretResolver = (delivery: Delivery) => string[];

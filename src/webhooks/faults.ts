@@ -6,7 +6,9 @@ import { randomInt } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import { parseDuration, formatDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
-import type { ServiceDeps } from '../services/deps.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Store } from '../store/store.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
@@ -18,6 +20,13 @@ export const REORDER_WINDOW_MS = 30_000;
 export const STALE_TIMESTAMP_S = 3600;
 /** The secret a bad-signature attempt is signed with instead of the real one. */
 const WRONG_SECRET = 'whsec_injected_wrong_secret';
+
+/** What the fault engine is built from (a subset of the services' dependencies: webhooks do not import services). */
+export interface FaultEngineDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+}
 
 /** A small seedable generator (mulberry32): the same seed gives the same sequence. */
 function seededRandom(seed: number): () => number {
@@ -57,7 +66,7 @@ export class FaultInjector implements AttemptShaper {
   /** reorder: delivery that overtook -> the held one to release once its attempt is recorded. */
   private readonly releases = new Map<string, string>();
 
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(private readonly deps: FaultEngineDeps) {
     this.seed = deps.config.faultSeed ?? randomInt(2 ** 31);
     this.random = seededRandom(this.seed);
     this.applyStartRules();

@@ -2,7 +2,7 @@
 // transaction so a state change and its webhooks commit (or roll back) together. The services write
 // here only through the EventPublisher (services/event-publisher.ts). The worker is woken after.
 import { newId } from '../domain/ids.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../store/events-repo.js';
 

@@ -4,7 +4,7 @@
 // Likewise a failed read of when to wake next is logged, and the worker keeps sending.
 import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { silentLogger, type Logger } from '../../src/server/logger.js';
+import { silentLogger, type Logger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';

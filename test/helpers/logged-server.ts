@@ -1,7 +1,7 @@
 // A real sandbox (port 0, in-memory database) whose log lines are kept in an array, for tests
 // that assert on what the log says: one line per request, no stack for a client's mistake.
 import { loadConfig, type ConfigFlags, type LogFormat } from '../../src/config.js';
-import { createLogger } from '../../src/server/logger.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 
 /** Starts a sandbox logging in `format` to `lines` (every line as written, colours included). */

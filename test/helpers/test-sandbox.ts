@@ -2,8 +2,8 @@
 // driven with app.request() (no socket). Also the helpers every test file shares.
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
 import { buildSandbox, startServer } from '../../src/server/start-server.js';
-import { fixedClock } from '../../src/services/clock.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { fixedClock } from '../../src/runtime/clock.js';
+import { silentLogger } from '../../src/runtime/logger.js';
 
 /** The seeded credentials of fixtures/default.json. */
 export const CREDS = {

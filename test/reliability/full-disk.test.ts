@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { silentLogger, type Logger } from '../../src/server/logger.js';
+import { silentLogger, type Logger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';

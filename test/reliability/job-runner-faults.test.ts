@@ -2,7 +2,7 @@
 // disk rolls the transaction back), or a timer wake-up whose read fails, is logged and tried again
 // a second later. Before, both errors escaped the timer and ended the sandbox process.
 import { afterEach, expect, it, vi } from 'vitest';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/runtime/logger.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -1,7 +1,7 @@
 // What the activity stream (GET /_sandbox/stream, `sandbox listen`, the dashboard) hears of status
 // changes: each change once it is committed, in the order the changes happened.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Activity } from '../../src/services/activity.js';
+import type { Activity } from '../../src/runtime/activity.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createPayment } from './payments-api.js';

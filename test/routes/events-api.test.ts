@@ -2,8 +2,8 @@
 // webhooks carry, with filters and pagination; another merchant's event is a 404 like a missing one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { eventObject } from '../../src/http/schemas/webhook-endpoint-schema.js';
-import { listOf } from '../../src/http/schemas/v1-common.js';
+import { eventObject } from '../../src/contracts/webhook-endpoint-schema.js';
+import { listOf } from '../../src/contracts/v1-common.js';
 import { AUTH, OTHER } from './payments-api.js';
 
 let sandbox: TestSandbox;

@@ -2,7 +2,7 @@
 // on every JSON route, and bytes that are not UTF-8 were silently replaced by U+FFFD, so two
 // references differing only in such bytes collided. Both are now a 400 before validation.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/http/json-shape.js';
+import { MAX_JSON_DEPTH } from '../../src/contracts/json-shape.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from './payments-api.js';
 

@@ -11,7 +11,7 @@ import { isLoopback } from '../../src/http/middleware/client-ip.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { Hono } from 'hono';
 import { createOnError } from '../../src/http/on-error.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/runtime/logger.js';
 import { CREDS, createTestSandbox } from '../helpers/test-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
 import { controlRoutes } from '../helpers/control-routes.js';

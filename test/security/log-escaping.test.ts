@@ -2,7 +2,7 @@
 // webhook_url must not forge a log line or colour the terminal, in the pretty log or in JSON lines.
 import kleur from 'kleur';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, escapeControls } from '../../src/server/logger.js';
+import { createLogger, escapeControls } from '../../src/runtime/logger.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { startLoggedServer } from '../helpers/logged-server.js';
 import { s2sBody } from '../helpers/test-sandbox.js';

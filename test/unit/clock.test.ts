@@ -1,7 +1,7 @@
 // The system clock resumes its saved offset and never runs backwards: not behind the newest time
 // already recorded, and not when the wall clock steps back while it runs.
 import { afterEach, expect, it, vi } from 'vitest';
-import { systemClock, type ClockStorage } from '../../src/services/clock.js';
+import { systemClock, type ClockStorage } from '../../src/runtime/clock.js';
 
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@
 // format it gets) and when its activity entries reach the stream (after the commit, in order).
 import { afterEach, expect, it } from 'vitest';
 import { decryptWebhookData } from '../../src/crypto/s2s-cipher.js';
-import type { Activity } from '../../src/services/activity.js';
+import type { Activity } from '../../src/runtime/activity.js';
 import type { Change } from '../../src/services/event-publisher.js';
 import { eventEnvelope, formEncode } from '../../src/webhooks/payloads.js';
 import { createTestSandbox, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';

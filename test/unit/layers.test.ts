@@ -1,8 +1,11 @@
 // One facade: routes, pages, the control API, the CLI and startSandbox() reach state only through
 // service methods. A `.deps` or `.store` in those folders is a way around the services (straight to
 // the repositories, the clock or the outbox), so it fails here with the lines that do it.
+// Layers that point one way: domain <- store <- services <- http/pages, with contracts (request
+// schemas, validate) and runtime (clock, activity bus, logger) below the services. The import
+// statements of every file under src/ are read and each rule fails with the imports that break it.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestSandbox } from '../helpers/test-sandbox.js';
 
@@ -38,4 +41,75 @@ it('createServices() hands out services, not the dependencies they are built fro
   } finally {
     sandbox.close();
   }
+});
+
+/** One relative import: the importing file and the imported path, both relative to src/. */
+interface SourceImport {
+  from: string;
+  to: string;
+}
+
+// Static imports and re-exports (`import x from`, `import type`, `export * from`, side-effect
+// `import './x.js'`) and dynamic `import('./x.js')`; package imports are not layers and are skipped.
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s*)?['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const SRC = join(ROOT, 'src');
+
+function sourceImports(): SourceImport[] {
+  return sourceFiles(SRC).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => ({
+      from: relative(SRC, file).split(sep).join('/'),
+      to: relative(SRC, resolve(dirname(file), match[1] ?? match[2]!)).split(sep).join('/'),
+    })),
+  );
+}
+
+/** The folder under src/ a path is in, or undefined for the top-level files (config.ts, errors.ts). */
+function folderOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts.length > 1 ? parts[0] : undefined;
+}
+
+/** The imports from a file in one of `layers` to a path that `forbidden` refuses, as "from -> to". */
+function breaking(layers: string[], forbidden: (to: string) => boolean): string[] {
+  return sourceImports()
+    .filter((i) => layers.includes(folderOf(i.from) ?? '') && forbidden(i.to))
+    .map((i) => `${i.from} -> ${i.to}`);
+}
+
+it('reads the import statements of every layer under src/', () => {
+  const imports = sourceImports();
+  expect(imports.length).toBeGreaterThan(500);
+  const folders = new Set(imports.map((i) => folderOf(i.from)));
+  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'services', 'webhooks', 'http', 'pages']) expect(folders).toContain(layer);
+});
+
+it('domain imports nothing but domain and src/errors.ts', () => {
+  expect(breaking(['domain'], (to) => folderOf(to) !== 'domain' && to !== 'errors.js')).toEqual([]);
+});
+
+it('store imports neither services, http nor pages', () => {
+  expect(breaking(['store'], (to) => ['services', 'http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
+});
+
+it('services, webhooks, store, domain, contracts and runtime import nothing from src/http or src/pages', () => {
+  const lower = ['services', 'webhooks', 'store', 'domain', 'contracts', 'runtime'];
+  expect(breaking(lower, (to) => ['http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
+});
+
+it('no two folders under src/ import each other, directly or through others', () => {
+  const edges = new Map<string, Set<string>>();
+  for (const { from, to } of sourceImports()) {
+    const [a, b] = [folderOf(from), folderOf(to)];
+    if (a && b && a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+  }
+  // A cycle is a folder that reaches itself; each is reported once, by the path it takes.
+  const cycles = new Set<string>();
+  const walk = (path: string[]): void => {
+    for (const next of edges.get(path.at(-1)!) ?? []) {
+      if (next === path[0]) cycles.add([...path, next].join(' -> '));
+      else if (!path.includes(next) && next > path[0]!) walk([...path, next]);
+    }
+  };
+  for (const folder of edges.keys()) walk([folder]);
+  expect([...cycles]).toEqual([]);
 });

@@ -1,7 +1,7 @@
 // A repeated storage-fault line is written once per window, and the next one says how many were left out.
 import { expect, it } from 'vitest';
-import { silentLogger } from '../../src/server/logger.js';
-import { ThrottledLog } from '../../src/server/throttled-log.js';
+import { silentLogger } from '../../src/runtime/logger.js';
+import { ThrottledLog } from '../../src/runtime/throttled-log.js';
 
 it('writes a kind of line once per window and counts the repeats it left out', () => {
   const lines: string[] = [];

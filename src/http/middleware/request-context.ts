@@ -1,7 +1,7 @@
 // Gives each request an id (echoed as X-Request-Id and in error bodies) and logs one line for it.
 import type { MiddlewareHandler } from 'hono';
 import { newId } from '../../domain/ids.js';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../runtime/logger.js';
 
 /** Request id + access log. */
 export function requestContext(logger: Logger): MiddlewareHandler {

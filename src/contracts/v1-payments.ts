@@ -2,13 +2,11 @@
 // capture and cancel bodies, the list query, and the payment object the API answers with.
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';
-import { PAYMENT_STATES } from '../../domain/payment-state.js';
+import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import { cardSchema, cardObjectSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
-import { shapeOf } from '../json-shape.js';
-
-/** Routing modes and the acquirer each answers with (spec §4.5 shows smart -> best_available). */
-export const ROUTING_ACQUIRERS = { smart: 'best_available', direct: 'sandbox_acquirer' } as const;
+import { shapeOf } from './json-shape.js';
 
 /** metadata limits (the familiar ones): 50 keys of at most 40 characters, values of at most 500. */
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;

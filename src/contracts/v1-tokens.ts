@@ -1,7 +1,7 @@
 // POST /v1/tokens and the card object that payments take too: {number, exp_month, exp_year, cvc}.
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';
-import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
+import { luhnValid, normaliseCardNumber } from '../domain/card.js';
 
 /** A card as the /v1/ API takes it. The number and cvc are never echoed in errors or answers. */
 export const cardSchema = z

@@ -1,8 +1,8 @@
 // Pieces the /v1/ payment, refund and token schemas share: amounts in minor units, http(s) URLs,
 // and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
 import * as z from 'zod';
-import { isCurrency } from '../../domain/currencies.js';
-import { parseHttpUrl } from '../../domain/http-url.js';
+import { isCurrency } from '../domain/currencies.js';
+import { parseHttpUrl } from '../domain/http-url.js';
 
 /** Largest /v1/ amount in minor units (docs/decisions.md: integer minor units > 0). */
 export const MAX_V1_AMOUNT = 99_999_999_999;

@@ -2,9 +2,9 @@
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
 import * as z from 'zod';
-import { currencyExponent, isCurrency } from '../../domain/currencies.js';
-import { luhnValid, normaliseCardNumber } from '../../domain/card.js';
-import { parseDecimalAmount } from '../../domain/money.js';
+import { currencyExponent, isCurrency } from '../domain/currencies.js';
+import { luhnValid, normaliseCardNumber } from '../domain/card.js';
+import { parseDecimalAmount } from '../domain/money.js';
 import { httpUrl } from './v1-common.js';
 
 /** The six payment modes of spec §2.1. */

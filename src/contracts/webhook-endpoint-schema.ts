@@ -1,7 +1,7 @@
 // Bodies and queries of /v1/webhook_endpoints and /v1/events. Descriptions are the hints in
 // error messages and in the OpenAPI document.
 import * as z from 'zod';
-import { EVENT_TYPE_NAMES, isEventType } from '../../domain/event-types.js';
+import { EVENT_TYPE_NAMES, isEventType } from '../domain/event-types.js';
 import { httpUrl, listQueryFields, unixSeconds } from './v1-common.js';
 
 const url = httpUrl('url', 'https://shop.example/webhooks');

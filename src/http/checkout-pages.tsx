@@ -1,19 +1,20 @@
 // The hosted checkout page at a session's url (/pay/<token>): card, iDEAL and SEPA, as plain
 // forms that work without JavaScript. Every POST carries the session's CSRF token; a session that
-// is complete or expired answers 410 to every request, so a link pays at most once.
+// is complete or expired answers 410 to every request, so a link pays at most once. These are the
+// routes; the screens they render are in src/pages (checkout-screens.tsx, checkout-parts.tsx).
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { safeEqual } from '../crypto/signature.js';
 import { urlWithQuery } from '../domain/http-url.js';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from '../http/app.js';
-import { cardSchema, type CardInput } from '../http/schemas/v1-tokens.js';
-import { readForm } from '../http/validation.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { cardSchema, type CardInput } from '../contracts/v1-tokens.js';
+import { readForm } from './validation.js';
 import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
-import type { FormState } from './checkout-parts.js';
-import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from './checkout-screens.js';
-import { MessagePage } from './authenticate.js';
+import type { FormState } from '../pages/checkout-parts.js';
+import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from '../pages/checkout-screens.js';
+import { MessagePage } from '../pages/authenticate.js';
 
 /** The merchant's return_url with the session id and the status the customer left with; the session's own page if it is no URL. */
 export function merchantReturnUrl(session: CheckoutSession, status: string): string {

@@ -3,7 +3,6 @@
 import kleur from 'kleur';
 import type { LogFormat } from '../config.js';
 import type { Delivery } from '../store/deliveries-repo.js';
-import type { PostResult } from '../webhooks/http-sender.js';
 import { formatDuration } from '../domain/duration.js';
 
 /** A webhook attempt as the log shows it. */
@@ -11,7 +10,8 @@ export interface WebhookLogEntry {
   delivery: Delivery;
   attempt: number;
   status: string;
-  result: PostResult;
+  /** What the merchant's server answered (the delivery worker's PostResult). */
+  result: { status: number | null; errorKind: string | null; latencyMs: number };
   fault: string | null;
   retryIn: number | undefined;
 }

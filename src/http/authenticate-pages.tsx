@@ -1,0 +1,57 @@
+// The routes of the page at authurl (/authenticate/<token>): each POST carries the challenge's CSRF
+// token; a finished challenge is single-use and answers with its result page, changing nothing.
+// The screens are in src/pages/authenticate.tsx.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { AppDeps, AppEnv } from './app.js';
+import { safeEqual } from '../crypto/signature.js';
+import { kindProblem } from '../pages/challenge-kinds.js';
+import { ChallengePage, MessagePage, ResultPage } from '../pages/authenticate.js';
+
+/** The authentication page routes. */
+export function authenticatePages(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { auth } = deps.services;
+
+  const load = (c: Context) => auth.find(c.req.param('token') ?? '');
+  const now = () => deps.services.clock.now();
+  const unknown = (c: Context) =>
+    c.html(<MessagePage title="Link not valid" message="This authentication link is not valid. Start the payment again from the shop." />, 404);
+
+  app.get('/authenticate/:token', (c) => {
+    const challenge = load(c);
+    if (!challenge) return unknown(c);
+    if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />);
+    return c.html(<ChallengePage challenge={challenge} now={now()} />);
+  });
+
+  app.post('/authenticate/:token', async (c) => {
+    const challenge = load(c);
+    if (!challenge) return unknown(c);
+    // A malformed body (multipart without a boundary) makes parseBody throw, which was a 500:
+    // read it as an empty form instead, which the CSRF check below refuses with the page.
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, string>);
+    if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />, 409);
+    if (!safeEqual(String(form.csrf ?? ''), challenge.details.csrf ?? '')) {
+      return c.html(<ChallengePage challenge={challenge} now={now()} notice="This form has expired or was not sent from this page. Please try again." />, 403);
+    }
+    const action = String(form.action ?? 'submit');
+    if (action === 'cancel') return c.redirect(auth.returnUrl(auth.complete(challenge.token, 'cancel')), 303);
+    if (challenge.kind === 'otp') {
+      const otp = String(form.otp ?? '').trim();
+      if (!/^\d{4,8}$/.test(otp)) return c.html(<ChallengePage challenge={challenge} now={now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
+      const result = auth.submitOtp(challenge.token, otp);
+      if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
+      const fresh = auth.find(challenge.token)!;
+      return c.html(<ChallengePage challenge={fresh} now={now()} notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`} />, 422);
+    }
+    const problem = kindProblem(challenge, action, form);
+    if (problem) return c.html(<ChallengePage challenge={challenge} now={now()} notice={problem} />, 400);
+    if (action === 'approve' || action === 'decline') {
+      return c.redirect(auth.returnUrl(auth.complete(challenge.token, action === 'approve' ? 'pass' : 'fail')), 303);
+    }
+    return c.html(<ChallengePage challenge={challenge} now={now()} notice="Choose Approve, Decline or Cancel." />, 400);
+  });
+
+  return app;
+}
