@@ -3,7 +3,7 @@
 // 4xx in the documented error shape, never a 500.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, createPayment } from './payments-api.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

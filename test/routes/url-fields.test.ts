@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { csrfOf, seedObjects } from '../fuzz/seed-objects.js';
-import { AUTH, paymentBody } from './payments-api.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
