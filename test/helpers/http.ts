@@ -42,6 +42,9 @@ export function httpClient(send: Send) {
     get: (path: string, headers: Record<string, string> = {}) => request('GET', path, undefined, headers),
     /** POST `body` to `path`. */
     post: (path: string, body?: unknown, headers: Record<string, string> = {}) => request('POST', path, body, headers),
+    /** POSTs `fields` to `path` as an HTML form would. */
+    postForm: (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      request('POST', path, new URLSearchParams(fields).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers }),
   };
 }
 
