@@ -45,10 +45,10 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
   const clock = fixedClock();
   const built = buildSandbox(config, { clock, logger: silentLogger });
 
-  /** Sends a request to the app (see httpClient for how bodies are sent). */
-  const { request } = httpClient((path, init) => Promise.resolve(built.app.request(path, init)));
+  // request / get / post / postForm against the app, the same helper e2e tests use over a socket.
+  const http = httpClient((path, init) => Promise.resolve(built.app.request(path, init)));
 
-  return { ...built, config, clock, request, close: () => built.db.close() };
+  return { ...built, config, clock, ...http, close: () => built.db.close() };
 }
 
 /** The test sandbox type. */
