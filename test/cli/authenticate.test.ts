@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
 let sandbox: RunningServer;
 beforeAll(async () => {

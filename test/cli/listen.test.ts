@@ -7,7 +7,7 @@ import { matchesEvents } from '../../src/cli/listen.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import './cli-harness.js';
+import '../helpers/cli-harness.js';
 
 let sandbox: RunningServer;
 let merchant: FakeMerchant;

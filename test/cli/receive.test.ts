@@ -6,7 +6,7 @@ import { signatureHeader } from '../../src/crypto/signature.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
 let sandbox: RunningServer | undefined;
 afterEach(async () => {

@@ -1,29 +1,16 @@
 // `sandbox settle` and `sandbox settlements` through the program object against a real sandbox,
 // with a registered webhook endpoint receiving the settlement events.
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { AUTH } from '../helpers/payments-api.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
-let sandbox: RunningServer;
-let merchant: FakeMerchant;
-beforeEach(async () => {
-  merchant = await startFakeMerchant();
-  sandbox = await startTestServer({ retry: 'none' });
-});
-afterEach(async () => {
-  await sandbox.close();
-  await merchant.close();
-});
+const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none' } });
 
-const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
-const api = async (path: string, body: unknown) => {
-  const res = await fetch(sandbox.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` }, body: JSON.stringify(body) });
-  return (await res.json()) as any;
-};
+const cli = (...args: string[]) => runCli([...args, '--url', env.sandbox.url]);
+const api = async (path: string, body: unknown) => (await env.http.post(path, body, AUTH)).json;
 
 describe('sandbox settle', () => {
   it('prints one line per settlement with gross, fees, refunds and net, and the payout time', async () => {
@@ -37,11 +24,11 @@ describe('sandbox settle', () => {
   });
 
   it('--pay-after 0s pays at once; the endpoint gets settlement.created and settlement.paid, signed', async () => {
-    const endpoint = await api('/v1/webhook_endpoints', { url: `${merchant.url}/settlements`, events: ['settlement.created', 'settlement.paid'] });
+    const endpoint = await api('/v1/webhook_endpoints', { url: `${env.merchant.url}/settlements`, events: ['settlement.created', 'settlement.paid'] });
     await api('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa' });
     const [s] = JSON.parse((await cli('settle', '--pay-after', '0s', '--json')).out);
     expect(s).toMatchObject({ status: 'paid', count: 1, gross: 1000, fees: 39, net: 961 });
-    const hooks = await waitFor(() => merchant.at('/settlements').length >= 2 && merchant.at('/settlements'), 'two settlement webhooks');
+    const hooks = await waitFor(() => env.merchant.at('/settlements').length >= 2 && env.merchant.at('/settlements'), 'two settlement webhooks');
     const events = hooks.map((h) => JSON.parse(h.body));
     expect(events.map((e) => e.event).sort()).toEqual(['settlement.created', 'settlement.paid']);
     expect(events.every((e) => e.data.settlement_id === s.id)).toBe(true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
 let source: RunningServer;
 let target: RunningServer;

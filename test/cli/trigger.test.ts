@@ -1,24 +1,15 @@
 // `sandbox trigger` through the program object against a real sandbox, with a fake merchant for --to.
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { AUTH } from '../helpers/payments-api.js';
+import { CREDS } from '../helpers/test-sandbox.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
-let sandbox: RunningServer;
-let merchant: FakeMerchant;
-beforeEach(async () => {
-  merchant = await startFakeMerchant();
-  sandbox = await startTestServer({ retry: 'none' });
-});
-afterEach(async () => {
-  await sandbox.close();
-  await merchant.close();
-});
+const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none' } });
 
-const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
+const cli = (...args: string[]) => runCli([...args, '--url', env.sandbox.url]);
 
 describe('sandbox trigger', () => {
   it('prints the event, every event recorded on the way, and the related objects', async () => {
@@ -29,26 +20,20 @@ describe('sandbox trigger', () => {
     // One line per event recorded, the asked-for one starred.
     expect(lines.slice(1).map((l) => l.trim().replace(/\s+evt_\w+\s+\S+$/, ''))).toEqual(['payment.authorized', 'payment.captured', 'chargeback.created', '* chargeback.won']);
     const paymentId = /payment_id (pay_\w+)/.exec(lines[0]!)![1];
-    const payment = await fetch(`${sandbox.url}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${CREDS.apiKey}` } });
-    expect(((await payment.json()) as any).status).toBe('captured');
+    expect((await env.http.get(`/v1/payments/${paymentId}`, AUTH)).json.status).toBe('captured');
   });
 
   it('--to delivers exactly that event, signed, to the URL; --json gives the whole answer', async () => {
-    const result = JSON.parse((await cli('trigger', 'payment.declined', '--to', `${merchant.url}/hook`, '--json')).out);
-    expect(result.delivery).toMatchObject({ url: `${merchant.url}/hook`, manual: true });
-    const [hook] = await waitFor(() => merchant.at('/hook').length > 0 && merchant.at('/hook'), 'the triggered event');
+    const result = JSON.parse((await cli('trigger', 'payment.declined', '--to', `${env.merchant.url}/hook`, '--json')).out);
+    expect(result.delivery).toMatchObject({ url: `${env.merchant.url}/hook`, manual: true });
+    const [hook] = await waitFor(() => env.merchant.at('/hook').length > 0 && env.merchant.at('/hook'), 'the triggered event');
     expect(JSON.parse(hook!.body)).toMatchObject({ event: 'payment.declined', id: result.event.id, data: { payment_id: result.related.payment_id, status: 'declined', decline_code: 'card_declined' } });
     expect(hook!.headers['x-sandbox-signature']).toBe('sha256=' + createHmac('sha256', CREDS.secret).update(hook!.body).digest('hex'));
-    expect(merchant.received).toHaveLength(1);
+    expect(env.merchant.received).toHaveLength(1);
   });
 
   it('--payment works on an existing payment, and says why when its state cannot produce the event', async () => {
-    const res = await fetch(`${sandbox.url}/v1/payments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
-      body: JSON.stringify({ amount: 700, currency: 'EUR', token: 'tok_visa', capture: false }),
-    });
-    const id = ((await res.json()) as any).id;
+    const { id } = (await env.http.post('/v1/payments', { amount: 700, currency: 'EUR', token: 'tok_visa', capture: false }, AUTH)).json;
     expect((await cli('trigger', 'payment.captured', '--payment', id)).out).toMatch(new RegExp(`^triggered payment\\.captured evt_\\w+ \\(payment_id ${id}\\)`));
     expect((await cli('trigger', 'payment.captured', '--payment', id)).error).toBe(`payment ${id} is captured; only a payment that is authorized can be captured (409 invalid_state)`);
     expect((await cli('trigger', 'payment.captured', '--payment', 'pay_nope')).error).toMatch(/no payment or transaction pay_nope.*\(404 resource_missing\)$/);

@@ -1,48 +1,22 @@
 // `sandbox wait` in-process against a real sandbox: exit 0 when the delivery is there, 1 after the
 // timeout with what it saw, and one-line errors for bad flags.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import kleur from 'kleur';
-import { CommanderError } from 'commander';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { buildProgram, userErrorMessage, type CliIo } from '../../src/cli/program.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-harness.js';
+import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-kleur.enabled = false;
-
-let sandbox: RunningServer;
-let merchant: FakeMerchant;
-beforeEach(async () => {
-  merchant = await startFakeMerchant();
-  sandbox = await startTestServer({ retry: 'none' });
-});
-afterEach(async () => {
-  await sandbox.close();
-  await merchant.close();
-});
+const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none' } });
 
 /** Runs `sandbox wait --url <sandbox> ...`, capturing output and the exit code it sets. */
-async function wait(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
-  let error: string | undefined;
-  try {
-    await buildProgram(io).parseAsync(['node', 'sandbox', 'wait', '--url', sandbox.url, ...args]);
-  } catch (e) {
-    error = e instanceof CommanderError ? e.message : userErrorMessage(e);
-    if (error === undefined) throw e;
-  }
-  return { out: out.join('\n'), err: err.join('\n'), exitCode: io.exitCode ?? (error ? 1 : 0), error };
-}
+const wait = (args: string[]) => runCli(['wait', '--url', env.sandbox.url, ...args]);
 
 async function pay(ccno: string, webhookPath = '/hook') {
-  const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno, webhook_url: merchant.url + webhookPath })) });
-  return (await res.json()) as { transID: string };
+  return (await env.http.post('/api/s2s', s2sBody({ ccno, webhook_url: env.merchant.url + webhookPath }))).json as { transID: string };
 }
 
-const settled = (status: string) => waitFor(() => sandbox.store.deliveries.list({ limit: 10 }).some((d) => d.status === status), `a ${status} delivery`);
+const settled = (status: string) => waitFor(() => env.sandbox.store.deliveries.list({ limit: 10 }).some((d) => d.status === status), `a ${status} delivery`);
 
 describe('sandbox wait', () => {
   it('exits 0 and names the delivery once it succeeded', async () => {
@@ -50,7 +24,7 @@ describe('sandbox wait', () => {
     await settled('succeeded');
     const run = await wait(['--event', 'payment.authorized', '--timeout', '2s']);
     expect(run.exitCode).toBe(0);
-    expect(run.out).toMatch(new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${merchant.url}/hook succeeded after 1 attempt \\(last answer 200\\)$`));
+    expect(run.out).toMatch(new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${env.merchant.url}/hook succeeded after 1 attempt \\(last answer 200\\)$`));
   });
 
   it('waits for a delivery that happens while it polls', async () => {
@@ -64,7 +38,7 @@ describe('sandbox wait', () => {
   it('exits 1 at once, not after the timeout, when the only delivery of the event failed for good, listing it', async () => {
     const failing = await startFakeMerchant({ fallback: 500 });
     try {
-      await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: failing.url + '/down' })) });
+      await env.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: failing.url + '/down' }));
       await settled('failed');
       const started = Date.now();
       const run = await wait(['--event', 'payment.authorized', '--timeout', '60s']);
@@ -92,10 +66,10 @@ describe('sandbox wait', () => {
   it('--to only counts deliveries to that webhook URL', async () => {
     await pay('4242424242424242', '/elsewhere');
     await settled('succeeded');
-    const miss = await wait(['--event', 'payment.authorized', '--to', `${merchant.url}/hook`, '--timeout', '200ms']);
+    const miss = await wait(['--event', 'payment.authorized', '--to', `${env.merchant.url}/hook`, '--timeout', '200ms']);
     expect(miss.exitCode).toBe(1);
     expect(miss.err).toMatch(/deliveries of any event/);
-    const hit = await wait(['--event', 'payment.authorized', '--to', `${merchant.url}/elsewhere`, '--timeout', '1s']);
+    const hit = await wait(['--event', 'payment.authorized', '--to', `${env.merchant.url}/elsewhere`, '--timeout', '1s']);
     expect(hit.exitCode).toBe(0);
   });
 
@@ -103,7 +77,7 @@ describe('sandbox wait', () => {
     await pay('4242424242424242');
     const run = await wait(['--event', 'payment.authorized', '--status', 'any', '--json', '--timeout', '1s']);
     expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.out)).toMatchObject({ found: true, delivery: { event: 'payment.authorized', url: `${merchant.url}/hook` } });
+    expect(JSON.parse(run.out)).toMatchObject({ found: true, delivery: { event: 'payment.authorized', url: `${env.merchant.url}/hook` } });
   });
 
   it('refuses a misspelt event at once, naming the closest one, instead of waiting out the timeout', async () => {
@@ -125,9 +99,7 @@ describe('sandbox wait', () => {
   });
 
   it('says so when no sandbox answers', async () => {
-    const out: string[] = [];
-    const io: CliIo = { out: (t) => void out.push(t), err: (t) => void out.push(t) };
-    const failure = await buildProgram(io).parseAsync(['node', 'sandbox', 'wait', '--url', 'http://127.0.0.1:9', '--event', 'payment.authorized']).catch((e: Error) => e);
-    expect(userErrorMessage(failure)).toMatch(/^no sandbox answers at http:\/\/127\.0\.0\.1:9/);
+    const run = await runCli(['wait', '--url', 'http://127.0.0.1:9', '--event', 'payment.authorized']);
+    expect(run.error).toMatch(/^no sandbox answers at http:\/\/127\.0\.0\.1:9/);
   });
 });

@@ -7,7 +7,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 
 let sandbox: RunningServer;
 let merchant: FakeMerchant;

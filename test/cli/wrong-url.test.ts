@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
 
 const receiver = await startFakeMerchant();

@@ -4,8 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
+import { api } from '../helpers/http.js';
+import { startSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** A receiver that accepts connections and never answers (a hung merchant). */
@@ -26,21 +27,15 @@ afterEach(async () => {
 });
 
 async function pay(sandbox: RunningServer, webhookUrl: string) {
-  const res = await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: webhookUrl })),
-  });
+  const res = await api(sandbox.url).post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: webhookUrl }));
   expect(res.status).toBe(200);
 }
 
 it('a healthy receiver gets its webhook while 40 deliveries hang on another URL', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);
-  const healthy: FakeMerchant = await startFakeMerchant();
-  cleanups.push(healthy.close);
-  const sandbox = await startTestServer({ retry: 'none', webhookTimeout: '4s' });
-  cleanups.push(sandbox.close);
+  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '4s' } });
+  cleanups.push(close);
 
   for (let i = 0; i < 40; i++) await pay(sandbox, hung.url);
   // The hung URL holds at most its per-URL share of the 32 slots.
@@ -56,10 +51,8 @@ it('a healthy receiver gets its webhook while 40 deliveries hang on another URL'
 it('a dead receiver with per-order paths holds one share of the slots: another origin gets its webhook at once', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);
-  const healthy: FakeMerchant = await startFakeMerchant();
-  cleanups.push(healthy.close);
-  const sandbox = await startTestServer({ retry: 'none', webhookTimeout: '5s' });
-  cleanups.push(sandbox.close);
+  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '5s' } });
+  cleanups.push(close);
 
   // More due deliveries to the dead origin than four claim windows (4 x 24 rows): the healthy one
   // is due after all of them, so the claim must walk past the backlog to find it.

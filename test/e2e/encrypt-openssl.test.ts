@@ -3,11 +3,10 @@
 // a real sandbox, and the `data` of the sandbox's aes256 webhook decrypts with `openssl enc -d`.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const OPENSSL = '/usr/bin/openssl';
@@ -37,35 +36,22 @@ function opensslDecrypt(data: string): string {
 }
 
 describe.skipIf(!existsSync(OPENSSL))('encrypted S2S against the openssl command', () => {
-  let server: RunningServer;
-  let merchant: FakeMerchant;
-  beforeAll(async () => {
-    merchant = await startFakeMerchant();
-    server = await startTestServer({ retry: 'none' });
-  });
-  afterAll(async () => {
-    await server.close();
-    await merchant.close();
-  });
+  const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
   async function postEncrypted(encryptedData: string) {
-    const res = await fetch(`${server.url}/api/s2s/encrypt`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ encrypted_data: encryptedData }).toString(),
-    });
-    return { status: res.status, warning: res.headers.get('x-sandbox-warning'), json: (await res.json()) as any };
+    const res = await env.http.postForm('/api/s2s/encrypt', { encrypted_data: encryptedData });
+    return { status: res.status, warning: res.headers.get('x-sandbox-warning'), json: res.json };
   }
 
   it('encrypted_data built with openssl is accepted, and the aes256 webhook data decrypts with openssl enc -d', async () => {
-    const fields = { ...s2sBody({ ccno: '4242424242424242', reference: 'openssl_1', product_name: 'Mug & saucer', webhook_url: `${merchant.url}/hook` }), encryption_method: 'aes256' };
+    const fields = { ...s2sBody({ ccno: '4242424242424242', reference: 'openssl_1', product_name: 'Mug & saucer', webhook_url: `${env.merchant.url}/hook` }), encryption_method: 'aes256' };
     const query = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
     const res = await postEncrypted(opensslEncrypt(query) + CREDS.publicKey);
     expect(res.status).toBe(200);
     expect(res.warning).toBeNull();
     expect(res.json).toMatchObject({ reference: 'openssl_1', status: 'Test Approved', order_status: '25' });
 
-    const hook = await waitFor(() => merchant.at('/hook')[0], 'the webhook');
+    const hook = await waitFor(() => env.merchant.at('/hook')[0], 'the webhook');
     expect(verifySignature(hook.headers['x-sandbox-signature'] as string, CREDS.secret, hook.body)).toBe(true);
     const data = new URLSearchParams(hook.body).get('data');
     expect(data).toMatch(/^[A-Za-z0-9/]+=*$/);

@@ -1,54 +1,42 @@
 // Fault injection end to end: a real sandbox on port 0, a fake merchant counting what arrives.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ConfigFlags } from '../../src/config.js';
-import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
-import { s2sBody, CREDS, startTestServer } from '../helpers/test-sandbox.js';
+import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
+import { startSandboxWithMerchant, type SandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { s2sBody, CREDS } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-let sandbox: RunningServer | undefined;
-let merchant: FakeMerchant | undefined;
+/** Each test starts its own pair, with the faults it injects. */
+let env: SandboxWithMerchant | undefined;
 
 afterEach(async () => {
-  await sandbox?.close();
-  await merchant?.close();
-  sandbox = merchant = undefined;
+  await env?.close();
+  env = undefined;
 });
 
 async function start(flags: ConfigFlags, statuses: number[] = []) {
-  merchant = await startFakeMerchant({ statuses });
-  sandbox = await startTestServer({ retry: '50ms,50ms,50ms,50ms', ...flags });
-  return { sandbox, merchant };
+  env = await startSandboxWithMerchant({ flags: { retry: '50ms,50ms,50ms,50ms', ...flags }, merchant: { statuses } });
 }
 
 /** An approved-at-once S2S payment whose webhook goes to the fake merchant; returns its transID. */
 async function pay(path = '/hook'): Promise<string> {
-  const res = await fetch(`${sandbox!.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: merchant!.url + path })),
-  });
+  const res = await env!.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: env!.merchant.url + path }));
   expect(res.status).toBe(200);
-  return ((await res.json()) as { transID: string }).transID;
+  return res.json.transID;
 }
 
 const transIdOf = (w: ReceivedWebhook) => new URLSearchParams(w.body).get('transID');
-
-async function control(path: string, init?: RequestInit) {
-  const res = await fetch(`${sandbox!.url}/_sandbox${path}`, init);
-  return { status: res.status, json: (await res.json()) as any };
-}
 
 describe('fault injection', () => {
   it('duplicate=2 sends three copies of the same event id, each recorded as an attempt', async () => {
     await start({ faults: 'duplicate=2' });
     await pay();
-    const copies = await waitFor(() => merchant!.received.length >= 3 && merchant!.received, '3 copies');
+    const copies = await waitFor(() => env!.merchant.received.length >= 3 && env!.merchant.received, '3 copies');
     const eventIds = new Set(copies.map((w) => w.headers['x-sandbox-event-id']));
     expect(eventIds.size).toBe(1);
-    const [delivery] = (await control('/deliveries')).json.data;
-    const detail = (await control(`/deliveries/${delivery.id}`)).json;
+    const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
+    const detail = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
     expect(detail.attempt_log.map((a: any) => a.fault)).toEqual(['duplicate copy 1', 'duplicate copy 2', 'duplicate=2']);
     expect(detail.status).toBe('succeeded');
   });
@@ -57,22 +45,22 @@ describe('fault injection', () => {
     await start({ faults: 'reorder' });
     const first = await pay();
     const second = await pay();
-    await waitFor(() => merchant!.received.length >= 2, 'both webhooks');
-    expect(merchant!.received.map(transIdOf)).toEqual([second, first]);
+    await waitFor(() => env!.merchant.received.length >= 2, 'both webhooks');
+    expect(env!.merchant.received.map(transIdOf)).toEqual([second, first]);
     // Newest first: the older delivery is the one that was held back.
-    const [newer, older] = (await control('/deliveries')).json.data;
-    const held = (await control(`/deliveries/${older.id}`)).json;
+    const [newer, older] = (await env!.http.get('/_sandbox/deliveries')).json.data;
+    const held = (await env!.http.get(`/_sandbox/deliveries/${older.id}`)).json;
     expect(held.attempt_log[0].fault).toBe(`reorder: held back, sent after ${newer.id}`);
-    expect((await control(`/deliveries/${newer.id}`)).json.attempt_log[0].fault).toBe(`reorder: sent before ${older.id}`);
+    expect((await env!.http.get(`/_sandbox/deliveries/${newer.id}`)).json.attempt_log[0].fault).toBe(`reorder: sent before ${older.id}`);
   });
 
   it('fail-first=2 records two injected failures without sending, then delivers', async () => {
     await start({ faults: 'fail-first=2' });
     await pay();
-    await waitFor(() => merchant!.received.length === 1, 'the third attempt');
-    const [delivery] = (await control('/deliveries')).json.data;
+    await waitFor(() => env!.merchant.received.length === 1, 'the third attempt');
+    const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
     const detail = await waitFor(async () => {
-      const d = (await control(`/deliveries/${delivery.id}`)).json;
+      const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
       return d.status === 'succeeded' && d;
     }, 'delivery to succeed');
     expect(detail.attempt_log.map((a: any) => [a.attempt, a.error_kind, a.fault])).toEqual([
@@ -80,18 +68,18 @@ describe('fault injection', () => {
       [2, 'injected', 'fail-first=2'],
       [3, null, null],
     ]);
-    expect(merchant!.received[0]!.headers['x-sandbox-attempt']).toBe('3');
+    expect(env!.merchant.received[0]!.headers['x-sandbox-attempt']).toBe('3');
   });
 
   it('lost-ack delivers, ignores the 2xx and delivers again', async () => {
     await start({ faults: 'lost-ack' });
     await pay();
-    const arrived = await waitFor(() => merchant!.received.length >= 2 && merchant!.received, 'a second delivery');
+    const arrived = await waitFor(() => env!.merchant.received.length >= 2 && env!.merchant.received, 'a second delivery');
     expect(arrived[0]!.headers['x-sandbox-event-id']).toBe(arrived[1]!.headers['x-sandbox-event-id']);
     expect(arrived.map((w) => w.headers['x-sandbox-attempt'])).toEqual(['1', '2']);
-    const [delivery] = (await control('/deliveries')).json.data;
+    const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
     const detail = await waitFor(async () => {
-      const d = (await control(`/deliveries/${delivery.id}`)).json;
+      const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
       return d.status === 'succeeded' && d;
     }, 'delivery to succeed');
     expect(detail.attempt_log[0]).toMatchObject({ response_status: 200, fault: 'lost-ack' });
@@ -100,7 +88,7 @@ describe('fault injection', () => {
   it('bad-signature sends a signature that does not verify with the merchant secret', async () => {
     await start({ faults: 'bad-signature' });
     await pay();
-    const [w] = await waitFor(() => merchant!.received.length >= 1 && merchant!.received, 'the webhook');
+    const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the webhook');
     expect(w!.headers['x-sandbox-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(verifySignature(w!.headers['x-sandbox-signature'] as string, CREDS.secret, w!.body)).toBe(false);
   });
@@ -108,16 +96,16 @@ describe('fault injection', () => {
   it('without faults the same webhook verifies (control for bad-signature)', async () => {
     await start({});
     await pay();
-    const [w] = await waitFor(() => merchant!.received.length >= 1 && merchant!.received, 'the webhook');
+    const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the webhook');
     expect(verifySignature(w!.headers['x-sandbox-signature'] as string, CREDS.secret, w!.body)).toBe(true);
   });
 
   it('stale-timestamp sends a timestamp an hour old, signed consistently in timestamped mode', async () => {
     await start({ faults: 'stale-timestamp', signature: 'timestamped' });
     await pay();
-    const [w] = await waitFor(() => merchant!.received.length >= 1 && merchant!.received, 'the webhook');
+    const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the webhook');
     const timestamp = Number(w!.headers['x-sandbox-timestamp']);
-    const now = Math.floor(sandbox!.clock.now() / 1000);
+    const now = Math.floor(env!.sandbox.clock.now() / 1000);
     expect(now - timestamp).toBeGreaterThanOrEqual(3600);
     expect(now - timestamp).toBeLessThan(3660);
     expect(verifySignature(w!.headers['x-sandbox-signature'] as string, CREDS.secret, w!.body, 'timestamped', timestamp)).toBe(true);
@@ -126,32 +114,32 @@ describe('fault injection', () => {
   it('delay holds the first attempt until the delay has passed on the sandbox clock', async () => {
     await start({ faults: 'delay=1h' });
     await pay();
-    const [delivery] = (await control('/deliveries')).json.data;
+    const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
     const createdAt = Date.parse(delivery.created_at);
     // The worker has looked at it and held it: due one hour after it was queued, nothing sent.
     const held = await waitFor(async () => {
-      const d = (await control(`/deliveries/${delivery.id}`)).json;
+      const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
       return d.next_attempt_at && Date.parse(d.next_attempt_at) === createdAt + 3_600_000 && d;
     }, 'the hold');
     expect(held.attempts).toBe(0);
-    expect(merchant!.received).toHaveLength(0);
-    await control('/clock/advance', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration: '1h' }) });
-    const [w] = await waitFor(() => merchant!.received.length >= 1 && merchant!.received, 'the delayed webhook');
+    expect(env!.merchant.received).toHaveLength(0);
+    await env!.http.post('/_sandbox/clock/advance', { duration: '1h' });
+    const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the delayed webhook');
     expect(Number(w!.headers['x-sandbox-timestamp']) * 1000).toBeGreaterThanOrEqual(createdAt + 3_600_000 - 1000);
-    const detail = (await control(`/deliveries/${delivery.id}`)).json;
+    const detail = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
     expect(detail.attempt_log[0].fault).toBe('delay=1h');
   });
 
   it('a url= rule applies to that URL only', async () => {
     await start({});
-    const set = await control('/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spec: `url=${merchant!.url}/flaky:duplicate=1` }) });
+    const set = await env!.http.post('/_sandbox/faults', { spec: `url=${env!.merchant.url}/flaky:duplicate=1` });
     expect(set.status).toBe(201);
-    expect(set.json.rules[0]).toMatchObject({ scope: 'url', target: `${merchant!.url}/flaky`, fault: 'duplicate', value: '1' });
+    expect(set.json.rules[0]).toMatchObject({ scope: 'url', target: `${env!.merchant.url}/flaky`, fault: 'duplicate', value: '1' });
     await pay('/flaky');
     await pay('/steady');
-    await waitFor(() => merchant!.received.length >= 3, 'three requests');
-    expect(merchant!.at('/flaky')).toHaveLength(2);
-    expect(merchant!.at('/steady')).toHaveLength(1);
+    await waitFor(() => env!.merchant.received.length >= 3, 'three requests');
+    expect(env!.merchant.at('/flaky')).toHaveLength(2);
+    expect(env!.merchant.at('/steady')).toHaveLength(1);
   });
 
   it('fail=P with the same seed fails the same attempts in two runs', async () => {
@@ -159,13 +147,12 @@ describe('fault injection', () => {
       await start({ faults: 'fail=0.5', faultSeed: 7, retry: 'none' });
       for (let i = 0; i < 6; i++) await pay(`/p${i}`);
       const list = await waitFor(async () => {
-        const data = (await control('/deliveries?limit=10')).json.data as any[];
+        const data = (await env!.http.get('/_sandbox/deliveries?limit=10')).json.data as any[];
         return data.length === 6 && data.every((d) => d.status !== 'pending') && data;
       }, 'six finished deliveries');
       const outcome = list.map((d) => [d.url.split('/').pop(), d.status]).sort();
-      await sandbox!.close();
-      await merchant!.close();
-      sandbox = merchant = undefined;
+      await env!.close();
+      env = undefined;
       return outcome;
     };
     const first = await run();
@@ -180,13 +167,13 @@ describe('fault injection', () => {
     const run = async () => {
       for (let i = 0; i < 8; i++) await pay(`/p${i}`);
       const list = await waitFor(async () => {
-        const data = (await control('/deliveries?limit=20')).json.data as any[];
+        const data = (await env!.http.get('/_sandbox/deliveries?limit=20')).json.data as any[];
         return data.length === 8 && data.every((d) => d.status !== 'pending') && data;
       }, 'eight finished deliveries');
       return list.map((d) => [d.url.split('/').pop(), d.status]).sort();
     };
     const first = await run();
-    expect((await control('/reset', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    expect((await env!.http.post('/_sandbox/reset', {})).status).toBe(200);
     const second = await run();
     expect(second).toEqual(first);
     expect(first.some(([, s]) => s === 'failed')).toBe(true);

@@ -1,54 +1,35 @@
 // Every payment mode end to end on a real server: the merchant creates the payment, the
 // "customer" follows authurl and submits the page's form over HTTP, is sent back to return_url,
 // and the signed webhook with the final status reaches the fake merchant.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-let server: RunningServer;
-let merchant: FakeMerchant;
-beforeAll(async () => {
-  merchant = await startFakeMerchant();
-  server = await startTestServer({ retry: 'none' });
-});
-afterAll(async () => {
-  await server.close();
-  await merchant.close();
-});
-
-async function postJson(path: string, body: unknown) {
-  const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
 /** Creates a payment in `mop` (no card fields) whose webhooks go to /hook/<name>. */
 async function create(mop: string, name: string, extra: Record<string, unknown> = {}) {
-  const body = s2sBody({ mop, ccno: undefined, ccvv: undefined, month: undefined, year: undefined, webhook_url: `${merchant.url}/hook/${name}`, return_url: 'https://shop.example/return', ...extra });
-  const res = await postJson('/api/s2s', body);
+  const body = s2sBody({ mop, ccno: undefined, ccvv: undefined, month: undefined, year: undefined, webhook_url: `${env.merchant.url}/hook/${name}`, return_url: 'https://shop.example/return', ...extra });
+  const res = await env.http.post('/api/s2s', body);
   expect(res.status).toBe(200);
   return res.json;
 }
 
 /** Opens the page like a browser, then submits its form with `fields`; returns the redirect target. */
 async function customer(authurl: string, fields: Record<string, string>): Promise<{ page: string; location: string | null; status: number }> {
-  const page = await (await fetch(authurl)).text();
+  const { pathname, search } = new URL(authurl);
+  const page = (await env.http.get(pathname + search)).text;
   const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
   expect(csrf, 'the page carries a CSRF token').toBeTruthy();
-  const res = await fetch(authurl, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf!, ...fields }).toString(),
-  });
+  const res = await env.http.postForm(pathname + search, { csrf: csrf!, ...fields });
   return { page, location: res.headers.get('location'), status: res.status };
 }
 
 /** The signed webhook the merchant got for `name`, as fields. */
 async function webhook(name: string, orderStatus: string) {
-  const hook = await waitFor(() => merchant.at(`/hook/${name}`).find((r) => new URLSearchParams(r.body).get('order_status') === orderStatus), `webhook ${name} ${orderStatus}`);
+  const hook = await waitFor(() => env.merchant.at(`/hook/${name}`).find((r) => new URLSearchParams(r.body).get('order_status') === orderStatus), `webhook ${name} ${orderStatus}`);
   expect(verifySignature(hook.headers['x-sandbox-signature'] as string, CREDS.secret, hook.body)).toBe(true);
   return Object.fromEntries(new URLSearchParams(hook.body));
 }
@@ -69,7 +50,7 @@ describe('page flows', () => {
       const name = what.replace(/\W+/g, '-');
       const created = await create(mop, name, extra);
       expect(created).toMatchObject({ status: 'Pending', mop, ccno: '' });
-      expect(created.authurl.startsWith(server.url)).toBe(true);
+      expect(created.authurl.startsWith(env.sandbox.url)).toBe(true);
       const done = await customer(created.authurl, fields);
       expect(done.status).toBe(303);
       const back = new URL(done.location!);
@@ -93,10 +74,10 @@ describe('UPI collect without a page', () => {
 
   it('a waiting collect request expires when the window runs out (sandbox clock advanced 5 minutes)', async () => {
     const created = await create('UPICOLLECT', 'upi-expire', { vpa: 'slow.customer@okbank' });
-    const advanced = await postJson('/_sandbox/clock/advance', { duration: '5m' });
+    const advanced = await env.http.post('/_sandbox/clock/advance', { duration: '5m' });
     expect(advanced.status).toBe(200);
     expect(await webhook('upi-expire', '22')).toMatchObject({ transID: created.transID, status: 'Expired' });
-    const page = await (await fetch(created.authurl)).text();
+    const page = (await env.http.get(new URL(created.authurl).pathname)).text;
     expect(page).toContain('This authentication has expired');
   });
 });

@@ -7,11 +7,13 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type ConfigFlags } from '../../src/config.js';
 import { hmacHex, verifySignature } from '../../src/crypto/signature.js';
 import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { api } from '../helpers/http.js';
+import { startSandboxWithMerchant, useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody, CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -22,26 +24,23 @@ function start(flags: ConfigFlags = {}): Promise<RunningServer> {
 }
 
 async function pay(server: RunningServer, overrides: Record<string, unknown>) {
-  const res = await fetch(`${server.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody(overrides)) });
+  const res = await api(server.url).post('/api/s2s', s2sBody(overrides));
   expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, string>;
+  return res.json as Record<string, string>;
 }
 
 /** Does what a customer's browser does: loads authurl, fills the form, submits it (no redirect following). */
 async function completePage(authurl: string, fields: Record<string, string>) {
-  const page = await fetch(authurl);
+  const { origin, pathname, search } = new URL(authurl);
+  const browser = api(origin);
+  const page = await browser.get(pathname + search);
   expect(page.status).toBe(200);
-  const html = await page.text();
-  const action = /<form[^>]*method="post"[^>]*action="([^"]+)"/.exec(html)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+  const action = /<form[^>]*method="post"[^>]*action="([^"]+)"/.exec(page.text)?.[1];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
   expect(action).toBeDefined();
   expect(csrf).toBeDefined();
-  return fetch(new URL(action!, authurl), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf!, ...fields }).toString(),
-    redirect: 'manual',
-  });
+  const target = new URL(action!, authurl);
+  return browser.postForm(target.pathname + target.search, { csrf: csrf!, ...fields });
 }
 
 const attemptsOf = (server: RunningServer, transID: string) =>
@@ -51,23 +50,13 @@ const attemptsOf = (server: RunningServer, transID: string) =>
     .all(transID) as Array<{ attempt: number; responseStatus: number | null; errorKind: string | null; status: string; deliveryId: string }>;
 
 describe('S2S card payment end to end', () => {
-  let server: RunningServer;
-  let merchant: FakeMerchant;
-
-  beforeAll(async () => {
-    merchant = await startFakeMerchant();
-    server = await start();
-  });
-  afterAll(async () => {
-    await server.close();
-    await merchant.close();
-  });
+  const env = useSandboxWithMerchant({ flags: { retry: '50ms,50ms,50ms' } });
 
   it('approves through the OTP form and delivers the signed spec §6.1 webhook', async () => {
-    const body = await pay(server, { reference: 'e2e_ok', webhook_url: `${merchant.url}/hooks/ok`, return_url: 'https://shop.example/return' });
+    const body = await pay(env.sandbox, { reference: 'e2e_ok', webhook_url: `${env.merchant.url}/hooks/ok`, return_url: 'https://shop.example/return' });
     expect(body.status).toBe('Pending');
-    expect(body.authurl.startsWith(`${server.url}/authenticate/`)).toBe(true);
-    expect(body.authstatus.startsWith(`${server.url}/api/s2s/status/`)).toBe(true);
+    expect(body.authurl.startsWith(`${env.sandbox.url}/authenticate/`)).toBe(true);
+    expect(body.authstatus.startsWith(`${env.sandbox.url}/api/s2s/status/`)).toBe(true);
 
     const done = await completePage(body.authurl, { otp: '123456', action: 'submit' });
     expect(done.status).toBe(303);
@@ -75,7 +64,7 @@ describe('S2S card payment end to end', () => {
     expect(`${back.origin}${back.pathname}`).toBe('https://shop.example/return');
     expect(Object.fromEntries(back.searchParams)).toEqual({ transID: body.transID, reference: 'e2e_ok', status: 'Test Approved', order_status: '25' });
 
-    const [hook] = await waitFor(() => (merchant.at('/hooks/ok').length ? merchant.at('/hooks/ok') : undefined), 'the approval webhook');
+    const [hook] = await waitFor(() => (env.merchant.at('/hooks/ok').length ? env.merchant.at('/hooks/ok') : undefined), 'the approval webhook');
     expect(hook!.method).toBe('POST');
     expect(hook!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const fields = Object.fromEntries(new URLSearchParams(hook!.body));
@@ -101,47 +90,47 @@ describe('S2S card payment end to end', () => {
     expect(hook!.headers['x-sandbox-attempt']).toBe('1');
     expect(Math.abs(Number(hook!.headers['x-sandbox-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
 
-    const status = await (await fetch(body.authstatus)).json();
+    const status = (await env.http.get(new URL(body.authstatus).pathname)).json;
     expect(status).toMatchObject({ transID: body.transID, order_status: '25', status: 'Test Approved' });
-    expect(merchant.at('/hooks/ok')).toHaveLength(1);
+    expect(env.merchant.at('/hooks/ok')).toHaveLength(1);
   });
 
   it('records the connecting address as bill_ip, whatever the body says', async () => {
-    const body = await pay(server, { bill_ip: '203.0.113.66', webhook_url: `${merchant.url}/hooks/ip` });
-    expect(server.store.transactions.get(body.transID)!.billIp).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    const body = await pay(env.sandbox, { bill_ip: '203.0.113.66', webhook_url: `${env.merchant.url}/hooks/ip` });
+    expect(env.sandbox.store.transactions.get(body.transID)!.billIp).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
   });
 
   it('declines on OTP 000000 and delivers Test Declined (24)', async () => {
-    const body = await pay(server, { reference: 'e2e_decline', webhook_url: `${merchant.url}/hooks/decline` });
+    const body = await pay(env.sandbox, { reference: 'e2e_decline', webhook_url: `${env.merchant.url}/hooks/decline` });
     const done = await completePage(body.authurl, { otp: '000000', action: 'submit' });
     expect(done.status).toBe(303);
     expect(new URL(done.headers.get('location')!).searchParams.get('status')).toBe('Test Declined');
-    const [hook] = await waitFor(() => (merchant.at('/hooks/decline').length ? merchant.at('/hooks/decline') : undefined), 'the decline webhook');
+    const [hook] = await waitFor(() => (env.merchant.at('/hooks/decline').length ? env.merchant.at('/hooks/decline') : undefined), 'the decline webhook');
     expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({ transID: body.transID, order_status: '24', status: 'Test Declined' });
     expect(verifySignature(hook!.headers['x-sandbox-signature'] as string, CREDS.secret, hook!.body)).toBe(true);
   });
 
   it('cancels from the page and delivers Cancelled (3)', async () => {
-    const body = await pay(server, { reference: 'e2e_cancel', webhook_url: `${merchant.url}/hooks/cancel` });
+    const body = await pay(env.sandbox, { reference: 'e2e_cancel', webhook_url: `${env.merchant.url}/hooks/cancel` });
     const done = await completePage(body.authurl, { action: 'cancel' });
     expect(done.status).toBe(303);
     expect(new URL(done.headers.get('location')!).searchParams.get('order_status')).toBe('3');
-    const [hook] = await waitFor(() => (merchant.at('/hooks/cancel').length ? merchant.at('/hooks/cancel') : undefined), 'the cancel webhook');
+    const [hook] = await waitFor(() => (env.merchant.at('/hooks/cancel').length ? env.merchant.at('/hooks/cancel') : undefined), 'the cancel webhook');
     expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({ transID: body.transID, order_status: '3', status: 'Cancelled' });
   });
 
   it('delivers a frictionless approval (4242) without any page', async () => {
-    const body = await pay(server, { ccno: '4242424242424242', webhook_url: `${merchant.url}/hooks/frictionless` });
+    const body = await pay(env.sandbox, { ccno: '4242424242424242', webhook_url: `${env.merchant.url}/hooks/frictionless` });
     expect(body.status).toBe('Test Approved');
-    const [hook] = await waitFor(() => (merchant.at('/hooks/frictionless').length ? merchant.at('/hooks/frictionless') : undefined), 'the webhook');
+    const [hook] = await waitFor(() => (env.merchant.at('/hooks/frictionless').length ? env.merchant.at('/hooks/frictionless') : undefined), 'the webhook');
     expect(new URLSearchParams(hook!.body).get('transID')).toBe(body.transID);
   });
 });
 
 describe('webhook retries', () => {
   it('retries after 500, 500 and succeeds on the third attempt, recording all three', async () => {
-    const merchant = await startFakeMerchant({ statuses: [500, 500] });
-    const server = await start({ retry: '50ms,50ms,50ms' });
+    const env = await startSandboxWithMerchant({ flags: { retry: '50ms,50ms,50ms' }, merchant: { statuses: [500, 500] } });
+    const { sandbox: server, merchant } = env;
     try {
       const body = await pay(server, { ccno: '4242424242424242', webhook_url: `${merchant.url}/hooks/retry` });
       const attempts = await waitFor(() => {
@@ -160,14 +149,13 @@ describe('webhook retries', () => {
       const delivery = server.store.deliveries.get(attempts[0]!.deliveryId)!;
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 3, lastStatus: 200 });
     } finally {
-      await server.close();
-      await merchant.close();
+      await env.close();
     }
   });
 
   it('gives up after the profile is used up and marks the delivery failed', async () => {
-    const merchant = await startFakeMerchant({ fallback: 500 });
-    const server = await start({ retry: '50ms' });
+    const env = await startSandboxWithMerchant({ flags: { retry: '50ms' }, merchant: { fallback: 500 } });
+    const { sandbox: server, merchant } = env;
     try {
       const body = await pay(server, { ccno: '4242424242424242', webhook_url: `${merchant.url}/hooks/fail` });
       const attempts = await waitFor(() => {
@@ -177,14 +165,13 @@ describe('webhook retries', () => {
       expect(server.store.deliveries.get(attempts[0]!.deliveryId)).toMatchObject({ status: 'failed', attempts: 2, lastStatus: 500 });
       expect(merchant.received).toHaveLength(2);
     } finally {
-      await server.close();
-      await merchant.close();
+      await env.close();
     }
   });
 
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
-    const merchant = await startFakeMerchant({ statuses: [302] });
-    const server = await start({ retry: '50ms' });
+    const env = await startSandboxWithMerchant({ flags: { retry: '50ms' }, merchant: { statuses: [302] } });
+    const { sandbox: server, merchant } = env;
     try {
       const body = await pay(server, { ccno: '4242424242424242', webhook_url: `${merchant.url}/hooks/redirect` });
       const attempts = await waitFor(() => {
@@ -194,8 +181,7 @@ describe('webhook retries', () => {
       expect(attempts[0]).toMatchObject({ responseStatus: 302, errorKind: 'redirect' });
       expect(merchant.received.map((r) => r.path)).toEqual(['/hooks/redirect', '/hooks/redirect']);
     } finally {
-      await server.close();
-      await merchant.close();
+      await env.close();
     }
   });
 });

@@ -1,42 +1,19 @@
 // Registered webhook endpoints over real sockets: one event reaches only the endpoints subscribed
 // to it, signed with each endpoint's own secret; during a rotation the header carries both
 // signatures, and 24 h (sandbox clock) later only the new one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
-import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-let server: RunningServer;
-let merchant: FakeMerchant;
-
-beforeAll(async () => {
-  server = await startTestServer({ retry: '50ms,50ms,50ms' });
-  merchant = await startFakeMerchant();
-});
-afterAll(async () => {
-  await server.close();
-  await merchant.close();
-});
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${CREDS.apiKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const env = useSandboxWithMerchant({ flags: { retry: '50ms,50ms,50ms' } });
+const bearer = { authorization: `Bearer ${CREDS.apiKey}` };
 
 /** An approved S2S payment (frictionless card): publishes payment.authorized at once. */
 async function approvedPayment(): Promise<string> {
-  const res = await fetch(`${server.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/s2s` })),
-  });
-  const json = (await res.json()) as { transID: string; status: string };
+  const { json } = await env.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: `${env.merchant.url}/s2s` }));
   expect(json.status).toBe('Test Approved');
   return json.transID;
 }
@@ -44,11 +21,11 @@ async function approvedPayment(): Promise<string> {
 /** Waits until every delivery of the payment's events has finished, then returns what `path` received for it. */
 async function deliveredFor(transId: string, path: string): Promise<ReceivedWebhook[]> {
   await waitFor(() => {
-    const events = server.store.events.list({ resourceId: transId, limit: 10 });
-    const deliveries = events.flatMap((e) => server.store.deliveries.list({ eventId: e.id, limit: 10 }));
+    const events = env.sandbox.store.events.list({ resourceId: transId, limit: 10 });
+    const deliveries = events.flatMap((e) => env.sandbox.store.deliveries.list({ eventId: e.id, limit: 10 }));
     return deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded');
   }, `the deliveries of ${transId}`);
-  return merchant.at(path).filter((r) => r.body.includes(transId));
+  return env.merchant.at(path).filter((r) => r.body.includes(transId));
 }
 
 const signatureOf = (r: ReceivedWebhook) => r.headers['x-sandbox-signature'] as string;
@@ -57,9 +34,9 @@ describe('registered webhook endpoints, end to end', () => {
   let authorized: { id: string; secret: string };
 
   it('delivers an event only to the endpoints subscribed to it, each signed with its own secret', async () => {
-    authorized = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/authorized`, events: ['payment.authorized'] })).json;
-    const refunds = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/refunds`, events: ['refund.succeeded', 'refund.failed'] })).json;
-    const everything = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/everything`, events: ['*'] })).json;
+    authorized = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/authorized`, events: ['payment.authorized'] }, bearer)).json;
+    const refunds = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/refunds`, events: ['refund.succeeded', 'refund.failed'] }, bearer)).json;
+    const everything = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/everything`, events: ['*'] }, bearer)).json;
     expect(refunds.secret).not.toBe(authorized.secret);
 
     const transId = await approvedPayment();
@@ -81,12 +58,12 @@ describe('registered webhook endpoints, end to end', () => {
     expect(verifySignature(signatureOf(s2s!), CREDS.secret, s2s!.body)).toBe(true);
 
     // The events API shows the same event.
-    const listed = await api('GET', `/v1/events/${envelope.id}`);
+    const listed = await env.http.get(`/v1/events/${envelope.id}`, bearer);
     expect(listed.json).toEqual({ ...envelope, object: 'event' });
   });
 
   it('signs with the new and the old secret during a rotation, and with the new one alone after 24 h', async () => {
-    const rotated = (await api('POST', `/v1/webhook_endpoints/${authorized.id}/rotate_secret`)).json;
+    const rotated = (await env.http.post(`/v1/webhook_endpoints/${authorized.id}/rotate_secret`, undefined, bearer)).json;
     expect(rotated.secret).not.toBe(authorized.secret);
 
     const during = (await deliveredFor(await approvedPayment(), '/authorized'))[0]!;
@@ -96,7 +73,7 @@ describe('registered webhook endpoints, end to end', () => {
     expect(verifySignature(header, rotated.secret, during.body)).toBe(true);
     expect(verifySignature(header, authorized.secret, during.body)).toBe(true);
 
-    const advance = await fetch(`${server.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration: '24h' }) });
+    const advance = await env.http.post('/_sandbox/clock/advance', { duration: '24h' });
     expect(advance.status).toBe(200);
 
     const after = (await deliveredFor(await approvedPayment(), '/authorized'))[0]!;
@@ -106,9 +83,9 @@ describe('registered webhook endpoints, end to end', () => {
   });
 
   it('stops sending to a disabled or deleted endpoint', async () => {
-    const paused = (await api('POST', '/v1/webhook_endpoints', { url: `${merchant.url}/paused`, events: ['*'] })).json;
-    await api('PATCH', `/v1/webhook_endpoints/${paused.id}`, { enabled: false });
-    await api('DELETE', `/v1/webhook_endpoints/${authorized.id}`);
+    const paused = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/paused`, events: ['*'] }, bearer)).json;
+    await env.http.request('PATCH', `/v1/webhook_endpoints/${paused.id}`, { enabled: false }, bearer);
+    await env.http.request('DELETE', `/v1/webhook_endpoints/${authorized.id}`, undefined, bearer);
     const transId = await approvedPayment();
     expect(await deliveredFor(transId, '/paused')).toEqual([]);
     expect(await deliveredFor(transId, '/authorized')).toEqual([]);

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { FUZZ_SEED, bearerHeader, extraHeaders, formBody, fuzzOptions, hostileJsonText, jsonBody, mutatedBody, sendAndCheck, type FuzzBody } from './fuzz-kit.js';
-import { seedObjects, type SeededObjects } from './seed-objects.js';
+import { seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
 
 let sb: TestSandbox;
 let ids: SeededObjects;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { CREDS, createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { FUZZ_SEED, bearerHeader, contentTypeFor, formBody, fuzzOptions, nastyValue, sendAndCheck } from './fuzz-kit.js';
-import { csrfOf, seedObjects, type SeededObjects } from './seed-objects.js';
+import { csrfOf, seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
 
 let sb: TestSandbox;
 let ids: SeededObjects;

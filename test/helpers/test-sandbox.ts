@@ -4,6 +4,7 @@ import { loadConfig, type ConfigFlags } from '../../src/config.js';
 import { buildSandbox, startServer } from '../../src/server/start-server.js';
 import { fixedClock } from '../../src/runtime/clock.js';
 import { silentLogger } from '../../src/runtime/logger.js';
+import { httpClient } from './http.js';
 
 /** The seeded credentials of fixtures/default.json. */
 export const CREDS = {
@@ -44,30 +45,10 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
   const clock = fixedClock();
   const built = buildSandbox(config, { clock, logger: silentLogger });
 
-  /** Sends a request to the app; `body` objects are sent as JSON, and a body-less control write as {} (as the CLI sends it). */
-  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const init: RequestInit = { method, headers: { ...headers } };
-    // The control API takes writes only as JSON; a test that means to send something else says so in headers.
-    if (body === undefined && method !== 'GET' && method !== 'HEAD' && path.startsWith('/_sandbox/') && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) body = {};
-    if (body !== undefined) {
-      if (typeof body === 'string') init.body = body;
-      else {
-        init.body = JSON.stringify(body);
-        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
-      }
-    }
-    const res = await built.app.request(path, init);
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  }
+  // request / get / post / postForm against the app, the same helper e2e tests use over a socket.
+  const http = httpClient((path, init) => Promise.resolve(built.app.request(path, init)));
 
-  return { ...built, config, clock, request, close: () => built.db.close() };
+  return { ...built, config, clock, ...http, close: () => built.db.close() };
 }
 
 /** The test sandbox type. */

@@ -12,7 +12,7 @@ import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { AUTH, paymentBody } from '../routes/payments-api.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -14,7 +14,7 @@ import { fixedClock, type Clock } from '../../src/runtime/clock.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { holdWriteLock, type LockHolder } from '../helpers/lock-holder.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
-import { AUTH, paymentBody } from '../routes/payments-api.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const cleanups: Array<() => unknown> = [];

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Activity } from '../../src/runtime/activity.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { createPayment } from './payments-api.js';
+import { createPayment } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 let seen: Activity[];

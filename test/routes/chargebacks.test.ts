@@ -3,7 +3,7 @@
 // 409/422 guards and the 400s of bad input.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from './payments-api.js';
+import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

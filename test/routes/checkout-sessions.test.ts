@@ -3,7 +3,7 @@
 // with their events. The browser tests drive the same flows in Chromium.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, OTHER } from './payments-api.js';
+import { AUTH, OTHER } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {

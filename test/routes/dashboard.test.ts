@@ -3,15 +3,13 @@
 // 4xx in the documented error shape, never a 500.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, createPayment } from './payments-api.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
   sb = createTestSandbox();
 });
 afterEach(() => sb.close());
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 async function s2s(overrides: Record<string, unknown> = {}) {
   const res = await sb.request('POST', '/api/s2s', s2sBody(overrides));
@@ -28,10 +26,6 @@ async function page(path: string) {
 /** The data-id of every row the list shows, in order. */
 const rowIds = (html: string) => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]);
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-
-function post(path: string, fields: Record<string, string>) {
-  return sb.request('POST', path, new URLSearchParams(fields).toString(), FORM);
-}
 
 describe('lists', () => {
   it('shows S2S transactions newest first with their status, and Approve / Decline only on open authentications', async () => {
@@ -209,7 +203,7 @@ describe('Approve / Decline', () => {
     const t = await s2s({ ccno: '4000000000003220' });
     const back = '/_sandbox/?tab=transactions&status=0';
     const csrf = csrfOf((await page(back)).text);
-    const res = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back });
+    const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(back);
     const after = await sb.request('GET', `/_sandbox/transactions/${t.transID}`);
@@ -222,7 +216,7 @@ describe('Approve / Decline', () => {
     expect(payment.status).toBe('requires_action');
     const list = (await page('/_sandbox/?tab=payments')).text;
     expect(list).toContain('name="subject" value="payment"');
-    const res = await post('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: payment.id, outcome: 'decline' });
+    const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: payment.id, outcome: 'decline' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/_sandbox/?tab=payments');
     const after = await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH);
@@ -235,7 +229,7 @@ describe('Approve / Decline', () => {
   ])('%ss an iDEAL payment waiting at the bank, as the bank page would', async (outcome, status, sessionStatus) => {
     const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 1999, currency: 'EUR', methods: ['ideal'], return_url: 'https://shop.example/r' }, AUTH);
     const pay = new URL(session.json.url).pathname;
-    const chosen = await post(`${pay}/ideal`, { csrf: csrfOf((await page(pay)).text), bank: 'INGBNL2A' });
+    const chosen = await sb.postForm(`${pay}/ideal`, { csrf: csrfOf((await page(pay)).text), bank: 'INGBNL2A' });
     expect(chosen.status, chosen.text).toBe(303);
     const paymentId = (await sb.request('GET', '/v1/payments?limit=1', undefined, AUTH)).json.data[0].id as string;
     const list = (await page('/_sandbox/?tab=payments')).text;
@@ -243,19 +237,19 @@ describe('Approve / Decline', () => {
     expect(row).toContain('requires_action');
     expect(row).toContain('value="approve"');
     expect(row).toContain('value="decline"');
-    const res = await post('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome });
+    const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome });
     expect(res.status, res.text).toBe(303);
     expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json.status).toBe(status);
     expect((await sb.request('GET', `/v1/checkout/sessions/${session.json.id}`, undefined, AUTH)).json.status).toBe(sessionStatus);
     // Decided: the buttons are gone and a second try finds nothing to decide.
     expect(new RegExp(`<tr data-id="${paymentId}">.*?</tr>`).exec((await page('/_sandbox/?tab=payments')).text)![0]).not.toContain('value="approve"');
-    expect((await post('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome })).status).toBe(404);
+    expect((await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome })).status).toBe(404);
   });
 
   it('refuses a form without the page token, and changes nothing', async () => {
     const t = await s2s({ ccno: '4000000000003220' });
     for (const csrf of ['', 'forged']) {
-      const res = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
+      const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
       expect(res.status).toBe(401);
       expect(res.json.error).toMatchObject({ code: 'control_forbidden', param: 'csrf' });
     }
@@ -265,17 +259,17 @@ describe('Approve / Decline', () => {
   it('answers 400, 404 and 409 for a bad outcome, an unknown id, a finished authentication or a foreign return path', async () => {
     const t = await s2s({ ccno: '4000000000003220' });
     const csrf = csrfOf((await page('/_sandbox/')).text);
-    const bad = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'maybe' });
+    const bad = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'maybe' });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ code: 'parameter_invalid', param: 'outcome' });
-    const away = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back: 'https://evil.example/' });
+    const away = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back: 'https://evil.example/' });
     expect(away.status).toBe(400);
     expect(away.json.error.param).toBe('back');
-    const missing = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: '123', outcome: 'approve' });
+    const missing = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: '123', outcome: 'approve' });
     expect(missing.status).toBe(404);
     expect(missing.json.error.param).toBe('id');
-    expect((await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'decline' })).status).toBe(303);
-    const again = await post('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
+    expect((await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'decline' })).status).toBe(303);
+    const again = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('invalid_state');
     const json = await sb.request('POST', '/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
@@ -294,7 +288,7 @@ describe('a delivery and Replay', () => {
     expect(detail.text).toContain(t.transID);
     expect(detail.text).toContain('x-sandbox-signature: sha256=');
     expect(detail.text).toContain('None yet');
-    const res = await post(`/_sandbox/dashboard/deliveries/${id}/replay`, { csrf: csrfOf(detail.text) });
+    const res = await sb.postForm(`/_sandbox/dashboard/deliveries/${id}/replay`, { csrf: csrfOf(detail.text) });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/_sandbox/dashboard/deliveries/${id}#replays`);
     const after = await page(`/_sandbox/dashboard/deliveries/${id}`);
@@ -311,7 +305,7 @@ describe('a delivery and Replay', () => {
   it('refuses a replay without the page token', async () => {
     await s2s({ ccno: '4242424242424242' });
     const id = rowIds((await page('/_sandbox/?tab=deliveries')).text)[0]!;
-    const res = await post(`/_sandbox/dashboard/deliveries/${id}/replay`, { csrf: 'forged' });
+    const res = await sb.postForm(`/_sandbox/dashboard/deliveries/${id}/replay`, { csrf: 'forged' });
     expect(res.status).toBe(401);
     expect(res.json.error.param).toBe('csrf');
     expect(rowIds((await page('/_sandbox/?tab=deliveries')).text)).toHaveLength(1);

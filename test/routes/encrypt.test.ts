@@ -25,9 +25,7 @@ function queryOf(overrides: Record<string, unknown> = {}): string {
 
 /** Posts encrypted_data URL-encoded, as a form should be. */
 function post(encryptedData: string) {
-  return sb.request('POST', '/api/s2s/encrypt', new URLSearchParams({ encrypted_data: encryptedData }).toString(), {
-    'content-type': 'application/x-www-form-urlencoded',
-  });
+  return sb.postForm('/api/s2s/encrypt', { encrypted_data: encryptedData });
 }
 
 /** AES-256-CBC of `plain` with the docs/decisions.md key and IV, base64-encoded once. */

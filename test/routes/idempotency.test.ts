@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { requestFingerprint } from '../../src/services/idempotency.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
-import { AUTH, OTHER } from './payments-api.js';
+import { AUTH, OTHER } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/contracts/json-shape.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, paymentBody } from './payments-api.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

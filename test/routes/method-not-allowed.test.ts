@@ -3,7 +3,7 @@
 // path stays a 404.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH } from './payments-api.js';
+import { AUTH } from '../helpers/payments-api.js';
 
 const sandbox = createTestSandbox();
 afterAll(() => sandbox.close());

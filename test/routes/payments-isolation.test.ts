@@ -3,7 +3,7 @@
 // (apart from request_id), and the objects are left unchanged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, OTHER, createPayment } from './payments-api.js';
+import { AUTH, OTHER, createPayment } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 let ids: { payment: string; authorized: string; refund: string; token: string };

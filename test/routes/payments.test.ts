@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { TEST_CARDS } from '../../src/domain/outcomes.js';
-import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData, paymentBody, submitOtp } from './payments-api.js';
+import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData, paymentBody, submitOtp } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

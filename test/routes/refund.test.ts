@@ -2,11 +2,10 @@
 // what is left, ownership (404 revealing nothing), refundable states, the completion job with its
 // webhooks (refund.succeeded, and refund.failed for 4000000000005126), and a race of 20
 // concurrent partial refunds on a real server whose accepted sum never exceeds the amount.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
-import type { RunningServer } from '../../src/server/start-server.js';
-import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { CREDS, createTestSandbox, s2sBody, type TestSandbox, startTestServer } from '../helpers/test-sandbox.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SPEC_2_4 = ['bill_amt', 'bill_currency', 'message', 'order_status', 'reference', 'response', 'status', 'tdate', 'transID'];
@@ -171,31 +170,17 @@ describe('refund requests (in-process)', () => {
 });
 
 describe('refund requests (real server)', () => {
-  let server: RunningServer;
-  let merchant: FakeMerchant;
-  beforeAll(async () => {
-    merchant = await startFakeMerchant();
-    server = await startTestServer({ retry: 'none' });
-  });
-  afterAll(async () => {
-    await server.close();
-    await merchant.close();
-  });
-
-  async function post(path: string, body: unknown) {
-    const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as any };
-  }
+  const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
   async function approvedPayment(ccno: string, path: string): Promise<string> {
-    const res = await post('/api/s2s', s2sBody({ ccno, webhook_url: merchant.url + path }));
+    const res = await env.http.post('/api/s2s', s2sBody({ ccno, webhook_url: env.merchant.url + path }));
     expect(res.json.status).toBe('Test Approved');
     return res.json.transID;
   }
 
   it('20 concurrent partial refunds of 1.00 on 10.50: exactly 10 accepted, never more than the amount', async () => {
     const transID = await approvedPayment('4242424242424242', '/race');
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post('/api/transactions/refund-request', { transID, refundAmount: '1.00', public_key: CREDS.publicKey })));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => env.http.post('/api/transactions/refund-request', { transID, refundAmount: '1.00', public_key: CREDS.publicKey })));
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
     const acceptedSum = accepted.reduce((sum, a) => sum + Math.round(a.json.bill_amt * 100), 0);
@@ -203,19 +188,19 @@ describe('refund requests (real server)', () => {
     expect(accepted).toHaveLength(10);
     expect(refused.every((a) => a.status === 422 && a.json.error.message.includes('0.50 EUR of 10.50 EUR is left'))).toBe(true);
 
-    await post('/_sandbox/clock/advance', { duration: '2s' });
-    const after = await (await fetch(`${server.url}/_sandbox/transactions/${transID}`)).json();
+    await env.http.post('/_sandbox/clock/advance', { duration: '2s' });
+    const after = (await env.http.get(`/_sandbox/transactions/${transID}`)).json;
     expect(after).toMatchObject({ status: 'Partially Refunded', refunded_amt: '10.00' });
   });
 
   it('card 4000000000005126: the refund is accepted, then fails with a signed refund.failed webhook and releases the amount', async () => {
     const transID = await approvedPayment('4000000000005126', '/refund-fails');
-    const accepted = await post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey });
+    const accepted = await env.http.post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey });
     expect(accepted.status).toBe(200);
-    await post('/_sandbox/clock/advance', { duration: '2s' });
+    await env.http.post('/_sandbox/clock/advance', { duration: '2s' });
 
     const hooks = await waitFor(() => {
-      const got = merchant.at('/refund-fails').map((r) => ({ r, fields: Object.fromEntries(new URLSearchParams(r.body)) }));
+      const got = env.merchant.at('/refund-fails').map((r) => ({ r, fields: Object.fromEntries(new URLSearchParams(r.body)) }));
       return got.some((h) => h.fields.response?.includes('failed')) && got;
     }, 'the refund.failed webhook');
     const failed = hooks.find((h) => h.fields.response!.includes('Refund of'))!;
@@ -223,9 +208,9 @@ describe('refund requests (real server)', () => {
     expect(failed.fields.response).toMatch(/^Refund of 10\.50 EUR failed: the acquirer rejected the refund/);
     expect(verifySignature(failed.r.headers['x-sandbox-signature'] as string, CREDS.secret, failed.r.body)).toBe(true);
 
-    const after = await (await fetch(`${server.url}/_sandbox/transactions/${transID}`)).json();
+    const after = (await env.http.get(`/_sandbox/transactions/${transID}`)).json;
     expect(after).toMatchObject({ status: 'Test Approved', refunded_amt: '0.00' });
     // The failed refund no longer holds the amount: the whole of it can be asked again.
-    expect((await post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey })).status).toBe(200);
+    expect((await env.http.post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey })).status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@
 // on the sandbox clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, OTHER, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from './payments-api.js';
+import { AUTH, OTHER, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

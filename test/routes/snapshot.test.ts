@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fuzzOptions, nastyValue } from '../fuzz/fuzz-kit.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, createPayment } from './payments-api.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 const sandboxes: TestSandbox[] = [];
 afterEach(() => {

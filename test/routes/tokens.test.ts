@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { TEST_CARDS } from '../../src/domain/outcomes.js';
-import { AUTH, createPayment } from './payments-api.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

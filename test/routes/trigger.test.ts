@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPE_NAMES } from '../../src/domain/event-types.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, createPayment, eventTypes } from './payments-api.js';
+import { AUTH, createPayment, eventTypes } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

@@ -5,8 +5,8 @@
 // parse (an older version's row, a snapshot) sends the customer to the sandbox's own result page.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { csrfOf, seedObjects } from '../fuzz/seed-objects.js';
-import { AUTH, paymentBody } from './payments-api.js';
+import { csrfOf, seedObjects } from '../helpers/seed-objects.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { V1_REFUND_COMPLETION_MS } from '../../src/services/v1-refunds.js';
-import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from './payments-api.js';
+import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from '../helpers/payments-api.js';
 
 let sb: TestSandbox;
 beforeEach(() => {

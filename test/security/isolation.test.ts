@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
-import { seedObjects, type SeededObjects } from '../fuzz/seed-objects.js';
-import { AUTH as OWNER, OTHER } from '../routes/payments-api.js';
+import { seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
+import { AUTH as OWNER, OTHER } from '../helpers/payments-api.js';
 
 /** Ids of the right shape that name nothing. */
 const MISSING: SeededObjects = {

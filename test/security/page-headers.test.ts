@@ -4,7 +4,7 @@
 // iframe), every other page (checkout, results, 404s, dashboard, sign-in) by none.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { seedObjects } from '../fuzz/seed-objects.js';
+import { seedObjects } from '../helpers/seed-objects.js';
 
 const BEARER = { authorization: `Bearer ${CREDS.apiKey}` };
 const HTML = { accept: 'text/html' };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
-import { csrfOf } from '../fuzz/seed-objects.js';
+import { csrfOf } from '../helpers/seed-objects.js';
 
 const XSS = `"><script>alert(1)</script><img src=x onerror=alert(2)>'`;
 /** How hono/jsx writes the payload into text and attributes. */

@@ -16,7 +16,7 @@ import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { csrfOf } from '../fuzz/seed-objects.js';
+import { csrfOf } from '../helpers/seed-objects.js';
 
 vi.mock('../../src/crypto/signature.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/crypto/signature.js')>();

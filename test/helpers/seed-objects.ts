@@ -2,7 +2,7 @@
 // tests have real ids to aim at: S2S transactions (approved and awaiting 3-D Secure), /v1/
 // payments (captured and authorized), a token, a refund, a webhook endpoint, a checkout session.
 import { expect } from 'vitest';
-import { CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, type TestSandbox } from './test-sandbox.js';
 
 /** The ids of one merchant's objects. */
 export interface SeededObjects {

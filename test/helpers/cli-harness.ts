@@ -10,6 +10,8 @@ export interface CliRun {
   out: string;
   err: string;
   error: string | undefined;
+  /** The exit code the run set (`sandbox wait` sets 1 on a timeout), or 1 after an error, else 0. */
+  exitCode: number;
 }
 
 /** Runs `sandbox <args>` and captures stdout, stderr and a user error. */
@@ -27,5 +29,5 @@ export async function runCli(args: string[]): Promise<CliRun> {
       if (error === undefined) throw e;
     }
   }
-  return { out: out.join('\n'), err: err.join('\n'), error };
+  return { out: out.join('\n'), err: err.join('\n'), error, exitCode: io.exitCode ?? (error ? 1 : 0) };
 }

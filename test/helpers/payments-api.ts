@@ -1,6 +1,6 @@
 // Helpers shared by the /v1/ payments, refunds and tokens route tests.
 import { expect } from 'vitest';
-import { CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
+import { CREDS, type TestSandbox } from './test-sandbox.js';
 
 /** Headers of the seeded merchant's key and of the other merchant's key. */
 export const AUTH = { authorization: `Bearer ${CREDS.apiKey}` };
