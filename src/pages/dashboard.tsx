@@ -6,7 +6,7 @@ import { ORDER_STATUS } from '../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { TAB_STATUSES, type DashboardTab } from '../services/dashboard-queries.js';
 import { when } from './dashboard-tables.js';
-import { DOCTYPE } from './layout.js';
+import { DOCTYPE, DocumentHead } from './layout.js';
 
 /** The filters of the list being shown, as the query string carries them. */
 export interface ListView {
@@ -56,15 +56,7 @@ export function DashboardShell(props: { title: string; now: number; children: Ch
     <>
       {DOCTYPE}
       <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <meta name="robots" content="noindex" />
-          <title>{props.title}</title>
-          <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
-          <link rel="stylesheet" href="/_sandbox/assets/dashboard.css" />
-          <script src="/_sandbox/assets/dashboard.js" defer></script>
-        </head>
+        <DocumentHead title={props.title} stylesheet="/_sandbox/assets/dashboard.css" script="/_sandbox/assets/dashboard.js" />
         <body>
           <header>
             <h1><a href="/_sandbox/">paysandbox</a></h1>

@@ -5,21 +5,28 @@ import { raw } from 'hono/html';
 /** The doctype every page starts with, so browsers render in standards mode, not quirks mode. */
 export const DOCTYPE = raw('<!DOCTYPE html>');
 
+/** The <head> every page has: charset, viewport, noindex, the favicon, one stylesheet and one deferred script (CSP allows only same-origin scripts). */
+export function DocumentHead(props: { title: string; stylesheet: string; script: string }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex" />
+      <title>{props.title}</title>
+      <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
+      <link rel="stylesheet" href={props.stylesheet} />
+      <script src={props.script} defer></script>
+    </head>
+  );
+}
+
 /** Wraps page content in the document shell; `title` is escaped like everything else. */
 export function Layout(props: { title: string; children: Child }) {
   return (
     <>
       {DOCTYPE}
       <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <meta name="robots" content="noindex" />
-          <title>{props.title}</title>
-          <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
-          <link rel="stylesheet" href="/assets/pay.css" />
-          <script src="/assets/local-time.js" defer></script>
-        </head>
+        <DocumentHead title={props.title} stylesheet="/assets/pay.css" script="/assets/local-time.js" />
         <body>
           <div class="sandbox-banner" role="note">Test mode: paysandbox simulates this page. No real money moves.</div>
           <main>{props.children}</main>

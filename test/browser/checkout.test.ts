@@ -6,7 +6,8 @@ import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
@@ -32,10 +33,7 @@ beforeAll(async () => {
   logoServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(LOGO_SVG));
   await new Promise<void>((resolve) => logoServer.listen(0, '127.0.0.1', resolve));
   logoUrl = `http://127.0.0.1:${(logoServer.address() as AddressInfo).port}/logo.svg`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 
@@ -47,14 +45,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  blocked = [];
-  await context.route('**/*', (route) => {
-    const host = new URL(route.request().url()).hostname;
-    if (host === '127.0.0.1') return route.continue();
-    blocked.push(route.request().url());
-    return route.abort();
-  });
+  ({ context, blocked } = await localContext(browser, { viewport: { width: 1280, height: 800 } }));
   page = await context.newPage();
 });
 

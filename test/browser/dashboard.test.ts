@@ -5,7 +5,8 @@
 // counted, and any console error (a CSP violation among them) fails the test.
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -24,10 +25,7 @@ let consoleErrors: string[];
 beforeAll(async () => {
   server = await startTestServer({ retry: 'none' });
   merchant = await startFakeMerchant();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 
@@ -38,14 +36,8 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  blocked = [];
+  ({ context, blocked } = await localContext(browser, { viewport: { width: 1400, height: 900 } }));
   consoleErrors = [];
-  await context.route('**/*', (route) => {
-    if (new URL(route.request().url()).hostname === '127.0.0.1') return route.continue();
-    blocked.push(route.request().url());
-    return route.abort();
-  });
   page = await context.newPage();
   page.on('console', (msg) => {
     if (msg.type() === 'error') consoleErrors.push(msg.text());

@@ -7,7 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 
@@ -58,10 +59,7 @@ async function attack(hostile: string, sandbox: RunningServer) {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -69,13 +67,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext();
-  blocked = [];
-  await context.route('**/*', (route) => {
-    if (new URL(route.request().url()).hostname === '127.0.0.1') return route.continue();
-    blocked.push(route.request().url());
-    return route.abort();
-  });
+  ({ context, blocked } = await localContext(browser));
   page = await context.newPage();
 });
 
