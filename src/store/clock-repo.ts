@@ -1,4 +1,4 @@
-// The persisted sandbox clock (migration 013): its offset from the wall clock, and the newest
+// The persisted sandbox clock (migration 014): its offset from the wall clock, and the newest
 // sandbox time the database already holds, which a restarted clock must not fall behind.
 import type { Db } from './open-database.js';
 import { createStateTables } from './state-tables.js';
