@@ -181,7 +181,8 @@ describe('JSON-only writes on the JSON routes', () => {
   it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s refuses a write that is not application/json (no body, a form, text/plain)', async (method, path) => {
     const before = dbFingerprint(sb);
     for (const [body, headers] of [
-      [undefined, { 'content-type': '' }],
+      // A body-less DELETE needs no Content-Type (below): no page can send one without a preflight.
+      ...(method === 'POST' ? ([[undefined, { 'content-type': '' }]] as const) : []),
       ['a=b', FORM],
       ['{}', { 'content-type': 'text/plain' }],
     ] as const) {
@@ -199,6 +200,13 @@ describe('JSON-only writes on the JSON routes', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe('unsupported_content_type');
     expect(await exists(transID)).toBe(true);
+  });
+
+  it('a body-less DELETE without Content-Type is taken: browsers send DELETE across origins only after a preflight', async () => {
+    await sb.app.request('/_sandbox/faults', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ spec: 'duplicate=2' }) });
+    const res = await sb.app.request('/_sandbox/faults', { method: 'DELETE' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).deleted).toBeGreaterThan(0);
   });
 
   it('what the CLI sends still works: JSON with no Origin, or {} on a body-less write, or the same origin', async () => {

@@ -8,6 +8,8 @@
 //     stop a page on another port of 127.0.0.1, and without a token there is no cookie at all;
 // (d) the JSON routes take only Content-Type: application/json on state-changing requests, which no
 //     HTML form and no no-cors fetch() can send without a CORS preflight (which nothing here answers).
+//     A body-less DELETE, PUT or PATCH may leave the header out: browsers send those methods across
+//     origins only after a preflight, so no page can forge one.
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Config } from '../../config.js';
@@ -99,7 +101,9 @@ export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' |
     if (!SAFE_METHODS.has(c.req.method)) {
       refuseCrossSite(c, trustedOrigins);
       const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!isFormRoute(c.req.path) && type !== 'application/json') {
+      const bodyless = c.req.header('content-length') === undefined || c.req.header('content-length') === '0';
+      const preflighted = c.req.method !== 'POST' && bodyless && type === '';
+      if (!isFormRoute(c.req.path) && type !== 'application/json' && !preflighted) {
         throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'none'}; send a JSON body (or {} when there is nothing to say) with that header, as the CLI does`);
       }
     }
