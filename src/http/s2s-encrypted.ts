@@ -9,6 +9,7 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
+import type { S2SPaymentView } from '../views/s2s.js';
 import { s2sEncryptedSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
 import { readForm } from './validation.js';
@@ -40,7 +41,7 @@ export function parseDecryptedQuery(plaintext: string, warnings: string[]): Reco
 }
 
 /** The spec §2.3 answer: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
-function encryptedResponse(full: ReturnType<typeof s2sResponse>) {
+function encryptedResponse(full: S2SPaymentView) {
   const { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response } = full;
   return { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response };
 }

@@ -30,26 +30,6 @@ export interface OpenChargebackInput {
   amount?: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A chargeback as the control API shows it. */
-export function chargebackView(cb: Chargeback) {
-  return {
-    id: cb.id,
-    object: 'chargeback' as const,
-    merchant_id: cb.merchantId,
-    family: cb.subjectType,
-    payment_id: cb.subjectType === 'v1' ? cb.subjectId : null,
-    transID: cb.subjectType === 's2s' ? cb.subjectId : null,
-    amount: cb.amount,
-    currency: cb.currency,
-    reason: cb.reason,
-    status: cb.status,
-    created_at: iso(cb.createdAt),
-    updated_at: iso(cb.updatedAt),
-  };
-}
-
 /** The data of /v1/ chargeback.* events: the chargeback and the payment's status after it. */
 export function chargebackEventData(cb: Chargeback, paymentStatus: string): Record<string, unknown> {
   return {
