@@ -30,14 +30,14 @@ export function eventRoutes(deps: AppDeps) {
     const query = validateQuery(c, listEventsQuery);
     const merchant = currentMerchant(c).id;
     const limit = query.limit ?? 10;
-    let before: { createdAt: number; id: string } | undefined;
+    let startingAfter: { createdAt: number; id: string } | undefined;
     if (query.starting_after !== undefined) {
       const cursor = events.get(merchant, query.starting_after);
       if (!cursor) throw new SandboxError('resource_missing', `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`, 'starting_after');
-      before = { createdAt: cursor.createdAt, id: cursor.id };
+      startingAfter = { createdAt: cursor.createdAt, id: cursor.id };
     }
     const { since, until } = createdRange(query);
-    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, before, limit: n }));
+    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, startingAfter, limit: n }));
     return c.json(listView(page, toEventView));
   });
 

@@ -26,12 +26,12 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   deliveries: ['pending', 'succeeded', 'failed'],
 };
 
-/** Filters of one list page; `after` is the id of the last row of the previous page. */
+/** Filters of one list page; `startingAfter` is the id of the last row of the previous page. */
 export interface DashboardFilter {
   status?: string;
   type?: string;
   q?: string;
-  after?: string;
+  startingAfter?: string;
   limit: number;
 }
 
@@ -262,13 +262,13 @@ export class DashboardQueries {
     }
     if (filter.type !== undefined && spec.type) (where.push(`${spec.type} = @type`), (args.type = filter.type));
     if (filter.q !== undefined) (where.push(`(${spec.search.join(' OR ')})`), (args.q = filter.q));
-    if (filter.after !== undefined) {
-      const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.after) as number | undefined;
+    if (filter.startingAfter !== undefined) {
+      const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.startingAfter) as number | undefined;
       if (createdAt === undefined) {
-        throw new SandboxError('parameter_invalid', `after names no row of the ${tab} list ("${filter.after}"); use the "Older" link, or leave after out for the newest rows`, 'after');
+        throw new SandboxError('parameter_invalid', `starting_after names no row of the ${tab} list ("${filter.startingAfter}"); use the "Older" link, or leave starting_after out for the newest rows`, 'starting_after');
       }
       where.push(`(${spec.created} < @afterAt OR (${spec.created} = @afterAt AND ${spec.id} < @afterId))`);
-      Object.assign(args, { afterAt: createdAt, afterId: filter.after });
+      Object.assign(args, { afterAt: createdAt, afterId: filter.startingAfter });
     }
     const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
       ORDER BY ${spec.created} DESC, ${spec.id} DESC LIMIT @limit`;

@@ -61,15 +61,15 @@ export class Deliveries {
   list(q: DeliveryQuery): ListView<DeliveryView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let before: { createdAt: number; id: string } | undefined;
+    let startingAfter: { createdAt: number; id: string } | undefined;
     if (q.starting_after) {
       const after = store.deliveries.get(q.starting_after);
       if (!after) throw new SandboxError('resource_missing', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
-      before = { createdAt: after.createdAt, id: after.id };
+      startingAfter = { createdAt: after.createdAt, id: after.id };
     }
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
     const page = readPage(limit, (n) =>
-      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, before, limit: n }),
+      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, startingAfter, limit: n }),
     );
     return listView(page, toDeliveryView);
   }
@@ -134,14 +134,14 @@ export class Deliveries {
   listEvents(q: EventQuery): ListView<ControlEventView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let before: { createdAt: number; id: string } | undefined;
+    let startingAfter: { createdAt: number; id: string } | undefined;
     if (q.starting_after) {
       const after = store.events.get(q.starting_after);
       if (!after) throw new SandboxError('resource_missing', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
-      before = { createdAt: after.createdAt, id: after.id };
+      startingAfter = { createdAt: after.createdAt, id: after.id };
     }
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
-    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, before, limit: n }));
+    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }));
     return listView(page, toControlEventView);
   }
 

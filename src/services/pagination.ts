@@ -1,12 +1,7 @@
 // Keyset pages of newest-first lists: read one row more than asked to learn whether another page
-// follows, so no list ever counts or offsets. Every list that pages by starting_after uses it: the
-// /v1/ lists and the control API's deliveries and events.
-
-/** One page of a list and whether more rows follow. */
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-}
+// follows, so no list ever counts or offsets. Every list that pages uses it: the /v1/ lists and the
+// control API's deliveries, events, chargebacks and settlements; src/views/list.ts answers the page.
+import type { Page } from '../views/list.js';
 
 /** Reads `limit` rows through `read` (called with limit + 1) and reports whether more follow. */
 export function readPage<T>(limit: number, read: (limitPlusOne: number) => T[]): Page<T> {

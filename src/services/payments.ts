@@ -17,7 +17,8 @@ import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
-import { readPage, type Page } from './pagination.js';
+import { readPage } from './pagination.js';
+import type { Page } from '../views/list.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -171,9 +172,9 @@ export class Payments implements ChallengeSubject {
   }
 
   /** One page of the merchant's payments, newest first, and whether more follow. */
-  list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
-    const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
-    return readPage(filter.limit, (limit) => this.deps.store.payments.list({ ...filter, after, limit }));
+  list(filter: Omit<PaymentFilter, 'startingAfter' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
+    const startingAfter = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
+    return readPage(filter.limit, (limit) => this.deps.store.payments.list({ ...filter, startingAfter, limit }));
   }
 
   /** The 3-D Secure page of a payment that requires action. */

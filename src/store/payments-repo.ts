@@ -41,8 +41,8 @@ export interface PaymentFilter {
   status?: PaymentState;
   createdGte?: number;
   createdLte?: number;
-  /** Keyset pagination: only payments listed after this one (older). */
-  after?: { createdAt: number; id: string };
+  /** Keyset pagination: only payments listed after this one (older; the cursor of starting_after). */
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
@@ -87,7 +87,7 @@ export function createPaymentsRepo(db: Db) {
       if (filter.status) (where.push('status = ?'), args.push(filter.status));
       if (filter.createdGte !== undefined) (where.push('created_at >= ?'), args.push(filter.createdGte));
       if (filter.createdLte !== undefined) (where.push('created_at <= ?'), args.push(filter.createdLte));
-      if (filter.after) (where.push('(created_at, id) < (?, ?)'), args.push(filter.after.createdAt, filter.after.id));
+      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

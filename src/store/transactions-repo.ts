@@ -45,8 +45,8 @@ export interface TransactionFilter {
   merchantId?: string;
   orderStatus?: number;
   reference?: string;
-  /** Keyset pagination: only rows created before this (createdAt, transId). */
-  before?: { createdAt: number; transId: string };
+  /** Keyset pagination: only rows listed after this one (older; createdAt, transId). */
+  startingAfter?: { createdAt: number; transId: string };
   limit: number;
 }
 
@@ -85,7 +85,7 @@ export function createTransactionsRepo(db: Db) {
       if (filter.merchantId) (where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId));
       if (filter.orderStatus !== undefined) (where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus));
       if (searchByReference) (where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference));
-      if (filter.before) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.transId));
+      if (filter.startingAfter) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.transId));
       const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },
