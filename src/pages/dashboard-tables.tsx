@@ -104,7 +104,7 @@ function PaymentRows(props: { rows: PaymentRow[]; ctx: TableContext }) {
       <td class="id">{p.id}</td>
       <td>{p.reference ?? ''}</td>
       <td class="num">{money(p.amount, p.currency)}</td>
-      <td>{p.method} {p.cardBrand} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
+      <td>{p.method} {p.instrumentLabel} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
       <td><Status text={p.status} /> <span class="hint">{p.declineCode ?? ''}</span></td>
       <td>{when(p.createdAt)}</td>
       <td class="id">{p.merchantId}</td>

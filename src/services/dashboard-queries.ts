@@ -58,7 +58,8 @@ export interface PaymentRow {
   amount: number;
   currency: string;
   method: string;
-  cardBrand: string;
+  /** The card brand, or the bank or method name for other methods. */
+  instrumentLabel: string;
   cardLast4: string;
   status: string;
   declineCode: string | null;
@@ -180,7 +181,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     search: ['t.trans_id = @q', 't.reference = @q'],
   },
   payments: {
-    select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS cardBrand,
+    select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS instrumentLabel,
       p.card_last4 AS cardLast4, p.status, p.decline_code AS declineCode, p.created_at AS createdAt,
       (${openChallenge('payment', 'p.id')} OR (p.method = 'ideal' AND p.status = 'requires_action')) AS authOpen`,
     from: 'payments p',

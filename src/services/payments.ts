@@ -72,7 +72,7 @@ export class Payments implements ChallengeSubject {
       routing: input.routing,
       acquirer: ROUTING_ACQUIRERS[input.routing],
       customer: Object.fromEntries(Object.entries(input.customer ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
-      cardBrand: card.brand,
+      instrumentLabel: card.brand,
       cardLast4: card.last4,
       cardExpMonth: card.expMonth,
       cardExpYear: card.expYear,
@@ -135,7 +135,7 @@ export class Payments implements ChallengeSubject {
       acquirer: ROUTING_ACQUIRERS.smart,
       customer: input.customer,
       // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
-      cardBrand: input.label,
+      instrumentLabel: input.label,
       cardLast4: input.last4,
       cardExpMonth: 0,
       cardExpYear: 0,

@@ -14,7 +14,8 @@ export interface Payment {
   routing: string;
   acquirer: string;
   customer: Record<string, string>;
-  cardBrand: string;
+  /** The card brand, or the bank or method name for other methods (the iDEAL bank, "SEPA"). */
+  instrumentLabel: string;
   cardLast4: string;
   cardExpMonth: number;
   cardExpYear: number;
@@ -46,7 +47,8 @@ export interface PaymentFilter {
   limit: number;
 }
 
-const COLUMNS = `id, merchant_id AS merchantId, amount, currency, method, routing, acquirer, customer, card_brand AS cardBrand,
+// card_brand keeps its name (snapshots carry column names) though it holds a bank or method name too.
+const COLUMNS = `id, merchant_id AS merchantId, amount, currency, method, routing, acquirer, customer, card_brand AS instrumentLabel,
   card_last4 AS cardLast4, card_exp_month AS cardExpMonth, card_exp_year AS cardExpYear, token, reference, description, metadata,
   capture, amount_captured AS amountCaptured, amount_refunded AS amountRefunded, status, decline_code AS declineCode,
   failure_message AS failureMessage, webhook_url AS webhookUrl, return_url AS returnUrl, outcome, created_at AS createdAt,
@@ -64,7 +66,7 @@ export function createPaymentsRepo(db: Db) {
   const insert = db.prepare(`INSERT INTO payments (id, merchant_id, amount, currency, method, routing, acquirer, customer, card_brand,
     card_last4, card_exp_month, card_exp_year, token, reference, description, metadata, capture, amount_captured, amount_refunded,
     status, decline_code, failure_message, webhook_url, return_url, outcome, created_at, updated_at) VALUES (@id, @merchantId, @amount,
-    @currency, @method, @routing, @acquirer, @customer, @cardBrand, @cardLast4, @cardExpMonth, @cardExpYear, @token, @reference,
+    @currency, @method, @routing, @acquirer, @customer, @instrumentLabel, @cardLast4, @cardExpMonth, @cardExpYear, @token, @reference,
     @description, @metadata, @capture, @amountCaptured, @amountRefunded, @status, @declineCode, @failureMessage, @webhookUrl,
     @returnUrl, @outcome, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM payments WHERE id = ?`);

@@ -55,9 +55,9 @@ export function toPaymentView(payment: Payment, nextActionUrl: string | undefine
     capture: payment.capture,
     amount_captured: payment.amountCaptured,
     amount_refunded: payment.amountRefunded,
-    card: payment.method === 'card' ? { brand: payment.cardBrand, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear } : null,
+    card: payment.method === 'card' ? { brand: payment.instrumentLabel, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear } : null,
     // Hosted checkout's iDEAL and SEPA payments: the bank (or "SEPA") and the IBAN's last four.
-    method_details: payment.method === 'card' ? null : { label: payment.cardBrand, last4: payment.cardLast4 },
+    method_details: payment.method === 'card' ? null : { label: payment.instrumentLabel, last4: payment.cardLast4 },
     token: payment.token,
     customer: payment.customer,
     reference: payment.reference,
