@@ -61,7 +61,7 @@ export function paymentRoutes(deps: AppDeps) {
   app.post('/v1/payments', async (c) => {
     const body = await readJson(c);
     const input = validate(createPaymentSchema, body);
-    const created = payments.create(currentMerchant(c), input, deps.forcedOutcome(c, 'v1', input, undefined));
+    const created = payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined));
     return c.json(paymentObject(payments, created.answer));
   });
 

@@ -69,7 +69,7 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
       throw new SandboxError('invalid_credentials', 'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key', 'public_key');
     }
     authenticateTerminal(services, input.terNO, input.public_key);
-    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedOutcome: deps.forcedOutcome(c, 's2s', input, terminal) });
+    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedScript: deps.forcedScript(c, 's2s', input, terminal) });
     return c.json(encryptedResponse(s2sResponse(deps, created)));
   });
 

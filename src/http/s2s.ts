@@ -29,7 +29,7 @@ export function s2sRoutes(deps: AppDeps) {
     const body = await readJson(c);
     const input = validate(s2sPaymentSchema, body);
     const terminal = authenticateTerminal(services, input.terNO, input.public_key);
-    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedOutcome: deps.forcedOutcome(c, 's2s', input, terminal) });
+    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedScript: deps.forcedScript(c, 's2s', input, terminal) });
     return c.json(s2sResponse(deps, created));
   });
 

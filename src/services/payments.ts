@@ -4,7 +4,7 @@
 // event in the same transaction as the change.
 import { urlWithQuery } from '../domain/http-url.js';
 import { newId } from '../domain/ids.js';
-import { declineMessage, type Outcome } from '../domain/outcomes.js';
+import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
@@ -48,14 +48,14 @@ export class Payments implements ChallengeSubject {
     auth.registerSubject('payment', this);
   }
 
-  /** Creates a payment for `merchant`; `forcedOutcome` (X-Sandbox-Outcome, scenarios) wins over the card. */
-  create(merchant: Merchant, input: CreatePaymentInput, forcedOutcome?: Outcome): PaymentCreated {
+  /** Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the card. */
+  create(merchant: Merchant, input: CreatePaymentInput, forcedScript?: ScriptedOutcome): PaymentCreated {
     const { store, clock } = this.deps;
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
-    const outcome = forcedOutcome ?? card.outcome;
-    if (outcome.challenge && !input.return_url) {
+    const script = forcedScript ?? card.script;
+    if (script.challenge && !input.return_url) {
       throw new SandboxError(
         'parameter_missing',
         'return_url is required when the card needs 3-D Secure: send the http(s) URL the customer comes back to, e.g. "https://shop.example/return"',
@@ -88,13 +88,13 @@ export class Payments implements ChallengeSubject {
       failureMessage: null,
       webhookUrl: input.webhook_url ?? null,
       returnUrl: input.return_url ?? null,
-      outcome,
+      script,
       createdAt: now,
       updatedAt: now,
     };
     return store.tx(() => {
       store.payments.insert(payment);
-      if (!outcome.challenge) {
+      if (!script.challenge) {
         const answer = this.authorise(payment);
         return { payment: store.payments.get(payment.id)!, answer };
       }
@@ -151,7 +151,7 @@ export class Payments implements ChallengeSubject {
       failureMessage: null,
       webhookUrl: input.webhookUrl,
       returnUrl: null,
-      outcome: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
+      script: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
       createdAt: now,
       updatedAt: now,
     };
@@ -253,7 +253,7 @@ export class Payments implements ChallengeSubject {
    * authorized event. Returns the payment as it stood once authorized (or declined).
    */
   private authorise(payment: Payment): Payment {
-    const answer = payment.outcome.authorisation;
+    const answer = payment.script.authorisation;
     if (answer.result === 'hang') return payment;
     if (answer.result === 'decline') return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
     const authorized = this.move(payment, 'authorize');
@@ -264,7 +264,7 @@ export class Payments implements ChallengeSubject {
   private captureAuthorized(payment: Payment, amount: number): Payment {
     const captured = this.move(payment, 'capture', { amountCaptured: amount });
     // The chargebacks service handles chargeback.open for both families (S2S schedules it too).
-    if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
+    if (payment.script.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
     return captured;
   }
 }

@@ -96,7 +96,7 @@ export class S2SRefunds {
     const transaction = store.transactions.get(refund.transId)!;
     const money = (minor: number) => `${formatDecimalAmount(minor, refund.currency)} ${refund.currency}`;
     const now = clock.now();
-    const failure = transaction.outcome.refundFails
+    const failure = transaction.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
       : !canApply(transaction.orderStatus, 'refund_full')
         ? `the transaction became ${statusText(transaction.orderStatus)} before the refund completed`

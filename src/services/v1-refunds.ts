@@ -96,7 +96,7 @@ export class V1Refunds {
     if (!refund || refund.status !== 'pending') return;
     const payment = store.payments.get(refund.paymentId)!;
     const now = clock.now();
-    const failure = payment.outcome.refundFails
+    const failure = payment.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
       : !canApply(payment.status, 'refund_partial')
         ? `the payment became ${payment.status} before the refund completed`
