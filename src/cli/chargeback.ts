@@ -3,7 +3,7 @@
 // open chargeback); `sandbox chargebacks` lists them. All over the control API.
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { formatDecimalAmount } from '../domain/money.js';
+import { formatDecimalMoney } from '../domain/money.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
@@ -14,7 +14,7 @@ import type { ListView } from '../views/list.js';
 
 type ChargebackFlags = ClientFlags & { reason?: string; amount?: string; win?: boolean; lose?: boolean };
 
-const money = (cb: ChargebackView) => `${cb.currency} ${formatDecimalAmount(cb.amount, cb.currency)}`;
+const money = (cb: ChargebackView) => formatDecimalMoney(cb.amount, cb.currency);
 const subject = (cb: ChargebackView) => (cb.family === 'v1' ? `payment ${cb.payment_id}` : `transaction ${cb.transID}`);
 
 /** The open request for an id: pay_... is a /v1/ payment, digits are an S2S transID. */
