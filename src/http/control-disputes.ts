@@ -14,7 +14,7 @@ import { httpUrl } from '../contracts/v1-common.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { chargebackView, toChargebackView } from '../views/chargeback.js';
-import { toControlEventView } from '../views/event.js';
+import { toControlEventView, triggerResultView } from '../views/event.js';
 import { listOf, listView, wholeList } from '../views/list.js';
 import { settlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
@@ -161,5 +161,5 @@ export const disputesOpenApi: OpenApiRoute[] = [
   control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true }),
   control('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
   control('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
-  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
+  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
 ];

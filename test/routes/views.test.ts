@@ -10,12 +10,12 @@ import { chargebackView } from '../../src/views/chargeback.js';
 import { checkoutSessionView } from '../../src/views/checkout-session.js';
 import { clockView, healthView } from '../../src/views/clock.js';
 import { deliveryDetailView, deliveryView } from '../../src/views/delivery.js';
-import { controlEventDetailView, controlEventView, eventView } from '../../src/views/event.js';
+import { controlEventDetailView, controlEventView, eventView, triggerResultView } from '../../src/views/event.js';
 import { faultListView } from '../../src/views/fault-rule.js';
 import { listOf } from '../../src/views/list.js';
 import { paymentView } from '../../src/views/payment.js';
 import { refundView } from '../../src/views/refund.js';
-import { controlTransactionView, s2sStatusView } from '../../src/views/s2s.js';
+import { controlTransactionView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../../src/views/s2s.js';
 import { scenarioListView } from '../../src/views/scenario-entry.js';
 import { settlementView } from '../../src/views/settlement.js';
 import { tokenView } from '../../src/views/token.js';
@@ -109,9 +109,19 @@ describe('one answer of each kind is exactly its view', () => {
     expect(control).toMatchObject({ ...pub, resource_id: seeded.transApproved, merchant_id: 'mer_sandbox' });
   });
 
-  it('the S2S authstatus answer', async () => {
+  it('the S2S payment answer, its authstatus answer and the refund-request answer', async () => {
     const created = await sb.request('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242' }));
+    expect(strict(s2sPaymentView).safeParse(created.json).error).toBeUndefined();
     const status = await sb.request('GET', new URL(created.json.authstatus).pathname);
     expect(strict(s2sStatusView).safeParse(status.json).error).toBeUndefined();
+    const refund = await sb.request('POST', '/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '1.00', public_key: 'pk_test_1001' });
+    expect(refund.status, refund.text).toBe(200);
+    expect(strict(s2sRefundView).safeParse(refund.json).error).toBeUndefined();
+  });
+
+  it('the trigger answer', async () => {
+    const res = await sb.request('POST', '/_sandbox/events/trigger', { type: 'payment.captured' });
+    expect(res.status, res.text).toBe(201);
+    expect(strict(triggerResultView).safeParse(res.json).error).toBeUndefined();
   });
 });
