@@ -28,7 +28,7 @@ import { deliveryDetailView, deliveryView, retryFailedView } from '../views/deli
 import { controlEventDetailView, controlEventView } from '../views/event.js';
 import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-rule.js';
 import { listOf } from '../views/list.js';
-import { controlTransactionView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../views/s2s.js';
+import { controlTransactionView, s2sEncryptedPaymentView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../views/s2s.js';
 import { scenarioListView } from '../views/scenario-entry.js';
 
 /**
@@ -235,6 +235,7 @@ const S2S_ROUTES: OpenApiRoute[] = [
     bodyType: 'application/x-www-form-urlencoded',
     encryptedBody: s2sEncryptedSchema,
     response: 'the spec §2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
+    responseSchema: s2sEncryptedPaymentView,
     errors: ['decryption_failed', 'invalid_credentials', 'reference_in_use'],
   },
   {

@@ -36,6 +36,12 @@ export const s2sPaymentView = s2sStatusView.extend({
 /** The payment answer's TS type. */
 export type S2SPaymentView = z.infer<typeof s2sPaymentView>;
 
+/** The spec §2.3 answer of POST /api/s2s/encrypt: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
+export const s2sEncryptedPaymentView = s2sPaymentView.pick({ authurl: true, transID: true, reference: true, order_status: true, status: true, bill_amt: true, bill_currency: true, response: true });
+
+/** The encrypted payment answer's TS type. */
+export type S2SEncryptedPaymentView = z.infer<typeof s2sEncryptedPaymentView>;
+
 /** The spec §2.4 refund-request answer; bill_amt is the amount of this refund, as a number. */
 export const s2sRefundView = z.object({
   order_status: z.string(),
@@ -106,6 +112,12 @@ export function toS2SPaymentView(t: Transaction, links: { authurl: string; auths
       ? Buffer.from(JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: links.authurl, challengeWindowSize: '05' })).toString('base64')
       : '',
   };
+}
+
+/** The spec §2.3 answer, in the gateway's order, from the 2.2 answer of the same payment. */
+export function toS2SEncryptedPaymentView(full: S2SPaymentView): S2SEncryptedPaymentView {
+  const { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response } = full;
+  return { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response };
 }
 
 /** The spec §2.4 answer to a refund request; `left` is what stays refundable, in minor units. */
