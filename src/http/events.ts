@@ -9,7 +9,7 @@ import { listEventsQuery } from '../contracts/webhook-endpoint-schema.js';
 import { eventView, toEventView } from '../views/event.js';
 import { listOf, listView } from '../views/list.js';
 import { validateQuery } from './validation.js';
-import { readPage } from '../services/pagination.js';
+import { cursorRow, readPage } from '../services/pagination.js';
 
 /** The earliest and latest creation times (ms) the created[...] filters allow. */
 function createdRange(query: { 'created[gte]'?: number; 'created[gt]'?: number; 'created[lte]'?: number; 'created[lt]'?: number }) {
@@ -30,12 +30,7 @@ export function eventRoutes(deps: AppDeps) {
     const query = validateQuery(c, listEventsQuery);
     const merchant = currentMerchant(c).id;
     const limit = query.limit ?? 10;
-    let startingAfter: { createdAt: number; id: string } | undefined;
-    if (query.starting_after !== undefined) {
-      const cursor = events.get(merchant, query.starting_after);
-      if (!cursor) throw new SandboxError('resource_missing', `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`, 'starting_after');
-      startingAfter = { createdAt: cursor.createdAt, id: cursor.id };
-    }
+    const startingAfter = cursorRow(query.starting_after, (id) => events.get(merchant, id), `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`);
     const { since, until } = createdRange(query);
     const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, startingAfter, limit: n }));
     return c.json(listView(page, toEventView));

@@ -10,7 +10,7 @@ import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
-import { readPage } from './pagination.js';
+import { cursorRow, readPage } from './pagination.js';
 import { toControlEventView, type ControlEventDetailView, type ControlEventView } from '../views/event.js';
 import { toDeliveryDetailView, toDeliveryView, type DeliveryDetailView, type DeliveryView } from '../views/delivery.js';
 import { listView, type ListView } from '../views/list.js';
@@ -61,12 +61,7 @@ export class Deliveries {
   list(q: DeliveryQuery): ListView<DeliveryView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let startingAfter: { createdAt: number; id: string } | undefined;
-    if (q.starting_after) {
-      const after = store.deliveries.get(q.starting_after);
-      if (!after) throw new SandboxError('resource_missing', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
-      startingAfter = { createdAt: after.createdAt, id: after.id };
-    }
+    const startingAfter = cursorRow(q.starting_after, (id) => store.deliveries.get(id), `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`);
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
     const page = readPage(limit, (n) =>
       store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, startingAfter, limit: n }),
@@ -134,12 +129,7 @@ export class Deliveries {
   listEvents(q: EventQuery): ListView<ControlEventView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let startingAfter: { createdAt: number; id: string } | undefined;
-    if (q.starting_after) {
-      const after = store.events.get(q.starting_after);
-      if (!after) throw new SandboxError('resource_missing', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
-      startingAfter = { createdAt: after.createdAt, id: after.id };
-    }
+    const startingAfter = cursorRow(q.starting_after, (id) => store.events.get(id), `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`);
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
     const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }));
     return listView(page, toControlEventView);
