@@ -30,6 +30,7 @@ import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-
 import { listOf } from '../views/list.js';
 import { controlTransactionView, s2sEncryptedPaymentView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../views/s2s.js';
 import { scenarioListView } from '../views/scenario-entry.js';
+import { importView, resetView } from '../views/state.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -268,9 +269,9 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
   control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
   control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
-  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept'),
+  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept', { responseSchema: resetView }),
   control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
-  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema }),
+  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
