@@ -2,7 +2,7 @@
 // mode). Rows are written straight through the store (createStore, transactions of 5 000 rows)
 // rather than over HTTP, which would take minutes; the sandbox is then started on that file.
 import { DEFAULT_FIXTURES } from '../dist/config.js';
-import { outcomeForCard } from '../dist/domain/outcomes.js';
+import { scriptForCard } from '../dist/domain/outcomes.js';
 import { openDatabase } from '../dist/store/open-database.js';
 import { readFixtures } from '../dist/store/credentials-repo.js';
 import { createStore } from '../dist/store/store.js';
@@ -21,7 +21,7 @@ function seed(db, count) {
   try {
     const store = createStore(database);
     store.credentials.seed(readFixtures(DEFAULT_FIXTURES));
-    const approved = outcomeForCard('4242424242424242');
+    const approved = scriptForCard('4242424242424242');
     const start = Date.now() - count * 1000;
     const sample = [];
     const every = Math.max(1, Math.floor(count / SAMPLE));
@@ -51,7 +51,7 @@ function seed(db, count) {
             billIp: '127.0.0.1',
             customer: { fullname: 'Seed Customer', bill_email: 'seed@example.com' },
             encryptionMethod: 'none',
-            outcome: approved,
+            script: approved,
             statusToken,
             refunded: 0,
             createdAt: start + i * 1000,

@@ -45,15 +45,15 @@ const cases = [
   ['payments newest', '/_sandbox/?tab=payments'],
   ['payments status=declined', '/_sandbox/?tab=payments&status=declined'],
   ['payments search', '/_sandbox/?tab=payments&q=ref_000777'],
-  ['sessions status=open, deep page', '/_sandbox/?tab=sessions&status=open&after=cs_000300'],
+  ['sessions status=open, deep page', '/_sandbox/?tab=sessions&status=open&starting_after=cs_000300'],
   ['events type', '/_sandbox/?tab=events&type=refund.succeeded'],
   ['events search resource', '/_sandbox/?tab=events&q=pay_054321'],
   ['deliveries newest', '/_sandbox/?tab=deliveries'],
   ['deliveries status=failed', '/_sandbox/?tab=deliveries&status=failed'],
   ['deliveries type=payment.declined', '/_sandbox/?tab=deliveries&type=payment.declined'],
   ['deliveries type with no match (worst case)', '/_sandbox/?tab=deliveries&type=chargeback.lost'],
-  ['transactions, a deep page (after=)', `/_sandbox/?tab=transactions&after=9${String(Math.floor(N / 20)).padStart(6, '0')}00000000`],
-  ['deliveries deep', '/_sandbox/?tab=deliveries&after=whd_000100'],
+  ['transactions, a deep page (starting_after=)', `/_sandbox/?tab=transactions&starting_after=9${String(Math.floor(N / 20)).padStart(6, '0')}00000000`],
+  ['deliveries deep', '/_sandbox/?tab=deliveries&starting_after=whd_000100'],
   ['fragment deliveries', '/_sandbox/dashboard/fragment?tab=deliveries'],
 ];
 for (const [name, url] of cases) {

@@ -3,17 +3,19 @@
 // open chargeback); `sandbox chargebacks` lists them. All over the control API.
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { formatDecimalAmount } from '../domain/money.js';
+import { formatDecimalMoney } from '../domain/money.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
+import type { ChargebackView } from '../views/chargeback.js';
+import type { ListView } from '../views/list.js';
 
 type ChargebackFlags = ClientFlags & { reason?: string; amount?: string; win?: boolean; lose?: boolean };
 
-const money = (cb: any) => `${cb.currency} ${formatDecimalAmount(cb.amount, cb.currency)}`;
-const subject = (cb: any) => (cb.family === 'v1' ? `payment ${cb.payment_id}` : `transaction ${cb.transID}`);
+const money = (cb: ChargebackView) => formatDecimalMoney(cb.amount, cb.currency);
+const subject = (cb: ChargebackView) => (cb.family === 'v1' ? `payment ${cb.payment_id}` : `transaction ${cb.transID}`);
 
 /** The open request for an id: pay_... is a /v1/ payment, digits are an S2S transID. */
 function openBody(id: string, flags: ChargebackFlags): Record<string, unknown> {
@@ -44,13 +46,13 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
       if (flags.win && flags.lose) throw new CliError('pass --win or --lose, not both');
       if (flags.win || flags.lose) {
         if (flags.reason !== undefined || flags.amount !== undefined) throw new CliError('--reason and --amount are for opening a chargeback; leave them out with --win / --lose');
-        const cb = await client.post(`/chargebacks/${encodeURIComponent(id)}/${flags.win ? 'win' : 'lose'}`);
+        const cb = await client.post<ChargebackView>(`/chargebacks/${encodeURIComponent(id)}/${flags.win ? 'win' : 'lose'}`);
         if (flags.json) return io.out(JSON.stringify(cb, null, 2));
         const outcome = cb.status === 'won' ? kleur.green('won') : kleur.red('lost');
         const after = cb.status === 'won' ? 'it is reinstated' : 'it stays charged back';
         return io.out(`chargeback ${kleur.bold(cb.id)} ${outcome}: ${money(cb)} on ${subject(cb)}; ${after} (chargeback.${cb.status} sent)`);
       }
-      const cb = await client.post('/chargebacks', openBody(id, flags));
+      const cb = await client.post<ChargebackView>('/chargebacks', openBody(id, flags));
       if (flags.json) return io.out(JSON.stringify(cb, null, 2));
       io.out(`chargeback ${kleur.bold(cb.id)} opened on ${subject(cb)}: ${money(cb)}, reason ${cb.reason} (chargeback.created sent)`);
       io.out(kleur.dim(`decide it with: sandbox chargeback ${cb.id} --win   (or --lose)`));
@@ -61,9 +63,9 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
     .option('--payment <id>', 'only those of this transID or payment id')
     .option('--limit <n>', 'at most this many', '50')
     .action(async (flags: ClientFlags & { status?: string; payment?: string; limit: string }) => {
-      const page = await new ControlClient(flags).get('/chargebacks', { status: flags.status, payment: flags.payment, limit: flags.limit });
+      const page = await new ControlClient(flags).get<ListView<ChargebackView>>('/chargebacks', { status: flags.status, payment: flags.payment, limit: flags.limit });
       if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
       if (page.data.length === 0) return io.out('no chargebacks match');
-      io.out(formatTable(['ID', 'FAMILY', 'PAYMENT', 'AMOUNT', 'REASON', 'STATUS', 'CREATED'], page.data.map((cb: any) => [cb.id, cb.family, cb.payment_id ?? cb.transID, money(cb), cb.reason, cb.status, cb.created_at])));
+      io.out(formatTable(['ID', 'FAMILY', 'PAYMENT', 'AMOUNT', 'REASON', 'STATUS', 'CREATED'], page.data.map((cb) => [cb.id, cb.family, cb.payment_id ?? cb.transID, money(cb), cb.reason, cb.status, cb.created_at])));
     });
 }

@@ -5,13 +5,8 @@ import { clockAdvanceProblem } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import type { ClockAdvanceView, ClockView } from '../views/clock.js';
 
-/** GET /_sandbox/clock (and the start of the advance answer). */
-interface ClockView {
-  now: string;
-  offset_ms: number;
-  offset: string;
-}
 
 function ahead(view: ClockView): string {
   return view.offset_ms > 0 ? `${view.offset} ahead of the wall clock` : 'the wall clock';
@@ -35,7 +30,7 @@ export function addClockCommand(program: Command, io: CliIo): void {
       const flags = command.optsWithGlobals<ClientFlags>();
       const problem = clockAdvanceProblem(duration);
       if (problem) throw new CliError(problem);
-      const result = await new ControlClient(flags).post<ClockView & { jobs_run: number }>('/clock/advance', { duration });
+      const result = await new ControlClient(flags).post<ClockAdvanceView>('/clock/advance', { duration });
       io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
     });
 }

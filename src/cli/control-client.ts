@@ -40,7 +40,7 @@ export class ControlClient {
   }
 
   /** GET a control path with query parameters (undefined ones left out). */
-  get<T = any>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+  get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const search = params.size ? `?${params}` : '';
@@ -48,12 +48,12 @@ export class ControlClient {
   }
 
   /** POST a JSON body to a control path. */
-  post<T = any>(path: string, body: Record<string, unknown> = {}): Promise<T> {
+  post<T>(path: string, body: Record<string, unknown> = {}): Promise<T> {
     return this.call<T>('POST', path, body);
   }
 
   /** DELETE a control path (with an empty JSON body: the control API takes only JSON writes). */
-  delete<T = any>(path: string): Promise<T> {
+  delete<T>(path: string): Promise<T> {
     return this.call<T>('DELETE', path, {});
   }
 

@@ -4,10 +4,11 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
+import type { FaultListView, FaultsDeletedView, FaultsSetView } from '../views/fault-rule.js';
 
-function rulesTable(list: { seed: number; rules: Array<{ id: string; spec: string; source: string }> }): string {
-  if (list.rules.length === 0) return `no fault rules (seed ${list.seed})`;
-  return `${formatTable(['ID', 'RULE', 'SET BY'], list.rules.map((r) => [r.id, r.spec, r.source === 'flag' ? '--faults' : 'control API']))}\nseed ${list.seed}`;
+function rulesTable(list: FaultListView): string {
+  if (list.data.length === 0) return `no fault rules (seed ${list.seed})`;
+  return `${formatTable(['ID', 'RULE', 'SET BY'], list.data.map((r) => [r.id, r.spec, r.source === 'flag' ? '--faults' : 'control API']))}\nseed ${list.seed}`;
 }
 
 /** Adds `sandbox faults ...`. */
@@ -20,18 +21,18 @@ export function addFaultsCommand(program: Command, io: CliIo): void {
       if (spec === undefined && flags.seed === undefined) throw new CliError('give a fault spec such as "duplicate=2", or --seed N');
       const seed = flags.seed === undefined ? undefined : Number(flags.seed);
       if (seed !== undefined && !Number.isInteger(seed)) throw new CliError(`--seed must be a whole number, got "${flags.seed}"`);
-      const result = await new ControlClient(flags).post('/faults', { ...(spec !== undefined ? { spec } : {}), ...(seed !== undefined ? { seed } : {}) });
+      const result = await new ControlClient(flags).post<FaultsSetView>('/faults', { ...(spec !== undefined ? { spec } : {}), ...(seed !== undefined ? { seed } : {}) });
       io.out(flags.json ? JSON.stringify(result, null, 2) : rulesTable(result));
     });
 
   clientOptions(faults.command('list').description('the fault rules in force and the seed')).action(async (flags: ClientFlags) => {
-    const result = await new ControlClient(flags).get('/faults');
+    const result = await new ControlClient(flags).get<FaultListView>('/faults');
     io.out(flags.json ? JSON.stringify(result, null, 2) : rulesTable(result));
   });
 
   clientOptions(faults.command('clear [rule-id]').description('delete one rule, or every rule')).action(async (id: string | undefined, flags: ClientFlags) => {
     const client = new ControlClient(flags);
-    const result = await (id ? client.delete(`/faults/${encodeURIComponent(id)}`) : client.delete('/faults'));
+    const result = await (id ? client.delete<FaultsDeletedView>(`/faults/${encodeURIComponent(id)}`) : client.delete<FaultsDeletedView>('/faults'));
     io.out(flags.json ? JSON.stringify(result) : `deleted ${result.deleted} fault rule${result.deleted === 1 ? '' : 's'}`);
   });
 }

@@ -6,6 +6,7 @@ import { signatureHeader } from '../crypto/signature.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import type { ControlEventDetailView } from '../views/event.js';
 
 interface ListenFlags extends ClientFlags {
   events?: string;
@@ -26,7 +27,7 @@ const clock = (iso: string) => iso.slice(11, 23);
 
 /** POSTs an event's payload to `url`, signed the way the sandbox signs webhooks. */
 async function forward(client: ControlClient, eventId: string, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
-  const event = await client.get(`/events/${encodeURIComponent(eventId)}`);
+  const event = await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(eventId)}`);
   const timestamp = Math.floor(Date.now() / 1000);
   const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
   const body: string = event.payload.body;
@@ -38,7 +39,7 @@ async function forward(client: ControlClient, eventId: string, flags: ListenFlag
         'content-type': event.payload.content_type,
         [`${prefix}-signature`]: signatureHeader([flags.secret], flags.signature as 'plain' | 'timestamped', body, timestamp),
         [`${prefix}-event-id`]: event.id,
-        [`${prefix}-event-type`]: event.type,
+        [`${prefix}-event-type`]: event.event,
         [`${prefix}-timestamp`]: String(timestamp),
       },
       body,

@@ -8,22 +8,24 @@ import { formatDecimalAmount } from '../domain/money.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
+import type { ListView } from '../views/list.js';
+import type { SettlementView } from '../views/settlement.js';
 
 const amount = (minor: number, currency: string) => `${minor < 0 ? '-' : ''}${formatDecimalAmount(Math.abs(minor), currency)}`;
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 
-function summary(s: any): string {
+function summary(s: SettlementView): string {
   const c = s.currency;
   const payout = s.status === 'paid' ? kleur.green(`paid ${time(s.paid_at)}`) : kleur.yellow(`pays out ${time(s.pay_at)}`);
   return `${kleur.bold(s.id)}  ${s.merchant_id}  ${c}  ${s.count} payment${s.count === 1 ? '' : 's'}  gross ${amount(s.gross, c)}  fees ${amount(s.fees, c)}  refunds ${amount(s.refunds, c)}${s.adjustments ? `  clawbacks ${amount(s.adjustments, c)}` : ''}  net ${kleur.bold(amount(s.net, c))}  ${payout}`;
 }
 
-function detail(s: any): string {
+function detail(s: SettlementView): string {
   const c = s.currency;
-  const rows = s.payments.map((p: any) => [p.family, p.id, amount(p.gross, c), amount(p.fee, c), amount(p.refunded, c), amount(p.net, c)]);
+  const rows = s.payments.map((p) => [p.family, p.id, amount(p.gross, c), amount(p.fee, c), amount(p.refunded, c), amount(p.net, c)]);
   const parts = [summary(s)];
   if (rows.length) parts.push('', formatTable(['FAMILY', 'PAYMENT', 'GROSS', 'FEE', 'REFUNDED', 'NET'], rows));
-  const clawbacks = s.clawbacks.map((a: any) => [a.family, a.id, a.kind, a.chargeback_id ?? '-', amount(a.amount, c)]);
+  const clawbacks = s.clawbacks.map((a) => [a.family, a.id, a.kind, a.chargeback_id ?? '-', amount(a.amount, c)]);
   if (clawbacks.length) parts.push('', 'clawbacks (refunds and lost chargebacks after an earlier payout):', formatTable(['FAMILY', 'PAYMENT', 'KIND', 'CHARGEBACK', 'AMOUNT'], clawbacks));
   return parts.join('\n');
 }
@@ -38,7 +40,7 @@ export function addSettleCommand(program: Command, io: CliIo): void {
       const body: Record<string, unknown> = { pay_after: flags.payAfter };
       if (flags.merchant) body.merchant = flags.merchant;
       if (flags.currency) body.currency = flags.currency;
-      const { data } = await new ControlClient(flags).post('/settlements', body);
+      const { data } = await new ControlClient(flags).post<ListView<SettlementView>>('/settlements', body);
       if (flags.json) return io.out(JSON.stringify(data, null, 2));
       if (data.length === 0) return io.out('nothing to settle: every captured payment is already in a settlement, and nothing is owed back');
       for (const s of data) io.out(summary(s));
@@ -50,11 +52,11 @@ export function addSettleCommand(program: Command, io: CliIo): void {
     .action(async (id: string | undefined, flags: ClientFlags & { status?: string; limit: string }) => {
       const client = new ControlClient(flags);
       if (id) {
-        const s = await client.get(`/settlements/${encodeURIComponent(id)}`);
+        const s = await client.get<SettlementView>(`/settlements/${encodeURIComponent(id)}`);
         return io.out(flags.json ? JSON.stringify(s, null, 2) : detail(s));
       }
-      const { data } = await client.get('/settlements', { status: flags.status, limit: flags.limit });
+      const { data } = await client.get<ListView<SettlementView>>('/settlements', { status: flags.status, limit: flags.limit });
       if (flags.json) return io.out(JSON.stringify(data, null, 2));
-      io.out(data.length ? data.map(summary).join('\n') : 'no settlements yet; run sandbox settle');
+      io.out(data.length ? data.map((s) => summary(s)).join('\n') : 'no settlements yet; run sandbox settle');
     });
 }

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import type { ImportView, ResetView } from '../views/state.js';
 import type { CliIo } from './program.js';
 
 interface Snapshot {
@@ -61,12 +62,12 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     } catch (err) {
       throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
     }
-    const result = await new ControlClient(flags).post<{ tables: Record<string, number> }>('/import', doc);
+    const result = await new ControlClient(flags).post<ImportView>('/import', doc);
     io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);
   });
 
   clientOptions(program.command('reset').description('empty every table but the credentials, reseed them and reload --scenario')).action(async (flags: ClientFlags) => {
-    const result = await new ControlClient(flags).post<{ tables: Record<string, number> }>('/reset');
+    const result = await new ControlClient(flags).post<ResetView>('/reset');
     io.out(flags.json ? JSON.stringify(result, null, 2) : `reset: ${summary(result.tables)}`);
   });
 }

@@ -6,6 +6,7 @@ import kleur from 'kleur';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import type { TriggerResultView } from '../views/event.js';
 
 /** Adds `sandbox trigger`. */
 export function addTriggerCommand(program: Command, io: CliIo): void {
@@ -23,11 +24,11 @@ export function addTriggerCommand(program: Command, io: CliIo): void {
       if (flags.payment) body.payment_id = flags.payment;
       if (flags.to) body.to = flags.to;
       if (flags.merchant) body.merchant = flags.merchant;
-      const result = await new ControlClient(flags).post('/events/trigger', body);
+      const result = await new ControlClient(flags).post<TriggerResultView>('/events/trigger', body);
       if (flags.json) return io.out(JSON.stringify(result, null, 2));
-      const related = Object.entries(result.related as Record<string, string>).map(([key, value]) => `${key} ${value}`).join(', ');
+      const related = Object.entries(result.related).map(([key, value]) => `${key} ${value}`).join(', ');
       io.out(`triggered ${kleur.bold(result.type)} ${result.event.id} (${related})`);
-      for (const e of result.events as Array<{ id: string; type: string; resource_id: string }>) {
+      for (const e of result.events) {
         io.out(`  ${e.id === result.event.id ? kleur.green('*') : ' '} ${e.type.padEnd(28)} ${e.id}  ${kleur.dim(e.resource_id)}`);
       }
       if (result.delivery) io.out(`delivering ${result.event.id} to ${result.delivery.url} as ${result.delivery.id} (manual: tried once, never retried)`);

@@ -8,17 +8,11 @@ import { unknownEventProblem } from '../domain/event-types.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import type { DeliveryView } from '../views/delivery.js';
+import type { ListView } from '../views/list.js';
 
-/** The fields of GET /_sandbox/deliveries items that wait reads. */
-interface DeliveryItem {
-  id: string;
-  event: string;
-  url: string;
-  status: string;
-  attempts: number;
-  last_response_status: number | null;
-  last_error: string | null;
-}
+/** The fields of a delivery that wait prints. */
+type DeliveryItem = Pick<DeliveryView, 'id' | 'event' | 'url' | 'status' | 'attempts' | 'last_response_status' | 'last_error'>;
 
 const STATUSES = ['succeeded', 'failed', 'any'] as const;
 const POLL_MS = 250;
@@ -51,7 +45,7 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     const filter = { event: flags.event, url: flags.to };
     const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
 
-    const first = async (status?: string) => (await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, status, limit: 1 })).data[0];
+    const first = async (status?: string) => (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
     // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
     // every one failed for good (retries exhausted), so the timeout would only be waited out.
     const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
@@ -69,10 +63,10 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     }
 
     // What did arrive: deliveries of the event first; when there are none, whatever there is.
-    let seen = (await client.get<{ data: DeliveryItem[] }>('/deliveries', { ...filter, limit: SHOWN })).data;
+    let seen = (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, limit: SHOWN })).data;
     let scope = `of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
     if (seen.length === 0) {
-      seen = (await client.get<{ data: DeliveryItem[] }>('/deliveries', { limit: SHOWN })).data;
+      seen = (await client.get<ListView<DeliveryView>>('/deliveries', { limit: SHOWN })).data;
       scope = 'of any event';
     }
     io.exitCode = 1;

@@ -6,6 +6,8 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
+import type { DeliveryDetailView, DeliveryView, RetryFailedView } from '../views/delivery.js';
+import type { ListView } from '../views/list.js';
 
 /** retry-failed draws a progress bar only above this many deliveries. */
 export const PROGRESS_THRESHOLD = 20;
@@ -13,7 +15,7 @@ export const PROGRESS_THRESHOLD = 20;
 const statusColour = (status: string) => (status === 'succeeded' ? kleur.green(status) : status === 'failed' ? kleur.red(status) : kleur.yellow(status));
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 
-function showDelivery(d: any): string {
+function showDelivery(d: DeliveryDetailView): string {
   const lines = [
     `${kleur.bold(d.id)}  ${d.event}  ${d.event_id}`,
     `  url       ${d.url}`,
@@ -23,9 +25,9 @@ function showDelivery(d: any): string {
     '',
     kleur.bold(`Request (${d.request.note})`),
     `  POST ${d.request.url}`,
-    ...Object.entries(d.request.headers as Record<string, string>).map(([name, value]) => `  ${kleur.dim(name + ':')} ${value}`),
+    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(name + ':')} ${value}`),
     '',
-    ...String(d.request.body).split('\n').map((line) => `  ${line}`),
+    ...d.request.body.split('\n').map((line) => `  ${line}`),
     '',
     kleur.bold('Attempts'),
   ];
@@ -52,7 +54,7 @@ async function retryFailed(client: ControlClient, flags: ClientFlags & { since?:
   if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 60s or 5m, got "${flags.timeout}"`);
   const body = flags.since ? { since: flags.since } : {};
   if (!flags.wait) {
-    const result = await client.post('/deliveries/retry-failed', body);
+    const result = await client.post<RetryFailedView>('/deliveries/retry-failed', body);
     io.out(flags.json ? JSON.stringify(result, null, 2) : `requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}`);
     return;
   }
@@ -130,20 +132,20 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
     .option('--limit <n>', 'at most this many', '50')
     .action(async (flags: ClientFlags & { status?: string; event?: string; eventId?: string; since?: string; limit: string }) => {
       const client = new ControlClient(flags);
-      const page = await client.get('/deliveries', { status: flags.status, event: flags.event, event_id: flags.eventId, since: flags.since, limit: flags.limit });
+      const page = await client.get<ListView<DeliveryView>>('/deliveries', { status: flags.status, event: flags.event, event_id: flags.eventId, since: flags.since, limit: flags.limit });
       if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
       if (page.data.length === 0) return io.out('no deliveries match');
       io.out(
         formatTable(
           ['ID', 'EVENT', 'EVENT ID', 'URL', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'],
-          page.data.map((d: any) => [d.id, d.event, d.event_id, d.url, d.status, d.attempts, d.last_response_status ?? (d.last_error ? 'error' : null), time(d.next_attempt_at)]),
+          page.data.map((d) => [d.id, d.event, d.event_id, d.url, d.status, d.attempts, d.last_response_status ?? (d.last_error ? 'error' : null), time(d.next_attempt_at)]),
         ),
       );
       if (page.has_more) io.out(kleur.dim(`more: --limit ${Number(flags.limit) * 2}, or narrow with --status/--event/--since`));
     });
 
   clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(async (id: string, flags: ClientFlags) => {
-    const delivery = await new ControlClient(flags).get(`/deliveries/${encodeURIComponent(id)}`);
+    const delivery = await new ControlClient(flags).get<DeliveryDetailView>(`/deliveries/${encodeURIComponent(id)}`);
     io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
   });
 
@@ -151,7 +153,7 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
     .option('--to <url>', 'send it to this URL instead')
     .action(async (id: string, flags: ClientFlags & { to?: string }) => {
       const path = id.startsWith('evt_') ? `/events/${encodeURIComponent(id)}/replay` : `/deliveries/${encodeURIComponent(id)}/replay`;
-      const delivery = await new ControlClient(flags).post(path, flags.to ? { to: flags.to } : {});
+      const delivery = await new ControlClient(flags).post<DeliveryView>(path, flags.to ? { to: flags.to } : {});
       io.out(flags.json ? JSON.stringify(delivery, null, 2) : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`);
     });
 

@@ -1,5 +1,5 @@
-// The body of POST /v1/checkout/sessions (spec §4.4 plus the sandbox's optional fields) and the
-// session the API answers with. Descriptions are the hints in error messages and in OpenAPI.
+// The body of POST /v1/checkout/sessions (spec §4.4 plus the sandbox's optional fields); the
+// session it answers with is src/views/checkout-session.ts. Descriptions are the hints in error messages and in OpenAPI.
 import * as z from 'zod';
 import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
 
@@ -54,25 +54,3 @@ export const checkoutSessionSchema = z
 
 /** A validated session request. */
 export type CheckoutSessionInput = z.output<typeof checkoutSessionSchema>;
-
-/** The session as GET /v1/checkout/sessions/{id} shows it (also the create answer). */
-export const checkoutSessionView = z.object({
-  id: z.string().describe('cs_...'),
-  object: z.literal('checkout.session'),
-  url: z.string().describe('the hosted page: redirect the customer here; single-use, unguessable'),
-  status: z.enum(['open', 'complete', 'expired']),
-  amount: z.number().int(),
-  currency: z.string(),
-  methods: z.array(z.enum(CHECKOUT_METHODS)),
-  branding: z.object({ logo_url: z.string().nullable() }),
-  return_url: z.string(),
-  reference: z.string().nullable(),
-  customer_email: z.string().nullable(),
-  webhook_url: z.string().nullable(),
-  payment_id: z.string().nullable().describe('the payment that completed the session; null while open'),
-  payment_status: z.string().nullable().describe('that payment\'s status now (a SEPA payment is "processing" before it settles)'),
-  expires_at: z.string().describe('ISO 8601 UTC; the session expires then unless completed'),
-  created_at: z.string(),
-  completed_at: z.string().nullable().describe('ISO 8601 UTC when the customer paid; null until then and for an expired session'),
-  expired_at: z.string().nullable().describe('ISO 8601 UTC when the session expired (by time or by the expire call); null otherwise'),
-});

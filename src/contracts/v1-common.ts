@@ -51,12 +51,3 @@ export const listQueryFields = {
 export function unixSeconds(hint: string) {
   return z.string().regex(/^\d{1,11}$/).transform(Number).optional().describe(`${hint}, in unix seconds such as 1767225600`);
 }
-
-/** The {object: "list"} envelope of every /v1/ list answer. */
-export function listOf<T extends z.ZodType>(item: T) {
-  return z.object({
-    object: z.literal('list'),
-    data: z.array(item).describe('newest first'),
-    has_more: z.boolean().describe('true when another page follows; pass the last id as starting_after'),
-  });
-}

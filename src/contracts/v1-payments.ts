@@ -1,11 +1,11 @@
 // POST /v1/payments (spec §4.5 plus card/token, reference, description, metadata, capture), the
-// capture and cancel bodies, the list query, and the payment object the API answers with.
+// capture and cancel bodies and the list query (the payment object it answers with is src/views/payment.ts).
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
-import { cardSchema, cardObjectSchema } from './v1-tokens.js';
-import { currencyCode, httpUrl, listOf, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
+import { cardSchema } from './v1-tokens.js';
+import { currencyCode, httpUrl, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
 import { shapeOf } from './json-shape.js';
 
 /** metadata limits (the familiar ones): 50 keys of at most 40 characters, values of at most 500. */
@@ -99,37 +99,3 @@ export const listPaymentsQuery = z.strictObject({
   'created[gte]': unixSeconds('only payments created at or after this time'),
   'created[lte]': unixSeconds('only payments created at or before this time'),
 });
-
-/** The payment object every payment route answers with. */
-export const paymentObjectSchema = z.object({
-  id: z.string().describe('pay_...'),
-  object: z.literal('payment'),
-  status: z.enum(PAYMENT_STATES),
-  amount: z.number().int().describe('minor units'),
-  currency: z.string(),
-  method: z.string().describe('card; ideal or sepa for payments made on the hosted checkout page'),
-  routing: z.enum(['smart', 'direct']),
-  acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
-  capture: z.boolean(),
-  amount_captured: z.number().int(),
-  amount_refunded: z.number().int().describe('refunds that succeeded'),
-  card: cardObjectSchema.nullable().describe('null for ideal and sepa payments'),
-  method_details: z.object({ label: z.string(), last4: z.string() }).nullable().describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
-  token: z.string().nullable(),
-  customer: z.record(z.string(), z.string()),
-  reference: z.string().nullable(),
-  description: z.string().nullable(),
-  metadata: z.record(z.string(), z.string()),
-  decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
-  failure_message: z.string().nullable(),
-  next_action: z
-    .object({ type: z.literal('redirect'), url: z.string().describe('the 3-D Secure page to send the customer to') })
-    .nullable(),
-  return_url: z.string().nullable(),
-  webhook_url: z.string().nullable(),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  updated_at: z.string().describe('ISO 8601 UTC'),
-});
-
-/** GET /v1/payments answer. */
-export const paymentListSchema = listOf(paymentObjectSchema);

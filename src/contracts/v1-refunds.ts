@@ -1,7 +1,7 @@
-// POST /v1/refunds, the refund list query and the refund object. Descriptions are the hints in
+// POST /v1/refunds and the refund list query (the refund object is src/views/refund.ts). Descriptions are the hints in
 // error messages and the OpenAPI text.
 import * as z from 'zod';
-import { listOf, listQueryFields, minorAmount } from './v1-common.js';
+import { listQueryFields, minorAmount } from './v1-common.js';
 
 /** Why a refund is made (the familiar three). */
 export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
@@ -21,20 +21,3 @@ export const listRefundsQuery = z.strictObject({
   ...listQueryFields,
   payment_id: z.string().min(1).max(64).optional().describe("only this payment's refunds"),
 });
-
-/** The refund object. */
-export const refundObjectSchema = z.object({
-  id: z.string().describe('rfd_...'),
-  object: z.literal('refund'),
-  payment_id: z.string(),
-  amount: z.number().int().describe('minor units'),
-  currency: z.string(),
-  reason: z.enum(REFUND_REASONS).nullable(),
-  status: z.enum(['pending', 'succeeded', 'failed']).describe('pending, then succeeded or failed 2 s (sandbox time) later'),
-  failure_reason: z.string().nullable(),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  updated_at: z.string().describe('ISO 8601 UTC'),
-});
-
-/** GET /v1/refunds answer. */
-export const refundListSchema = listOf(refundObjectSchema);

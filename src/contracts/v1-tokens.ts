@@ -28,20 +28,3 @@ export type CardInput = z.output<typeof cardSchema>;
 
 /** POST /v1/tokens. */
 export const createTokenSchema = z.strictObject({ card: cardSchema });
-
-/** The card summary a token or payment shows: never the number. */
-export const cardObjectSchema = z.object({
-  brand: z.string().describe('the card network, e.g. VISA, MASTERCARD'),
-  last4: z.string().describe('the last four digits'),
-  exp_month: z.number().int(),
-  exp_year: z.number().int(),
-});
-
-/** A token as the API shows it. */
-export const tokenObjectSchema = z.object({
-  id: z.string().describe('tok_... (a predefined test token such as tok_visa, or one returned by POST /v1/tokens)'),
-  object: z.literal('token'),
-  card: cardObjectSchema,
-  predefined: z.boolean().describe('true for the test tokens every merchant can use'),
-  created_at: z.string().nullable().describe('ISO 8601 UTC; null for predefined tokens'),
-});

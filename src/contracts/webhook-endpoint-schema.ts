@@ -59,28 +59,3 @@ export const listEventsQuery = z.strictObject({
   'created[lte]': unixSeconds('only events created at or before this time'),
   'created[lt]': unixSeconds('only events created before this time'),
 });
-
-const isoTime = z.string().describe('an ISO 8601 UTC time, e.g. "2026-01-15T12:00:00.000Z"');
-
-/** A webhook endpoint as the API answers it (`secret` only on create and rotate_secret). */
-export const webhookEndpointObject = z.strictObject({
-  id: z.string().describe('we_...'),
-  object: z.literal('webhook_endpoint'),
-  url: z.string(),
-  events: z.array(z.string()).describe('event names, or ["*"]'),
-  description: z.string(),
-  enabled: z.boolean(),
-  secret: z.string().optional().describe('whsec_...: present only in the answers to create and rotate_secret'),
-  previous_secret_expires_at: isoTime.nullable().describe('until when the secret replaced by the last rotation also signs; null if never rotated'),
-  created_at: isoTime,
-  updated_at: isoTime,
-});
-
-/** An event as GET /v1/events answers it: the spec §6.2 envelope plus object. */
-export const eventObject = z.strictObject({
-  id: z.string().describe('evt_...'),
-  object: z.literal('event'),
-  event: z.string().describe('the event name, e.g. "payment.authorized"'),
-  data: z.record(z.string(), z.unknown()).describe('the object the event is about'),
-  created_at: isoTime,
-});

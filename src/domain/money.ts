@@ -44,6 +44,11 @@ export function formatDecimalAmount(minor: number, currency = 'EUR'): string {
   return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
+/** The gateway's decimal text followed by the currency code ("10.50 EUR"): the one way answers and tables write an amount in a currency. */
+export function formatDecimalMoney(minor: number, currency: string): string {
+  return `${formatDecimalAmount(minor, currency)} ${currency}`;
+}
+
 /** Formats minor units for a person, with the currency ("€10.50", "¥1,000"). */
 export function formatMoney(minor: number, currency: string, locale = 'en-GB'): string {
   const exponent = currencyExponent(currency);

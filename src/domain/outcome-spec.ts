@@ -1,6 +1,6 @@
 // The outcome vocabulary shared by the X-Sandbox-Outcome header and scenario files, and the
 // --auto-authenticate flag. One parser, so a word means the same thing wherever it is written.
-import { DECLINE_MESSAGES, type DeclineCode, type Outcome } from './outcomes.js';
+import { DECLINE_MESSAGES, type DeclineCode, type ScriptedOutcome } from './outcomes.js';
 import { parseDuration } from './duration.js';
 
 const DECLINE_CODES = Object.keys(DECLINE_MESSAGES) as DeclineCode[];
@@ -26,7 +26,7 @@ function declineCode(text: string | undefined): DeclineCode | undefined {
 }
 
 /** Parses one outcome word ("decline:insufficient_funds"); undefined when it is not in the vocabulary. */
-export function parseOutcomeSpec(text: string): Outcome | undefined {
+export function parseOutcomeSpec(text: string): ScriptedOutcome | undefined {
   const spec = text.trim().toLowerCase();
   if (spec === 'approve') return { ...base, challenge: false, authorisation: { result: 'approve' } };
   if (spec === 'challenge') return { ...base, challenge: true, authorisation: { result: 'approve' } };

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Services } from '../services/services.js';
-import type { Outcome } from '../domain/outcomes.js';
+import type { ScriptedOutcome } from '../domain/outcomes.js';
 import type { Merchant, Terminal } from '../store/credentials-repo.js';
 import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
@@ -42,7 +42,7 @@ import { allowedMethods } from './method-not-allowed.js';
 export type AppEnv = { Variables: { requestId: string; merchant?: Merchant } };
 
 /** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
-export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => Outcome | undefined;
+export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => ScriptedOutcome | undefined;
 
 /** What the HTTP layer needs. */
 export interface AppDeps {
@@ -51,7 +51,7 @@ export interface AppDeps {
   services: Services;
   /** Wakes the delivery worker and the job runner (after a clock advance or a requeue). */
   wake(): void;
-  forcedOutcome: OutcomeOverride;
+  forcedScript: OutcomeOverride;
 }
 
 /** Builds the Hono app of one sandbox. */

@@ -4,7 +4,8 @@ import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { checkoutSessionSchema, checkoutSessionView } from '../contracts/v1-checkout.js';
+import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
+import { checkoutSessionView } from '../views/checkout-session.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 

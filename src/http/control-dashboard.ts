@@ -34,7 +34,7 @@ export const dashboardQuery = z
     status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
     type: z.preprocess(blank, z.string().regex(/^[a-z0-9_.]{1,64}$/).optional()).describe('an event type such as payment.authorized'),
     q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),
-    after: z.preprocess(blank, z.string().max(100).optional()).describe('the id of the last row of the previous page'),
+    starting_after: z.preprocess(blank, z.string().max(100).optional()).describe('the id of the last row of the previous page'),
   })
   .strict();
 
@@ -109,16 +109,16 @@ export function dashboardRoutes(deps: AppDeps) {
     if (query.type !== undefined && tab !== 'events' && tab !== 'deliveries') {
       throw new SandboxError('parameter_invalid', `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`, 'type');
     }
-    return { tab, status: query.status, type: query.type, q: query.q, after: query.after };
+    return { tab, status: query.status, type: query.type, q: query.q, startingAfter: query.starting_after };
   };
 
   const listParts = (view: ListView) => {
-    const page = queries.list(view.tab, { status: view.status, type: view.type, q: view.q, after: view.after, limit: DASHBOARD_PAGE_SIZE });
+    const page = queries.list(view.tab, { status: view.status, type: view.type, q: view.q, startingAfter: view.startingAfter, limit: DASHBOARD_PAGE_SIZE });
     const ctx: TableContext = {
       csrf,
       here: listHref(view),
-      olderHref: page.next ? listHref({ ...view, after: page.next }) : null,
-      newestHref: view.after ? listHref({ ...view, after: undefined }) : null,
+      olderHref: page.next ? listHref({ ...view, startingAfter: page.next }) : null,
+      newestHref: view.startingAfter ? listHref({ ...view, startingAfter: undefined }) : null,
     };
     return { page, ctx };
   };

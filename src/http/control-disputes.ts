@@ -6,8 +6,6 @@ import * as z from 'zod';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
-import { chargebackView } from '../services/chargebacks.js';
-import { eventView } from '../services/deliveries.js';
 import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -15,6 +13,11 @@ import type { OpenApiRoute } from './openapi.js';
 import { httpUrl } from '../contracts/v1-common.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { chargebackView, toChargebackView } from '../views/chargeback.js';
+import { toControlEventView, triggerResultView } from '../views/event.js';
+import { listOf, listView, wholeList } from '../views/list.js';
+import { settlementView } from '../views/settlement.js';
+import { readPage } from '../services/pagination.js';
 
 const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
@@ -92,29 +95,29 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.post('/chargebacks', async (c) => {
     const body = validate(openChargebackSchema, await readJson(c));
     const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
-    return c.json(chargebackView(cb), 201);
+    return c.json(toChargebackView(cb), 201);
   });
 
   app.get('/chargebacks', (c) => {
     const q = validateQuery(c, chargebackQuery);
-    const rows = services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: q.limit ?? 50 });
-    return c.json({ data: rows.map(chargebackView) });
+    const page = readPage(q.limit ?? 50, (n) => services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: n }));
+    return c.json(listView(page, toChargebackView));
   });
 
-  app.get('/chargebacks/:id', (c) => c.json(chargebackView(services.chargebacks.get(c.req.param('id')))));
-  app.post('/chargebacks/:id/win', (c) => c.json(chargebackView(services.chargebacks.win(c.req.param('id')))));
-  app.post('/chargebacks/:id/lose', (c) => c.json(chargebackView(services.chargebacks.lose(c.req.param('id')))));
+  app.get('/chargebacks/:id', (c) => c.json(toChargebackView(services.chargebacks.get(c.req.param('id')))));
+  app.post('/chargebacks/:id/win', (c) => c.json(toChargebackView(services.chargebacks.win(c.req.param('id')))));
+  app.post('/chargebacks/:id/lose', (c) => c.json(toChargebackView(services.chargebacks.lose(c.req.param('id')))));
 
   app.post('/settlements', async (c) => {
     const body = validate(settleSchema, await readOptionalJson(c));
     const created = services.settlements.settle({ merchantId: body.merchant, currency: body.currency, payAfterMs: body.pay_after === undefined ? undefined : parseDuration(body.pay_after) });
-    return c.json({ data: created.map((s) => settlementWithItems(services, s.id)) });
+    return c.json(listView(wholeList(created), (s) => settlementWithItems(services, s.id)));
   });
 
   app.get('/settlements', (c) => {
     const q = validateQuery(c, settlementQuery);
-    const rows = services.settlements.list({ status: q.status, merchantId: q.merchant, limit: q.limit ?? 50 });
-    return c.json({ data: rows.map((s) => settlementWithItems(services, s.id)) });
+    const page = readPage(q.limit ?? 50, (n) => services.settlements.list({ status: q.status, merchantId: q.merchant, limit: n }));
+    return c.json(listView(page, (s) => settlementWithItems(services, s.id)));
   });
 
   app.get('/settlements/:id', (c) => c.json(settlementWithItems(services, c.req.param('id'))));
@@ -126,7 +129,7 @@ export function controlDisputeRoutes(deps: AppDeps) {
     return c.json(
       {
         type: body.type,
-        event: eventView(result.event),
+        event: toControlEventView(result.event),
         events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
         related: result.related,
         delivery: delivery ?? null,
@@ -150,13 +153,13 @@ const control = (method: OpenApiRoute['method'], path: string, summary: string, 
 
 /** The routes of this module, for /openapi.json. */
 export const disputesOpenApi: OpenApiRoute[] = [
-  control('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
-  control('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { query: chargebackQuery }),
-  control('get', '/chargebacks/:id', 'One chargeback', 'the chargeback'),
-  control('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { errors: ['invalid_state'] }),
-  control('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { errors: ['invalid_state'] }),
-  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { body: settleSchema, bodyOptional: true }),
-  control('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { query: settlementQuery }),
-  control('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement'),
-  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
+  control('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { responseSchema: chargebackView, body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
+  control('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { responseSchema: listOf(chargebackView), query: chargebackQuery }),
+  control('get', '/chargebacks/:id', 'One chargeback', 'the chargeback', { responseSchema: chargebackView }),
+  control('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { responseSchema: chargebackView, errors: ['invalid_state'] }),
+  control('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { responseSchema: chargebackView, errors: ['invalid_state'] }),
+  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true }),
+  control('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
+  control('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
+  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
 ];

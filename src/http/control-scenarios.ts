@@ -2,32 +2,17 @@
 // scenario document's entries, DELETE empties it.
 import { Hono } from 'hono';
 import { scenarioDocumentSchema } from '../services/scenarios.js';
-import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-
-/** One queue entry as the control API shows it. */
-export function scenarioEntryView(e: ScenarioEntry) {
-  return {
-    id: e.id,
-    scenario: e.scenario,
-    terNO: e.terNo,
-    reference: e.reference,
-    amount: e.amount,
-    mop: e.mop,
-    outcome: e.outcome,
-    times: e.times,
-    used: e.used,
-    remaining: e.times - e.used,
-  };
-}
+import { listView, wholeList } from '../views/list.js';
+import { toScenarioEntryView } from '../views/scenario-entry.js';
 
 /** GET, POST and DELETE /_sandbox/scenarios. */
 export function scenarioRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { scenarios } = deps.services;
-  const list = () => ({ items: scenarios.list().map(scenarioEntryView) });
+  const list = () => listView(wholeList(scenarios.list()), toScenarioEntryView);
 
   app.get('/scenarios', (c) => c.json(list()));
 
@@ -36,7 +21,7 @@ export function scenarioRoutes(deps: AppDeps) {
     return c.json({ added, ...list() }, 201);
   });
 
-  app.delete('/scenarios', (c) => c.json({ removed: scenarios.clear(), items: [] }));
+  app.delete('/scenarios', (c) => c.json({ removed: scenarios.clear(), ...listView(wholeList([]), toScenarioEntryView) }));
 
   return app;
 }

@@ -6,6 +6,7 @@ import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { readJson } from './validation.js';
+import { toImportView, toResetView } from '../views/state.js';
 
 /** The largest snapshot POST /_sandbox/import takes. */
 export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -17,7 +18,7 @@ export function stateRoutes(deps: AppDeps) {
   app.post('/reset', async (c) => {
     const tables = await snapshot.reset();
     deps.wake();
-    return c.json({ reset: true, tables });
+    return c.json(toResetView(tables));
   });
 
   app.get('/export', (c) => {
@@ -37,7 +38,7 @@ export function stateRoutes(deps: AppDeps) {
     async (c) => {
       const tables = await snapshot.import(await readJson(c));
       deps.wake();
-      return c.json({ imported: true, tables });
+      return c.json(toImportView(tables));
     },
   );
 

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppDeps, AppEnv } from './app.js';
+import { iso } from '../views/time.js';
 
 /** How often an idle stream sends a heartbeat comment. */
 export const HEARTBEAT_MS = 15_000;
@@ -49,7 +50,7 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
         await stream.write(': connected\n\n');
         while (!closed) {
           for (let item = subscription.take(); item && !closed; item = subscription.take()) {
-            await stream.writeSSE({ event: item.kind, id: String(++sequence), data: JSON.stringify({ kind: item.kind, at: new Date(item.at).toISOString(), ...item.data }) });
+            await stream.writeSSE({ event: item.kind, id: String(++sequence), data: JSON.stringify({ kind: item.kind, at: iso(item.at), ...item.data }) });
           }
           if (closed) break;
           await new Promise<void>((resolve) => (wakeUp = resolve));

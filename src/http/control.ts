@@ -7,17 +7,17 @@ import { setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
-import { clockAdvanceProblem, formatDuration, parseDuration } from '../domain/duration.js';
+import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import type { Clock } from '../runtime/clock.js';
 import { VERSION } from '../version.js';
-import { formatDecimalAmount } from '../domain/money.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { statusView } from './s2s.js';
-import { paymentObject } from './payments.js';
+import { toClockView, toHealthView } from '../views/clock.js';
+import { toPaymentView } from '../views/payment.js';
+import { toControlTransactionView, toS2SStatusView } from '../views/s2s.js';
+import { iso } from '../views/time.js';
 
 /** POST /_sandbox/transactions/:transID/authenticate body. */
 export const authenticateSchema = z.object({
@@ -35,12 +35,6 @@ export const advanceSchema = z.object({
     .describe('a duration with a unit such as "15m", "90s", "2h" or "1d" (at most 3650d); never negative'),
 });
 
-/** GET /_sandbox/clock: sandbox time and how far it is ahead of the wall clock. */
-function clockView(clock: Clock, now = clock.now()) {
-  const offset = clock.offset();
-  return { now: new Date(now).toISOString(), offset_ms: offset, offset: formatDuration(offset) };
-}
-
 /** Health, the sign-in form, transactions and their authentication, and the clock under /_sandbox; the other control modules mount their own. */
 export function controlRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -57,24 +51,13 @@ export function controlRoutes(deps: AppDeps) {
     return c.redirect('/_sandbox/', 303);
   });
 
-  app.get('/health', (c) => c.json({ status: 'ok', version: VERSION, time: new Date(services.clock.now()).toISOString() }));
+  app.get('/health', (c) => c.json(toHealthView(VERSION, services.clock.now())));
 
   app.get('/transactions/:transID', (c) => {
     const t = services.s2s.byTransId(c.req.param('transID'));
     if (!t) throw new SandboxError('resource_missing', `no transaction ${c.req.param('transID')}`, 'transID');
     const challenge = services.auth.forSubject('transaction', t.transId);
-    return c.json({
-      ...statusView(t),
-      mop: t.brand,
-      ccno: t.ccno ?? '',
-      terNO: t.terNo,
-      merchant_id: t.merchantId,
-      webhook_url: t.webhookUrl,
-      return_url: t.returnUrl,
-      refunded_amt: formatDecimalAmount(t.refunded, t.currency),
-      authentication: challenge ? { state: challenge.state, kind: challenge.kind, authurl: services.auth.url(challenge.token), expires_at: new Date(challenge.expiresAt).toISOString() } : null,
-      created_at: new Date(t.createdAt).toISOString(),
-    });
+    return c.json(toControlTransactionView(t, challenge ? { state: challenge.state, kind: challenge.kind, authurl: services.auth.url(challenge.token), expires_at: iso(challenge.expiresAt) } : null));
   });
 
   // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way
@@ -83,19 +66,20 @@ export function controlRoutes(deps: AppDeps) {
     const { outcome } = validate(authenticateSchema, await readJson(c));
     const id = c.req.param('transID');
     const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
-    const after = subjectType === 'transaction' ? statusView(services.s2s.byTransId(id)!) : paymentObject(services.payments, services.payments.byId(id)!);
+    const payment = subjectType === 'transaction' ? undefined : services.payments.byId(id)!;
+    const after = payment ? toPaymentView(payment, services.payments.nextActionUrl(payment)) : toS2SStatusView(services.s2s.byTransId(id)!);
     deps.wake();
     return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
 
-  app.get('/clock', (c) => c.json(clockView(services.clock)));
+  app.get('/clock', (c) => c.json(toClockView(services.clock.now(), services.clock.offset())));
 
   app.post('/clock/advance', async (c) => {
     const { duration } = validate(advanceSchema, await readJson(c));
     const now = services.clock.advance(parseDuration(duration)!);
     const jobs = services.jobs.runDue();
     deps.wake();
-    return c.json({ ...clockView(services.clock, now), jobs_run: jobs });
+    return c.json({ ...toClockView(now, services.clock.offset()), jobs_run: jobs });
   });
 
   return app;

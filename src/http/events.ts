@@ -2,19 +2,14 @@
 // webhooks carry, newest first. Another merchant's event is a 404 like a missing one.
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
-import type { EventRecord } from '../store/events-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { eventObject, listEventsQuery } from '../contracts/webhook-endpoint-schema.js';
-import { listOf } from '../contracts/v1-common.js';
+import { listEventsQuery } from '../contracts/webhook-endpoint-schema.js';
+import { eventView, toEventView } from '../views/event.js';
+import { listOf, listView } from '../views/list.js';
 import { validateQuery } from './validation.js';
-import { readPage } from '../services/pagination.js';
-
-/** The event as the API shows it: the webhook envelope plus object: "event". */
-export function eventView(event: EventRecord) {
-  return { id: event.id, object: 'event', event: event.type, data: event.data, created_at: new Date(event.createdAt).toISOString() };
-}
+import { cursorRow, readPage } from '../services/pagination.js';
 
 /** The earliest and latest creation times (ms) the created[...] filters allow. */
 function createdRange(query: { 'created[gte]'?: number; 'created[gt]'?: number; 'created[lte]'?: number; 'created[lt]'?: number }) {
@@ -35,21 +30,16 @@ export function eventRoutes(deps: AppDeps) {
     const query = validateQuery(c, listEventsQuery);
     const merchant = currentMerchant(c).id;
     const limit = query.limit ?? 10;
-    let before: { createdAt: number; id: string } | undefined;
-    if (query.starting_after !== undefined) {
-      const cursor = events.get(merchant, query.starting_after);
-      if (!cursor) throw new SandboxError('resource_missing', `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`, 'starting_after');
-      before = { createdAt: cursor.createdAt, id: cursor.id };
-    }
+    const startingAfter = cursorRow(query.starting_after, (id) => events.get(merchant, id), `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`);
     const { since, until } = createdRange(query);
-    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, before, limit: n }));
-    return c.json({ object: 'list', data: page.data.map(eventView), has_more: page.hasMore });
+    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, startingAfter, limit: n }));
+    return c.json(listView(page, toEventView));
   });
 
   app.get('/v1/events/:id', (c) => {
     const event = events.get(currentMerchant(c).id, c.req.param('id'));
     if (!event) throw new SandboxError('resource_missing', `no event ${c.req.param('id')}; list yours with GET /v1/events`, 'id');
-    return c.json(eventView(event));
+    return c.json(toEventView(event));
   });
 
   return app;
@@ -57,6 +47,6 @@ export function eventRoutes(deps: AppDeps) {
 
 /** The OpenAPI entries of these routes. */
 export const eventsOpenApi: OpenApiRoute[] = [
-  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', responseSchema: listOf(eventObject) },
-  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried', responseSchema: eventObject },
+  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', responseSchema: listOf(eventView) },
+  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried', responseSchema: eventView },
 ];

@@ -22,6 +22,15 @@ import { v1RefundsOpenApi } from './v1-refunds.js';
 import { checkoutSessionsOpenApi } from './checkout-sessions.js';
 import { disputesOpenApi } from './control-disputes.js';
 import { dashboardOpenApi } from './control-dashboard.js';
+import { authenticateResultView } from '../views/authentication.js';
+import { clockAdvanceView, clockView, healthView } from '../views/clock.js';
+import { deliveryDetailView, deliveryView, retryFailedView } from '../views/delivery.js';
+import { controlEventDetailView, controlEventView } from '../views/event.js';
+import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-rule.js';
+import { listOf } from '../views/list.js';
+import { controlTransactionView, s2sEncryptedPaymentView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../views/s2s.js';
+import { scenarioListView } from '../views/scenario-entry.js';
+import { importView, resetView } from '../views/state.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -188,16 +197,16 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
 
 /** Routes of s2s.ts and control.ts, which export no list of their own, and this document's own route. */
 const FOUNDATION_ROUTES: OpenApiRoute[] = [
-  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', errors: ['invalid_credentials', 'reference_in_use'] },
-  { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate' },
+  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', responseSchema: s2sPaymentView, errors: ['invalid_credentials', 'reference_in_use'] },
+  { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate', responseSchema: s2sStatusView },
   { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint' },
   { method: 'get', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Dashboard sign-in form (only needed with --control-token)', response: 'an HTML form' },
   { method: 'post', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Trade the control token (form field token) for an HttpOnly cookie scoped to /_sandbox', response: '303 to the dashboard, or 401 with the form' },
-  { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}' },
-  { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state' },
-  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser', body: authenticateSchema, response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url', errors: ['resource_missing', 'invalid_state'] },
-  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, offset_ms, offset, jobs_run}' },
-  { method: 'get', path: '/_sandbox/clock', tag: 'Sandbox control', auth: 'control', summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)', response: '{now, offset_ms, offset}' },
+  { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}', responseSchema: healthView },
+  { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state', responseSchema: controlTransactionView },
+  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser', body: authenticateSchema, response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url', responseSchema: authenticateResultView, errors: ['resource_missing', 'invalid_state'] },
+  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, offset_ms, offset, jobs_run}', responseSchema: clockAdvanceView },
+  { method: 'get', path: '/_sandbox/clock', tag: 'Sandbox control', auth: 'control', summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)', response: '{now, offset_ms, offset}', responseSchema: clockView },
 ];
 
 const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
@@ -227,6 +236,7 @@ const S2S_ROUTES: OpenApiRoute[] = [
     bodyType: 'application/x-www-form-urlencoded',
     encryptedBody: s2sEncryptedSchema,
     response: 'the spec §2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
+    responseSchema: s2sEncryptedPaymentView,
     errors: ['decryption_failed', 'invalid_credentials', 'reference_in_use'],
   },
   {
@@ -237,30 +247,31 @@ const S2S_ROUTES: OpenApiRoute[] = [
     summary: 'Refund all or part of an approved S2S transaction (spec §4.3)',
     body: refundRequestSchema,
     response: 'the spec §2.4 fields, order_status 8 Request Processed',
+    responseSchema: s2sRefundView,
     errors: ['invalid_credentials', 'resource_missing', 'amount_too_large', 'not_refundable'],
   },
 ];
 
 /** Control routes of the webhook workbench (deliveries, events, faults, stream), the scenario queue and the whole-state routes, whose modules export no list. */
 const CONTROL_ROUTES: OpenApiRoute[] = [
-  control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery }),
-  control('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true }),
-  control('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts'),
-  control('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201 }),
-  control('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery }),
-  control('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries'),
-  control('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201 }),
-  control('get', '/faults', 'The fault injection rules and their seed', 'the seed and the rules'),
-  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201 }),
-  control('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed'),
-  control('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed'),
+  control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery, responseSchema: listOf(deliveryView) }),
+  control('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true, responseSchema: retryFailedView }),
+  control('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts', { responseSchema: deliveryDetailView }),
+  control('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
+  control('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery, responseSchema: listOf(controlEventView) }),
+  control('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', { responseSchema: controlEventDetailView }),
+  control('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
+  control('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', { responseSchema: faultListView }),
+  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView }),
+  control('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
+  control('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
   control('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open'),
-  control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries'),
-  control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201 }),
-  control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed'),
-  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept'),
+  control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
+  control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
+  control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
+  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept', { responseSchema: resetView }),
   control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
-  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema }),
+  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */

@@ -1,4 +1,4 @@
-// AppDeps.forcedOutcome: the outcome a request forces before the test-card table is consulted.
+// AppDeps.forcedScript: the script a request forces (its X-Sandbox-Outcome word, or a scenario entry) before the test-card table is consulted.
 // Precedence: the X-Sandbox-Outcome header, then the scenario queue, then (in the payment
 // service) the test card or VPA, then the default.
 import { parseDecimalAmount } from '../domain/money.js';

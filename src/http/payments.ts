@@ -5,51 +5,14 @@ import type { Payment } from '../store/payments-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import {
-  cancelPaymentSchema,
-  capturePaymentSchema,
-  createPaymentSchema,
-  listPaymentsQuery,
-  paymentListSchema,
-  paymentObjectSchema,
-} from '../contracts/v1-payments.js';
+import { cancelPaymentSchema, capturePaymentSchema, createPaymentSchema, listPaymentsQuery } from '../contracts/v1-payments.js';
+import { listOf, listView } from '../views/list.js';
+import { paymentView, toPaymentView } from '../views/payment.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** The payment object of every answer; next_action is the 3-D Secure page while it waits. */
-export function paymentObject(payments: Payments, payment: Payment) {
-  const url = payments.nextActionUrl(payment);
-  return {
-    id: payment.id,
-    object: 'payment' as const,
-    status: payment.status,
-    amount: payment.amount,
-    currency: payment.currency,
-    method: payment.method,
-    routing: payment.routing,
-    acquirer: payment.acquirer,
-    capture: payment.capture,
-    amount_captured: payment.amountCaptured,
-    amount_refunded: payment.amountRefunded,
-    card: payment.method === 'card' ? { brand: payment.cardBrand, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear } : null,
-    // Hosted checkout's iDEAL and SEPA payments: the bank (or "SEPA") and the IBAN's last four.
-    method_details: payment.method === 'card' ? null : { label: payment.cardBrand, last4: payment.cardLast4 },
-    token: payment.token,
-    customer: payment.customer,
-    reference: payment.reference,
-    description: payment.description,
-    metadata: payment.metadata,
-    decline_code: payment.declineCode,
-    failure_message: payment.failureMessage,
-    next_action: url ? { type: 'redirect' as const, url } : null,
-    return_url: payment.returnUrl,
-    webhook_url: payment.webhookUrl,
-    created_at: iso(payment.createdAt),
-    updated_at: iso(payment.updatedAt),
-  };
-}
+const paymentObject = (payments: Payments, payment: Payment) => toPaymentView(payment, payments.nextActionUrl(payment));
 
 /** The payment routes, for /openapi.json. */
 export const paymentsOpenApi: OpenApiRoute[] = [
@@ -61,11 +24,11 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     auth: 'bearer',
     body: createPaymentSchema,
     response: 'the payment as authorized (spec §2.6); with capture true it is captured right after, in the same request',
-    responseSchema: paymentObjectSchema,
+    responseSchema: paymentView,
     errors: ['parameter_unknown'],
   },
-  { method: 'get', path: '/v1/payments', summary: 'List payments, newest first, with status and created filters', tag: 'Payments', auth: 'bearer', query: listPaymentsQuery, response: 'a list of payments', responseSchema: paymentListSchema, errors: ['parameter_unknown', 'resource_missing'] },
-  { method: 'get', path: '/v1/payments/:id', summary: 'Show a payment', tag: 'Payments', auth: 'bearer', response: 'the payment', responseSchema: paymentObjectSchema },
+  { method: 'get', path: '/v1/payments', summary: 'List payments, newest first, with status and created filters', tag: 'Payments', auth: 'bearer', query: listPaymentsQuery, response: 'a list of payments', responseSchema: listOf(paymentView), errors: ['parameter_unknown', 'resource_missing'] },
+  { method: 'get', path: '/v1/payments/:id', summary: 'Show a payment', tag: 'Payments', auth: 'bearer', response: 'the payment', responseSchema: paymentView },
   {
     method: 'post',
     path: '/v1/payments/:id/capture',
@@ -74,7 +37,7 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     auth: 'bearer',
     body: capturePaymentSchema,
     response: 'the captured payment',
-    responseSchema: paymentObjectSchema,
+    responseSchema: paymentView,
     errors: ['invalid_state', 'amount_too_large', 'parameter_unknown'],
   },
   {
@@ -85,7 +48,7 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     auth: 'bearer',
     body: cancelPaymentSchema,
     response: 'the canceled payment',
-    responseSchema: paymentObjectSchema,
+    responseSchema: paymentView,
     errors: ['invalid_state', 'parameter_unknown'],
   },
 ];
@@ -98,7 +61,7 @@ export function paymentRoutes(deps: AppDeps) {
   app.post('/v1/payments', async (c) => {
     const body = await readJson(c);
     const input = validate(createPaymentSchema, body);
-    const created = payments.create(currentMerchant(c), input, deps.forcedOutcome(c, 'v1', input, undefined));
+    const created = payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined));
     return c.json(paymentObject(payments, created.answer));
   });
 
@@ -115,7 +78,7 @@ export function paymentRoutes(deps: AppDeps) {
       limit: query.limit ?? 10,
       startingAfter: query.starting_after,
     });
-    return c.json({ object: 'list' as const, data: page.data.map((p) => paymentObject(payments, p)), has_more: page.hasMore });
+    return c.json(listView(page, (p) => paymentObject(payments, p)));
   });
 
   app.get('/v1/payments/:id', (c) => c.json(paymentObject(payments, payments.get(currentMerchant(c).id, c.req.param('id')))));

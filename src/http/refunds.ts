@@ -3,16 +3,13 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
-import { formatDecimalAmount } from '../domain/money.js';
-import { ORDER_STATUS } from '../domain/order-status.js';
 import { SandboxError } from '../errors.js';
-import type { RefundAccepted } from '../services/s2s-refunds.js';
 import type { Services } from '../services/services.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { formatTdate } from './tdate.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { toS2SRefundView } from '../views/s2s.js';
 
 const AMOUNT = /^\d{1,8}(\.\d{1,2})?$/;
 const AMOUNT_HINT = 'a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "5.00"';
@@ -39,23 +36,6 @@ function terminalByPublicKey(services: Services, publicKey: string): Terminal {
   return found;
 }
 
-/** The spec §2.4 answer: exactly these fields; bill_amt is the amount of this refund, as a number. */
-export function refundResponse(accepted: RefundAccepted) {
-  const { refund, transaction: t, left } = accepted;
-  const money = (minor: number) => `${formatDecimalAmount(minor, refund.currency)} ${refund.currency}`;
-  return {
-    order_status: String(ORDER_STATUS.refundRequested.code),
-    message: `Refund of ${money(refund.amount)} accepted; ${money(left)} is left to refund`,
-    status: ORDER_STATUS.refundRequested.text,
-    bill_amt: Number(formatDecimalAmount(refund.amount, refund.currency)),
-    transID: t.transId,
-    tdate: formatTdate(refund.createdAt, false),
-    bill_currency: refund.currency,
-    response: 'Refund request processed: the outcome follows by webhook (refund.succeeded or refund.failed)',
-    reference: t.reference,
-  };
-}
-
 /** The refund-request route. */
 export function refundRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -65,7 +45,7 @@ export function refundRoutes(deps: AppDeps) {
     const input = validate(refundRequestSchema, await readJson(c));
     const terminal = terminalByPublicKey(services, input.public_key);
     const accepted = services.s2sRefunds.request({ transId: input.transID, refundAmount: input.refundAmount }, terminal);
-    return c.json(refundResponse(accepted));
+    return c.json(toS2SRefundView(accepted.refund, accepted.transaction, accepted.left));
   });
 
   return app;

@@ -9,6 +9,7 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
+import { toS2SEncryptedPaymentView } from '../views/s2s.js';
 import { s2sEncryptedSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
 import { readForm } from './validation.js';
@@ -39,12 +40,6 @@ export function parseDecryptedQuery(plaintext: string, warnings: string[]): Reco
   return Object.fromEntries(new URLSearchParams(text));
 }
 
-/** The spec §2.3 answer: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
-function encryptedResponse(full: ReturnType<typeof s2sResponse>) {
-  const { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response } = full;
-  return { authurl, transID, reference, order_status, status, bill_amt, bill_currency, response };
-}
-
 /** The /api/s2s/encrypt route. */
 export function s2sEncryptedRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -68,8 +63,8 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
       throw new SandboxError('invalid_credentials', 'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key', 'public_key');
     }
     authenticateTerminal(services, input.terNO, input.public_key);
-    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedOutcome: deps.forcedOutcome(c, 's2s', input, terminal) });
-    return c.json(encryptedResponse(s2sResponse(deps, created)));
+    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedScript: deps.forcedScript(c, 's2s', input, terminal) });
+    return c.json(toS2SEncryptedPaymentView(s2sResponse(deps, created)));
   });
 
   return app;

@@ -1,28 +1,17 @@
 // POST /v1/tokens and GET /v1/tokens/{id}: save a card once, pay with tok_... later.
 import { Hono } from 'hono';
-import type { TokenRecord } from '../services/tokens.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { createTokenSchema, tokenObjectSchema } from '../contracts/v1-tokens.js';
+import { createTokenSchema } from '../contracts/v1-tokens.js';
+import { toTokenView, tokenView } from '../views/token.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 
-/** The token object: brand, last4 and expiry, never the number. */
-export function tokenObject(token: TokenRecord) {
-  return {
-    id: token.id,
-    object: 'token' as const,
-    card: { brand: token.brand, last4: token.last4, exp_month: token.expMonth, exp_year: token.expYear },
-    predefined: token.predefined,
-    created_at: token.createdAt === null ? null : new Date(token.createdAt).toISOString(),
-  };
-}
-
 /** The token routes, for /openapi.json. */
 export const tokensOpenApi: OpenApiRoute[] = [
-  { method: 'post', path: '/v1/tokens', summary: 'Save a card and get a reusable tok_... (brand, last4, expiry; never the number again)', tag: 'Tokens', auth: 'bearer', body: createTokenSchema, response: 'the token', responseSchema: tokenObjectSchema, errors: ['parameter_unknown'] },
-  { method: 'get', path: '/v1/tokens/:id', summary: 'Show a token: one of yours or a predefined test token such as tok_visa', tag: 'Tokens', auth: 'bearer', response: 'the token', responseSchema: tokenObjectSchema },
+  { method: 'post', path: '/v1/tokens', summary: 'Save a card and get a reusable tok_... (brand, last4, expiry; never the number again)', tag: 'Tokens', auth: 'bearer', body: createTokenSchema, response: 'the token', responseSchema: tokenView, errors: ['parameter_unknown'] },
+  { method: 'get', path: '/v1/tokens/:id', summary: 'Show a token: one of yours or a predefined test token such as tok_visa', tag: 'Tokens', auth: 'bearer', response: 'the token', responseSchema: tokenView },
 ];
 
 /** The /v1/tokens routes (behind bearerAuth). */
@@ -32,10 +21,10 @@ export function tokenRoutes(deps: AppDeps) {
 
   app.post('/v1/tokens', async (c) => {
     const input = validate(createTokenSchema, await readJson(c));
-    return c.json(tokenObject(tokens.create(currentMerchant(c).id, input.card)));
+    return c.json(toTokenView(tokens.create(currentMerchant(c).id, input.card)));
   });
 
-  app.get('/v1/tokens/:id', (c) => c.json(tokenObject(tokens.get(currentMerchant(c).id, c.req.param('id')))));
+  app.get('/v1/tokens/:id', (c) => c.json(toTokenView(tokens.get(currentMerchant(c).id, c.req.param('id')))));
 
   return app;
 }

@@ -1,28 +1,13 @@
 // The bearer payment API's refunds: POST /v1/refunds, GET /v1/refunds/{id}, GET /v1/refunds.
 import { Hono } from 'hono';
-import type { V1Refund } from '../store/v1-refunds-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi.js';
-import { createRefundSchema, listRefundsQuery, refundListSchema, refundObjectSchema } from '../contracts/v1-refunds.js';
+import { createRefundSchema, listRefundsQuery } from '../contracts/v1-refunds.js';
+import { listOf, listView } from '../views/list.js';
+import { refundView, toRefundView } from '../views/refund.js';
 import { readJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
-
-/** The refund object of every answer. */
-export function refundObject(refund: V1Refund) {
-  return {
-    id: refund.id,
-    object: 'refund' as const,
-    payment_id: refund.paymentId,
-    amount: refund.amount,
-    currency: refund.currency,
-    reason: refund.reason,
-    status: refund.status,
-    failure_reason: refund.failureReason,
-    created_at: new Date(refund.createdAt).toISOString(),
-    updated_at: new Date(refund.updatedAt).toISOString(),
-  };
-}
 
 /** The refund routes, for /openapi.json. */
 export const v1RefundsOpenApi: OpenApiRoute[] = [
@@ -34,11 +19,11 @@ export const v1RefundsOpenApi: OpenApiRoute[] = [
     auth: 'bearer',
     body: createRefundSchema,
     response: 'the refund, status pending',
-    responseSchema: refundObjectSchema,
+    responseSchema: refundView,
     errors: ['resource_missing', 'not_refundable', 'amount_too_large', 'parameter_unknown'],
   },
-  { method: 'get', path: '/v1/refunds', summary: "List refunds, newest first, optionally one payment's", tag: 'Refunds', auth: 'bearer', query: listRefundsQuery, response: 'a list of refunds', responseSchema: refundListSchema, errors: ['parameter_unknown', 'resource_missing'] },
-  { method: 'get', path: '/v1/refunds/:id', summary: 'Show a refund', tag: 'Refunds', auth: 'bearer', response: 'the refund', responseSchema: refundObjectSchema },
+  { method: 'get', path: '/v1/refunds', summary: "List refunds, newest first, optionally one payment's", tag: 'Refunds', auth: 'bearer', query: listRefundsQuery, response: 'a list of refunds', responseSchema: listOf(refundView), errors: ['parameter_unknown', 'resource_missing'] },
+  { method: 'get', path: '/v1/refunds/:id', summary: 'Show a refund', tag: 'Refunds', auth: 'bearer', response: 'the refund', responseSchema: refundView },
 ];
 
 /** The /v1/refunds routes (behind bearerAuth). */
@@ -48,16 +33,16 @@ export function v1RefundRoutes(deps: AppDeps) {
 
   app.post('/v1/refunds', async (c) => {
     const input = validate(createRefundSchema, await readJson(c));
-    return c.json(refundObject(v1Refunds.create(currentMerchant(c).id, input)));
+    return c.json(toRefundView(v1Refunds.create(currentMerchant(c).id, input)));
   });
 
   app.get('/v1/refunds', (c) => {
     const query = validateQuery(c, listRefundsQuery);
     const page = v1Refunds.list({ merchantId: currentMerchant(c).id, paymentId: query.payment_id, limit: query.limit ?? 10, startingAfter: query.starting_after });
-    return c.json({ object: 'list' as const, data: page.data.map(refundObject), has_more: page.hasMore });
+    return c.json(listView(page, toRefundView));
   });
 
-  app.get('/v1/refunds/:id', (c) => c.json(refundObject(v1Refunds.get(currentMerchant(c).id, c.req.param('id')))));
+  app.get('/v1/refunds/:id', (c) => c.json(toRefundView(v1Refunds.get(currentMerchant(c).id, c.req.param('id')))));
 
   return app;
 }

@@ -2,33 +2,14 @@
 // when it is new (create, rotate_secret); every other answer leaves it out.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema, webhookEndpointObject } from '../contracts/webhook-endpoint-schema.js';
-import { listOf } from '../contracts/v1-common.js';
+import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema } from '../contracts/webhook-endpoint-schema.js';
+import { listOf, listView } from '../views/list.js';
+import { deletedWebhookEndpointView, toWebhookEndpointView, webhookEndpointView } from '../views/webhook-endpoint.js';
 import { readJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** The endpoint as the API shows it; `withSecret` only for create and rotate_secret. */
-export function endpointView(endpoint: WebhookEndpoint, withSecret = false) {
-  return {
-    id: endpoint.id,
-    object: 'webhook_endpoint',
-    url: endpoint.url,
-    events: endpoint.events,
-    description: endpoint.description,
-    enabled: endpoint.enabled,
-    ...(withSecret ? { secret: endpoint.secret } : {}),
-    // While set, deliveries carry a second signature made with the replaced secret.
-    previous_secret_expires_at: endpoint.previousSecretExpiresAt !== null && endpoint.previousSecret !== null ? iso(endpoint.previousSecretExpiresAt) : null,
-    created_at: iso(endpoint.createdAt),
-    updated_at: iso(endpoint.updatedAt),
-  };
-}
 
 /** The /v1/webhook_endpoints routes (bearer-authenticated by the /v1/* middleware). */
 export function webhookEndpointRoutes(deps: AppDeps) {
@@ -37,20 +18,20 @@ export function webhookEndpointRoutes(deps: AppDeps) {
 
   app.post('/v1/webhook_endpoints', async (c) => {
     const input = validate(createEndpointSchema, await readJson(c));
-    return c.json(endpointView(endpoints.create(currentMerchant(c).id, input), true));
+    return c.json(toWebhookEndpointView(endpoints.create(currentMerchant(c).id, input), true));
   });
 
   app.get('/v1/webhook_endpoints', (c) => {
     const query = validateQuery(c, listEndpointsQuery);
     const page = endpoints.list(currentMerchant(c).id, query.limit ?? 10, query.starting_after);
-    return c.json({ object: 'list', data: page.data.map((e) => endpointView(e)), has_more: page.hasMore });
+    return c.json(listView(page, (e) => toWebhookEndpointView(e)));
   });
 
-  app.get('/v1/webhook_endpoints/:id', (c) => c.json(endpointView(endpoints.get(currentMerchant(c).id, c.req.param('id')))));
+  app.get('/v1/webhook_endpoints/:id', (c) => c.json(toWebhookEndpointView(endpoints.get(currentMerchant(c).id, c.req.param('id')))));
 
   const update = async (c: Context<AppEnv>) => {
     const patch = validate(updateEndpointSchema, await readJson(c));
-    return c.json(endpointView(endpoints.update(currentMerchant(c).id, c.req.param('id')!, patch)));
+    return c.json(toWebhookEndpointView(endpoints.update(currentMerchant(c).id, c.req.param('id')!, patch)));
   };
   app.post('/v1/webhook_endpoints/:id', update);
   app.patch('/v1/webhook_endpoints/:id', update);
@@ -60,18 +41,18 @@ export function webhookEndpointRoutes(deps: AppDeps) {
     return c.json({ id: deleted.id, object: 'webhook_endpoint', deleted: true });
   });
 
-  app.post('/v1/webhook_endpoints/:id/rotate_secret', (c) => c.json(endpointView(endpoints.rotateSecret(currentMerchant(c).id, c.req.param('id')), true)));
+  app.post('/v1/webhook_endpoints/:id/rotate_secret', (c) => c.json(toWebhookEndpointView(endpoints.rotateSecret(currentMerchant(c).id, c.req.param('id')), true)));
 
   return app;
 }
 
 /** The OpenAPI entries of these routes. */
 export const webhookEndpointsOpenApi: OpenApiRoute[] = [
-  { method: 'post', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Register a webhook endpoint and choose its events', body: createEndpointSchema, response: 'the endpoint, with its signing secret (shown only here and on rotation)', responseSchema: webhookEndpointObject },
-  { method: 'get', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'List your webhook endpoints, newest first', query: listEndpointsQuery, response: '{object: "list", data, has_more}; secrets are not included', responseSchema: listOf(webhookEndpointObject) },
-  { method: 'get', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Retrieve a webhook endpoint', response: 'the endpoint, without its secret', responseSchema: webhookEndpointObject },
-  { method: 'post', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointObject },
-  { method: 'patch', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled (same as POST)', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointObject },
-  { method: 'delete', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Delete a webhook endpoint (no new events go to it)', response: '{id, object: "webhook_endpoint", deleted: true}' },
-  { method: 'post', path: '/v1/webhook_endpoints/:id/rotate_secret', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Replace the signing secret; the old one keeps signing for 24 h', response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops', responseSchema: webhookEndpointObject },
+  { method: 'post', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Register a webhook endpoint and choose its events', body: createEndpointSchema, response: 'the endpoint, with its signing secret (shown only here and on rotation)', responseSchema: webhookEndpointView },
+  { method: 'get', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'List your webhook endpoints, newest first', query: listEndpointsQuery, response: '{object: "list", data, has_more}; secrets are not included', responseSchema: listOf(webhookEndpointView) },
+  { method: 'get', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Retrieve a webhook endpoint', response: 'the endpoint, without its secret', responseSchema: webhookEndpointView },
+  { method: 'post', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointView },
+  { method: 'patch', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled (same as POST)', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointView },
+  { method: 'delete', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Delete a webhook endpoint (no new events go to it)', response: '{id, object: "webhook_endpoint", deleted: true}', responseSchema: deletedWebhookEndpointView },
+  { method: 'post', path: '/v1/webhook_endpoints/:id/rotate_secret', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Replace the signing secret; the old one keeps signing for 24 h', response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops', responseSchema: webhookEndpointView },
 ];

@@ -93,7 +93,7 @@ export function CheckoutPage(props: { session: CheckoutSession; merchantName: st
 /** The iDEAL test bank: pick the payment's status, as a test-mode bank page offers. */
 export function IdealBankPage(props: { session: CheckoutSession; merchantName: string; payment: Payment }) {
   const { session, payment } = props;
-  const bank = (session.attempt.idealBank && idealBank(session.attempt.idealBank)?.name) || payment.cardBrand;
+  const bank = (session.attempt.idealBank && idealBank(session.attempt.idealBank)?.name) || payment.instrumentLabel;
   return (
     <Layout title={`iDEAL test bank: ${bank}`}>
       <div class="card">

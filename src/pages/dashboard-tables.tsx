@@ -2,7 +2,8 @@
 // script swaps in (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes
 // through hono/jsx, so references, URLs and error texts from requests are escaped.
 import type { Child } from 'hono/jsx';
-import { formatDecimalAmount } from '../domain/money.js';
+import { formatDecimalMoney as money } from '../domain/money.js';
+import { iso } from '../views/time.js';
 import { statusText } from '../domain/order-status.js';
 import type {
   ChargebackRow,
@@ -29,8 +30,7 @@ export interface TableContext {
 }
 
 /** Sandbox-clock ms as UTC "YYYY-MM-DD HH:MM:SS". */
-export const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-const money = (minor: number, currency: string) => `${formatDecimalAmount(minor, currency)} ${currency}`;
+export const when = (ms: number) => iso(ms).replace('T', ' ').slice(0, 19);
 
 const GOOD = new Set(['Test Approved', 'authorized', 'captured', 'complete', 'succeeded', 'Refunded', 'Partially Refunded', 'refunded', 'partially_refunded', 'won', 'paid']);
 const WAITING = new Set(['Pending', 'Request Processed', 'processing', 'requires_action', 'open', 'pending', 'created']);
@@ -104,7 +104,7 @@ function PaymentRows(props: { rows: PaymentRow[]; ctx: TableContext }) {
       <td class="id">{p.id}</td>
       <td>{p.reference ?? ''}</td>
       <td class="num">{money(p.amount, p.currency)}</td>
-      <td>{p.method} {p.cardBrand} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
+      <td>{p.method} {p.instrumentLabel} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
       <td><Status text={p.status} /> <span class="hint">{p.declineCode ?? ''}</span></td>
       <td>{when(p.createdAt)}</td>
       <td class="id">{p.merchantId}</td>

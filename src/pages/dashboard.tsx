@@ -14,7 +14,8 @@ export interface ListView {
   status?: string;
   type?: string;
   q?: string;
-  after?: string;
+  /** The id of the last row of the previous page (the query's starting_after). */
+  startingAfter?: string;
 }
 
 const TAB_LABELS: Record<DashboardTab, string> = {
@@ -40,10 +41,8 @@ const SEARCH_HINTS: Record<DashboardTab, string> = {
 /** The dashboard URL of a list view (the query string holds only the filters that are set). */
 export function listHref(view: ListView, base = '/_sandbox/'): string {
   const params = new URLSearchParams();
-  for (const key of ['tab', 'status', 'type', 'q', 'after'] as const) {
-    const value = view[key];
-    if (value !== undefined) params.set(key, value);
-  }
+  const query = { tab: view.tab, status: view.status, type: view.type, q: view.q, starting_after: view.startingAfter };
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
   return `${base}?${params.toString()}`;
 }
 

@@ -1,6 +1,7 @@
 // The frame of every customer-facing page: a test-mode banner, one card, no scripts required.
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
+import { iso } from '../views/time.js';
 
 /** The doctype every page starts with, so browsers render in standards mode, not quirks mode. */
 export const DOCTYPE = raw('<!DOCTYPE html>');
@@ -57,10 +58,10 @@ export function Summary(props: { rows: Array<[string, string | undefined]> }) {
  * /assets/local-time.js rewrites into the customer's own zone (the server does not know it).
  */
 export function LocalTime(props: { ms: number; seconds?: boolean }) {
-  const iso = new Date(props.ms).toISOString();
+  const at = iso(props.ms);
   return (
-    <time datetime={iso} data-local-time={props.seconds ? 'seconds' : 'minutes'}>
-      {iso.slice(11, props.seconds ? 19 : 16)} UTC
+    <time datetime={at} data-local-time={props.seconds ? 'seconds' : 'minutes'}>
+      {at.slice(11, props.seconds ? 19 : 16)} UTC
     </time>
   );
 }

@@ -72,7 +72,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
       services.jobs.runDue();
       worker.wake();
     },
-    forcedOutcome: createOutcomeOverride(services),
+    forcedScript: createOutcomeOverride(services),
   };
   const app = createApp(appDeps);
   return { db, store, clock, logger, activity, publicUrl, services, worker, app, appDeps };

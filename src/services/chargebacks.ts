@@ -4,7 +4,7 @@
 // (the payment is reinstated) or chargeback.lost (it stays charged back). The test card
 // 4000000000000259 schedules the 'chargeback.open' job handled here, for both families.
 import { newId } from '../domain/ids.js';
-import { formatDecimalAmount } from '../domain/money.js';
+import { formatDecimalMoney } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { nextPaymentState } from '../domain/payment-state.js';
@@ -28,26 +28,6 @@ export interface OpenChargebackInput {
   reason?: ChargebackReason;
   /** Default: all that is not refunded. */
   amount?: number;
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A chargeback as the control API shows it. */
-export function chargebackView(cb: Chargeback) {
-  return {
-    id: cb.id,
-    object: 'chargeback' as const,
-    merchant_id: cb.merchantId,
-    family: cb.subjectType,
-    payment_id: cb.subjectType === 'v1' ? cb.subjectId : null,
-    transID: cb.subjectType === 's2s' ? cb.subjectId : null,
-    amount: cb.amount,
-    currency: cb.currency,
-    reason: cb.reason,
-    status: cb.status,
-    created_at: iso(cb.createdAt),
-    updated_at: iso(cb.updatedAt),
-  };
 }
 
 /** The data of /v1/ chargeback.* events: the chargeback and the payment's status after it. */
@@ -138,7 +118,7 @@ export class Chargebacks {
       );
     }
     const cb = this.insert(t.merchantId, 's2s', transId, t.currency, t.amount - t.refunded, input);
-    this.s2s.finalise(t, 'chargeback', `Chargeback ${cb.id} opened (${cb.reason}): ${money(cb)} disputed by the cardholder`);
+    this.s2s.finalise(t, 'chargeback', `Chargeback ${cb.id} opened (${cb.reason}): ${formatDecimalMoney(cb.amount, cb.currency)} disputed by the cardholder`);
     return cb;
   }
 
@@ -172,8 +152,8 @@ export class Chargebacks {
     const type = s2sTransition(t.transId, t.orderStatus, status);
     const code = ORDER_STATUS[status].code;
     const response = cb.status === 'won'
-      ? `Chargeback ${cb.id} won: the ${money(cb)} stays with the merchant`
-      : `Chargeback ${cb.id} lost: the ${money(cb)} is returned to the cardholder`;
+      ? `Chargeback ${cb.id} won: the ${formatDecimalMoney(cb.amount, cb.currency)} stays with the merchant`
+      : `Chargeback ${cb.id} lost: the ${formatDecimalMoney(cb.amount, cb.currency)} is returned to the cardholder`;
     const now = clock.now();
     store.transactions.setStatus(t.transId, code, response, now);
     this.events.publish(transactionChange({ ...t, orderStatus: code, response, updatedAt: now }, type));
@@ -196,8 +176,4 @@ export class Chargebacks {
       this.deps.logger.info(`chargeback.open for ${job.subjectId} skipped: ${err.message}`);
     }
   }
-}
-
-function money(cb: Chargeback): string {
-  return `${formatDecimalAmount(cb.amount, cb.currency)} ${cb.currency}`;
 }

@@ -10,6 +10,7 @@ import type { Merchant } from '../store/credentials-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
+import { toCheckoutSessionView } from '../views/checkout-session.js';
 
 /** What a session's events and API answer say about its payment. */
 export interface CheckoutPaymentSummary {
@@ -22,32 +23,6 @@ export interface CheckoutPaymentSummary {
 
 /** Looks up the payment summary of a payment id (the payments service provides it). */
 export type PaymentLookup = (paymentId: string) => CheckoutPaymentSummary | undefined;
-
-/** The session as the API and its events show it. */
-export function sessionView(session: CheckoutSession, baseUrl: string, payment: CheckoutPaymentSummary | undefined) {
-  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  return {
-    id: session.id,
-    object: 'checkout.session' as const,
-    url: `${baseUrl}/pay/${session.token}`,
-    status: session.status,
-    amount: session.amount,
-    currency: session.currency,
-    methods: session.methods,
-    branding: { logo_url: session.logoUrl },
-    return_url: session.returnUrl,
-    reference: session.reference,
-    customer_email: session.customerEmail,
-    webhook_url: session.webhookUrl,
-    payment_id: session.paymentId,
-    payment_status: session.paymentId ? (payment?.status ?? null) : null,
-    expires_at: iso(session.expiresAt)!,
-    created_at: iso(session.createdAt)!,
-    // completed_at is when the customer paid; an expired session was never completed.
-    completed_at: session.status === 'complete' ? iso(session.completedAt) : null,
-    expired_at: session.status === 'expired' ? iso(session.completedAt) : null,
-  };
-}
 
 /** The session use cases. */
 export class CheckoutSessions {
@@ -140,7 +115,7 @@ export class CheckoutSessions {
 
   /** The API view of a session, with its payment's current status. */
   view(session: CheckoutSession) {
-    return sessionView(session, this.deps.publicUrl.base, session.paymentId ? this.paymentLookup(session.paymentId) : undefined);
+    return toCheckoutSessionView(session, this.deps.publicUrl.base, session.paymentId ? this.paymentLookup(session.paymentId)?.status : undefined);
   }
 
   /** Moves an open session to its final state and publishes the event, in one transaction. */
@@ -152,7 +127,7 @@ export class CheckoutSessions {
       this.jobs.cancel('checkout.expire', session.id);
       const after = store.checkoutSessions.get(session.id)!;
       const payment = paymentId ? this.paymentLookup(paymentId) : undefined;
-      const data = { ...sessionView(after, this.deps.publicUrl.base, payment), payment: payment ?? null };
+      const data = { ...toCheckoutSessionView(after, this.deps.publicUrl.base, payment?.status), payment: payment ?? null };
       this.events.publish({
         merchantId: after.merchantId,
         resourceId: after.id,

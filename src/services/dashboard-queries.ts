@@ -26,12 +26,12 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   deliveries: ['pending', 'succeeded', 'failed'],
 };
 
-/** Filters of one list page; `after` is the id of the last row of the previous page. */
+/** Filters of one list page; `startingAfter` is the id of the last row of the previous page. */
 export interface DashboardFilter {
   status?: string;
   type?: string;
   q?: string;
-  after?: string;
+  startingAfter?: string;
   limit: number;
 }
 
@@ -58,7 +58,8 @@ export interface PaymentRow {
   amount: number;
   currency: string;
   method: string;
-  cardBrand: string;
+  /** The card brand, or the bank or method name for other methods. */
+  instrumentLabel: string;
   cardLast4: string;
   status: string;
   declineCode: string | null;
@@ -180,7 +181,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     search: ['t.trans_id = @q', 't.reference = @q'],
   },
   payments: {
-    select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS cardBrand,
+    select: `p.id, p.merchant_id AS merchantId, p.reference, p.amount, p.currency, p.method, p.card_brand AS instrumentLabel,
       p.card_last4 AS cardLast4, p.status, p.decline_code AS declineCode, p.created_at AS createdAt,
       (${openChallenge('payment', 'p.id')} OR (p.method = 'ideal' AND p.status = 'requires_action')) AS authOpen`,
     from: 'payments p',
@@ -262,13 +263,13 @@ export class DashboardQueries {
     }
     if (filter.type !== undefined && spec.type) (where.push(`${spec.type} = @type`), (args.type = filter.type));
     if (filter.q !== undefined) (where.push(`(${spec.search.join(' OR ')})`), (args.q = filter.q));
-    if (filter.after !== undefined) {
-      const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.after) as number | undefined;
+    if (filter.startingAfter !== undefined) {
+      const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.startingAfter) as number | undefined;
       if (createdAt === undefined) {
-        throw new SandboxError('parameter_invalid', `after names no row of the ${tab} list ("${filter.after}"); use the "Older" link, or leave after out for the newest rows`, 'after');
+        throw new SandboxError('parameter_invalid', `starting_after names no row of the ${tab} list ("${filter.startingAfter}"); use the "Older" link, or leave starting_after out for the newest rows`, 'starting_after');
       }
       where.push(`(${spec.created} < @afterAt OR (${spec.created} = @afterAt AND ${spec.id} < @afterId))`);
-      Object.assign(args, { afterAt: createdAt, afterId: filter.after });
+      Object.assign(args, { afterAt: createdAt, afterId: filter.startingAfter });
     }
     const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
       ORDER BY ${spec.created} DESC, ${spec.id} DESC LIMIT @limit`;

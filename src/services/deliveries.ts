@@ -10,10 +10,11 @@ import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
-import { readPage } from './pagination.js';
+import { cursorRow, readPage } from './pagination.js';
+import { toControlEventView, type ControlEventDetailView, type ControlEventView } from '../views/event.js';
+import { toDeliveryDetailView, toDeliveryView, type DeliveryDetailView, type DeliveryView } from '../views/delivery.js';
+import { listView, type ListView } from '../views/list.js';
 
-/** How much of a response body an attempt shows (the log keeps 16 KiB). */
-const RESPONSE_EXCERPT_CHARS = 1000;
 /** retry-failed requeues at most this many deliveries per call. */
 const RETRY_FAILED_MAX = 10_000;
 
@@ -24,33 +25,6 @@ export function parseSince(text: string, now: number): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : at;
-}
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** A delivery as the list shows it. */
-export function deliveryView(d: Delivery) {
-  return {
-    id: d.id,
-    event_id: d.eventId,
-    event: d.eventType,
-    url: d.url,
-    endpoint_id: d.endpointId,
-    merchant_id: d.merchantId,
-    status: d.status,
-    manual: d.manual,
-    attempts: d.attempts,
-    last_response_status: d.lastStatus,
-    last_error: d.lastError,
-    next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
-    created_at: iso(d.createdAt)!,
-    updated_at: iso(d.updatedAt)!,
-  };
-}
-
-/** An event as the control API shows it. */
-export function eventView(e: EventRecord) {
-  return { id: e.id, type: e.type, resource_id: e.resourceId, merchant_id: e.merchantId, created_at: iso(e.createdAt)!, data: e.data };
 }
 
 /** Filters of the delivery list, as the control API takes them. */
@@ -84,51 +58,33 @@ export class Deliveries {
   ) {}
 
   /** One page of deliveries, newest first. */
-  list(q: DeliveryQuery) {
+  list(q: DeliveryQuery): ListView<DeliveryView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let before: { createdAt: number; id: string } | undefined;
-    if (q.starting_after) {
-      const after = store.deliveries.get(q.starting_after);
-      if (!after) throw new SandboxError('resource_missing', `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`, 'starting_after');
-      before = { createdAt: after.createdAt, id: after.id };
-    }
+    const startingAfter = cursorRow(q.starting_after, (id) => store.deliveries.get(id), `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`);
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
     const page = readPage(limit, (n) =>
-      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, before, limit: n }),
+      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, startingAfter, limit: n }),
     );
-    return { data: page.data.map(deliveryView), has_more: page.hasMore };
+    return listView(page, toDeliveryView);
   }
 
   /** A delivery with its request and every attempt. */
-  get(id: string) {
+  get(id: string): DeliveryDetailView {
     const d = this.find(id);
     const attempts = this.deps.store.deliveries.attempts(id);
     const last = attempts[attempts.length - 1];
     // Not tried yet (or due again): show what the next attempt would send, signed as of now.
     const preview = d.status === 'pending' || !last ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.secrets(d), Math.floor(this.deps.clock.now() / 1000)) : undefined;
-    return {
-      ...deliveryView(d),
-      content_type: d.contentType,
-      request: preview
-        ? { url: preview.url, headers: preview.headers, body: preview.body, sent: false, note: 'the next attempt, signed as of now; it is signed again when sent' }
-        : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` },
-      attempt_log: attempts.map((a) => ({
-        attempt: a.attempt,
-        at: iso(a.startedAt)!,
-        response_status: a.responseStatus,
-        latency_ms: a.latencyMs,
-        response_excerpt: a.responseBody === null ? null : a.responseBody.slice(0, RESPONSE_EXCERPT_CHARS),
-        error_kind: a.errorKind,
-        error: a.errorMessage,
-        fault: a.fault,
-      })),
-    };
+    const request = preview
+      ? { url: preview.url, headers: preview.headers, body: preview.body, sent: false, note: 'the next attempt, signed as of now; it is signed again when sent' }
+      : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };
+    return toDeliveryDetailView(d, request, attempts);
   }
 
   /** A delivery's summary row, as lists show it. */
-  view(id: string) {
-    return deliveryView(this.find(id));
+  view(id: string): DeliveryView {
+    return toDeliveryView(this.find(id));
   }
 
   /** Stored deliveries as they are, newest first: for the library's handle, which builds its own view. */
@@ -170,35 +126,30 @@ export class Deliveries {
   }
 
   /** One page of events, newest first. */
-  listEvents(q: EventQuery) {
+  listEvents(q: EventQuery): ListView<ControlEventView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    let before: { createdAt: number; id: string } | undefined;
-    if (q.starting_after) {
-      const after = store.events.get(q.starting_after);
-      if (!after) throw new SandboxError('resource_missing', `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`, 'starting_after');
-      before = { createdAt: after.createdAt, id: after.id };
-    }
+    const startingAfter = cursorRow(q.starting_after, (id) => store.events.get(id), `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`);
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
-    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, before, limit: n }));
-    return { data: page.data.map(eventView), has_more: page.hasMore };
+    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }));
+    return listView(page, toControlEventView);
   }
 
   /** An event with its deliveries and the payload they carry. */
-  getEvent(id: string) {
+  getEvent(id: string): ControlEventDetailView {
     const event = this.findEvent(id);
     const deliveries = this.deps.store.deliveries.list({ eventId: id, limit: 100 });
     const first = deliveries[deliveries.length - 1];
     return {
-      ...eventView(event),
+      ...toControlEventView(event),
       payload: first ? { content_type: first.contentType, body: first.body } : { content_type: 'application/json', body: eventEnvelope(event) },
-      deliveries: deliveries.map(deliveryView),
+      deliveries: deliveries.map(toDeliveryView),
     };
   }
 
   private enqueueManual(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>) {
     const id = this.deps.store.tx(() => this.events.resend(event, target));
-    return deliveryView(this.deps.store.deliveries.get(id)!);
+    return toDeliveryView(this.deps.store.deliveries.get(id)!);
   }
 
   private find(id: string): Delivery {

@@ -4,7 +4,7 @@
 // event in the same transaction as the change.
 import { urlWithQuery } from '../domain/http-url.js';
 import { newId } from '../domain/ids.js';
-import { declineMessage, type Outcome } from '../domain/outcomes.js';
+import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
@@ -17,7 +17,8 @@ import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
-import { readPage, type Page } from './pagination.js';
+import { readPage } from './pagination.js';
+import type { Page } from '../views/list.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -47,14 +48,14 @@ export class Payments implements ChallengeSubject {
     auth.registerSubject('payment', this);
   }
 
-  /** Creates a payment for `merchant`; `forcedOutcome` (X-Sandbox-Outcome, scenarios) wins over the card. */
-  create(merchant: Merchant, input: CreatePaymentInput, forcedOutcome?: Outcome): PaymentCreated {
+  /** Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the card. */
+  create(merchant: Merchant, input: CreatePaymentInput, forcedScript?: ScriptedOutcome): PaymentCreated {
     const { store, clock } = this.deps;
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
-    const outcome = forcedOutcome ?? card.outcome;
-    if (outcome.challenge && !input.return_url) {
+    const script = forcedScript ?? card.script;
+    if (script.challenge && !input.return_url) {
       throw new SandboxError(
         'parameter_missing',
         'return_url is required when the card needs 3-D Secure: send the http(s) URL the customer comes back to, e.g. "https://shop.example/return"',
@@ -71,7 +72,7 @@ export class Payments implements ChallengeSubject {
       routing: input.routing,
       acquirer: ROUTING_ACQUIRERS[input.routing],
       customer: Object.fromEntries(Object.entries(input.customer ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
-      cardBrand: card.brand,
+      instrumentLabel: card.brand,
       cardLast4: card.last4,
       cardExpMonth: card.expMonth,
       cardExpYear: card.expYear,
@@ -87,13 +88,13 @@ export class Payments implements ChallengeSubject {
       failureMessage: null,
       webhookUrl: input.webhook_url ?? null,
       returnUrl: input.return_url ?? null,
-      outcome,
+      script,
       createdAt: now,
       updatedAt: now,
     };
     return store.tx(() => {
       store.payments.insert(payment);
-      if (!outcome.challenge) {
+      if (!script.challenge) {
         const answer = this.authorise(payment);
         return { payment: store.payments.get(payment.id)!, answer };
       }
@@ -134,7 +135,7 @@ export class Payments implements ChallengeSubject {
       acquirer: ROUTING_ACQUIRERS.smart,
       customer: input.customer,
       // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
-      cardBrand: input.label,
+      instrumentLabel: input.label,
       cardLast4: input.last4,
       cardExpMonth: 0,
       cardExpYear: 0,
@@ -150,7 +151,7 @@ export class Payments implements ChallengeSubject {
       failureMessage: null,
       webhookUrl: input.webhookUrl,
       returnUrl: null,
-      outcome: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
+      script: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
       createdAt: now,
       updatedAt: now,
     };
@@ -171,9 +172,9 @@ export class Payments implements ChallengeSubject {
   }
 
   /** One page of the merchant's payments, newest first, and whether more follow. */
-  list(filter: Omit<PaymentFilter, 'after' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
-    const after = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
-    return readPage(filter.limit, (limit) => this.deps.store.payments.list({ ...filter, after, limit }));
+  list(filter: Omit<PaymentFilter, 'startingAfter' | 'limit'> & { limit: number; startingAfter?: string }): Page<Payment> {
+    const startingAfter = filter.startingAfter ? this.get(filter.merchantId, filter.startingAfter, 'starting_after') : undefined;
+    return readPage(filter.limit, (limit) => this.deps.store.payments.list({ ...filter, startingAfter, limit }));
   }
 
   /** The 3-D Secure page of a payment that requires action. */
@@ -252,7 +253,7 @@ export class Payments implements ChallengeSubject {
    * authorized event. Returns the payment as it stood once authorized (or declined).
    */
   private authorise(payment: Payment): Payment {
-    const answer = payment.outcome.authorisation;
+    const answer = payment.script.authorisation;
     if (answer.result === 'hang') return payment;
     if (answer.result === 'decline') return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
     const authorized = this.move(payment, 'authorize');
@@ -263,7 +264,7 @@ export class Payments implements ChallengeSubject {
   private captureAuthorized(payment: Payment, amount: number): Payment {
     const captured = this.move(payment, 'capture', { amountCaptured: amount });
     // The chargebacks service handles chargeback.open for both families (S2S schedules it too).
-    if (payment.outcome.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
+    if (payment.script.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
     return captured;
   }
 }

@@ -6,7 +6,7 @@ import { newToken, newTransId } from '../domain/ids.js';
 import { parseDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-status.js';
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
-import { declineMessage, outcomeForCard, outcomeForVpa, DEFAULT_OUTCOME, type Outcome } from '../domain/outcomes.js';
+import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
@@ -18,11 +18,11 @@ import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 
-/** Who is asking, beyond the body: the connection's address and any forced outcome. */
+/** Who is asking, beyond the body: the connection's address and any forced script. */
 export interface S2SRequestContext {
   billIp: string | null;
   /** Set by X-Sandbox-Outcome or a scenario; wins over the test-card table. */
-  forcedOutcome?: Outcome;
+  forcedScript?: ScriptedOutcome;
 }
 
 /** A created transaction and, when the customer must act, its challenge. */
@@ -57,7 +57,7 @@ export class S2SPayments implements ChallengeSubject {
         throw new SandboxError('parameter_invalid', `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`, 'year');
       }
     }
-    const outcome = ctx.forcedOutcome ?? this.scriptedOutcome(input, number);
+    const script = ctx.forcedScript ?? this.scriptFor(input, number);
     const { reference } = input;
 
     return store.tx(() => {
@@ -82,14 +82,14 @@ export class S2SPayments implements ChallengeSubject {
         billIp: ctx.billIp,
         customer: pickCustomer(input),
         encryptionMethod: input.encryption_method ?? 'none',
-        outcome,
+        script,
         statusToken: newToken(),
         refunded: 0,
         createdAt: now,
         updatedAt: now,
       };
       let challenge: Challenge | undefined;
-      if (outcome.challenge) {
+      if (script.challenge) {
         transaction.response = input.mop === 'CC' || input.mop === 'DC'
           ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
           : 'Payment pending: redirect the customer to authurl to complete the payment';
@@ -158,16 +158,16 @@ export class S2SPayments implements ChallengeSubject {
 
   /** ChallengeSubject: the card that never answers keeps its page open forever. */
   neverExpires(challenge: Challenge): boolean {
-    return this.deps.store.transactions.get(challenge.subjectId)?.outcome.authorisation.result === 'hang';
+    return this.deps.store.transactions.get(challenge.subjectId)?.script.authorisation.result === 'hang';
   }
 
   /** Applies the issuer's scripted answer once authentication is done or skipped. */
   private authorise(transaction: Transaction): void {
-    const answer = transaction.outcome.authorisation;
+    const answer = transaction.script.authorisation;
     if (answer.result === 'hang') return;
     if (answer.result === 'decline') return this.finalise(transaction, 'declined', declineMessage(answer.code));
     this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
-    if (transaction.outcome.chargeback) {
+    if (transaction.script.chargeback) {
       // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.
       this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 's2s' });
     }
@@ -189,14 +189,14 @@ export class S2SPayments implements ChallengeSubject {
     return transId;
   }
 
-  private scriptedOutcome(input: S2SPaymentInput, number: string | undefined): Outcome {
-    if (number) return outcomeForCard(number);
+  private scriptFor(input: S2SPaymentInput, number: string | undefined): ScriptedOutcome {
+    if (number) return scriptForCard(number);
     if (input.mop === 'UPICOLLECT') {
       const verdict = outcomeForVpa(input.vpa!);
-      if (verdict === 'approve') return { ...DEFAULT_OUTCOME, challenge: false };
-      if (verdict === 'decline') return { ...DEFAULT_OUTCOME, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
+      if (verdict === 'approve') return { ...DEFAULT_SCRIPT, challenge: false };
+      if (verdict === 'decline') return { ...DEFAULT_SCRIPT, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
     }
-    return DEFAULT_OUTCOME;
+    return DEFAULT_SCRIPT;
   }
 }
 

@@ -2,7 +2,7 @@
 // left and reserves the amount in ONE transaction, so concurrent requests can never together
 // exceed the payment. The refund completes later, as the real gateway's does, on a timed job.
 import { newId } from '../domain/ids.js';
-import { formatDecimalAmount, parseDecimalAmount } from '../domain/money.js';
+import { formatDecimalAmount, formatDecimalMoney, parseDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { SandboxError } from '../errors.js';
@@ -66,7 +66,7 @@ export class S2SRefunds {
       if (amount > left) {
         throw new SandboxError(
           'amount_too_large',
-          `refundAmount ${formatDecimalAmount(amount, currency)} is more than is left to refund: ${formatDecimalAmount(left, currency)} ${currency} of ${formatDecimalAmount(transaction.amount, currency)} ${currency} is left (refunds still pending count as taken); send at most ${formatDecimalAmount(left, currency)}`,
+          `refundAmount ${formatDecimalAmount(amount, currency)} is more than is left to refund: ${formatDecimalMoney(left, currency)} of ${formatDecimalMoney(transaction.amount, currency)} is left (refunds still pending count as taken); send at most ${formatDecimalAmount(left, currency)}`,
           'refundAmount',
         );
       }
@@ -94,9 +94,8 @@ export class S2SRefunds {
     const refund = store.s2sRefunds.get(refundId);
     if (!refund || refund.status !== 'pending') return;
     const transaction = store.transactions.get(refund.transId)!;
-    const money = (minor: number) => `${formatDecimalAmount(minor, refund.currency)} ${refund.currency}`;
     const now = clock.now();
-    const failure = transaction.outcome.refundFails
+    const failure = transaction.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
       : !canApply(transaction.orderStatus, 'refund_full')
         ? `the transaction became ${statusText(transaction.orderStatus)} before the refund completed`
@@ -104,7 +103,7 @@ export class S2SRefunds {
     if (failure) {
       // The transaction keeps its status; the reserved amount is released by the failed row.
       store.s2sRefunds.finish(refund.id, 'failed', failure, now);
-      this.events.publish(transactionChange({ ...transaction, response: `Refund of ${money(refund.amount)} failed: ${failure}` }, 'refund.failed'));
+      this.events.publish(transactionChange({ ...transaction, response: `Refund of ${formatDecimalMoney(refund.amount, refund.currency)} failed: ${failure}` }, 'refund.failed'));
       return;
     }
     store.s2sRefunds.finish(refund.id, 'succeeded', null, now);
@@ -112,7 +111,7 @@ export class S2SRefunds {
     const status = refunded >= transaction.amount ? 'refunded' : 'partiallyRefunded';
     const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
     const code = ORDER_STATUS[status].code;
-    const response = `Refund of ${money(refund.amount)} succeeded; ${money(refunded)} of ${money(transaction.amount)} refunded in total`;
+    const response = `Refund of ${formatDecimalMoney(refund.amount, refund.currency)} succeeded; ${formatDecimalMoney(refunded, refund.currency)} of ${formatDecimalMoney(transaction.amount, refund.currency)} refunded in total`;
     store.transactions.addRefunded(transaction.transId, refund.amount, code, response, now);
     this.events.publish(transactionChange({ ...transaction, refunded, orderStatus: code, response, updatedAt: now }, type));
   }

@@ -6,7 +6,7 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
-import type { Outcome } from '../domain/outcomes.js';
+import type { ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
@@ -104,7 +104,7 @@ export class Scenarios {
   }
 
   /** The outcome of the first open entry matching the payment (spending one use), if any. */
-  take(facts: PaymentFacts): Outcome | undefined {
+  take(facts: PaymentFacts): ScriptedOutcome | undefined {
     const { store } = this.deps;
     // Most runs have no scenario: answer without opening a unit of work on the request path.
     if (store.scenarios.open().length === 0) return undefined;

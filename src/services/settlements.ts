@@ -13,6 +13,7 @@ import type { OwedAdjustment, Settlement, SettlementAdjustment, SettlementFilter
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
+import { toSettlementView } from '../views/settlement.js';
 
 /**
  * The fee model, in one place: 1.4% of each payment's captured amount (in basis points, rounded
@@ -43,31 +44,6 @@ export interface SettleInput {
   merchantId?: string;
   currency?: string;
   payAfterMs?: number;
-}
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** A settlement with its payments and clawbacks, as the control API and the events show it. */
-function settlementView(s: Settlement, items: SettlementItem[], adjustments: SettlementAdjustment[]) {
-  return {
-    id: s.id,
-    object: 'settlement' as const,
-    merchant_id: s.merchantId,
-    status: s.status,
-    currency: s.currency,
-    count: s.count,
-    gross: s.gross,
-    fees: s.fees,
-    refunds: s.refunds,
-    adjustments: s.adjustments,
-    net: s.net,
-    fee_model: { percent_basis_points: FEE_MODEL.percentBasisPoints, fixed_per_payment: settlementFee(0, s.currency) },
-    pay_at: iso(s.payAt),
-    paid_at: iso(s.paidAt),
-    created_at: iso(s.createdAt),
-    payments: items.map((i) => ({ family: i.subjectType, id: i.subjectId, gross: i.gross, fee: i.fee, refunded: i.refunded, net: i.gross - i.fee - i.refunded })),
-    clawbacks: adjustments.map((a) => ({ family: a.subjectType, id: a.subjectId, kind: a.kind, chargeback_id: a.chargebackId, amount: a.amount })),
-  };
 }
 
 /** The settlement use cases. */
@@ -159,7 +135,7 @@ export class Settlements {
 
   /** A settlement as the control API and the events show it. */
   view(s: Settlement) {
-    return settlementView(s, this.items(s.id), this.adjustments(s.id));
+    return toSettlementView(s, this.items(s.id), this.adjustments(s.id), { percent_basis_points: FEE_MODEL.percentBasisPoints, fixed_per_payment: settlementFee(0, s.currency) });
   }
 
   /** The settlement that carries a payment (either family), if one does. */

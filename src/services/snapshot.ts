@@ -11,6 +11,7 @@ import type { Scenarios } from './scenarios.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import type { Store } from '../store/store.js';
+import { iso } from '../views/time.js';
 
 /** The `format` of every snapshot document. */
 export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
@@ -157,7 +158,7 @@ export class Snapshot {
       format: SNAPSHOT_FORMAT,
       version: SNAPSHOT_VERSION,
       schema_version: this.state.schemaVersion(),
-      exported_at: new Date(clock.now()).toISOString(),
+      exported_at: iso(clock.now()),
       tables: Object.fromEntries(this.state.tables().map((table) => [table, this.state.dump(table)])),
     }))() as SnapshotDocument;
   }

@@ -3,7 +3,7 @@
 // so every merchant can use them; a merchant's own tokens are visible to that merchant only.
 import { cardBrand, expiryInPast, maskCardNumber } from '../domain/card.js';
 import { newId } from '../domain/ids.js';
-import { outcomeForCard, TEST_CARDS, type Outcome } from '../domain/outcomes.js';
+import { scriptForCard, TEST_CARDS, type ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { CardInput } from '../contracts/v1-tokens.js';
 import type { StoredToken } from '../store/tokens-repo.js';
@@ -17,7 +17,7 @@ export interface ResolvedCard {
   expYear: number;
   /** How the authentication page shows the card: first 6 and last 4 when the number is at hand, else the last 4. */
   masked: string;
-  outcome: Outcome;
+  script: ScriptedOutcome;
 }
 
 /** A token as the API shows it, before formatting. */
@@ -32,9 +32,9 @@ const PREDEFINED = new Map(TEST_CARDS.map((card) => [card.token, card.number]));
 /** Years a predefined token stays valid after the sandbox clock's current year. */
 const PREDEFINED_VALID_YEARS = 5;
 
-/** What the sandbox keeps of a card number: its brand, last 4 and scripted outcome. */
+/** What the sandbox keeps of a card number: its brand, last 4 and script. */
 function fromNumber(number: string, expMonth: number, expYear: number): ResolvedCard {
-  return { brand: cardBrand(number), last4: number.slice(-4), expMonth, expYear, masked: maskCardNumber(number), outcome: outcomeForCard(number) };
+  return { brand: cardBrand(number), last4: number.slice(-4), expMonth, expYear, masked: maskCardNumber(number), script: scriptForCard(number) };
 }
 
 /** Saves and resolves card tokens. */
@@ -56,8 +56,8 @@ export class Tokens {
   /** Saves a card for `merchantId` and returns its token. */
   create(merchantId: string, card: CardInput): TokenRecord {
     const resolved = this.checkCard(card);
-    const { brand, last4, expMonth, expYear, outcome } = resolved;
-    const stored: StoredToken = { id: newId('tok'), merchantId, brand, last4, expMonth, expYear, outcome, createdAt: this.deps.clock.now() };
+    const { brand, last4, expMonth, expYear, script } = resolved;
+    const stored: StoredToken = { id: newId('tok'), merchantId, brand, last4, expMonth, expYear, script, createdAt: this.deps.clock.now() };
     this.deps.store.tokens.insert(stored);
     return { ...resolved, id: stored.id, predefined: false, createdAt: stored.createdAt };
   }
@@ -71,8 +71,8 @@ export class Tokens {
     }
     const stored = this.deps.store.tokens.getForMerchant(id, merchantId);
     if (!stored) return undefined;
-    const { brand, last4, expMonth, expYear, outcome } = stored;
-    return { id: stored.id, brand, last4, expMonth, expYear, masked: `•••• ${last4}`, outcome, predefined: false, createdAt: stored.createdAt };
+    const { brand, last4, expMonth, expYear, script } = stored;
+    return { id: stored.id, brand, last4, expMonth, expYear, masked: `•••• ${last4}`, script, predefined: false, createdAt: stored.createdAt };
   }
 
   /** Like find, but a 404 naming `param` when there is no such token for this merchant. */

@@ -112,7 +112,7 @@ export class Triggers {
         if (payment) throw new SandboxError('not_allowed', `a payment enters requires_action only when it is created; leave out payment_id to trigger ${type} on a new 3-D Secure payment`, 'payment_id');
         return v1(this.newPayment(merchant, type, 'tok_threeds_required'));
       case 'payment.authorized':
-        if (payment && payment.outcome.authorisation.result !== 'approve') {
+        if (payment && payment.script.authorisation.result !== 'approve') {
           throw new SandboxError('not_allowed', `payment ${payment.id}'s card is declined after 3-D Secure, so it cannot be authorized; leave out payment_id for a new payment`, 'payment_id');
         }
         return v1(payment ? this.finishChallenge(payment, 'pass', type) : this.newPayment(merchant, type, 'tok_visa', false));
@@ -135,7 +135,7 @@ export class Triggers {
 
   private refund(type: 'refund.created' | 'refund.succeeded' | 'refund.failed', merchant: Merchant, existing: Payment | undefined) {
     const fails = type === 'refund.failed';
-    if (existing && type !== 'refund.created' && existing.outcome.refundFails !== fails) {
+    if (existing && type !== 'refund.created' && existing.script.refundFails !== fails) {
       throw new SandboxError(
         'not_allowed',
         fails

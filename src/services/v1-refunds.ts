@@ -11,7 +11,8 @@ import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { EventPublisher } from './event-publisher.js';
 import { paymentEvent, type Payments } from './payments.js';
-import { readPage, type Page } from './pagination.js';
+import { readPage } from './pagination.js';
+import type { Page } from '../views/list.js';
 
 /** Sandbox time between accepting a refund and its outcome; the same 2 s as the S2S refund request. */
 export const V1_REFUND_COMPLETION_MS = 2_000;
@@ -77,15 +78,15 @@ export class V1Refunds {
   }
 
   /** One page of the merchant's refunds (of one payment when given), newest first. */
-  list(filter: Omit<V1RefundFilter, 'after'> & { startingAfter?: string }): Page<V1Refund> {
+  list(filter: Omit<V1RefundFilter, 'startingAfter'> & { startingAfter?: string }): Page<V1Refund> {
     if (filter.paymentId) this.payments.get(filter.merchantId, filter.paymentId, 'payment_id');
-    let after: V1RefundFilter['after'];
+    let startingAfter: V1RefundFilter['startingAfter'];
     if (filter.startingAfter) {
       const cursor = this.deps.store.v1Refunds.getForMerchant(filter.startingAfter, filter.merchantId);
       if (!cursor) throw new SandboxError('resource_missing', `no refund ${filter.startingAfter} to start after; pass the id of the last refund of the previous page`, 'starting_after');
-      after = cursor;
+      startingAfter = cursor;
     }
-    return readPage(filter.limit, (limit) => this.deps.store.v1Refunds.list({ ...filter, after, limit }));
+    return readPage(filter.limit, (limit) => this.deps.store.v1Refunds.list({ ...filter, startingAfter, limit }));
   }
 
   /** The completion job: succeeded (and the payment's status follows) or failed, with its event. */
@@ -95,7 +96,7 @@ export class V1Refunds {
     if (!refund || refund.status !== 'pending') return;
     const payment = store.payments.get(refund.paymentId)!;
     const now = clock.now();
-    const failure = payment.outcome.refundFails
+    const failure = payment.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
       : !canApply(payment.status, 'refund_partial')
         ? `the payment became ${payment.status} before the refund completed`

@@ -6,7 +6,8 @@ import { SandboxError } from '../errors.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { ServiceDeps } from './deps.js';
-import { readPage, type Page } from './pagination.js';
+import { cursorRow, readPage } from './pagination.js';
+import type { Page } from '../views/list.js';
 
 /** How long the secret replaced by a rotation keeps signing (sandbox clock). */
 export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -71,16 +72,16 @@ export class WebhookEndpoints {
 
   /** Newest first; `startingAfter` is the id of the last endpoint of the previous page. */
   list(merchantId: string, limit: number, startingAfter?: string): EndpointPage {
-    let before: { createdAt: number; id: string } | undefined;
-    if (startingAfter !== undefined) {
-      const cursor = this.deps.store.webhookEndpoints.get(startingAfter);
-      if (!cursor || cursor.merchantId !== merchantId || cursor.deletedAt !== null) {
+    const cursor = cursorRow(
+      startingAfter,
+      (id) => {
+        const row = this.deps.store.webhookEndpoints.get(id);
         // Another merchant's endpoint is a 404 exactly like a missing one, as on every /v1/ list.
-        throw new SandboxError('resource_missing', `no such webhook endpoint: ${startingAfter}; pass the id of the last endpoint of the previous page as starting_after`, 'starting_after');
-      }
-      before = { createdAt: cursor.createdAt, id: cursor.id };
-    }
-    return readPage(limit, (n) => this.deps.store.webhookEndpoints.list({ merchantId, before, limit: n }));
+        return row && row.merchantId === merchantId && row.deletedAt === null ? row : undefined;
+      },
+      `no such webhook endpoint: ${startingAfter}; pass the id of the last endpoint of the previous page as starting_after`,
+    );
+    return readPage(limit, (n) => this.deps.store.webhookEndpoints.list({ merchantId, startingAfter: cursor, limit: n }));
   }
 
   /** Changes url, events, description or enabled. */

@@ -54,7 +54,8 @@ export interface DeliveryFilter {
   eventId?: string;
   url?: string;
   since?: number;
-  before?: { createdAt: number; id: string };
+  /** Keyset pagination: only deliveries listed after this one (older; the cursor of starting_after). */
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
@@ -176,7 +177,7 @@ export function createDeliveriesRepo(db: Db) {
       if (filter.eventId) (where.push('d.event_id = ?'), args.push(filter.eventId));
       if (filter.url) (where.push('d.url = ?'), args.push(filter.url));
       if (filter.since !== undefined) (where.push('d.created_at >= ?'), args.push(filter.since));
-      if (filter.before) (where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
+      if (filter.startingAfter) (where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
       const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

@@ -20,7 +20,7 @@ export interface EventFilter {
   /** Only events created at or before this time. */
   until?: number;
   /** Keyset pagination: only events older than this one. */
-  before?: { createdAt: number; id: string };
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
@@ -44,7 +44,7 @@ export function createEventsRepo(db: Db) {
       if (filter.resourceId) (where.push('resource_id = ?'), args.push(filter.resourceId));
       if (filter.since !== undefined) (where.push('created_at >= ?'), args.push(filter.since));
       if (filter.until !== undefined) (where.push('created_at <= ?'), args.push(filter.until));
-      if (filter.before) (where.push('(created_at, id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
+      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
       const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

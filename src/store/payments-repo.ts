@@ -1,7 +1,7 @@
 // /v1/ payments: one row per payment of the bearer API, with its card summary, amounts captured
 // and refunded, and the scripted outcome it replays.
 import type { Db } from './open-database.js';
-import type { Outcome } from '../domain/outcomes.js';
+import type { ScriptedOutcome } from '../domain/outcomes.js';
 import type { PaymentState } from '../domain/payment-state.js';
 
 /** A stored payment. Money in minor units, times in sandbox-clock milliseconds. */
@@ -14,7 +14,8 @@ export interface Payment {
   routing: string;
   acquirer: string;
   customer: Record<string, string>;
-  cardBrand: string;
+  /** The card brand, or the bank or method name for other methods (the iDEAL bank, "SEPA"). */
+  instrumentLabel: string;
   cardLast4: string;
   cardExpMonth: number;
   cardExpYear: number;
@@ -30,7 +31,8 @@ export interface Payment {
   failureMessage: string | null;
   webhookUrl: string | null;
   returnUrl: string | null;
-  outcome: Outcome;
+  /** What the payment does (column outcome, a name snapshots carry). */
+  script: ScriptedOutcome;
   createdAt: number;
   updatedAt: number;
 }
@@ -41,22 +43,23 @@ export interface PaymentFilter {
   status?: PaymentState;
   createdGte?: number;
   createdLte?: number;
-  /** Keyset pagination: only payments listed after this one (older). */
-  after?: { createdAt: number; id: string };
+  /** Keyset pagination: only payments listed after this one (older; the cursor of starting_after). */
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
-const COLUMNS = `id, merchant_id AS merchantId, amount, currency, method, routing, acquirer, customer, card_brand AS cardBrand,
+// card_brand keeps its name (snapshots carry column names) though it holds a bank or method name too.
+const COLUMNS = `id, merchant_id AS merchantId, amount, currency, method, routing, acquirer, customer, card_brand AS instrumentLabel,
   card_last4 AS cardLast4, card_exp_month AS cardExpMonth, card_exp_year AS cardExpYear, token, reference, description, metadata,
   capture, amount_captured AS amountCaptured, amount_refunded AS amountRefunded, status, decline_code AS declineCode,
-  failure_message AS failureMessage, webhook_url AS webhookUrl, return_url AS returnUrl, outcome, created_at AS createdAt,
+  failure_message AS failureMessage, webhook_url AS webhookUrl, return_url AS returnUrl, outcome AS script, created_at AS createdAt,
   updated_at AS updatedAt`;
 
-type Row = Omit<Payment, 'customer' | 'metadata' | 'outcome' | 'capture'> & { customer: string; metadata: string; outcome: string; capture: number };
+type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture'> & { customer: string; metadata: string; script: string; capture: number };
 
 function fromRow(row: Row | undefined): Payment | undefined {
   if (!row) return undefined;
-  return { ...row, customer: JSON.parse(row.customer), metadata: JSON.parse(row.metadata), outcome: JSON.parse(row.outcome), capture: row.capture === 1 };
+  return { ...row, customer: JSON.parse(row.customer), metadata: JSON.parse(row.metadata), script: JSON.parse(row.script), capture: row.capture === 1 };
 }
 
 /** Prepared statements over the payments table. */
@@ -64,9 +67,9 @@ export function createPaymentsRepo(db: Db) {
   const insert = db.prepare(`INSERT INTO payments (id, merchant_id, amount, currency, method, routing, acquirer, customer, card_brand,
     card_last4, card_exp_month, card_exp_year, token, reference, description, metadata, capture, amount_captured, amount_refunded,
     status, decline_code, failure_message, webhook_url, return_url, outcome, created_at, updated_at) VALUES (@id, @merchantId, @amount,
-    @currency, @method, @routing, @acquirer, @customer, @cardBrand, @cardLast4, @cardExpMonth, @cardExpYear, @token, @reference,
+    @currency, @method, @routing, @acquirer, @customer, @instrumentLabel, @cardLast4, @cardExpMonth, @cardExpYear, @token, @reference,
     @description, @metadata, @capture, @amountCaptured, @amountRefunded, @status, @declineCode, @failureMessage, @webhookUrl,
-    @returnUrl, @outcome, @createdAt, @updatedAt)`);
+    @returnUrl, @script, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM payments WHERE id = ?`);
   const byIdForMerchant = db.prepare(`SELECT ${COLUMNS} FROM payments WHERE id = ? AND merchant_id = ?`);
   const update = db.prepare(`UPDATE payments SET status = @status, amount_captured = @amountCaptured, amount_refunded = @amountRefunded,
@@ -74,7 +77,7 @@ export function createPaymentsRepo(db: Db) {
 
   return {
     insert: (p: Payment) =>
-      insert.run({ ...p, customer: JSON.stringify(p.customer), metadata: JSON.stringify(p.metadata), outcome: JSON.stringify(p.outcome), capture: p.capture ? 1 : 0 }),
+      insert.run({ ...p, customer: JSON.stringify(p.customer), metadata: JSON.stringify(p.metadata), script: JSON.stringify(p.script), capture: p.capture ? 1 : 0 }),
     /** Any merchant's payment (jobs and challenges, which carry no merchant). */
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** The payment only when `merchantId` owns it; another merchant's id reads as missing. */
@@ -87,7 +90,7 @@ export function createPaymentsRepo(db: Db) {
       if (filter.status) (where.push('status = ?'), args.push(filter.status));
       if (filter.createdGte !== undefined) (where.push('created_at >= ?'), args.push(filter.createdGte));
       if (filter.createdLte !== undefined) (where.push('created_at <= ?'), args.push(filter.createdLte));
-      if (filter.after) (where.push('(created_at, id) < (?, ?)'), args.push(filter.after.createdAt, filter.after.id));
+      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

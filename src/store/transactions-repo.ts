@@ -1,6 +1,6 @@
 // S2S transactions (the /api/ family): one row per payment attempt on a terminal.
 import type { Db } from './open-database.js';
-import type { Outcome } from '../domain/outcomes.js';
+import type { ScriptedOutcome } from '../domain/outcomes.js';
 
 /** A stored S2S transaction. Money in minor units, times in sandbox-clock milliseconds. */
 export interface Transaction {
@@ -21,7 +21,8 @@ export interface Transaction {
   billIp: string | null;
   customer: Record<string, string>;
   encryptionMethod: 'aes256' | 'none';
-  outcome: Outcome;
+  /** What the transaction does (column outcome, a name snapshots carry). */
+  script: ScriptedOutcome;
   statusToken: string;
   refunded: number;
   createdAt: number;
@@ -30,14 +31,14 @@ export interface Transaction {
 
 const COLUMNS = `trans_id AS transId, merchant_id AS merchantId, ter_no AS terNo, reference, amount, currency, mop, brand, ccno,
   order_status AS orderStatus, response, product_name AS productName, webhook_url AS webhookUrl, return_url AS returnUrl,
-  bill_ip AS billIp, customer, encryption_method AS encryptionMethod, outcome, status_token AS statusToken, refunded,
+  bill_ip AS billIp, customer, encryption_method AS encryptionMethod, outcome AS script, status_token AS statusToken, refunded,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-type Row = Omit<Transaction, 'customer' | 'outcome'> & { customer: string; outcome: string };
+type Row = Omit<Transaction, 'customer' | 'script'> & { customer: string; script: string };
 
 function fromRow(row: Row | undefined): Transaction | undefined {
   if (!row) return undefined;
-  return { ...row, customer: JSON.parse(row.customer), outcome: JSON.parse(row.outcome) };
+  return { ...row, customer: JSON.parse(row.customer), script: JSON.parse(row.script) };
 }
 
 /** Filters of the store-level transaction list, which only the stored-rows benchmark reads (bench/rows.js); the dashboard lists through dashboard-queries.ts. */
@@ -45,8 +46,8 @@ export interface TransactionFilter {
   merchantId?: string;
   orderStatus?: number;
   reference?: string;
-  /** Keyset pagination: only rows created before this (createdAt, transId). */
-  before?: { createdAt: number; transId: string };
+  /** Keyset pagination: only rows listed after this one (older; createdAt, transId). */
+  startingAfter?: { createdAt: number; transId: string };
   limit: number;
 }
 
@@ -55,7 +56,7 @@ export function createTransactionsRepo(db: Db) {
   const insert = db.prepare(`INSERT INTO transactions (trans_id, merchant_id, ter_no, reference, amount, currency, mop, brand, ccno,
     order_status, response, product_name, webhook_url, return_url, bill_ip, customer, encryption_method, outcome, status_token,
     refunded, created_at, updated_at) VALUES (@transId, @merchantId, @terNo, @reference, @amount, @currency, @mop, @brand, @ccno,
-    @orderStatus, @response, @productName, @webhookUrl, @returnUrl, @billIp, @customer, @encryptionMethod, @outcome, @statusToken,
+    @orderStatus, @response, @productName, @webhookUrl, @returnUrl, @billIp, @customer, @encryptionMethod, @script, @statusToken,
     @refunded, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE trans_id = ?`);
   const byStatusToken = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE status_token = ?`);
@@ -66,7 +67,7 @@ export function createTransactionsRepo(db: Db) {
 
   return {
     insert: (t: Transaction) =>
-      insert.run({ ...t, customer: JSON.stringify(t.customer), outcome: JSON.stringify(t.outcome) }),
+      insert.run({ ...t, customer: JSON.stringify(t.customer), script: JSON.stringify(t.script) }),
     get: (transId: string) => fromRow(byId.get(transId) as Row | undefined),
     byStatusToken: (token: string) => fromRow(byStatusToken.get(token) as Row | undefined),
     referenceTaken: (terNo: number, reference: string) => byReference.get(terNo, reference) !== undefined,
@@ -85,7 +86,7 @@ export function createTransactionsRepo(db: Db) {
       if (filter.merchantId) (where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId));
       if (filter.orderStatus !== undefined) (where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus));
       if (searchByReference) (where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference));
-      if (filter.before) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.transId));
+      if (filter.startingAfter) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.transId));
       const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

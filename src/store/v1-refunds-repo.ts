@@ -22,7 +22,8 @@ export interface V1Refund {
 export interface V1RefundFilter {
   merchantId: string;
   paymentId?: string;
-  after?: { createdAt: number; id: string };
+  /** Keyset pagination: only refunds older than this row (the cursor of starting_after). */
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
@@ -51,7 +52,7 @@ export function createV1RefundsRepo(db: Db) {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
       if (filter.paymentId) (where.push('payment_id = ?'), args.push(filter.paymentId));
-      if (filter.after) (where.push('(created_at, id) < (?, ?)'), args.push(filter.after.createdAt, filter.after.id));
+      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
       const sql = `SELECT ${COLUMNS} FROM refunds_v1 WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as V1Refund[];
     },

@@ -21,7 +21,8 @@ export interface WebhookEndpoint {
 /** Keyset page of a merchant's endpoints, newest first. */
 export interface WebhookEndpointFilter {
   merchantId: string;
-  before?: { createdAt: number; id: string };
+  /** Keyset pagination: only endpoints listed after this one (older; the cursor of starting_after). */
+  startingAfter?: { createdAt: number; id: string };
   limit: number;
 }
 
@@ -58,8 +59,8 @@ export function createWebhookEndpointsRepo(db: Db) {
     enabledFor: (merchantId: string) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!),
     delete: (id: string, now: number) => softDelete.run(now, now, id).changes === 1,
     list(filter: WebhookEndpointFilter): WebhookEndpoint[] {
-      const rows = filter.before
-        ? pageAfter.all(filter.merchantId, filter.before.createdAt, filter.before.id, filter.limit)
+      const rows = filter.startingAfter
+        ? pageAfter.all(filter.merchantId, filter.startingAfter.createdAt, filter.startingAfter.id, filter.limit)
         : pageFirst.all(filter.merchantId, filter.limit);
       return (rows as Row[]).map((row) => fromRow(row)!);
     },

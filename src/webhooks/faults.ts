@@ -13,6 +13,8 @@ import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
 import { formatFaultRule, parseFaultSpec, type FaultKind } from './fault-rules.js';
+import { toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
+import { listView, wholeList } from '../views/list.js';
 
 /** How long `reorder` holds a delivery waiting for the next one to the same target (sandbox time). */
 export const REORDER_WINDOW_MS = 30_000;
@@ -40,19 +42,8 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-/** A rule as the control API shows it. */
-export function faultRuleView(rule: FaultRule) {
-  return {
-    id: rule.id,
-    scope: rule.scope,
-    target: rule.scope === 'global' ? null : rule.target,
-    fault: rule.fault,
-    value: rule.value,
-    spec: formatFaultRule(rule),
-    source: rule.source,
-    created_at: new Date(rule.createdAt).toISOString(),
-  };
-}
+/** A rule as the control API shows it, with its spec written back in the fault grammar. */
+export const faultRuleView = (rule: FaultRule) => toFaultRuleView(rule, formatFaultRule(rule));
 
 /** Holds the fault rules and shapes webhook attempts by them. */
 export class FaultInjector implements AttemptShaper {
@@ -100,9 +91,9 @@ export class FaultInjector implements AttemptShaper {
     });
   }
 
-  /** The seed and every rule. */
-  list() {
-    return { seed: this.seed, rules: this.rules.map(faultRuleView) };
+  /** Every rule in the list envelope, with the seed. */
+  list(): FaultListView {
+    return { ...listView(wholeList(this.rules), faultRuleView), seed: this.seed };
   }
 
   /** Adds (or replaces, per scope, target and kind) the rules of a spec; a bad spec is a 400 on `param`. */

@@ -5,6 +5,7 @@ import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
+import { iso } from '../views/time.js';
 
 /** The spec §6.1 fields of a transaction's webhook, plus `response` saying why. */
 export function s2sWebhookFields(t: Transaction): Record<string, string> {
@@ -34,5 +35,5 @@ export function s2sWebhookBody(fields: Record<string, string>, encryptionMethod:
 
 /** The spec §6.2 envelope of an event, serialised exactly once so the signature covers these bytes. */
 export function eventEnvelope(event: EventRecord): string {
-  return JSON.stringify({ event: event.type, id: event.id, data: event.data, created_at: new Date(event.createdAt).toISOString() });
+  return JSON.stringify({ event: event.type, id: event.id, data: event.data, created_at: iso(event.createdAt) });
 }

@@ -32,10 +32,10 @@ describe('sandbox chargeback', () => {
     const opened = await cli('chargeback', transID, '--reason', 'product_not_received');
     expect(opened.error).toBeUndefined();
     const id = /chargeback (dp_\w+) opened/.exec(opened.out)?.[1];
-    expect(opened.out).toContain(`opened on transaction ${transID}: EUR 10.50, reason product_not_received (chargeback.created sent)`);
+    expect(opened.out).toContain(`opened on transaction ${transID}: 10.50 EUR, reason product_not_received (chargeback.created sent)`);
     expect(opened.out).toContain(`sandbox chargeback ${id} --win`);
     const won = await cli('chargeback', transID, '--win');
-    expect(won.out).toBe(`chargeback ${id} won: EUR 10.50 on transaction ${transID}; it is reinstated (chargeback.won sent)`);
+    expect(won.out).toBe(`chargeback ${id} won: 10.50 EUR on transaction ${transID}; it is reinstated (chargeback.won sent)`);
   });
 
   it('opens one on a payment with --amount and --json, then --lose by chargeback id', async () => {
@@ -43,7 +43,7 @@ describe('sandbox chargeback', () => {
     const opened = JSON.parse((await cli('chargeback', paymentId, '--amount', '500', '--json')).out);
     expect(opened).toMatchObject({ family: 'v1', payment_id: paymentId, amount: 500, reason: 'fraudulent', status: 'open' });
     const lost = await cli('chargeback', opened.id, '--lose');
-    expect(lost.out).toContain(`chargeback ${opened.id} lost: EUR 5.00 on payment ${paymentId}; it stays charged back`);
+    expect(lost.out).toContain(`chargeback ${opened.id} lost: 5.00 EUR on payment ${paymentId}; it stays charged back`);
   });
 
   it('the chargeback card opens one after sandbox clock advance 30s; chargebacks lists it', async () => {
@@ -54,7 +54,7 @@ describe('sandbox chargeback', () => {
     expect(list).toMatchObject([{ transID, status: 'open', reason: 'fraudulent' }]);
     const table = (await cli('chargebacks')).out.split('\n');
     expect(table[0]).toMatch(/^ID\s+FAMILY\s+PAYMENT\s+AMOUNT\s+REASON\s+STATUS\s+CREATED$/);
-    expect(table[1]).toMatch(new RegExp(`^dp_\\w+\\s+s2s\\s+${transID}\\s+EUR 10.50\\s+fraudulent\\s+open\\s+`));
+    expect(table[1]).toMatch(new RegExp(`^dp_\\w+\\s+s2s\\s+${transID}\\s+10.50 EUR\\s+fraudulent\\s+open\\s+`));
   });
 
   it('says clearly what is wrong', async () => {

@@ -81,8 +81,8 @@ describe('--scenario from a merchant project', () => {
   it('loads a shipped scenario by name', async () => {
     const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--scenario', '3ds-fails-then-approves'], { cwd: elsewhere() });
     try {
-      const queue = (await fetch(`${sandbox.url}/_sandbox/scenarios`).then((res) => res.json())) as { items: Array<{ scenario: string; outcome: string }> };
-      expect(queue.items.map((e) => [e.scenario, e.outcome])).toEqual([
+      const queue = (await fetch(`${sandbox.url}/_sandbox/scenarios`).then((res) => res.json())) as { data: Array<{ scenario: string; outcome: string }> };
+      expect(queue.data.map((e) => [e.scenario, e.outcome])).toEqual([
         ['3ds-fails-then-approves', 'challenge:fail'],
         ['3ds-fails-then-approves', 'challenge'],
       ]);

@@ -156,8 +156,8 @@ describe('sandbox faults and clock', () => {
     const set = await runCli(['faults', 'set', 'duplicate=1;url=http://127.0.0.1:3000/hook:fail-first=2', '--seed', '5', '--url', sandbox.url]);
     expect(set.out).toMatch(/^ID\s+RULE\s+SET BY\nflt_\S+\s+duplicate=1\s+control API\nflt_\S+\s+url=http:\/\/127\.0\.0\.1:3000\/hook:fail-first=2\s+control API\nseed 5$/);
     const list = JSON.parse((await runCli(['faults', 'list', '--json', '--url', sandbox.url])).out);
-    expect(list.rules.map((r: any) => r.spec)).toEqual(['duplicate=1', 'url=http://127.0.0.1:3000/hook:fail-first=2']);
-    expect((await runCli(['faults', 'clear', list.rules[0].id, '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
+    expect(list.data.map((r: any) => r.spec)).toEqual(['duplicate=1', 'url=http://127.0.0.1:3000/hook:fail-first=2']);
+    expect((await runCli(['faults', 'clear', list.data[0].id, '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
     expect((await runCli(['faults', 'clear', '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
     expect((await runCli(['faults', 'list', '--url', sandbox.url])).out).toBe('no fault rules (seed 5)');
   });

@@ -45,5 +45,5 @@ it('refuses an endpoint= rule naming no webhook endpoint with a 404 on spec, and
   expect(refused.status).toBe(404);
   expect(refused.json.error).toMatchObject({ code: 'resource_missing', param: 'spec' });
   expect(refused.json.error.message).toContain('we_nope');
-  expect((await http.get('/_sandbox/faults')).json.rules).toEqual([]);
+  expect((await http.get('/_sandbox/faults')).json.data).toEqual([]);
 });

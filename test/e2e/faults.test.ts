@@ -134,7 +134,7 @@ describe('fault injection', () => {
     await start({});
     const set = await env!.http.post('/_sandbox/faults', { spec: `url=${env!.merchant.url}/flaky:duplicate=1` });
     expect(set.status).toBe(201);
-    expect(set.json.rules[0]).toMatchObject({ scope: 'url', target: `${env!.merchant.url}/flaky`, fault: 'duplicate', value: '1' });
+    expect(set.json.data[0]).toMatchObject({ scope: 'url', target: `${env!.merchant.url}/flaky`, fault: 'duplicate', value: '1' });
     await pay('/flaky');
     await pay('/steady');
     await waitFor(() => env!.merchant.received.length >= 3, 'three requests');

@@ -138,7 +138,7 @@ describe('lists', () => {
     const firstIds = rowIds(first.text);
     expect(firstIds).toHaveLength(50);
     const older = /<a href="([^"]+)" rel="next">Older/.exec(first.text)![1]!.replaceAll('&amp;', '&');
-    expect(older).toBe(`/_sandbox/?tab=transactions&after=${firstIds[49]}`);
+    expect(older).toBe(`/_sandbox/?tab=transactions&starting_after=${firstIds[49]}`);
     const second = await page(older);
     const secondIds = rowIds(second.text);
     expect(secondIds).toHaveLength(3);
@@ -164,10 +164,10 @@ describe('bad input is a 4xx naming the field', () => {
     ['/_sandbox/?tab=events&status=open', 400, 'parameter_invalid', 'status'],
     ['/_sandbox/?tab=payments&type=payment.authorized', 400, 'parameter_invalid', 'type'],
     ['/_sandbox/?tab=events&type=Payment%20Authorized', 400, 'parameter_invalid', 'type'],
-    ['/_sandbox/?tab=payments&after=pay_nothere', 400, 'parameter_invalid', 'after'],
+    ['/_sandbox/?tab=payments&starting_after=pay_nothere', 400, 'parameter_invalid', 'starting_after'],
     ['/_sandbox/?tab=chargebacks&status=pending', 400, 'parameter_invalid', 'status'],
     ['/_sandbox/?tab=settlements&type=settlement.paid', 400, 'parameter_invalid', 'type'],
-    ['/_sandbox/?tab=settlements&after=st_nothere', 400, 'parameter_invalid', 'after'],
+    ['/_sandbox/?tab=settlements&starting_after=st_nothere', 400, 'parameter_invalid', 'starting_after'],
     ['/_sandbox/?page=2', 400, 'parameter_unknown', 'page'],
     ['/_sandbox/dashboard/fragment?tab=deliveries&status=done', 400, 'parameter_invalid', 'status'],
     ['/_sandbox/dashboard/deliveries/whd_nothere', 404, 'resource_missing', 'id'],

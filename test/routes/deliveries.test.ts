@@ -120,7 +120,7 @@ describe('events and retry-failed', () => {
     const transID = await pay();
     const list = (await sb.request('GET', `/_sandbox/events?resource=${transID}`)).json;
     expect(list.data).toHaveLength(1);
-    expect(list.data[0]).toMatchObject({ type: 'payment.authorized', resource_id: transID });
+    expect(list.data[0]).toMatchObject({ object: 'event', event: 'payment.authorized', resource_id: transID });
     const event = (await sb.request('GET', `/_sandbox/events/${list.data[0].id}`)).json;
     expect(event.deliveries).toHaveLength(1);
     expect(event.payload.content_type).toBe('application/x-www-form-urlencoded');
@@ -143,13 +143,13 @@ describe('/_sandbox/faults', () => {
     const set = await sb.request('POST', '/_sandbox/faults', { spec: 'duplicate=2,delay=2s', seed: 9 });
     expect(set.status).toBe(201);
     expect(set.json.seed).toBe(9);
-    expect(set.json.rules.map((r: any) => r.spec)).toEqual(['duplicate=2', 'delay=2s']);
+    expect(set.json.data.map((r: any) => r.spec)).toEqual(['duplicate=2', 'delay=2s']);
     const again = await sb.request('POST', '/_sandbox/faults', { spec: 'duplicate=3' });
-    expect(again.json.rules.map((r: any) => r.spec)).toEqual(['duplicate=3', 'delay=2s']);
-    const del = await sb.request('DELETE', `/_sandbox/faults/${again.json.rules[1].id}`);
+    expect(again.json.data.map((r: any) => r.spec)).toEqual(['duplicate=3', 'delay=2s']);
+    const del = await sb.request('DELETE', `/_sandbox/faults/${again.json.data[1].id}`);
     expect(del.json).toEqual({ deleted: 1 });
     expect((await sb.request('DELETE', '/_sandbox/faults')).json).toEqual({ deleted: 1 });
-    expect((await sb.request('GET', '/_sandbox/faults')).json.rules).toEqual([]);
+    expect((await sb.request('GET', '/_sandbox/faults')).json.data).toEqual([]);
   });
 
   it.each([
@@ -170,7 +170,7 @@ describe('/_sandbox/faults', () => {
 
   it('--faults rules are listed as set by the flag', () => {
     const flagged = createTestSandbox({ faults: 'url=http://127.0.0.1:3000/hook:fail-first=2;reorder' });
-    expect(flagged.services.faults.list().rules.map((r) => [r.spec, r.source])).toEqual([
+    expect(flagged.services.faults.list().data.map((r) => [r.spec, r.source])).toEqual([
       ['url=http://127.0.0.1:3000/hook:fail-first=2', 'flag'],
       ['reorder', 'flag'],
     ]);

@@ -2,8 +2,8 @@
 // webhooks carry, with filters and pagination; another merchant's event is a 404 like a missing one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { eventObject } from '../../src/contracts/webhook-endpoint-schema.js';
-import { listOf } from '../../src/contracts/v1-common.js';
+import { eventView as eventObject } from '../../src/views/event.js';
+import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;

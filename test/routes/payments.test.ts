@@ -128,8 +128,8 @@ describe('POST /v1/payments', () => {
     expect(lastEventData(sb, payment.id, 'payment.captured').metadata).toEqual({ order_id: '6735', channel: 'web' });
   });
 
-  const declines = TEST_CARDS.filter((card) => card.outcome.authorisation.result === 'decline' && !card.outcome.challenge);
-  it.each(declines.map((card) => [card.token, card.number, (card.outcome.authorisation as { code: string }).code]))('%s (card %s) is declined %s at once', async (token, number, code) => {
+  const declines = TEST_CARDS.filter((card) => card.script.authorisation.result === 'decline' && !card.script.challenge);
+  it.each(declines.map((card) => [card.token, card.number, (card.script.authorisation as { code: string }).code]))('%s (card %s) is declined %s at once', async (token, number, code) => {
     for (const how of [{ token }, { card: { number, exp_month: 12, exp_year: 2030, cvc: '123' } }]) {
       const payment = await createPayment(sb, how);
       expect(payment).toMatchObject({ status: 'declined', decline_code: code, next_action: null, amount_captured: 0 });

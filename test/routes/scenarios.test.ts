@@ -71,7 +71,7 @@ describe('scenario queue over the control API', () => {
     expect(outcomes).toEqual(['24', '25', '25', '0']);
 
     const listed = await sandbox.request('GET', '/_sandbox/scenarios');
-    expect(listed.json.items).toEqual([
+    expect(listed.json.data).toEqual([
       expect.objectContaining({ scenario: 'ci', outcome: 'decline:card_declined', times: 1, used: 1, remaining: 0 }),
       expect.objectContaining({ scenario: 'ci', outcome: 'approve', times: 2, used: 2, remaining: 0 }),
     ]);
@@ -96,14 +96,14 @@ describe('scenario queue over the control API', () => {
     const other = await pay({ terNO: CREDS.other.terNO, public_key: CREDS.other.publicKey });
     expect(other.json.response).toMatch(/^processing_error/);
     const listed = await sandbox.request('GET', '/_sandbox/scenarios');
-    expect(listed.json.items.map((e: { remaining: number }) => e.remaining)).toEqual([0, 0, 0, 0]);
+    expect(listed.json.data.map((e: { remaining: number }) => e.remaining)).toEqual([0, 0, 0, 0]);
   });
 
   it('the header wins over the scenario and leaves its entry unspent', async () => {
     sandbox = createTestSandbox();
     await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ outcome: 'decline:card_declined' }] });
     expect((await pay({}, { 'X-Sandbox-Outcome': 'approve' })).json.order_status).toBe('25');
-    expect((await sandbox.request('GET', '/_sandbox/scenarios')).json.items[0].remaining).toBe(1);
+    expect((await sandbox.request('GET', '/_sandbox/scenarios')).json.data[0].remaining).toBe(1);
     expect((await pay()).json.order_status).toBe('24');
   });
 
@@ -123,7 +123,7 @@ describe('scenario queue over the control API', () => {
     sandbox = createTestSandbox();
     await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ outcome: 'approve', times: 5 }] });
     const deleted = await sandbox.request('DELETE', '/_sandbox/scenarios');
-    expect(deleted.json).toEqual({ removed: 1, items: [] });
+    expect(deleted.json).toEqual({ removed: 1, object: 'list', data: [], has_more: false });
     expect((await pay()).json.order_status).toBe('0');
   });
 
@@ -140,7 +140,7 @@ describe('scenario queue over the control API', () => {
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code, param });
     expect(res.json.error.message).toMatch(message);
-    expect((await sandbox.request('GET', '/_sandbox/scenarios')).json.items).toEqual([]);
+    expect((await sandbox.request('GET', '/_sandbox/scenarios')).json.data).toEqual([]);
   });
 
   it('answers only callers with the control token when one is set', async () => {
@@ -173,7 +173,7 @@ describe('--scenario FILE', () => {
     expect(retry.json.order_status).toBe('0');
     expect((await authenticate(retry.json.transID, 'approve')).json.order_status).toBe('25');
     const listed = await sandbox.request('GET', '/_sandbox/scenarios');
-    expect(listed.json.items.map((e: { scenario: string; remaining: number }) => [e.scenario, e.remaining])).toEqual([
+    expect(listed.json.data.map((e: { scenario: string; remaining: number }) => [e.scenario, e.remaining])).toEqual([
       ['3ds-fails-then-approves', 0],
       ['3ds-fails-then-approves', 0],
     ]);

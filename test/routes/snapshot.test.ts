@@ -298,7 +298,7 @@ describe('POST /_sandbox/reset', () => {
     }
     expect(sandbox.store.credentials.merchant('mer_sandbox')!.webhookSecret).toBe('whsec_test_sandbox');
     expect((await sandbox.request('GET', `/_sandbox/transactions/${ids.approved}`)).status).toBe(404);
-    const scenarios = (await sandbox.request('GET', '/_sandbox/scenarios')).json.items;
+    const scenarios = (await sandbox.request('GET', '/_sandbox/scenarios')).json.data;
     expect(scenarios.map((e: { remaining: number }) => e.remaining)).toEqual([1, 1]);
     // A reference used before the reset is free again.
     expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'snap-1' }))).status).toBe(200);
@@ -311,7 +311,7 @@ describe('webhook fault rules after reset and import', () => {
     const delivery = { id: 'dlv_probe', endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never;
     return sandbox.services.faults.shape(delivery, 1, {} as never, () => ({}) as never).fault;
   }
-  const specs = async (sandbox: TestSandbox) => ((await sandbox.request('GET', '/_sandbox/faults')).json.rules as Array<{ spec: string; source: string }>).map((r) => `${r.source}:${r.spec}`);
+  const specs = async (sandbox: TestSandbox) => ((await sandbox.request('GET', '/_sandbox/faults')).json.data as Array<{ spec: string; source: string }>).map((r) => `${r.source}:${r.spec}`);
 
   it('reset drops the rules set through the API and re-applies the --faults ones, in the list and in effect', async () => {
     const sandbox = open({ faults: 'fail-first=1' });

@@ -99,7 +99,7 @@ describe('card numbers at rest', () => {
       last4: '9995',
       exp_month: 3,
       exp_year: 2029,
-      outcome: JSON.stringify(TEST_CARDS.find((c) => c.number === '4000000000009995')!.outcome),
+      outcome: JSON.stringify(TEST_CARDS.find((c) => c.number === '4000000000009995')!.script),
       created_at: expect.any(Number),
     });
     expect(everything()).not.toContain('4000000000009995');

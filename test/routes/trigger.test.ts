@@ -39,7 +39,7 @@ describe('trigger, for every event type', () => {
     const res = await trigger({ type });
     expect(res.status, res.text).toBe(201);
     expect(res.json.type).toBe(type);
-    expect(res.json.event).toMatchObject({ type, merchant_id: 'mer_sandbox' });
+    expect(res.json.event).toMatchObject({ object: 'event', event: type, merchant_id: 'mer_sandbox' });
     expect(res.json.event.id).toMatch(/^evt_/);
     expect(countOf(type)).toBe(1);
     expect(res.json.events.filter((e: { type: string }) => e.type === type)).toEqual([{ id: res.json.event.id, type, resource_id: res.json.event.resource_id }]);

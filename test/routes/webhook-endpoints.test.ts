@@ -2,8 +2,8 @@
 // create and rotate, isolation between merchants, and the fan-out of published events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { webhookEndpointObject } from '../../src/contracts/webhook-endpoint-schema.js';
-import { listOf } from '../../src/contracts/v1-common.js';
+import { webhookEndpointView as webhookEndpointObject } from '../../src/views/webhook-endpoint.js';
+import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;

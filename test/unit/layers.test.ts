@@ -2,7 +2,8 @@
 // service methods. A `.deps` or `.store` in those folders is a way around the services (straight to
 // the repositories, the clock or the outbox), so it fails here with the lines that do it.
 // Layers that point one way: domain <- store <- services <- http/pages, with contracts (request
-// schemas, validate) and runtime (clock, activity bus, logger) below the services. The import
+// schemas, validate) and runtime (clock, activity bus, logger) below the services, and views (the JSON
+// answers: one serializer and schema per resource) between the store and everything that answers. The import
 // statements of every file under src/ are read and each rule fails with the imports that break it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -80,7 +81,7 @@ it('reads the import statements of every layer under src/', () => {
   const imports = sourceImports();
   expect(imports.length).toBeGreaterThan(500);
   const folders = new Set(imports.map((i) => folderOf(i.from)));
-  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'services', 'webhooks', 'http', 'pages']) expect(folders).toContain(layer);
+  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'views', 'services', 'webhooks', 'http', 'pages']) expect(folders).toContain(layer);
 });
 
 it('domain imports nothing but domain and src/errors.ts', () => {
@@ -94,6 +95,21 @@ it('store imports neither services, http nor pages', () => {
 it('services, webhooks, store, domain, contracts and runtime import nothing from src/http or src/pages', () => {
   const lower = ['services', 'webhooks', 'store', 'domain', 'contracts', 'runtime'];
   expect(breaking(lower, (to) => ['http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
+});
+
+it('views import only domain, store, runtime, contracts (vocabularies) and each other', () => {
+  const allowed = ['views', 'domain', 'store', 'runtime', 'contracts'];
+  expect(breaking(['views'], (to) => !allowed.includes(folderOf(to) ?? ''))).toEqual([]);
+});
+
+it('the serializers of JSON answers live in src/views: no other folder writes a time as ISO 8601 by hand', () => {
+  const ISO_BY_HAND = /new Date\([^)]*\)\.toISOString\(\)/;
+  // runtime sits below views (the logger stamps wall-clock lines) and the store stamps its migrations.
+  const exempt = ['src/views', 'src/runtime', 'src/store', 'src/cli'];
+  const offending = sourceFiles(SRC)
+    .filter((file) => !exempt.some((dir) => relative(ROOT, file).startsWith(dir)))
+    .flatMap((file) => readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (ISO_BY_HAND.test(line) ? [`${relative(ROOT, file)}:${i + 1}`] : [])));
+  expect(offending).toEqual([]);
 });
 
 it('no two folders under src/ import each other, directly or through others', () => {

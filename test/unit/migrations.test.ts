@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { cardBrand } from '../../src/domain/card.js';
-import { outcomeForCard, TEST_CARDS } from '../../src/domain/outcomes.js';
+import { scriptForCard, TEST_CARDS } from '../../src/domain/outcomes.js';
 import { migrate, type Db } from '../../src/store/open-database.js';
 import { createTokensRepo } from '../../src/store/tokens-repo.js';
 
@@ -95,7 +95,7 @@ it('013 keeps each token\'s brand, last 4, expiry and its card\'s outcome, drops
     expect((db.pragma('table_info(tokens)') as Array<{ name: string }>).map((c) => c.name)).not.toContain('number');
     const repo = createTokensRepo(db);
     numbers.forEach((number, i) => {
-      expect(repo.getForMerchant(`tok_${i}`, 'mer_a'), number).toEqual({ id: `tok_${i}`, merchantId: 'mer_a', brand: cardBrand(number), last4: number.slice(-4), expMonth: 12, expYear: 2030, outcome: outcomeForCard(number), createdAt: 1 });
+      expect(repo.getForMerchant(`tok_${i}`, 'mer_a'), number).toEqual({ id: `tok_${i}`, merchantId: 'mer_a', brand: cardBrand(number), last4: number.slice(-4), expMonth: 12, expYear: 2030, script: scriptForCard(number), createdAt: 1 });
     });
     // The stored 400 that echoed a card is gone; the 200 stays replayable.
     expect(db.prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['paid']);

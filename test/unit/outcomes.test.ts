@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_OUTCOME,
+  DEFAULT_SCRIPT,
   declineMessage,
   judgeOtp,
   OTP_FAIL,
   OTP_PASS,
   OTP_TRIES,
-  outcomeForCard,
+  scriptForCard,
   outcomeForVpa,
   TEST_CARDS,
 } from '../../src/domain/outcomes.js';
@@ -29,13 +29,13 @@ const EXPECTED: Array<[string, boolean, string, boolean, boolean]> = [
 ];
 
 function answer(number: string): string {
-  const a = outcomeForCard(number).authorisation;
+  const a = scriptForCard(number).authorisation;
   return a.result === 'decline' ? `decline:${a.code}` : a.result;
 }
 
-describe('outcomeForCard', () => {
+describe('scriptForCard', () => {
   it.each(EXPECTED)('%s: challenge %s, issuer %s, refund fails %s, chargeback %s', (number, challenge, issuer, refundFails, chargeback) => {
-    const outcome = outcomeForCard(number);
+    const outcome = scriptForCard(number);
     expect(outcome.challenge).toBe(challenge);
     expect(answer(number)).toBe(issuer);
     expect(outcome.refundFails).toBe(refundFails);
@@ -53,9 +53,9 @@ describe('outcomeForCard', () => {
   });
 
   it.each([['5555555555554444'], ['378282246310005'], ['4000000000000077']])('an unlisted Luhn-valid card %s gets a challenge that approves', (number) => {
-    expect(outcomeForCard(number)).toEqual(DEFAULT_OUTCOME);
-    expect(DEFAULT_OUTCOME.challenge).toBe(true);
-    expect(DEFAULT_OUTCOME.authorisation).toEqual({ result: 'approve' });
+    expect(scriptForCard(number)).toEqual(DEFAULT_SCRIPT);
+    expect(DEFAULT_SCRIPT.challenge).toBe(true);
+    expect(DEFAULT_SCRIPT.authorisation).toEqual({ result: 'approve' });
   });
 });
 

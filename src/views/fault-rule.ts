@@ -1,0 +1,52 @@
+// A webhook fault rule as the control API shows it, and the fault list (the rules and the seed).
+import * as z from 'zod';
+import type { FaultRule } from '../store/fault-rules-repo.js';
+import { listOf } from './list.js';
+import { iso, isoTime } from './time.js';
+
+/** A fault rule. */
+export const faultRuleView = z.object({
+  id: z.string(),
+  scope: z.enum(['global', 'endpoint', 'url']),
+  target: z.string().nullable().describe('the endpoint id or URL; null for global rules'),
+  fault: z.string().describe('the fault kind, e.g. duplicate, fail-first, timeout'),
+  value: z.string().nullable(),
+  spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
+  source: z.enum(['flag', 'api']).describe('flag (--faults at start) or api (the control API)'),
+  created_at: isoTime,
+});
+
+/** The fault rule's TS type. */
+export type FaultRuleView = z.infer<typeof faultRuleView>;
+
+/** GET /_sandbox/faults: the rules in the list envelope, with the seed of the random faults. */
+export const faultListView = listOf(faultRuleView).extend({ seed: z.number().int().describe('the seed of the random faults') });
+
+/** The fault list's TS type. */
+export type FaultListView = z.infer<typeof faultListView>;
+
+/** A rule as the control API shows it; `spec` is the rule written back in the fault grammar. */
+export function toFaultRuleView(rule: FaultRule, spec: string): FaultRuleView {
+  return {
+    id: rule.id,
+    scope: rule.scope,
+    target: rule.scope === 'global' ? null : rule.target,
+    fault: rule.fault,
+    value: rule.value,
+    spec,
+    source: rule.source,
+    created_at: iso(rule.createdAt),
+  };
+}
+
+/** POST /_sandbox/faults: the rules added, with the whole list after. */
+export const faultsSetView = faultListView.extend({ added: z.array(faultRuleView) });
+
+/** The set answer's TS type. */
+export type FaultsSetView = z.infer<typeof faultsSetView>;
+
+/** DELETE /_sandbox/faults[/{id}]: how many rules were deleted. */
+export const faultsDeletedView = z.object({ deleted: z.number().int() });
+
+/** The delete answer's TS type. */
+export type FaultsDeletedView = z.infer<typeof faultsDeletedView>;

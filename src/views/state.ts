@@ -1,0 +1,26 @@
+// The answers of the whole-state control routes: POST /_sandbox/reset and POST /_sandbox/import.
+import * as z from 'zod';
+
+const tables = z.record(z.string(), z.number().int()).describe('how many rows each table holds now, by table name');
+
+/** POST /_sandbox/reset: every table emptied but the credentials (reseeded). */
+export const resetView = z.object({ reset: z.literal(true), tables });
+
+/** The reset answer's TS type. */
+export type ResetView = z.infer<typeof resetView>;
+
+/** POST /_sandbox/import: the snapshot replaced the whole state. */
+export const importView = z.object({ imported: z.literal(true), tables });
+
+/** The import answer's TS type. */
+export type ImportView = z.infer<typeof importView>;
+
+/** The reset answer. */
+export function toResetView(counts: Record<string, number>): ResetView {
+  return { reset: true, tables: counts };
+}
+
+/** The import answer. */
+export function toImportView(counts: Record<string, number>): ImportView {
+  return { imported: true, tables: counts };
+}
