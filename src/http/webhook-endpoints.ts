@@ -22,6 +22,8 @@ export function endpointView(endpoint: WebhookEndpoint, withSecret = false) {
     events: endpoint.events,
     description: endpoint.description,
     enabled: endpoint.enabled,
+    // null: signed in the sandbox's --signature mode (as Stripe's api_version null means the account's).
+    signature: endpoint.signature,
     ...(withSecret ? { secret: endpoint.secret } : {}),
     // While set, deliveries carry a second signature made with the replaced secret.
     previous_secret_expires_at: endpoint.previousSecretExpiresAt !== null && endpoint.previousSecret !== null ? iso(endpoint.previousSecretExpiresAt) : null,
