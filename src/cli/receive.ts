@@ -111,7 +111,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
-      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be ${SIGNATURE_MODES.join(', ')}, got "${flags.signature}"`);
+      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
       if (Boolean(flags.privateKey) !== Boolean(flags.publicKey)) throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
       let received = 0;
