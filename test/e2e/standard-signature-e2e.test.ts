@@ -1,13 +1,14 @@
 // Standard Webhooks signatures over real sockets, each checked by the reference verifier (the
 // `standardwebhooks` package's Webhook.verify) the way a merchant's handler calls it: the sandbox
 // started with --signature standard (S2S form webhooks with the seeded secret, one webhook-id across
-// retries), an endpoint that chose standard on a plain sandbox (and its rotation), and
-// startSandbox({ signature: 'standard' }).
+// retries), an endpoint that chose standard on a plain sandbox (and its rotation),
+// startSandbox({ signature: 'standard' }), and `sandbox start` with SANDBOX_SIGNATURE=standard.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startSandbox, type SandboxHandle } from '../../src/index.js';
 import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
+import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { useSandboxWithMerchant, type SandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -134,5 +135,23 @@ describe("startSandbox({ signature: 'standard' })", () => {
 
   it('refuses a mode it does not know, naming the option and the modes', async () => {
     await expect(startSandbox({ signature: 'svix' })).rejects.toThrow('--signature must be plain or timestamped or standard, got "svix"');
+  });
+});
+
+describe('sandbox start with SANDBOX_SIGNATURE=standard (the built CLI)', () => {
+  it('names the mode and shows the secret to verify with in the banner, and its webhooks verify with that secret', async () => {
+    const merchant = await startFakeMerchant();
+    const cli = await startCliSandbox(['--db', ':memory:'], { env: { SANDBOX_SIGNATURE: 'standard', NO_COLOR: '1' } });
+    try {
+      expect(cli.stdout).toContain('signed webhook-signature (standard)');
+      const secret = /webhook secret (whsec_\S+)/.exec(cli.stdout)![1]!;
+      expect(secret).toBe(SEEDED_STANDARD_SECRET);
+      await fetch(`${cli.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })) });
+      const hook = await waitFor(() => merchant.received[0], 'the webhook');
+      expect(() => verify(secret, hook)).not.toThrow();
+    } finally {
+      await cli.stop();
+      await merchant.close();
+    }
   });
 });
