@@ -8,9 +8,10 @@ import { parseFaultSpec } from './webhooks/fault-rules.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
 import { readScenarioFile, resolveScenarioFile } from './services/scenarios.js';
 import { CODE_DIR } from './code-dir.js';
+import { SIGNATURE_MODES, type SignatureMode } from './crypto/signature.js';
 
 export type LogFormat = 'pretty' | 'json';
-export type SignatureMode = 'plain' | 'timestamped';
+export type { SignatureMode };
 
 /** Everything the server needs to know, fixed at start. */
 export interface Config {
@@ -173,7 +174,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const db = text('db');
   if (!db.value!.trim()) bad('db', db.from, 'must be a file path or :memory:');
   const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
-  const signature = oneOf('signature', ['plain', 'timestamped'] as const);
+  const signature = oneOf('signature', SIGNATURE_MODES);
   const headerPrefix = text('headerPrefix');
   if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix.value!)) bad('headerPrefix', headerPrefix.from, 'must be letters and digits, starting with a letter, like Sandbox');
   const publicUrl = text('publicUrl');

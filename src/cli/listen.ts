@@ -2,7 +2,7 @@
 // forwarding each event, re-signed with --secret, to a local URL (like `stripe listen --forward-to`).
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { signatureHeader } from '../crypto/signature.js';
+import { SIGNATURE_MODES, signatureHeaders, type SignatureMode } from '../crypto/signature.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -37,7 +37,7 @@ async function forward(client: ControlClient, eventId: string, flags: ListenFlag
       redirect: 'manual',
       headers: {
         'content-type': event.payload.content_type,
-        [`${prefix}-signature`]: signatureHeader([flags.secret], flags.signature as 'plain' | 'timestamped', body, timestamp),
+        ...signatureHeaders({ mode: flags.signature as SignatureMode, secrets: [flags.secret], prefix: flags.headerPrefix, id: event.id, timestamp, body }),
         [`${prefix}-event-id`]: event.id,
         [`${prefix}-event-type`]: event.event,
         [`${prefix}-timestamp`]: String(timestamp),
@@ -59,10 +59,10 @@ export function addListenCommand(program: Command, io: CliIo): void {
     .option('--forward-to <url>', 'POST each event, re-signed with --secret, to this URL')
     .option('--secret <secret>', 'the signing secret for --forward-to', 'whsec_test_sandbox')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature of forwarded events', 'Sandbox')
-    .option('--signature <mode>', 'plain or timestamped, for forwarded events', 'plain')
+    .option('--signature <mode>', 'plain, timestamped or standard, for forwarded events', 'plain')
     .option('--count <n>', 'stop after this many events')
     .action(async (flags: ListenFlags) => {
-      if (flags.signature !== 'plain' && flags.signature !== 'timestamped') throw new CliError(`--signature must be plain or timestamped, got "${flags.signature}"`);
+      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
       if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
       if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { verifySignature } from '../crypto/signature.js';
+import { SIGNATURE_MODES, verifyWebhook, type SignatureMode } from '../crypto/signature.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './program.js';
@@ -41,14 +41,13 @@ export interface ReceivedView {
 export function readWebhook(path: string, headers: http.IncomingHttpHeaders, body: string, flags: ReceiveFlags): ReceivedView {
   const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
   const header = (name: string) => (headers[`${prefix}-${name}`] as string | undefined) ?? null;
-  const timestamp = Number(header('timestamp') ?? 0);
   const view: ReceivedView = {
     path,
     event: header('event-type'),
     id: header('event-id'),
     delivery_id: header('delivery-id'),
     attempt: header('attempt'),
-    signature_valid: verifySignature(header('signature') ?? undefined, flags.secret, body, flags.signature as 'plain' | 'timestamped', timestamp),
+    signature_valid: verifyWebhook(headers, flags.secret, body, { mode: flags.signature as SignatureMode, prefix: flags.headerPrefix }),
     fields: {},
     problem: null,
   };
@@ -102,7 +101,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--private-key <key>', 'terminal private_key, to decrypt S2S data (with --public-key)')
     .option('--public-key <key>', 'terminal public_key, to decrypt S2S data (with --private-key)')
     .option('--status <code>', 'the HTTP status to answer with', '200')
-    .option('--signature <mode>', 'plain or timestamped, as the sandbox was started with', 'plain')
+    .option('--signature <mode>', 'plain, timestamped or standard, as the sandbox (or the endpoint) signs', 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
     .option('--reject-invalid', 'answer 400 to a webhook whose signature does not verify (the sandbox then retries it)')
     .option('--count <n>', 'stop after this many webhooks')
@@ -112,7 +111,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
-      if (flags.signature !== 'plain' && flags.signature !== 'timestamped') throw new CliError(`--signature must be plain or timestamped, got "${flags.signature}"`);
+      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
       if (Boolean(flags.privateKey) !== Boolean(flags.publicKey)) throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
       let received = 0;

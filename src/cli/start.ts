@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import kleur from 'kleur';
 import { loadConfig, START_DEFAULTS, START_ENV, type ConfigFlags } from '../config.js';
 import { formatDuration } from '../domain/duration.js';
+import { standardSecret } from '../crypto/signature.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { shippedScenarioNames } from '../services/scenarios.js';
 import { VERSION } from '../version.js';
@@ -21,7 +22,7 @@ export function banner(running: RunningServer): string {
     `  ${kleur.dim('API       ')} ${running.url}`,
     `  ${kleur.dim('Dashboard ')} ${running.url}/_sandbox/`,
     `  ${kleur.dim('Database  ')} ${config.dbPath}`,
-    `  ${kleur.dim('Webhooks  ')} retry ${config.retry.length ? config.retry.map(formatDuration).join(', ') : 'none'}; signed X-${config.headerPrefix}-Signature (${config.signatureMode})`,
+    `  ${kleur.dim('Webhooks  ')} retry ${config.retry.length ? config.retry.map(formatDuration).join(', ') : 'none'}; signed ${config.signatureMode === 'standard' ? 'webhook-signature' : `X-${config.headerPrefix}-Signature`} (${config.signatureMode})`,
     '',
   ];
   const keys = store.credentials.apiKeys();
@@ -31,7 +32,7 @@ export function banner(running: RunningServer): string {
       lines.push(`    terNO ${kleur.green(String(t.terNo))}  public_key ${kleur.green(t.publicKey)}  private_key ${kleur.green(t.privateKey)}`);
     }
     const merchantKeys = keys.filter((k) => k.merchantId === merchant.id).map((k) => kleur.green(k.key));
-    lines.push(`    API key ${merchantKeys.join(', ') || kleur.dim('none')}  webhook secret ${kleur.green(merchant.webhookSecret)}`);
+    lines.push(`    API key ${merchantKeys.join(', ') || kleur.dim('none')}  webhook secret ${kleur.green(config.signatureMode === 'standard' ? standardSecret(merchant.webhookSecret) : merchant.webhookSecret)}`);
   }
   lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold('123456')}; see README.`, '');
   return lines.join('\n');
@@ -56,7 +57,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--fixtures <file>', help('fixtures', 'merchants, terminals and keys to seed', 'the shipped fixtures/default.json'))
     .option('--retry <profile>', help('retry', 'webhook retries: dev, realistic, none, or a list like 1s,5s,1m'))
     .option('--header-prefix <name>', help('headerPrefix', 'the word in X-<name>-Signature and the other webhook headers'))
-    .option('--signature <mode>', help('signature', 'plain (HMAC of the body) or timestamped (HMAC of "<timestamp>.<body>")'))
+    .option('--signature <mode>', help('signature', 'plain (HMAC of the body), timestamped (HMAC of "<timestamp>.<body>") or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)'))
     .option('--control-token <token>', help('controlToken', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)'))
     .option('--allowed-host <host>', help('allowedHost', "another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url's; repeatable, or comma-separated in the variable", 'none'), (host: string, hosts: string[] = []) => [...hosts, host])
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))

@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, isEventType } from '../domain/event-types.js';
 import { httpUrl, listQueryFields, unixSeconds } from './v1-common.js';
+import { SIGNATURE_MODES } from '../crypto/signature.js';
 
 const url = httpUrl('url', 'https://shop.example/webhooks');
 
@@ -22,9 +23,11 @@ const HINTS = {
   events: 'a non-empty list of event names such as ["payment.authorized", "refund.succeeded"], or ["*"] for every event',
   description: 'a note for yourself, up to 500 characters',
   enabled: 'true to send events to the endpoint, false to pause it',
+  signature: 'how its deliveries are signed: "plain", "timestamped" or "standard" (Standard Webhooks); null follows the sandbox\'s --signature',
 };
 const description = z.string().max(500);
 const enabled = z.boolean();
+const signature = z.enum(SIGNATURE_MODES).nullable();
 
 /** POST /v1/webhook_endpoints. Unknown fields are refused so a typo does not pass silently. */
 export const createEndpointSchema = z.strictObject({
@@ -32,6 +35,7 @@ export const createEndpointSchema = z.strictObject({
   events: events.describe(HINTS.events),
   description: description.optional().describe(HINTS.description),
   enabled: enabled.optional().describe(HINTS.enabled),
+  signature: signature.optional().describe(HINTS.signature),
 });
 
 /** POST or PATCH /v1/webhook_endpoints/{id}: any of the fields; absent ones stay as they are. */
@@ -40,6 +44,7 @@ export const updateEndpointSchema = z.strictObject({
   events: events.optional().describe(HINTS.events),
   description: description.optional().describe(HINTS.description),
   enabled: enabled.optional().describe(HINTS.enabled),
+  signature: signature.optional().describe(HINTS.signature),
 });
 
 /** GET /v1/webhook_endpoints. */

@@ -10,6 +10,7 @@ import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
 import { describeAttempts, describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
 import { unknownEventProblem } from '../domain/event-types.js';
+import { standardSecret } from '../crypto/signature.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -18,6 +19,7 @@ export type StartSandboxOptions = ConfigFlags;
 export interface MerchantCredentials {
   merchantId: string;
   name: string;
+  /** The secret as the sandbox's mode uses it: with signature 'standard', the whsec_<base64> form Standard Webhooks libraries take. */
   webhookSecret: string;
   apiKeys: string[];
   terminals: Array<{ terNO: number; publicKey: string; privateKey: string }>;
@@ -88,12 +90,15 @@ const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', qui
 
 function credentialsOf(server: RunningServer): SandboxCredentials {
   const { credentials } = server.services;
+  // In standard mode a fixture secret that is not base64 (whsec_test_sandbox) is shown in the form
+  // new Webhook(secret) accepts; it is the same key.
+  const secretOf = (secret: string) => (server.config.signatureMode === 'standard' ? standardSecret(secret) : secret);
   const keys = credentials.apiKeys();
   const terminals = credentials.terminals();
   const merchants: MerchantCredentials[] = credentials.merchants().map((m) => ({
     merchantId: m.id,
     name: m.name,
-    webhookSecret: m.webhookSecret,
+    webhookSecret: secretOf(m.webhookSecret),
     apiKeys: keys.filter((k) => k.merchantId === m.id).map((k) => k.key),
     terminals: terminals.filter((t) => t.merchantId === m.id).map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
   }));

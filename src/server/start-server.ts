@@ -60,7 +60,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
   const services = createServices(deps);
-  const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSecrets(delivery));
+  const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSigning(delivery));
   outbox.onEnqueue = () => worker.wake();
   worker.shaper = services.faults;
   services.snapshot.deliveriesInFlight = () => worker.busy;

@@ -6,6 +6,7 @@ import { SandboxError } from '../errors.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
+import type { WebhookSigning } from '../crypto/signature.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
@@ -53,7 +54,7 @@ export interface EventQuery {
 export class Deliveries {
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly secrets: (delivery: Delivery) => string[],
+    private readonly signing: (delivery: Delivery) => WebhookSigning,
     private readonly events: EventPublisher,
   ) {}
 
@@ -75,7 +76,7 @@ export class Deliveries {
     const attempts = this.deps.store.deliveries.attempts(id);
     const last = attempts[attempts.length - 1];
     // Not tried yet (or due again): show what the next attempt would send, signed as of now.
-    const preview = d.status === 'pending' || !last ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.secrets(d), Math.floor(this.deps.clock.now() / 1000)) : undefined;
+    const preview = d.status === 'pending' || !last ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.signing(d), Math.floor(this.deps.clock.now() / 1000)) : undefined;
     const request = preview
       ? { url: preview.url, headers: preview.headers, body: preview.body, sent: false, note: 'the next attempt, signed as of now; it is signed again when sent' }
       : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };

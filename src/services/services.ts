@@ -45,10 +45,11 @@ export function createServices(deps: ServiceDeps) {
   const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments);
   const webhookEndpoints = new WebhookEndpoints(deps);
   const idempotency = new Idempotency(deps);
+  /** How a delivery is signed: a registered endpoint's mode and secrets (two while rotating), else the merchant's secret. */
+  const webhookSigning = (delivery: Delivery) => webhookEndpoints.signingFor(delivery);
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
-  const webhookSecrets = (delivery: Delivery): string[] =>
-    delivery.endpointId ? webhookEndpoints.secretsFor(delivery) : [deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
-  const deliveries = new Deliveries(deps, webhookSecrets, events);
+  const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
+  const deliveries = new Deliveries(deps, webhookSigning, events);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
@@ -61,7 +62,7 @@ export function createServices(deps: ServiceDeps) {
   const batch = { ready: () => deps.store.batch.ready(), committed: () => deps.store.batch.committed() };
   /** The base URL pages, authurls and the OpenAPI document are built on. */
   const publicUrl = () => deps.publicUrl.base;
-  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
+  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSigning, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
 }
 
 /** Every service of one sandbox. */

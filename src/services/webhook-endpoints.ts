@@ -1,7 +1,9 @@
 // Registered webhook endpoints: CRUD for /v1/webhook_endpoints and the secrets that sign the
 // deliveries to them (the current one, plus the previous one for 24 h after a rotation). The
 // EventPublisher sends every published event to each subscribed endpoint of its merchant.
-import { newId, newSecret } from '../domain/ids.js';
+import { randomBytes } from 'node:crypto';
+import { newId } from '../domain/ids.js';
+import type { SignatureMode, WebhookSigning } from '../crypto/signature.js';
 import { SandboxError } from '../errors.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
@@ -18,6 +20,8 @@ export interface EndpointInput {
   events: string[];
   description?: string | undefined;
   enabled?: boolean | undefined;
+  /** The endpoint's own signature mode; null (or absent on create) follows the sandbox's --signature. */
+  signature?: SignatureMode | null | undefined;
 }
 
 /** The fields an update may change; absent ones stay as they are. */
@@ -26,9 +30,12 @@ export type EndpointPatch = Partial<EndpointInput>;
 /** One page of a merchant's endpoints. */
 export type EndpointPage = Page<WebhookEndpoint>;
 
-/** A new signing secret: whsec_ and 256 random bits. */
+/**
+ * A new signing secret: whsec_ and 256 random bits in padded standard base64, the form Standard
+ * Webhooks libraries decode (base64url's - and _ are refused by some), so it serves every mode.
+ */
 function newSigningSecret(): string {
-  return `whsec_${newSecret()}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /** The webhook endpoint use cases. */
@@ -45,6 +52,7 @@ export class WebhookEndpoints {
       events: input.events,
       description: input.description ?? '',
       enabled: input.enabled ?? true,
+      signature: input.signature ?? null,
       secret: newSigningSecret(),
       previousSecret: null,
       previousSecretExpiresAt: null,
@@ -84,7 +92,7 @@ export class WebhookEndpoints {
     return readPage(limit, (n) => this.deps.store.webhookEndpoints.list({ merchantId, startingAfter: cursor, limit: n }));
   }
 
-  /** Changes url, events, description or enabled. */
+  /** Changes url, events, description, enabled or signature. */
   update(merchantId: string, id: string, patch: EndpointPatch): WebhookEndpoint {
     const { store, clock } = this.deps;
     return store.tx(() => {
@@ -95,6 +103,8 @@ export class WebhookEndpoints {
         events: patch.events ?? endpoint.events,
         description: patch.description ?? endpoint.description,
         enabled: patch.enabled ?? endpoint.enabled,
+        // null is a choice here (back to the sandbox's mode), so only an absent field keeps the old one.
+        signature: patch.signature === undefined ? endpoint.signature : patch.signature,
         updatedAt: clock.now(),
       };
       store.webhookEndpoints.update(updated);
@@ -130,14 +140,17 @@ export class WebhookEndpoints {
     });
   }
 
-  /** The secrets that sign a delivery to a registered endpoint: current first, then the previous while valid. */
-  secretsFor(delivery: Delivery): string[] {
+  /**
+   * How a delivery is signed: to a registered endpoint, in its own mode (else the sandbox's) with its secrets (current first,
+   * then the previous one while valid); to a URL given in a request, with the merchant's secret.
+   */
+  signingFor(delivery: Delivery): WebhookSigning {
     const endpoint = delivery.endpointId ? this.deps.store.webhookEndpoints.get(delivery.endpointId) : undefined;
-    if (!endpoint) return [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret];
+    if (!endpoint) return { mode: this.deps.config.signatureMode, secrets: [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret] };
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > this.deps.clock.now()) {
       secrets.push(endpoint.previousSecret);
     }
-    return secrets;
+    return { mode: endpoint.signature ?? this.deps.config.signatureMode, secrets };
   }
 }

@@ -1,6 +1,7 @@
 // Registered webhook endpoints of the /v1/ family: where a merchant's events go, which events,
 // and the secret(s) that sign them. Deleted rows stay (hidden) so queued deliveries still sign.
 import type { Db } from './open-database.js';
+import type { SignatureMode } from '../crypto/signature.js';
 
 /** A stored webhook endpoint. `events` is a list of event names or ['*']. */
 export interface WebhookEndpoint {
@@ -10,6 +11,8 @@ export interface WebhookEndpoint {
   events: string[];
   description: string;
   enabled: boolean;
+  /** The endpoint's own signature mode; null follows the sandbox's --signature. */
+  signature: SignatureMode | null;
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
@@ -26,7 +29,7 @@ export interface WebhookEndpointFilter {
   limit: number;
 }
 
-const COLUMNS = `id, merchant_id AS merchantId, url, events, description, enabled, secret, previous_secret AS previousSecret,
+const COLUMNS = `id, merchant_id AS merchantId, url, events, description, enabled, signature, secret, previous_secret AS previousSecret,
   previous_secret_expires_at AS previousSecretExpiresAt, created_at AS createdAt, updated_at AS updatedAt, deleted_at AS deletedAt`;
 
 type Row = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
@@ -34,11 +37,11 @@ const fromRow = (row: Row | undefined): WebhookEndpoint | undefined => (row ? { 
 
 /** Prepared statements over webhook_endpoints. */
 export function createWebhookEndpointsRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, url, events, description, enabled, secret, previous_secret,
-    previous_secret_expires_at, created_at, updated_at) VALUES (@id, @merchantId, @url, @events, @description, @enabled, @secret,
+  const insert = db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, url, events, description, enabled, signature, secret, previous_secret,
+    previous_secret_expires_at, created_at, updated_at) VALUES (@id, @merchantId, @url, @events, @description, @enabled, @signature, @secret,
     @previousSecret, @previousSecretExpiresAt, @createdAt, @updatedAt)`);
   const update = db.prepare(`UPDATE webhook_endpoints SET url = @url, events = @events, description = @description, enabled = @enabled,
-    secret = @secret, previous_secret = @previousSecret, previous_secret_expires_at = @previousSecretExpiresAt, updated_at = @updatedAt
+    signature = @signature, secret = @secret, previous_secret = @previousSecret, previous_secret_expires_at = @previousSecretExpiresAt, updated_at = @updatedAt
     WHERE id = @id AND deleted_at IS NULL`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`);
   const liveByMerchant = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND enabled = 1 ORDER BY created_at, id`);

@@ -1,6 +1,7 @@
 // A /v1/ webhook endpoint as the API shows it. The signing secret is in the answer only when it is
 // new (create, rotate_secret); every other answer leaves it out.
 import * as z from 'zod';
+import { SIGNATURE_MODES } from '../crypto/signature.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
@@ -12,6 +13,7 @@ export const webhookEndpointView = z.strictObject({
   events: z.array(z.string()).describe('event names, or ["*"]'),
   description: z.string(),
   enabled: z.boolean(),
+  signature: z.enum(SIGNATURE_MODES).nullable().describe('how its deliveries are signed: "plain", "timestamped" or "standard"; null follows the sandbox\'s --signature'),
   secret: z.string().optional().describe('whsec_...: present only in the answers to create and rotate_secret'),
   previous_secret_expires_at: isoTime.nullable().describe('until when the secret replaced by the last rotation also signs; null if never rotated'),
   created_at: isoTime,
@@ -33,6 +35,8 @@ export function toWebhookEndpointView(endpoint: WebhookEndpoint, withSecret = fa
     events: endpoint.events,
     description: endpoint.description,
     enabled: endpoint.enabled,
+    // null: signed in the sandbox's --signature mode (as Stripe's api_version null means the account's).
+    signature: endpoint.signature,
     ...(withSecret ? { secret: endpoint.secret } : {}),
     // While set, deliveries carry a second signature made with the replaced secret.
     previous_secret_expires_at: endpoint.previousSecret !== null ? isoOrNull(endpoint.previousSecretExpiresAt) : null,

@@ -8,13 +8,13 @@ import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../runtime/logger.js';
 import { nextRetryDelay } from './retry-schedule.js';
-import { signatureHeader } from '../crypto/signature.js';
+import { signatureHeaders, type WebhookSigning } from '../crypto/signature.js';
 import { postWebhook, type PostResult } from './http-sender.js';
 import { VERSION } from '../version.js';
 import { ThrottledLog } from '../runtime/throttled-log.js';
 
-/** Finds the secrets that sign a delivery (two while an endpoint's secret is rotating). */
-export type SecretResolver = (delivery: Delivery) => string[];
+/** Finds how a delivery is signed: its mode and secrets (two while an endpoint's secret is rotating). */
+export type SigningResolver = (delivery: Delivery) => WebhookSigning;
 
 /** Shapes one attempt on purpose (fault injection); the default sends it as it is. */
 export interface AttemptShaper {
@@ -51,8 +51,8 @@ export interface ShapedAttempt {
 export function buildWebhookRequest(
   delivery: Delivery,
   attempt: number,
-  config: Pick<Config, 'headerPrefix' | 'signatureMode'>,
-  secrets: readonly string[],
+  config: Pick<Config, 'headerPrefix'>,
+  signing: WebhookSigning,
   timestamp: number,
 ): OutgoingWebhook {
   const prefix = `x-${config.headerPrefix.toLowerCase()}`;
@@ -62,7 +62,8 @@ export function buildWebhookRequest(
     headers: {
       'content-type': delivery.contentType,
       'user-agent': `paysandbox/${VERSION}`,
-      [`${prefix}-signature`]: signatureHeader(secrets, config.signatureMode, delivery.body, timestamp),
+      // The event id is the message id: the same on every retry and replay, so receivers dedupe on it.
+      ...signatureHeaders({ ...signing, prefix: config.headerPrefix, id: delivery.eventId, timestamp, body: delivery.body }),
       [`${prefix}-event-id`]: delivery.eventId,
       [`${prefix}-event-type`]: delivery.eventType,
       [`${prefix}-delivery-id`]: delivery.id,
@@ -121,7 +122,7 @@ export class DeliveryWorker {
     private readonly config: Config,
     private readonly activity: ActivityBus,
     private readonly logger: Logger,
-    private readonly resolveSecrets: SecretResolver,
+    private readonly resolveSigning: SigningResolver,
   ) {
     this.faults = new ThrottledLog(logger);
   }
@@ -241,7 +242,8 @@ export class DeliveryWorker {
   }
 
   private buildRequest(delivery: Delivery, attempt: number, overrides: { timestamp?: number; secrets?: readonly string[] } = {}): OutgoingWebhook {
-    return buildWebhookRequest(delivery, attempt, this.config, overrides.secrets ?? this.resolveSecrets(delivery), overrides.timestamp ?? Math.floor(this.clock.now() / 1000));
+    const signing = this.resolveSigning(delivery);
+    return buildWebhookRequest(delivery, attempt, this.config, { mode: signing.mode, secrets: overrides.secrets ?? signing.secrets }, overrides.timestamp ?? Math.floor(this.clock.now() / 1000));
   }
 
   private async send(delivery: Delivery): Promise<void> {

@@ -2,7 +2,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { buildProgram, type CliIo } from '../../src/cli/program.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
-import { signatureHeader } from '../../src/crypto/signature.js';
+import { signatureHeader, signatureHeaders } from '../../src/crypto/signature.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -28,9 +28,9 @@ it('decrypts S2S data, checks the signature and answers --status', async () => {
   const r = await receive(['--private-key', CREDS.privateKey, '--public-key', CREDS.publicKey, '--status', '202', '--count', '2']);
   const body = new URLSearchParams({ data: encryptText('transID=123456789012345&status=Test+Approved&order_status=25', { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey }) }).toString();
   const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1', 'x-sandbox-event-type': 'payment.authorized' };
-  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', body, 0) });
+  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0) });
   expect(good.status).toBe(202);
-  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(['whsec_other'], 'plain', body, 0) });
+  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader('whsec_other', 'plain', body, 0) });
   expect(bad.status).toBe(202);
   await r.done;
   const text = r.out.join('\n');
@@ -43,10 +43,10 @@ it('--reject-invalid answers 400 to a bad signature, and the sandbox retries unt
   expect(r.out[0]).toMatch(/answering 200 \(400 to a bad signature\); Ctrl-C to stop$/);
   const body = 'transID=1&status=Test+Approved';
   const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_3', 'x-sandbox-event-type': 'payment.authorized' };
-  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', body, 0) });
+  const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0) });
   expect(bad.status).toBe(400);
   expect(await bad.text()).toBe('invalid signature (sandbox receive --reject-invalid)');
-  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(['whsec_rotated'], 'plain', body, 0) });
+  const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader('whsec_rotated', 'plain', body, 0) });
   expect(good.status).toBe(200);
   await r.done;
   expect(r.out.join('\n')).toMatch(/signature INVALID[\s\S]*signature valid/);
@@ -56,7 +56,7 @@ it('says how to decrypt when the keys are missing, and prints JSON envelopes', a
   const r = await receive(['--json', '--count', '2']);
   await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded' });
   const envelope = JSON.stringify({ event: 'refund.created', id: 'evt_2', data: { refund_id: 're_1', amount: 500 }, created_at: '2026-01-15T12:00:00.000Z' });
-  await post(`${r.url}/v1`, envelope, { 'content-type': 'application/json', 'x-sandbox-signature': signatureHeader([CREDS.secret], 'plain', envelope, 0) });
+  await post(`${r.url}/v1`, envelope, { 'content-type': 'application/json', 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', envelope, 0) });
   await r.done;
   const [first, second] = r.out.slice(1).map((line) => JSON.parse(line));
   expect(first.problem).toBe('encrypted data (encryption_method=aes256): pass --private-key and --public-key to decrypt it');
@@ -71,7 +71,35 @@ it('receives a real webhook from the sandbox', async () => {
   expect(r.out[1]).toMatch(/payment\.authorized evt_\S+ \/webhooks delivery whd_\S+ attempt 1 {2}signature valid/);
 });
 
+it('verifies a real webhook of a sandbox in standard mode, with the seeded secret as given or in its whsec_<base64> form', async () => {
+  const r = await receive(['--signature', 'standard', '--reject-invalid', '--json', '--count', '2']);
+  const standardForm = await receive(['--signature', 'standard', '--secret', 'whsec_d2hzZWNfdGVzdF9zYW5kYm94', '--json', '--count', '1']);
+  sandbox = await startTestServer({ signature: 'standard' });
+  for (const url of [`${r.url}/webhooks`, `${standardForm.url}/webhooks`]) {
+    await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: url })) });
+  }
+  // A bad signature for the first receiver: it must say INVALID (and answer 400).
+  const body = 'transID=1&status=Test+Approved';
+  const forged = signatureHeaders({ mode: 'standard', secrets: ['whsec_d2hvZXZlcg=='], prefix: 'Sandbox', id: 'evt_x', timestamp: Math.floor(Date.now() / 1000), body });
+  expect((await post(`${r.url}/hook`, body, { 'content-type': 'application/x-www-form-urlencoded', ...forged })).status).toBe(400);
+  await r.done;
+  await standardForm.done;
+  const byPath = Object.fromEntries(r.out.slice(1).map((line) => JSON.parse(line)).map((view) => [view.path, view.signature_valid]));
+  expect(byPath).toEqual({ '/webhooks': true, '/hook': false });
+  expect(JSON.parse(standardForm.out[1]!).signature_valid).toBe(true);
+});
+
+it('during a rotation, a receiver that still has the old secret verifies the -Previous header', async () => {
+  const r = await receive(['--secret', 'whsec_old', '--header-prefix', 'Acme', '--json', '--count', '1']);
+  const body = 'transID=1&status=Test+Approved';
+  const headers = signatureHeaders({ mode: 'plain', secrets: ['whsec_new', 'whsec_old'], prefix: 'Acme', id: 'evt_1', timestamp: 0, body });
+  await post(`${r.url}/hook`, body, { 'content-type': 'application/x-www-form-urlencoded', ...headers });
+  await r.done;
+  expect(JSON.parse(r.out[1]!).signature_valid).toBe(true);
+});
+
 it('refuses a bad --status and a lone --private-key', async () => {
   expect((await runCli(['receive', '--status', '99'])).error).toBe('--status must be an HTTP status from 200 to 599, got "99"');
   expect((await runCli(['receive', '--private-key', 'pv'])).error).toBe('--private-key and --public-key go together: pass both to decrypt S2S data');
+  expect((await runCli(['receive', '--signature', 'svix'])).error).toBe('--signature must be plain, timestamped or standard, got "svix"');
 });

@@ -41,7 +41,7 @@ describe('POST /v1/webhook_endpoints', () => {
       created_at: '2026-01-15T12:00:00.000Z',
     });
     expect(res.json.id).toMatch(/^we_[A-Za-z0-9]{16}$/);
-    expect(res.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(res.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The answer is exactly what /openapi.json documents.
     expect(webhookEndpointObject.safeParse(res.json).success).toBe(true);
   });

@@ -98,6 +98,12 @@ describe('loadConfig flags and environment', () => {
     expect(config.scenarioPath).toMatch(/fixtures\/scenarios\/outcomes-by-amount\.json$/);
   });
 
+  it('takes the standard signature mode (Standard Webhooks) from --signature or SANDBOX_SIGNATURE', () => {
+    expect(loadConfig({ signature: 'standard' }, {}).signatureMode).toBe('standard');
+    expect(loadConfig({}, { SANDBOX_SIGNATURE: 'standard' }).signatureMode).toBe('standard');
+    expect(() => loadConfig({}, { SANDBOX_SIGNATURE: 'svix' })).toThrow('SANDBOX_SIGNATURE must be plain or timestamped or standard, got "svix"');
+  });
+
   it('takes the delays of the chargeback card and the slow SEPA IBAN from flags or variables', () => {
     expect(loadConfig({ chargebackDelay: '2s' }, { SANDBOX_SEPA_DELAY: '500ms' })).toMatchObject({ chargebackDelayMs: 2000, sepaDelayMs: 500 });
   });

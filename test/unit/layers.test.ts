@@ -97,8 +97,8 @@ it('services, webhooks, store, domain, contracts and runtime import nothing from
   expect(breaking(lower, (to) => ['http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
 });
 
-it('views import only domain, store, runtime, contracts (vocabularies) and each other', () => {
-  const allowed = ['views', 'domain', 'store', 'runtime', 'contracts'];
+it('views import only domain, store, runtime, contracts and crypto (vocabularies) and each other', () => {
+  const allowed = ['views', 'domain', 'store', 'runtime', 'contracts', 'crypto'];
   expect(breaking(['views'], (to) => !allowed.includes(folderOf(to) ?? ''))).toEqual([]);
 });
 

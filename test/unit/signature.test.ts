@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hmacHex, safeEqual, signatureHeader, signedPayload, verifySignature } from '../../src/crypto/signature.js';
+import { Webhook } from 'standardwebhooks';
+import { hmacHex, safeEqual, signatureHeader, signatureHeaders, signedPayload, standardSecret, verifySignature, verifyWebhook } from '../../src/crypto/signature.js';
 
 // GitHub's documented webhook example, recomputed by hand with the openssl CLI:
 //   printf '%s' 'Hello, World!' | openssl dgst -sha256 -hmac "It's a Secret to Everybody"
@@ -34,16 +35,52 @@ describe('hmacHex', () => {
 
 describe('signatureHeader', () => {
   it('is sha256=<lowercase hex> of the raw body in plain mode', () => {
-    expect(signatureHeader(['whsec_test_sandbox'], 'plain', BODY, TS)).toBe(`sha256=${SANDBOX_HEX}`);
+    expect(signatureHeader('whsec_test_sandbox', 'plain', BODY, TS)).toBe(`sha256=${SANDBOX_HEX}`);
   });
 
   it('signs "<timestamp>.<body>" in timestamped mode', () => {
     expect(signedPayload('timestamped', BODY, TS)).toBe(`${TS}.${BODY}`);
-    expect(signatureHeader(['whsec_test_sandbox'], 'timestamped', BODY, TS)).toBe(`sha256=${TIMESTAMPED_HEX}`);
+    expect(signatureHeader('whsec_test_sandbox', 'timestamped', BODY, TS)).toBe(`sha256=${TIMESTAMPED_HEX}`);
+  });
+});
+
+describe('signatureHeaders', () => {
+  const input = { prefix: 'Sandbox', id: 'evt_1', timestamp: TS, body: BODY };
+
+  it('puts only the new secret in X-<Prefix>-Signature during a rotation, the old one in -Previous', () => {
+    expect(signatureHeaders({ ...input, mode: 'plain', secrets: ['whsec_test_sandbox', 'whsec_old'] })).toEqual({
+      'x-sandbox-signature': `sha256=${SANDBOX_HEX}`,
+      'x-sandbox-signature-previous': `sha256=${OLD_SECRET_HEX}`,
+    });
+    expect(signatureHeaders({ ...input, prefix: 'Acme', mode: 'timestamped', secrets: ['whsec_test_sandbox'] })).toEqual({ 'x-acme-signature': `sha256=${TIMESTAMPED_HEX}` });
   });
 
-  it('carries one entry per secret, comma-separated, during a rotation', () => {
-    expect(signatureHeader(['whsec_test_sandbox', 'whsec_old'], 'plain', BODY, TS)).toBe(`sha256=${SANDBOX_HEX},sha256=${OLD_SECRET_HEX}`);
+  it('signs the Standard Webhooks way in standard mode, both secrets space-separated during a rotation', () => {
+    const fresh = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const headers = signatureHeaders({ ...input, mode: 'standard', secrets: [fresh, 'whsec_test_sandbox'] });
+    expect(Object.keys(headers).sort()).toEqual(['webhook-id', 'webhook-signature', 'webhook-timestamp']);
+    const [current, previous] = headers['webhook-signature']!.split(' ');
+    expect(current).toBe(new Webhook(fresh).sign('evt_1', new Date(TS * 1000), BODY));
+    expect(previous).toBe(new Webhook(standardSecret('whsec_test_sandbox')).sign('evt_1', new Date(TS * 1000), BODY));
+  });
+});
+
+describe('standardSecret', () => {
+  it('keeps a whsec_<base64> secret and writes any other as whsec_ + the base64 of its text (the same key bytes)', () => {
+    expect(standardSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    expect(standardSecret('whsec_test_sandbox')).toBe('whsec_d2hzZWNfdGVzdF9zYW5kYm94');
+    expect(Buffer.from('d2hzZWNfdGVzdF9zYW5kYm94', 'base64').toString()).toBe('whsec_test_sandbox');
+  });
+});
+
+describe('verifyWebhook', () => {
+  it('accepts the -Previous header for a receiver that still has the old secret, and nothing signed otherwise', () => {
+    const headers = signatureHeaders({ prefix: 'Sandbox', id: 'evt_1', timestamp: TS, body: BODY, mode: 'plain', secrets: ['whsec_test_sandbox', 'whsec_old'] });
+    const options = { mode: 'plain' as const, prefix: 'Sandbox' };
+    expect(verifyWebhook(headers, 'whsec_test_sandbox', BODY, options)).toBe(true);
+    expect(verifyWebhook(headers, 'whsec_old', BODY, options)).toBe(true);
+    expect(verifyWebhook(headers, 'whsec_other', BODY, options)).toBe(false);
+    expect(verifyWebhook(headers, 'whsec_old', `${BODY}x`, options)).toBe(false);
   });
 });
 
