@@ -126,7 +126,7 @@ export function parseFaultSpec(text: string): { rules: FaultRuleSpec[] } | { pro
       filters = read;
       faults = set.slice(colon + 1).trim();
     } else if (/^(url|endpoint|route|merchant)=/.test(set)) {
-      return { problem: `"${set}" has a filter but no faults after it; write FILTER:FAULT such as url=http://127.0.0.1:3000/hook:duplicate=2 or route=POST /v1/payments:status=503` };
+      return { problem: `"${set}" has a target but no faults after it; write TARGET:FAULT such as url=http://127.0.0.1:3000/hook:duplicate=2 or route=POST /v1/payments:status=503` };
     }
     const parsed = parseFaults(faults, filters);
     if ('problem' in parsed) return parsed;
