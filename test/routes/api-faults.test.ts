@@ -3,6 +3,9 @@
 // requests carry a stand-in for @hono/node-server's {incoming, outgoing} that records what was done
 // to it (test/e2e/api-faults.test.ts does the same over a real socket).
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
@@ -213,5 +216,46 @@ describe('standing API fault rules', () => {
     expect(res.status).toBe(400);
     expect(res.json.error.param).toBe('spec');
     expect(res.json.error.message).toContain(hint);
+  });
+});
+
+describe('merchant= on webhook fault rules', () => {
+  /** What the fault injector would do to the first attempt of a delivery of `merchantId`. */
+  const shapeLabel = (merchantId: string) =>
+    sb.services.faults.shape({ id: 'dlv_probe', merchantId, endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never, 1, {} as never, () => ({}) as never).fault;
+
+  it('shapes only that merchant\'s deliveries, and wins over a rule for every merchant', async () => {
+    expect((await sb.post('/_sandbox/faults', { spec: 'merchant=mer_other:fail-first=2;fail-first=1' })).status).toBe(201);
+    expect(shapeLabel('mer_other')).toBe('fail-first=2');
+    expect(shapeLabel('mer_sandbox')).toBe('fail-first=1');
+  });
+});
+
+describe('faults in scenario documents', () => {
+  it('a --scenario file\'s faults are rules from the start, and again after a reset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-faults-'));
+    try {
+      const file = join(dir, 'gateway-trouble.json');
+      writeFileSync(file, JSON.stringify({ name: 'gateway trouble', entries: [], faults: 'route=POST /v1/payments:status=503' }));
+      sb.close();
+      sb = createTestSandbox({ scenario: file });
+      expect((await sb.post('/v1/payments', paymentBody(), AUTH)).status).toBe(503);
+      expect((await sb.get('/_sandbox/faults')).json.rules).toEqual([expect.objectContaining({ spec: 'route=POST /v1/payments:status=503', source: 'scenario' })]);
+      await sb.post('/_sandbox/reset');
+      expect((await sb.post('/v1/payments', paymentBody(), AUTH)).status).toBe(503);
+      expect(count('payments')).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a posted scenario document adds its faults as rules; a bad one is a 400 on faults', async () => {
+    expect((await sb.post('/_sandbox/scenarios', { entries: [], faults: 'route=GET /v1/payments:status=429' })).status).toBe(201);
+    expect((await sb.get('/v1/payments', AUTH)).status).toBe(429);
+    const bad = await sb.post('/_sandbox/scenarios', { entries: [], faults: 'status=999' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatchObject({ param: 'faults', message: expect.stringContaining('status=N with N one of') });
+    const empty = await sb.post('/_sandbox/scenarios', { entries: [] });
+    expect(empty.json.error).toMatchObject({ param: 'entries', message: expect.stringContaining('only when faults is set') });
   });
 });
