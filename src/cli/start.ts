@@ -62,7 +62,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
     .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
     .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
-    .option('--faults <spec>', help('faults', 'inject webhook faults, e.g. "duplicate=2,delay=2s" or "url=http://127.0.0.1:3000/hook:fail-first=2" (docs/webhooks.md)'))
+    .option('--faults <spec>', help('faults', 'inject webhook and API faults, e.g. "duplicate=2,delay=2s", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (docs/api-faults.md)'))
     .option('--fault-seed <n>', help('faultSeed', 'seed of random faults (fail=P, p=P) so a run repeats exactly'))
     .option('--fault-timeout <duration>', help('faultTimeout', 'how long an API timeout fault (X-Sandbox-Fault: timeout) holds the connection before closing it, at most 10m'))
     .option('--scenario <name|file>', help('scenario', `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`))
