@@ -112,7 +112,8 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (!ending) return next();
     if (ending.kind === 'status') {
       const retry = ending.value === '503' || ending.value === '429' ? { 'Retry-After': String(FAULT_RETRY_AFTER_S) } : undefined;
-      const advice = retry ? `retry after ${FAULT_RETRY_AFTER_S} s with the same Idempotency-Key` : 'retry with the same Idempotency-Key';
+      const same = c.req.method === 'POST' ? ' with the same Idempotency-Key' : '';
+      const advice = retry ? `retry after ${FAULT_RETRY_AFTER_S} s${same}` : `retry the request${same}`;
       const source = chosen.origin === 'header' ? `the ${FAULT_HEADER} header` : `fault rule ${chosen.origin}`;
       throw new SandboxError(STATUS_CODES[ending.value!]!, `${source} asked for status=${ending.value}: an injected fault, nothing was changed; ${advice}`, undefined, retry);
     }
