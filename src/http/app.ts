@@ -90,7 +90,8 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
-  // Before the write lock: a latency= wait or a held timeout must not keep other requests from writing.
+  // Before the write lock, which is taken for this turn's batch: a request that waits (latency=,
+  // timeout) takes it after its wait; before idempotency, so an injected answer stores no key.
   app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
   app.use('/v1/*', bearerAuth(deps.services));

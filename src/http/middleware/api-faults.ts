@@ -1,7 +1,7 @@
 // API faults on /api/* and /v1/* (docs/api-faults.md): the X-Sandbox-Fault request header, else
-// the standing API fault rules. Runs before the write lock, so a latency= wait or a held timeout
-// never keeps other requests from writing, and before idempotency, so a status/reset/timeout
-// answer consumes no Idempotency-Key and changes nothing. lost-answer runs the request, waits for
+// the standing API fault rules. Runs before the write lock (taken for one turn's batch), so a
+// request that waits (latency=, timeout) takes it after its wait, and before idempotency, so a
+// status/reset/timeout answer consumes no Idempotency-Key and changes nothing. lost-answer runs the request, waits for
 // its commit (its answer is then stored under its Idempotency-Key), and only then drops it.
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
