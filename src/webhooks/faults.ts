@@ -183,7 +183,9 @@ export class FaultInjector implements AttemptShaper {
   recordInjected(fault: InjectedFault): void {
     this.injected.unshift(fault);
     if (this.injected.length > RECENT_FAULTS) this.injected.pop();
-    this.deps.activity.publish({ kind: 'fault.injected', at: fault.at, data: { ...fault } });
+    // The stream's items are snake_case and carry `at` as an ISO time of their own.
+    const { requestId, method, path, fault: label, origin } = fault;
+    this.deps.activity.publish({ kind: 'fault.injected', at: fault.at, data: { request_id: requestId, method, path, fault: label, origin } });
   }
 
   /** The API faults injected lately, newest first. */

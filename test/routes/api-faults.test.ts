@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
@@ -134,7 +135,7 @@ describe('X-Sandbox-Fault', () => {
     const seen: unknown[] = [];
     sb.services.activity.subscribe((a) => a.kind === 'fault.injected' && seen.push(a.data));
     await sb.post('/v1/payments', paymentBody(), { ...AUTH, 'X-Sandbox-Fault': 'latency=10ms,status=502' });
-    expect(seen).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/payments', fault: 'latency=10ms, status=502', origin: 'header' })]);
+    expect(seen).toEqual([{ request_id: expect.stringMatching(/^req_/), method: 'POST', path: '/v1/payments', fault: 'latency=10ms, status=502', origin: 'header' }]);
     const page = await sb.get('/_sandbox/dashboard/faults');
     expect(page.status).toBe(200);
     expect(page.text).toContain('latency=10ms, status=502');
@@ -248,4 +249,11 @@ describe('faults in scenario documents', () => {
     const empty = await sb.post('/_sandbox/scenarios', { entries: [] });
     expect(empty.json.error).toMatchObject({ param: 'entries', message: expect.stringContaining('only when faults is set') });
   });
+});
+
+it('--fault-timeout takes a duration of at most 10m, and says so', () => {
+  expect(loadConfig({ faultTimeout: '2s' }, {}).faultTimeoutMs).toBe(2000);
+  expect(loadConfig({}, {}).faultTimeoutMs).toBe(30_000);
+  expect(() => loadConfig({ faultTimeout: '11m' }, {})).toThrow('--fault-timeout must be at most 10m');
+  expect(() => loadConfig({}, { SANDBOX_FAULT_TIMEOUT: 'soon' })).toThrow('SANDBOX_FAULT_TIMEOUT must be a duration');
 });
