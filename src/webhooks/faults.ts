@@ -85,6 +85,8 @@ export function faultRuleView(rule: FaultRule) {
 /** Holds the fault rules and shapes webhook attempts by them. */
 export class FaultInjector implements AttemptShaper {
   private rules: FaultRule[] = [];
+  /** The webhook rules of `rules` (the API ones are apart in apiRules). */
+  private webhookRules: FaultRule[] = [];
   /** The API fault rules of `rules`, apart: most requests meet none and pay one length check. */
   private apiRules: ApiFaultRule[] = [];
   private readonly injected: InjectedFault[] = [];
@@ -314,9 +316,6 @@ export class FaultInjector implements AttemptShaper {
       return stored;
     });
   }
-
-  /** The webhook rules (the API ones are apart in apiRules). */
-  private webhookRules: FaultRule[] = [];
 
   private reload(): void {
     this.rules = this.deps.store.faultRules.all();
