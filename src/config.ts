@@ -46,6 +46,8 @@ export interface Config {
   readonly faults: string | undefined;
   /** Seed of the fault injector's randomness (fail=P); random when unset. */
   readonly faultSeed: number | undefined;
+  /** How long an API `timeout` fault holds a connection without an answer before closing it. */
+  readonly faultTimeoutMs: number;
   /** The --scenario file, resolved to an absolute path and checked once at start. */
   readonly scenarioPath: string | undefined;
   /** --auto-authenticate, parsed: every new challenge completes by itself after the delay. */
@@ -76,6 +78,7 @@ export interface ConfigFlags {
   webhookTimeout?: string;
   faults?: string;
   faultSeed?: string | number;
+  faultTimeout?: string;
   scenario?: string;
   autoAuthenticate?: string;
   chargebackDelay?: string;
@@ -84,6 +87,9 @@ export interface ConfigFlags {
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', CODE_DIR));
+
+/** The longest --fault-timeout: a held connection is a socket and a timer until it ends. */
+export const MAX_FAULT_TIMEOUT_MS = 10 * 60_000;
 
 /** The one set of defaults of `sandbox start`, as a user would type them (the library overrides some for tests). */
 export const START_DEFAULTS = Object.freeze({
@@ -99,6 +105,7 @@ export const START_DEFAULTS = Object.freeze({
   webhookTimeout: '5s',
   chargebackDelay: '30s',
   sepaDelay: '3m',
+  faultTimeout: '30s',
 } satisfies ConfigFlags);
 
 /** The environment variable of each start option; a flag wins over it, and it wins over the default. */
@@ -120,6 +127,7 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   webhookTimeout: 'SANDBOX_WEBHOOK_TIMEOUT',
   faults: 'SANDBOX_FAULTS',
   faultSeed: 'SANDBOX_FAULT_SEED',
+  faultTimeout: 'SANDBOX_FAULT_TIMEOUT',
   scenario: 'SANDBOX_SCENARIO',
   autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
   chargebackDelay: 'SANDBOX_CHARGEBACK_DELAY',
@@ -197,6 +205,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const faultSeedText = setting('faultSeed');
   const faultSeed = faultSeedText.value === undefined ? undefined : Number(faultSeedText.value);
   if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff)) bad('faultSeed', faultSeedText.from, `must be a whole number from 0 to 4294967295, got "${faultSeedText.value}"`);
+  const faultTimeoutMs = duration('faultTimeout');
+  if (faultTimeoutMs > MAX_FAULT_TIMEOUT_MS) bad('faultTimeout', text('faultTimeout').from, `must be at most 10m (the longest an API timeout fault holds a connection), got "${text('faultTimeout').value}"`);
   const auto = text('autoAuthenticate');
   const autoAuthenticate = auto.value === undefined ? undefined : parseAutoAuthenticate(auto.value);
   if (auto.value !== undefined && !autoAuthenticate) bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
@@ -226,6 +236,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     requestTimeoutMs: 30_000,
     faults: faultSpec,
     faultSeed,
+    faultTimeoutMs,
     scenarioPath,
     autoAuthenticate,
     chargebackDelayMs: duration('chargebackDelay'),

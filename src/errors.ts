@@ -13,7 +13,7 @@ export type ErrorType =
   | 'api_error';
 
 interface CatalogueEntry {
-  status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 503 | 507;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503 | 504 | 507;
   type: ErrorType;
   /** When the code is used, for the docs. */
   when: string;
@@ -109,6 +109,11 @@ export const ERROR_CATALOGUE = {
     type: 'api_error',
     when: 'another connection held the SQLite write lock for the whole 1 s a write waits for it (another process writing to the same --db, or a starved disk); the server answers everything else meanwhile; nothing was changed: retry after the Retry-After seconds',
   },
+  injected_rate_limit: { status: 429, type: 'rate_limit_error', when: 'X-Sandbox-Fault: status=429 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)' },
+  injected_server_error: { status: 500, type: 'api_error', when: 'X-Sandbox-Fault: status=500 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)' },
+  injected_bad_gateway: { status: 502, type: 'api_error', when: 'X-Sandbox-Fault: status=502 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)' },
+  injected_unavailable: { status: 503, type: 'api_error', when: 'X-Sandbox-Fault: status=503 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)' },
+  injected_gateway_timeout: { status: 504, type: 'api_error', when: 'X-Sandbox-Fault: status=504 (or a standing API fault rule) asked for it; nothing was changed here, but a real 504 may come after the work was done: reconcile before retrying without a key (docs/api-faults.md)' },
   storage_full: {
     status: 507,
     type: 'api_error',

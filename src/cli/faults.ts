@@ -1,4 +1,4 @@
-// `sandbox faults set|list|clear`: fault injection rules of a running sandbox (docs/webhooks.md).
+// `sandbox faults set|list|clear`: webhook and API fault rules of a running sandbox (docs/api-faults.md).
 import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
@@ -6,17 +6,21 @@ import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
 import type { FaultListView, FaultsDeletedView, FaultsSetView } from '../views/fault-rule.js';
 
+const SET_BY: Record<string, string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };
+
 function rulesTable(list: FaultListView): string {
   if (list.data.length === 0) return `no fault rules (seed ${list.seed})`;
-  return `${formatTable(['ID', 'RULE', 'SET BY'], list.data.map((r) => [r.id, r.spec, r.source === 'flag' ? '--faults' : 'control API']))}\nseed ${list.seed}`;
+  return `${formatTable(['ID', 'RULE', 'SET BY'], list.data.map((r) => [r.id, r.spec, SET_BY[r.source] ?? r.source]))}\nseed ${list.seed}`;
 }
 
 /** Adds `sandbox faults ...`. */
 export function addFaultsCommand(program: Command, io: CliIo): void {
-  const faults = program.command('faults').description('inject webhook faults: duplicate, reorder, delay, fail-first, fail, lost-ack, bad-signature, stale-timestamp');
+  const faults = program
+    .command('faults')
+    .description('inject webhook faults (duplicate, reorder, delay, fail-first, fail, lost-ack, bad-signature, stale-timestamp) and API faults (latency, status, reset, timeout, lost-answer)');
 
-  clientOptions(faults.command('set [spec]').description('add rules, e.g. "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2"'))
-    .option('--seed <n>', 'reseed random faults (fail=P) so a run repeats exactly')
+  clientOptions(faults.command('set [spec]').description('add rules, e.g. "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (docs/api-faults.md)'))
+    .option('--seed <n>', 'reseed random faults (fail=P, p=P) so a run repeats exactly')
     .action(async (spec: string | undefined, flags: ClientFlags & { seed?: string }) => {
       if (spec === undefined && flags.seed === undefined) throw new CliError('give a fault spec such as "duplicate=2", or --seed N');
       const seed = flags.seed === undefined ? undefined : Number(flags.seed);

@@ -27,6 +27,7 @@ import { controlDisputeRoutes } from './control-disputes.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
+import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi.js';
@@ -39,7 +40,7 @@ import { pageHeaders } from './page-headers.js';
 import { allowedMethods } from './method-not-allowed.js';
 
 /** Hono variables set by middleware. */
-export type AppEnv = { Variables: { requestId: string; merchant?: Merchant } };
+export type AppEnv = { Variables: { requestId: string; merchant?: Merchant; fault?: string } };
 
 /** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
 export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => ScriptedOutcome | undefined;
@@ -89,6 +90,9 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  // Before the write lock, which is taken for this turn's batch: a request that waits (latency=,
+  // timeout) takes it after its wait; before idempotency, so an injected answer stores no key.
+  app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
   app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));

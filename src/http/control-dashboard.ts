@@ -11,6 +11,7 @@ import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import { DeliveryFragment, DeliveryPage } from '../pages/dashboard-delivery.js';
+import { FaultsFragment, FaultsPage } from '../pages/dashboard-faults.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
 import { ListFragment, type TableContext } from '../pages/dashboard-tables.js';
 import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
@@ -68,6 +69,8 @@ export const dashboardOpenApi: OpenApiRoute[] = [
   page('get', '/_sandbox/dashboard/deliveries/:id/fragment', "The live part of a delivery's page (status, attempts, other deliveries of the event)", 'an HTML fragment', { errors: ['resource_missing'] }),
   page('post', '/_sandbox/dashboard/deliveries/:id/replay', "The Replay button's form: sends the event again as a new delivery", '303 back to the delivery, whose page lists the replay', { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] }),
   page('post', '/_sandbox/dashboard/authenticate', "The Approve / Decline buttons' form on a pending authentication", '303 back to the list', { status: 303, body: dashboardAuthenticateForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing', 'invalid_state'] }),
+  page('get', '/_sandbox/dashboard/faults', 'The fault rules in force and the API faults injected lately (X-Sandbox-Fault and API fault rules)', 'an HTML page'),
+  page('get', '/_sandbox/dashboard/faults/fragment', 'The live part of the Faults page', 'an HTML fragment'),
   page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript'),
   page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS'),
 ];
@@ -148,6 +151,13 @@ export function dashboardRoutes(deps: AppDeps) {
   );
 
   app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
+
+  const faultParts = () => {
+    const { seed, data: rules } = services.faults.list();
+    return { seed, rules, injected: services.faults.recentInjected() };
+  };
+  app.get('/_sandbox/dashboard/faults', (c) => c.html(FaultsPage({ ...faultParts(), now: services.clock.now() })));
+  app.get('/_sandbox/dashboard/faults/fragment', (c) => c.html(String(FaultsFragment(faultParts()))));
 
   app.post('/_sandbox/dashboard/deliveries/:id/replay', async (c) => {
     const form = validate(dashboardReplayForm, await readForm(c));

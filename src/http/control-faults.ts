@@ -1,5 +1,5 @@
 // Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
-// effects are in src/webhooks/fault-rules.ts and faults.ts; docs/webhooks.md explains both.
+// effects are in src/webhooks/fault-rules.ts and faults.ts; docs/api-faults.md explains both.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
@@ -12,7 +12,7 @@ import { validate } from '../contracts/validate.js';
 /** POST /_sandbox/faults body. */
 export const setSchema = z
   .object({
-    spec: z.string().optional().describe('a fault spec such as "duplicate=2" or "url=http://127.0.0.1:3000/hook:fail-first=2" (see docs/webhooks.md)'),
+    spec: z.string().optional().describe('a fault spec such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (see docs/api-faults.md)'),
     seed: z.number().int().min(0).max(0xffffffff).optional().describe('a whole number from 0 to 4294967295'),
   })
   .strict();

@@ -80,7 +80,7 @@ export const DASHBOARD_JS = `'use strict';
   }
   function schedule() { clearTimeout(timer); timer = setTimeout(refresh, 120); }
   var stream = new EventSource('/_sandbox/stream');
-  ['event.created', 'delivery.attempted', 'transaction.updated', 'payment.updated', 'session.updated', 'state.reset'].forEach(function (kind) {
+  ['event.created', 'delivery.attempted', 'transaction.updated', 'payment.updated', 'session.updated', 'state.reset', 'fault.injected'].forEach(function (kind) {
     stream.addEventListener(kind, schedule);
   });
   // On (re)connect, refresh once: whatever happened while the stream was down is in the table now.

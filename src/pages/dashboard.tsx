@@ -80,6 +80,7 @@ export function DashboardPage(props: { view: ListView; now: number; fragmentHref
         {(Object.keys(TAB_LABELS) as DashboardTab[]).map((tab) => (
           <a href={listHref({ tab })} aria-current={tab === view.tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>
         ))}
+        <a href="/_sandbox/dashboard/faults">Faults</a>
       </nav>
       <form class="filters" method="get" action="/_sandbox/">
         <input type="hidden" name="tab" value={view.tab} />

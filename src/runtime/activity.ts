@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 
 /** One thing that happened, as the SSE stream sends it. */
 export interface Activity {
-  kind: 'event.created' | 'delivery.attempted' | 'transaction.updated' | 'payment.updated' | 'session.updated' | 'state.reset';
+  kind: 'event.created' | 'delivery.attempted' | 'transaction.updated' | 'payment.updated' | 'session.updated' | 'state.reset' | 'fault.injected';
   at: number;
   data: Record<string, unknown>;
 }

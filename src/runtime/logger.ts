@@ -18,7 +18,8 @@ export interface WebhookLogEntry {
 
 /** The sandbox's log. */
 export interface Logger {
-  request(entry: { method: string; path: string; status: number; ms: number; requestId: string }): void;
+  /** `fault`: the API faults injected into the request (api-faults middleware), e.g. "status=503". */
+  request(entry: { method: string; path: string; status: number; ms: number; requestId: string; fault?: string }): void;
   webhook(entry: WebhookLogEntry): void;
   info(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
@@ -61,7 +62,7 @@ export function createLogger(options: { format: LogFormat; quiet: boolean; write
   if (options.format === 'json') {
     const json = (fields: Record<string, unknown>) => write(jsonLine({ time: new Date().toISOString(), ...fields }));
     return {
-      request: (e) => json({ type: 'request', method: e.method, path: e.path, status: e.status, ms: e.ms, request_id: e.requestId }),
+      request: (e) => json({ type: 'request', method: e.method, path: e.path, status: e.status, ms: e.ms, request_id: e.requestId, fault: e.fault ?? null }),
       webhook: (e) =>
         json({
           type: 'webhook',
@@ -83,7 +84,7 @@ export function createLogger(options: { format: LogFormat; quiet: boolean; write
   }
   return {
     request: (e) =>
-      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(escapeControls(e.method).padEnd(6))} ${escapeControls(e.path)} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}`),
+      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(escapeControls(e.method).padEnd(6))} ${escapeControls(e.path)} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}${e.fault ? kleur.magenta(` [fault: ${escapeControls(e.fault)}]`) : ''}`),
     webhook: (e) => {
       const answer = e.result.status !== null ? statusColour(e.result.status)(String(e.result.status)) : kleur.red(e.result.errorKind ?? 'error');
       const next = e.status === 'pending' && e.retryIn !== undefined ? kleur.dim(` retry in ${formatDuration(e.retryIn)}`) : e.status === 'failed' ? kleur.red(' gave up') : '';

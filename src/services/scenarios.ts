@@ -12,6 +12,8 @@ import { validate } from '../contracts/validate.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
 import { CODE_DIR } from '../code-dir.js';
+import { parseFaultSpec } from '../webhooks/fault-rules.js';
+import type { FaultInjector } from '../webhooks/faults.js';
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
 // each check carries its own hint.
@@ -42,11 +44,20 @@ export const scenarioDocumentSchema = z
           })
           .strict(),
       )
-      .min(1)
       .max(10_000)
-      .describe('a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}'),
+      .describe('a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"} (empty only when faults is set)'),
+    faults: z
+      .string()
+      .max(4000)
+      .refine((spec) => !('problem' in parseFaultSpec(spec)), { error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}` })
+      .optional()
+      .describe('fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)'),
   })
-  .strict();
+  .strict()
+  .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined, {
+    path: ['entries'],
+    error: 'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults is set',
+  });
 
 /** A parsed scenario document. */
 export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
@@ -77,14 +88,20 @@ export function entryMatches(entry: ScenarioEntry, facts: PaymentFacts): boolean
 
 /** The scenario queue. */
 export class Scenarios {
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(
+    private readonly deps: ServiceDeps,
+    /** Where a document's `faults` go. */
+    private readonly faults: FaultInjector,
+  ) {
     this.loadStartupFile();
   }
 
-  /** Appends a document's entries to the queue; returns how many were added. */
+  /** Appends a document's entries to the queue and adds its fault rules; returns how many entries were added. */
   add(doc: ScenarioDocument, source = 'api'): number {
     const { store, clock } = this.deps;
     const now = clock.now();
+    // A posted document's rules are control API rules; a --scenario file's are replaced when it reloads (loadStartupFile).
+    if (doc.faults !== undefined && source === 'api') this.faults.add(doc.faults, 'faults');
     return store.tx(() => {
       for (const e of doc.entries) {
         store.scenarios.insert({ scenario: doc.name ?? source, terNo: e.terNO ?? null, reference: e.reference ?? null, amount: e.amount ?? null, mop: e.mop ?? null, outcome: e.outcome.trim().toLowerCase(), times: e.times, createdAt: now });
@@ -125,6 +142,7 @@ export class Scenarios {
       this.clear();
       this.add(doc, basename(path, '.json'));
     });
+    this.faults.replaceScenarioRules(doc.faults, 'faults');
   }
 }
 

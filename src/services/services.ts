@@ -36,7 +36,9 @@ export function createServices(deps: ServiceDeps) {
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, events);
-  const scenarios = new Scenarios(deps);
+  // Before the scenarios: a scenario document's `faults` are fault rules.
+  const faults = new FaultInjector(deps);
+  const scenarios = new Scenarios(deps, faults);
   const snapshot = new Snapshot(deps, scenarios);
   const tokens = new Tokens(deps);
   const payments = new Payments(deps, auth, events, jobs, tokens);
@@ -50,7 +52,6 @@ export function createServices(deps: ServiceDeps) {
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
-  const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);

@@ -1,29 +1,34 @@
-// Fault rules (migration 005): one row per fault kind per target. Read once into memory by the
+// Fault rules (migrations 005 and 015): one row per fault kind per target and merchant. Read once into memory by the
 // fault injector and written only through it, so the send path never queries this table.
 import type { Db } from './open-database.js';
 
-/** Where a rule applies: every delivery, one registered endpoint, or one URL. */
-export type FaultScope = 'global' | 'endpoint' | 'url';
+/** Where a rule applies: everywhere, one registered endpoint or URL (webhooks), or one route (API faults). */
+export type FaultScope = 'global' | 'endpoint' | 'url' | 'route';
 
 /** A stored fault rule; `value` is the text after `=` (N, a duration, a probability) or null. */
 export interface FaultRule {
   id: string;
   scope: FaultScope;
   target: string;
+  /** Only this merchant's requests and webhooks; '' for every merchant. */
+  merchant: string;
   fault: string;
   value: string | null;
-  source: 'flag' | 'api';
+  /** The chance an API fault fires on a matching request; null = every time. */
+  probability: number | null;
+  source: 'flag' | 'api' | 'scenario';
   createdAt: number;
 }
 
-const COLUMNS = 'id, scope, target, fault, value, source, created_at AS createdAt';
+const COLUMNS = 'id, scope, target, merchant, fault, value, probability, source, created_at AS createdAt';
 
 /** Prepared statements over fault_rules. */
 export function createFaultRulesRepo(db: Db) {
-  // One rule per (scope, target, fault): setting it again replaces the value.
-  const upsert = db.prepare(`INSERT INTO fault_rules (id, scope, target, fault, value, source, created_at)
-    VALUES (@id, @scope, @target, @fault, @value, @source, @createdAt)
-    ON CONFLICT (scope, target, fault) DO UPDATE SET value = excluded.value, source = excluded.source, created_at = excluded.created_at`);
+  // One rule per (scope, target, merchant, fault): setting it again replaces the value and probability.
+  const upsert = db.prepare(`INSERT INTO fault_rules (id, scope, target, merchant, fault, value, probability, source, created_at)
+    VALUES (@id, @scope, @target, @merchant, @fault, @value, @probability, @source, @createdAt)
+    ON CONFLICT (scope, target, merchant, fault) DO UPDATE SET value = excluded.value, probability = excluded.probability,
+      source = excluded.source, created_at = excluded.created_at`);
   const all = db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`);
   const removeOne = db.prepare('DELETE FROM fault_rules WHERE id = ?');
   const removeAll = db.prepare('DELETE FROM fault_rules');
@@ -36,7 +41,7 @@ export function createFaultRulesRepo(db: Db) {
     remove: (id: string) => removeOne.run(id).changes,
     /** Deletes every rule; returns how many went. */
     clear: () => removeAll.run().changes,
-    /** Deletes the rules of one source (the --faults ones are replaced at each start). */
+    /** Deletes the rules of one source (the --faults and scenario file ones are replaced at each start). */
     clearSource: (source: FaultRule['source']) => removeSource.run(source).changes,
   };
 }

@@ -1,4 +1,4 @@
-// A webhook fault rule as the control API shows it, and the fault list (the rules and the seed).
+// A fault rule (webhook or API side) as the control API shows it, and the fault list (the rules and the seed).
 import * as z from 'zod';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import { listOf } from './list.js';
@@ -7,12 +7,14 @@ import { iso, isoTime } from './time.js';
 /** A fault rule. */
 export const faultRuleView = z.object({
   id: z.string(),
-  scope: z.enum(['global', 'endpoint', 'url']),
-  target: z.string().nullable().describe('the endpoint id or URL; null for global rules'),
+  scope: z.enum(['global', 'endpoint', 'url', 'route']),
+  target: z.string().nullable().describe('the endpoint id, URL or route pattern; null for global rules'),
+  merchant: z.string().nullable().describe('the merchant the rule is aimed at (merchant=); null for every merchant'),
   fault: z.string().describe('the fault kind, e.g. duplicate, fail-first, timeout'),
   value: z.string().nullable(),
+  probability: z.number().nullable().describe('the chance (p=) that an API rule fires; null: always'),
   spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
-  source: z.enum(['flag', 'api']).describe('flag (--faults at start) or api (the control API)'),
+  source: z.enum(['flag', 'api', 'scenario']).describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
   created_at: isoTime,
 });
 
@@ -31,8 +33,10 @@ export function toFaultRuleView(rule: FaultRule, spec: string): FaultRuleView {
     id: rule.id,
     scope: rule.scope,
     target: rule.scope === 'global' ? null : rule.target,
+    merchant: rule.merchant || null,
     fault: rule.fault,
     value: rule.value,
+    probability: rule.probability,
     spec,
     source: rule.source,
     created_at: iso(rule.createdAt),

@@ -1,7 +1,9 @@
-// Fault injection: the AttemptShaper the delivery worker calls before every attempt. Rules come
-// from --faults at start, POST /_sandbox/faults and `sandbox faults set` (grammar in fault-rules.ts);
-// per fault kind the most specific rule wins (endpoint, then URL, then global). Randomness (fail=P)
-// comes from a seeded generator, so a run with the same --fault-seed repeats exactly.
+// Fault injection: the AttemptShaper the delivery worker calls before every attempt, and the
+// standing API fault rules the api-faults middleware asks about every request. Rules come from
+// --faults at start, POST /_sandbox/faults, `sandbox faults set` and scenario files (grammar in
+// fault-rules.ts); per fault kind the most specific rule wins (webhooks: endpoint, then URL, then
+// global; API: route, then every route; a merchant= rule over one for every merchant). Randomness
+// (fail=P, p=P) comes from one seeded generator, so a run with the same --fault-seed repeats exactly.
 import { randomInt } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import { parseDuration, formatDuration } from '../domain/duration.js';
@@ -11,6 +13,8 @@ import type { Clock } from '../runtime/clock.js';
 import type { Store } from '../store/store.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
+import type { ActivityBus } from '../runtime/activity.js';
+import { isApiFault, parseRoutePattern, routeMatches, ENDING_FAULTS, type ApiFault, type ApiFaultKind, type RoutePattern } from '../domain/api-faults.js';
 import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
 import { formatFaultRule, parseFaultSpec, type FaultKind } from './fault-rules.js';
 import { toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
@@ -28,7 +32,29 @@ export interface FaultEngineDeps {
   config: Config;
   store: Store;
   clock: Clock;
+  activity: ActivityBus;
 }
+
+/** A standing API fault rule with its route filter compiled. */
+export interface ApiFaultRule {
+  rule: FaultRule;
+  route: RoutePattern | null;
+}
+
+/** One fault injected into an API request, as the dashboard lists it. */
+export interface InjectedFault {
+  at: number;
+  requestId: string;
+  method: string;
+  path: string;
+  /** e.g. "latency=2s, lost-answer". */
+  fault: string;
+  /** "header" (X-Sandbox-Fault) or the id of the standing rule. */
+  origin: string;
+}
+
+/** How many injected API faults the dashboard keeps (in memory: the request log is the record). */
+export const RECENT_FAULTS = 100;
 
 /** A small seedable generator (mulberry32): the same seed gives the same sequence. */
 function seededRandom(seed: number): () => number {
@@ -48,6 +74,11 @@ export const faultRuleView = (rule: FaultRule) => toFaultRuleView(rule, formatFa
 /** Holds the fault rules and shapes webhook attempts by them. */
 export class FaultInjector implements AttemptShaper {
   private rules: FaultRule[] = [];
+  /** The webhook rules of `rules` (the API ones are apart in apiRules). */
+  private webhookRules: FaultRule[] = [];
+  /** The API fault rules of `rules`, apart: most requests meet none and pay one length check. */
+  private apiRules: ApiFaultRule[] = [];
+  private readonly injected: InjectedFault[] = [];
   private seed: number;
   private random: () => number;
   /** reorder: per target (endpoint id or URL), the delivery held back for the next one. */
@@ -96,12 +127,61 @@ export class FaultInjector implements AttemptShaper {
     return { ...listView(wholeList(this.rules), faultRuleView), seed: this.seed };
   }
 
-  /** Adds (or replaces, per scope, target and kind) the rules of a spec; a bad spec is a 400 on `param`. */
-  add(spec: string, param = 'spec'): FaultRule[] {
-    const added = this.deps.store.tx(() => this.insert(spec, 'api', param));
+  /** Adds (or replaces, per scope, target, merchant and kind) the rules of a spec; a bad spec is a 400 on `param`. */
+  add(spec: string, param = 'spec', source: FaultRule['source'] = 'api'): FaultRule[] {
+    const added = this.deps.store.tx(() => this.insert(spec, source, param));
     this.reload();
     // A rule set again keeps its id: answer with the stored rows.
-    return this.rules.filter((rule) => added.some((a) => a.scope === rule.scope && a.target === rule.target && a.fault === rule.fault));
+    return this.rules.filter((rule) => added.some((a) => a.scope === rule.scope && a.target === rule.target && a.merchant === rule.merchant && a.fault === rule.fault));
+  }
+
+  /** Replaces the rules a scenario file set with those of `spec` (none when undefined). */
+  replaceScenarioRules(spec: string | undefined, param: string): void {
+    this.deps.store.tx(() => {
+      this.deps.store.faultRules.clearSource('scenario');
+      if (spec !== undefined) this.insert(spec, 'scenario', param);
+    });
+    this.reload();
+  }
+
+  /** The standing API rules whose route filter matches; empty (and cheap) when there are none. */
+  apiRulesFor(method: string, path: string): ApiFaultRule[] {
+    if (this.apiRules.length === 0) return [];
+    return this.apiRules.filter((api) => api.route === null || routeMatches(api.route, method, path));
+  }
+
+  /**
+   * Of the rules apiRulesFor() matched, those that fire on this request: per fault kind the most
+   * specific rule for `merchantId`, drawn against its p= from the seeded generator; when several
+   * ending faults fire, the most specific one. Empty when none fires.
+   */
+  drawApiFaults(matched: readonly ApiFaultRule[], merchantId: string | undefined): Array<ApiFault & { ruleId: string }> {
+    const rank = ({ rule }: ApiFaultRule) => (rule.merchant ? 2 : 0) + (rule.scope === 'route' ? 1 : 0);
+    const best = new Map<ApiFaultKind, ApiFaultRule>();
+    for (const api of matched) {
+      if (api.rule.merchant && api.rule.merchant !== merchantId) continue;
+      const current = best.get(api.rule.fault as ApiFaultKind);
+      if (!current || rank(current) < rank(api)) best.set(api.rule.fault as ApiFaultKind, api);
+    }
+    const fired = [...best.values()].filter(({ rule }) => rule.probability === null || this.random() < rule.probability);
+    const ending = fired.filter(({ rule }) => ENDING_FAULTS.includes(rule.fault as ApiFaultKind)).sort((a, b) => rank(b) - rank(a))[0];
+    return fired
+      .filter((api) => api.rule.fault === 'latency' || api === ending)
+      .map(({ rule }) => ({ kind: rule.fault as ApiFaultKind, value: rule.value, ruleId: rule.id }));
+  }
+
+  /** Records a fault injected into an API request and tells the activity bus (the dashboard refreshes). */
+  recordInjected(fault: InjectedFault): void {
+    this.injected.unshift(fault);
+    if (this.injected.length > RECENT_FAULTS) this.injected.pop();
+    // The stream's items are snake_case and carry `at` as an ISO time of their own.
+    const { requestId, method, path, fault: label, origin } = fault;
+    this.deps.activity.publish({ kind: 'fault.injected', at: fault.at, data: { request_id: requestId, method, path, fault: label, origin } });
+  }
+
+  /** The API faults injected lately, newest first. */
+  recentInjected(): readonly InjectedFault[] {
+    return this.injected;
   }
 
   /** Restarts the generator of fail=P from `seed`. */
@@ -201,10 +281,12 @@ export class FaultInjector implements AttemptShaper {
 
   /** Per fault kind, the most specific rule that matches the delivery. */
   private rulesFor(delivery: Delivery): Map<FaultKind, FaultRule> {
-    const rank = (rule: FaultRule) =>
+    const place = (rule: FaultRule) =>
       rule.scope === 'endpoint' ? (rule.target === delivery.endpointId ? 3 : 0) : rule.scope === 'url' ? (rule.target === delivery.url ? 2 : 0) : 1;
+    // A merchant= rule counts only for that merchant's deliveries, and over any rule without one.
+    const rank = (rule: FaultRule) => (rule.merchant === '' ? place(rule) : rule.merchant === delivery.merchantId ? place(rule) + 3 : 0);
     const best = new Map<FaultKind, FaultRule>();
-    for (const rule of this.rules) {
+    for (const rule of this.webhookRules) {
       const r = rank(rule);
       if (r === 0) continue;
       const current = best.get(rule.fault as FaultKind);
@@ -226,5 +308,9 @@ export class FaultInjector implements AttemptShaper {
 
   private reload(): void {
     this.rules = this.deps.store.faultRules.all();
+    this.webhookRules = this.rules.filter((rule) => !isApiFault(rule.fault));
+    this.apiRules = this.rules
+      .filter((rule) => isApiFault(rule.fault))
+      .map((rule) => ({ rule, route: rule.scope === 'route' ? (parseRoutePattern(rule.target) ?? null) : null }));
   }
 }

@@ -78,7 +78,7 @@ export async function customerPages(base: string): Promise<PageKind[]> {
   ];
 }
 
-/** Every dashboard tab (from the dashboard's own list) and a delivery's page; call after customerPages so the lists have rows. */
+/** Every dashboard tab (from the dashboard's own list), a delivery's page and the Faults page; call after customerPages so the lists have rows. */
 export async function dashboardPages(base: string): Promise<PageKind[]> {
   const { json } = await call(base, 'GET', '/_sandbox/deliveries', undefined);
   const delivery = json.data[0]?.id as string | undefined;
@@ -86,5 +86,6 @@ export async function dashboardPages(base: string): Promise<PageKind[]> {
   return [
     ...DASHBOARD_TABS.map((tab) => ({ name: `dashboard ${tab}`, path: `/_sandbox/?tab=${tab}` })),
     { name: 'dashboard delivery', path: `/_sandbox/dashboard/deliveries/${encodeURIComponent(delivery!)}` },
+    { name: 'dashboard faults', path: '/_sandbox/dashboard/faults' },
   ];
 }

@@ -1,0 +1,89 @@
+// The dashboard's Faults page: the fault rules in force (webhook and API, docs/api-faults.md) and
+// the API faults injected lately, newest first. The live fragment refreshes on every injected
+// fault (the activity bus's fault.injected). Every value goes through hono/jsx, so paths are escaped.
+import type { Child } from 'hono/jsx';
+import { when } from './dashboard-tables.js';
+import { DashboardShell } from './dashboard.js';
+
+/** A rule as the control API shows it (the fields this page uses). */
+export interface FaultRuleFacts {
+  id: string;
+  spec: string;
+  source: string;
+}
+
+/** An injected API fault (the fault injector's record). */
+export interface InjectedFaultFacts {
+  at: number;
+  requestId: string;
+  method: string;
+  path: string;
+  fault: string;
+  origin: string;
+}
+
+const SOURCES: Record<string, string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };
+
+function Table(props: { label: string; heads: string[]; empty: string; children: Child[] }) {
+  return (
+    <div class="table-scroll" tabindex={0} role="region" aria-label={props.label}>
+      <table data-list={props.label}>
+        <thead>
+          <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
+        </thead>
+        <tbody>
+          {props.children.length === 0 ? (
+            <tr>
+              <td class="empty" colspan={props.heads.length}>{props.empty}</td>
+            </tr>
+          ) : (
+            props.children
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The live part: the rules and the injected faults. */
+export function FaultsFragment(props: { seed: number; rules: FaultRuleFacts[]; injected: readonly InjectedFaultFacts[] }) {
+  return (
+    <>
+      <h2 id="injected">API faults injected lately</h2>
+      <Table label="injected API faults" heads={['When (sandbox time)', 'Request', 'Fault', 'From', 'Request id']} empty="None yet: send X-Sandbox-Fault on a request, or set an API fault rule.">
+        {props.injected.map((f) => (
+          <tr data-request-id={f.requestId}>
+            <td>{when(f.at)}</td>
+            <td class="id">{f.method} {f.path}</td>
+            <td><span class="status bad">{f.fault}</span></td>
+            <td class="id">{f.origin === 'header' ? 'X-Sandbox-Fault header' : `rule ${f.origin}`}</td>
+            <td class="id">{f.requestId}</td>
+          </tr>
+        ))}
+      </Table>
+      <h2 id="rules">Fault rules in force (seed {props.seed})</h2>
+      <Table label="fault rules" heads={['Rule', 'Spec', 'Set by']} empty="No fault rules: sandbox faults set adds some.">
+        {props.rules.map((r) => (
+          <tr data-id={r.id}>
+            <td class="id">{r.id}</td>
+            <td class="id">{r.spec}</td>
+            <td>{SOURCES[r.source] ?? r.source}</td>
+          </tr>
+        ))}
+      </Table>
+    </>
+  );
+}
+
+/** The whole Faults page. */
+export function FaultsPage(props: { seed: number; rules: FaultRuleFacts[]; injected: readonly InjectedFaultFacts[]; now: number }) {
+  return (
+    <DashboardShell title="Faults · paysandbox" now={props.now}>
+      <p><a href="/_sandbox/">« Dashboard</a></p>
+      <p class="hint">Webhook and API faults (docs/api-faults.md). Every injected API fault is also in the request log, marked [fault: …].</p>
+      <section id="faults" data-live-src="/_sandbox/dashboard/faults/fragment" aria-live="polite">
+        <FaultsFragment {...props} />
+      </section>
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,94 @@
+// API faults over a real socket: what a merchant's HTTP client sees for reset, timeout and
+// lost-answer (no answer at all), what the database holds afterwards, and the request log's
+// marker in both formats. A node:http client, so the error is the one a merchant's code meets.
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { startLoggedServer } from '../helpers/logged-server.js';
+import { CREDS } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+let sandbox: RunningServer | undefined;
+let lines: string[] = [];
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function start(format: 'pretty' | 'json' = 'pretty') {
+  ({ sandbox, lines } = await startLoggedServer(format, { faultTimeout: '300ms' }));
+  return sandbox;
+}
+
+/** What the client got: an answer, or the error its connection ended with. */
+type Outcome = { status: number; body: string } | { error: string };
+
+/** POST /v1/payments with node:http; `timeoutMs` is the client giving up. */
+function create(url: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const body = JSON.stringify(paymentBody());
+    const req = http.request(`${url}/v1/payments`, { method: 'POST', agent: false, headers: { ...AUTH, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } });
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+    req.end(body);
+  });
+}
+
+const payments = async (url: string) => (await api(url).get('/v1/payments', AUTH)).json.data as Array<{ id: string }>;
+
+describe('API faults over a socket', () => {
+  it('reset: the connection is reset with no answer, nothing is created, and the log marks it', async () => {
+    const { url } = await start();
+    expect(await create(url, { 'X-Sandbox-Fault': 'reset' })).toEqual({ error: 'ECONNRESET' });
+    expect(await payments(url)).toEqual([]);
+    const line = await waitFor(() => lines.find((l) => l.includes('/v1/payments') && l.includes('fault')), 'the log line');
+    expect(line).toMatch(/POST\s+\/v1\/payments .*444.*\[fault: reset \(connection reset, no answer\)\]/);
+  });
+
+  it('timeout: a client that gives up first sees its own timeout, and nothing is created', async () => {
+    const { url } = await start();
+    const started = performance.now();
+    expect(await create(url, { 'X-Sandbox-Fault': 'timeout' }, 100)).toEqual({ error: 'CLIENT_TIMEOUT' });
+    expect(performance.now() - started).toBeLessThan(290);
+    expect(await payments(url)).toEqual([]);
+  });
+
+  it('timeout: a patient client sees the connection close without an answer after --fault-timeout', async () => {
+    const { url } = await start();
+    const started = performance.now();
+    expect(await create(url, { 'X-Sandbox-Fault': 'timeout' })).toEqual({ error: 'ECONNRESET' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(await payments(url)).toEqual([]);
+  });
+
+  it('lost-answer: no answer, but the payment exists, and the keyed retry replays the committed answer', async () => {
+    const { url } = await start('json');
+    const key = { 'Idempotency-Key': 'order-2002' };
+    expect(await create(url, { 'X-Sandbox-Fault': 'lost-answer', ...key })).toEqual({ error: 'ECONNRESET' });
+    const [payment] = await payments(url);
+    expect(payment).toBeDefined();
+    const retry = await api(url).post('/v1/payments', paymentBody(), { ...AUTH, ...key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.json.id).toBe(payment!.id);
+    expect(await payments(url)).toHaveLength(1);
+    const entry = JSON.parse(await waitFor(() => lines.find((l) => l.includes('"fault":"lost-answer')), 'the log line'));
+    expect(entry).toMatchObject({ type: 'request', path: '/v1/payments', fault: 'lost-answer (200 committed, not sent)' });
+    expect(lines.filter((l) => l.includes('"type":"request"')).map((l) => JSON.parse(l).fault)).toContain(null);
+  });
+
+  it('status=503 over the socket: the standard error body and Retry-After', async () => {
+    const { url } = await start();
+    const res = await api(url).post('/api/s2s', { public_key: CREDS.publicKey }, { 'X-Sandbox-Fault': 'status=503' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.json.error.code).toBe('injected_unavailable');
+  });
+});
