@@ -142,6 +142,37 @@ describe('isolation of created merchants', () => {
     expect((await sb.get(`/_sandbox/settlements?merchant=${b.id}`)).json.data).toEqual([]);
   });
 
+  it.each([
+    ['a created merchant on the seeded merchant\'s objects', 'created', 'seeded'],
+    ['the seeded merchant on a created merchant\'s objects', 'seeded', 'created'],
+    ['one created merchant on another\'s objects', 'created', 'created2'],
+  ])('%s: every object id is a 404, every terminal mix-up refused', async (_what, caller, owner) => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    const seeded = { id: 'mer_sandbox', api_key: CREDS.apiKey, terNO: CREDS.terNO, public_key: CREDS.publicKey };
+    const pick = { seeded, created: a, created2: b } as Record<string, typeof seeded>;
+    const [me, them] = [pick[caller]!, pick[owner]!];
+    const ids = await seedObjects(sb, who(them));
+    const reads = [
+      `/v1/payments/${ids.payment}`,
+      `/v1/refunds/${ids.refund}`,
+      `/v1/tokens/${ids.token}`,
+      `/v1/checkout/sessions/${ids.session}`,
+      `/v1/webhook_endpoints/${ids.endpoint}`,
+      `/v1/events/${ids.event}`,
+    ];
+    for (const path of reads) {
+      expect((await sb.get(path, bearer(them))).status, path).toBe(200);
+      expect((await sb.get(path, bearer(me))).json.error?.code, path).toBe('resource_missing');
+    }
+    expect((await sb.post('/v1/refunds', { payment_id: ids.payment, amount: 1 }, bearer(me))).status).toBe(404);
+    expect((await sb.post(`/v1/payments/${ids.authorized}/capture`, {}, bearer(me))).status).toBe(404);
+    // /api/: a refund with my public_key on their transaction, and my terNO with their public_key.
+    expect((await sb.post('/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: me.public_key })).status).toBe(404);
+    expect((await sb.post('/api/s2s', s2sBody({ terNO: me.terNO, public_key: them.public_key }))).status).toBe(401);
+    for (const path of ['/v1/payments', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints']) expect((await sb.get(path, bearer(me))).json.data, path).toEqual([]);
+  });
+
   it('lets a scenario entry scoped to one merchant decide only its payments', async () => {
     const a = await newMerchant();
     expect((await sb.post('/_sandbox/scenarios', { entries: [{ merchant: a.id, outcome: 'decline:card_declined', times: 5 }] })).status).toBe(201);
