@@ -1,7 +1,8 @@
 // Every row one merchant owns, for a scoped reset (POST /_sandbox/reset {"merchant"}) and for
 // deleting a merchant made on demand. A table with a merchant_id column is owned row by row
 // without being listed here; the tables that reach their merchant through another table are
-// listed in OWNED_THROUGH, and the few that belong to no merchant in SHARED_TABLES. A table in
+// listed in OWNED_THROUGH (a table with both is owned by either), and the few that belong to no
+// merchant in SHARED_TABLES. A table in
 // none of these is a bug (test/unit/merchant-rows.test.ts fails on it), so a later migration
 // cannot add state that a merchant's reset would leave behind.
 import type { Db } from './open-database.js';
@@ -19,8 +20,8 @@ export const OWNED_THROUGH: Readonly<Record<string, string>> = {
   // The idempotency middleware scopes keys by the merchant id of the request's credential.
   idempotency_keys: 'scope = @m',
   fault_rules: "scope = 'endpoint' AND target IN (SELECT id FROM webhook_endpoints WHERE merchant_id = @m)",
-  // Scoped to the merchant, or to one of its terminals.
-  scenario_entries: 'merchant_id = @m OR ter_no IN (SELECT ter_no FROM terminals WHERE merchant_id = @m)',
+  // Scoped to one of its terminals (or, by its merchant_id column, to the merchant).
+  scenario_entries: 'ter_no IN (SELECT ter_no FROM terminals WHERE merchant_id = @m)',
   merchants: 'id = @m',
 };
 
@@ -48,8 +49,9 @@ export function createMerchantRows(db: Db) {
   function ownership(table: string): string | null {
     if (SHARED_TABLES.has(table)) return null;
     const through = OWNED_THROUGH[table];
-    if (through !== undefined) return through;
-    if (hasMerchantColumn(table)) return 'merchant_id = @m';
+    const direct = hasMerchantColumn(table) ? 'merchant_id = @m' : undefined;
+    if (through !== undefined && direct !== undefined) return `${direct} OR (${through})`;
+    if (through !== undefined || direct !== undefined) return (through ?? direct)!;
     throw new Error(`table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`);
   }
 
