@@ -66,21 +66,15 @@ export class Merchants {
   /** Makes a merchant with one terminal (or the given ones), an API key and a webhook secret. */
   create(input: CreateMerchantInput = {}): MerchantRecord {
     const { store } = this.deps;
-    const id = store.tx(() => {
-      const next = Math.max(store.credentials.highestTerNo(), FIRST_CREATED_TER_NO - 1) + 1;
-      const terminals = (input.terminals ?? [{ terNO: next, public_key: `pk_test_${next}`, private_key: newApiKey('pv_test') }]).map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key }));
-      terminals.forEach((t, index) => this.refuseTaken(t, terminals.slice(0, index)));
-      const merchant: NewMerchant = {
-        id: newId('mer'),
-        name: input.name ?? `Merchant ${terminals[0]!.terNo}`,
-        webhookSecret: newSigningSecret(),
-        currency: input.currency ?? 'EUR',
-        apiKey: newApiKey('sk_test'),
-        terminals,
-      };
-      store.credentials.create(merchant);
-      return merchant.id;
-    });
+    // In a transaction of its own, committed before the credentials are read back and remembered
+    // (credentials-repo.ts caches them): a shared batch failing later would leave a merchant in
+    // the cache that the database never got.
+    let id: string;
+    try {
+      id = store.batch.alone(() => this.insert(input));
+    } finally {
+      store.credentials.forget();
+    }
     this.deps.logger.info(`merchant ${id} created`);
     return this.get(id);
   }
@@ -124,6 +118,25 @@ export class Merchants {
     const removed = await this.snapshot.replaceMerchant(id, keepCredentials);
     this.deps.logger.info(keepCredentials ? `merchant ${id} reset` : `merchant ${id} deleted`);
     return removed;
+  }
+
+  /** Writes a new merchant (inside the caller's transaction); returns its id. */
+  private insert(input: CreateMerchantInput): string {
+    const { credentials } = this.deps.store;
+    const next = Math.max(credentials.highestTerNo(), FIRST_CREATED_TER_NO - 1) + 1;
+    const given = input.terminals ?? [{ terNO: next, public_key: `pk_test_${next}`, private_key: newApiKey('pv_test') }];
+    const terminals = given.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key }));
+    terminals.forEach((t, index) => this.refuseTaken(t, terminals.slice(0, index)));
+    const merchant: NewMerchant = {
+      id: newId('mer'),
+      name: input.name ?? `Merchant ${terminals[0]!.terNo}`,
+      webhookSecret: newSigningSecret(),
+      currency: input.currency ?? 'EUR',
+      apiKey: newApiKey('sk_test'),
+      terminals,
+    };
+    credentials.create(merchant);
+    return merchant.id;
   }
 
   /** A terminal whose terNO or public_key another terminal (stored, or earlier in the same body) has: 409 naming it. */

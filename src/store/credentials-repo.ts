@@ -89,8 +89,9 @@ export function createCredentialsRepo(db: Db) {
   const createdIds = db.prepare("SELECT id FROM merchants WHERE created_by = 'api'").pluck();
   const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
 
-  // Credentials change only when seeded, imported or reset, yet every request reads them: they
-  // are remembered here until forget(), which seed() and the snapshot's import and reset call.
+  // Credentials change only when seeded, created, imported or reset, yet every request reads them:
+  // they are remembered here until forget(), which seed(), create() and the snapshot's import and
+  // reset call.
   const cache = new Map<string, unknown>();
   const remembered = <T>(key: string, read: () => T): T => {
     if (cache.has(key)) return cache.get(key) as T;
