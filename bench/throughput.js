@@ -54,6 +54,42 @@ export async function benchThroughput(ctx) {
 
     await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', create: true, request: s2s(CARDS.challenge, 'c'), id: 'challenge', ratioTo: 'insert' });
 
+    // Parallel test workers each with a merchant of their own (POST /_sandbox/merchants): the same
+    // create, its requests dealt round-robin over 10 merchants' terminals.
+    let terminals = [];
+    let dealt = 0;
+    const spread = await endpoint({
+      name: 'POST /api/s2s, 3220 challenge, 10 connections spread over 10 merchants',
+      create: true,
+      id: 'spread',
+      ratioTo: 'challenge',
+      probe: { method: 'POST', path: '/_sandbox/merchants' },
+      async prepare() {
+        terminals = await pool(10, 10, async () => {
+          const res = await request(`${sandbox.url}/_sandbox/merchants`, { method: 'POST', body: {} });
+          if (res.status !== 201) throw new Error(`creating a merchant answered ${res.status}: ${res.text.slice(0, 200)}`);
+          return { terNO: res.json.terNO, publicKey: res.json.public_key };
+        });
+      },
+      request: {
+        method: 'POST',
+        path: '/api/s2s',
+        headers: jsonHeaders(),
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('m'), webhookUrl, terminal: terminals[(dealt += 1) % terminals.length] })) }),
+      },
+    });
+    const single = report.rows.find((row) => row.id === 'challenge');
+    const spreadRow = report.rows.find((row) => row.id === 'spread');
+    if (spread && single && spreadRow) {
+      // Each row's ratio is to bare Hono measured around it, so a steady drift of the machine
+      // cancels. What is left is the noise: how far bare Hono moved between its runs before and
+      // after either row (at least 10 %). Spreading over merchants must cost no more than that.
+      const drift = (row) => (row.base ? 1 - Math.min(row.base.before, row.base.after) / Math.max(row.base.before, row.base.after) : 0);
+      const noise = Math.max(0.1, drift(single), drift(spreadRow));
+      const relative = spreadRow.ratio / single.ratio;
+      report.target('spread over 10 merchants no worse than one merchant, within the noise (x bare)', spreadRow.name, `${spreadRow.ratio.toFixed(2)} vs ${single.ratio.toFixed(2)}: ${relative.toFixed(2)}, noise ${noise.toFixed(2)}`, relative >= 1 - noise);
+    }
+
     await endpoint({
       name: 'POST /api/s2s/encrypt, 3220 challenge',
       create: true,

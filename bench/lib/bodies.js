@@ -17,11 +17,11 @@ export function uniqueReference(label) {
   return `${runPrefix}-${label}-${counter}`;
 }
 
-/** The fields of a POST /api/s2s card payment (spec §2.1). */
-export function s2sFields({ card, reference, webhookUrl, amount = '10.50' }) {
+/** The fields of a POST /api/s2s card payment (spec §2.1), on terminal 1001 unless `terminal` ({terNO, publicKey}) says otherwise. */
+export function s2sFields({ card, reference, webhookUrl, amount = '10.50', terminal = CREDS }) {
   return {
-    public_key: CREDS.publicKey,
-    terNO: CREDS.terNO,
+    public_key: terminal.publicKey,
+    terNO: terminal.terNO,
     'integration-type': 's2s',
     bill_amt: amount,
     bill_currency: 'EUR',

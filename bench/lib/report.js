@@ -42,7 +42,7 @@ export class Report {
     if (failed > 0) notes.push(`${failed} non-2xx/errors of ${result.total}: ${JSON.stringify(result.statuses)}`);
     if (result.ok === 0) this.problem(`${name}: no request answered 2xx in ${result.seconds} s (${JSON.stringify(result.statuses)}, ${result.errors} errors/timeouts)`);
     else if (failed > 0.01 * result.total) this.problem(`${name}: ${failed} of ${result.total} requests failed (${JSON.stringify(result.statuses)})`);
-    this.rows.push({ name, id, result, ratio, note: notes.join('; ') });
+    this.rows.push({ name, id, result, ratio, base, note: notes.join('; ') });
     if (create) this.target('create >= 0.2 of bare Hono', name, ratio.toFixed(2), ratio >= 0.2);
     this.target('p99 < 20 ms at 10 connections', name, `${ms(result.p99)} ms`, result.p99 < 20);
   }

@@ -26,7 +26,9 @@ export function banner(running: RunningServer): string {
     '',
   ];
   const keys = store.credentials.apiKeys();
-  for (const merchant of store.credentials.merchants()) {
+  // Merchants made on demand (one per test worker) can be many: counted, not listed.
+  const created = store.credentials.merchants().filter((m) => m.createdBy === 'api').length;
+  for (const merchant of store.credentials.merchants().filter((m) => m.createdBy !== 'api')) {
     lines.push(`  ${kleur.bold(merchant.name)} ${kleur.dim(`(${merchant.id})`)}`);
     for (const t of store.credentials.terminals().filter((x) => x.merchantId === merchant.id)) {
       lines.push(`    terNO ${kleur.green(String(t.terNo))}  public_key ${kleur.green(t.publicKey)}  private_key ${kleur.green(t.privateKey)}`);
@@ -34,6 +36,7 @@ export function banner(running: RunningServer): string {
     const merchantKeys = keys.filter((k) => k.merchantId === merchant.id).map((k) => kleur.green(k.key));
     lines.push(`    API key ${merchantKeys.join(', ') || kleur.dim('none')}  webhook secret ${kleur.green(config.signatureMode === 'standard' ? standardSecret(merchant.webhookSecret) : merchant.webhookSecret)}`);
   }
+  if (created > 0) lines.push(`  ${kleur.dim(`${created} merchant${created === 1 ? '' : 's'} created on demand: sandbox merchants list`)}`);
   lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold('123456')}; see README.`, '');
   return lines.join('\n');
 }

@@ -30,7 +30,9 @@ import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-
 import { listOf } from '../views/list.js';
 import { controlTransactionView, s2sEncryptedPaymentView, s2sPaymentView, s2sRefundView, s2sStatusView } from '../views/s2s.js';
 import { scenarioListView } from '../views/scenario-entry.js';
-import { importView, resetView } from '../views/state.js';
+import { importView, merchantResetView, resetView } from '../views/state.js';
+import { merchantsOpenApi } from './control-merchants.js';
+import { resetSchema } from './control-state.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -269,7 +271,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
   control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
   control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
-  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept', { responseSchema: resetView }),
+  control('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]) }),
   control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
   control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
 ];
@@ -287,6 +289,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...checkoutSessionsOpenApi,
   ...disputesOpenApi,
   ...dashboardOpenApi,
+  ...merchantsOpenApi,
 ];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */

@@ -28,6 +28,8 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
 
 /** Filters of one list page; `startingAfter` is the id of the last row of the previous page. */
 export interface DashboardFilter {
+  /** Only this merchant's rows. */
+  merchant?: string;
   status?: string;
   type?: string;
   q?: string;
@@ -159,6 +161,8 @@ interface ListSpec {
   from: string;
   id: string;
   created: string;
+  /** The column of the merchant a row belongs to. */
+  merchant: string;
   status?: string;
   type?: string;
   /** Conditions on @q, any of which makes a row match an exact search (id, reference, ...). */
@@ -177,6 +181,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'transactions t',
     id: 't.trans_id',
     created: 't.created_at',
+    merchant: 't.merchant_id',
     status: 't.order_status',
     search: ['t.trans_id = @q', 't.reference = @q'],
   },
@@ -187,6 +192,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'payments p',
     id: 'p.id',
     created: 'p.created_at',
+    merchant: 'p.merchant_id',
     status: 'p.status',
     search: ['p.id = @q', 'p.reference = @q'],
   },
@@ -196,6 +202,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'checkout_sessions s',
     id: 's.id',
     created: 's.created_at',
+    merchant: 's.merchant_id',
     status: 's.status',
     search: ['s.id = @q', 's.reference = @q', 's.payment_id = @q'],
   },
@@ -205,6 +212,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'chargebacks c',
     id: 'c.id',
     created: 'c.created_at',
+    merchant: 'c.merchant_id',
     status: 'c.status',
     search: ['c.id = @q', 'c.subject_id = @q'],
   },
@@ -215,6 +223,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'settlements st',
     id: 'st.id',
     created: 'st.created_at',
+    merchant: 'st.merchant_id',
     status: 'st.status',
     // A payment's id finds the settlement that carries it, and those that claw something back from it.
     search: [
@@ -228,6 +237,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'events e',
     id: 'e.id',
     created: 'e.created_at',
+    merchant: 'e.merchant_id',
     type: 'e.type',
     search: ['e.id = @q', 'e.resource_id = @q'],
   },
@@ -239,6 +249,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'deliveries d CROSS JOIN events e ON e.id = d.event_id',
     id: 'd.id',
     created: 'd.created_at',
+    merchant: 'd.merchant_id',
     status: 'd.status',
     type: 'e.type',
     search: ['d.id = @q', 'd.event_id = @q'],
@@ -257,6 +268,7 @@ export class DashboardQueries {
     const spec = SPECS[tab];
     const where: string[] = [];
     const args: Record<string, unknown> = { now: this.deps.clock.now(), limit: filter.limit + 1 };
+    if (filter.merchant !== undefined) (where.push(`${spec.merchant} = @merchant`), (args.merchant = filter.merchant));
     if (filter.status !== undefined && spec.status) {
       where.push(`${spec.status} = @status`);
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;

@@ -32,9 +32,10 @@ export type EndpointPage = Page<WebhookEndpoint>;
 
 /**
  * A new signing secret: whsec_ and 256 random bits in padded standard base64, the form Standard
- * Webhooks libraries decode (base64url's - and _ are refused by some), so it serves every mode.
+ * Webhooks libraries decode (base64url's - and _ are refused by some), so it serves every mode
+ * (endpoints and merchants made on demand).
  */
-function newSigningSecret(): string {
+export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 

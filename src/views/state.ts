@@ -9,6 +9,17 @@ export const resetView = z.object({ reset: z.literal(true), tables });
 /** The reset answer's TS type. */
 export type ResetView = z.infer<typeof resetView>;
 
+/** POST /_sandbox/reset {"merchant": id}: that merchant's rows removed, per table; the merchant stays. */
+export const merchantResetView = z.object({ reset: z.literal(true), merchant: z.string(), removed: z.record(z.string(), z.number().int()).describe('how many rows were removed from each table, by table name') });
+
+/** The scoped reset answer's TS type. */
+export type MerchantResetView = z.infer<typeof merchantResetView>;
+
+/** The scoped reset answer. */
+export function toMerchantResetView(merchant: string, removed: Record<string, number>): MerchantResetView {
+  return { reset: true, merchant, removed };
+}
+
 /** POST /_sandbox/import: the snapshot replaced the whole state. */
 export const importView = z.object({ imported: z.literal(true), tables });
 

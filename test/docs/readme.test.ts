@@ -24,7 +24,7 @@ const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API
  */
 const PAGES = [
   's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
-  'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+  'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'merchants', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
 ];
 
 let runner: DocRunner;

@@ -1,0 +1,62 @@
+// Merchants on demand in the control API: POST /_sandbox/merchants makes one (a merchant per test
+// worker), GET lists the seeded and created ones, DELETE removes a created one with everything it
+// owns. The use cases are in services/merchants.ts.
+import { Hono } from 'hono';
+import { createMerchantSchema } from '../services/merchants.js';
+import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantView, toMerchantView } from '../views/merchant.js';
+import { listView, wholeList } from '../views/list.js';
+import type { AppDeps, AppEnv } from './app.js';
+import type { OpenApiRoute } from './openapi.js';
+import { readOptionalJson } from './validation.js';
+import { validate } from '../contracts/validate.js';
+
+/** GET and POST /merchants, GET and DELETE /merchants/{id} under /_sandbox. */
+export function controlMerchantRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { merchants } = deps.services;
+
+  app.get('/merchants', (c) => c.json(listView(wholeList(merchants.list()), toMerchantView)));
+
+  app.post('/merchants', async (c) => {
+    const input = validate(createMerchantSchema, await readOptionalJson(c));
+    return c.json(toMerchantView(merchants.create(input)), 201);
+  });
+
+  app.get('/merchants/:id', (c) => c.json(toMerchantView(merchants.get(c.req.param('id')))));
+
+  app.delete('/merchants/:id', async (c) => {
+    const id = c.req.param('id');
+    const removed = await merchants.delete(id);
+    deps.wake();
+    return c.json(toDeletedMerchantView(id, removed));
+  });
+
+  return app;
+}
+
+const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
+  method,
+  path: `/_sandbox${path}`,
+  summary,
+  tag: 'Sandbox control',
+  auth: 'control',
+  response,
+  ...extra,
+});
+
+/** The routes of this module, for /openapi.json. */
+export const merchantsOpenApi: OpenApiRoute[] = [
+  control('get', '/merchants', 'List every merchant, seeded and created, with its credentials', '{object: "list", data: [merchant, ...], has_more: false}', { responseSchema: merchantListView }),
+  control('post', '/merchants', 'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)', 'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}', {
+    body: createMerchantSchema,
+    bodyOptional: true,
+    status: 201,
+    errors: ['terminal_in_use'],
+    responseSchema: merchantView,
+  }),
+  control('get', '/merchants/:id', 'One merchant with its credentials', 'the merchant', { responseSchema: merchantView }),
+  control('delete', '/merchants/:id', 'Delete a created merchant and every row it owns (payments, transactions, refunds, events, deliveries, endpoints, tokens, sessions, chargebacks, settlements, scenarios, jobs, idempotency keys); seeded merchants are refused', '{id, deleted: true, removed: {table: rows, ...}}', {
+    errors: ['merchant_seeded'],
+    responseSchema: deletedMerchantView,
+  }),
+];

@@ -1,0 +1,76 @@
+// Merchants on demand over real sockets: each created merchant's webhooks reach its own URL signed
+// with its own secret, a created merchant survives a restart on the same database file, and the
+// start banner lists the seeded merchants with a count of the created ones.
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import kleur from 'kleur';
+import { afterEach, describe, expect, it } from 'vitest';
+import { banner } from '../../src/cli/start.js';
+import type { RunningServer } from '../../src/server/start-server.js';
+import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
+import { api } from '../helpers/http.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const sign = (secret: string, body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+
+describe('webhooks of created merchants', () => {
+  const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
+
+  it('go to each merchant\'s own URL, signed with its own secret, and its events list only its own', async () => {
+    const workers = [];
+    for (const n of [1, 2, 3]) workers.push((await env.http.post('/_sandbox/merchants', { name: `Worker ${n}` })).json);
+    const paid = await Promise.all(
+      workers.map(async (m, n) => {
+        const res = await env.http.post('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa', reference: 'same', webhook_url: `${env.merchant.url}/worker-${n}` }, { authorization: `Bearer ${m.api_key}` });
+        expect(res.status, res.text).toBe(200);
+        return res.json.id as string;
+      }),
+    );
+    await waitFor(() => workers.every((_, n) => env.merchant.at(`/worker-${n}`).length >= 2), 'two webhooks per worker');
+    workers.forEach((m, n) => {
+      for (const hook of env.merchant.at(`/worker-${n}`)) {
+        expect(hook.headers['x-sandbox-signature']).toBe(sign(m.webhook_secret, hook.body));
+        expect(JSON.parse(hook.body).data.payment_id).toBe(paid[n]);
+      }
+    });
+  });
+});
+
+describe('a created merchant and a restart', () => {
+  let dir: string | undefined;
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is still there after a restart on the same database file, authenticates, and keeps its payments', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'paysandbox-merchants-'));
+    const db = join(dir, 'sandbox.db');
+    server = await startTestServer({ db, retry: 'none' });
+    const m = (await api(server.url).post('/_sandbox/merchants', { name: 'Kept' })).json;
+    const first = await api(server.url).post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'before', ccno: '4242424242424242' }));
+    expect(first.status).toBe(200);
+    await server.close();
+
+    server = await startTestServer({ db, retry: 'none' });
+    const http = api(server.url);
+    expect((await http.get(`/_sandbox/merchants/${m.id}`)).json).toEqual(m);
+    expect((await http.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'after', ccno: '4242424242424242' }))).json.order_status).toBe('25');
+    // Its reference is still taken on its own terminal after the restart.
+    expect((await http.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'before' }))).status).toBe(409);
+    const list = await http.get('/v1/payments', { authorization: `Bearer ${m.api_key}` });
+    expect(list.status).toBe(200);
+    // The next merchant gets the next terminal, not the kept one's.
+    expect((await http.post('/_sandbox/merchants')).json.terNO).toBe(m.terNO + 1);
+    // The banner lists the seeded merchants' credentials and counts the created ones.
+    kleur.enabled = false;
+    const text = banner(server);
+    expect(text).toContain('Sandbox Merchant (mer_sandbox)');
+    expect(text).not.toContain(m.api_key);
+    expect(text).toMatch(/2 merchants created on demand: sandbox merchants list/);
+  });
+});
