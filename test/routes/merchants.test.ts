@@ -56,7 +56,7 @@ describe('POST /_sandbox/merchants', () => {
     expect(m.name).toBe('Merchant 9001');
     expect(m.private_key).toMatch(/^pv_test_[A-Za-z0-9]{32}$/);
     expect(m.api_key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
-    expect(m.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(m.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(m.terminals).toEqual([{ terNO: 9001, public_key: 'pk_test_9001', private_key: m.private_key }]);
     // Both families authenticate with the new credentials.
     expect((await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }))).json.order_status).toBe('25');
@@ -180,7 +180,7 @@ describe('isolation of created merchants', () => {
     expect((await createPayment(sb, {}, bearer(a))).status).toBe('declined');
     const s2s = await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key, ccno: '4242424242424242' }));
     expect(s2s.json.order_status).toBe('24');
-    expect((await sb.get('/_sandbox/scenarios')).json.items[0]).toMatchObject({ merchant: a.id, used: 2 });
+    expect((await sb.get('/_sandbox/scenarios')).json.data[0]).toMatchObject({ merchant: a.id, used: 2 });
     const unknown = await sb.post('/_sandbox/scenarios', { entries: [{ merchant: 'mer_nope', outcome: 'decline:card_declined' }] });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.param).toBe('entries.0.merchant');
@@ -242,7 +242,7 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
       const columns = (sb.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);
       if (columns.includes('merchant_id')) expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);
     }
-    expect(sb.services.faults.list().rules).toEqual([]);
+    expect(sb.services.faults.list().data).toEqual([]);
     // Its credentials no longer authenticate; the others still do.
     expect((await sb.get('/v1/payments', bearer(a))).status).toBe(401);
     expect((await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key }))).status).toBe(401);
