@@ -79,6 +79,16 @@ export const ERROR_CATALOGUE = {
     type: 'conflict_error',
     when: 'the object is in a state that does not allow the operation; the message names the state',
   },
+  terminal_in_use: {
+    status: 409,
+    type: 'conflict_error',
+    when: 'POST /_sandbox/merchants named a terNO or public_key that another terminal already has',
+  },
+  merchant_seeded: {
+    status: 409,
+    type: 'conflict_error',
+    when: 'DELETE /_sandbox/merchants/{id} named a merchant of the fixtures, which is never deleted (reset it instead)',
+  },
   idempotency_key_reused: {
     status: 409,
     type: 'idempotency_error',

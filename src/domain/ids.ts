@@ -86,3 +86,8 @@ export function newToken(): string {
 export function newSecret(): string {
   return randomChunk(32).toString('base64url');
 }
+
+/** A credential that is looked up by value, such as an API key: `prefix_` and 32 random base62 characters (190 bits). */
+export function newApiKey(prefix: string): string {
+  return `${prefix}_${randomBase62(32)}`;
+}

@@ -24,6 +24,7 @@ import { dashboardRoutes } from './control-dashboard.js';
 import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
+import { controlMerchantRoutes } from './control-merchants.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', dashboardRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
+  app.route('/_sandbox', controlMerchantRoutes(deps));
   return app;
 }
 

@@ -13,6 +13,7 @@ export function scenarioEntryView(e: ScenarioEntry) {
     id: e.id,
     scenario: e.scenario,
     terNO: e.terNo,
+    merchant: e.merchantId,
     reference: e.reference,
     amount: e.amount,
     mop: e.mop,

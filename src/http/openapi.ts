@@ -22,6 +22,8 @@ import { v1RefundsOpenApi } from './v1-refunds.js';
 import { checkoutSessionsOpenApi } from './checkout-sessions.js';
 import { disputesOpenApi } from './control-disputes.js';
 import { dashboardOpenApi } from './control-dashboard.js';
+import { merchantsOpenApi } from './control-merchants.js';
+import { resetSchema } from './control-state.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -258,7 +260,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries'),
   control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201 }),
   control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed'),
-  control('post', '/reset', 'Empty every table except the credentials (reseeded) and reload --scenario', 'how many rows each table kept'),
+  control('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true }),
   control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
   control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema }),
 ];
@@ -276,6 +278,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...checkoutSessionsOpenApi,
   ...disputesOpenApi,
   ...dashboardOpenApi,
+  ...merchantsOpenApi,
 ];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */

@@ -20,6 +20,7 @@ const minorUnits = hint('a whole number of minor units greater than 0, e.g. 1050
 const uses = hint('a whole number of uses from 1 to 1000000 (default 1)');
 const terminal = hint('a terminal number such as 1001');
 const pattern = hint('the reference to match (1-64 characters): exact text, or a glob with * and ? such as "order-*"');
+const merchant = hint('a merchant id such as mer_sandbox, or one made with POST /_sandbox/merchants (1-100 characters)');
 const mop = hint('a payment mode such as CC, NB or UPICOLLECT, or a /v1/ method such as card (1-32 characters)');
 
 /** The scenario document: fixtures/scenarios/*.json and the body of POST /_sandbox/scenarios. */
@@ -32,6 +33,7 @@ export const scenarioDocumentSchema = z
         z
           .object({
             terNO: z.number(terminal).int(terminal).positive(terminal).optional(),
+            merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
             reference: z.string(pattern).min(1, pattern).max(64, pattern).optional(),
             amount: z.number(minorUnits).int(minorUnits).positive(minorUnits).optional(),
             mop: z.string(mop).min(1, mop).max(32, mop).optional(),
@@ -54,6 +56,8 @@ export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
 /** What a payment offers to match on; absent facts match only entries that leave them open. */
 export interface PaymentFacts {
   terNo?: number;
+  /** The merchant whose credential made the request. */
+  merchantId?: string;
   reference?: string;
   /** Minor units. */
   amount?: number;
@@ -69,6 +73,7 @@ function globToRegExp(glob: string): RegExp {
 /** Whether an entry matches a payment: every field the entry sets must match. */
 export function entryMatches(entry: ScenarioEntry, facts: PaymentFacts): boolean {
   if (entry.terNo !== null && entry.terNo !== facts.terNo) return false;
+  if (entry.merchantId !== null && entry.merchantId !== facts.merchantId) return false;
   if (entry.amount !== null && entry.amount !== facts.amount) return false;
   if (entry.mop !== null && entry.mop.toLowerCase() !== facts.mop?.toLowerCase()) return false;
   if (entry.reference !== null && (facts.reference === undefined || !globToRegExp(entry.reference).test(facts.reference))) return false;
@@ -81,13 +86,17 @@ export class Scenarios {
     this.loadStartupFile();
   }
 
-  /** Appends a document's entries to the queue; returns how many were added. */
+  /** Appends a document's entries to the queue; returns how many were added. An unknown merchant is a 400 naming the entry. */
   add(doc: ScenarioDocument, source = 'api'): number {
     const { store, clock } = this.deps;
     const now = clock.now();
+    doc.entries.forEach((e, index) => {
+      if (e.merchant === undefined || store.credentials.merchant(e.merchant)) return;
+      throw new SandboxError('parameter_invalid', `entries[${index}].merchant: there is no merchant ${e.merchant}; GET /_sandbox/merchants lists them`, `entries.${index}.merchant`);
+    });
     return store.tx(() => {
       for (const e of doc.entries) {
-        store.scenarios.insert({ scenario: doc.name ?? source, terNo: e.terNO ?? null, reference: e.reference ?? null, amount: e.amount ?? null, mop: e.mop ?? null, outcome: e.outcome.trim().toLowerCase(), times: e.times, createdAt: now });
+        store.scenarios.insert({ scenario: doc.name ?? source, terNo: e.terNO ?? null, merchantId: e.merchant ?? null, reference: e.reference ?? null, amount: e.amount ?? null, mop: e.mop ?? null, outcome: e.outcome.trim().toLowerCase(), times: e.times, createdAt: now });
       }
       return doc.entries.length;
     });

@@ -25,6 +25,7 @@ import { WebhookEndpoints } from './webhook-endpoints.js';
 import { Idempotency } from './idempotency.js';
 import { DashboardQueries } from './dashboard-queries.js';
 import { MerchantEvents } from './merchant-events.js';
+import { Merchants } from './merchants.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
 export type CredentialLookups = Pick<CredentialsRepo, 'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminals' | 'apiKeys'>;
@@ -51,6 +52,7 @@ export function createServices(deps: ServiceDeps) {
   const deliveries = new Deliveries(deps, webhookSecrets, events);
   const faults = new FaultInjector(deps);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
+  const merchants = new Merchants(deps, snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
@@ -61,7 +63,7 @@ export function createServices(deps: ServiceDeps) {
   const batch = { ready: () => deps.store.batch.ready(), committed: () => deps.store.batch.committed() };
   /** The base URL pages, authurls and the OpenAPI document are built on. */
   const publicUrl = () => deps.publicUrl.base;
-  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, checkout, checkoutPayments, chargebacks, settlements, triggers };
+  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, merchants, checkout, checkoutPayments, chargebacks, settlements, triggers };
 }
 
 /** Every service of one sandbox. */

@@ -1,11 +1,13 @@
 // State snapshots and reset. export() writes every table (except schema_migrations) to one JSON
 // document; import() replaces all state with one in a single transaction; reset() empties every
-// table but the credentials and reseeds. Tables come from the schema, so new ones are included.
+// table but the credentials, drops the merchants made on demand and reseeds; replaceMerchant()
+// does the same for one merchant's rows. Tables come from the schema, so new ones are included.
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
 import { readFixtures } from '../store/credentials-repo.js';
 import { cellTypeProblem, createStateTables, type ColumnRule, type TableDump } from '../store/state-tables.js';
+import { CREDENTIAL_TABLES, type RowCounts } from '../store/merchant-rows.js';
 import type { ServiceDeps } from './deps.js';
 import type { Scenarios } from './scenarios.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
@@ -16,9 +18,6 @@ import type { Store } from '../store/store.js';
 export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
 /** The document layout version; bumped only when the layout (not the schema) changes. */
 export const SNAPSHOT_VERSION = 1;
-
-/** The credentials: kept by reset, and kept by import when a snapshot leaves them out. */
-const CREDENTIAL_TABLES: ReadonlySet<string> = new Set(['merchants', 'terminals', 'api_keys']);
 
 // Cells are checked against their column's type by checkTypes, so the 400 can name the column.
 const cellSchema = z.unknown().describe('a value of the column\'s type: a string, a number, null, or {"$base64": "..."} for binary data');
@@ -200,13 +199,14 @@ export class Snapshot {
     return this.counts();
   }
 
-  /** Empties every table except the credentials, reseeds them and reloads --scenario. */
+  /** Empties every table except the seeded credentials (merchants made on demand go too), reseeds them and reloads --scenario. */
   async reset(): Promise<TableCounts> {
     const { store, config } = this.deps;
     const fixtures = readFixtures(config.fixturesPath);
     await this.quiesce();
     this.replaceState(() => {
       this.state.wipe(CREDENTIAL_TABLES);
+      for (const id of store.credentials.createdIds()) store.merchantRows.remove(id, false);
       // A reset is a fresh start: the clock's offset went with the wipe, and what is seeded
       // from here on (the scenario entries) carries wall-clock times again.
       this.deps.clock.reload();
@@ -215,6 +215,21 @@ export class Snapshot {
     });
     this.announce('reset');
     return this.counts();
+  }
+
+  /**
+   * Deletes every row one merchant owns in a transaction of its own, and the merchant with its
+   * credentials unless `keepCredentials`; the other merchants' rows stay as they are. Returns how
+   * many rows went from each table.
+   */
+  async replaceMerchant(merchantId: string, keepCredentials: boolean): Promise<RowCounts> {
+    await this.quiesce();
+    let removed: RowCounts = {};
+    this.replaceState(() => {
+      removed = this.deps.store.merchantRows.remove(merchantId, keepCredentials);
+    });
+    this.deps.activity.publish({ kind: 'state.reset', at: this.deps.clock.now(), data: { how: keepCredentials ? 'merchant' : 'merchant.deleted', merchant: merchantId } });
+    return removed;
   }
 
   /**

@@ -25,8 +25,8 @@ export type EndpointPatch = Partial<EndpointInput>;
 /** One page of a merchant's endpoints. */
 export type EndpointPage = Page<WebhookEndpoint>;
 
-/** A new signing secret: whsec_ and 256 random bits. */
-function newSigningSecret(): string {
+/** A new signing secret: whsec_ and 256 random bits (endpoints and merchants made on demand). */
+export function newSigningSecret(): string {
   return `whsec_${newSecret()}`;
 }
 

@@ -8,6 +8,20 @@ export interface Merchant {
   id: string;
   name: string;
   webhookSecret: string;
+  /** The currency the sandbox invents objects in for this merchant (event triggers). */
+  currency: string;
+  /** 'fixtures' for a seeded merchant, 'api' for one made with POST /_sandbox/merchants. */
+  createdBy: 'fixtures' | 'api';
+}
+
+/** A merchant made through the control API, with every credential it needs. */
+export interface NewMerchant {
+  id: string;
+  name: string;
+  webhookSecret: string;
+  currency: string;
+  apiKey: string;
+  terminals: Array<Omit<Terminal, 'merchantId'>>;
 }
 
 /** A terminal of the S2S family, with the keys of its cipher. */
@@ -62,11 +76,17 @@ export function createCredentialsRepo(db: Db) {
     'INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?) ON CONFLICT(ter_no) DO UPDATE SET merchant_id = excluded.merchant_id, public_key = excluded.public_key, private_key = excluded.private_key',
   );
   const upsertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id');
-  const merchantById = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants WHERE id = ?');
+  const MERCHANT = 'id, name, webhook_secret AS webhookSecret, currency, created_by AS createdBy';
+  const merchantById = db.prepare(`SELECT ${MERCHANT} FROM merchants WHERE id = ?`);
   const terminalByNo = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE ter_no = ?');
   const terminalByKey = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE public_key = ?');
   const allTerminals = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals ORDER BY ter_no');
-  const allMerchants = db.prepare('SELECT id, name, webhook_secret AS webhookSecret FROM merchants ORDER BY rowid');
+  const allMerchants = db.prepare(`SELECT ${MERCHANT} FROM merchants ORDER BY rowid`);
+  const insertCreated = db.prepare("INSERT INTO merchants (id, name, webhook_secret, currency, created_by) VALUES (?, ?, ?, ?, 'api')");
+  const insertTerminal = db.prepare('INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?)');
+  const insertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?)');
+  const highestTerNo = db.prepare('SELECT MAX(ter_no) FROM terminals').pluck();
+  const createdIds = db.prepare("SELECT id FROM merchants WHERE created_by = 'api'").pluck();
   const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
 
   // Credentials change only when seeded, imported or reset, yet every request reads them: they
@@ -96,6 +116,17 @@ export function createCredentialsRepo(db: Db) {
         }
       })();
     },
+    /** Adds a merchant made through the control API (inside the caller's transaction). */
+    create(merchant: NewMerchant): void {
+      cache.clear();
+      insertCreated.run(merchant.id, merchant.name, merchant.webhookSecret, merchant.currency);
+      for (const t of merchant.terminals) insertTerminal.run(t.terNo, merchant.id, t.publicKey, t.privateKey);
+      insertKey.run(merchant.apiKey, merchant.id);
+    },
+    /** The highest terNO of any terminal (0 when there is none). */
+    highestTerNo: () => (highestTerNo.get() as number | null) ?? 0,
+    /** The ids of the merchants made through the control API. */
+    createdIds: () => createdIds.all() as string[],
     /** Drops what was remembered: call after the credential tables were written behind this repo's back. */
     forget: () => cache.clear(),
     merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),

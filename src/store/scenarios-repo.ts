@@ -7,6 +7,8 @@ export interface ScenarioEntry {
   id: number;
   scenario: string;
   terNo: number | null;
+  /** The merchant whose payments alone it decides (null: any merchant's). */
+  merchantId: string | null;
   /** Exact text, or a glob with * and ? ("order-*"). */
   reference: string | null;
   /** Minor units. */
@@ -19,12 +21,12 @@ export interface ScenarioEntry {
   createdAt: number;
 }
 
-const COLUMNS = 'id, scenario, ter_no AS terNo, reference, amount, mop, outcome, times, used, created_at AS createdAt';
+const COLUMNS = 'id, scenario, ter_no AS terNo, merchant_id AS merchantId, reference, amount, mop, outcome, times, used, created_at AS createdAt';
 
 /** Prepared statements over scenario_entries. */
 export function createScenariosRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO scenario_entries (scenario, ter_no, reference, amount, mop, outcome, times, created_at)
-    VALUES (@scenario, @terNo, @reference, @amount, @mop, @outcome, @times, @createdAt)`);
+  const insert = db.prepare(`INSERT INTO scenario_entries (scenario, ter_no, merchant_id, reference, amount, mop, outcome, times, created_at)
+    VALUES (@scenario, @terNo, @merchantId, @reference, @amount, @mop, @outcome, @times, @createdAt)`);
   const all = db.prepare(`SELECT ${COLUMNS} FROM scenario_entries ORDER BY id`);
   const open = db.prepare(`SELECT ${COLUMNS} FROM scenario_entries WHERE used < times ORDER BY id`);
   const use = db.prepare('UPDATE scenario_entries SET used = used + 1 WHERE id = ? AND used < times');

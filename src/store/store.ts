@@ -20,6 +20,7 @@ import { createFaultRulesRepo } from './fault-rules-repo.js';
 import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 import { createClockRepo } from './clock-repo.js';
+import { createMerchantRows } from './merchant-rows.js';
 import { GroupCommit } from './group-commit.js';
 
 /** Builds every repository once (their statements are prepared once). */
@@ -52,6 +53,7 @@ export function createStore(db: Db) {
     webhookEndpoints: createWebhookEndpointsRepo(db),
     idempotency: createIdempotencyRepo(db),
     clock: createClockRepo(db),
+    merchantRows: createMerchantRows(db),
   };
 }
 
