@@ -81,7 +81,8 @@ class Sandbox:
 
     def delete_merchant(self, merchant_id):
         """Removes the merchant and everything it owns."""
-        status, answer = self.control("DELETE", f"/merchants/{merchant_id}")
+        # The control API takes JSON bodies only, so even a DELETE sends {}.
+        status, answer = self.control("DELETE", f"/merchants/{merchant_id}", {})
         if status not in (200, 204):
             raise RuntimeError(f"DELETE /_sandbox/merchants/{merchant_id} answered {status}: {answer}")
 
