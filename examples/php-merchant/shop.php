@@ -146,6 +146,8 @@ if ($method === 'POST' && $path === '/webhooks') {
     parse_str($raw, $form);
     $fields = isset($form['data']) ? gateway_decrypt($form['data'], $config['private_key'], $config['public_key']) : $form;
     $order = is_array($fields) && preg_match('/^ord_[0-9a-f]{16}$/', $fields['reference'] ?? '') ? order_find($fields['reference']) : null;
+    // The transID is saved before POST /orders answers; the built-in server handles one request at
+    // a time, so a webhook never overtakes it (with several workers, a 400 here is retried later).
     if ($order === null || $order['transID'] !== ($fields['transID'] ?? null)) {
         send_json(400, ['error' => 'the webhook names no order of this shop']);
         return;
