@@ -6,6 +6,8 @@ export {
   type SandboxHandle,
   type SandboxCredentials,
   type MerchantCredentials,
+  type CreateMerchantOptions,
+  type CreatedMerchant,
   type WaitForDeliveryOptions,
   type AuthenticationResult,
 } from './library/start-sandbox.js';

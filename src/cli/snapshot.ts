@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import { removedSummary } from './merchants.js';
 
 interface Snapshot {
   tables: Record<string, { columns: string[]; rows: unknown[][] }>;
@@ -65,8 +66,15 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);
   });
 
-  clientOptions(program.command('reset').description('empty every table but the credentials, reseed them and reload --scenario')).action(async (flags: ClientFlags) => {
-    const result = await new ControlClient(flags).post<{ tables: Record<string, number> }>('/reset');
-    io.out(flags.json ? JSON.stringify(result, null, 2) : `reset: ${summary(result.tables)}`);
-  });
+  clientOptions(program.command('reset').description('empty every table but the seeded credentials (created merchants go too), reseed them and reload --scenario'))
+    .option('--merchant <id>', "empty only this merchant's state and leave the others as they are")
+    .action(async (flags: ClientFlags & { merchant?: string }) => {
+      const client = new ControlClient(flags);
+      if (flags.merchant !== undefined) {
+        const result = await client.post<{ removed: Record<string, number> }>('/reset', { merchant: flags.merchant });
+        return io.out(flags.json ? JSON.stringify(result, null, 2) : `reset ${flags.merchant}: removed ${removedSummary(result.removed)}`);
+      }
+      const result = await client.post<{ tables: Record<string, number> }>('/reset');
+      io.out(flags.json ? JSON.stringify(result, null, 2) : `reset: ${summary(result.tables)}`);
+    });
 }

@@ -31,6 +31,7 @@ const blank = (value: unknown) => (typeof value === 'string' && value.trim() ===
 export const dashboardQuery = z
   .object({
     tab: z.enum(DASHBOARD_TABS).optional().describe(`one of ${DASHBOARD_TABS.join(', ')}`),
+    merchant: z.preprocess(blank, z.string().max(100).optional()).describe('a merchant id such as mer_sandbox: only its rows'),
     status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
     type: z.preprocess(blank, z.string().regex(/^[a-z0-9_.]{1,64}$/).optional()).describe('an event type such as payment.authorized'),
     q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),
@@ -109,11 +110,14 @@ export function dashboardRoutes(deps: AppDeps) {
     if (query.type !== undefined && tab !== 'events' && tab !== 'deliveries') {
       throw new SandboxError('parameter_invalid', `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`, 'type');
     }
-    return { tab, status: query.status, type: query.type, q: query.q, after: query.after };
+    if (query.merchant !== undefined && !services.credentials.merchant(query.merchant)) {
+      throw new SandboxError('parameter_invalid', `merchant names no merchant ("${query.merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`, 'merchant');
+    }
+    return { tab, merchant: query.merchant, status: query.status, type: query.type, q: query.q, after: query.after };
   };
 
   const listParts = (view: ListView) => {
-    const page = queries.list(view.tab, { status: view.status, type: view.type, q: view.q, after: view.after, limit: DASHBOARD_PAGE_SIZE });
+    const page = queries.list(view.tab, { merchant: view.merchant, status: view.status, type: view.type, q: view.q, after: view.after, limit: DASHBOARD_PAGE_SIZE });
     const ctx: TableContext = {
       csrf,
       here: listHref(view),
@@ -127,7 +131,8 @@ export function dashboardRoutes(deps: AppDeps) {
     const view = readView(c);
     const { page, ctx } = listParts(view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
-    return c.html(DashboardPage({ view, now: services.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+    const merchants = services.credentials.merchants().map((m) => ({ id: m.id, name: m.name }));
+    return c.html(DashboardPage({ view, merchants, now: services.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
   };
   app.get('/_sandbox/', listPage);
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));

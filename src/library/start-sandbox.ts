@@ -10,6 +10,8 @@ import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
 import { describeAttempts, describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
 import { unknownEventProblem } from '../domain/event-types.js';
+import { validate } from '../contracts/validate.js';
+import { createMerchantSchema, type MerchantRecord } from '../services/merchants.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -32,6 +34,25 @@ export interface SandboxCredentials {
   apiKey: string;
   webhookSecret: string;
   merchants: MerchantCredentials[];
+}
+
+/** What createMerchant() takes; every field is optional. */
+export interface CreateMerchantOptions {
+  /** Shown in lists and the dashboard (default "Merchant <terNO>"). */
+  name?: string;
+  /** The currency the sandbox invents objects in for this merchant, e.g. event triggers (default EUR). */
+  currency?: string;
+  /** Terminals of your choosing (default: one new terminal). */
+  terminals?: Array<{ terNO: number; publicKey: string; privateKey: string }>;
+}
+
+/** A merchant made by createMerchant(): its first terminal and key ready to use, like the handle's own credentials. */
+export interface CreatedMerchant extends MerchantCredentials {
+  terNO: number;
+  publicKey: string;
+  privateKey: string;
+  apiKey: string;
+  currency: string;
 }
 
 /** What waitForDelivery waits for; every field given must match. */
@@ -63,8 +84,16 @@ export interface SandboxHandle {
   credentials: SandboxCredentials;
   /** Stops the server, lets webhook attempts in flight finish, closes the database. */
   close(): Promise<void>;
-  /** Empties every table but the credentials, reseeds them and reloads the scenario file. */
-  reset(): Promise<TableCounts>;
+  /**
+   * Empties every table but the seeded credentials (created merchants go too), reseeds them and
+   * reloads the scenario file; with `{ merchant }`, empties only that merchant's state and returns
+   * how many rows of each table went.
+   */
+  reset(options?: { merchant?: string }): Promise<TableCounts>;
+  /** Makes a merchant of its own (terminal, API key, webhook secret), isolated from every other: one per test file or worker. */
+  createMerchant(options?: CreateMerchantOptions): CreatedMerchant;
+  /** Deletes a merchant made by createMerchant() with everything it owns; returns how many rows of each table went. */
+  deleteMerchant(id: string): Promise<TableCounts>;
   /** Completes the open 3-D Secure / bank challenge of a transID (or /v1/ payment id) without a browser. */
   authenticate(id: string, outcome: 'approve' | 'decline' | 'cancel' | 'expire'): Promise<AuthenticationResult>;
   /**
@@ -82,6 +111,22 @@ export interface SandboxHandle {
   };
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
+}
+
+function createdMerchant(m: MerchantRecord): CreatedMerchant {
+  const terminal = m.terminals[0]!;
+  return {
+    merchantId: m.id,
+    name: m.name,
+    currency: m.currency,
+    webhookSecret: m.webhookSecret,
+    apiKeys: m.apiKeys,
+    terminals: m.terminals.map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
+    terNO: terminal.terNo,
+    publicKey: terminal.publicKey,
+    privateKey: terminal.privateKey,
+    apiKey: m.apiKeys[0]!,
+  };
 }
 
 const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', quiet: true };
@@ -202,10 +247,23 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       for (const cancel of [...cancelWaits]) cancel(new Error('waitForDelivery: the sandbox was closed while waiting'));
       await server.close();
     },
-    async reset() {
-      const counts = await services.snapshot.reset();
+    async reset(options = {}) {
+      const counts = options.merchant === undefined ? await services.snapshot.reset() : await services.merchants.reset(options.merchant);
       wake();
       return counts;
+    },
+    createMerchant(options = {}) {
+      // The control API's checks, so a bad option gets the same message as a bad body field.
+      const input = validate(createMerchantSchema, {
+        ...options,
+        ...(options.terminals ? { terminals: options.terminals.map((t) => ({ terNO: t.terNO, public_key: t.publicKey, private_key: t.privateKey })) } : {}),
+      });
+      return createdMerchant(services.merchants.create(input));
+    },
+    async deleteMerchant(id) {
+      const removed = await services.merchants.delete(id);
+      wake();
+      return removed;
     },
     async authenticate(id, outcome) {
       const verdict: Verdict | undefined = Object.hasOwn(OUTCOME_VERDICTS, outcome) ? OUTCOME_VERDICTS[outcome] : undefined;

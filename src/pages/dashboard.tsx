@@ -11,6 +11,8 @@ import { DOCTYPE, DocumentHead } from './layout.js';
 /** The filters of the list being shown, as the query string carries them. */
 export interface ListView {
   tab: DashboardTab;
+  /** Only this merchant's rows. */
+  merchant?: string;
   status?: string;
   type?: string;
   q?: string;
@@ -40,7 +42,7 @@ const SEARCH_HINTS: Record<DashboardTab, string> = {
 /** The dashboard URL of a list view (the query string holds only the filters that are set). */
 export function listHref(view: ListView, base = '/_sandbox/'): string {
   const params = new URLSearchParams();
-  for (const key of ['tab', 'status', 'type', 'q', 'after'] as const) {
+  for (const key of ['tab', 'merchant', 'status', 'type', 'q', 'after'] as const) {
     const value = view[key];
     if (value !== undefined) params.set(key, value);
   }
@@ -71,7 +73,7 @@ export function DashboardShell(props: { title: string; now: number; children: Ch
 }
 
 /** The tabs, the filter form and the live list region. */
-export function DashboardPage(props: { view: ListView; now: number; fragmentHref: string; children: Child }) {
+export function DashboardPage(props: { view: ListView; merchants: Array<{ id: string; name: string }>; now: number; fragmentHref: string; children: Child }) {
   const { view } = props;
   const statuses = TAB_STATUSES[view.tab];
   const typed = view.tab === 'events' || view.tab === 'deliveries';
@@ -79,11 +81,18 @@ export function DashboardPage(props: { view: ListView; now: number; fragmentHref
     <DashboardShell title={`${TAB_LABELS[view.tab]} · paysandbox`} now={props.now}>
       <nav class="tabs" aria-label="Lists">
         {(Object.keys(TAB_LABELS) as DashboardTab[]).map((tab) => (
-          <a href={listHref({ tab })} aria-current={tab === view.tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>
+          <a href={listHref({ tab, merchant: view.merchant })} aria-current={tab === view.tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>
         ))}
       </nav>
       <form class="filters" method="get" action="/_sandbox/">
         <input type="hidden" name="tab" value={view.tab} />
+        <label>
+          Merchant
+          <select name="merchant">
+            <option value="">every merchant</option>
+            {props.merchants.map((m) => <option value={m.id} selected={m.id === view.merchant}>{`${m.name} (${m.id})`}</option>)}
+          </select>
+        </label>
         {statuses.length > 0 ? (
           <label>
             Status

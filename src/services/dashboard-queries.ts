@@ -28,6 +28,8 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
 
 /** Filters of one list page; `after` is the id of the last row of the previous page. */
 export interface DashboardFilter {
+  /** Only this merchant's rows. */
+  merchant?: string;
   status?: string;
   type?: string;
   q?: string;
@@ -158,6 +160,8 @@ interface ListSpec {
   from: string;
   id: string;
   created: string;
+  /** The column of the merchant a row belongs to. */
+  merchant: string;
   status?: string;
   type?: string;
   /** Conditions on @q, any of which makes a row match an exact search (id, reference, ...). */
@@ -176,6 +180,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'transactions t',
     id: 't.trans_id',
     created: 't.created_at',
+    merchant: 't.merchant_id',
     status: 't.order_status',
     search: ['t.trans_id = @q', 't.reference = @q'],
   },
@@ -186,6 +191,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'payments p',
     id: 'p.id',
     created: 'p.created_at',
+    merchant: 'p.merchant_id',
     status: 'p.status',
     search: ['p.id = @q', 'p.reference = @q'],
   },
@@ -195,6 +201,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'checkout_sessions s',
     id: 's.id',
     created: 's.created_at',
+    merchant: 's.merchant_id',
     status: 's.status',
     search: ['s.id = @q', 's.reference = @q', 's.payment_id = @q'],
   },
@@ -204,6 +211,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'chargebacks c',
     id: 'c.id',
     created: 'c.created_at',
+    merchant: 'c.merchant_id',
     status: 'c.status',
     search: ['c.id = @q', 'c.subject_id = @q'],
   },
@@ -214,6 +222,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'settlements st',
     id: 'st.id',
     created: 'st.created_at',
+    merchant: 'st.merchant_id',
     status: 'st.status',
     // A payment's id finds the settlement that carries it, and those that claw something back from it.
     search: [
@@ -227,6 +236,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'events e',
     id: 'e.id',
     created: 'e.created_at',
+    merchant: 'e.merchant_id',
     type: 'e.type',
     search: ['e.id = @q', 'e.resource_id = @q'],
   },
@@ -238,6 +248,7 @@ const SPECS: Record<DashboardTab, ListSpec> = {
     from: 'deliveries d CROSS JOIN events e ON e.id = d.event_id',
     id: 'd.id',
     created: 'd.created_at',
+    merchant: 'd.merchant_id',
     status: 'd.status',
     type: 'e.type',
     search: ['d.id = @q', 'd.event_id = @q'],
@@ -256,6 +267,7 @@ export class DashboardQueries {
     const spec = SPECS[tab];
     const where: string[] = [];
     const args: Record<string, unknown> = { now: this.deps.clock.now(), limit: filter.limit + 1 };
+    if (filter.merchant !== undefined) (where.push(`${spec.merchant} = @merchant`), (args.merchant = filter.merchant));
     if (filter.status !== undefined && spec.status) {
       where.push(`${spec.status} = @status`);
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;

@@ -21,8 +21,8 @@ import type { Payments } from './payments.js';
 import { SETTLEABLE_CODES, SETTLEABLE_STATES, type Settlements } from './settlements.js';
 import type { V1Refunds } from './v1-refunds.js';
 
-/** What the trigger makes its new objects with: EUR 20.00, and where a 3-D Secure customer would return. */
-export const TRIGGER_DEFAULTS = { amount: 2000, currency: 'EUR', returnUrl: 'https://shop.example/return' } as const;
+/** What the trigger makes its new objects with: 2000 minor units of the merchant's currency (EUR 20.00 for the fixtures'), and where a 3-D Secure customer would return. */
+export const TRIGGER_DEFAULTS = { amount: 2000, returnUrl: 'https://shop.example/return' } as const;
 
 /** One trigger request. */
 export interface TriggerInput {
@@ -176,7 +176,7 @@ export class Triggers {
         throw new SandboxError('invalid_state', `${subject.id} is ${subject.status}; only captured, partially_refunded or refunded payments (S2S: order_status 25, 6 or 5) are settled`, 'payment_id');
       }
     }
-    const target = subject ?? { family: 'v1' as const, id: this.newPayment(merchant, type, 'tok_visa').id, merchantId: merchant.id, currency: TRIGGER_DEFAULTS.currency };
+    const target = subject ?? { family: 'v1' as const, id: this.newPayment(merchant, type, 'tok_visa').id, merchantId: merchant.id, currency: merchant.currency };
     this.s.settlements.settle({ merchantId: target.merchantId, currency: target.currency, payAfterMs: paid ? 0 : undefined });
     const settlement = this.s.settlements.settlementOf(target.family, target.id)!;
     return { resourceId: settlement.id, related: related(settlement.id, target.id, target.family) };
@@ -185,7 +185,7 @@ export class Triggers {
   private checkoutSession(merchant: Merchant, completed: boolean) {
     const session = this.s.checkout.create(merchant, {
       amount: TRIGGER_DEFAULTS.amount,
-      currency: TRIGGER_DEFAULTS.currency,
+      currency: merchant.currency,
       methods: ['card'],
       return_url: TRIGGER_DEFAULTS.returnUrl,
       reference: `trigger_${completed ? 'completed' : 'expired'}`,
@@ -201,11 +201,11 @@ export class Triggers {
     return { resourceId: session.id, related: { checkout_session_id: session.id, ...(after.paymentId ? { payment_id: after.paymentId } : {}) } };
   }
 
-  /** A new /v1/ payment of EUR 20.00 with a predefined test token, tagged with the event it was made for. */
+  /** A new /v1/ payment of 2000 minor units of the merchant's currency with a predefined test token, tagged with the event it was made for. */
   private newPayment(merchant: Merchant, type: EventType, token: string, capture = true): Payment {
     const { payment } = this.s.payments.create(merchant, {
       amount: TRIGGER_DEFAULTS.amount,
-      currency: TRIGGER_DEFAULTS.currency,
+      currency: merchant.currency,
       method: 'card',
       routing: 'smart',
       token,

@@ -30,7 +30,7 @@ describe('sandbox export / import', () => {
     expect(exported.error).toBeUndefined();
     const doc = JSON.parse(exported.out);
     expect(doc).toMatchObject({ format: 'paysandbox.snapshot', version: 1 });
-    expect(exported.out).toMatch(/^ {6}"rows": \[\n {8}\["mer_sandbox","Sandbox Merchant","whsec_test_sandbox"\],\n/m);
+    expect(exported.out).toMatch(/^ {6}"rows": \[\n {8}\["mer_sandbox","Sandbox Merchant","whsec_test_sandbox","fixtures","EUR"\],\n/m);
     // The same document the control API serves.
     const served = await (await fetch(`${source.url}/_sandbox/export`)).json();
     expect(doc.tables).toEqual(served.tables);

@@ -239,3 +239,33 @@ describe('startSandbox(options)', () => {
     await expect(waiting).rejects.toThrow(/closed while waiting/);
   });
 });
+
+describe('createMerchant(), reset({ merchant }) and deleteMerchant()', () => {
+  it('makes a merchant of its own whose webhooks are signed with its own secret', async () => {
+    const mine = sandbox.createMerchant({ name: 'Worker 1' });
+    expect(mine).toMatchObject({ name: 'Worker 1', currency: 'EUR', terNO: mine.terminals[0]!.terNO, publicKey: mine.terminals[0]!.publicKey, apiKey: mine.apiKeys[0] });
+    expect(mine.merchantId).toMatch(/^mer_/);
+    const { json } = await pay(sandbox, { terNO: mine.terNO, public_key: mine.publicKey, reference: 'same-ref' });
+    expect(json.order_status).toBe('25');
+    // The same reference on the seeded terminal is another merchant's business: no 409.
+    expect((await pay(sandbox, { reference: 'same-ref' })).status).toBe(200);
+    const delivery = await sandbox.waitForDelivery({ match: (d) => d.body.transID === json.transID });
+    const signature = delivery.attempts[0]!.requestHeaders['x-sandbox-signature'];
+    expect(verifySignature(signature, mine.webhookSecret, delivery.rawBody)).toBe(true);
+    expect(verifySignature(signature, sandbox.credentials.webhookSecret, delivery.rawBody)).toBe(false);
+  });
+
+  it('resets one merchant alone, and deletes a created one with its objects', async () => {
+    const mine = sandbox.createMerchant();
+    const theirs = await pay(sandbox);
+    await pay(sandbox, { terNO: mine.terNO, public_key: mine.publicKey });
+    const removed = await sandbox.reset({ merchant: mine.merchantId });
+    expect(removed.transactions).toBe(1);
+    expect((await fetch(`${sandbox.url}/_sandbox/transactions/${theirs.json.transID}`)).status).toBe(200);
+    await pay(sandbox, { terNO: mine.terNO, public_key: mine.publicKey });
+    expect(await sandbox.deleteMerchant(mine.merchantId)).toMatchObject({ transactions: 1, merchants: 1 });
+    expect((await pay(sandbox, { terNO: mine.terNO, public_key: mine.publicKey })).status).toBe(401);
+    await expect(sandbox.deleteMerchant('mer_sandbox')).rejects.toThrow(/seeded from the fixtures/);
+    expect(() => sandbox.createMerchant({ currency: 'EURO' })).toThrow(SandboxError);
+  });
+});

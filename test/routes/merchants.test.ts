@@ -1,0 +1,273 @@
+// Merchants on demand: POST/GET /_sandbox/merchants, DELETE /_sandbox/merchants/{id}, the scoped
+// reset, and the isolation of a created merchant from the seeded ones and from other created ones.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
+import { seedObjects } from '../helpers/seed-objects.js';
+
+let sb: TestSandbox;
+beforeEach(() => {
+  sb = createTestSandbox();
+});
+afterEach(() => sb.close());
+
+/** Creates a merchant through the control API and returns its answer. */
+async function newMerchant(body?: Record<string, unknown>) {
+  const res = await sb.post('/_sandbox/merchants', body);
+  expect(res.status, res.text).toBe(201);
+  return res.json;
+}
+
+const bearer = (m: { api_key: string }) => ({ authorization: `Bearer ${m.api_key}` });
+const who = (m: { api_key: string; terNO: number; public_key: string }) => ({ apiKey: m.api_key, terNO: m.terNO, publicKey: m.public_key });
+
+/** Every table's rows, from the export. */
+async function tables(): Promise<Record<string, { columns: string[]; rows: unknown[][] }>> {
+  return (await sb.get('/_sandbox/export')).json.tables;
+}
+
+/** The tables without the credential rows of `merchantId` (what deleting it must leave). */
+function withoutCredentials(all: Awaited<ReturnType<typeof tables>>, merchantId: string) {
+  const copy = structuredClone(all);
+  copy.merchants!.rows = copy.merchants!.rows.filter((row) => row[0] !== merchantId);
+  for (const table of ['terminals', 'api_keys']) {
+    const at = copy[table]!.columns.indexOf('merchant_id');
+    copy[table]!.rows = copy[table]!.rows.filter((row) => row[at] !== merchantId);
+  }
+  return copy;
+}
+
+/** One of everything for a merchant: the seeded objects, a chargeback, a settlement, a scenario entry, an idempotency key, a fault rule on its endpoint. */
+async function everything(m: { id: string; api_key: string; terNO: number; public_key: string }) {
+  const ids = await seedObjects(sb, who(m));
+  expect((await sb.post('/_sandbox/chargebacks', { payment_id: ids.payment })).status).toBe(201);
+  expect((await sb.post('/_sandbox/settlements', { merchant: m.id, pay_after: '1d' })).json.data).toHaveLength(1);
+  expect((await sb.post('/_sandbox/scenarios', { entries: [{ merchant: m.id, outcome: 'decline:card_declined' }, { terNO: m.terNO, outcome: 'approve' }] })).status).toBe(201);
+  expect((await sb.post('/v1/payments', { amount: 700, currency: 'EUR', token: ids.token }, { ...bearer(m), 'idempotency-key': `key-${m.id}` })).status).toBe(200);
+  expect((await sb.post('/_sandbox/faults', { spec: `endpoint=${ids.endpoint}:fail-first=1` })).status).toBe(201);
+  return ids;
+}
+
+describe('POST /_sandbox/merchants', () => {
+  it('answers 201 with a fresh merchant whose credentials have the seeded ones\' formats and work at once', async () => {
+    const m = await newMerchant();
+    expect(m).toMatchObject({ object: 'merchant', seeded: false, currency: 'EUR', terNO: 9001, public_key: 'pk_test_9001' });
+    expect(m.id).toMatch(/^mer_[A-Za-z0-9]+$/);
+    expect(m.name).toBe('Merchant 9001');
+    expect(m.private_key).toMatch(/^pv_test_[A-Za-z0-9]{32}$/);
+    expect(m.api_key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+    expect(m.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(m.terminals).toEqual([{ terNO: 9001, public_key: 'pk_test_9001', private_key: m.private_key }]);
+    // Both families authenticate with the new credentials.
+    expect((await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }))).json.order_status).toBe('25');
+    expect((await createPayment(sb, {}, bearer(m))).status).toBeDefined();
+    // A second one gets the next terminal and other secrets.
+    const second = await newMerchant({ name: 'Worker 2', currency: 'usd' });
+    expect(second).toMatchObject({ name: 'Worker 2', currency: 'USD', terNO: 9002 });
+    expect(second.api_key).not.toBe(m.api_key);
+    expect(second.webhook_secret).not.toBe(m.webhook_secret);
+  });
+
+  it('takes terminals shaped like those of a fixtures file', async () => {
+    const m = await newMerchant({ terminals: [{ terNO: 3003, public_key: 'pk_test_3003', private_key: 'pv_test_3003' }, { terNO: 3004, public_key: 'pk_test_3004', private_key: 'pv_test_3004' }] });
+    expect(m).toMatchObject({ terNO: 3003, public_key: 'pk_test_3003', private_key: 'pv_test_3003' });
+    expect(m.terminals).toHaveLength(2);
+    expect((await sb.post('/api/s2s', s2sBody({ terNO: 3004, public_key: 'pk_test_3004', ccno: '4242424242424242' }))).status).toBe(200);
+  });
+
+  it.each([
+    [{ currency: 'EURO' }, 400, 'currency', /ISO 4217/],
+    [{ name: '' }, 400, 'name', /name/],
+    [{ colour: 'red' }, 400, 'colour', /colour/],
+    [{ terminals: [{ terNO: 0, public_key: 'pk_x_1', private_key: 'pv_x_1' }] }, 400, 'terminals.0.terNO', /terNO must be a whole number/],
+    [{ terminals: [{ terNO: 3003, public_key: 'pk test', private_key: 'pv_x_1' }] }, 400, 'terminals.0.public_key', /public_key must be/],
+    [{ terminals: [{ terNO: 1001, public_key: 'pk_test_new', private_key: 'pv_test_new' }] }, 409, 'terminals.0.terNO', /terNO 1001 already belongs/],
+    [{ terminals: [{ terNO: 3003, public_key: 'pk_test_2002', private_key: 'pv_test_new' }] }, 409, 'terminals.0.public_key', /public_key pk_test_2002 already belongs/],
+    [{ terminals: [{ terNO: 3003, public_key: 'pk_a_1', private_key: 'pv_a_1' }, { terNO: 3003, public_key: 'pk_b_1', private_key: 'pv_b_1' }] }, 409, 'terminals.1.terNO', /terNO 3003/],
+  ])('refuses %j with %i naming %s, and creates nothing', async (body, status, param, message) => {
+    const res = await sb.post('/_sandbox/merchants', body);
+    expect(res.status, res.text).toBe(status);
+    expect(res.json.error.param).toBe(param);
+    expect(res.json.error.message).toMatch(message);
+    expect((await sb.get('/_sandbox/merchants')).json.data).toHaveLength(2);
+  });
+});
+
+describe('GET /_sandbox/merchants', () => {
+  it('lists the seeded merchants, then the created ones, in the list envelope', async () => {
+    const m = await newMerchant({ name: 'Worker 1' });
+    const res = await sb.get('/_sandbox/merchants');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ object: 'list', has_more: false });
+    expect(res.json.data.map((d: any) => [d.id, d.seeded])).toEqual([['mer_sandbox', true], ['mer_other', true], [m.id, false]]);
+    expect(res.json.data[0]).toMatchObject({ terNO: 1001, public_key: 'pk_test_1001', private_key: 'pv_test_1001', api_key: 'sk_test_sandbox', webhook_secret: 'whsec_test_sandbox' });
+    expect((await sb.get(`/_sandbox/merchants/${m.id}`)).json).toEqual(res.json.data[2]);
+    expect((await sb.get('/_sandbox/merchants/mer_nope')).status).toBe(404);
+  });
+});
+
+describe('isolation of created merchants', () => {
+  it('gives each merchant its own references, lists, events and settlements', async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    const seeded = { id: 'mer_sandbox', api_key: CREDS.apiKey, terNO: CREDS.terNO, public_key: CREDS.publicKey };
+    // The same reference on every merchant's terminal: no 409, three transactions.
+    const transactions = new Map<string, string>();
+    for (const m of [seeded, a, b]) {
+      const res = await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'order-1', ccno: '4242424242424242' }));
+      expect(res.status, res.text).toBe(200);
+      transactions.set(m.id, res.json.transID);
+    }
+    const payments = new Map<string, string>();
+    for (const m of [seeded, a, b]) payments.set(m.id, (await createPayment(sb, { reference: 'order-1' }, bearer(m))).id);
+    for (const m of [seeded, a, b]) {
+      const list = (await sb.get('/v1/payments', bearer(m))).json.data.map((p: any) => p.id);
+      expect(list).toEqual([payments.get(m.id)]);
+      const events = (await sb.get('/v1/events', bearer(m))).json.data;
+      expect(events.length).toBeGreaterThan(0);
+      const own = [payments.get(m.id), transactions.get(m.id)];
+      expect(events.filter((e: any) => !own.includes(e.data.payment_id ?? e.data.transID))).toEqual([]);
+      // Another merchant's payment is a 404 for this one.
+      const other = [...payments.entries()].find(([id]) => id !== m.id)![1];
+      expect((await sb.get(`/v1/payments/${other}`, bearer(m))).status).toBe(404);
+    }
+    // Each merchant's own deliveries are signed with its own secret.
+    for (const m of [a, b]) {
+      const delivery = sb.db.prepare('SELECT * FROM deliveries WHERE merchant_id = ? LIMIT 1').get(m.id) as any;
+      expect(sb.services.webhookSecrets({ ...delivery, merchantId: delivery.merchant_id, endpointId: delivery.endpoint_id })).toEqual([m.webhook_secret]);
+    }
+    // Settling one merchant settles only its payments.
+    const settled = (await sb.post('/_sandbox/settlements', { merchant: a.id, pay_after: '1d' })).json.data;
+    expect(settled.map((s: any) => [s.merchant_id, s.count])).toEqual([[a.id, 2]]);
+    expect((await sb.get(`/_sandbox/settlements?merchant=${b.id}`)).json.data).toEqual([]);
+  });
+
+  it('lets a scenario entry scoped to one merchant decide only its payments', async () => {
+    const a = await newMerchant();
+    expect((await sb.post('/_sandbox/scenarios', { entries: [{ merchant: a.id, outcome: 'decline:card_declined', times: 5 }] })).status).toBe(201);
+    expect((await createPayment(sb)).status).toBe('authorized');
+    expect((await createPayment(sb, {}, bearer(a))).status).toBe('declined');
+    const s2s = await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key, ccno: '4242424242424242' }));
+    expect(s2s.json.order_status).toBe('24');
+    expect((await sb.get('/_sandbox/scenarios')).json.items[0]).toMatchObject({ merchant: a.id, used: 2 });
+    const unknown = await sb.post('/_sandbox/scenarios', { entries: [{ merchant: 'mer_nope', outcome: 'decline:card_declined' }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.param).toBe('entries.0.merchant');
+  });
+
+  it('makes the objects of event triggers in the merchant\'s currency', async () => {
+    const a = await newMerchant({ currency: 'USD' });
+    const res = await sb.post('/_sandbox/events/trigger', { type: 'payment.captured', merchant: a.id });
+    expect(res.status, res.text).toBe(201);
+    expect((await sb.get(`/v1/payments/${res.json.related.payment_id}`, bearer(a))).json.currency).toBe('USD');
+  });
+});
+
+describe('POST /_sandbox/reset {"merchant"}', () => {
+  it('empties one merchant\'s state and leaves the others exactly as they were', async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    await seedObjects(sb);
+    await seedObjects(sb, who(b));
+    const before = await tables();
+    await everything(a);
+    const res = await sb.post('/_sandbox/reset', { merchant: a.id });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ reset: true, merchant: a.id });
+    expect(res.json.removed.payments).toBeGreaterThan(0);
+    expect(await tables()).toEqual(before);
+    // The merchant stays and works.
+    expect((await createPayment(sb, {}, bearer(a))).status).toBe('authorized');
+  });
+
+  it('resets a seeded merchant too, and keeps it', async () => {
+    await seedObjects(sb);
+    const res = await sb.post('/_sandbox/reset', { merchant: 'mer_sandbox' });
+    expect(res.status).toBe(200);
+    expect(sb.store.merchantRows.count('mer_sandbox')).toEqual({ merchants: 1, terminals: 1, api_keys: 1 });
+    expect((await createPayment(sb)).status).toBe('authorized');
+  });
+
+  it('answers 404 for an unknown merchant and 400 for a field it does not take', async () => {
+    expect((await sb.post('/_sandbox/reset', { merchant: 'mer_nope' })).json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await sb.post('/_sandbox/reset', { merchants: 'mer_sandbox' })).json.error).toMatchObject({ code: 'parameter_unknown' });
+  });
+});
+
+describe('DELETE /_sandbox/merchants/{id}', () => {
+  it('deletes a created merchant and every row it owns, and nothing else', async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    await seedObjects(sb);
+    await seedObjects(sb, who(b));
+    const before = withoutCredentials(await tables(), a.id);
+    await everything(a);
+    const res = await sb.request('DELETE', `/_sandbox/merchants/${a.id}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ id: a.id, deleted: true, removed: { merchants: 1, terminals: 1, api_keys: 1 } });
+    expect(await tables()).toEqual(before);
+    // Checked in the database by its own columns too.
+    for (const table of sb.db.pragma('table_list').map((t: any) => t.name as string)) {
+      const columns = (sb.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);
+      if (columns.includes('merchant_id')) expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);
+    }
+    expect(sb.services.faults.list().rules).toEqual([]);
+    // Its credentials no longer authenticate; the others still do.
+    expect((await sb.get('/v1/payments', bearer(a))).status).toBe(401);
+    expect((await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key }))).status).toBe(401);
+    expect((await sb.get('/v1/payments', bearer(b))).json.data).toHaveLength(2);
+    expect((await sb.get(`/_sandbox/merchants/${a.id}`)).status).toBe(404);
+  });
+
+  it('refuses a seeded merchant with a 409 that says why and what to do instead', async () => {
+    const res = await sb.request('DELETE', '/_sandbox/merchants/mer_sandbox');
+    expect(res.status).toBe(409);
+    expect(res.json.error).toMatchObject({ code: 'merchant_seeded', param: 'id' });
+    expect(res.json.error.message).toMatch(/seeded from the fixtures.*POST \/_sandbox\/reset \{"merchant": "mer_sandbox"\}/);
+    expect((await sb.get('/_sandbox/merchants')).json.data).toHaveLength(2);
+  });
+
+  it('answers 404 for an unknown merchant', async () => {
+    expect((await sb.request('DELETE', '/_sandbox/merchants/mer_nope')).status).toBe(404);
+  });
+});
+
+describe('full reset, export and import', () => {
+  it('a full reset drops the created merchants and restores exactly the seeded ones', async () => {
+    const a = await newMerchant();
+    await createPayment(sb, {}, bearer(a));
+    expect((await sb.post('/_sandbox/reset')).status).toBe(200);
+    expect((await sb.get('/_sandbox/merchants')).json.data.map((m: any) => m.id)).toEqual(['mer_sandbox', 'mer_other']);
+    expect((await sb.get('/v1/payments', bearer(a))).status).toBe(401);
+    expect((await sb.get('/v1/payments', AUTH)).status).toBe(200);
+  });
+
+  it('a snapshot carries the created merchants: after reset and import they authenticate and own their objects', async () => {
+    const a = await newMerchant({ name: 'Kept', currency: 'GBP' });
+    const payment = await createPayment(sb, {}, bearer(a));
+    const snapshot = (await sb.get('/_sandbox/export')).json;
+    await sb.post('/_sandbox/reset');
+    expect((await sb.post('/_sandbox/import', snapshot)).status).toBe(200);
+    expect((await sb.get(`/_sandbox/merchants/${a.id}`)).json).toEqual(a);
+    expect((await sb.get('/v1/payments', bearer(a))).json.data.map((p: any) => p.id)).toEqual([payment.id]);
+    // Still a created merchant: deletable.
+    expect((await sb.request('DELETE', `/_sandbox/merchants/${a.id}`)).status).toBe(200);
+  });
+});
+
+describe('the dashboard', () => {
+  it('lists created merchants in its Merchant filter and shows only the chosen merchant\'s rows', async () => {
+    const a = await newMerchant({ name: 'Worker 7' });
+    const mine = await createPayment(sb, {}, bearer(a));
+    const seeded = await createPayment(sb);
+    const page = await sb.get(`/_sandbox/?tab=payments&merchant=${a.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<option value="${a.id}" selected="">Worker 7 (${a.id})</option>`);
+    expect(page.text).toContain(mine.id);
+    expect(page.text).not.toContain(seeded.id);
+    expect((await sb.get('/_sandbox/?tab=payments')).text).toContain(seeded.id);
+    const bad = await sb.get('/_sandbox/?tab=payments&merchant=mer_nope');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.param).toBe('merchant');
+  });
+});
