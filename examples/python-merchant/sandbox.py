@@ -10,6 +10,7 @@ import atexit
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -99,6 +100,7 @@ class Sandbox:
             self.process.terminate()
             self.process.wait(timeout=15)
         self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 _shared = None
