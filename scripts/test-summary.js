@@ -1,5 +1,7 @@
 // Prints one plain line totalling the vitest JSON reports of `npm test` (the main suite and the
 // worked example), so CI logs end with "tests: N passed, N failed" whatever the runner prints.
+// The PHP and Python example shops count in the main report: test/examples/ makes each of their
+// cases one vitest test (a skipped PHP run counts as skipped).
 import { existsSync, readFileSync } from 'node:fs';
 
 const reports = ['test-artifacts/vitest-main.json', 'test-artifacts/vitest-example.json'];
