@@ -12,17 +12,18 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** Starts a receiver; `statuses` are answered in order, then `fallback` (200). */
-export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number } = {}) {
+/** Starts a receiver; `statuses` are answered in order, then `fallback` (200); `answer`, when given, decides each status instead (a handler under test). */
+export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number; answer?: (request: ReceivedWebhook) => number | Promise<number> } = {}) {
   const received: ReceivedWebhook[] = [];
   const statuses = [...(options.statuses ?? [])];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const status = statuses.length ? statuses.shift()! : (options.fallback ?? 200);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+    req.on('end', async () => {
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      received.push(request);
+      const status = options.answer ? await options.answer(request) : statuses.length ? statuses.shift()! : (options.fallback ?? 200);
+      if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
