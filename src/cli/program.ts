@@ -19,6 +19,7 @@ import { addChargebackCommand } from './chargeback.js';
 import { addSettleCommand } from './settle.js';
 import { addTriggerCommand } from './trigger.js';
 import { addAuthenticateCommand } from './authenticate.js';
+import { addAuditWebhooksCommand } from './audit-webhooks.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -60,6 +61,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   addSettleCommand(program, io);
   addTriggerCommand(program, io);
   addAuthenticateCommand(program, io);
+  addAuditWebhooksCommand(program, io);
   return program;
 }
 

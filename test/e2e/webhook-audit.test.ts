@@ -3,25 +3,12 @@
 // signature and the timestamp and answers a duplicate 200 without processing it again (passes), and
 // a slow one (fails the time limit). Driven through startSandbox().auditWebhooks(), as a suite would.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { decryptText, SandboxError, startSandbox, verifySignature, type AuditResult, type SandboxHandle } from '../../src/index.js';
-import { startFakeMerchant, type FakeMerchant, type ReceivedWebhook } from '../helpers/fake-merchant.js';
+import { decryptText, SandboxError, startSandbox, type AuditResult, type SandboxHandle } from '../../src/index.js';
+import { carefulHandler, startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS } from '../helpers/test-sandbox.js';
 
-/** A handler written the way docs/webhooks.md says: verify, refuse stale timestamps, dedup by event id. */
-function careful(mode: 'plain' | 'timestamped', options: { checkTimestamp?: boolean } = {}) {
-  const seen = new Set<string>();
-  const processed: string[] = [];
-  const answer = (request: ReceivedWebhook): number => {
-    const timestamp = Number(request.headers['x-sandbox-timestamp']);
-    if (!verifySignature(request.headers['x-sandbox-signature'] as string | undefined, CREDS.secret, request.body, mode, timestamp)) return 400;
-    if (mode === 'timestamped' && options.checkTimestamp !== false && Math.abs(Date.now() / 1000 - timestamp) > 300) return 400;
-    const eventId = String(request.headers['x-sandbox-event-id']);
-    if (!seen.has(eventId)) processed.push(eventId);
-    seen.add(eventId);
-    return 200;
-  };
-  return { answer, processed };
-}
+/** The careful handler, verifying with the seeded merchant's secret. */
+const careful = (mode: 'plain' | 'timestamped', options: { checkTimestamp?: boolean } = {}) => carefulHandler(mode, CREDS.secret, options);
 
 const byId = (result: AuditResult) => Object.fromEntries(result.cases.map((c) => [c.id, c]));
 
