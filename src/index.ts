@@ -10,7 +10,9 @@ export {
   type CreatedMerchant,
   type WaitForDeliveryOptions,
   type AuthenticationResult,
+  type AuditWebhooksOptions,
 } from './library/start-sandbox.js';
+export type { AuditResult, AuditCase } from './webhooks/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';
 export { loadConfig, type Config, type ConfigFlags } from './config.js';
 export { startServer, type RunningServer } from './server/start-server.js';

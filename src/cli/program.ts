@@ -20,6 +20,7 @@ import { addSettleCommand } from './settle.js';
 import { addTriggerCommand } from './trigger.js';
 import { addAuthenticateCommand } from './authenticate.js';
 import { addMerchantsCommand } from './merchants.js';
+import { addAuditWebhooksCommand } from './audit-webhooks.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -62,6 +63,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   addTriggerCommand(program, io);
   addAuthenticateCommand(program, io);
   addMerchantsCommand(program, io);
+  addAuditWebhooksCommand(program, io);
   return program;
 }
 

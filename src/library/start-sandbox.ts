@@ -10,9 +10,11 @@ import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
 import { describeAttempts, describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
 import { unknownEventProblem } from '../domain/event-types.js';
-import { standardSecret } from '../crypto/signature.js';
+import { standardSecret, type SignatureMode } from '../crypto/signature.js';
 import { validate } from '../contracts/validate.js';
 import { createMerchantSchema, type MerchantRecord } from '../services/merchants.js';
+import { auditInputProblem, runWebhookAudit, type AuditResult } from '../webhooks/audit.js';
+import { syntheticAuditMaterial } from '../server/audit-material.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -79,6 +81,20 @@ export interface AuthenticationResult {
   redirectUrl: string;
 }
 
+/** Options of auditWebhooks(); each defaults to what this sandbox would send with. */
+export interface AuditWebhooksOptions {
+  /** The secret the handler verifies with (default: the merchant's webhook secret). */
+  secret?: string;
+  /** plain or timestamped (default: the sandbox's --signature). */
+  signature?: SignatureMode;
+  /** The word in X-<prefix>-Signature (default: the sandbox's --header-prefix). */
+  headerPrefix?: string;
+  /** Each answer must come within this many milliseconds (default: the sandbox's webhook timeout, 5 s). */
+  timeoutMs?: number;
+  /** Whose events and secret (default: the first merchant, mer_sandbox). */
+  merchant?: string;
+}
+
 /** A running sandbox for tests. */
 export interface SandboxHandle {
   /** Base URL, e.g. http://127.0.0.1:38211 */
@@ -111,6 +127,12 @@ export interface SandboxHandle {
     /** Moves sandbox time forward ("15m", "90s", or milliseconds), runs due jobs and due retries; returns the new time. */
     advance(duration: string | number): number;
   };
+  /**
+   * Grades the webhook handler at `url`: sends it the audit's deliveries (valid, bad signature, stale
+   * timestamp, tampered body, duplicate, unknown type, out of order, encrypted S2S, large) and
+   * resolves with each case's result; `passed` is false when a must-pass case failed.
+   */
+  auditWebhooks(url: string, options?: AuditWebhooksOptions): Promise<AuditResult>;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -279,6 +301,18 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     },
     waitForDelivery,
     deliveries,
+    async auditWebhooks(url, options = {}) {
+      const { config } = server;
+      const settings = { signatureMode: options.signature ?? config.signatureMode, headerPrefix: options.headerPrefix ?? config.headerPrefix, timeoutMs: options.timeoutMs ?? config.webhookTimeoutMs };
+      const wrong = auditInputProblem(url, settings);
+      if (wrong) {
+        const name = wrong.key === 'timeout' ? 'timeoutMs' : wrong.key;
+        throw new SandboxError('parameter_invalid', `auditWebhooks: ${name} ${wrong.problem}`, name);
+      }
+      // Events from a private copy of the fixtures, so the audit adds nothing to this sandbox's state or deliveries.
+      const material = syntheticAuditMaterial(config.fixturesPath, options.merchant ?? credentials.merchantId);
+      return runWebhookAudit(url, { ...material, secret: options.secret ?? material.secret }, settings);
+    },
     clock: {
       now: () => services.clock.now(),
       advance(duration) {

@@ -25,6 +25,7 @@ const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API
 const PAGES = [
   's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
   'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'merchants', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+  'webhook-audit',
 ];
 
 let runner: DocRunner;
