@@ -77,7 +77,7 @@ describe('sandbox audit-webhooks', () => {
       const paymentId = JSON.parse(receiver.received[0]!.body).data.payment_id;
       const events = await (await fetch(`${sandbox.url}/_sandbox/events?resource=${paymentId}`)).json();
       // Both events may carry the same millisecond, so their list order is not fixed.
-      expect(events.data.map((e: { type: string; merchant_id: string }) => `${e.type} ${e.merchant_id}`).sort()).toEqual(['payment.authorized mer_other', 'payment.captured mer_other']);
+      expect(events.data.map((e: { event: string; merchant_id: string }) => `${e.event} ${e.merchant_id}`).sort()).toEqual(['payment.authorized mer_other', 'payment.captured mer_other']);
 
       expect((await runCli(['audit-webhooks', '--to', `${receiver.url}/webhooks`, '--url', sandbox.url, '--merchant', 'mer_nobody'])).error).toBe(`--merchant mer_nobody is not a merchant of the sandbox at ${sandbox.url}; use one of mer_sandbox, mer_other`);
     } finally {
@@ -88,7 +88,7 @@ describe('sandbox audit-webhooks', () => {
   it('names the flag and how to fix it when one is wrong', async () => {
     const cases: Array<[string[], string]> = [
       [['--to', 'ftp://127.0.0.1/hook'], '--to must be the http(s) URL of the webhook handler, such as http://127.0.0.1:3000/webhooks, got "ftp://127.0.0.1/hook"'],
-      [['--to', 'http://127.0.0.1:9/', '--signature', 'sha1'], '--signature must be plain or timestamped (the mode the handler verifies), got "sha1"'],
+      [['--to', 'http://127.0.0.1:9/', '--signature', 'sha1'], '--signature must be plain or timestamped or standard (the mode the handler verifies), got "sha1"'],
       [['--to', 'http://127.0.0.1:9/', '--timeout', 'soon'], '--timeout must be a duration like 5s or 500ms, got "soon"'],
       [['--to', 'http://127.0.0.1:9/', '--timeout', '2m'], '--timeout must be a duration greater than 0 and at most 60s, got "2m"'],
       [['--to', 'http://127.0.0.1:9/', '--header-prefix', '9x'], '--header-prefix must be letters and digits, starting with a letter, like Sandbox, got "9x"'],

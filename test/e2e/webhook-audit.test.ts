@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decryptText, SandboxError, startSandbox, type AuditResult, type SandboxHandle } from '../../src/index.js';
 import { carefulHandler, startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS } from '../helpers/test-sandbox.js';
+import { Webhook } from 'standardwebhooks';
 
 /** The careful handler, verifying with the seeded merchant's secret. */
 const careful = (mode: 'plain' | 'timestamped', options: { checkTimestamp?: boolean } = {}) => carefulHandler(mode, CREDS.secret, options);
@@ -78,6 +79,34 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(result.passed).toBe(false);
     expect(byId(result)['valid']).toMatchObject({ result: 'fail', status: null });
     expect(byId(result)['valid']!.reason).toMatch(/^no answer within 250 ms/);
+  });
+
+  it('in standard mode, a handler verifying with the standardwebhooks package passes, stale timestamp included', async () => {
+    const standard = await startSandbox({ signature: 'standard' });
+    try {
+      // The package checks the signature and refuses a timestamp more than 5 minutes off.
+      const verifier = new Webhook(standard.credentials.webhookSecret);
+      const seen = new Set<string>();
+      receiver = await startFakeMerchant({
+        answer: (request) => {
+          try {
+            verifier.verify(request.body, request.headers as Record<string, string>);
+          } catch {
+            return 400;
+          }
+          seen.add(String(request.headers['webhook-id']));
+          return 200;
+        },
+      });
+      const result = await standard.auditWebhooks(`${receiver.url}/webhooks`);
+      expect(byId(result)['stale-timestamp']).toMatchObject({ level: 'must-pass', result: 'pass', status: 400 });
+      expect(byId(result)['bad-signature']).toMatchObject({ result: 'pass', status: 400 });
+      expect(byId(result)['valid']).toMatchObject({ result: 'pass', status: 200 });
+      expect(result.passed).toBe(true);
+      expect(seen.size).toBeGreaterThan(0);
+    } finally {
+      await standard.close();
+    }
   });
 
   it('in timestamped mode, grades the stale timestamp: refused by a handler that checks it, failed by one that does not', async () => {
