@@ -73,8 +73,16 @@ export async function benchThroughput(ctx) {
     });
 
     const v1Create = { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) };
-    await benchPrismMock(ctx, sandbox, v1Create);
-    await endpoint({ name: 'POST /v1/payments', create: true, id: 'v1', ratioTo: 'prism', request: v1Create });
+    const peer = await benchPrismMock(ctx, sandbox, v1Create);
+    const v1 = await endpoint({ name: 'POST /v1/payments', create: true, id: 'v1', ratioTo: 'prism', request: v1Create });
+    // req/s ratios swing 3x on this shared machine; CPU per request is the steadier comparison.
+    if (peer && v1) {
+      report.measure({
+        group: 'peer',
+        name: 'POST /v1/payments: sandbox server CPU per create / Prism mock CPU per answer',
+        figure: `${(v1.cpuUsPerRequest / peer.cpuUsPerRequest).toFixed(2)} (${Math.round(v1.cpuUsPerRequest)} / ${Math.round(peer.cpuUsPerRequest)} µs; the sandbox also stores the payment and sends its webhooks)`,
+      });
+    }
 
     // SDKs send an Idempotency-Key with every POST: the key is reserved and the answer stored.
     let keys = 0;
@@ -156,6 +164,7 @@ export async function benchThroughput(ctx) {
  * The mock a user would otherwise pick: `prism mock` serving this sandbox's own /openapi.json,
  * measured on the same create (row id 'prism', a reference row, not a target). Prism checks the
  * bearer header and the body against the document, so every answer must be 2xx, not 401 or 422.
+ * Returns the measurement, or undefined when Prism could not be measured (reported as a problem).
  */
 async function benchPrismMock(ctx, sandbox, create) {
   const { report, timing } = ctx;
@@ -171,8 +180,10 @@ async function benchPrismMock(ctx, sandbox, create) {
     const failed = result.non2xx + result.errors;
     if (result.ok === 0 || failed > 0.01 * result.total) report.problem(`${name}: ${failed} of ${result.total} requests were not 2xx (${JSON.stringify(result.statuses)})`);
     report.info(name, result, { id: 'prism' });
+    return result;
   } catch (err) {
     report.problem(`${name}: ${err.message}`);
+    return undefined;
   } finally {
     await prism?.stop();
   }
