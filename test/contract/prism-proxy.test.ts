@@ -21,7 +21,8 @@ beforeAll(async () => {
   const documentPath = join(dir, 'openapi.json');
   writeFileSync(documentPath, await (await fetch(`${sandbox.url}/openapi.json`)).text());
   prism = await startPrismProxy(documentPath, sandbox.url);
-});
+  // Prism reads and compiles the whole document before it listens: seconds on a busy machine.
+}, 60_000);
 afterAll(async () => {
   await prism?.close();
   await sandbox?.close();
