@@ -1,13 +1,19 @@
 // Throughput at 10 connections: the bare Hono baseline, then each create/get endpoint of the
 // sandbox (a child `sandbox start` on a WAL file database), each as a ratio to the baseline.
-// Endpoints still being built are probed and skipped with "not available".
+// Endpoints still being built are probed and skipped with "not available". The peer, Prism
+// mocking the sandbox's own /openapi.json, is measured on the same create right before it.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { measure } from './lib/load.js';
 import { request, pool } from './lib/http.js';
 import { routeExists, expectOk } from './lib/probe.js';
-import { startSandbox, startScript, tempPath, memoryOf, settle } from './lib/processes.js';
+import { ROOT, startPrismMock, startSandbox, startScript, tempPath, memoryOf, settle } from './lib/processes.js';
 import { CARDS, checkoutFields, encryptedForm, jsonHeaders, refundFields, s2sFields, uniqueReference, v1PaymentFields } from './lib/bodies.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** The @stoplight/prism-cli version installed, named in the peer's row. */
+const PRISM_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules/@stoplight/prism-cli/package.json'), 'utf8')).version;
 
 /** Runs the throughput section and adds its rows to the report. */
 export async function benchThroughput(ctx) {
@@ -102,12 +108,17 @@ export async function benchThroughput(ctx) {
       },
     });
 
-    await endpoint({
-      name: 'POST /v1/payments',
-      create: true,
-      id: 'v1',
-      request: { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) },
-    });
+    const v1Create = { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) };
+    const peer = await benchPrismMock(ctx, sandbox, v1Create);
+    const v1 = await endpoint({ name: 'POST /v1/payments', create: true, id: 'v1', ratioTo: 'prism', request: v1Create });
+    // req/s ratios swing 3x on this shared machine; CPU per request is the steadier comparison.
+    if (peer && v1) {
+      report.measure({
+        group: 'peer',
+        name: 'POST /v1/payments: sandbox server CPU per create / Prism mock CPU per answer',
+        figure: `${(v1.cpuUsPerRequest / peer.cpuUsPerRequest).toFixed(2)} (${Math.round(v1.cpuUsPerRequest)} / ${Math.round(peer.cpuUsPerRequest)} µs; the sandbox also stores the payment and sends its webhooks)`,
+      });
+    }
 
     // SDKs send an Idempotency-Key with every POST: the key is reserved and the answer stored.
     let keys = 0;
@@ -182,6 +193,35 @@ export async function benchThroughput(ctx) {
   } finally {
     await sandbox.stop();
     await bare.stop();
+  }
+}
+
+/**
+ * The mock a user would otherwise pick: `prism mock` serving this sandbox's own /openapi.json,
+ * measured on the same create (row id 'prism', a reference row, not a target). Prism checks the
+ * bearer header and the body against the document, so every answer must be 2xx, not 401 or 422.
+ * Returns the measurement, or undefined when Prism could not be measured (reported as a problem).
+ */
+async function benchPrismMock(ctx, sandbox, create) {
+  const { report, timing } = ctx;
+  const name = `Prism ${PRISM_VERSION} mock ${create.method} ${create.path} (static examples, this sandbox's /openapi.json)`;
+  const documentPath = tempPath('openapi', '.json');
+  writeFileSync(documentPath, (await request(`${sandbox.url}/openapi.json`)).text);
+  let prism;
+  try {
+    prism = await startPrismMock(documentPath);
+    await expectOk(prism.url, name, create);
+    await settle(sandbox.pid);
+    const result = await measure(prism.url, create, timing, prism.pid);
+    const failed = result.non2xx + result.errors;
+    if (result.ok === 0 || failed > 0.01 * result.total) report.problem(`${name}: ${failed} of ${result.total} requests were not 2xx (${JSON.stringify(result.statuses)})`);
+    report.info(name, result, { id: 'prism' });
+    return result;
+  } catch (err) {
+    report.problem(`${name}: ${err.message}`);
+    return undefined;
+  } finally {
+    await prism?.stop();
   }
 }
 

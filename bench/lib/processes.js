@@ -2,10 +2,12 @@
 // bare Hono baseline, and helper scripts. Servers under test run in their own process so the
 // load generator's CPU is not charged to them (on 2 cores both still share the machine).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request } from './http.js';
 
 /** The project root (bench/ sits in it). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -120,6 +122,52 @@ export async function startScript(script, args = [], { ipc = false, nodeFlags = 
   const tracked = track(child, script);
   const url = await readReadyFile(readyFile, tracked, 15_000);
   return { ...handle(child, tracked, url, spawnedAt), child };
+}
+
+/** A port on 127.0.0.1 that was free a moment ago, for servers that cannot listen on port 0 and say which port they got. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `prism mock <document> -p <port> -h 127.0.0.1 -v error` (@stoplight/prism-cli, static
+ * examples) and resolves once it answers HTTP. `-v error` is Prism's --quiet: the sandbox is
+ * measured without its per-request log line, so the peer is too.
+ */
+export async function startPrismMock(documentPath) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/.bin/prism'), 'mock', documentPath, '-p', String(port), '-h', '127.0.0.1', '-v', 'error'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child, 'prism mock');
+  let exited = false;
+  tracked.exited.then(() => (exited = true));
+  // With -v error Prism prints nothing when it is ready, so poll until it answers.
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`prism mock exited before it was ready:\n${tracked.output()}`);
+    try {
+      await request(`${url}/openapi.json`, { timeoutMs: 1000 });
+      break;
+    } catch {
+      if (performance.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`prism mock did not answer within 30 s:\n${tracked.output()}`);
+      }
+      await sleep(50);
+    }
+  }
+  return handle(child, tracked, url, spawnedAt);
 }
 
 /** Resident and peak resident memory of a process, in MB (Linux /proc). */

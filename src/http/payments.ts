@@ -35,7 +35,9 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     summary: 'Capture all or part of an authorized payment; the rest of the authorization is released',
     tag: 'Payments',
     auth: 'bearer',
+    // No body, or {} / {"amount": n}: the route reads an empty body as {} (readOptionalJson).
     body: capturePaymentSchema,
+    bodyOptional: true,
     response: 'the captured payment',
     responseSchema: paymentView,
     errors: ['invalid_state', 'amount_too_large', 'parameter_unknown'],
@@ -46,7 +48,9 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     summary: 'Cancel a payment that is not captured (authorized, requires_action or processing)',
     tag: 'Payments',
     auth: 'bearer',
+    // No body, or {}: the route reads an empty body as {} (readOptionalJson).
     body: cancelPaymentSchema,
+    bodyOptional: true,
     response: 'the canceled payment',
     responseSchema: paymentView,
     errors: ['invalid_state', 'parameter_unknown'],

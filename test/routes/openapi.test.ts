@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { openApiPath } from '../../src/http/openapi.js';
+import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -100,6 +101,23 @@ describe('GET /openapi.json', () => {
         expect(op.summary, `${method} ${path}`).toBeTruthy();
       }
     }
+  });
+
+  it('documents capture and cancel with the optional body the routes take (none, {} or a capture amount)', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const capture = doc.paths['/v1/payments/{id}/capture'].post.requestBody;
+    const cancel = doc.paths['/v1/payments/{id}/cancel'].post.requestBody;
+    expect(capture.required).toBe(false);
+    expect(cancel.required).toBe(false);
+    const captureSchema = capture.content['application/json'].schema;
+    expect(Object.keys(captureSchema.properties)).toEqual(['amount']);
+    expect(captureSchema.required ?? []).toEqual([]);
+    expect(cancel.content['application/json'].schema).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
+    // What the document allows is what the routes accept: neither needs a body.
+    const captured = await sandbox.request('POST', `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/capture`, undefined, AUTH);
+    expect(captured.status, captured.text).toBe(200);
+    const canceled = await sandbox.request('POST', `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/cancel`, undefined, AUTH);
+    expect(canceled.status, canceled.text).toBe(200);
   });
 
   it('gives every operation a unique operationId', async () => {

@@ -1,0 +1,65 @@
+// A merchant's client of the bearer API, typed by the sandbox's own document: openapi-typescript
+// turns GET /openapi.json into `paths`, and openapi-fetch checks every path, parameter, body and
+// answer against it. tsconfig.json next to this file compiles it under --strict; a document that
+// types an answer as unknown, or demands a body the route refuses, makes it fail to compile.
+import createClient from 'openapi-fetch';
+import type { paths } from '../../../test-artifacts/typed-client/paysandbox-api.js';
+
+/** A client of one sandbox, authenticated with an sk_test_ key. */
+export function paysandboxClient(baseUrl: string, apiKey: string) {
+  return createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${apiKey}` } });
+}
+
+/** The client type. */
+export type PaysandboxClient = ReturnType<typeof paysandboxClient>;
+
+/** The body of a successful answer, or an Error naming the call and the sandbox's message. */
+function ok<T>(call: string, answer: { data?: T; error?: { error: { code: string; message: string } }; response: Response }): T {
+  if (answer.data === undefined) throw new Error(`${call}: ${answer.response.status} ${answer.error ? `${answer.error.error.code}: ${answer.error.error.message}` : 'no body'}`);
+  return answer.data;
+}
+
+/** A payment as the document types it; this alias does not compile if the answer has no schema. */
+export type Payment = paths['/v1/payments/{id}']['get']['responses'][200]['content']['application/json'];
+
+/** A refund as the document types it. */
+export type Refund = paths['/v1/refunds/{id}']['get']['responses'][200]['content']['application/json'];
+
+/** What the payment flow got back, step by step. */
+export interface PaymentFlow {
+  created: Payment;
+  captured: Payment;
+  refund: Refund;
+  canceled: Payment;
+}
+
+/** Authorizes 1050 EUR with the default test card, captures 600 of it, refunds 200, and cancels a second payment. */
+export async function payCaptureRefund(client: PaysandboxClient, reference: string): Promise<PaymentFlow> {
+  const created = ok('create', await client.POST('/v1/payments', { body: { amount: 1050, currency: 'EUR', capture: false, reference, metadata: { order_id: reference } } }));
+  const captured = ok('capture', await client.POST('/v1/payments/{id}/capture', { params: { path: { id: created.id } }, body: { amount: 600 } }));
+  const refund = ok('refund', await client.POST('/v1/refunds', { body: { payment_id: captured.id, amount: 200, reason: 'requested_by_customer' } }));
+  // Cancel takes no body: the generated types let the call leave it out.
+  const second = ok('create second', await client.POST('/v1/payments', { body: { amount: 700, currency: 'EUR', capture: false } }));
+  const canceled = ok('cancel', await client.POST('/v1/payments/{id}/cancel', { params: { path: { id: second.id } } }));
+  return { created, captured, refund, canceled };
+}
+
+/** Reads a payment as it is now. */
+export async function showPayment(client: PaysandboxClient, id: string): Promise<Payment> {
+  return ok('show', await client.GET('/v1/payments/{id}', { params: { path: { id } } }));
+}
+
+/** The names of the events about one payment, oldest first. */
+export async function eventNames(client: PaysandboxClient, paymentId: string): Promise<string[]> {
+  const list = ok('events', await client.GET('/v1/events', { params: { query: { resource_id: paymentId } } }));
+  const names: string[] = list.data.map((event) => event.event);
+  return names.reverse();
+}
+
+/** Opens a hosted checkout session for 2500 EUR (card or iDEAL) and reads it back. */
+export async function openCheckout(client: PaysandboxClient, returnUrl: string) {
+  const session = ok('checkout', await client.POST('/v1/checkout/sessions', { body: { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: returnUrl } }));
+  const again = ok('checkout show', await client.GET('/v1/checkout/sessions/{id}', { params: { path: { id: session.id } } }));
+  const methods: Array<'card' | 'ideal' | 'sepa'> = again.methods;
+  return { id: session.id, url: session.url, status: again.status, methods, paymentId: again.payment_id };
+}
