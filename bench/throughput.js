@@ -73,11 +73,13 @@ export async function benchThroughput(ctx) {
       request: { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) },
     });
 
-    // SDKs send an Idempotency-Key with every POST: the key is reserved and the answer stored.
+    // SDKs send an Idempotency-Key with every POST: a new key per request is looked up, then stored
+    // with its answer. Issue 16 holds the keyed create to 0.8 of the unkeyed one just before it.
     let keys = 0;
     await endpoint({
-      name: 'POST /v1/payments with an Idempotency-Key',
+      name: 'keyed POST /v1/payments (a new Idempotency-Key each)',
       ratioTo: 'v1',
+      ratioTarget: 0.8,
       request: {
         method: 'POST',
         path: '/v1/payments',
@@ -172,7 +174,7 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
     await settle(sandbox.pid);
     const after = await measureBare();
     const base = { rps: Math.sqrt(before.rps * after.rps), before: before.rps, after: after.rps };
-    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo, base });
+    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo, ratioTarget: spec.ratioTarget, base });
     return result;
   } catch (err) {
     report.problem(`${spec.name}: ${err.message}`);
