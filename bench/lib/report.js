@@ -28,22 +28,25 @@ export class Report {
   /**
    * A throughput row; creates are held to >= 0.2 of the baseline, every row to p99 < 20 ms. With
    * `base` (bare Hono measured again around this row: {rps, before, after}) the ratio is to that.
+   * With `ratioTo` (another row's id) the note gives the ratio to that row: `ratioMeasured` when
+   * given (measured in alternating runs of the two), else the two rows' req/s; with `ratioTarget`
+   * that ratio is a target too.
    */
-  throughput(name, result, { create = false, id, ratioTo, base } = {}) {
+  throughput(name, result, { create = false, id, ratioTo, ratioMeasured, ratioTarget, base } = {}) {
     const against = base ?? this.base;
     const ratio = against ? result.rps / against.rps : NaN;
     const notes = [];
     if (base) notes.push(`bare Hono before / after: ${num(base.before)} / ${num(base.after)} req/s`);
-    if (ratioTo) {
-      const other = this.rows.find((row) => row.id === ratioTo);
-      if (other) notes.push(`${(result.rps / other.result.rps).toFixed(2)} of ${other.name}`);
-    }
+    const other = ratioTo ? this.rows.find((row) => row.id === ratioTo) : undefined;
+    const toOther = other && (ratioMeasured ?? result.rps / other.result.rps);
+    if (other) notes.push(`${toOther.toFixed(2)} of ${other.name}${ratioMeasured === undefined ? '' : ' (runs of the two in turn)'}`);
     const failed = result.non2xx + result.errors;
     if (failed > 0) notes.push(`${failed} non-2xx/errors of ${result.total}: ${JSON.stringify(result.statuses)}`);
     if (result.ok === 0) this.problem(`${name}: no request answered 2xx in ${result.seconds} s (${JSON.stringify(result.statuses)}, ${result.errors} errors/timeouts)`);
     else if (failed > 0.01 * result.total) this.problem(`${name}: ${failed} of ${result.total} requests failed (${JSON.stringify(result.statuses)})`);
     this.rows.push({ name, id, result, ratio, base, note: notes.join('; ') });
     if (create) this.target('create >= 0.2 of bare Hono', name, ratio.toFixed(2), ratio >= 0.2);
+    if (other && ratioTarget !== undefined) this.target(`>= ${ratioTarget} of ${other.name}`, name, toOther.toFixed(2), toOther >= ratioTarget);
     this.target('p99 < 20 ms at 10 connections', name, `${ms(result.p99)} ms`, result.p99 < 20);
   }
 

@@ -1,14 +1,21 @@
 // Idempotency keys (docs/decisions.md): the same key and the same request within 24 h (sandbox clock)
-// get the first answer again; the same key with another request is a 409. The key is reserved
-// in the store BEFORE the handler runs, so a concurrent duplicate waits for the first answer
-// instead of running the handler a second time.
-import { createHash } from 'node:crypto';
+// get the first answer again; the same key with another request is a 409. A key is held in memory
+// while its first request runs, so a concurrent duplicate waits for that answer instead of running
+// the handler a second time; the answer is written once, in the same group-commit batch as the
+// writes it reports. That is one indexed read before the handler and one row written after it,
+// about as cheap as a key can be while it still survives a restart.
+import { hash } from 'node:crypto';
 import { SandboxError } from '../errors.js';
-import type { IdempotencyRecord } from '../store/idempotency-repo.js';
 import type { ServiceDeps } from './deps.js';
 
 /** How long a key replays its first answer (sandbox clock). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * How often (sandbox clock) storing an answer also deletes the keys past the window. Lookups ignore
+ * an expired row whether or not it is gone yet, so this only bounds the table, and keeps the
+ * delete off almost every request.
+ */
+export const IDEMPOTENCY_PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The request a key is used for. */
 export interface IdempotentRequest {
@@ -27,74 +34,130 @@ export interface StoredAnswer {
   body: string;
 }
 
-/** Either run the handler (the key is now reserved) or replay what the first request got. */
+/** Either run the handler (the key is now held) or replay what the first request got. */
 export type Admission = { kind: 'run' } | { kind: 'replay'; answer: StoredAnswer };
 
 /** SHA-256 over method, path and raw body: what "the same request" means. */
 export function requestFingerprint(method: string, path: string, body: string): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`).digest('hex');
+  // The one-shot hash(): createHash().update().digest() builds a Hash object per request for nothing.
+  return hash('sha256', `${method.toUpperCase()}\n${path}\n${body}`, 'hex');
+}
+
+/** A key whose first request is being handled by this process. */
+interface Running {
+  fingerprint: string;
+  method: string;
+  path: string;
+  createdAt: number;
+  /** Settles with the answer, or undefined when the request ended without one worth keeping (a 5xx). */
+  settled: Promise<StoredAnswer | undefined>;
+  settle(answer: StoredAnswer | undefined): void;
 }
 
 /** The idempotency use cases. */
 export class Idempotency {
   /** How long a duplicate waits for the first request before 409 idempotency_key_in_progress (real time). */
   inProgressWaitMs = 5000;
-  /** How often a waiting duplicate looks again. */
-  pollMs = 10;
+  private readonly running = new Map<string, Running>();
+  private nextPurgeAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ServiceDeps) {
-    // A reservation can only be in progress inside a running process; any left are from one that stopped.
+    // Databases written by earlier versions reserved keys in the table; any such row is from a process that stopped.
     deps.store.idempotency.releaseAllInProgress();
   }
 
-  /** Reserves the key for this request, or waits for the request that holds it and replays its answer. */
+  /** Holds the key for this request, or waits for the request that holds it and replays its answer. */
   async admit(request: IdempotentRequest): Promise<Admission> {
     const fingerprint = requestFingerprint(request.method, request.path, request.body);
+    const method = request.method.toUpperCase();
+    const slot = `${request.scope}\n${request.key}`;
     const deadline = Date.now() + this.inProgressWaitMs;
     for (;;) {
-      const existing = this.reserveOrGet(request, fingerprint);
-      if (!existing) return { kind: 'run' };
-      if (existing.fingerprint !== fingerprint) {
-        const where = existing.method === request.method.toUpperCase() && existing.path === request.path ? 'with a different body' : `for ${existing.method} ${existing.path}`;
-        throw new SandboxError(
-          'idempotency_key_reused',
-          `Idempotency-Key "${request.key}" was already used ${where}; use a new key for a new request, or resend exactly the first request to get its answer again`,
-          'Idempotency-Key',
-        );
+      const running = this.running.get(slot);
+      if (running) {
+        this.refuseOther(request, fingerprint, running);
+        const answer = await settledBefore(running.settled, deadline);
+        if (answer === 'late') {
+          throw new SandboxError(
+            'idempotency_key_in_progress',
+            `a request with Idempotency-Key "${request.key}" is still being processed; retry in a moment to get its answer`,
+            'Idempotency-Key',
+            { 'Retry-After': '1' },
+          );
+        }
+        if (answer) return { kind: 'replay', answer };
+        continue; // the first request ended in a 5xx: this one runs (or waits for whoever got there first)
       }
-      if (existing.state === 'done') {
-        return { kind: 'replay', answer: { status: existing.responseStatus!, headers: existing.responseHeaders ?? {}, body: existing.responseBody ?? '' } };
+      const now = this.deps.clock.now();
+      const stored = this.deps.store.idempotency.get(request.scope, request.key);
+      if (stored && stored.createdAt > now - IDEMPOTENCY_WINDOW_MS) {
+        this.refuseOther(request, fingerprint, stored);
+        return { kind: 'replay', answer: { status: stored.responseStatus, headers: stored.responseHeaders, body: stored.responseBody } };
       }
-      if (Date.now() >= deadline) {
-        throw new SandboxError(
-          'idempotency_key_in_progress',
-          `a request with Idempotency-Key "${request.key}" is still being processed; retry in a moment to get its answer`,
-          'Idempotency-Key',
-          { 'Retry-After': '1' },
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+      let settle!: (answer: StoredAnswer | undefined) => void;
+      const settled = new Promise<StoredAnswer | undefined>((resolve) => (settle = resolve));
+      this.running.set(slot, { fingerprint, method, path: request.path, createdAt: now, settled, settle });
+      return { kind: 'run' };
     }
   }
 
-  /** Stores the answer of a reserved key so duplicates replay it. */
+  /** Stores the answer of a held key (in the open batch, with the writes it reports) and hands it to waiting duplicates. */
   complete(scope: string, key: string, answer: StoredAnswer): void {
-    this.deps.store.idempotency.finish(scope, key, answer.status, answer.headers, answer.body);
-  }
-
-  /** Frees a reserved key without an answer (a 5xx), so a retry runs the handler again. */
-  release(scope: string, key: string): void {
-    this.deps.store.idempotency.release(scope, key);
-  }
-
-  /** In one transaction: forget keys past the window, then reserve this one or return the row that holds it. */
-  private reserveOrGet(request: IdempotentRequest, fingerprint: string): IdempotencyRecord | undefined {
+    const slot = `${scope}\n${key}`;
+    const running = this.running.get(slot);
+    if (!running) return;
     const { store, clock } = this.deps;
-    return store.tx(() => {
-      const now = clock.now();
-      store.idempotency.purge(now - IDEMPOTENCY_WINDOW_MS);
-      if (store.idempotency.reserve(request.scope, request.key, fingerprint, request.method.toUpperCase(), request.path, now)) return undefined;
-      return store.idempotency.get(request.scope, request.key);
-    });
+    try {
+      store.tx(() => {
+        const now = clock.now();
+        if (now >= this.nextPurgeAt) {
+          store.idempotency.purge(now - IDEMPOTENCY_WINDOW_MS);
+          this.nextPurgeAt = now + IDEMPOTENCY_PURGE_EVERY_MS;
+        }
+        store.idempotency.save({
+          scope,
+          key,
+          fingerprint: running.fingerprint,
+          method: running.method,
+          path: running.path,
+          responseStatus: answer.status,
+          responseHeaders: answer.headers,
+          responseBody: answer.body,
+          createdAt: running.createdAt,
+        });
+      });
+    } catch (err) {
+      // Not stored: a waiting duplicate runs the request itself rather than replay an answer a retry would not get.
+      this.release(scope, key);
+      throw err;
+    }
+    this.running.delete(slot);
+    running.settle(answer);
   }
+
+  /** Frees a held key without an answer (a 5xx), so a retry, or a waiting duplicate, runs the handler again. */
+  release(scope: string, key: string): void {
+    const slot = `${scope}\n${key}`;
+    const running = this.running.get(slot);
+    this.running.delete(slot);
+    running?.settle(undefined);
+  }
+
+  /** 409 idempotency_key_reused when the key was first used for another request. */
+  private refuseOther(request: IdempotentRequest, fingerprint: string, first: { fingerprint: string; method: string; path: string }): void {
+    if (first.fingerprint === fingerprint) return;
+    const where = first.method === request.method.toUpperCase() && first.path === request.path ? 'with a different body' : `for ${first.method} ${first.path}`;
+    throw new SandboxError(
+      'idempotency_key_reused',
+      `Idempotency-Key "${request.key}" was already used ${where}; use a new key for a new request, or resend exactly the first request to get its answer again`,
+      'Idempotency-Key',
+    );
+  }
+}
+
+/** The answer once `settled` settles, or 'late' if that is after `deadline` (Date.now() time). */
+function settledBefore(settled: Promise<StoredAnswer | undefined>, deadline: number): Promise<StoredAnswer | undefined | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), 'late')));
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

@@ -61,8 +61,15 @@ export class S2SPayments implements ChallengeSubject {
     const { reference } = input;
 
     return store.tx(() => {
-      if (store.transactions.referenceTaken(terminal.terNo, reference)) {
-        throw new SandboxError('reference_in_use', `reference "${reference}" was already used on terminal ${terminal.terNo}; send a new, unique order id`, 'reference');
+      const existing = store.transactions.byReference(terminal.terNo, reference);
+      if (existing) {
+        // Most often a retry after an answer that never arrived: say where that payment's status is.
+        const authstatus = `${this.deps.publicUrl.base}/api/s2s/status/${existing.statusToken}`;
+        throw new SandboxError(
+          'reference_in_use',
+          `reference "${reference}" was already used on terminal ${terminal.terNo} by transID ${existing.transId}; if this is a retry of that payment, look it up at its authstatus URL ${authstatus} instead of creating it again; for a new payment send a new, unique order id`,
+          'reference',
+        );
       }
       const transaction: Transaction = {
         transId: this.unusedTransId(),

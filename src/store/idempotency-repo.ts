@@ -1,50 +1,46 @@
-// Idempotency-Key reservations and the answers they replay. A row is reserved (in_progress)
-// before the handler runs, so a concurrent request with the same key finds it and waits.
+// Idempotency-Key answers to replay. A row is written once, when the first request's answer is
+// known, in the same group-commit batch as the writes that answer reports; a key whose first
+// request is still running is held in memory by the idempotency service, not here.
 import type { Db } from './open-database.js';
 
-/** A reserved or finished key. */
+/** A key and the answer its first request got. */
 export interface IdempotencyRecord {
   scope: string;
   key: string;
   fingerprint: string;
   method: string;
   path: string;
-  state: 'in_progress' | 'done';
-  responseStatus: number | null;
-  responseHeaders: Record<string, string> | null;
-  responseBody: string | null;
+  responseStatus: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
   createdAt: number;
 }
 
-const COLUMNS = `scope, key, fingerprint, method, path, state, response_status AS responseStatus, response_headers AS responseHeaders,
+const COLUMNS = `scope, key, fingerprint, method, path, response_status AS responseStatus, response_headers AS responseHeaders,
   response_body AS responseBody, created_at AS createdAt`;
 
-type Row = Omit<IdempotencyRecord, 'responseHeaders'> & { responseHeaders: string | null };
-const fromRow = (row: Row | undefined): IdempotencyRecord | undefined =>
-  row ? { ...row, responseHeaders: row.responseHeaders === null ? null : JSON.parse(row.responseHeaders) } : undefined;
+type Row = Omit<IdempotencyRecord, 'responseHeaders'> & { responseHeaders: string };
+const fromRow = (row: Row | undefined): IdempotencyRecord | undefined => (row ? { ...row, responseHeaders: JSON.parse(row.responseHeaders) } : undefined);
 
 /** Prepared statements over idempotency_keys. */
 export function createIdempotencyRepo(db: Db) {
-  const reserve = db.prepare(`INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, created_at)
-    VALUES (?, ?, ?, ?, ?, 'in_progress', ?) ON CONFLICT(scope, key) DO NOTHING`);
-  const byKey = db.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE scope = ? AND key = ?`);
-  const finish = db.prepare(`UPDATE idempotency_keys SET state = 'done', response_status = ?, response_headers = ?, response_body = ?
-    WHERE scope = ? AND key = ? AND state = 'in_progress'`);
-  const remove = db.prepare('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
+  // Rows written before answers were stored in one go may still say in_progress: never replay those.
+  const byKey = db.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'done'`);
+  // A row still here past the window (purging is amortised, see the service) is replaced.
+  const save = db.prepare(`INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, response_status, response_headers, response_body, created_at)
+    VALUES (@scope, @key, @fingerprint, @method, @path, 'done', @responseStatus, @responseHeaders, @responseBody, @createdAt)
+    ON CONFLICT(scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, state = 'done',
+      response_status = excluded.response_status, response_headers = excluded.response_headers, response_body = excluded.response_body,
+      created_at = excluded.created_at`);
   const removeAllInProgress = db.prepare("DELETE FROM idempotency_keys WHERE state = 'in_progress'");
   const purge = db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?');
 
   return {
-    /** Inserts an in_progress row; false when the key already has one. */
-    reserve: (scope: string, key: string, fingerprint: string, method: string, path: string, now: number) =>
-      reserve.run(scope, key, fingerprint, method, path, now).changes === 1,
+    /** The stored answer of a key (one primary-key read), whatever its age. */
     get: (scope: string, key: string) => fromRow(byKey.get(scope, key) as Row | undefined),
-    /** Stores the answer to replay. */
-    finish: (scope: string, key: string, status: number, headers: Record<string, string>, body: string) =>
-      finish.run(status, JSON.stringify(headers), body, scope, key).changes === 1,
-    /** Frees a key (the handler failed with a 5xx, so a retry must run again). */
-    release: (scope: string, key: string) => remove.run(scope, key),
-    /** Voids reservations left by a process that stopped mid-request. */
+    /** Stores the answer to replay, replacing an expired row of the same key. */
+    save: (record: IdempotencyRecord) => save.run({ ...record, responseHeaders: JSON.stringify(record.responseHeaders) }),
+    /** Voids reservations that databases written by earlier versions may hold. */
     releaseAllInProgress: () => removeAllInProgress.run().changes,
     /** Deletes every key created at or before `cutoff`. */
     purge: (cutoff: number) => purge.run(cutoff).changes,

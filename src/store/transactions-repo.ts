@@ -60,7 +60,7 @@ export function createTransactionsRepo(db: Db) {
     @refunded, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE trans_id = ?`);
   const byStatusToken = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE status_token = ?`);
-  const byReference = db.prepare('SELECT trans_id FROM transactions WHERE ter_no = ? AND reference = ?').pluck();
+  const byReference = db.prepare('SELECT trans_id AS transId, status_token AS statusToken FROM transactions WHERE ter_no = ? AND reference = ?');
   const idTaken = db.prepare('SELECT 1 FROM transactions WHERE trans_id = ?').pluck();
   const setStatus = db.prepare('UPDATE transactions SET order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
   const addRefunded = db.prepare('UPDATE transactions SET refunded = refunded + ?, order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
@@ -70,7 +70,8 @@ export function createTransactionsRepo(db: Db) {
       insert.run({ ...t, customer: JSON.stringify(t.customer), script: JSON.stringify(t.script) }),
     get: (transId: string) => fromRow(byId.get(transId) as Row | undefined),
     byStatusToken: (token: string) => fromRow(byStatusToken.get(token) as Row | undefined),
-    referenceTaken: (terNo: number, reference: string) => byReference.get(terNo, reference) !== undefined,
+    /** The payment that already uses `reference` on the terminal (references are unique per terminal), if any. */
+    byReference: (terNo: number, reference: string) => byReference.get(terNo, reference) as Pick<Transaction, 'transId' | 'statusToken'> | undefined,
     idTaken: (transId: string) => idTaken.get(transId) !== undefined,
     setStatus: (transId: string, orderStatus: number, response: string, now: number) => setStatus.run(orderStatus, response, now, transId),
     addRefunded: (transId: string, amount: number, orderStatus: number, response: string, now: number) =>

@@ -2,7 +2,6 @@
 // the same key, exactly one payment from concurrent duplicates, per-merchant keys, the 24 h window.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { requestFingerprint } from '../../src/services/idempotency.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
 
@@ -89,6 +88,19 @@ describe('replaying the first answer', () => {
     expect(later.json.id).not.toBe(first.json.id);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
   });
+  it('forgets keys after a 25 h clock advance: the same key creates a new payment, and expired keys leave the table', async () => {
+    const first = await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('before', AUTH));
+    await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('other-before', AUTH));
+    expect((await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '25h' })).status).toBe(200);
+    const later = await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('before', AUTH));
+    expect(later.status).toBe(200);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.json.id).not.toBe(first.json.id);
+    expect((await sandbox.request('GET', '/v1/payments?limit=100', undefined, AUTH)).json.data).toHaveLength(3);
+    // The new answer replays from now on; the other expired key is gone.
+    expect((await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('before', AUTH))).json.id).toBe(later.json.id);
+    expect(sandbox.db.prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['before']);
+  });
 });
 
 describe('refusing another request under the same key', () => {
@@ -137,11 +149,41 @@ describe('concurrent requests with the same key', () => {
     expect((await sandbox.request('GET', '/v1/payments?limit=100', undefined, AUTH)).json.data).toHaveLength(1);
   });
 
+  it('refuses a duplicate with another body at once while the first request is still running', async () => {
+    const body = JSON.stringify(PAYMENT);
+    await sandbox.services.idempotency.admit({ scope: 'mer_sandbox', key: 'busy', method: 'POST', path: '/v1/payments', body });
+    const res = await sandbox.request('POST', '/v1/payments', { ...PAYMENT, amount: 2000 }, keyed('busy', AUTH));
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('runs a waiting duplicate itself when the first request ends in a 5xx', async () => {
+    const body = JSON.stringify(PAYMENT);
+    const idempotency = sandbox.services.idempotency;
+    await idempotency.admit({ scope: 'mer_sandbox', key: 'fails', method: 'POST', path: '/v1/payments', body });
+    // Resolves once the duplicate is inside admit(), that is waiting for the first request.
+    const admit = idempotency.admit.bind(idempotency);
+    const duplicateWaits = new Promise<void>((resolve) => {
+      idempotency.admit = (request) => {
+        const admission = admit(request);
+        resolve();
+        return admission;
+      };
+    });
+    const waiting = sandbox.request('POST', '/v1/payments', body, { ...keyed('fails', AUTH), 'content-type': 'application/json' });
+    await duplicateWaits;
+    idempotency.release('mer_sandbox', 'fails'); // the first request's answer was a 5xx
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    expect((await sandbox.request('POST', '/v1/payments', body, { ...keyed('fails', AUTH), 'content-type': 'application/json' })).json.id).toBe(res.json.id);
+  });
+
   it('answers 409 idempotency_key_in_progress when the first request takes too long', async () => {
     sandbox.services.idempotency.inProgressWaitMs = 50;
     const body = JSON.stringify(PAYMENT);
-    // A request holding the key right now (reserved, not finished).
-    sandbox.store.idempotency.reserve('mer_sandbox', 'slow', requestFingerprint('POST', '/v1/payments', body), 'POST', '/v1/payments', sandbox.clock.now());
+    // A request holding the key right now (admitted, no answer yet).
+    expect(await sandbox.services.idempotency.admit({ scope: 'mer_sandbox', key: 'slow', method: 'POST', path: '/v1/payments', body })).toEqual({ kind: 'run' });
     const res = await sandbox.request('POST', '/v1/payments', body, { ...keyed('slow', AUTH), 'content-type': 'application/json' });
     expect(res.status).toBe(409);
     expect(res.json.error).toMatchObject({ code: 'idempotency_key_in_progress', param: 'Idempotency-Key' });

@@ -2,6 +2,7 @@
 // field, stores nothing, and never echoes the card number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 
 let sandbox: TestSandbox;
 beforeAll(() => {
@@ -190,6 +191,30 @@ describe('POST /api/s2s: reference reuse', () => {
     expect(again.json.error).toMatchObject({ type: 'conflict_error', code: 'reference_in_use', param: 'reference' });
     expect(again.json.error.message).toContain('ord_dup_1');
     expect(stored()).toEqual(before);
+  });
+
+  it('tells a retry where the payment is: its transID and authstatus URL, which answers that payment', async () => {
+    const body = s2sBody({ reference: 'ord_retry_1', ccno: '4242424242424242' });
+    const first = await sandbox.request('POST', '/api/s2s', body);
+    const retry = await sandbox.request('POST', '/api/s2s', body);
+    expect(retry.status).toBe(409);
+    expect(retry.json.error.code).toBe('reference_in_use');
+    expect(retry.json.error.message).toContain(`by transID ${first.json.transID}`);
+    expect(retry.json.error.message).toContain(first.json.authstatus);
+    const url = /(http:\/\/sandbox\.test\/api\/s2s\/status\/\S+) instead/.exec(retry.json.error.message)![1]!;
+    const status = await sandbox.request('GET', new URL(url).pathname);
+    expect(status.json).toMatchObject({ transID: first.json.transID, reference: 'ord_retry_1', status: first.json.status });
+  });
+
+  it('tells the same to a retry of an encrypted create (/api/s2s/encrypt)', async () => {
+    const first = await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'ord_retry_2' }));
+    const query = new URLSearchParams({ ...(s2sBody({ reference: 'ord_retry_2' }) as Record<string, string>), terNO: String(CREDS.terNO), encryption_method: 'none' }).toString();
+    const form = new URLSearchParams({ encrypted_data: buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }) }).toString();
+    const retry = await sandbox.request('POST', '/api/s2s/encrypt', form, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(retry.status).toBe(409);
+    expect(retry.json.error).toMatchObject({ code: 'reference_in_use', param: 'reference' });
+    expect(retry.json.error.message).toContain(`by transID ${first.json.transID}`);
+    expect(retry.json.error.message).toContain(first.json.authstatus);
   });
 
   it('lets another terminal use the same reference', async () => {
