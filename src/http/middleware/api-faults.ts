@@ -9,7 +9,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { FAULT_HEADER, faultLabel, parseFaultHeader, type ApiFault } from '../../domain/api-faults.js';
 import { parseDuration } from '../../domain/duration.js';
 import { SandboxError, type ErrorCode } from '../../errors.js';
-import { safeEqual } from '../../crypto/signature.js';
+import { merchantOfRequest } from './request-merchant.js';
 import type { AppDeps, AppEnv } from '../app.js';
 
 /** The catalogue code of each status= answer. */
@@ -53,29 +53,11 @@ function hold(c: Context<AppEnv>, ms: number): Promise<void> {
   });
 }
 
-/** The merchant a request's credential names (bearer key, or a terminal public_key in the body), for merchant= rules. */
+/** The merchant a request's credential names, for merchant= rules. */
 async function merchantOf(deps: AppDeps, c: Context<AppEnv>): Promise<string | undefined> {
-  const { credentials } = deps.services;
-  if (c.req.path.startsWith('/v1/')) {
-    const key = /^Bearer +(\S+)$/i.exec((c.req.header('authorization') ?? '').trim())?.[1];
-    if (key === undefined) return undefined;
-    return credentials.apiKeys().find((entry) => safeEqual(entry.key, key))?.merchantId;
-  }
   // The bytes, not text(): Hono derives later reads from the first one, and the handler must still see bytes that are not UTF-8.
-  const bytes = await c.req.arrayBuffer().catch(() => undefined);
-  if (!bytes) return undefined;
-  const body = new TextDecoder().decode(bytes);
-  let publicKey: unknown;
-  try {
-    publicKey = (JSON.parse(body) as { public_key?: unknown }).public_key;
-  } catch {
-    const form = new URLSearchParams(body);
-    publicKey = form.get('public_key') ?? undefined;
-    // encrypted_data ends with the terminal public_key, unchanged (spec §4.2).
-    const encrypted = form.get('encrypted_data');
-    if (encrypted) return credentials.terminals().find((t) => encrypted.endsWith(t.publicKey))?.merchantId;
-  }
-  return typeof publicKey === 'string' ? credentials.terminalByPublicKey(publicKey)?.merchantId : undefined;
+  const bytes = c.req.path.startsWith('/v1/') ? undefined : await c.req.arrayBuffer().catch(() => undefined);
+  return merchantOfRequest(deps.services.credentials, c, bytes ? new TextDecoder().decode(bytes) : '');
 }
 
 /** The faults this request gets: the header's, else the standing rules that fire; empty for none. */

@@ -7,7 +7,7 @@ import { bodyText } from '../validation.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import type { Merchant } from '../../store/credentials-repo.js';
+import { merchantOfRequest } from './request-merchant.js';
 
 /** The request header and the header on replayed answers. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -17,25 +17,6 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** Answers a merchant may get again: success and client errors (a 5xx is worth retrying for real). */
 const storable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500);
-
-/** The merchant whose credential the request carries, or undefined when none is recognisable. */
-function scopeOf(services: Services, c: Context, body: string): string | undefined {
-  const { credentials } = services;
-  // bearerAuth runs first on /v1/* and has already refused a request without a valid key.
-  if (c.req.path.startsWith('/v1/')) return (c.get('merchant') as Merchant | undefined)?.id;
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') {
-    // encrypted_data ends with the terminal public_key, unchanged (spec §4.2).
-    const encrypted = new URLSearchParams(body).get('encrypted_data') ?? '';
-    return credentials.terminals().find((t) => encrypted.endsWith(t.publicKey))?.merchantId;
-  }
-  try {
-    const parsed = JSON.parse(body) as { public_key?: unknown };
-    return typeof parsed.public_key === 'string' ? credentials.terminalByPublicKey(parsed.public_key)?.merchantId : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Replays, refuses or records POSTs that carry an Idempotency-Key. */
 export function idempotency(services: Services): MiddlewareHandler {
@@ -47,7 +28,7 @@ export function idempotency(services: Services): MiddlewareHandler {
       throw new SandboxError('parameter_invalid', `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`, IDEMPOTENCY_HEADER);
     }
     const body = await bodyText(c);
-    const scope = scopeOf(services, c, body);
+    const scope = merchantOfRequest(services.credentials, c, body);
     if (scope === undefined) return next();
 
     const admission = await services.idempotency.admit({ scope, key, method: c.req.method, path, body });
