@@ -4,7 +4,7 @@
 // A request whose credential names no merchant runs without idempotency: it can only end in an
 // error that changes nothing.
 import { bodyText } from '../validation.js';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { merchantOfRequest } from './request-merchant.js';
