@@ -4,13 +4,11 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
-import type { FaultListView, FaultsDeletedView, FaultsSetView } from '../views/fault-rule.js';
-
-const SET_BY: Record<string, string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };
+import { FAULT_SOURCE_LABELS, type FaultListView, type FaultsDeletedView, type FaultsSetView } from '../views/fault-rule.js';
 
 function rulesTable(list: FaultListView): string {
   if (list.data.length === 0) return `no fault rules (seed ${list.seed})`;
-  return `${formatTable(['ID', 'RULE', 'SET BY'], list.data.map((r) => [r.id, r.spec, SET_BY[r.source] ?? r.source]))}\nseed ${list.seed}`;
+  return `${formatTable(['ID', 'RULE', 'SET BY'], list.data.map((r) => [r.id, r.spec, FAULT_SOURCE_LABELS[r.source]]))}\nseed ${list.seed}`;
 }
 
 /** Adds `sandbox faults ...`. */

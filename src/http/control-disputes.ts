@@ -10,6 +10,7 @@ import type { Services } from '../services/services.js';
 import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
+import { controlRoute } from './control-route.js';
 import { httpUrl } from '../contracts/v1-common.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
@@ -141,25 +142,15 @@ export function controlDisputeRoutes(deps: AppDeps) {
   return app;
 }
 
-const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
-  method,
-  path: `/_sandbox${path}`,
-  summary,
-  tag: 'Sandbox control',
-  auth: 'control',
-  response,
-  ...extra,
-});
-
 /** The routes of this module, for /openapi.json. */
 export const disputesOpenApi: OpenApiRoute[] = [
-  control('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { responseSchema: chargebackView, body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
-  control('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { responseSchema: listOf(chargebackView), query: chargebackQuery }),
-  control('get', '/chargebacks/:id', 'One chargeback', 'the chargeback', { responseSchema: chargebackView }),
-  control('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { responseSchema: chargebackView, errors: ['invalid_state'] }),
-  control('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { responseSchema: chargebackView, errors: ['invalid_state'] }),
-  control('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true }),
-  control('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
-  control('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
-  control('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
+  controlRoute('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { responseSchema: chargebackView, body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
+  controlRoute('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { responseSchema: listOf(chargebackView), query: chargebackQuery }),
+  controlRoute('get', '/chargebacks/:id', 'One chargeback', 'the chargeback', { responseSchema: chargebackView }),
+  controlRoute('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { responseSchema: chargebackView, errors: ['invalid_state'] }),
+  controlRoute('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { responseSchema: chargebackView, errors: ['invalid_state'] }),
+  controlRoute('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true }),
+  controlRoute('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
+  controlRoute('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
+  controlRoute('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
 ];

@@ -7,6 +7,7 @@ import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantV
 import { listView, wholeList } from '../views/list.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
+import { controlRoute } from './control-route.js';
 import { readOptionalJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 
@@ -34,28 +35,18 @@ export function controlMerchantRoutes(deps: AppDeps) {
   return app;
 }
 
-const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
-  method,
-  path: `/_sandbox${path}`,
-  summary,
-  tag: 'Sandbox control',
-  auth: 'control',
-  response,
-  ...extra,
-});
-
 /** The routes of this module, for /openapi.json. */
 export const merchantsOpenApi: OpenApiRoute[] = [
-  control('get', '/merchants', 'List every merchant, seeded and created, with its credentials', '{object: "list", data: [merchant, ...], has_more: false}', { responseSchema: merchantListView }),
-  control('post', '/merchants', 'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)', 'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}', {
+  controlRoute('get', '/merchants', 'List every merchant, seeded and created, with its credentials', '{object: "list", data: [merchant, ...], has_more: false}', { responseSchema: merchantListView }),
+  controlRoute('post', '/merchants', 'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)', 'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}', {
     body: createMerchantSchema,
     bodyOptional: true,
     status: 201,
     errors: ['terminal_in_use'],
     responseSchema: merchantView,
   }),
-  control('get', '/merchants/:id', 'One merchant with its credentials', 'the merchant', { responseSchema: merchantView }),
-  control('delete', '/merchants/:id', 'Delete a created merchant and every row it owns (payments, transactions, refunds, events, deliveries, endpoints, tokens, sessions, chargebacks, settlements, scenarios, jobs, idempotency keys); seeded merchants are refused', '{id, deleted: true, removed: {table: rows, ...}}', {
+  controlRoute('get', '/merchants/:id', 'One merchant with its credentials', 'the merchant', { responseSchema: merchantView }),
+  controlRoute('delete', '/merchants/:id', 'Delete a created merchant and every row it owns (payments, transactions, refunds, events, deliveries, endpoints, tokens, sessions, chargebacks, settlements, scenarios, jobs, idempotency keys); seeded merchants are refused', '{id, deleted: true, removed: {table: rows, ...}}', {
     errors: ['merchant_seeded'],
     responseSchema: deletedMerchantView,
   }),

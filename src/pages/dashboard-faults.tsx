@@ -2,27 +2,11 @@
 // the API faults injected lately, newest first. The live fragment refreshes on every injected
 // fault (the activity bus's fault.injected). Every value goes through hono/jsx, so paths are escaped.
 import type { Child } from 'hono/jsx';
+import type { InjectedFault } from '../webhooks/faults.js';
+import { FAULT_SOURCE_LABELS, type FaultRuleView } from '../views/fault-rule.js';
 import { when } from './dashboard-tables.js';
 import { DashboardShell } from './dashboard.js';
 
-/** A rule as the control API shows it (the fields this page uses). */
-export interface FaultRuleFacts {
-  id: string;
-  spec: string;
-  source: string;
-}
-
-/** An injected API fault (the fault injector's record). */
-export interface InjectedFaultFacts {
-  at: number;
-  requestId: string;
-  method: string;
-  path: string;
-  fault: string;
-  origin: string;
-}
-
-const SOURCES: Record<string, string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };
 
 function Table(props: { label: string; heads: string[]; empty: string; children: Child[] }) {
   return (
@@ -46,7 +30,7 @@ function Table(props: { label: string; heads: string[]; empty: string; children:
 }
 
 /** The live part: the rules and the injected faults. */
-export function FaultsFragment(props: { seed: number; rules: FaultRuleFacts[]; injected: readonly InjectedFaultFacts[] }) {
+export function FaultsFragment(props: { seed: number; rules: FaultRuleView[]; injected: readonly InjectedFault[] }) {
   return (
     <>
       <h2 id="injected">API faults injected lately</h2>
@@ -67,7 +51,7 @@ export function FaultsFragment(props: { seed: number; rules: FaultRuleFacts[]; i
           <tr data-id={r.id}>
             <td class="id">{r.id}</td>
             <td class="id">{r.spec}</td>
-            <td>{SOURCES[r.source] ?? r.source}</td>
+            <td>{FAULT_SOURCE_LABELS[r.source]}</td>
           </tr>
         ))}
       </Table>
@@ -76,7 +60,7 @@ export function FaultsFragment(props: { seed: number; rules: FaultRuleFacts[]; i
 }
 
 /** The whole Faults page. */
-export function FaultsPage(props: { seed: number; rules: FaultRuleFacts[]; injected: readonly InjectedFaultFacts[]; now: number }) {
+export function FaultsPage(props: { seed: number; rules: FaultRuleView[]; injected: readonly InjectedFault[]; now: number }) {
   return (
     <DashboardShell title="Faults · paysandbox" now={props.now}>
       <p><a href="/_sandbox/">« Dashboard</a></p>
