@@ -49,7 +49,7 @@ export async function benchThroughput(ctx) {
     });
 
     receiver.reset();
-    const frictionless = await endpoint({ name: 'POST /api/s2s, 4242 frictionless (+ its webhook)', create: true, request: s2s(CARDS.frictionless, 'f') });
+    const frictionless = await endpoint({ name: 'POST /api/s2s, 4242 frictionless (+ its webhook)', request: s2s(CARDS.frictionless, 'f') });
     if (frictionless) {
       // Every acknowledged frictionless create owes one webhook; wait for the outbox to drain.
       const owed = frictionless.ok + frictionless.warmupOk;
@@ -58,7 +58,7 @@ export async function benchThroughput(ctx) {
       report.measure({ group: 'webhooks', name: 'webhooks of the frictionless create run', figure: `${receiver.count} received for ${owed} acknowledged creates (creates cut off at the end of a run may add some); the last owed one ${Math.round(drained - loadEnded)} ms after the load stopped` });
     }
 
-    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', create: true, request: s2s(CARDS.challenge, 'c'), id: 'challenge', ratioTo: 'insert' });
+    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', request: s2s(CARDS.challenge, 'c'), id: 'challenge', ratioTo: 'insert' });
 
     // Parallel test workers each with a merchant of their own (POST /_sandbox/merchants): the same
     // create, its requests dealt round-robin over 10 merchants' terminals.
@@ -66,7 +66,7 @@ export async function benchThroughput(ctx) {
     let dealt = 0;
     const spread = await endpoint({
       name: 'POST /api/s2s, 3220 challenge, 10 connections spread over 10 merchants',
-      create: true,
+     
       id: 'spread',
       ratioTo: 'challenge',
       probe: { method: 'POST', path: '/_sandbox/merchants' },
@@ -98,7 +98,7 @@ export async function benchThroughput(ctx) {
 
     await endpoint({
       name: 'POST /api/s2s/encrypt, 3220 challenge',
-      create: true,
+     
       ratioTo: 'challenge',
       request: {
         method: 'POST',
@@ -110,7 +110,7 @@ export async function benchThroughput(ctx) {
 
     const unkeyed = { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) };
     const peer = await benchPrismMock(ctx, sandbox, unkeyed);
-    const v1 = await endpoint({ name: 'POST /v1/payments', create: true, id: 'v1', ratioTo: 'prism', request: unkeyed });
+    const v1 = await endpoint({ name: 'POST /v1/payments', id: 'v1', ratioTo: 'prism', request: unkeyed });
     // req/s ratios swing 3x on this shared machine; CPU per request is the steadier comparison.
     if (peer && v1) {
       report.measure({
@@ -153,7 +153,7 @@ export async function benchThroughput(ctx) {
 
     await endpoint({
       name: 'POST /v1/checkout/sessions',
-      create: true,
+     
       request: { method: 'POST', path: '/v1/checkout/sessions', headers: jsonHeaders(true), body: JSON.stringify(checkoutFields()) },
     });
 
@@ -162,7 +162,7 @@ export async function benchThroughput(ctx) {
     let refundPool = [];
     await endpoint({
       name: 'POST /api/transactions/refund-request, 0.01 each',
-      create: true,
+     
       ratioTo: 'challenge',
       async prepare() {
         // Approved payments with room for many small partial refunds each.
@@ -247,7 +247,7 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
     const after = await measureBare();
     const base = { rps: Math.sqrt(before.rps * after.rps), before: before.rps, after: after.rps };
     const ratioMeasured = spec.alternateWith ? await alternatingRatio(url, spec.request, spec.alternateWith, timing, sandbox.pid) : undefined;
-    report.throughput(spec.name, result, { create: spec.create === true, id: spec.id, ratioTo: spec.ratioTo, ratioMeasured, ratioTarget: spec.ratioTarget, base });
+    report.throughput(spec.name, result, { id: spec.id, ratioTo: spec.ratioTo, ratioMeasured, ratioTarget: spec.ratioTarget, base });
     return result;
   } catch (err) {
     report.problem(`${spec.name}: ${err.message}`);
