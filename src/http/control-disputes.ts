@@ -3,6 +3,7 @@
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { queryInteger } from '../contracts/v1-common.js';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
@@ -19,7 +20,7 @@ import { listOf, listView, wholeList } from '../views/list.js';
 import { settlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
 
-const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
+const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
 const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks');
 

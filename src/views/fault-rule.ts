@@ -16,7 +16,7 @@ export const faultRuleView = z.object({
   spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
   source: z.enum(['flag', 'api', 'scenario']).describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
   created_at: isoTime,
-});
+}).meta({ id: 'FaultRule' });
 
 /** The fault rule's TS type. */
 export type FaultRuleView = z.infer<typeof faultRuleView>;
