@@ -129,7 +129,8 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   // The control guard (middleware/control-guard.ts) answers these on every /_sandbox route.
   if (route.path.startsWith('/_sandbox')) codes.push('host_not_allowed');
   if (route.path.startsWith('/_sandbox') && route.method !== 'get') codes.push('cross_site_refused', 'unsupported_content_type');
-  if (route.path.includes(':')) codes.push('resource_missing');
+  // A path id, or a list's starting_after cursor, that names nothing.
+  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query).properties as object))) codes.push('resource_missing');
   // X-Sandbox-Fault (middleware/api-faults.ts): a malformed header is a 400; status= answers these.
   if (/^\/(api|v1)\//.test(route.path)) codes.push('parameter_invalid', 'injected_rate_limit', 'injected_server_error', 'injected_bad_gateway', 'injected_unavailable', 'injected_gateway_timeout');
   return codes;
@@ -346,7 +347,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
   control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
   control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
-  control('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]) }),
+  control('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] }),
   control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', { responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes') }),
   control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
 ];
