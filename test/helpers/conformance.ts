@@ -6,6 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { afterAll } from 'vitest';
 import { buildOpenApiDocument, OPENAPI_ROUTES } from '../../src/http/openapi.js';
 
@@ -114,4 +115,14 @@ export function checkAnswer(answer: Answer): void {
   if (problems && problems.length > 0) {
     throw new Error(`the answer to ${answer.method} ${answer.path} (${answer.status}) does not match GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`);
   }
+}
+
+const ALREADY_SENT_HEADER = [...RESPONSE_ALREADY_SENT.headers.keys()][0]!;
+
+/** checkAnswer() for a test that reads a Response itself (app.request with a fake connection or raw bytes); reads a clone and returns `res`. */
+export async function checkedResponse(method: string, path: string, res: Response): Promise<Response> {
+  // @hono/node-server's "already sent" marker: the connection was reset or closed (X-Sandbox-Fault), no answer reaches a client.
+  if (res.headers.has(ALREADY_SENT_HEADER)) return res;
+  checkAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text: await res.clone().text() });
+  return res;
 }
