@@ -340,7 +340,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   control('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', { responseSchema: controlEventDetailView }),
   control('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
   control('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', { responseSchema: faultListView }),
-  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView }),
+  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView, errors: ['resource_missing'] }),
   control('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
   control('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
   control('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open', { responseType: 'text/event-stream' }),
