@@ -204,6 +204,15 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  if (/^\/(api|v1)\//.test(route.path)) {
+    parameters.push({
+      name: 'X-Sandbox-Fault',
+      in: 'header',
+      required: false,
+      description: 'inject an API fault: comma-separated latency=DURATION, status=500|502|503|504|429, reset, timeout, lost-answer (see docs/api-faults.md)',
+      schema: { type: 'string' },
+    });
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...commonErrors(route), ...(route.errors ?? [])])) {
     const status = ERROR_CATALOGUE[code].status;
