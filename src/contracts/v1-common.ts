@@ -30,15 +30,18 @@ export function httpUrl(field: string, example: string) {
     .describe(`an absolute http(s) URL, e.g. "${example}"`);
 }
 
+/**
+ * A whole-number query parameter from `min` to `max`. The query string's digits become a number
+ * before the check, so the document's input schema says integer (not string) and a typed client
+ * sends a number; anything but plain digits stays text and fails the integer check.
+ */
+export function queryInteger(min: number, max: number) {
+  return z.preprocess((value) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+}
+
 /** Query parameters every /v1/ list takes. */
 export const listQueryFields = {
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/)
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional()
-    .describe('how many objects to return, a whole number from 1 to 100 (default 10)'),
+  limit: queryInteger(1, 100).optional().describe('how many objects to return, a whole number from 1 to 100 (default 10)'),
   starting_after: z
     .string()
     .min(1)
@@ -49,5 +52,5 @@ export const listQueryFields = {
 
 /** A unix-seconds query bound, e.g. created[gte]=1767225600. */
 export function unixSeconds(hint: string) {
-  return z.string().regex(/^\d{1,11}$/).transform(Number).optional().describe(`${hint}, in unix seconds such as 1767225600`);
+  return queryInteger(0, 99_999_999_999).optional().describe(`${hint}, in unix seconds such as 1767225600`);
 }

@@ -37,6 +37,12 @@ const metadataSchema = z
     }
   })
   .transform((map) => map as Record<string, string>)
+  // The rule above in JSON Schema terms, so the document types metadata as strictly as the check.
+  .meta({
+    maxProperties: METADATA_LIMITS.keys,
+    propertyNames: { minLength: 1, maxLength: METADATA_LIMITS.keyLength },
+    additionalProperties: { type: 'string', maxLength: METADATA_LIMITS.valueLength },
+  })
   .describe(`a flat object of string values, e.g. {"order_id": "6735"} (at most ${METADATA_LIMITS.keys} keys)`);
 
 /** POST /v1/payments. Unknown fields are refused so a typo does not pass silently. */

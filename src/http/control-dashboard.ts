@@ -59,12 +59,14 @@ const page = (method: 'get' | 'post', path: string, summary: string, response: s
   response,
   tag: 'Dashboard',
   auth: 'control',
+  responseType: 'text/html',
   ...extra,
 });
 
 /** The dashboard's routes in /openapi.json: HTML pages and form posts for a browser, listed so every route is on record. */
 export const dashboardOpenApi: OpenApiRoute[] = [
-  page('get', '/_sandbox/', 'The dashboard: one list (tab) with its filters, newest first, 50 rows a page', 'an HTML page', { query: dashboardQuery }),
+  // Documented without the trailing slash (linters refuse one); /_sandbox answers 308 to /_sandbox/, which serves the page.
+  page('get', '/_sandbox', 'The dashboard (served at /_sandbox/): one list (tab) with its filters, newest first, 50 rows a page', 'the HTML page, at /_sandbox/', { query: dashboardQuery, redirects: { 308: '/_sandbox/ with the same query' } }),
   page('get', '/_sandbox/dashboard/fragment', 'The list of the dashboard alone, as the live script swaps it in', 'an HTML fragment', { query: dashboardQuery }),
   page('get', '/_sandbox/dashboard/deliveries/:id', 'A delivery with every attempt (request headers and body, response excerpt) and its Replay button', 'an HTML page', { errors: ['resource_missing'] }),
   page('get', '/_sandbox/dashboard/deliveries/:id/fragment', "The live part of a delivery's page (status, attempts, other deliveries of the event)", 'an HTML fragment', { errors: ['resource_missing'] }),
@@ -72,8 +74,8 @@ export const dashboardOpenApi: OpenApiRoute[] = [
   page('post', '/_sandbox/dashboard/authenticate', "The Approve / Decline buttons' form on a pending authentication", '303 back to the list', { status: 303, body: dashboardAuthenticateForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing', 'invalid_state'] }),
   page('get', '/_sandbox/dashboard/faults', 'The fault rules in force and the API faults injected lately (X-Sandbox-Fault and API fault rules)', 'an HTML page'),
   page('get', '/_sandbox/dashboard/faults/fragment', 'The live part of the Faults page', 'an HTML fragment'),
-  page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript'),
-  page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS'),
+  page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript', { responseType: 'text/javascript' }),
+  page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS', { responseType: 'text/css' }),
 ];
 
 /** The dashboard's routes; mounted at '/' because its home is "/_sandbox/" with the slash (a sub-app at /_sandbox cannot have one). */

@@ -3,6 +3,7 @@
 // Behind the control guard (middleware/control-guard.ts) like all of /_sandbox.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { queryInteger } from '../contracts/v1-common.js';
 import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlFaultRoutes } from './control-faults.js';
@@ -16,7 +17,7 @@ const since = z
   .refine((text) => parseSince(text, 0) !== undefined, { message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"' })
   .optional()
   .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
-const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000');
+const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000');
 const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks').optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
 
 /** GET /_sandbox/deliveries query. */

@@ -3,6 +3,7 @@
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { queryInteger } from '../contracts/v1-common.js';
 import { isCurrency } from '../domain/currencies.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
@@ -20,7 +21,7 @@ import { listOf, listView, wholeList } from '../views/list.js';
 import { settlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
 
-const limit = z.coerce.number().int().min(1).max(1000).optional().describe('a whole number from 1 to 1000 (default 50)');
+const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
 const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks');
 
@@ -149,7 +150,7 @@ export const disputesOpenApi: OpenApiRoute[] = [
   controlRoute('get', '/chargebacks/:id', 'One chargeback', 'the chargeback', { responseSchema: chargebackView }),
   controlRoute('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { responseSchema: chargebackView, errors: ['invalid_state'] }),
   controlRoute('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { responseSchema: chargebackView, errors: ['invalid_state'] }),
-  controlRoute('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true }),
+  controlRoute('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true, errors: ['resource_missing'] }),
   controlRoute('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
   controlRoute('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
   controlRoute('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
+import { controlRoute } from './control-route.js';
 import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
 import { s2sEncryptedSchema, s2sPaymentSchema } from '../contracts/s2s-schema.js';
@@ -33,6 +34,8 @@ import { scenarioListView } from '../views/scenario-entry.js';
 import { importView, merchantResetView, resetView } from '../views/state.js';
 import { merchantsOpenApi } from './control-merchants.js';
 import { resetSchema } from './control-state.js';
+import { PAGE_ROUTES } from './openapi-pages.js';
+import { webhookOperations } from './openapi-webhooks.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -65,6 +68,12 @@ export interface OpenApiRoute {
   response: string;
   /** The zod schema of the success body, when one exists. */
   responseSchema?: z.ZodType;
+  /** The success answer's media type: application/json (with responseSchema), text/html for pages, text/event-stream... */
+  responseType?: string;
+  /** Redirects the route answers besides its success (status -> where to), each with a Location header. */
+  redirects?: Record<number, string>;
+  /** HTML pages the route answers at an error status (status -> what the page says), besides the JSON error body. */
+  htmlAnswers?: Record<number, string>;
   /** Error codes this route can answer with, beyond the ones every route can give. */
   errors?: ErrorCode[];
 }
@@ -110,7 +119,7 @@ const SECURITY: Record<OpenApiRoute['auth'], Array<Record<string, string[]>>> = 
 function commonErrors(route: OpenApiRoute): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error', 'database_busy'];
   if (route.method === 'post' || route.method === 'patch' || route.method === 'put') {
-    codes.push('body_too_large', 'idempotency_key_reused', 'idempotency_key_in_progress', 'storage_full');
+    codes.push('body_too_large', 'body_incomplete', 'idempotency_key_reused', 'idempotency_key_in_progress', 'storage_full');
     if (route.body) codes.push(route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json', 'unsupported_content_type', 'parameter_missing', 'parameter_invalid');
   }
   if (route.query) codes.push('parameter_invalid');
@@ -121,12 +130,51 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   // The control guard (middleware/control-guard.ts) answers these on every /_sandbox route.
   if (route.path.startsWith('/_sandbox')) codes.push('host_not_allowed');
   if (route.path.startsWith('/_sandbox') && route.method !== 'get') codes.push('cross_site_refused', 'unsupported_content_type');
-  if (route.path.includes(':')) codes.push('resource_missing');
+  // A path id, or a list's starting_after cursor, that names nothing.
+  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query).properties as object))) codes.push('resource_missing');
+  // X-Sandbox-Fault (middleware/api-faults.ts): a malformed header is a 400; status= answers these.
+  if (/^\/(api|v1)\//.test(route.path)) codes.push('parameter_invalid', 'injected_rate_limit', 'injected_server_error', 'injected_bad_gateway', 'injected_unavailable', 'injected_gateway_timeout');
   return codes;
 }
 
-function queryParameters(schema: z.ZodType): unknown[] {
-  const json = jsonSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+/**
+ * Collects the named schemas (zod `.meta({ id })`) of every conversion into components.schemas, so
+ * the document's components come out of the same schemas that validate and serialize; a name used
+ * for two different shapes is a bug and throws.
+ */
+export class Components {
+  /** components.schemas: the Error body and every named schema met so far. */
+  readonly schemas: Record<string, unknown> = { Error: ERROR_SCHEMA };
+
+  /** The JSON Schema of `schema`'s input (requests) or output (answers), named schemas as $refs. */
+  of(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+    delete json.$schema;
+    const defs = (json.$defs ?? {}) as Record<string, unknown>;
+    delete json.$defs;
+    for (const [name, def] of Object.entries(defs)) this.add(name, def);
+    const id = z.globalRegistry.get(schema)?.id;
+    if (!id) return this.refs(json);
+    // A named root comes out either inline or as a $ref to its own $defs entry (added above).
+    if (json.$ref !== `#/$defs/${id}`) this.add(id, json);
+    return { $ref: `#/components/schemas/${id}` };
+  }
+
+  private add(name: string, def: unknown): void {
+    const text = JSON.stringify(this.refs(def));
+    const known = this.schemas[name];
+    if (known !== undefined && JSON.stringify(known) !== text) throw new Error(`OpenAPI component ${name} has two shapes (a request and an answer?): give one of them another id`);
+    this.schemas[name] = JSON.parse(text);
+  }
+
+  /** Points zod's local $defs references at components.schemas. */
+  private refs<T>(json: T): T {
+    return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
+  }
+}
+
+function queryParameters(schema: z.ZodType, components: Components): unknown[] {
+  const json = components.of(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({
     name,
     in: 'query',
@@ -136,9 +184,18 @@ function queryParameters(schema: z.ZodType): unknown[] {
   }));
 }
 
-function operation(route: OpenApiRoute): Record<string, unknown> {
+const LOCATION = { Location: { description: 'where to go next', schema: { type: 'string', format: 'uri-reference' } } };
+
+/** The success answer's content: the response schema as JSON, or text of the route's media type. */
+function successContent(route: OpenApiRoute, components: Components): Record<string, unknown> | undefined {
+  if (route.responseSchema) return { 'application/json': { schema: components.of(route.responseSchema, 'output') } };
+  if (route.responseType) return { [route.responseType]: { schema: { type: 'string' } } };
+  return undefined;
+}
+
+function operation(route: OpenApiRoute, components: Components): Record<string, unknown> {
   const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-  if (route.query) parameters.push(...queryParameters(route.query));
+  if (route.query) parameters.push(...queryParameters(route.query, components));
   if (route.method === 'post' && (route.path.startsWith('/api/') || route.path.startsWith('/v1/'))) {
     parameters.push({
       name: 'Idempotency-Key',
@@ -148,47 +205,78 @@ function operation(route: OpenApiRoute): Record<string, unknown> {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  if (/^\/(api|v1)\//.test(route.path)) {
+    parameters.push({
+      name: 'X-Sandbox-Fault',
+      in: 'header',
+      required: false,
+      description: 'inject an API fault: comma-separated latency=DURATION, status=500|502|503|504|429, reset, timeout, lost-answer (see docs/api-faults.md)',
+      schema: { type: 'string' },
+    });
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...commonErrors(route), ...(route.errors ?? [])])) {
     const status = ERROR_CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<string, unknown> = {
-    [String(route.status ?? 200)]: {
-      description: route.response,
-      ...(route.responseSchema ? { content: { 'application/json': { schema: jsonSchemaOf(route.responseSchema) } } } : {}),
-    },
-  };
-  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+  const success = route.status ?? 200;
+  const redirects: Record<number, string> = { ...route.redirects };
+  // A 3xx success is a redirect (POST, then GET the next page).
+  if (success >= 300 && success < 400) redirects[success] ??= route.response;
+  // With --control-token, a browser's GET without the cookie is sent to the sign-in page.
+  if (route.auth === 'control' && route.method === 'get') redirects[303] ??= 'a browser (Accept: text/html) without the control cookie: the sign-in page /_sandbox/login';
+  const responses: Record<string, Record<string, unknown>> = {};
+  if (!(success in redirects)) {
+    const content = successContent(route, components);
+    responses[String(success)] = { description: route.response, ...(content ? { content } : {}) };
+  }
+  for (const [status, where] of Object.entries(redirects)) responses[status] = { description: where, headers: LOCATION };
+  for (const [status, codes] of byStatus) {
     responses[String(status)] = { description: `error: ${codes.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
+  for (const [status, what] of Object.entries(route.htmlAnswers ?? {})) {
+    const json = responses[status];
+    responses[status] = {
+      description: json ? `${what}; ${json.description as string}` : what,
+      content: { 'text/html': { schema: { type: 'string' } }, ...((json?.content as object | undefined) ?? {}) },
+    };
+  }
+  const sorted = Object.fromEntries(Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])));
   return {
     operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ?? '').toUpperCase())}`,
     summary: route.summary,
     tags: [route.tag],
     security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: jsonSchemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: components.of(route.body, 'input') } } } } : {}),
     ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody) } : {}),
-    responses,
+    responses: sorted,
   };
 }
 
 /** Assembles the OpenAPI 3.1 document from route lists. */
 export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl: string): Record<string, unknown> {
+  const components = new Components();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
-    paths[path][route.method] = operation(route);
+    paths[path][route.method] = operation(route, components);
   }
+  const webhooks = webhookOperations(components);
   return {
     openapi: '3.1.0',
-    info: { title: 'paysandbox', version: VERSION, description: 'A local, stateful sandbox of the payment gateway. Errors use one body shape (components.schemas.Error).' },
+    info: {
+      title: 'paysandbox',
+      version: VERSION,
+      description: 'A local, stateful sandbox of the payment gateway. Errors use one body shape (components.schemas.Error); webhooks lists what the sandbox POSTs to your endpoints.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: serverUrl }],
     paths,
+    webhooks,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: components.schemas,
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'an sk_test_ API key, e.g. sk_test_sandbox' },
         controlToken: { type: 'http', scheme: 'bearer', description: 'the --control-token value; not needed from loopback when none is set' },
@@ -201,25 +289,13 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
 const FOUNDATION_ROUTES: OpenApiRoute[] = [
   { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', responseSchema: s2sPaymentView, errors: ['invalid_credentials', 'reference_in_use'] },
   { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate', responseSchema: s2sStatusView },
-  { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint' },
-  { method: 'get', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Dashboard sign-in form (only needed with --control-token)', response: 'an HTML form' },
-  { method: 'post', path: '/_sandbox/login', tag: 'Sandbox control', auth: 'none', summary: 'Trade the control token (form field token) for an HttpOnly cookie scoped to /_sandbox', response: '303 to the dashboard, or 401 with the form' },
+  { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint', responseSchema: z.record(z.string(), z.unknown()).describe('an OpenAPI 3.1 document') },
   { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}', responseSchema: healthView },
   { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state', responseSchema: controlTransactionView },
   { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser', body: authenticateSchema, response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url', responseSchema: authenticateResultView, errors: ['resource_missing', 'invalid_state'] },
   { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, offset_ms, offset, jobs_run}', responseSchema: clockAdvanceView },
   { method: 'get', path: '/_sandbox/clock', tag: 'Sandbox control', auth: 'control', summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)', response: '{now, offset_ms, offset}', responseSchema: clockView },
 ];
-
-const control = (method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
-  method,
-  path: `/_sandbox${path}`,
-  summary,
-  response,
-  tag: 'Sandbox control',
-  auth: 'control',
-  ...extra,
-});
 
 // The encrypted endpoint reads one form field itself; what is inside is validated by s2sEncryptedSchema.
 const encryptedForm = z.object({
@@ -256,24 +332,24 @@ const S2S_ROUTES: OpenApiRoute[] = [
 
 /** Control routes of the webhook workbench (deliveries, events, faults, stream), the scenario queue and the whole-state routes, whose modules export no list. */
 const CONTROL_ROUTES: OpenApiRoute[] = [
-  control('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery, responseSchema: listOf(deliveryView) }),
-  control('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true, responseSchema: retryFailedView }),
-  control('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts', { responseSchema: deliveryDetailView }),
-  control('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
-  control('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery, responseSchema: listOf(controlEventView) }),
-  control('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', { responseSchema: controlEventDetailView }),
-  control('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
-  control('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', { responseSchema: faultListView }),
-  control('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView }),
-  control('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
-  control('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
-  control('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open'),
-  control('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
-  control('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
-  control('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
-  control('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]) }),
-  control('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)'),
-  control('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
+  controlRoute('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery, responseSchema: listOf(deliveryView) }),
+  controlRoute('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true, responseSchema: retryFailedView }),
+  controlRoute('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts', { responseSchema: deliveryDetailView }),
+  controlRoute('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
+  controlRoute('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery, responseSchema: listOf(controlEventView) }),
+  controlRoute('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', { responseSchema: controlEventDetailView }),
+  controlRoute('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
+  controlRoute('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', { responseSchema: faultListView }),
+  controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView, errors: ['resource_missing'] }),
+  controlRoute('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
+  controlRoute('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
+  controlRoute('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open', { responseType: 'text/event-stream' }),
+  controlRoute('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
+  controlRoute('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }) }),
+  controlRoute('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
+  controlRoute('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] }),
+  controlRoute('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', { responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes') }),
+  controlRoute('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */
@@ -290,6 +366,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...disputesOpenApi,
   ...dashboardOpenApi,
   ...merchantsOpenApi,
+  ...PAGE_ROUTES,
 ];
 
 /** The route that serves the document (built once, on first request, when the public URL is known). */

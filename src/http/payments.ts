@@ -25,7 +25,7 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     body: createPaymentSchema,
     response: 'the payment as authorized (spec §2.6); with capture true it is captured right after, in the same request',
     responseSchema: paymentView,
-    errors: ['parameter_unknown'],
+    errors: ['parameter_unknown', 'resource_missing'],
   },
   { method: 'get', path: '/v1/payments', summary: 'List payments, newest first, with status and created filters', tag: 'Payments', auth: 'bearer', query: listPaymentsQuery, response: 'a list of payments', responseSchema: listOf(paymentView), errors: ['parameter_unknown', 'resource_missing'] },
   { method: 'get', path: '/v1/payments/:id', summary: 'Show a payment', tag: 'Payments', auth: 'bearer', response: 'the payment', responseSchema: paymentView },

@@ -17,7 +17,7 @@ export const chargebackView = z.object({
   status: z.enum(['open', 'won', 'lost']),
   created_at: isoTime,
   updated_at: isoTime,
-});
+}).meta({ id: 'Chargeback' });
 
 /** The chargeback's TS type. */
 export type ChargebackView = z.infer<typeof chargebackView>;

@@ -25,7 +25,7 @@ export const checkoutSessionView = z.object({
   created_at: isoTime,
   completed_at: isoTime.nullable().describe('ISO 8601 UTC when the customer paid; null until then and for an expired session'),
   expired_at: isoTime.nullable().describe('ISO 8601 UTC when the session expired (by time or by the expire call); null otherwise'),
-});
+}).meta({ id: 'CheckoutSession' });
 
 /** The session object's TS type. */
 export type CheckoutSessionView = z.infer<typeof checkoutSessionView>;

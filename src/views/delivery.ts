@@ -25,7 +25,7 @@ export const deliveryView = z.object({
   next_attempt_at: isoTime.nullable().describe('when the next attempt is due; null unless pending'),
   created_at: isoTime,
   updated_at: isoTime,
-});
+}).meta({ id: 'Delivery' });
 
 /** The delivery row's TS type. */
 export type DeliveryView = z.infer<typeof deliveryView>;

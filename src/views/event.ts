@@ -2,29 +2,131 @@
 // control API's event, which is that view plus what only the sandbox's operator sees.
 import * as z from 'zod';
 import type { EventRecord } from '../store/events-repo.js';
+import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-types.js';
+import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { checkoutSessionView } from './checkout-session.js';
 import { deliveryView } from './delivery.js';
+import { settlementView } from './settlement.js';
 import { iso, isoTime } from './time.js';
 
-/** An event as GET /v1/events answers it: the spec §6.2 envelope plus object. */
-export const eventView = z.strictObject({
-  id: z.string().describe('evt_...'),
-  object: z.literal('event'),
-  event: z.string().describe('the event name, e.g. "payment.authorized"'),
-  data: z.record(z.string(), z.unknown()).describe('the object the event is about'),
-  created_at: isoTime,
-});
+/** The data of an S2S transaction's event: the spec §6.1 fields, all strings. */
+export const s2sEventData = z
+  .looseObject({
+    transID: z.string(),
+    reference: z.string(),
+    order_status: z.string().describe('the order_status code as text, e.g. "1"'),
+    status: z.string(),
+    bill_amt: z.string().describe('decimal(10,2) text'),
+    bill_currency: z.string(),
+    mop: z.string(),
+    ccno: z.string(),
+    response: z.string(),
+  })
+  .meta({ id: 'S2SEventData' });
+
+const minor = z.number().int().describe('minor units');
+
+/** The data of a /v1/ payment's event (spec §6.2 payment_id, status, amount, currency, plus what a handler needs). */
+export const paymentEventData = z
+  .looseObject({
+    payment_id: z.string(),
+    status: z.enum(PAYMENT_STATES),
+    amount: minor,
+    currency: z.string(),
+    reference: z.string().nullable(),
+    amount_captured: minor,
+    amount_refunded: minor,
+    decline_code: z.string().optional(),
+    metadata: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'PaymentEventData' });
+
+/** The data of a /v1/ refund's event. */
+export const refundEventData = z
+  .looseObject({
+    refund_id: z.string(),
+    payment_id: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    amount: minor,
+    currency: z.string(),
+    reason: z.string().nullable(),
+    failure_reason: z.string().optional(),
+    payment_status: z.string().optional().describe('refund.succeeded: the payment\'s status after the refund'),
+    amount_refunded: minor.optional().describe('refund.succeeded: everything refunded on the payment so far'),
+  })
+  .meta({ id: 'RefundEventData' });
+
+/** The data of a /v1/ payment's chargeback event. */
+export const chargebackEventData = z
+  .looseObject({ chargeback_id: z.string(), payment_id: z.string(), amount: minor, currency: z.string(), reason: z.string(), status: z.enum(['open', 'won', 'lost']), payment_status: z.string() })
+  .meta({ id: 'ChargebackEventData' });
+
+/** The data of a settlement event: the settlement without object, its id as settlement_id. */
+export const settlementEventData = z
+  .looseObject({ ...settlementView.omit({ id: true, object: true }).shape, settlement_id: z.string() })
+  .meta({ id: 'SettlementEventData' });
+
+/** The data of a checkout session event: the session and its payment. */
+export const checkoutSessionEventData = z
+  .looseObject({ ...checkoutSessionView.shape, payment: z.record(z.string(), z.unknown()).nullable().describe('the payment that completed the session') })
+  .meta({ id: 'CheckoutSessionEventData' });
+
+/** Each event name's data: S2S transactions' events carry the spec §6.1 fields, /v1/ objects' events their own. */
+const EVENT_DATA: Record<EventType, z.ZodType> = Object.fromEntries(
+  EVENT_TYPE_NAMES.map((type) => {
+    if (type.startsWith('payment.')) return [type, z.union([paymentEventData, s2sEventData])];
+    if (type.startsWith('refund.')) return [type, z.union([refundEventData, s2sEventData])];
+    if (type.startsWith('chargeback.')) return [type, z.union([chargebackEventData, s2sEventData])];
+    if (type.startsWith('settlement.')) return [type, settlementEventData];
+    return [type, checkoutSessionEventData];
+  }),
+) as Record<EventType, z.ZodType>;
+
+/** The name of an event's component: payment.authorized -> PaymentAuthorizedEvent. */
+function eventComponent(type: string): string {
+  return `${type.split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Event`;
+}
+
+/** The webhook body of one event name (spec §6.2 envelope), as OpenAPI's webhooks show it. */
+export function eventEnvelopeSchema(type: EventType) {
+  return z.strictObject({ event: z.literal(type), id: z.string().describe('evt_...'), data: EVENT_DATA[type], created_at: isoTime });
+}
+
+/** An event as GET /v1/events answers it: the spec §6.2 envelope plus object, with each event name's data. */
+export const eventView = z
+  .discriminatedUnion(
+    'event',
+    EVENT_TYPE_NAMES.map((type) => eventEnvelopeSchema(type).extend({ object: z.literal('event') }).meta({ id: eventComponent(type), description: EVENT_TYPES[type] })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .meta({
+    id: 'Event',
+    discriminator: { propertyName: 'event', mapping: Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, `#/components/schemas/${eventComponent(type)}`])) },
+  });
 
 /** The public event's TS type. */
-export type EventView = z.infer<typeof eventView>;
+export interface EventView {
+  id: string;
+  object: 'event';
+  event: string;
+  data: Record<string, unknown>;
+  created_at: string;
+}
 
 /** An event as the control API lists it: the public event plus its subject and merchant. */
-export const controlEventView = eventView.extend({
-  resource_id: z.string().describe('the id of the object the event is about (transID, pay_..., rfd_...)'),
-  merchant_id: z.string().describe('the merchant the event belongs to, e.g. mer_sandbox'),
-});
+export const controlEventView = z
+  .strictObject({
+    id: z.string().describe('evt_...'),
+    object: z.literal('event'),
+    event: z.enum(EVENT_TYPE_NAMES).describe('the event name, e.g. "payment.authorized"'),
+    data: z.record(z.string(), z.unknown()).describe('the object the event is about (as in the Event schema of its name)'),
+    created_at: isoTime,
+    resource_id: z.string().describe('the id of the object the event is about (transID, pay_..., rfd_...)'),
+    merchant_id: z.string().describe('the merchant the event belongs to, e.g. mer_sandbox'),
+  })
+  .meta({ id: 'ControlEvent' });
 
 /** The control event's TS type. */
-export type ControlEventView = z.infer<typeof controlEventView>;
+export type ControlEventView = EventView & { resource_id: string; merchant_id: string };
 
 /** The event as the API shows it: the webhook envelope plus object: "event". */
 export function toEventView(event: EventRecord): EventView {
@@ -43,11 +145,11 @@ export const controlEventDetailView = controlEventView.extend({
 });
 
 /** The control event detail's TS type. */
-export type ControlEventDetailView = z.infer<typeof controlEventDetailView>;
+export type ControlEventDetailView = ControlEventView & Pick<z.infer<typeof controlEventDetailView>, 'payload' | 'deliveries'>;
 
 /** POST /_sandbox/events/trigger: the event asked for, every event the trigger recorded, the objects behind them and the manual delivery. */
 export const triggerResultView = z.object({
-  type: z.string().describe('the event type asked for'),
+  type: z.enum(EVENT_TYPE_NAMES).describe('the event type asked for'),
   event: controlEventView,
   events: z.array(z.object({ id: z.string(), type: z.string(), resource_id: z.string() })).describe('every event the trigger recorded, oldest first'),
   related: z.record(z.string(), z.string()).describe('the ids of the objects behind the event, e.g. {"payment_id": "pay_..."}'),

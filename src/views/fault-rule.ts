@@ -16,7 +16,7 @@ export const faultRuleView = z.object({
   spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
   source: z.enum(['flag', 'api', 'scenario']).describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
   created_at: isoTime,
-});
+}).meta({ id: 'FaultRule' });
 
 /** Who set a rule, in words, by its source: the CLI's table and the dashboard's Faults page. */
 export const FAULT_SOURCE_LABELS: Record<FaultRuleView['source'], string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };

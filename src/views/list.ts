@@ -18,13 +18,22 @@ export function wholeList<T>(items: T[]): Page<T> {
   return { data: items, hasMore: false };
 }
 
-/** The schema of the envelope around `item`. */
+const envelopes = new WeakMap<z.ZodType, z.ZodObject>();
+
+/** The schema of the envelope around `item`; a named item (meta id Payment) gives a named list (PaymentList), built once. */
 export function listOf<T extends z.ZodType>(item: T) {
-  return z.object({
-    object: z.literal('list'),
-    data: z.array(item).describe('newest first'),
-    has_more: z.boolean().describe('true when another page follows; pass the id of the last item as starting_after'),
-  });
+  const make = () => {
+    const envelope = z.object({
+      object: z.literal('list'),
+      data: z.array(item).describe('newest first'),
+      has_more: z.boolean().describe('true when another page follows; pass the id of the last item as starting_after'),
+    });
+    const id = z.globalRegistry.get(item)?.id;
+    return id ? envelope.meta({ id: `${id}List` }) : envelope;
+  };
+  const envelope = envelopes.get(item) ?? make();
+  envelopes.set(item, envelope);
+  return envelope as ReturnType<typeof make>;
 }
 
 /** The envelope's TS type. */

@@ -24,7 +24,7 @@ export const merchantView = z.object({
   seeded: z.boolean().describe('true for a merchant of the fixtures, false for one made on demand'),
   terminals: z.array(terminalView),
   api_keys: z.array(z.string()),
-});
+}).meta({ id: 'Merchant' });
 
 /** The merchant's TS type. */
 export type MerchantView = z.infer<typeof merchantView>;

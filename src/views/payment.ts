@@ -5,7 +5,7 @@ import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import type { Payment } from '../store/payments-repo.js';
 import { cardView } from './token.js';
-import { iso } from './time.js';
+import { iso, isoTime } from './time.js';
 
 /** The payment object. */
 export const paymentView = z.object({
@@ -26,17 +26,17 @@ export const paymentView = z.object({
   customer: z.record(z.string(), z.string()),
   reference: z.string().nullable(),
   description: z.string().nullable(),
-  metadata: z.record(z.string(), z.string()),
+  metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
   decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
   failure_message: z.string().nullable(),
   next_action: z
-    .object({ type: z.literal('redirect'), url: z.string().describe('the 3-D Secure page to send the customer to') })
+    .object({ type: z.literal('redirect'), url: z.string().meta({ format: 'uri' }).describe('the 3-D Secure page to send the customer to') })
     .nullable(),
   return_url: z.string().nullable(),
   webhook_url: z.string().nullable(),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  updated_at: z.string().describe('ISO 8601 UTC'),
-});
+  created_at: isoTime,
+  updated_at: isoTime,
+}).meta({ id: 'Payment' });
 
 /** The payment object's TS type. */
 export type PaymentView = z.infer<typeof paymentView>;

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { REFUND_REASONS } from '../contracts/v1-refunds.js';
 import type { V1Refund } from '../store/v1-refunds-repo.js';
-import { iso } from './time.js';
+import { iso, isoTime } from './time.js';
 
 /** The refund object. */
 export const refundView = z.object({
@@ -14,9 +14,9 @@ export const refundView = z.object({
   reason: z.enum(REFUND_REASONS).nullable(),
   status: z.enum(['pending', 'succeeded', 'failed']).describe('pending, then succeeded or failed 2 s (sandbox time) later'),
   failure_reason: z.string().nullable(),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  updated_at: z.string().describe('ISO 8601 UTC'),
-});
+  created_at: isoTime,
+  updated_at: isoTime,
+}).meta({ id: 'Refund' });
 
 /** The refund object's TS type. */
 export type RefundView = z.infer<typeof refundView>;

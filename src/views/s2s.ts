@@ -18,7 +18,7 @@ export const s2sStatusView = z.object({
   bill_amt: z.string().describe('decimal(10,2) text, e.g. "10.00"'),
   bill_currency: z.string(),
   tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the last change'),
-});
+}).meta({ id: 'Transaction' });
 
 /** The authstatus answer's TS type. */
 export type S2SStatusView = z.infer<typeof s2sStatusView>;
@@ -31,13 +31,13 @@ export const s2sPaymentView = s2sStatusView.extend({
   authurl: z.string().describe('the page to send the customer to; empty when no challenge waits'),
   authstatus: z.string().describe('the URL that answers the transaction as it is now'),
   authdata: z.string().describe('base64 JSON of the 3-D Secure ACS data; empty unless a card challenge waits'),
-});
+}).meta({ id: 'S2SPaymentAnswer' });
 
 /** The payment answer's TS type. */
 export type S2SPaymentView = z.infer<typeof s2sPaymentView>;
 
 /** The spec §2.3 answer of POST /api/s2s/encrypt: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
-export const s2sEncryptedPaymentView = s2sPaymentView.pick({ authurl: true, transID: true, reference: true, order_status: true, status: true, bill_amt: true, bill_currency: true, response: true });
+export const s2sEncryptedPaymentView = s2sPaymentView.pick({ authurl: true, transID: true, reference: true, order_status: true, status: true, bill_amt: true, bill_currency: true, response: true }).meta({ id: 'S2SEncryptedPaymentAnswer' });
 
 /** The encrypted payment answer's TS type. */
 export type S2SEncryptedPaymentView = z.infer<typeof s2sEncryptedPaymentView>;
@@ -53,7 +53,7 @@ export const s2sRefundView = z.object({
   bill_currency: z.string(),
   response: z.string(),
   reference: z.string(),
-});
+}).meta({ id: 'S2SRefundAnswer' });
 
 /** The refund-request answer's TS type. */
 export type S2SRefundView = z.infer<typeof s2sRefundView>;
@@ -72,7 +72,7 @@ export const controlTransactionView = s2sStatusView.extend({
   refunded_amt: z.string().describe('decimal(10,2) text'),
   authentication: challengeSummaryView.nullable().describe('the challenge, when the transaction had one'),
   created_at: isoTime,
-});
+}).meta({ id: 'ControlTransaction' });
 
 /** The control transaction view's TS type. */
 export type ControlTransactionView = z.infer<typeof controlTransactionView>;

@@ -25,7 +25,7 @@ export const settlementView = z.object({
   created_at: isoTime,
   payments: z.array(z.object({ family, id: z.string(), gross: minor('captured'), fee: minor('fee'), refunded: minor('refunded'), net: minor('net') })),
   clawbacks: z.array(z.object({ family, id: z.string(), kind: z.enum(['refund', 'chargeback']), chargeback_id: z.string().nullable(), amount: minor('taken back (< 0)') })),
-});
+}).meta({ id: 'Settlement' });
 
 /** The settlement's TS type. */
 export type SettlementView = z.infer<typeof settlementView>;

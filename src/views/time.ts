@@ -13,7 +13,7 @@ export function isoOrNull(ms: number | null): string | null {
 }
 
 /** The schema of a time written by iso(). */
-export const isoTime = z.string().describe('an ISO 8601 UTC time, e.g. "2026-01-15T12:00:00.000Z"');
+export const isoTime = z.string().meta({ format: 'date-time', description: 'an ISO 8601 UTC time, e.g. "2026-01-15T12:00:00.000Z"' });
 
 /** Formats sandbox-clock milliseconds as the gateway's tdate, with microseconds when asked. */
 export function formatTdate(ms: number, micro: boolean): string {

@@ -1,6 +1,6 @@
 // The /v1/ token object and the card summary that tokens and payments show: never the number.
 import * as z from 'zod';
-import { isoOrNull } from './time.js';
+import { isoOrNull, isoTime } from './time.js';
 
 /** The card summary a token or payment shows: never the number. */
 export const cardView = z.object({
@@ -8,7 +8,7 @@ export const cardView = z.object({
   last4: z.string().describe('the last four digits'),
   exp_month: z.number().int().describe('the expiry month, 1 to 12'),
   exp_year: z.number().int().describe('the expiry year, four digits'),
-});
+}).meta({ id: 'Card' });
 
 /** A token as the API shows it. */
 export const tokenView = z.object({
@@ -16,8 +16,8 @@ export const tokenView = z.object({
   object: z.literal('token'),
   card: cardView,
   predefined: z.boolean().describe('true for the test tokens every merchant can use'),
-  created_at: z.string().nullable().describe('ISO 8601 UTC; null for predefined tokens'),
-});
+  created_at: isoTime.nullable().describe('ISO 8601 UTC; null for predefined tokens'),
+}).meta({ id: 'Token' });
 
 /** The token object's TS type. */
 export type TokenView = z.infer<typeof tokenView>;

@@ -1,5 +1,7 @@
 // The one HTTP helper of the suite: the same request shape and answer for the in-process app
-// (app.request) and for a real sandbox on a socket (fetch), so a test reads alike in both.
+// (app.request) and for a real sandbox on a socket (fetch), so a test reads alike in both. Every
+// answer is validated against the OpenAPI document on the way (conformance.ts).
+import { checkAnswer } from './conformance.js';
 
 /** Sends one request: the in-process app's `request` or `fetch` against a base URL. */
 export type Send = (path: string, init: RequestInit) => Promise<Response>;
@@ -28,6 +30,8 @@ export function httpClient(send: Send) {
     }
     const res = await send(path, init);
     const text = await res.text();
+    // Every answer a test reads is checked against /openapi.json (helpers/conformance.ts).
+    checkAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
     let json: any;
     try {
       json = JSON.parse(text);

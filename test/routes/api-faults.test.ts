@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
+import { checkedResponse } from '../helpers/conformance.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -30,7 +31,7 @@ function fakeConnection() {
 /** POST /v1/payments over the stand-in connection. */
 async function createOver(connection: ReturnType<typeof fakeConnection>, fault: string, extra: Record<string, string> = {}) {
   const init = { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', 'X-Sandbox-Fault': fault, ...extra }, body: JSON.stringify(paymentBody()) };
-  return sb.app.request('/v1/payments', init, connection.env);
+  return checkedResponse('POST', '/v1/payments', await sb.app.request('/v1/payments', init, connection.env));
 }
 
 describe('X-Sandbox-Fault', () => {

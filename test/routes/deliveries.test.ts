@@ -5,6 +5,7 @@ import { verifySignature } from '../../src/crypto/signature.js';
 import { controlStreamRoutes } from '../../src/http/control-stream.js';
 import { createTestSandbox, s2sBody, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { checkedResponse } from '../helpers/conformance.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -193,10 +194,10 @@ describe('the control guard on the workbench routes', () => {
 
   it('without a token, a non-loopback caller is refused and a loopback one passes', async () => {
     const from = (address: string) => ({ incoming: { socket: { remoteAddress: address, remotePort: 5000, remoteFamily: 'IPv4' } } });
-    const remote = await sb.app.request('/_sandbox/deliveries', {}, from('203.0.113.7'));
+    const remote = await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('203.0.113.7')));
     expect(remote.status).toBe(401);
     expect(((await remote.json()) as any).error.message).toContain('loopback callers only');
-    expect((await sb.app.request('/_sandbox/deliveries', {}, from('127.0.0.1'))).status).toBe(200);
+    expect((await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('127.0.0.1')))).status).toBe(200);
   });
 });
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/contracts/json-shape.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
+import { checkedResponse } from '../helpers/conformance.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -75,7 +76,8 @@ describe('invalid UTF-8', () => {
     const [head, tail] = JSON.stringify(s2sBody({ reference: 'ord-BYTES-1', ccno: '4242424242424242' })).split('BYTES') as [string, string];
     return Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
   };
-  const post = (body: Buffer, headers: Record<string, string> = {}) => sb.app.request('/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const post = async (body: Buffer, headers: Record<string, string> = {}) =>
+    checkedResponse('POST', '/api/s2s', await sb.app.request('/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }));
 
   it('two references that differ only in invalid bytes do not collide: each is a 400', async () => {
     // Each used to become "ord-\ufffd-1": the first was accepted, the others refused as a reused reference.

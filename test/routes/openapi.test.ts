@@ -12,12 +12,10 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-/** Paths that are API surface; everything else the app serves is a page or an asset. */
-const API_PATH = /^\/(api|v1|_sandbox)\/|^\/openapi\.json$/;
-
-/** The method+path pairs the app really answers on (middleware entries have method ALL). */
+/** The method+path pairs the app really answers on, pages and assets included (middleware entries have method ALL). */
 function appRoutes(): string[] {
-  const pairs = sandbox.app.routes.filter((r) => r.method !== 'ALL' && API_PATH.test(r.path)).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`);
+  // The dashboard is served at /_sandbox/ and documented as /_sandbox (a path with a trailing slash is refused by linters).
+  const pairs = sandbox.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path === '/_sandbox/' ? '/_sandbox' : r.path)}`);
   return [...new Set(pairs)].sort();
 }
 
@@ -118,6 +116,49 @@ describe('GET /openapi.json', () => {
     expect(captured.status, captured.text).toBe(200);
     const canceled = await sandbox.request('POST', `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/cancel`, undefined, AUTH);
     expect(canceled.status, canceled.text).toBe(200);
+  });
+
+  it('names the answers as reusable components and types query integers, metadata and event data', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const schemas = doc.components.schemas;
+    for (const name of ['Payment', 'Refund', 'Transaction', 'S2SPaymentAnswer', 'S2SRefundAnswer', 'Token', 'WebhookEndpoint', 'WebhookEndpointWithSecret', 'CheckoutSession', 'Event', 'Delivery', 'Chargeback', 'Settlement', 'FaultRule', 'Merchant', 'PaymentList']) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    const json = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    expect(json('/v1/payments/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Payment' });
+    expect(json('/api/s2s', 'post', '200')).toEqual({ $ref: '#/components/schemas/S2SPaymentAnswer' });
+    expect(json('/api/transactions/refund-request', 'post', '200')).toEqual({ $ref: '#/components/schemas/S2SRefundAnswer' });
+    expect(json('/v1/webhook_endpoints', 'post', '200')).toEqual({ $ref: '#/components/schemas/WebhookEndpointWithSecret' });
+    expect(schemas.WebhookEndpointWithSecret.required).toContain('secret');
+    expect(schemas.WebhookEndpoint.properties.secret).toBeUndefined();
+    expect(schemas.Payment.properties.created_at.format).toBe('date-time');
+    expect(schemas.Payment.properties.method.enum).toEqual(['card', 'ideal', 'sepa']);
+    // Event: one schema per event name, chosen by the event field.
+    expect(schemas.Event.discriminator.propertyName).toBe('event');
+    expect(schemas.Event.discriminator.mapping['payment.captured']).toBe('#/components/schemas/PaymentCapturedEvent');
+    expect(schemas.PaymentCapturedEvent.properties.event.const).toBe('payment.captured');
+    const limit = doc.paths['/v1/events'].get.parameters.find((p: any) => p.name === 'limit').schema;
+    expect(limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(doc.paths['/v1/events'].get.parameters.find((p: any) => p.name === 'created[gte]').schema.type).toBe('integer');
+    const metadata = doc.paths['/v1/payments'].post.requestBody.content['application/json'].schema.properties.metadata;
+    expect(metadata).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+  });
+
+  it('shows pages as HTML, redirects with a Location, the stream as text/event-stream, and webhooks per event name', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    expect(Object.keys(doc.paths['/pay/{token}'].get.responses['200'].content)).toEqual(['text/html']);
+    expect(doc.paths['/authenticate/{token}'].post.responses['303'].headers.Location).toBeDefined();
+    expect(Object.keys(doc.paths['/_sandbox/stream'].get.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(doc.webhooks['payment.authorized'].post.requestBody.content['application/json'].schema.properties.event.const).toBe('payment.authorized');
+    expect(Object.keys(doc.webhooks['s2s.transaction'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    // Every operation but the document itself (which takes no input) documents a 4xx.
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (path === '/openapi.json' || path.startsWith('/assets/') || path === '/favicon.ico') continue;
+        expect(Object.keys(op.responses).some((status) => /^4\d\d$/.test(status)), `${method} ${path}`).toBe(true);
+      }
+    }
   });
 
   it('gives every operation a unique operationId', async () => {

@@ -2,7 +2,7 @@
 // create and rotate, isolation between merchants, and the fan-out of published events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { webhookEndpointView as webhookEndpointObject } from '../../src/views/webhook-endpoint.js';
+import { webhookEndpointView as webhookEndpointObject, webhookEndpointWithSecretView } from '../../src/views/webhook-endpoint.js';
 import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
 
@@ -43,7 +43,7 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(res.json.id).toMatch(/^we_[A-Za-z0-9]{16}$/);
     expect(res.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The answer is exactly what /openapi.json documents.
-    expect(webhookEndpointObject.safeParse(res.json).success).toBe(true);
+    expect(webhookEndpointWithSecretView.safeParse(res.json).success).toBe(true);
   });
 
   it('accepts ["*"], enabled false, and drops repeated names', async () => {
@@ -184,7 +184,7 @@ describe('POST /v1/webhook_endpoints/{id}/rotate_secret', () => {
     expect(res.json.secret).toMatch(/^whsec_/);
     expect(res.json.secret).not.toBe(created.secret);
     expect(res.json.previous_secret_expires_at).toBe(new Date(sandbox.clock.now() + DAY_MS).toISOString());
-    expect(webhookEndpointObject.safeParse(res.json).success).toBe(true);
+    expect(webhookEndpointWithSecretView.safeParse(res.json).success).toBe(true);
     expect((await api('GET', `/v1/webhook_endpoints/${created.id}`)).json).not.toHaveProperty('secret');
   });
 
