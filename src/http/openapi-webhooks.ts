@@ -14,7 +14,9 @@ const DELIVERY_HEADERS = [
   { name: 'X-Sandbox-Delivery-Id', description: 'dlv_...: the same on every retry of one delivery' },
   { name: 'X-Sandbox-Attempt', description: '1 for the first try, then 2, 3, ...' },
   { name: 'X-Sandbox-Timestamp', description: 'unix seconds of this attempt' },
-  { name: 'webhook-signature', description: 'standard mode (Standard Webhooks): v1,<base64>' },
+  { name: 'webhook-id', description: 'standard mode (Standard Webhooks): the event id, the same on every retry' },
+  { name: 'webhook-timestamp', description: 'standard mode: unix seconds of this attempt' },
+  { name: 'webhook-signature', description: 'standard mode: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated during a rotation' },
 ].map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
 
 const ANSWERS = {
