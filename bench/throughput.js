@@ -66,7 +66,6 @@ export async function benchThroughput(ctx) {
     let dealt = 0;
     const spread = await endpoint({
       name: 'POST /api/s2s, 3220 challenge, 10 connections spread over 10 merchants',
-     
       id: 'spread',
       ratioTo: 'challenge',
       probe: { method: 'POST', path: '/_sandbox/merchants' },
@@ -98,7 +97,6 @@ export async function benchThroughput(ctx) {
 
     await endpoint({
       name: 'POST /api/s2s/encrypt, 3220 challenge',
-     
       ratioTo: 'challenge',
       request: {
         method: 'POST',
@@ -153,7 +151,6 @@ export async function benchThroughput(ctx) {
 
     await endpoint({
       name: 'POST /v1/checkout/sessions',
-     
       request: { method: 'POST', path: '/v1/checkout/sessions', headers: jsonHeaders(true), body: JSON.stringify(checkoutFields()) },
     });
 
@@ -162,7 +159,6 @@ export async function benchThroughput(ctx) {
     let refundPool = [];
     await endpoint({
       name: 'POST /api/transactions/refund-request, 0.01 each',
-     
       ratioTo: 'challenge',
       async prepare() {
         // Approved payments with room for many small partial refunds each.
