@@ -5,15 +5,13 @@
 // workers must pass without seeing each other, each webhook must reach its own worker's receiver
 // signed with that worker's secret, and the trap's `npx sandbox stop` must leave nothing running.
 import { createHmac } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectGone, processesIn, runScript } from '../helpers/bash-script.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { blocksIn } from './doc-blocks.js';
-import { installPackedSandbox, type PackedProject } from './packed-install.js';
+import { installIntegrationProject, removePackedProject, type PackedProject } from './packed-install.js';
 
 const CI_PAGE = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 
@@ -40,20 +38,13 @@ let project: PackedProject | undefined;
 let receiver: FakeMerchant;
 
 beforeAll(async () => {
-  project = installPackedSandbox();
-  const manifest = join(project.dir, 'package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
-  writeFileSync(manifest, JSON.stringify({ ...pkg, scripts: { 'test:integration': 'node integration.mjs' } }, null, 2));
-  writeFileSync(join(project.dir, 'integration.mjs'), SUITE);
+  project = installIntegrationProject(SUITE);
   receiver = await startFakeMerchant();
 }, 120_000);
 
 afterAll(async () => {
   await receiver?.close();
-  if (!project) return;
-  // Never leave an orphan behind a failing test: whatever still runs in the project goes.
-  for (const { pid } of processesIn(project.dir)) process.kill(pid, 'SIGKILL');
-  rmSync(dirname(project.dir), { recursive: true, force: true });
+  if (project) removePackedProject(project);
 });
 
 describe('the curl script of docs/ci.md, run as written against the packed package', () => {

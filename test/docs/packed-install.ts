@@ -2,10 +2,11 @@
 // merchant installs it, so the docs' examples run against what users get (dist/, bin/, fixtures/
 // and the files list) and not against this repository's source tree.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processesIn } from '../helpers/bash-script.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
@@ -44,4 +45,23 @@ export function installPackedSandbox(): PackedProject {
   const env: NodeJS.ProcessEnv = { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
   return { dir, env };
+}
+
+/**
+ * A packed install whose `npm run test:integration` runs `suite` (an ES module), as the CI recipes
+ * of docs/ci.md expect of a merchant's project.
+ */
+export function installIntegrationProject(suite: string): PackedProject {
+  const project = installPackedSandbox();
+  const manifest = join(project.dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+  writeFileSync(manifest, JSON.stringify({ ...pkg, scripts: { 'test:integration': 'node integration.mjs' } }, null, 2));
+  writeFileSync(join(project.dir, 'integration.mjs'), suite);
+  return project;
+}
+
+/** Removes a packed project; whatever still runs in it is killed first, so a failing test leaves no orphan. */
+export function removePackedProject(project: PackedProject): void {
+  for (const { pid } of processesIn(project.dir)) process.kill(pid, 'SIGKILL');
+  rmSync(dirname(project.dir), { recursive: true, force: true });
 }
