@@ -74,11 +74,6 @@ export class WebhookEndpoints {
     return endpoint;
   }
 
-  /** Whether an endpoint with this id was ever registered, by any merchant (fault rules may name it). */
-  exists(id: string): boolean {
-    return this.deps.store.webhookEndpoints.get(id) !== undefined;
-  }
-
   /** Newest first; `startingAfter` is the id of the last endpoint of the previous page. */
   list(merchantId: string, limit: number, startingAfter?: string): EndpointPage {
     const cursor = cursorRow(

@@ -127,8 +127,13 @@ export class FaultInjector implements AttemptShaper {
     return { ...listView(wholeList(this.rules), faultRuleView), seed: this.seed };
   }
 
-  /** Adds (or replaces, per scope, target, merchant and kind) the rules of a spec; a bad spec is a 400 on `param`. */
+  /**
+   * Adds (or replaces, per scope, target, merchant and kind) the rules of a spec, set through the
+   * control API or a posted scenario; a bad spec is a 400 on `param`, and an endpoint= or merchant=
+   * that names nothing a 404 on it (a typo would otherwise store a rule that matches nothing).
+   */
   add(spec: string, param = 'spec', source: FaultRule['source'] = 'api'): FaultRule[] {
+    this.refuseUnknownTargets(spec, param);
     const added = this.deps.store.tx(() => this.insert(spec, source, param));
     this.reload();
     // A rule set again keeps its id: answer with the stored rows.
@@ -293,6 +298,20 @@ export class FaultInjector implements AttemptShaper {
       if (!current || rank(current) < r) best.set(rule.fault as FaultKind, rule);
     }
     return best;
+  }
+
+  private refuseUnknownTargets(spec: string, param: string): void {
+    const parsed = parseFaultSpec(spec);
+    if ('problem' in parsed) return; // insert() answers the 400
+    const { webhookEndpoints, credentials } = this.deps.store;
+    for (const rule of parsed.rules) {
+      if (rule.scope === 'endpoint' && !webhookEndpoints.get(rule.target)) {
+        throw new SandboxError('resource_missing', `${param} names endpoint ${rule.target}, but there is no webhook endpoint with that id; GET /v1/webhook_endpoints lists a merchant's endpoints (ids start with we_)`, param);
+      }
+      if (rule.merchant !== '' && !credentials.merchant(rule.merchant)) {
+        throw new SandboxError('resource_missing', `${param} names merchant ${rule.merchant}, but there is no merchant with that id; GET /_sandbox/merchants lists them`, param);
+      }
+    }
   }
 
   private insert(spec: string, source: FaultRule['source'], param: string): FaultRule[] {

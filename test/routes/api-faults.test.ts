@@ -221,6 +221,14 @@ describe('merchant= on webhook fault rules', () => {
     expect(shapeLabel('mer_other')).toBe('fail-first=2');
     expect(shapeLabel('mer_sandbox')).toBe('fail-first=1');
   });
+
+  it('a merchant= that names no merchant is a 404 on spec, and nothing is stored', async () => {
+    const before = (await sb.get('/_sandbox/faults')).json.data.length;
+    const res = await sb.post('/_sandbox/faults', { spec: 'merchant=mer_typo:status=503' });
+    expect(res.status).toBe(404);
+    expect(res.json.error).toMatchObject({ code: 'resource_missing', param: 'spec', message: expect.stringContaining('mer_typo') });
+    expect((await sb.get('/_sandbox/faults')).json.data.length).toBe(before);
+  });
 });
 
 describe('faults in scenario documents', () => {
@@ -247,6 +255,10 @@ describe('faults in scenario documents', () => {
     const bad = await sb.post('/_sandbox/scenarios', { entries: [], faults: 'status=999' });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ param: 'faults', message: expect.stringContaining('status=N with N one of') });
+    // A posted scenario's rules are checked as the control API's are: a target that names nothing is a 404.
+    const typo = await sb.post('/_sandbox/scenarios', { entries: [], faults: 'endpoint=we_typo:duplicate=1' });
+    expect(typo.status).toBe(404);
+    expect(typo.json.error).toMatchObject({ code: 'resource_missing', param: 'faults' });
     const empty = await sb.post('/_sandbox/scenarios', { entries: [] });
     expect(empty.json.error).toMatchObject({ param: 'entries', message: expect.stringContaining('only when faults is set') });
   });
