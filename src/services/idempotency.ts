@@ -4,7 +4,7 @@
 // the handler a second time; the answer is written once, in the same group-commit batch as the
 // writes it reports. That is one indexed read before the handler and one row written after it,
 // about as cheap as a key can be while it still survives a restart.
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SandboxError } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -39,8 +39,8 @@ export type Admission = { kind: 'run' } | { kind: 'replay'; answer: StoredAnswer
 
 /** SHA-256 over method, path and raw body: what "the same request" means. */
 export function requestFingerprint(method: string, path: string, body: string): string {
-  // The one-shot hash(): createHash().update().digest() builds a Hash object per request for nothing.
-  return hash('sha256', `${method.toUpperCase()}\n${path}\n${body}`, 'hex');
+  // createHash, not the one-shot hash(): that needs Node 20.12, and the package runs on any Node 20.
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`).digest('hex');
 }
 
 /** A key whose first request is being handled by this process. */
