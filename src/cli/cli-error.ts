@@ -61,7 +61,7 @@ export function jsonRequested(argv: readonly string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** The --json error object of a user error (SandboxError of the options of start, CliError), or undefined for a bug. */
+/** The --json error object of a user error (a CliError, a SandboxError of the start options, a StartError); `message` is its one line. */
 export function errorBody(err: unknown, message: string): CliErrorBody {
   if (err instanceof CliError) return err.body();
   if (err instanceof SandboxError) return { type: err.type, code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) };
