@@ -2,9 +2,13 @@
 // list exactly the codes the sandbox can return. test/unit/errors-doc.test.ts checks it is current.
 import { writeFileSync } from 'node:fs';
 import { ERROR_CATALOGUE } from '../dist/errors.js';
+import { CLI_ERROR_CODES } from '../dist/cli/cli-error.js';
 
 const rows = Object.entries(ERROR_CATALOGUE)
   .map(([code, e]) => `| \`${code}\` | ${e.status} | \`${e.type}\` | ${e.when} |`)
+  .join('\n');
+const cliRows = Object.entries(CLI_ERROR_CODES)
+  .map(([code, when]) => `| \`${code}\` | ${when} |`)
   .join('\n');
 
 writeFileSync(
@@ -29,5 +33,20 @@ Every endpoint answers failures with one body shape (docs/decisions.md):
 ${rows}
 
 This table is generated from [\`src/errors.ts\`](../src/errors.ts) by \`npm run docs:errors\`.
+
+## The \`sandbox\` CLI with \`--json\`
+
+A command run with \`--json\` prints only JSON on stdout; when it fails it exits 1 and prints one
+JSON object on stderr: the error object above, as the sandbox answered it, or, for a failure the
+CLI finds itself, \`{"error":{"code","message"}}\` with one of these codes:
+
+| code | when |
+|---|---|
+${cliRows}
+
+A warning that does not stop the command (a mistyped \`SANDBOX_*\` variable) is a line of its own
+before it: \`{"warning":{"code":"unknown_variable","message"}}\`.
+
+This table is generated from [\`src/cli/cli-error.ts\`](../src/cli/cli-error.ts) by the same script.
 `,
 );

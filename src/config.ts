@@ -1,7 +1,10 @@
 // loadConfig is the only reader of process.env: every other module receives a frozen Config.
 // Each docs/decisions.md choice that a merchant might want to change is a field here with a flag.
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
+import { closestNames } from './domain/closest-names.js';
 import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
 import { parseDuration } from './domain/duration.js';
 import { parseFaultSpec } from './webhooks/fault-rules.js';
@@ -134,6 +137,42 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   sepaDelay: 'SANDBOX_SEPA_DELAY',
 });
 
+/** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
+export const CLIENT_ENV = Object.freeze({ url: 'SANDBOX_URL', controlToken: 'SANDBOX_CONTROL_TOKEN' });
+
+/**
+ * One warning per SANDBOX_* variable that nothing reads but that is a near miss of one that is
+ * (SANDBOX_PROT for SANDBOX_PORT): without it the typo is ignored and the default used silently.
+ * Other SANDBOX_* names (a script's own SANDBOX_CLI) are left alone: the allowed distance grows
+ * with the name, so a short name must be almost right to count as a typo.
+ */
+export function unknownVariableWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = [...new Set([...Object.values(START_ENV), ...Object.values(CLIENT_ENV)])];
+  const suffixes = known.map((name) => name.slice('SANDBOX_'.length));
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('SANDBOX_') || known.includes(name)) continue;
+    const suffix = name.slice('SANDBOX_'.length);
+    const closest = closestNames(suffix, suffixes, Math.min(3, Math.ceil(suffix.length / 2)));
+    if (closest.length) warnings.push(`${name} is set, but no sandbox option reads it; did you mean ${closest.map((s) => `SANDBOX_${s}`).join(' or ')}?`);
+  }
+  return warnings;
+}
+
+/**
+ * Why the database cannot go at `path`: a missing folder is created only under the working
+ * directory (the default .sandbox/); anywhere else it must exist, so a mistyped --db such as
+ * /tmp/sandox/x.db is refused instead of leaving new folders around the disk.
+ */
+function databaseFolderProblem(path: string, cwd: string): string | undefined {
+  if (path === ':memory:') return undefined;
+  const folder = dirname(resolve(cwd, path));
+  if (existsSync(folder)) return undefined;
+  const fromCwd = relative(cwd, folder);
+  if (fromCwd !== '..' && !fromCwd.startsWith(`..${sep}`) && !isAbsolute(fromCwd)) return undefined;
+  return `is "${path}", in a folder that does not exist (${folder}); create that folder first, or give a path under the working directory (${cwd}), where missing folders are created`;
+}
+
 /** The flag a user types for an option key: log-format for logFormat. */
 function flagOf(key: keyof ConfigFlags): string {
   return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -181,6 +220,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (!host.value!.trim()) bad('host', host.from, 'must be an address such as 127.0.0.1 or 0.0.0.0');
   const db = text('db');
   if (!db.value!.trim()) bad('db', db.from, 'must be a file path or :memory:');
+  const dbProblem = databaseFolderProblem(db.value!, process.cwd());
+  if (dbProblem) bad('db', db.from, dbProblem);
   const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
   const signature = oneOf('signature', SIGNATURE_MODES);
   const headerPrefix = text('headerPrefix');

@@ -2,7 +2,8 @@
 // sandbox. --url (or SANDBOX_URL) picks the sandbox, --control-token (or SANDBOX_CONTROL_TOKEN)
 // is sent as a bearer. Errors become one CliError line, never a stack trace.
 import { Option, type Command } from 'commander';
-import { CliError } from './cli-error.js';
+import { ApiError, CliError } from './cli-error.js';
+import { CLIENT_ENV } from '../config.js';
 
 /** Where the CLI finds a sandbox when neither --url nor SANDBOX_URL says. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -14,12 +15,16 @@ export interface ClientFlags {
   json?: boolean;
 }
 
-/** Adds --url, --control-token and --json to a command (commander reads the env defaults). */
-export function clientOptions(command: Command): Command {
+/** Adds --url and --control-token to a command (commander reads the env defaults; an empty variable counts as unset). */
+export function sandboxOptions(command: Command, what = 'the sandbox to talk to'): Command {
   return command
-    .addOption(new Option('--url <url>', 'the sandbox to talk to').env('SANDBOX_URL').default(DEFAULT_SANDBOX_URL))
-    .addOption(new Option('--control-token <token>', 'bearer token, when the sandbox was started with --control-token').env('SANDBOX_CONTROL_TOKEN'))
-    .option('--json', 'print JSON instead of text');
+    .addOption(new Option('--url <url>', what).env(CLIENT_ENV.url).default(DEFAULT_SANDBOX_URL))
+    .addOption(new Option('--control-token <token>', 'bearer token, when the sandbox was started with --control-token').env(CLIENT_ENV.controlToken));
+}
+
+/** Adds --url, --control-token and --json to a command. */
+export function clientOptions(command: Command): Command {
+  return sandboxOptions(command).option('--json', 'print JSON instead of text');
 }
 
 /** One parsed Server-Sent Event. */
@@ -82,7 +87,7 @@ export class ControlClient {
         }
       }
     } catch (err) {
-      if (!signal.aborted) throw new CliError(`the stream from ${this.base} broke: ${(err as Error).message}`);
+      if (!signal.aborted) throw new CliError(`the stream from ${this.base} broke: ${(err as Error).message}`, 'stream_broken');
     }
   }
 
@@ -100,7 +105,7 @@ export class ControlClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new CliError(`${this.base} answered, but it is not a sandbox's control API (--url is the sandbox's address; a webhook URL filter is --to)`);
+      throw new CliError(`${this.base} answered, but it is not a sandbox's control API (--url is the sandbox's address; a webhook URL filter is --to)`, 'not_a_sandbox');
     }
   }
 
@@ -109,17 +114,20 @@ export class ControlClient {
       return await fetch(this.base + path, init);
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
-      throw new CliError(`no sandbox answers at ${this.base}; start one with \`npx sandbox start\``);
+      throw new CliError(`no sandbox answers at ${this.base}; start one with \`npx sandbox start\``, 'sandbox_unreachable');
     }
   }
 
   private async failure(res: Response): Promise<CliError> {
     const text = await res.text();
+    let error: unknown;
     try {
-      const { error } = JSON.parse(text) as { error: { code: string; message: string } };
-      return new CliError(`${error.message} (${res.status} ${error.code})`);
+      error = (JSON.parse(text) as { error?: unknown }).error;
     } catch {
-      return new CliError(`${this.base} answered ${res.status}: ${text.slice(0, 200)}`);
+      // Not JSON: not the sandbox's error body.
     }
+    const body = error as { code?: unknown; message?: unknown } | undefined;
+    if (typeof body?.code === 'string' && typeof body.message === 'string') return new ApiError(res.status, body as { code: string; message: string });
+    return new CliError(`${this.base} answered ${res.status}: ${text.slice(0, 200)}`, 'not_a_sandbox');
   }
 }

@@ -1,5 +1,7 @@
 // `sandbox listen`: a live tail of events and delivery attempts from /_sandbox/stream, optionally
 // forwarding each event, re-signed with --secret, to a local URL (like `stripe listen --forward-to`).
+// --count N stops after N events, once each webhook of the Nth has had its first attempt, so
+// `listen --count 1` shows one event and what became of its webhooks.
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { SIGNATURE_MODES, signatureHeaders, type SignatureMode } from '../crypto/signature.js';
@@ -26,8 +28,7 @@ export function matchesEvents(patterns: string[], type: string): boolean {
 const clock = (iso: string) => iso.slice(11, 23);
 
 /** POSTs an event's payload to `url`, signed the way the sandbox signs webhooks. */
-async function forward(client: ControlClient, eventId: string, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
-  const event = await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(eventId)}`);
+async function forward(event: ControlEventDetailView, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
   const timestamp = Math.floor(Date.now() / 1000);
   const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
   const body: string = event.payload.body;
@@ -60,7 +61,7 @@ export function addListenCommand(program: Command, io: CliIo): void {
     .option('--secret <secret>', 'the signing secret for --forward-to', 'whsec_test_sandbox')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature of forwarded events', 'Sandbox')
     .option('--signature <mode>', 'plain, timestamped or standard, for forwarded events', 'plain')
-    .option('--count <n>', 'stop after this many events')
+    .option('--count <n>', 'stop after this many events, once each webhook of the last one has had its first attempt')
     .action(async (flags: ListenFlags) => {
       if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
       if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
@@ -72,27 +73,41 @@ export function addListenCommand(program: Command, io: CliIo): void {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       let seen = 0;
+      // Once --count events were seen: the deliveries of the last one still waiting for their first attempt.
+      let awaiting: Set<string> | undefined;
       try {
         await client.stream(
           async ({ event: kind, data }) => {
             const item = JSON.parse(data) as Record<string, any>;
-            const type = kind === 'event.created' ? item.type : kind === 'delivery.attempted' ? item.event : undefined;
+            const type = kind === 'event.created' || kind === 'delivery.attempted' ? item.event : undefined;
             if (type === undefined || !matchesEvents(patterns, type)) return;
             if (kind === 'event.created') {
-              const forwarded = flags.forwardTo ? await forward(client, item.id, flags) : undefined;
+              if (awaiting) return;
+              const last = seen + 1 >= limit;
+              const detail = flags.forwardTo || last ? await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
+              const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
               if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
               else {
                 const answer = !forwarded ? '' : forwarded.status === null ? kleur.red(`failed: ${forwarded.error}`) : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
                 io.out(`${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`);
               }
-              if (++seen >= limit) controller.abort();
-            } else if (flags.json) {
+              seen++;
+              if (last) {
+                // Every attempt comes on the stream after its event.created, so none of these is missed.
+                awaiting = new Set(detail!.deliveries.map((d) => d.id));
+                if (awaiting.size === 0) controller.abort();
+              }
+              return;
+            }
+            if (awaiting && !awaiting.has(item.id)) return;
+            if (flags.json) {
               io.out(JSON.stringify(item));
             } else {
               const answer = item.response_status ?? kleur.red(item.error ?? 'error');
               const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
               io.out(`${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`);
             }
+            if (awaiting?.delete(item.id) && awaiting.size === 0) controller.abort();
           },
           controller.signal,
           () => io.err(kleur.dim(`listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`)),

@@ -5,6 +5,7 @@ import kleur from 'kleur';
 import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
 import { StartError } from '../server/start-server.js';
+import { unknownVariableWarnings } from '../config.js';
 import { addStartCommand } from './start.js';
 import { addStopCommand } from './stop.js';
 import { addCipherCommands } from './cipher.js';
@@ -21,6 +22,7 @@ import { addTriggerCommand } from './trigger.js';
 import { addAuthenticateCommand } from './authenticate.js';
 import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
+import { CliError, errorBody, jsonRequested } from './cli-error.js';
 
 /** Where a command writes; tests capture it. */
 export interface CliIo {
@@ -28,6 +30,8 @@ export interface CliIo {
   err(text: string): void;
   /** Exit code set by commands that fail without throwing (e.g. `sandbox wait`). */
   exitCode?: number;
+  /** --json was asked for: errors go to stderr as one JSON object (execute() sets it). */
+  json?: boolean;
 }
 
 /** Standard output and error of the process. */
@@ -45,9 +49,13 @@ export function buildProgram(io: CliIo = processIo): Command {
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
       // commander's "error: ..." plus a hint line becomes one line, like every other CLI error.
-      outputError: (text, write) => write(`sandbox: ${text.replace(/^error: /, '').trim()} (see sandbox --help)\n`),
+      outputError: (text, write) => {
+        const message = `${text.replace(/^error: /, '').trim()} (see sandbox --help)`;
+        write(io.json ? `${JSON.stringify({ error: { code: 'usage', message } })}\n` : `sandbox: ${message}\n`);
+      },
     })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (_program, action) => emptyVariablesUnset(action));
   addStartCommand(program, io);
   addStopCommand(program, io);
   addCipherCommands(program, io);
@@ -67,12 +75,46 @@ export function buildProgram(io: CliIo = processIo): Command {
   return program;
 }
 
+/**
+ * An empty SANDBOX_URL or SANDBOX_CONTROL_TOKEN counts as unset, as every SANDBOX_* variable of
+ * `sandbox start` does (CI templates export SANDBOX_X= with nothing after it): commander would
+ * take the empty text as the value.
+ */
+function emptyVariablesUnset(action: Command): void {
+  for (let command: Command | null = action; command; command = command.parent) {
+    for (const option of command.options) {
+      const key = option.attributeName();
+      if (option.envVar && command.getOptionValueSource(key) === 'env' && command.getOptionValue(key) === '') command.setOptionValueWithSource(key, option.defaultValue, 'default');
+    }
+  }
+}
+
 /** A user error's one-line message, or undefined for a bug. */
 export function userErrorMessage(err: unknown): string | undefined {
   if (err instanceof StartError || err instanceof SandboxError) return err.message;
   if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') return err.message;
-  if (err instanceof Error && err.name === 'CliError') return err.message;
+  if (err instanceof CliError) return err.message;
   return undefined;
+}
+
+/**
+ * Runs `sandbox <argv>` with its output in `io` and answers the exit code: a user error is one
+ * line on stderr (one JSON object with --json), exit 1; a bug is thrown.
+ */
+export async function execute(argv: string[], io: CliIo = processIo): Promise<number> {
+  io.json = jsonRequested(argv.slice(2));
+  for (const warning of unknownVariableWarnings()) io.err(io.json ? JSON.stringify({ warning: { code: 'unknown_variable', message: warning } }) : kleur.yellow(`sandbox: warning: ${warning}`));
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    return io.exitCode ?? 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    const message = userErrorMessage(err);
+    if (message === undefined) throw err;
+    io.err(io.json ? JSON.stringify({ error: errorBody(err, message) }) : kleur.red(`sandbox: ${message}`));
+    return 1;
+  }
 }
 
 /** Runs the CLI with process.argv; sets the exit code. */
@@ -82,18 +124,5 @@ export async function run(argv: string[], io: CliIo = processIo): Promise<void> 
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
-  const program = buildProgram(io);
-  try {
-    await program.parseAsync(argv);
-    if (io.exitCode) process.exitCode = io.exitCode;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
-      return;
-    }
-    const message = userErrorMessage(err);
-    if (message === undefined) throw err;
-    io.err(kleur.red(`sandbox: ${message}`));
-    process.exitCode = 1;
-  }
+  process.exitCode = await execute(argv, io);
 }

@@ -1,7 +1,9 @@
 // `sandbox receive`: a small merchant webhook receiver for trying integrations by hand. It verifies
 // each signature, decrypts S2S `data` (encryption_method=aes256) with the terminal keys, prints the
 // webhook readably and answers 200 (or --status); with --reject-invalid a bad signature gets a 400,
-// as a merchant handler that follows docs/webhooks.md answers, so the sandbox retries it.
+// as a merchant handler that follows docs/webhooks.md answers, so the sandbox retries it. A
+// signature that does not verify is explained (receive-diagnosis.ts); a request that is not a
+// webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -9,7 +11,9 @@ import kleur from 'kleur';
 import { SIGNATURE_MODES, verifyWebhook, type SignatureMode } from '../crypto/signature.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
+import { ControlClient, sandboxOptions } from './control-client.js';
 import type { CliIo } from './program.js';
+import { looksLikeWebhook, signatureProblem } from './receive-diagnosis.js';
 
 interface ReceiveFlags {
   port: string;
@@ -23,6 +27,8 @@ interface ReceiveFlags {
   count?: string;
   json?: boolean;
   rejectInvalid?: boolean;
+  url: string;
+  controlToken?: string;
 }
 
 /** What one received webhook was, as printed. */
@@ -33,6 +39,8 @@ export interface ReceivedView {
   delivery_id: string | null;
   attempt: string | null;
   signature_valid: boolean;
+  /** Why the signature does not verify: the mode or prefix it is signed with, or whose secret signs it. */
+  signature_problem: string | null;
   fields: Record<string, unknown>;
   problem: string | null;
 }
@@ -48,6 +56,7 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
     delivery_id: header('delivery-id'),
     attempt: header('attempt'),
     signature_valid: verifyWebhook(headers, flags.secret, body, { mode: flags.signature as SignatureMode, prefix: flags.headerPrefix }),
+    signature_problem: null,
     fields: {},
     problem: null,
   };
@@ -82,19 +91,22 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
 function printable(view: ReceivedView): string {
   const signature = view.signature_valid ? kleur.green('signature valid') : kleur.red('signature INVALID');
   const lines = [
-    `${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
+    `${kleur.dim(clock())} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
   ];
   const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
   for (const [key, value] of Object.entries(view.fields)) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (view.signature_problem) lines.push(`    ${kleur.red(`signature: ${view.signature_problem}`)}`);
   if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
   return lines.join('\n');
 }
 
+const clock = () => new Date().toISOString().slice(11, 23);
+
 /** Adds `sandbox receive`. */
 export function addReceiveCommand(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('receive')
-    .description('run a merchant webhook receiver that verifies, decrypts and prints each webhook')
+    .description('run a merchant webhook receiver that verifies, decrypts and prints each webhook; says why a signature does not verify')
     .option('-p, --port <port>', 'port to listen on; 0 picks a free one', '3000')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--secret <secret>', 'the webhook signing secret', 'whsec_test_sandbox')
@@ -104,7 +116,8 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--signature <mode>', 'plain, timestamped or standard, as the sandbox (or the endpoint) signs', 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
     .option('--reject-invalid', 'answer 400 to a webhook whose signature does not verify (the sandbox then retries it)')
-    .option('--count <n>', 'stop after this many webhooks')
+    .option('--count <n>', 'stop after this many webhooks');
+  sandboxOptions(command, 'the sandbox that sends the webhooks, asked whose secret signs a delivery that does not verify')
     .option('--json', 'print one JSON line per webhook')
     .action(async (flags: ReceiveFlags) => {
       const status = Number(flags.status);
@@ -114,21 +127,40 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
       if (Boolean(flags.privateKey) !== Boolean(flags.publicKey)) throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
+      if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
+      // Checks --url now; it is asked only when a signature does not verify.
+      new ControlClient(flags);
       let received = 0;
+      // Lines come out in the order the requests arrived, even while one waits for the sandbox's answer.
+      let printing = Promise.resolve();
       let stop: () => void = () => {};
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const server = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
-          const view = readWebhook(req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'), flags);
-          io.out(flags.json ? JSON.stringify(view) : printable(view));
+          const path = req.url ?? '/';
+          const body = Buffer.concat(chunks).toString('utf8');
+          if (!looksLikeWebhook(req.method, req.headers)) {
+            // A browser's GET /favicon.ico, a health check: not a webhook, so not counted or verified.
+            const answer = req.method !== 'POST' ? 404 : flags.rejectInvalid ? 400 : status;
+            res.writeHead(answer, { 'content-type': 'text/plain' }).end('not a webhook (sandbox receive)');
+            const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
+            io.err(kleur.dim(`${clock()} ${req.method} ${path}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`));
+            return;
+          }
+          const view = readWebhook(path, req.headers, body, flags);
           if (flags.rejectInvalid && !view.signature_valid) {
             res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid signature (sandbox receive --reject-invalid)');
           } else {
             res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
           }
-          if (++received >= limit) stop();
+          printing = printing.then(async () => {
+            if (received >= limit) return;
+            if (!view.signature_valid) view.signature_problem = await signatureProblem(req.headers, body, flags);
+            io.out(flags.json ? JSON.stringify(view) : printable(view));
+            if (++received >= limit) stop();
+          });
         });
       });
       await new Promise<void>((resolve, reject) => {
@@ -138,10 +170,12 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
         server.listen(port, flags.host, resolve);
       });
       const address = server.address() as AddressInfo;
-      io.out(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`);
+      // On stderr, like listen's: with --json, stdout carries only the webhooks.
+      io.err(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`);
       process.once('SIGINT', stop);
       await stopped;
       process.off('SIGINT', stop);
+      await printing;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -114,6 +114,8 @@ async function retryFailed(client: ControlClient, flags: ClientFlags & { since?:
     const pending = result.count - done;
     if (flags.json) io.out(JSON.stringify({ count: result.count, ids: result.ids, succeeded, failed, pending }, null, 2));
     else io.out(`requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}: ${succeeded} delivered, ${failed} failed again${pending ? `, ${pending} still pending after ${flags.timeout}` : ''}`);
+    // Like `sandbox wait`: a CI step passes only when every requeued delivery got through.
+    if (failed > 0 || pending > 0) io.exitCode = 1;
   } finally {
     controller.abort();
     await streaming.catch(() => {});
@@ -157,7 +159,7 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
       io.out(flags.json ? JSON.stringify(delivery, null, 2) : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`);
     });
 
-  clientOptions(webhooks.command('retry-failed').description('requeue failed deliveries and wait for their outcome'))
+  clientOptions(webhooks.command('retry-failed').description('requeue failed deliveries and wait for their outcome; exit 1 when any failed again or is still pending at --timeout'))
     .option('--since <when>', 'only deliveries created within a duration (1h) or since an ISO time')
     .option('--no-wait', 'requeue and return at once')
     .option('--timeout <duration>', 'how long to wait for the outcome', '60s')

@@ -12,9 +12,9 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** The known names at the smallest edit distance from `name`, if it is at most 3; else none. */
-export function closestNames(name: string, known: readonly string[]): string[] {
+/** The known names at the smallest edit distance from `name`, if it is at most `maxDistance` (3); else none. */
+export function closestNames(name: string, known: readonly string[], maxDistance = 3): string[] {
   const distances = known.map((candidate) => [candidate, editDistance(name.toLowerCase(), candidate.toLowerCase())] as const);
   const best = Math.min(...distances.map(([, d]) => d));
-  return best <= 3 ? distances.filter(([, d]) => d === best).map(([candidate]) => candidate) : [];
+  return best <= maxDistance ? distances.filter(([, d]) => d === best).map(([candidate]) => candidate) : [];
 }

@@ -343,7 +343,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
   controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView, errors: ['resource_missing'] }),
   controlRoute('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
   controlRoute('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
-  controlRoute('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open', { responseType: 'text/event-stream' }),
+  controlRoute('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open; each item is `event: <kind>` with JSON data {kind, at, ...}: event.created carries {id, event, resource_id}, naming the event `event` as every control event does', { responseType: 'text/event-stream' }),
   controlRoute('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
   controlRoute('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }), errors: ['resource_missing'] }),
   controlRoute('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),

@@ -23,6 +23,29 @@ export interface Clock {
   offset(): number;
   /** Resumes from the saved state again, after a reset or an import replaced it. */
   reload(): void;
+  /**
+   * Runs `work` (synchronous) with now() reading `at` when that is earlier: a timed job that falls
+   * due at `at` stamps what it does with `at`, even when it runs later (after `clock advance`, or a
+   * restart), so a session that expired at 12:15 says 12:15, not the time of the catch-up.
+   */
+  asOf<T>(at: number, work: () => T): T;
+}
+
+/** asOf for a clock whose own reading is `now`: pins it to `at` while `work` runs. */
+function pinned(now: () => number) {
+  let pin: number | undefined;
+  return {
+    now: () => pin ?? now(),
+    asOf<T>(at: number, work: () => T): T {
+      const outer = pin;
+      pin = Math.min(at, outer ?? now());
+      try {
+        return work();
+      } finally {
+        pin = outer;
+      }
+    },
+  };
 }
 
 /** Where a system clock keeps its offset (store/clock-repo.ts). */
@@ -45,33 +68,37 @@ export function systemClock(storage?: ClockStorage): Clock {
   };
   resume();
   // A wall clock stepped back while running makes sandbox time stand still, not run backwards.
-  const now = () => (last = Math.max(last, Date.now() + offset));
+  const reading = () => (last = Math.max(last, Date.now() + offset));
+  const { now, asOf } = pinned(reading);
   return {
     now,
+    asOf,
     advance(ms) {
-      const target = now() + ms;
+      const target = reading() + ms;
       checkedAdvance(target - ms, ms);
       offset = target - Date.now();
       last = target;
       storage?.save(offset, target);
       return target;
     },
-    offset: () => now() - Date.now(),
+    offset: () => reading() - Date.now(),
     reload: resume,
   };
 }
 
 /** A clock that stands still at `start` until advanced (tests); nothing is saved or reloaded. */
 export function fixedClock(start = Date.UTC(2026, 0, 15, 12, 0, 0)): Clock {
-  let now = start;
+  let current = start;
+  const { now, asOf } = pinned(() => current);
   return {
-    now: () => now,
+    now,
+    asOf,
     advance(ms) {
-      checkedAdvance(now, ms);
-      now += ms;
-      return now;
+      checkedAdvance(current, ms);
+      current += ms;
+      return current;
     },
-    offset: () => now - start,
+    offset: () => current - start,
     reload: () => undefined,
   };
 }

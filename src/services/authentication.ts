@@ -82,11 +82,12 @@ export class Authentication {
     return challenge;
   }
 
-  /** The challenge behind a page token, expired first if its time ran out; undefined if unknown. */
+  /** The challenge behind a page token, expired first (as of its expires_at) if its time ran out; undefined if unknown. */
   find(token: string): Challenge | undefined {
     const challenge = this.deps.store.challenges.get(token);
     if (challenge?.state === 'open' && challenge.expiresAt <= this.deps.clock.now()) {
-      this.expireIfOpen(token);
+      // As of its expiry, as the job would have: the transaction's tdate is when it ran out.
+      this.deps.clock.asOf(challenge.expiresAt, () => this.expireIfOpen(token));
       return this.deps.store.challenges.get(token);
     }
     return challenge;

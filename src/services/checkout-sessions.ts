@@ -139,10 +139,10 @@ export class CheckoutSessions {
     });
   }
 
-  /** Expires a session whose time ran out before its job ran (the job may lag the clock). */
+  /** Expires a session whose time ran out before its job ran (the job may lag the clock), as of its expires_at. */
   private fresh(session: CheckoutSession | undefined): CheckoutSession | undefined {
     if (session?.status === 'open' && session.expiresAt <= this.deps.clock.now()) {
-      this.end(session, 'expired', null);
+      this.deps.clock.asOf(session.expiresAt, () => this.end(session, 'expired', null));
       return this.deps.store.checkoutSessions.get(session.id);
     }
     return session;

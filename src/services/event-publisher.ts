@@ -50,7 +50,7 @@ export class EventPublisher {
     if (change.event) {
       event = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
       for (const target of this.targets(event, change.webhook)) outbox.enqueue(event, target);
-      entries.push({ kind: 'event.created', at: event.createdAt, data: { id: event.id, type: event.type, resource_id: event.resourceId } });
+      entries.push({ kind: 'event.created', at: event.createdAt, data: { id: event.id, event: event.type, resource_id: event.resourceId } });
     }
     if (entries.length > 0) this.deps.store.batch.afterCommit(() => entries.forEach((entry) => this.deps.activity.publish(entry)));
     return event;

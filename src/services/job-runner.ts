@@ -1,5 +1,7 @@
 // Runs timed jobs when they fall due on the sandbox clock. Each job runs in its own transaction
-// and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice.
+// and is marked done in it, so a crash mid-job reruns it and a finished job never runs twice. A
+// job runs as of its due time (Clock.asOf): one that runs late, after `clock advance` jumped past
+// it or a restart, stamps what it does with the time it fell due.
 // The only writer of the jobs table: scheduling anywhere else would leave the timer asleep, and
 // an idle sandbox would run the job only at the next clock advance.
 import type { Job } from '../store/jobs-repo.js';
@@ -79,7 +81,8 @@ export class JobRunner {
         try {
           store.tx(() => {
             if (!store.jobs.markDone(job.id)) return;
-            if (handler) handler(job);
+            // As of its due time: what it stamps (expired_at, paid_at, its event) says when it fell due.
+            if (handler) clock.asOf(job.dueAt, () => handler(job));
             else logger.error(`no handler for job kind ${job.kind}; job ${job.id} skipped`);
           });
           ran++;

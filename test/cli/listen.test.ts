@@ -57,8 +57,30 @@ it('--events filters by type and --json prints one object per line', async () =>
   await pay('4000000000000002');
   await run.done;
   const lines = run.out.map((line) => JSON.parse(line));
-  expect(lines.every((l) => (l.type ?? l.event) === 'payment.declined')).toBe(true);
+  // The stream names the event `event`, as every control event does (never `type`).
+  expect(lines.every((l) => l.event === 'payment.declined' && !('type' in l))).toBe(true);
   expect(lines.some((l) => l.kind === 'event.created')).toBe(true);
+});
+
+it('--count 1 prints one event and the first attempt of each of its webhooks, then stops', async () => {
+  merchant = await startFakeMerchant();
+  sandbox = await startTestServer();
+  const run = await listen(['--count', '1']);
+  await pay('4242424242424242');
+  await run.done;
+  expect(run.out).toEqual([
+    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} payment\.authorized evt_\S+ \d+$/),
+    expect.stringMatching(new RegExp(`^\\S+ {3}webhook payment\\.authorized evt_\\S+ -> ${merchant.url}/hook #1 200 \\S+ms succeeded$`)),
+  ]);
+});
+
+it('--count 1 stops at the event when it has no webhook to wait for', async () => {
+  merchant = await startFakeMerchant();
+  sandbox = await startTestServer();
+  const run = await listen(['--count', '1', '--json']);
+  await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+  await run.done;
+  expect(run.out.map((line) => JSON.parse(line))).toMatchObject([{ kind: 'event.created', event: 'payment.authorized' }]);
 });
 
 it('matches exact types and family wildcards', () => {

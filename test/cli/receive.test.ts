@@ -54,7 +54,7 @@ it('--reject-invalid answers 400 to a bad signature, and the sandbox retries unt
 
 it('says how to decrypt when the keys are missing, and prints JSON envelopes', async () => {
   const r = await receive(['--json', '--count', '2']);
-  await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded' });
+  await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1' });
   const envelope = JSON.stringify({ event: 'refund.created', id: 'evt_2', data: { refund_id: 're_1', amount: 500 }, created_at: '2026-01-15T12:00:00.000Z' });
   await post(`${r.url}/v1`, envelope, { 'content-type': 'application/json', 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', envelope, 0) });
   await r.done;
@@ -102,4 +102,87 @@ it('refuses a bad --status and a lone --private-key', async () => {
   expect((await runCli(['receive', '--status', '99'])).error).toBe('--status must be an HTTP status from 200 to 599, got "99"');
   expect((await runCli(['receive', '--private-key', 'pv'])).error).toBe('--private-key and --public-key go together: pass both to decrypt S2S data');
   expect((await runCli(['receive', '--signature', 'svix'])).error).toBe('--signature must be plain, timestamped or standard, got "svix"');
+});
+
+/** POSTs `body` signed with `secret` in `mode`, with the headers of a delivery of the sandbox. */
+async function signedPost(url: string, secret: string, options: { mode?: 'plain' | 'timestamped'; prefix?: string; deliveryId?: string } = {}) {
+  const body = 'transID=1&status=Test+Approved';
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = signatureHeaders({ mode: options.mode ?? 'plain', secrets: [secret], prefix: options.prefix ?? 'Sandbox', id: 'evt_1', timestamp, body });
+  const p = `x-${(options.prefix ?? 'Sandbox').toLowerCase()}`;
+  const extra = { [`${p}-event-id`]: 'evt_1', [`${p}-timestamp`]: String(timestamp), ...(options.deliveryId ? { [`${p}-delivery-id`]: options.deliveryId } : {}) };
+  return post(url, body, { 'content-type': 'application/x-www-form-urlencoded', ...headers, ...extra });
+}
+
+const signatureProblems = (out: string[]) => out.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).signature_problem);
+
+it('names the endpoint a delivery that does not verify was sent for, and that its secret signs it, not --secret', async () => {
+  sandbox = await startTestServer();
+  const r = await receive(['--json', '--count', '1', '--url', sandbox.url]);
+  const created = await fetch(`${sandbox.url}/v1/webhook_endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
+    body: JSON.stringify({ url: `${r.url}/endpoint`, events: ['payment.authorized'] }),
+  });
+  const endpoint = (await created.json()) as { id: string };
+  await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+  await r.done;
+  const [view] = r.out.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  expect(view.signature_valid).toBe(false);
+  expect(view.signature_problem).toBe(
+    `delivery ${view.delivery_id} to endpoint ${endpoint.id} (merchant mer_sandbox): signed with that endpoint's secret, not --secret; the secret is in the answer that created the endpoint, or a new one in POST /v1/webhook_endpoints/${endpoint.id}/rotate_secret`,
+  );
+});
+
+it('names the merchant whose webhook secret signs a delivery to a payment\'s own URL, and says so in the text output', async () => {
+  sandbox = await startTestServer();
+  const r = await receive(['--count', '1', '--secret', 'whsec_wrong', '--url', sandbox.url]);
+  await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })) });
+  await r.done;
+  const text = r.out.join('\n');
+  expect(text).toMatch(/signature INVALID\n[\s\S]*\n {4}signature: delivery whd_\S+ of merchant mer_sandbox \(to the URL its request named, no registered endpoint\): signed with that merchant's webhook secret, not --secret \(sandbox merchants list --json shows it\)$/);
+});
+
+it('without a sandbox at --url, says which secrets a delivery can be signed with and to pass --url', async () => {
+  const r = await receive(['--json', '--count', '1', '--url', 'http://127.0.0.1:9']);
+  await signedPost(`${r.url}/hook`, 'whsec_other', { deliveryId: 'whd_1' });
+  await r.done;
+  expect(signatureProblems(r.out)).toEqual([
+    "delivery whd_1 is not signed with --secret: a delivery to a registered webhook endpoint (we_...) is signed with that endpoint's secret, any other with its merchant's webhook secret; with --url of the sandbox that sent it (now http://127.0.0.1:9), receive names which",
+  ]);
+});
+
+it('says when the signature mode or the header prefix does not match the one the webhook is signed with', async () => {
+  const r = await receive(['--json', '--count', '3']);
+  await signedPost(`${r.url}/a`, CREDS.secret, { mode: 'timestamped' });
+  await signedPost(`${r.url}/b`, CREDS.secret, { prefix: 'Acme' });
+  const body = 'transID=1';
+  await post(`${r.url}/c`, body, { 'content-type': 'application/x-www-form-urlencoded', ...signatureHeaders({ mode: 'standard', secrets: [CREDS.secret], prefix: 'Sandbox', id: 'evt_1', timestamp: 1, body }) });
+  await r.done;
+  expect(signatureProblems(r.out)).toEqual([
+    'it is signed in timestamped mode (HMAC of "<timestamp>.<body>"): pass --signature timestamped',
+    'it is signed in X-Acme-Signature: pass --header-prefix Acme',
+    'it is signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers): pass --signature standard',
+  ]);
+});
+
+it('a request that is not a webhook (a browser\'s favicon) is one short line on stderr, answered 404 and not counted', async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  const done = buildProgram(io).parseAsync(['node', 'sandbox', 'receive', '--port', '0', '--count', '1', '--json']);
+  const banner = await waitFor(() => err.find((line) => line.startsWith('receiving webhooks at')), 'the receiver');
+  const url = /at (http:\/\/\S+?)\/ /.exec(banner)![1]!;
+  const favicon = await fetch(`${url}/favicon.ico`);
+  expect(favicon.status).toBe(404);
+  const unsigned = await post(`${url}/hook`, 'hello', { 'content-type': 'text/plain' });
+  expect(unsigned.status).toBe(200);
+  await signedPost(`${url}/hook`, CREDS.secret);
+  await done;
+  expect(err.slice(1)).toEqual([
+    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} GET \/favicon\.ico: not a webhook \(only a POST is\), answered 404$/),
+    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} POST \/hook: not a webhook \(no X-Sandbox-Signature, X-Sandbox-Event-Id or webhook-id header\), answered 200$/),
+  ]);
+  // Only the webhook is on stdout, and it counted as the one --count waited for.
+  expect(out.map((line) => JSON.parse(line))).toMatchObject([{ path: '/hook', signature_valid: true, signature_problem: null }]);
 });

@@ -129,9 +129,10 @@ describe('sandbox webhooks retry-failed', () => {
     await pay();
     const failed = await finished(2);
     expect(failed.map((d) => d.status)).toEqual(['failed', 'failed']);
-    const { out, err } = await runCli(['webhooks', 'retry-failed', '--since', '1h', '--url', sandbox.url]);
+    const { out, err, exitCode } = await runCli(['webhooks', 'retry-failed', '--since', '1h', '--url', sandbox.url]);
     expect(out).toBe('requeued 2 failed deliveries: 2 delivered, 0 failed again');
     expect(err).toBe('');
+    expect(exitCode).toBe(0);
     expect(merchant.received).toHaveLength(4);
   });
 
@@ -139,13 +140,16 @@ describe('sandbox webhooks retry-failed', () => {
     await start({}, Array(42).fill(500));
     for (let i = 0; i < 21; i++) await pay();
     await finished(21);
-    const { out, err } = await runCli(['webhooks', 'retry-failed', '--url', sandbox.url]);
+    const { out, err, exitCode } = await runCli(['webhooks', 'retry-failed', '--url', sandbox.url]);
     expect(out).toBe('requeued 21 failed deliveries: 0 delivered, 21 failed again');
+    // Everything failed again: exit 1, as `sandbox wait` does when nothing arrives.
+    expect(exitCode).toBe(1);
     expect(err).toMatch(/^retrying -+ 0\/21/);
     expect(err.split('\n').pop()).toMatch(/^retrying #{30} 21\/21  0 delivered, 21 failed$/);
     const json = await runCli(['webhooks', 'retry-failed', '--json', '--url', sandbox.url]);
     expect(JSON.parse(json.out)).toMatchObject({ count: 21, succeeded: 21, failed: 0, pending: 0 });
     expect(json.err).toBe('');
+    expect(json.exitCode).toBe(0);
   });
 });
 

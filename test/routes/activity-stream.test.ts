@@ -32,7 +32,7 @@ it('a change reaches the stream only once it is committed: the status entry, the
   sb.services.payments.capture('mer_sandbox', payment.id);
   expect(seen).toEqual([]);
   await sb.store.batch.committed();
-  expect(seen.map((a) => [a.kind, a.data.status ?? a.data.type])).toEqual([
+  expect(seen.map((a) => [a.kind, a.data.status ?? a.data.event])).toEqual([
     ['payment.updated', 'captured'],
     ['event.created', 'payment.captured'],
   ]);

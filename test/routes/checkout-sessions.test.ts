@@ -180,6 +180,25 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     expect(eventTypes(session.id)).toEqual(['checkout.session.expired']);
   });
 
+  it('a clock that jumps past expiry stamps expired_at with the session\'s expires_at, by the job or when the session is read first', async () => {
+    const byJob = await createSession({ expires_in: 60 });
+    const byRead = await createSession({ expires_in: 120 });
+    sandbox.clock.advance(3_600_000);
+    expect(sandbox.services.jobs.runDue()).toBe(2);
+    const expired = (await sandbox.request('GET', `/v1/checkout/sessions/${byJob.id}`, undefined, AUTH)).json;
+    expect(expired).toMatchObject({ status: 'expired', expires_at: byJob.expires_at, expired_at: byJob.expires_at });
+    // The event says the same, and was created when the session ran out.
+    const event = sandbox.store.db.prepare("SELECT data, created_at AS createdAt FROM events WHERE resource_id = ? AND type = 'checkout.session.expired'").get(byJob.id) as { data: string; createdAt: number };
+    expect(JSON.parse(event.data)).toMatchObject({ expired_at: byJob.expires_at });
+    expect(new Date(event.createdAt).toISOString()).toBe(byJob.expires_at);
+
+    const later = await createSession({ expires_in: 60 });
+    sandbox.clock.advance(3_600_000);
+    // Read before its job ran: expired on the spot, as of its expires_at all the same.
+    expect((await sandbox.request('GET', `/v1/checkout/sessions/${later.id}`, undefined, AUTH)).json).toMatchObject({ status: 'expired', expired_at: later.expires_at });
+    expect((await sandbox.request('GET', `/v1/checkout/sessions/${byRead.id}`, undefined, AUTH)).json).toMatchObject({ status: 'expired', expired_at: byRead.expires_at });
+  });
+
   it('an expired session refuses later form posts with 410, even before its job has run', async () => {
     const session = await createSession({ expires_in: 60 });
     sandbox.clock.advance(61_000);

@@ -219,9 +219,9 @@ describe('GET /_sandbox/stream', () => {
         return until(text);
       }, what, 5000, 0);
     await read('the connected comment', (t) => t.includes(': connected'));
-    activity.publish({ kind: 'event.created', at: sb.clock.now(), data: { id: 'evt_1', type: 'payment.authorized', resource_id: 't1' } });
+    activity.publish({ kind: 'event.created', at: sb.clock.now(), data: { id: 'evt_1', event: 'payment.authorized', resource_id: 't1' } });
     await read('the event', (t) => t.includes('event: event.created'));
-    expect(text).toMatch(/event: event\.created\ndata: \{"kind":"event\.created","at":"2026-01-15T12:00:00\.000Z","id":"evt_1","type":"payment\.authorized","resource_id":"t1"\}\nid: 1\n\n/);
+    expect(text).toMatch(/event: event\.created\ndata: \{"kind":"event\.created","at":"2026-01-15T12:00:00\.000Z","id":"evt_1","event":"payment\.authorized","resource_id":"t1"\}\nid: 1\n\n/);
     await read('a heartbeat', (t) => t.includes(': heartbeat'));
     expect(listeners()).toBe(before + 1);
     await reader.cancel();

@@ -356,6 +356,19 @@ describe('expiry on the sandbox clock', () => {
     expect((await openPage(body.authurl!)).text).toContain('This authentication has expired');
   });
 
+  it('a clock that jumps an hour past the lifetime dates the expiry at the end of the lifetime, by the job or by opening the page', async () => {
+    const byJob = await pay();
+    sandbox.clock.advance(60 * 60_000);
+    expect(sandbox.services.jobs.runDue()).toBe(1);
+    expect(await status(byJob.transID!)).toMatchObject({ order_status: '22', tdate: '2026-01-15 12:15:00.000000', authentication: { state: 'expired', expires_at: '2026-01-15T12:15:00.000Z' } });
+
+    const byPage = await pay();
+    sandbox.clock.advance(60 * 60_000);
+    // Opened before its job ran: expired on the spot, dated when it ran out (13:15), not now (14:00).
+    expect((await openPage(byPage.authurl!)).text).toContain('This authentication has expired');
+    expect(await status(byPage.transID!)).toMatchObject({ order_status: '22', tdate: '2026-01-15 13:15:00.000000' });
+  });
+
   it('expires a page opened after its time ran out, even before the job runs', async () => {
     const body = await pay();
     sandbox.clock.advance(16 * 60_000);

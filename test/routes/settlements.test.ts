@@ -131,6 +131,14 @@ describe('sandbox settle', () => {
     expect(lastEventData(sb, s.id, 'settlement.paid')).toMatchObject({ settlement_id: s.id, status: 'paid', net: 961 });
   });
 
+  it('a clock that jumps days past the payout dates paid_at at pay_at, not at the jump', async () => {
+    await createPayment(sb, { amount: 1000 });
+    const [s] = await settle();
+    advance(sb, 10 * 86_400_000);
+    expect((await sb.request('GET', `/_sandbox/settlements/${s.id}`)).json).toMatchObject({ status: 'paid', paid_at: s.pay_at });
+    expect(lastEventData(sb, s.id, 'settlement.paid')).toMatchObject({ paid_at: s.pay_at });
+  });
+
   it('pay_after "0s" pays at once; the events go to subscribed webhook endpoints', async () => {
     const endpoint = await sb.request('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/settlements', events: ['settlement.created', 'settlement.paid'] }, AUTH);
     expect(endpoint.status, endpoint.text).toBe(200);

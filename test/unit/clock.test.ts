@@ -39,3 +39,17 @@ it('stands still while the wall clock steps back, and saves every advance', () =
   expect(clock.advance(60_000)).toBe(T + 60_000);
   expect(saved).toEqual([[HOUR + 60_000, T + 60_000]]);
 });
+
+it('asOf reads an earlier time while its work runs, never a later one, then the clock again', () => {
+  const clock = systemClock();
+  clock.advance(HOUR);
+  const seen = clock.asOf(T + 15 * 60_000, () => [clock.now(), clock.asOf(T + 2 * HOUR, () => clock.now())]);
+  // The inner asOf asked for a time after the outer one: the outer time stands.
+  expect(seen).toEqual([T + 15 * 60_000, T + 15 * 60_000]);
+  expect(clock.now()).toBe(T + HOUR);
+  expect(clock.asOf(T + 2 * HOUR, () => clock.now())).toBe(T + HOUR);
+  expect(() => clock.asOf(T, () => {
+    throw new Error('work failed');
+  })).toThrow('work failed');
+  expect(clock.now()).toBe(T + HOUR);
+});

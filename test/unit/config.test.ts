@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FIXTURES, loadConfig, type ConfigFlags } from '../../src/config.js';
+import { DEFAULT_FIXTURES, loadConfig, unknownVariableWarnings, type ConfigFlags } from '../../src/config.js';
 import { SandboxError } from '../../src/errors.js';
 import { RETRY_PROFILES } from '../../src/webhooks/retry-schedule.js';
 
@@ -158,5 +161,41 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
 
   it('quotes the bad value so the user sees what was read', () => {
     expect(failure({ retry: 'bogus' }).message).toContain('"bogus"');
+  });
+});
+
+describe('a mistyped SANDBOX_* variable', () => {
+  it('is named with the variable it is closest to', () => {
+    expect(unknownVariableWarnings({ SANDBOX_PROT: '5000', SANDBOX_ULR: 'http://127.0.0.1:4011', SANDBOX_CONTROL_TOKN: 't', SANDBOX_PORT: '1', PATH: '/bin' })).toEqual([
+      'SANDBOX_CONTROL_TOKN is set, but no sandbox option reads it; did you mean SANDBOX_CONTROL_TOKEN?',
+      'SANDBOX_PROT is set, but no sandbox option reads it; did you mean SANDBOX_PORT?',
+      'SANDBOX_ULR is set, but no sandbox option reads it; did you mean SANDBOX_URL?',
+    ]);
+  });
+
+  it('leaves alone the variables the sandbox reads and other SANDBOX_* names that are no near miss', () => {
+    expect(unknownVariableWarnings({ SANDBOX_URL: '', SANDBOX_DB: 'x.db', SANDBOX_CLI: 'npx sandbox', SANDBOX_PID: '12', SANDBOX_HEX: 'ff' })).toEqual([]);
+  });
+});
+
+describe('--db in a folder that does not exist', () => {
+  it('is refused outside the working directory, naming the folder to create', () => {
+    const root = mkdtempSync(join(tmpdir(), 'paysandbox-db-'));
+    try {
+      const db = join(root, 'typo', 'x.db');
+      const err = failure({ db });
+      expect(err.param).toBe('db');
+      expect(err.message).toBe(`--db is "${db}", in a folder that does not exist (${join(root, 'typo')}); create that folder first, or give a path under the working directory (${process.cwd()}), where missing folders are created`);
+      expect(failure({}, { SANDBOX_DB: join(root, 'typo', 'x.db') }).message).toMatch(/^SANDBOX_DB is "/);
+      // An existing folder anywhere is fine.
+      expect(loadConfig({ db: join(root, 'x.db') }, {}).dbPath).toBe(join(root, 'x.db'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('is accepted under the working directory (the default .sandbox/), where the sandbox creates it', () => {
+    expect(loadConfig({ db: join('.sandbox', 'not-made-yet', 'x.db') }, {}).dbPath).toBe(join('.sandbox', 'not-made-yet', 'x.db'));
+    expect(loadConfig({ db: join(process.cwd(), 'not-made-yet', 'x.db') }, {}).dbPath).toBe(join(process.cwd(), 'not-made-yet', 'x.db'));
   });
 });

@@ -76,7 +76,7 @@ it('emits the status entry, then event.created, only once the transaction has co
   await sb.store.batch.committed();
   expect(seen).toEqual([
     { kind: 'payment.updated', at: sb.clock.now(), data: { payment_id: 'pay_1', status: 'authorized' } },
-    { kind: 'event.created', at: event.createdAt, data: { id: event.id, type: 'payment.authorized', resource_id: 'pay_1' } },
+    { kind: 'event.created', at: event.createdAt, data: { id: event.id, event: 'payment.authorized', resource_id: 'pay_1' } },
   ]);
 });
 
