@@ -177,6 +177,29 @@ describe('standing API fault rules', () => {
     expect(await run()).toEqual(first);
   });
 
+  it('* in a route matches any run of characters, as the documented examples use it', async () => {
+    const rule = (route: string) => sb.services.faults.add(`route=${route}:latency=1ms`);
+    const matches = (method: string, path: string) => sb.services.faults.apiRulesFor(method, path).map((api) => api.rule.target);
+    rule('POST /v1/payments/*/capture');
+    rule('/v1/refunds*');
+    rule('/api/*');
+    rule('GET /v1/payments');
+    expect(matches('POST', '/v1/payments/pay_1/capture')).toEqual(['POST /v1/payments/*/capture']);
+    expect(matches('POST', '/v1/payments/pay_1/capture/x')).toEqual([]);
+    expect(matches('GET', '/v1/refunds')).toEqual(['/v1/refunds*']);
+    expect(matches('GET', '/v1/refunds/re_1')).toEqual(['/v1/refunds*']);
+    expect(matches('POST', '/api/s2s/encrypt')).toEqual(['/api/*']);
+    expect(matches('POST', '/api')).toEqual([]);
+    expect(matches('GET', '/v1/payments')).toEqual(['GET /v1/payments']);
+    expect(matches('GET', '/v1/payments/pay_1')).toEqual([]);
+  });
+
+  it('a stored route rule that no longer parses matches no request, not every one', async () => {
+    sb.db.prepare("INSERT INTO fault_rules (id, scope, target, merchant, fault, value, probability, source, created_at) VALUES ('flt_old', 'route', ?, '', 'status', '503', NULL, 'api', 0)").run(`/v1/${'*'.repeat(20)}`);
+    sb.services.faults.stateReplaced('import'); // as POST /_sandbox/import does after writing the table
+    expect((await sb.get('/v1/payments', AUTH)).status).toBe(200);
+  });
+
   it('the header wins over the rules', async () => {
     await setRule('status=500');
     expect((await sb.post('/v1/payments', paymentBody(), { ...AUTH, 'X-Sandbox-Fault': 'latency=1ms' })).status).toBe(200);
@@ -203,6 +226,8 @@ describe('standing API fault rules', () => {
     ['route=/checkout:status=503', 'route=[METHOD] PATH'],
     ['status=503,p=2', 'p=P with P above 0 and at most 1'],
     ['merchant=mer x:status=503', 'merchant id'],
+    [`route=/v1/${'a'.repeat(197)}:status=503`, 'its PATH is 201 characters long; a route PATH is at most 200 characters'],
+    ['route=/v1/*/*/*/*/*/*/*/*/*:status=503', 'its PATH holds 9 *; a route PATH holds at most 8'],
   ])('%j is a 400 that says how to write it', async (spec, hint) => {
     const res = await setRule(spec);
     expect(res.status).toBe(400);
