@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startLoggedServer } from '../helpers/logged-server.js';
 import { startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
-import { CREDS } from '../helpers/test-sandbox.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
 import { api } from '../helpers/http.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -87,7 +87,7 @@ describe('API faults over a socket', () => {
 
   it('status=503 over the socket: the standard error body and Retry-After', async () => {
     const { url } = await start();
-    const res = await api(url).post('/api/s2s', { public_key: CREDS.publicKey }, { 'X-Sandbox-Fault': 'status=503' });
+    const res = await api(url).post('/api/s2s', s2sBody(), { 'X-Sandbox-Fault': 'status=503' });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.json.error.code).toBe('injected_unavailable');

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { checkedResponse } from '../helpers/conformance.js';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -140,6 +141,57 @@ describe('X-Sandbox-Fault', () => {
     const page = await sb.get('/_sandbox/dashboard/faults');
     expect(page.status).toBe(200);
     expect(page.text).toContain('latency=10ms, status=502');
+  });
+});
+
+describe('faults act only on requests that authenticate', () => {
+  const KEYS = { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey };
+  /** A POST /api/s2s/encrypt form of an S2S body, encrypted with `keys`. */
+  const encrypted = (body: Record<string, unknown>, keys = KEYS) => {
+    const query = new URLSearchParams(Object.entries({ ...body, encryption_method: 'none' }).map(([k, v]) => [k, String(v)])).toString();
+    return { encrypted_data: buildEncryptedData(query, keys) };
+  };
+  type Send = (headers: Record<string, string>) => Promise<{ status: number; json: any }>;
+  const wrong: Array<[string, number, string, Send]> = [
+    ['/v1/payments without a key', 401, 'authentication_required', (h) => sb.post('/v1/payments', paymentBody(), h)],
+    ['/v1/payments with an unknown key', 401, 'invalid_credentials', (h) => sb.post('/v1/payments', paymentBody(), { authorization: 'Bearer sk_test_unknown', ...h })],
+    ['an unknown /v1/ route without a key', 401, 'authentication_required', (h) => sb.get('/v1/nothing', h)],
+    ['/api/s2s with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ public_key: 'pk_test_unknown' }), h)],
+    ['/api/s2s with another terminal\'s terNO', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ terNO: CREDS.other.terNO }), h)],
+    ['/api/s2s without credentials', 400, 'parameter_missing', (h) => sb.post('/api/s2s', s2sBody({ public_key: undefined, terNO: undefined }), h)],
+    ['/api/s2s/encrypt with another terminal\'s terNO inside', 401, 'invalid_credentials', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody({ terNO: CREDS.other.terNO })), h)],
+    ['/api/s2s/encrypt encrypted with the wrong private key', 400, 'decryption_failed', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody(), { ...KEYS, privateKey: 'pv_wrong' }), h)],
+    ['/api/transactions/refund-request with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/transactions/refund-request', { transID: 'T1', refundAmount: '1.00', public_key: 'pk_test_unknown' }, h)],
+    ['an authstatus URL that names no transaction', 404, 'resource_missing', (h) => sb.get('/api/s2s/status/unknown-token', h)],
+  ];
+
+  it.each(wrong)('%s keeps its %i under X-Sandbox-Fault', async (_name, status, code, send) => {
+    const res = await send({ 'X-Sandbox-Fault': 'status=503' });
+    expect(res.status).toBe(status);
+    expect(res.json.error.code).toBe(code);
+    // A header that does not parse is not reported either: the credentials come first.
+    expect((await send({ 'X-Sandbox-Fault': 'explode' })).status).toBe(status);
+  });
+
+  it.each(wrong)('%s keeps its %i under a standing rule for every request', async (_name, status, _code, send) => {
+    expect((await sb.post('/_sandbox/faults', { spec: 'status=503' })).status).toBe(201);
+    expect((await send({})).status).toBe(status);
+    expect(sb.services.faults.recentInjected()).toEqual([]);
+  });
+
+  it('the same requests with the right credentials get the fault', async () => {
+    const created = await sb.post('/api/s2s', s2sBody());
+    expect(created.status).toBe(200);
+    const fault = { 'X-Sandbox-Fault': 'status=503' };
+    const right: Send[] = [
+      (h) => sb.post('/v1/payments', paymentBody(), { ...AUTH, ...h }),
+      (h) => sb.get('/v1/nothing', { ...AUTH, ...h }),
+      (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody()), h),
+      (h) => sb.post('/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '1.00', public_key: CREDS.publicKey }, h),
+      (h) => sb.get(new URL(created.json.authstatus).pathname, h),
+    ];
+    for (const send of right) expect((await send(fault)).status).toBe(503);
+    expect(count('transactions')).toBe(1);
   });
 });
 
