@@ -81,6 +81,16 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(byId(result)['valid']!.reason).toMatch(/^no answer within 250 ms/);
   });
 
+  it('grades a handler that answers at once with an endless body by its status, not as "no answer"', async () => {
+    // The audit read to the body's end and so reported a 200 sent at once as no answer within the limit.
+    receiver = await startFakeMerchant({ endless: true });
+    const result = await sandbox.auditWebhooks(`${receiver.url}/webhooks`, { timeoutMs: 2000 });
+    const cases = byId(result);
+    expect(cases['valid']).toMatchObject({ result: 'pass', status: 200, reason: expect.stringMatching(/^answered 200 in \d+ ms$/) });
+    expect(cases['bad-signature']).toMatchObject({ result: 'fail', status: 200 });
+    expect(result.cases.every((c) => !c.reason.startsWith('no answer'))).toBe(true);
+  });
+
   it('in standard mode, a handler verifying with the standardwebhooks package passes, stale timestamp included', async () => {
     const standard = await startSandbox({ signature: 'standard' });
     try {
