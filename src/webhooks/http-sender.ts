@@ -29,8 +29,11 @@ function classify(err: NodeJS.ErrnoException): string {
   return 'network';
 }
 
-/** POSTs `body` to `url`; never throws. */
-export function postWebhook(request: { url: string; headers: Record<string, string>; body: string }, timeoutMs: number): Promise<PostResult> {
+/** Decides before anything is sent that a URL must not be: the reason, or undefined to send. */
+export type TargetCheck = (url: URL) => Promise<string | undefined>;
+
+/** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
+export async function postWebhook(request: { url: string; headers: Record<string, string>; body: string }, timeoutMs: number, check?: TargetCheck): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
   let url: URL;
@@ -38,8 +41,10 @@ export function postWebhook(request: { url: string; headers: Record<string, stri
     url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    return Promise.resolve({ status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: `not an http(s) URL: ${request.url}` });
+    return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: `not an http(s) URL: ${request.url}` };
   }
+  const refused = check ? await check(url) : undefined;
+  if (refused !== undefined) return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: refused };
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
 

@@ -143,6 +143,8 @@ describe('startSandbox().auditWebhooks()', () => {
     const result = await sandbox.auditWebhooks(`${receiver.url}/webhooks`, { secret: 'whsec_not_the_one' });
     expect(byId(result)['valid']).toMatchObject({ result: 'fail', status: 400 });
     await expect(sandbox.auditWebhooks('ftp://127.0.0.1/webhooks')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url' });
+    // A sandbox's control API is no webhook handler: its forged events could reset the sandbox.
+    await expect(sandbox.auditWebhooks(`${sandbox.url}/_sandbox/reset`)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url', message: expect.stringContaining("points at the sandbox's own control API") });
     await expect(sandbox.auditWebhooks(`${receiver.url}/`, { signature: 'sha1' as never })).rejects.toThrow(SandboxError);
     await expect(sandbox.auditWebhooks(`${receiver.url}/`, { merchant: 'mer_nobody' })).rejects.toMatchObject({ code: 'resource_missing', param: 'merchant' });
   });
