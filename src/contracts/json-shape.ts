@@ -59,6 +59,32 @@ export function tooDeepPath(body: unknown): Array<string | number> | undefined {
   return walk(body, MAX_JSON_DEPTH).tooDeep;
 }
 
+// In a u-mode expression a well-formed pair is one code point; only a surrogate alone is \p{Cs}.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The path to the first key or string value holding a lone UTF-16 surrogate (JSON's "\ud800"
+ * escaped without its pair), or undefined when there is none. Such text is no character: SQLite
+ * stores it as U+FFFD, so it is refused as bytes that are not UTF-8 are. The offending key's
+ * surrogates are shown escaped, so the error never echoes one.
+ */
+export function loneSurrogatePath(value: unknown): Array<string | number> | undefined {
+  const show = (key: string | number) => (typeof key === 'string' ? key.replace(/\p{Cs}/gu, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : key);
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [] : undefined;
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (!isContainer(frame.value)) continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value) ? frame.value.map((v, i) => [i, v]) : Object.entries(frame.value);
+    for (const [key, child] of entries) {
+      const path = [...frame.path, show(key)];
+      if ((typeof key === 'string' && LONE_SURROGATE.test(key)) || (typeof child === 'string' && LONE_SURROGATE.test(child))) return path;
+      if (isContainer(child)) stack.push({ value: child, path });
+    }
+  }
+  return undefined;
+}
+
 /** `a.b.c` for a path, cut to `max` characters with "..." in the middle so both ends show. */
 export function shortPath(path: ReadonlyArray<string | number>, max = 80): string {
   const text = path.map(String).join('.');

@@ -91,11 +91,12 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
-  // Before the write lock, which is taken for this turn's batch: a request that waits (latency=,
-  // timeout) takes it after its wait; before idempotency, so an injected answer stores no key.
+  app.use('/v1/*', bearerAuth(deps.services));
+  // After authentication, so a request with a wrong key gets its 401 and never a fault; before the
+  // write lock, which is taken for this turn's batch: a request that waits (latency=, timeout)
+  // takes it after its wait; before idempotency, so an injected answer stores no key.
   app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
-  app.use('/v1/*', bearerAuth(deps.services));
   app.use('*', idempotency(deps.services));
   // Pages: one policy (page-headers.ts); the sign-in page's headers are separate from the control guard.
   app.use('/authenticate/*', pageHeaders('authentication'));

@@ -2,11 +2,9 @@
 // answer carries exactly the spec §2.4 fields. The rules live in services/s2s-refunds.ts.
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { safeEqual } from '../crypto/signature.js';
 import { SandboxError } from '../errors.js';
-import type { Services } from '../services/services.js';
-import type { Terminal } from '../store/credentials-repo.js';
 import type { AppDeps, AppEnv } from './app.js';
+import { terminalWithPublicKey } from './terminal-auth.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { toS2SRefundView } from '../views/s2s.js';
@@ -26,16 +24,6 @@ export const refundRequestSchema = z.object({
   public_key: z.string().min(1).describe('the public_key of the terminal the payment was made on, e.g. "pk_test_1001"'),
 });
 
-/** The terminal with this public_key, compared in constant time; 401 when none has it. */
-function terminalByPublicKey(services: Services, publicKey: string): Terminal {
-  let found: Terminal | undefined;
-  for (const terminal of services.credentials.terminals()) if (safeEqual(terminal.publicKey, publicKey)) found = terminal;
-  if (!found) {
-    throw new SandboxError('invalid_credentials', 'public_key is not the public_key of any terminal; copy it from the terminal settings (the sandbox seeds pk_test_1001)', 'public_key');
-  }
-  return found;
-}
-
 /** The refund-request route. */
 export function refundRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -43,7 +31,7 @@ export function refundRoutes(deps: AppDeps) {
 
   app.post('/api/transactions/refund-request', async (c) => {
     const input = validate(refundRequestSchema, await readJson(c));
-    const terminal = terminalByPublicKey(services, input.public_key);
+    const terminal = terminalWithPublicKey(services, input.public_key);
     const accepted = services.s2sRefunds.request({ transId: input.transID, refundAmount: input.refundAmount }, terminal);
     return c.json(toS2SRefundView(accepted.refund, accepted.transaction, accepted.left));
   });

@@ -3,7 +3,7 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
-import { MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
+import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';
 
 function mediaType(c: Context): string {
@@ -32,8 +32,34 @@ export async function bodyText(c: Context): Promise<string> {
   } catch {
     throw new SandboxError('invalid_encoding', `the body is not valid UTF-8 (${bytes.byteLength} bytes); send it encoded as UTF-8`);
   }
+  if (ESCAPED_SURROGATE.test(text) && mediaType(c) === 'application/json') refuseLoneSurrogates(text);
   decoded.set(c.req.raw, text);
   return text;
+}
+
+// JSON's \uD800-\uDFFF escapes: only a body holding one can decode to a lone surrogate.
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Refuses JSON text whose strings or keys decode to a lone surrogate ("\ud800" without its pair):
+ * stored, it became U+FFFD as bytes that are not UTF-8 did, so it is refused as they are, here,
+ * before an Idempotency-Key fingerprints the body. Malformed JSON is readJson's to report.
+ */
+function refuseLoneSurrogates(text: string): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const path = loneSurrogatePath(body);
+  if (!path) return;
+  const where = path.length === 0 ? 'the body' : shortPath(path);
+  throw new SandboxError(
+    'invalid_encoding',
+    `${where} holds a lone surrogate (a \\ud800-\\udfff escape without its pair), which is not a character and would be stored as U+FFFD; escape a character beyond U+FFFF as its pair, such as \\ud83d\\ude00, or send it as UTF-8`,
+    path.length === 0 ? undefined : shortPath(path, 200),
+  );
 }
 
 /** Refuses a body whose objects and arrays nest deeper than MAX_JSON_DEPTH, naming the field. */

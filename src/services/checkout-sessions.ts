@@ -4,6 +4,7 @@
 // page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { CheckoutSessionInput } from '../contracts/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';
@@ -44,6 +45,7 @@ export class CheckoutSessions {
 
   /** Creates an open session for `merchant` and schedules its expiry. */
   create(merchant: Merchant, input: CheckoutSessionInput): CheckoutSession {
+    refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
     const { store, clock } = this.deps;
     const now = clock.now();
     const session: CheckoutSession = {

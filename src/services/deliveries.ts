@@ -3,6 +3,7 @@
 // only through here; sending stays the delivery worker's job.
 import { parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
@@ -100,6 +101,7 @@ export class Deliveries {
 
   /** Sends the delivery's event again as a new manual delivery (same event id, fresh signature, never retried). */
   replay(id: string, to?: string) {
+    refuseControlTarget(to, 'to', this.deps.config);
     const d = this.find(id);
     const event = this.deps.store.events.get(d.eventId)!;
     // Same body and same signing secret as the original, so the merchant's verifier accepts it.
@@ -108,6 +110,7 @@ export class Deliveries {
 
   /** Sends an event again, like its latest delivery (or as its JSON envelope to `to` when it had none). */
   replayEvent(eventId: string, to?: string) {
+    refuseControlTarget(to, 'to', this.deps.config);
     const event = this.findEvent(eventId);
     const [latest] = this.deps.store.deliveries.list({ eventId, limit: 1 });
     if (latest) return this.replay(latest.id, to);

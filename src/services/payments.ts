@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.js';
 import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import type { Challenge } from '../store/challenges-repo.js';
@@ -50,6 +51,7 @@ export class Payments implements ChallengeSubject {
 
   /** Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the card. */
   create(merchant: Merchant, input: CreatePaymentInput, forcedScript?: ScriptedOutcome): PaymentCreated {
+    refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
     const { store, clock } = this.deps;
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)

@@ -8,6 +8,7 @@ import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
 import type { Terminal } from '../store/credentials-repo.js';
@@ -46,6 +47,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** Creates a payment on `terminal` (already authenticated by public_key + terNO). */
   create(input: S2SPaymentInput, terminal: Terminal, ctx: S2SRequestContext): S2SCreated {
+    refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
     const { store, clock } = this.deps;
     const now = clock.now();
     const merchant = store.credentials.merchant(terminal.merchantId)!;

@@ -6,6 +6,7 @@
 // transaction: it produces the event or changes nothing.
 import { type EventType } from '../domain/event-types.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Payment } from '../store/payments-repo.js';
@@ -72,6 +73,7 @@ export class Triggers {
 
   /** Produces one event of `input.type` (plus the real events leading to it); 404/409/422 when it cannot. */
   trigger(input: TriggerInput): TriggerResult {
+    refuseControlTarget(input.to, 'to', this.deps.config);
     const { store } = this.deps;
     const existing = input.paymentId === undefined ? undefined : this.existing(input.paymentId);
     const merchant = this.merchant(input.merchantId, existing);

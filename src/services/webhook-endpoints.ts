@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import type { SignatureMode, WebhookSigning } from '../crypto/signature.js';
 import { SandboxError } from '../errors.js';
+import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -45,6 +46,7 @@ export class WebhookEndpoints {
 
   /** Registers an endpoint; the answer is the only time (with rotation) its secret is shown. */
   create(merchantId: string, input: EndpointInput): WebhookEndpoint {
+    refuseControlTarget(input.url, 'url', this.deps.config);
     const now = this.deps.clock.now();
     const endpoint: WebhookEndpoint = {
       id: newId('we'),
@@ -90,6 +92,7 @@ export class WebhookEndpoints {
 
   /** Changes url, events, description, enabled or signature. */
   update(merchantId: string, id: string, patch: EndpointPatch): WebhookEndpoint {
+    refuseControlTarget(patch.url, 'url', this.deps.config);
     const { store, clock } = this.deps;
     return store.tx(() => {
       const endpoint = this.get(merchantId, id);

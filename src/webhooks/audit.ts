@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { SignatureMode } from '../config.js';
 import type { TerminalKeys } from '../crypto/s2s-cipher.js';
 import { parseHttpUrl } from '../domain/http-url.js';
+import { controlTargetProblem } from '../domain/control-target.js';
+import { isControlTarget } from '../runtime/machine-names.js';
 import { newId } from '../domain/ids.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
@@ -56,7 +58,10 @@ export const MAX_AUDIT_TIMEOUT_MS = 60_000;
 
 /** Why the handler URL or a setting cannot be used: the setting's key and what it must be; undefined when all are fine. */
 export function auditInputProblem(url: string, settings: AuditSettings): { key: 'url' | 'signature' | 'headerPrefix' | 'timeout'; problem: string } | undefined {
-  if (!parseHttpUrl(url)) return { key: 'url', problem: `must be the http(s) URL of the webhook handler, such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(url)}` };
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return { key: 'url', problem: `must be the http(s) URL of the webhook handler, such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(url)}` };
+  // The audit's forged and replayed events must not reach a sandbox's control API, as no delivery does.
+  if (isControlTarget(parsed, { host: '127.0.0.1', publicUrl: undefined })) return { key: 'url', problem: controlTargetProblem(url) };
   if (!AUDIT_SIGNATURE_MODES.includes(settings.signatureMode)) return { key: 'signature', problem: `must be ${AUDIT_SIGNATURE_MODES.join(' or ')} (the mode the handler verifies), got ${JSON.stringify(settings.signatureMode)}` };
   if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(settings.headerPrefix)) return { key: 'headerPrefix', problem: `must be letters and digits, starting with a letter, like Sandbox, got ${JSON.stringify(settings.headerPrefix)}` };
   if (!Number.isInteger(settings.timeoutMs) || settings.timeoutMs <= 0 || settings.timeoutMs > MAX_AUDIT_TIMEOUT_MS) {

@@ -9,7 +9,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../runtime/logger.js';
 import { nextRetryDelay } from './retry-schedule.js';
 import { signatureHeaders, type WebhookSigning } from '../crypto/signature.js';
-import { postWebhook, type PostResult } from './http-sender.js';
+import { postWebhook, type PostResult, type TargetCheck } from './http-sender.js';
+import { controlTargetRefusal } from '../runtime/machine-names.js';
 import { VERSION } from '../version.js';
 import { ThrottledLog } from '../runtime/throttled-log.js';
 
@@ -115,6 +116,8 @@ export class DeliveryWorker {
   shaper: AttemptShaper | undefined;
   /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight = MAX_IN_FLIGHT;
+  /** Nothing is ever sent to a sandbox's own control API (docs/security.md): such an attempt fails unsent. */
+  private readonly checkTarget: TargetCheck = (url) => controlTargetRefusal(url, this.config);
 
   constructor(
     private readonly store: Store,
@@ -271,9 +274,9 @@ export class DeliveryWorker {
     const startedAt = this.clock.now();
     const result: PostResult = shaped.injectedFailure !== undefined
       ? { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure }
-      : await postWebhook(shaped.request, this.config.webhookTimeoutMs);
+      : await postWebhook(shaped.request, this.config.webhookTimeoutMs, this.checkTarget);
     for (let copy = 0; copy < (shaped.duplicates ?? 0); copy++) {
-      const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs);
+      const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs, this.checkTarget);
       this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
     }
     // Take the write lock the way requests do (waiting with timers): failing to record the

@@ -4,7 +4,7 @@
 //   SPEC   := RULESET (";" RULESET)*
 //   RULESET:= (FILTER ":")* FAULT ("," FAULT)* ["," "p=" P]
 //   FILTER := "url=" URL | "endpoint=" ENDPOINT_ID      (webhook faults only)
-//           | "route=" [METHOD] PATH                    (API faults only; * in PATH matches anything)
+//           | "route=" [METHOD] PATH                    (API faults only; * in PATH matches any run of characters)
 //           | "merchant=" MERCHANT_ID                   (both)
 //   FAULT  := webhook: duplicate=N | reorder | delay=DURATION | fail-first=N | fail=P
 //                      | lost-ack[=N] | bad-signature | stale-timestamp
@@ -16,7 +16,7 @@
 // Parsing does not look up ENDPOINT_ID; POST /_sandbox/faults refuses one that names no endpoint.
 // Pure parsing and formatting only; src/webhooks/faults.ts applies the rules.
 import { formatDuration, parseDuration } from '../domain/duration.js';
-import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, ROUTE_HINT, type ApiFault } from '../domain/api-faults.js';
+import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, type ApiFault } from '../domain/api-faults.js';
 import type { FaultScope } from '../store/fault-rules-repo.js';
 
 /** One parsed rule, before it is stored. */
@@ -76,6 +76,11 @@ const FAULT_ITEM = `(${[...ALL_FAULTS, 'p'].join('|')})(=[^,]*)?`;
 const FAULT_LIST = new RegExp(`^${FAULT_ITEM}(,${FAULT_ITEM})*$`);
 const FILTER = /^(url|endpoint|route|merchant)=(.+)$/s;
 
+/** A filter value as errors quote it: cut to 80 characters, so a 10,000-character one is not echoed whole. */
+function quoted(value: string): string {
+  return value.length <= 80 ? value : `${value.slice(0, 60)}...${value.slice(-17)}`;
+}
+
 /** The filters of one ruleset, read from the text before its faults. */
 interface Filters {
   scope: FaultScope;
@@ -101,8 +106,8 @@ function readFilters(head: string): Filters | { problem: string } {
     if (name === 'url' && !/^https?:\/\/[^\s/]+/.test(value)) return { problem: `names "${value}" as a URL; a url= target must be an http(s) URL such as http://127.0.0.1:3000/hook` };
     if (name === 'route') {
       const route = parseRoutePattern(value);
-      if (!route) return { problem: `has route "${value}"; write ${ROUTE_HINT}` };
-      filters.target = route.text;
+      if ('problem' in route) return { problem: `has route "${quoted(value)}"; ${route.problem}` };
+      filters.target = route.pattern.text;
     } else {
       filters.target = value;
     }

@@ -330,6 +330,11 @@ export class FaultInjector implements AttemptShaper {
     this.webhookRules = this.rules.filter((rule) => !isApiFault(rule.fault));
     this.apiRules = this.rules
       .filter((rule) => isApiFault(rule.fault))
-      .map((rule) => ({ rule, route: rule.scope === 'route' ? (parseRoutePattern(rule.target) ?? null) : null }));
+      .flatMap((rule): ApiFaultRule[] => {
+        if (rule.scope !== 'route') return [{ rule, route: null }];
+        // A stored route that no longer parses (an imported snapshot, an older version's rule) matches nothing, never every route.
+        const parsed = parseRoutePattern(rule.target);
+        return 'pattern' in parsed ? [{ rule, route: parsed.pattern }] : [];
+      });
   }
 }

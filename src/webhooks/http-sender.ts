@@ -1,5 +1,6 @@
 // One webhook POST over node:http with keep-alive agents: about 5x the throughput of fetch()
-// on this machine. Redirects are not followed; the answer must come within the timeout.
+// on this machine. Redirects are not followed; the answer's status must come within the timeout,
+// and at most the first 16 KiB of its body is read.
 import http from 'node:http';
 import https from 'node:https';
 
@@ -28,8 +29,11 @@ function classify(err: NodeJS.ErrnoException): string {
   return 'network';
 }
 
-/** POSTs `body` to `url`; never throws. */
-export function postWebhook(request: { url: string; headers: Record<string, string>; body: string }, timeoutMs: number): Promise<PostResult> {
+/** Decides before anything is sent that a URL must not be: the reason, or undefined to send. */
+export type TargetCheck = (url: URL) => Promise<string | undefined>;
+
+/** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
+export async function postWebhook(request: { url: string; headers: Record<string, string>; body: string }, timeoutMs: number, check?: TargetCheck): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
   let url: URL;
@@ -37,8 +41,10 @@ export function postWebhook(request: { url: string; headers: Record<string, stri
     url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    return Promise.resolve({ status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: `not an http(s) URL: ${request.url}` });
+    return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: `not an http(s) URL: ${request.url}` };
   }
+  const refused = check ? await check(url) : undefined;
+  if (refused !== undefined) return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: refused };
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
 
@@ -55,35 +61,47 @@ export function postWebhook(request: { url: string; headers: Record<string, stri
       agent: secure ? httpsAgent : httpAgent,
       headers: { ...request.headers, 'content-length': String(payload.length) },
     });
+    let answer: http.IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // The status and headers decide the attempt; of the body only the first 16 KiB is kept, so an
+    // answer with a huge or endless body is graded as soon as that much (or all of it) is in.
+    const answered = () => {
+      const status = answer!.statusCode ?? 0;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(answer!.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      const ok = status >= 200 && status < 300;
+      const redirect = status >= 300 && status < 400;
+      done({
+        status,
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        errorKind: ok ? null : redirect ? 'redirect' : 'http_status',
+        errorMessage: ok ? null : redirect ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)` : `answered ${status}`,
+      });
+    };
     const timer = setTimeout(() => {
-      done({ status: null, headers: null, body: null, errorKind: 'timeout', errorMessage: `no answer within ${timeoutMs} ms` });
+      // A status that came in time stands, even while its body is still arriving.
+      if (answer) answered();
+      else done({ status: null, headers: null, body: null, errorKind: 'timeout', errorMessage: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) =>
       done({ status: null, headers: null, body: null, errorKind: classify(err), errorMessage: `${err.code ?? 'error'}: ${err.message}` }),
     );
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
+      answer = res;
       res.on('data', (chunk: Buffer) => {
-        if (size < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
-        size += chunk.length;
+        chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
+        size += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - size);
+        if (size < RESPONSE_EXCERPT_BYTES) return;
+        answered();
+        res.destroy();
       });
       res.on('error', () => {});
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        const ok = status >= 200 && status < 300;
-        const redirect = status >= 300 && status < 400;
-        done({
-          status,
-          headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-          errorKind: ok ? null : redirect ? 'redirect' : 'http_status',
-          errorMessage: ok ? null : redirect ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)` : `answered ${status}`,
-        });
-      });
+      // 'close' too: a body the receiver cut short still came with its status.
+      res.on('end', answered);
+      res.on('close', answered);
     });
     req.end(payload);
   });

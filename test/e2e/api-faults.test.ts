@@ -5,7 +5,8 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startLoggedServer } from '../helpers/logged-server.js';
-import { CREDS } from '../helpers/test-sandbox.js';
+import { startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
+import { s2sBody } from '../helpers/test-sandbox.js';
 import { api } from '../helpers/http.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -86,9 +87,35 @@ describe('API faults over a socket', () => {
 
   it('status=503 over the socket: the standard error body and Retry-After', async () => {
     const { url } = await start();
-    const res = await api(url).post('/api/s2s', { public_key: CREDS.publicKey }, { 'X-Sandbox-Fault': 'status=503' });
+    const res = await api(url).post('/api/s2s', s2sBody(), { 'X-Sandbox-Fault': 'status=503' });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.json.error.code).toBe('injected_unavailable');
+  });
+});
+
+describe('route patterns', () => {
+  let child: CliSandbox | undefined;
+  afterEach(async () => {
+    await child?.kill();
+    child = undefined;
+  });
+
+  // A pattern of eight * was a regular expression of eight .*: a long path that almost matched it
+  // took the sandbox's one thread for hours (four * and 613 characters: 5.8 s), every other request
+  // waited and SIGTERM went unheard. A separate process, so the old code fails this by the client
+  // giving up instead of freezing the test runner.
+  it('a rule of many * and a request with a long path that almost matches leave the sandbox answering at once', async () => {
+    child = await startCliSandbox(['--faults', 'route=/v1/*a*a*a*a*a*a*a*b:status=503;route=/v1/payments/*/*/*/*/capture:status=503']);
+    const client = api(child.url);
+    const deadline = AbortSignal.timeout(10_000);
+    const long = await fetch(`${child.url}/v1/${'a'.repeat(3000)}`, { headers: AUTH, signal: deadline });
+    expect(long.status).toBe(404);
+    const almost = await fetch(`${child.url}/v1/payments/${'x/'.repeat(300)}captur`, { headers: AUTH, signal: deadline });
+    expect(almost.status).toBe(404);
+    // The patterns still match what they name.
+    expect((await client.get(`/v1/${'a'.repeat(50)}b`, AUTH)).status).toBe(503);
+    expect((await client.post('/v1/payments/pay_1/a/b/c/capture', {}, AUTH)).status).toBe(503);
+    expect((await client.get('/v1/payments', AUTH)).status).toBe(200);
   });
 });

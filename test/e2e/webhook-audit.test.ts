@@ -81,6 +81,16 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(byId(result)['valid']!.reason).toMatch(/^no answer within 250 ms/);
   });
 
+  it('grades a handler that answers at once with an endless body by its status, not as "no answer"', async () => {
+    // The audit read to the body's end and so reported a 200 sent at once as no answer within the limit.
+    receiver = await startFakeMerchant({ endless: true });
+    const result = await sandbox.auditWebhooks(`${receiver.url}/webhooks`, { timeoutMs: 2000 });
+    const cases = byId(result);
+    expect(cases['valid']).toMatchObject({ result: 'pass', status: 200, reason: expect.stringMatching(/^answered 200 in \d+ ms$/) });
+    expect(cases['bad-signature']).toMatchObject({ result: 'fail', status: 200 });
+    expect(result.cases.every((c) => !c.reason.startsWith('no answer'))).toBe(true);
+  });
+
   it('in standard mode, a handler verifying with the standardwebhooks package passes, stale timestamp included', async () => {
     const standard = await startSandbox({ signature: 'standard' });
     try {
@@ -133,6 +143,8 @@ describe('startSandbox().auditWebhooks()', () => {
     const result = await sandbox.auditWebhooks(`${receiver.url}/webhooks`, { secret: 'whsec_not_the_one' });
     expect(byId(result)['valid']).toMatchObject({ result: 'fail', status: 400 });
     await expect(sandbox.auditWebhooks('ftp://127.0.0.1/webhooks')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url' });
+    // A sandbox's control API is no webhook handler: its forged events could reset the sandbox.
+    await expect(sandbox.auditWebhooks(`${sandbox.url}/_sandbox/reset`)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url', message: expect.stringContaining("points at the sandbox's own control API") });
     await expect(sandbox.auditWebhooks(`${receiver.url}/`, { signature: 'sha1' as never })).rejects.toThrow(SandboxError);
     await expect(sandbox.auditWebhooks(`${receiver.url}/`, { merchant: 'mer_nobody' })).rejects.toMatchObject({ code: 'resource_missing', param: 'merchant' });
   });

@@ -1,6 +1,6 @@
 // Shared pieces of the fuzz tests: the fixed seed, arbitraries that mutate a valid body (wrong
 // types, huge strings, unicode, nulls, nesting, numbers as strings, missing fields, prototype
-// keys, nesting thousands of levels deep, bytes that are not UTF-8), the database fingerprint that
+// keys, nesting thousands of levels deep, bytes that are not UTF-8, lone surrogate escapes), the database fingerprint that
 // proves a rejected request wrote nothing, and the check every answer must pass (no 5xx, the
 // documented error shape on JSON errors).
 import { createHash } from 'node:crypto';
@@ -114,8 +114,8 @@ const NOT_UTF8 = [[0xff], [0xfe], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x8
 
 /**
  * Bodies that broke the readers, not the validators: a field of `valid` replaced by objects or
- * arrays nested 30 to 5 000 levels deep (written as text: JSON.stringify cannot), and a mutated
- * body with bytes that are not UTF-8 put anywhere in it.
+ * arrays nested 30 to 5 000 levels deep (written as text: JSON.stringify cannot), a mutated body
+ * with bytes that are not UTF-8 put anywhere in it, and a lone surrogate escape in a value or key.
  */
 export function hostileJsonText(valid: Record<string, unknown>): fc.Arbitrary<string | Uint8Array> {
   const keys = Object.keys(valid);
@@ -132,7 +132,18 @@ export function hostileJsonText(valid: Record<string, unknown>): fc.Arbitrary<st
     const cut = at % (raw.length + 1);
     return new Uint8Array(Buffer.concat([raw.subarray(0, cut), Buffer.from(bad), raw.subarray(cut)]));
   });
-  return fc.oneof(deep, bytes);
+  return fc.oneof(deep, bytes, loneSurrogateText(valid));
+}
+
+/** JSON escapes of UTF-16 surrogates without their pair, alone or next to text or another unit. */
+export const LONE_SURROGATES = ['\\ud800', '\\uDFFF', 'x\\udbffy', '\\udc00\\ud800', '\\ud83d', 'a\\ude00', '\\ud800\\u0041'];
+
+/** `valid` as JSON text with a lone surrogate escape in a field's value or in a key (JSON.stringify would escape it whole). */
+export function loneSurrogateText(valid: Record<string, unknown>): fc.Arbitrary<string> {
+  const keys = Object.keys(valid);
+  return fc
+    .record({ key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), unit: fc.constantFrom(...LONE_SURROGATES), inKey: fc.boolean() })
+    .map(({ key, unit, inKey }) => (inKey ? JSON.stringify({ ...valid, LONE_KEY: 1 }).replace('"LONE_KEY"', `"${unit}"`) : JSON.stringify({ ...valid, [key]: 'LONE' }).replace('"LONE"', `"${unit}"`)));
 }
 
 /** JSON bodies for an endpoint whose valid body is `valid`. */

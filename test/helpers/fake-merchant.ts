@@ -13,8 +13,12 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** Starts a receiver; `statuses` are answered in order, then `fallback` (200); `answer`, when given, decides each status instead (a handler under test). */
-export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number; answer?: (request: ReceivedWebhook) => number | Promise<number> } = {}) {
+/**
+ * Starts a receiver; `statuses` are answered in order, then `fallback` (200); `answer`, when given,
+ * decides each status instead (a handler under test). With `endless`, the status goes at once and
+ * the body after it never ends (64 KiB at a time, for as long as the client reads).
+ */
+export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number; answer?: (request: ReceivedWebhook) => number | Promise<number>; endless?: boolean } = {}) {
   const received: ReceivedWebhook[] = [];
   const statuses = [...(options.statuses ?? [])];
   const server = http.createServer((req, res) => {
@@ -24,7 +28,15 @@ export async function startFakeMerchant(options: { statuses?: number[]; fallback
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       received.push(request);
       const status = options.answer ? await options.answer(request) : statuses.length ? statuses.shift()! : (options.fallback ?? 200);
-      if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+      if (res.destroyed) return;
+      if (!options.endless) return void res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', more);
+      more();
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { checkedResponse } from '../helpers/conformance.js';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -143,6 +144,57 @@ describe('X-Sandbox-Fault', () => {
   });
 });
 
+describe('faults act only on requests that authenticate', () => {
+  const KEYS = { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey };
+  /** A POST /api/s2s/encrypt form of an S2S body, encrypted with `keys`. */
+  const encrypted = (body: Record<string, unknown>, keys = KEYS) => {
+    const query = new URLSearchParams(Object.entries({ ...body, encryption_method: 'none' }).map(([k, v]) => [k, String(v)])).toString();
+    return { encrypted_data: buildEncryptedData(query, keys) };
+  };
+  type Send = (headers: Record<string, string>) => Promise<{ status: number; json: any }>;
+  const wrong: Array<[string, number, string, Send]> = [
+    ['/v1/payments without a key', 401, 'authentication_required', (h) => sb.post('/v1/payments', paymentBody(), h)],
+    ['/v1/payments with an unknown key', 401, 'invalid_credentials', (h) => sb.post('/v1/payments', paymentBody(), { authorization: 'Bearer sk_test_unknown', ...h })],
+    ['an unknown /v1/ route without a key', 401, 'authentication_required', (h) => sb.get('/v1/nothing', h)],
+    ['/api/s2s with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ public_key: 'pk_test_unknown' }), h)],
+    ['/api/s2s with another terminal\'s terNO', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ terNO: CREDS.other.terNO }), h)],
+    ['/api/s2s without credentials', 400, 'parameter_missing', (h) => sb.post('/api/s2s', s2sBody({ public_key: undefined, terNO: undefined }), h)],
+    ['/api/s2s/encrypt with another terminal\'s terNO inside', 401, 'invalid_credentials', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody({ terNO: CREDS.other.terNO })), h)],
+    ['/api/s2s/encrypt encrypted with the wrong private key', 400, 'decryption_failed', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody(), { ...KEYS, privateKey: 'pv_wrong' }), h)],
+    ['/api/transactions/refund-request with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/transactions/refund-request', { transID: 'T1', refundAmount: '1.00', public_key: 'pk_test_unknown' }, h)],
+    ['an authstatus URL that names no transaction', 404, 'resource_missing', (h) => sb.get('/api/s2s/status/unknown-token', h)],
+  ];
+
+  it.each(wrong)('%s keeps its %i under X-Sandbox-Fault', async (_name, status, code, send) => {
+    const res = await send({ 'X-Sandbox-Fault': 'status=503' });
+    expect(res.status).toBe(status);
+    expect(res.json.error.code).toBe(code);
+    // A header that does not parse is not reported either: the credentials come first.
+    expect((await send({ 'X-Sandbox-Fault': 'explode' })).status).toBe(status);
+  });
+
+  it.each(wrong)('%s keeps its %i under a standing rule for every request', async (_name, status, _code, send) => {
+    expect((await sb.post('/_sandbox/faults', { spec: 'status=503' })).status).toBe(201);
+    expect((await send({})).status).toBe(status);
+    expect(sb.services.faults.recentInjected()).toEqual([]);
+  });
+
+  it('the same requests with the right credentials get the fault', async () => {
+    const created = await sb.post('/api/s2s', s2sBody());
+    expect(created.status).toBe(200);
+    const fault = { 'X-Sandbox-Fault': 'status=503' };
+    const right: Send[] = [
+      (h) => sb.post('/v1/payments', paymentBody(), { ...AUTH, ...h }),
+      (h) => sb.get('/v1/nothing', { ...AUTH, ...h }),
+      (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody()), h),
+      (h) => sb.post('/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '1.00', public_key: CREDS.publicKey }, h),
+      (h) => sb.get(new URL(created.json.authstatus).pathname, h),
+    ];
+    for (const send of right) expect((await send(fault)).status).toBe(503);
+    expect(count('transactions')).toBe(1);
+  });
+});
+
 describe('standing API fault rules', () => {
   const setRule = (spec: string) => sb.post('/_sandbox/faults', { spec });
 
@@ -177,6 +229,29 @@ describe('standing API fault rules', () => {
     expect(await run()).toEqual(first);
   });
 
+  it('* in a route matches any run of characters, as the documented examples use it', async () => {
+    const rule = (route: string) => sb.services.faults.add(`route=${route}:latency=1ms`);
+    const matches = (method: string, path: string) => sb.services.faults.apiRulesFor(method, path).map((api) => api.rule.target);
+    rule('POST /v1/payments/*/capture');
+    rule('/v1/refunds*');
+    rule('/api/*');
+    rule('GET /v1/payments');
+    expect(matches('POST', '/v1/payments/pay_1/capture')).toEqual(['POST /v1/payments/*/capture']);
+    expect(matches('POST', '/v1/payments/pay_1/capture/x')).toEqual([]);
+    expect(matches('GET', '/v1/refunds')).toEqual(['/v1/refunds*']);
+    expect(matches('GET', '/v1/refunds/re_1')).toEqual(['/v1/refunds*']);
+    expect(matches('POST', '/api/s2s/encrypt')).toEqual(['/api/*']);
+    expect(matches('POST', '/api')).toEqual([]);
+    expect(matches('GET', '/v1/payments')).toEqual(['GET /v1/payments']);
+    expect(matches('GET', '/v1/payments/pay_1')).toEqual([]);
+  });
+
+  it('a stored route rule that no longer parses matches no request, not every one', async () => {
+    sb.db.prepare("INSERT INTO fault_rules (id, scope, target, merchant, fault, value, probability, source, created_at) VALUES ('flt_old', 'route', ?, '', 'status', '503', NULL, 'api', 0)").run(`/v1/${'*'.repeat(20)}`);
+    sb.services.faults.stateReplaced('import'); // as POST /_sandbox/import does after writing the table
+    expect((await sb.get('/v1/payments', AUTH)).status).toBe(200);
+  });
+
   it('the header wins over the rules', async () => {
     await setRule('status=500');
     expect((await sb.post('/v1/payments', paymentBody(), { ...AUTH, 'X-Sandbox-Fault': 'latency=1ms' })).status).toBe(200);
@@ -203,6 +278,8 @@ describe('standing API fault rules', () => {
     ['route=/checkout:status=503', 'route=[METHOD] PATH'],
     ['status=503,p=2', 'p=P with P above 0 and at most 1'],
     ['merchant=mer x:status=503', 'merchant id'],
+    [`route=/v1/${'a'.repeat(197)}:status=503`, 'its PATH is 201 characters long; a route PATH is at most 200 characters'],
+    ['route=/v1/*/*/*/*/*/*/*/*/*:status=503', 'its PATH holds 9 *; a route PATH holds at most 8'],
   ])('%j is a 400 that says how to write it', async (spec, hint) => {
     const res = await setRule(spec);
     expect(res.status).toBe(400);

@@ -104,3 +104,29 @@ describe('invalid UTF-8', () => {
     expect(sb.db.prepare('SELECT reference FROM transactions').pluck().get()).toBe('ord-é€😀');
   });
 });
+
+describe('lone surrogates', () => {
+  // JSON may escape a UTF-16 unit alone ("\ud800"): no character, it was stored as U+FFFD ("\ufffdx"),
+  // the silent replacement bytes that are not UTF-8 are refused for. `UNIT` in the text becomes the escape.
+  const post = (path: string, text: string, headers: Record<string, string> = {}) => sb.post(path, text, { 'content-type': 'application/json', ...headers });
+  const withUnit = (body: Record<string, unknown>, unit: string) => JSON.stringify(body).replace('UNIT', unit);
+
+  it.each([
+    ['/api/s2s', 'reference', '\\ud800', {}, s2sBody({ reference: 'ord-UNITx' })],
+    ['/api/s2s', 'reference', '\\uDFFF', {}, s2sBody({ reference: 'ord-xUNIT' })],
+    ['/v1/payments', 'metadata.order', '\\udc00', AUTH, paymentBody({ metadata: { order: 'UNIT' } })],
+    ['/v1/payments', 'metadata.\\udbff', '\\udbff', AUTH, paymentBody({ metadata: { UNIT: 'a' } })],
+    ['/_sandbox/scenarios', 'name', '\\ud83d', {}, { name: 'UNIT', entries: [{ reference: 'order-*', outcome: 'approve' }] }],
+  ])('POST %s: a lone surrogate in %s (%s) is a 400 invalid_encoding naming it, and nothing is stored', async (path, param, unit, headers, body) => {
+    const res = await post(path, withUnit(body, unit), { ...headers, 'Idempotency-Key': `lone-${param}` });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'invalid_encoding', param, message: expect.stringContaining('lone surrogate') });
+    for (const table of ['transactions', 'payments', 'scenario_entries', 'idempotency_keys']) expect(sb.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+  });
+
+  it('a surrogate pair escaped in JSON is the character it names, stored as it is', async () => {
+    const res = await post('/api/s2s', withUnit(s2sBody({ reference: 'ord-UNIT' }), '\\ud83d\\ude00'));
+    expect(res.status).toBe(200);
+    expect(sb.db.prepare('SELECT reference FROM transactions').pluck().get()).toBe('ord-😀');
+  });
+});

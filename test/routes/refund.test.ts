@@ -113,6 +113,20 @@ describe('refund requests (in-process)', () => {
     expect((await refund(declined, '1.00')).json.error.message).toContain('is Test Declined');
   });
 
+  it('a charged-back transaction cannot be refunded: 422 naming Chargeback, and nothing is queued', async () => {
+    const transID = await approved();
+    expect((await sb.request('POST', '/_sandbox/chargebacks', { transID })).status).toBe(201);
+    expect((await transaction(transID)).status).toBe('Chargeback');
+    const refunds = () => sb.db.prepare('SELECT COUNT(*) FROM s2s_refunds').pluck().get();
+    const before = refunds();
+    const res = await refund(transID, '1.00');
+    expect(res.status).toBe(422);
+    expect(res.json.error).toMatchObject({ code: 'not_refundable', param: 'transID', message: expect.stringMatching(/is Chargeback \(order_status 11\); only Test Approved \(25\) or Partially Refunded \(6\)/) });
+    expect(refunds()).toBe(before);
+    await completeRefunds();
+    expect(await transaction(transID)).toMatchObject({ status: 'Chargeback', refunded_amt: '0.00' });
+  });
+
   it('a fully refunded transaction cannot be refunded again', async () => {
     const transID = await approved();
     await refund(transID, '10.50');

@@ -125,6 +125,33 @@ describe('cross-site writes', () => {
     expect(dbFingerprint(sb)).toEqual(before);
   });
 
+  // The Origin must be the sandbox's own exactly: one that merely starts with it (another port
+  // whose number begins with 4010, a host under it) or carries userinfo is another page's.
+  const LOOKALIKES = ['http://127.0.0.1:40101', 'http://127.0.0.1:4010.evil.test', 'http://127.0.0.1:4010@evil.test', 'http://user@127.0.0.1:4010', 'http://127.0.0.1:4010:4010', 'http://127.0.0.1:4010/'];
+
+  it.each(WRITES.map((route) => [route.method, route.path] as const))('%s %s refuses an Origin that only starts with its own', async (method, path) => {
+    const before = dbFingerprint(sb);
+    for (const origin of LOOKALIKES) {
+      const res = await write({ method, path }, { host: '127.0.0.1:4010', origin });
+      expect(res.status, origin).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'cross_site_refused', param: 'origin' });
+    }
+    expect(dbFingerprint(sb)).toEqual(before);
+  });
+
+  it('refuses an Origin that only starts with --public-url\'s, and takes that origin itself', async () => {
+    const proxied = createTestSandbox({ publicUrl: 'https://pay.example.dev' });
+    try {
+      const advance = (origin: string) => proxied.request('POST', '/_sandbox/clock/advance', { duration: '1s' }, { host: 'pay.example.dev', origin });
+      for (const origin of ['https://pay.example.dev.evil.test', 'https://pay.example.dev:4430', 'https://pay.example.dev@evil.test', 'https://user@pay.example.dev']) {
+        expect((await advance(origin)).status, origin).toBe(403);
+      }
+      expect((await advance('https://pay.example.dev')).status).toBe(200);
+    } finally {
+      proxied.close();
+    }
+  });
+
   it('a cross-site HTML form (urlencoded or text/plain) to POST /_sandbox/reset wipes nothing', async () => {
     const transID = await payment();
     for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {

@@ -1,4 +1,5 @@
-// The claim of due deliveries behind a saturated receiver: each receiver at its cap is left out of
+// The claim of due deliveries: a claimed row is leased, so it is not claimed again until the lease
+// has run out on the clock. Behind a saturated receiver, each receiver at its cap is left out of
 // the query inside SQLite, so another origin's webhook queued behind hundreds of its rows is still
 // claimed, and a receiver's own backlog never lets it take more than its cap.
 import { afterEach, expect, it } from 'vitest';
@@ -35,4 +36,19 @@ it('gives an origin at most its cap of a claim, and the rest of the claim to the
   const urls = claim(new Map([[DEAD, 5]]));
   expect(urls.filter((url) => url.startsWith(DEAD))).toEqual([`${DEAD}/hook/0`, `${DEAD}/hook/1`, `${DEAD}/hook/2`]);
   expect(urls.filter((url) => url.startsWith(HEALTHY))).toEqual([`${HEALTHY}/a`, `${HEALTHY}/b`]);
+});
+
+it('a claimed delivery is not claimed again while its lease holds, and is once the lease has run out', async () => {
+  sb = createTestSandbox();
+  queue([`${HEALTHY}/hook`]);
+  const claimNow = () => {
+    const now = sb.clock.now();
+    return sb.store.deliveries.claimDue(now, now + 10_000, 32).map((d) => d.url);
+  };
+  expect(claimNow()).toEqual([`${HEALTHY}/hook`]);
+  expect(claimNow()).toEqual([]);
+  await sb.post('/_sandbox/clock/advance', { duration: '9s' });
+  expect(claimNow()).toEqual([]);
+  await sb.post('/_sandbox/clock/advance', { duration: '2s' });
+  expect(claimNow()).toEqual([`${HEALTHY}/hook`]);
 });

@@ -1,15 +1,18 @@
 // API faults on /api/* and /v1/* (docs/api-faults.md): the X-Sandbox-Fault request header, else
-// the standing API fault rules. Runs before the write lock (taken for one turn's batch), so a
-// request that waits (latency=, timeout) takes it after its wait, and before idempotency, so a
-// status/reset/timeout answer consumes no Idempotency-Key and changes nothing. lost-answer runs the request, waits for
-// its commit (its answer is then stored under its Idempotency-Key), and only then drops it.
+// the standing API fault rules, for requests that authenticate (after bearerAuth on /v1/; on /api/
+// the body's terminal credentials are checked here as the route checks them). Runs before the
+// write lock (taken for one turn's batch), so a request that waits (latency=, timeout) takes it
+// after its wait, and before idempotency, so a status/reset/timeout answer consumes no
+// Idempotency-Key and changes nothing. lost-answer runs the request, waits for its commit (its
+// answer is then stored under its Idempotency-Key), and only then drops it.
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { FAULT_HEADER, faultLabel, parseFaultHeader, type ApiFault } from '../../domain/api-faults.js';
 import { parseDuration } from '../../domain/duration.js';
 import { SandboxError, type ErrorCode } from '../../errors.js';
-import { merchantOfRequest } from './request-merchant.js';
+import { authenticatedMerchant } from './request-merchant.js';
+import { bodyText } from '../validation.js';
 import type { AppDeps, AppEnv } from '../app.js';
 
 /** The catalogue code of each status= answer. */
@@ -53,25 +56,31 @@ function hold(c: Context<AppEnv>, ms: number): Promise<void> {
   });
 }
 
-/** The merchant a request's credential names, for merchant= rules. */
+/** The merchant the request authenticates as (request-merchant.ts); undefined when it does not. */
 async function merchantOf(deps: AppDeps, c: Context<AppEnv>): Promise<string | undefined> {
-  // The bytes, not text(): Hono derives later reads from the first one, and the handler must still see bytes that are not UTF-8.
-  const bytes = c.req.path.startsWith('/v1/') ? undefined : await c.req.arrayBuffer().catch(() => undefined);
-  return merchantOfRequest(deps.services.credentials, c, bytes ? new TextDecoder().decode(bytes) : '');
+  // /v1/ asks c.var.merchant (bearerAuth ran); /api/ reads the body, which the route reads again from the cache.
+  const body = c.req.path.startsWith('/v1/') || c.req.method === 'GET' ? '' : await bodyText(c).catch(() => undefined);
+  return body === undefined ? undefined : authenticatedMerchant(deps.services, c, body);
 }
 
-/** The faults this request gets: the header's, else the standing rules that fire; empty for none. */
+/**
+ * The faults this request gets: the header's, else the standing rules that fire; empty for none.
+ * Only a request that authenticates gets any: a wrong key or terminal keeps its 401 (or the other
+ * 4xx its route answers), and a request without credentials cannot be told 503 by a rule.
+ */
 async function faultsFor(deps: AppDeps, c: Context<AppEnv>): Promise<{ faults: ApiFault[]; origin: string }> {
+  const none = { faults: [], origin: '' };
+  const { faults } = deps.services;
   const header = c.req.header(FAULT_HEADER);
+  const matched = header === undefined ? faults.apiRulesFor(c.req.method, c.req.path) : [];
+  if (header === undefined && matched.length === 0) return none;
+  const merchant = await merchantOf(deps, c);
+  if (merchant === undefined) return none;
   if (header !== undefined) {
     const parsed = parseFaultHeader(header);
     if ('problem' in parsed) throw new SandboxError('parameter_invalid', `the ${FAULT_HEADER} header ${parsed.problem}`, FAULT_HEADER);
     return { faults: parsed.faults, origin: 'header' };
   }
-  const { faults } = deps.services;
-  const matched = faults.apiRulesFor(c.req.method, c.req.path);
-  if (matched.length === 0) return { faults: [], origin: '' };
-  const merchant = matched.some((api) => api.rule.merchant !== '') ? await merchantOf(deps, c) : undefined;
   const fired = faults.drawApiFaults(matched, merchant);
   return { faults: fired, origin: [...new Set(fired.map((f) => f.ruleId))].join(', ') };
 }

@@ -1,13 +1,12 @@
 // The Idempotency-Key header on every POST of the public API (/api/* and /v1/*). Keys belong to
-// the merchant whose credential the request carries: the bearer key for /v1/ (this runs after
-// bearerAuth, which sets c.var.merchant), the terminal public_key inside the body for /api/.
-// A request whose credential names no merchant runs without idempotency: it can only end in an
-// error that changes nothing.
+// the merchant the request authenticates as (request-merchant.ts): the bearer key for /v1/, the
+// terminal credentials inside the body for /api/. A request whose credentials authenticate no
+// merchant runs without idempotency: it can only end in an error that changes nothing.
 import { bodyText } from '../validation.js';
 import type { MiddlewareHandler } from 'hono';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import { merchantOfRequest } from './request-merchant.js';
+import { authenticatedMerchant } from './request-merchant.js';
 
 /** The request header and the header on replayed answers. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -28,7 +27,7 @@ export function idempotency(services: Services): MiddlewareHandler {
       throw new SandboxError('parameter_invalid', `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`, IDEMPOTENCY_HEADER);
     }
     const body = await bodyText(c);
-    const scope = merchantOfRequest(services.credentials, c, body);
+    const scope = authenticatedMerchant(services, c, body);
     if (scope === undefined) return next();
 
     const admission = await services.idempotency.admit({ scope, key, method: c.req.method, path, body });

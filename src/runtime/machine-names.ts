@@ -1,0 +1,54 @@
+// The names this machine goes by, for the control-target rule (src/domain/control-target.ts): its
+// host name, the addresses of its interfaces, the --host the sandbox listens on and --public-url's
+// host, besides the loopback forms the rule knows itself. Read when asked, and only URLs whose path
+// is under /_sandbox ask, so the cost stays off every other webhook. Before a delivery is sent, a
+// name that is none of these is also looked up: "127.0.0.1.nip.io" or a hosts-file alias of the
+// machine is refused like 127.0.0.1.
+import { lookup } from 'node:dns/promises';
+import { hostname, networkInterfaces } from 'node:os';
+import type { Config } from '../config.js';
+import { SandboxError } from '../errors.js';
+import { controlTargetProblem, hostKey, isControlPath, isLocalAddress, namesThisMachine } from '../domain/control-target.js';
+import { parseHttpUrl } from '../domain/http-url.js';
+
+/** The settings that say where this sandbox is reachable. */
+type Where = Pick<Config, 'host' | 'publicUrl'>;
+
+/** A host name or address as a URL's hostname writes it ("fd00::2" becomes "[fd00::2]"), or undefined when no URL can hold it. */
+function asHostname(name: string): string | undefined {
+  try {
+    return hostKey(new URL(`http://${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}`).hostname);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This machine's names besides the loopback forms, as URL hostnames. */
+export function machineNames(config: Where): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
+  const names = [hostname(), config.host, ...addresses, ...(config.publicUrl ? [new URL(config.publicUrl).hostname] : [])];
+  return names.map(asHostname).filter((name): name is string => name !== undefined);
+}
+
+/** Whether `url` is a sandbox control API URL on this machine, by its text alone. */
+export function isControlTarget(url: URL, config: Where): boolean {
+  return isControlPath(url.pathname) && namesThisMachine(url.hostname, machineNames(config));
+}
+
+/** Refuses a webhook URL the request gave in `field` when it is the control API: a 400 naming the field. */
+export function refuseControlTarget(text: string | null | undefined, field: string, config: Where): void {
+  const url = text ? parseHttpUrl(text) : undefined;
+  if (url && isControlTarget(url, config)) throw new SandboxError('parameter_invalid', `${field} ${controlTargetProblem(text!)}`, field);
+}
+
+/** Why a webhook must not be sent to `url` (the control API, by its text or by what its name resolves to), or undefined to send it. */
+export async function controlTargetRefusal(url: URL, config: Where): Promise<string | undefined> {
+  if (!isControlPath(url.pathname)) return undefined;
+  const names = machineNames(config);
+  let local = namesThisMachine(url.hostname, names);
+  if (!local && !/^\[|^[\d.]+$/.test(url.hostname)) {
+    const found = await lookup(hostKey(url.hostname), { all: true }).catch(() => []);
+    local = found.some(({ address }) => isLocalAddress(address) || names.includes(asHostname(address) ?? ''));
+  }
+  return local ? `not sent: the URL ${controlTargetProblem(url.href)}` : undefined;
+}
