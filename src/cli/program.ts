@@ -1,10 +1,14 @@
 // The `sandbox` command: buildProgram() assembles every command group; run() is what bin/ calls.
-// Errors a user can fix print one line and exit 1, never a stack trace.
+// Errors a user can fix print one line and exit 1, never a stack trace. The package installs the
+// one bin under two names: `paysandbox` (the package's name, so `npx paysandbox` finds it from
+// anywhere) and `sandbox` (short, inside a project that has paysandbox installed; outside one,
+// `npx sandbox` would fetch an unrelated registry package of that name).
+import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import kleur from 'kleur';
 import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
-import { StartError } from '../server/start-server.js';
+import { StartError } from '../server/start-error.js';
 import { addStartCommand } from './start.js';
 import { addStopCommand } from './stop.js';
 import { addCipherCommands } from './cipher.js';
@@ -36,16 +40,21 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
 };
 
-/** Builds the commander program with every command. */
-export function buildProgram(io: CliIo = processIo): Command {
-  const program = new Command('sandbox')
+/** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
+export function invokedName(argv: string[]): string {
+  return basename(argv[1] ?? '').replace(/\.js$/, '') === 'paysandbox' ? 'paysandbox' : 'sandbox';
+}
+
+/** Builds the commander program with every command, named as it was run. */
+export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
+  const program = new Command(name)
     .description('paysandbox: the payment gateway sandbox on your laptop and in CI')
     .version(VERSION, '-v, --version')
     .configureOutput({
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
       // commander's "error: ..." plus a hint line becomes one line, like every other CLI error.
-      outputError: (text, write) => write(`sandbox: ${text.replace(/^error: /, '').trim()} (see sandbox --help)\n`),
+      outputError: (text, write) => write(`${name}: ${text.replace(/^error: /, '').trim()} (see ${name} --help)\n`),
     })
     .exitOverride();
   addStartCommand(program, io);
@@ -82,7 +91,8 @@ export async function run(argv: string[], io: CliIo = processIo): Promise<void> 
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
-  const program = buildProgram(io);
+  const name = invokedName(argv);
+  const program = buildProgram(io, name);
   try {
     await program.parseAsync(argv);
     if (io.exitCode) process.exitCode = io.exitCode;
@@ -93,7 +103,7 @@ export async function run(argv: string[], io: CliIo = processIo): Promise<void> 
     }
     const message = userErrorMessage(err);
     if (message === undefined) throw err;
-    io.err(kleur.red(`sandbox: ${message}`));
+    io.err(kleur.red(`${name}: ${message}`));
     process.exitCode = 1;
   }
 }
