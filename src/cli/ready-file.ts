@@ -1,9 +1,9 @@
 // The ready file of `sandbox start --ready-file FILE`: the base URL on one line, for scripts that
 // start the sandbox in the background. It only ever names a sandbox that answers: `start` removes
-// the file of an earlier run before anything else, writes it atomically (a temporary file renamed
-// into place, so a reader never sees half a URL) once the sandbox answers, and removes it again on
-// exit. Only a SIGKILL leaves it behind, which is why `sandbox wait --ready-file` asks the URL's
-// sandbox whether it is alive before believing the file.
+// the file a dead sandbox left before anything else, writes it atomically (a temporary file
+// renamed into place, so a reader never sees half a URL) once the sandbox answers, and removes it
+// again on exit. Only a SIGKILL leaves it behind, which is why `sandbox wait --ready-file` asks
+// the URL's sandbox whether it is alive before believing the file.
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureDirectory } from '../store/sandbox-dir.js';
@@ -13,9 +13,24 @@ import { ControlClient } from './control-client.js';
 /** How often `sandbox wait --ready-file` looks at the file and asks the sandbox it names. */
 const READY_POLL_MS = 100;
 
-/** Removes the ready file a previous sandbox left (SIGKILLed, so it could not remove it itself). */
-export function clearReadyFile(path: string): void {
-  rmSync(path, { force: true });
+/** True when anything answers HTTP at `url`: a sandbox that wants a control token still answers. */
+async function answers(url: string): Promise<boolean> {
+  try {
+    await fetch(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the ready file a dead sandbox left (SIGKILLed, so it could not remove it itself). A live
+ * sandbox's file stays: a second start that is then refused (its port or database taken) must not
+ * take the file from the one that runs.
+ */
+export async function clearStaleReadyFile(path: string): Promise<void> {
+  const url = readReadyFile(path);
+  if (url !== undefined && !(URL.canParse(url) && (await answers(url)))) rmSync(path, { force: true });
 }
 
 /** Writes `url` to `path` in one step: readers see no file or the whole URL, never a part. */

@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './program.js';
 import { watchParent } from './parent-watch.js';
 import { DEFAULT_PID_FILE, removeOwnPidFile, writePidFile } from './pid-file.js';
-import { clearReadyFile, removeOwnReadyFile, writeReadyFile } from './ready-file.js';
+import { clearStaleReadyFile, removeOwnReadyFile, writeReadyFile } from './ready-file.js';
 
 /** The start banner: where the sandbox is and the credentials to use. */
 export function banner(running: RunningServer): string {
@@ -73,7 +73,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--auto-authenticate <verdict>', help('autoAuthenticate', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s'))
     .option('--chargeback-delay <duration>', help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'))
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
-    .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers (an earlier run\'s file is removed at start), removed when it exits; sandbox wait --ready-file reads it')
+    .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers (a dead sandbox\'s file is removed at start), removed when it exits; sandbox wait --ready-file reads it')
     .option('--pid-file [file]', `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`)
     .option('--keep-running', 'keep running when the process that started it exits (stop it with sandbox stop or a signal)')
     .option('-q, --quiet', help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'))
@@ -86,8 +86,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
       const { readyFile, pidFile, keepRunning, ...configFlags } = flags;
       const config = loadConfig(configFlags);
       const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
-      // An earlier run's file would name a dead sandbox to whoever reads it before this one answers.
-      if (readyFile) clearReadyFile(readyFile);
+      // A dead sandbox's file would name it to whoever reads the file before this one answers.
+      if (readyFile) await clearStaleReadyFile(readyFile);
       const running = await startServer(config);
       // Signals are handled before anything is printed: a script that sends SIGINT the moment it
       // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).

@@ -3,11 +3,13 @@
 // sandbox leaves behind is never taken for a live one by `sandbox wait --ready-file`, so a second
 // run of a CI script in the same folder gets the new sandbox's URL, not the dead one's.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectGone, merchantProject, runScript } from '../helpers/bash-script.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { runBuiltCli } from '../helpers/cli-sandbox.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
 
 const field = (stdout: string, name: string) => new RegExp(`^${name} (\\S+)$`, 'm').exec(stdout)?.[1];
@@ -48,6 +50,17 @@ kill -9 $(cat .sandbox/sandbox.pid)
     await expectGone(dead, Number(readFileSync(join(project, '.sandbox/sandbox.pid'), 'utf8')));
     // SIGKILL gives no process a chance to clean up: the file still names the dead sandbox.
     expect(readFileSync(join(project, '.sandbox/url'), 'utf8')).toBe(`${dead}\n`);
+    // The next start removes it before anything else, so even a start that then fails (its port is taken) does.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const failed = await runBuiltCli(['start', '--port', String((blocker.address() as AddressInfo).port), '--db', ':memory:', '--quiet', '--ready-file', '.sandbox/url'], { cwd: project });
+      expect(failed.stderr).toMatch(/already in use/);
+      expect(existsSync(join(project, '.sandbox/url'))).toBe(false);
+    } finally {
+      blocker.close();
+    }
+    writeFileSync(join(project, '.sandbox/url'), `${dead}\n`);
 
     const second = await runScript(
       project,
@@ -63,6 +76,25 @@ node_modules/.bin/sandbox stop
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toBe(dead);
     expect(existsSync(join(project, '.sandbox/url'))).toBe(false);
+  });
+
+  it("a second start that is refused (the database is taken) leaves the running sandbox's file alone", async () => {
+    const project = merchantProject();
+    const start = 'node_modules/.bin/sandbox start --port 0 --db .sandbox/shared.db --quiet --ready-file .sandbox/url';
+    const run = await runScript(
+      project,
+      `#!/usr/bin/env bash
+${start} --pid-file > /dev/null &
+for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+echo "url $(cat .sandbox/url)"
+${start} 2> refused.txt; echo "status $?"
+echo "after $(cat .sandbox/url)"
+node_modules/.bin/sandbox stop > /dev/null
+`,
+    );
+    expect(field(run.stdout, 'status')).toBe('1');
+    expect(readFileSync(join(project, 'refused.txt'), 'utf8')).toMatch(/^sandbox: another sandbox, pid \d+ on port \d+/);
+    expect(field(run.stdout, 'after')).toBe(field(run.stdout, 'url'));
   });
 });
 
