@@ -45,14 +45,15 @@ function processInfo(pid: number): ProcessInfo | undefined {
   const stat = procStat(pid);
   if (stat) {
     let args: string[] = [];
+    let name = '';
     try {
       // A process that set its title (npm does) has one string with spaces instead of NUL-separated arguments.
       args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split(/\0/);
       if (args.length === 1) args = args[0]!.split(' ');
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
-      // Gone meanwhile: the name from stat is enough.
+      // Gone meanwhile: the watch finds it gone at its first look.
     }
-    const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     return { pid, ppid: Number(stat[1]), name, args, startedAt: stat[19] };
   }
   if (process.platform === 'win32') return undefined;

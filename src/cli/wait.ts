@@ -32,7 +32,7 @@ export function addWaitCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('wait')
-      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived')
+      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived; with --ready-file, first until the sandbox it names answers')
       .option('--event <type>', 'the event type, e.g. payment.authorized')
       .option('--ready-file <file>', 'first wait until this file (from sandbox start --ready-file) names a sandbox that answers, and use that sandbox; without --event, print its URL and exit 0')
       .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
