@@ -1,7 +1,8 @@
 // The pid file of `sandbox start --pid-file`, which `sandbox stop` reads: the process id on one
 // line, written once the sandbox answers and removed when it exits cleanly.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensureDirectory } from '../store/sandbox-dir.js';
 import { CliError } from './cli-error.js';
 
 /** Where --pid-file writes and `sandbox stop` reads when no file is named. */
@@ -9,7 +10,7 @@ export const DEFAULT_PID_FILE = '.sandbox/sandbox.pid';
 
 /** Writes this process's pid to `path`, creating its directory. */
 export function writePidFile(path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  ensureDirectory(dirname(path));
   writeFileSync(path, `${process.pid}\n`);
 }
 

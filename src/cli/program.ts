@@ -1,10 +1,14 @@
 // The `sandbox` command: buildProgram() assembles every command group; run() is what bin/ calls.
-// Errors a user can fix print one line and exit 1, never a stack trace.
+// Errors a user can fix print one line and exit 1, never a stack trace. The package installs the
+// one bin under two names: `paysandbox` (the package's name, so `npx paysandbox` finds it from
+// anywhere) and `sandbox` (short, inside a project that has paysandbox installed; outside one,
+// `npx sandbox` would fetch an unrelated registry package of that name).
+import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import kleur from 'kleur';
 import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
-import { StartError } from '../server/start-server.js';
+import { StartError } from '../server/start-error.js';
 import { unknownVariableWarnings } from '../config.js';
 import { addStartCommand } from './start.js';
 import { addStopCommand } from './stop.js';
@@ -40,9 +44,14 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
 };
 
-/** Builds the commander program with every command. */
-export function buildProgram(io: CliIo = processIo): Command {
-  const program = new Command('sandbox')
+/** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
+export function invokedName(argv: string[]): string {
+  return basename(argv[1] ?? '').replace(/\.js$/, '') === 'paysandbox' ? 'paysandbox' : 'sandbox';
+}
+
+/** Builds the commander program with every command, named as it was run. */
+export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
+  const program = new Command(name)
     .description('paysandbox: the payment gateway sandbox on your laptop and in CI')
     .version(VERSION, '-v, --version')
     .configureOutput({
@@ -50,8 +59,8 @@ export function buildProgram(io: CliIo = processIo): Command {
       writeErr: (s) => io.err(s),
       // commander's "error: ..." plus a hint line becomes one line, like every other CLI error.
       outputError: (text, write) => {
-        const message = `${text.replace(/^error: /, '').trim()} (see sandbox --help)`;
-        write(io.json ? `${JSON.stringify({ error: { code: 'usage', message } })}\n` : `sandbox: ${message}\n`);
+        const message = `${text.replace(/^error: /, '').trim()} (see ${name} --help)`;
+        write(io.json ? `${JSON.stringify({ error: { code: 'usage', message } })}\n` : `${name}: ${message}\n`);
       },
     })
     .exitOverride()
@@ -103,8 +112,9 @@ export function userErrorMessage(err: unknown): string | undefined {
  */
 export async function execute(argv: string[], io: CliIo = processIo): Promise<number> {
   io.json = jsonRequested(argv.slice(2));
-  for (const warning of unknownVariableWarnings()) io.err(io.json ? JSON.stringify({ warning: { code: 'unknown_variable', message: warning } }) : kleur.yellow(`sandbox: warning: ${warning}`));
-  const program = buildProgram(io);
+  const name = invokedName(argv);
+  for (const warning of unknownVariableWarnings()) io.err(io.json ? JSON.stringify({ warning: { code: 'unknown_variable', message: warning } }) : kleur.yellow(`${name}: warning: ${warning}`));
+  const program = buildProgram(io, name);
   try {
     await program.parseAsync(argv);
     return io.exitCode ?? 0;
@@ -112,7 +122,7 @@ export async function execute(argv: string[], io: CliIo = processIo): Promise<nu
     if (err instanceof CommanderError) return err.exitCode;
     const message = userErrorMessage(err);
     if (message === undefined) throw err;
-    io.err(io.json ? JSON.stringify({ error: errorBody(err, message) }) : kleur.red(`sandbox: ${message}`));
+    io.err(io.json ? JSON.stringify({ error: errorBody(err, message) }) : kleur.red(`${name}: ${message}`));
     return 1;
   }
 }

@@ -1,7 +1,6 @@
 // `sandbox start`: runs the sandbox in the foreground with a banner of its URL and credentials,
 // and shuts down cleanly (exit status 0) on SIGINT/SIGTERM/SIGHUP, on `sandbox stop` (its
-// --pid-file), and when the process that started it exits.
-import { writeFileSync } from 'node:fs';
+// --pid-file), and when the process that started it exits (parent-watch.ts; --keep-running not).
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { loadConfig, START_DEFAULTS, START_ENV, type ConfigFlags } from '../config.js';
@@ -13,6 +12,7 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './program.js';
 import { watchParent } from './parent-watch.js';
 import { DEFAULT_PID_FILE, removeOwnPidFile, writePidFile } from './pid-file.js';
+import { clearStaleReadyFile, removeOwnReadyFile, writeReadyFile } from './ready-file.js';
 
 /** The start banner: where the sandbox is and the credentials to use. */
 export function banner(running: RunningServer): string {
@@ -73,15 +73,21 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--auto-authenticate <verdict>', help('autoAuthenticate', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s'))
     .option('--chargeback-delay <duration>', help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'))
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
-    .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers')
+    .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers (a dead sandbox\'s file is removed at start), removed when it exits; sandbox wait --ready-file reads it')
     .option('--pid-file [file]', `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`)
+    .option('--keep-running', 'keep running when the process that started it exits (stop it with sandbox stop or a signal)')
     .option('-q, --quiet', help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'))
     .option('--log-format <format>', help('logFormat', 'pretty or json'))
-    .addHelpText('after', '\nEach option is taken from its flag, else its SANDBOX_* variable, else its default.\nThe sandbox stops cleanly (exit status 0) on SIGTERM, SIGINT or SIGHUP, and when the process that started it exits.')
-    .action(async (flags: ConfigFlags & { readyFile?: string; pidFile?: string | true }) => {
-      const { readyFile, pidFile, ...configFlags } = flags;
+    .addHelpText(
+      'after',
+      '\nEach option is taken from its flag, else its SANDBOX_* variable, else its default.\nThe sandbox stops cleanly (exit status 0) on SIGTERM, SIGINT or SIGHUP, and when the process that started it exits\n(its parent; for npx and npm start, npm itself), unless --keep-running.',
+    )
+    .action(async (flags: ConfigFlags & { readyFile?: string; pidFile?: string | true; keepRunning?: boolean }) => {
+      const { readyFile, pidFile, keepRunning, ...configFlags } = flags;
       const config = loadConfig(configFlags);
       const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
+      // A dead sandbox's file would name it to whoever reads the file before this one answers.
+      if (readyFile) await clearStaleReadyFile(readyFile);
       const running = await startServer(config);
       // Signals are handled before anything is printed: a script that sends SIGINT the moment it
       // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).
@@ -96,6 +102,8 @@ export function addStartCommand(program: Command, io: CliIo): void {
         }
         stopping = true;
         unwatch();
+        // The sandbox takes no new connections from here on, so the file no longer names one that answers.
+        if (readyFile) removeOwnReadyFile(readyFile, running.url);
         io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
         const exit = () => {
           if (pidPath) removeOwnPidFile(pidPath);
@@ -106,16 +114,17 @@ export function addStartCommand(program: Command, io: CliIo): void {
         };
         running.close().then(exit, exit);
       };
-      const unwatch = watchParent(() => stop('the process that started the sandbox exited'));
+      const unwatch = keepRunning ? () => {} : watchParent((gone) => stop(`the process that started the sandbox (${gone.name}, pid ${gone.pid}) exited`));
       for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
       if (!config.quiet) io.out(banner(running));
       io.out(`Listening on ${running.url}`);
       try {
         if (pidPath) writePidFile(pidPath);
-        if (readyFile) writeFileSync(readyFile, running.url + '\n');
+        if (readyFile) writeReadyFile(readyFile, running.url);
       } catch (err) {
-        // Never leave a listening sandbox behind a failed start.
+        // Never leave a listening sandbox (or a file naming it) behind a failed start.
         unwatch();
+        if (pidPath) removeOwnPidFile(pidPath);
         await running.close();
         throw err;
       }

@@ -1,13 +1,16 @@
 // `sandbox wait --event payment.authorized [--to URL] [--status succeeded] [--timeout 30s]`: for CI
 // scripts. Polls the control API's delivery list; exits 0 once such a delivery is found, and 1
 // after the timeout (or at once when every matching delivery failed for good), printing the
-// deliveries it did see. An unknown event name is refused before any request.
+// deliveries it did see. An unknown event name is refused before any request. With --ready-file
+// it first waits for the sandbox that file names to answer (ready-file.ts), and without --event
+// that is all it waits for: it prints the URL.
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { unknownEventProblem } from '../domain/event-types.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
+import { waitForReadyFile } from './ready-file.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';
 
@@ -29,18 +32,28 @@ export function addWaitCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('wait')
-      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived')
-      .requiredOption('--event <type>', 'the event type, e.g. payment.authorized')
+      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived; with --ready-file, first until the sandbox it names answers')
+      .option('--event <type>', 'the event type, e.g. payment.authorized')
+      .option('--ready-file <file>', 'first wait until this file (from sandbox start --ready-file) names a sandbox that answers, and use that sandbox; without --event, print its URL and exit 0')
       .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
       .option('--status <status>', 'succeeded (2xx received), failed (retries exhausted) or any (queued at all)', 'succeeded')
       .option('--timeout <duration>', 'how long to wait, e.g. 30s or 2m', '30s'),
-  ).action(async (flags: ClientFlags & { event: string; to?: string; status: string; timeout: string }) => {
+  ).action(async (flags: ClientFlags & { event?: string; readyFile?: string; to?: string; status: string; timeout: string }) => {
     const timeoutMs = parseDuration(flags.timeout);
     if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
     if (!(STATUSES as readonly string[]).includes(flags.status)) throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
+    if (flags.event === undefined && flags.readyFile === undefined) throw new CliError('give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE');
     // A misspelt event would never arrive: refuse it now rather than after the whole timeout.
-    const unknown = unknownEventProblem('--event', flags.event);
+    const unknown = flags.event === undefined ? undefined : unknownEventProblem('--event', flags.event);
     if (unknown) throw new CliError(unknown);
+    const deadline = Date.now() + timeoutMs;
+    if (flags.readyFile !== undefined) {
+      flags.url = await waitForReadyFile(flags.readyFile, deadline, flags.controlToken);
+      if (flags.event === undefined) {
+        io.out(flags.json ? JSON.stringify({ url: flags.url }) : flags.url);
+        return;
+      }
+    }
     const client = new ControlClient(flags);
     const filter = { event: flags.event, url: flags.to };
     const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
@@ -50,7 +63,6 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     // every one failed for good (retries exhausted), so the timeout would only be waited out.
     const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
 
-    const deadline = Date.now() + timeoutMs;
     let failedForGood = false;
     for (;;) {
       const found = await first(flags.status === 'any' ? undefined : flags.status);

@@ -17,6 +17,8 @@ import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
 import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { lockDatabase } from './db-lock.js';
+import { StartError } from './start-error.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -32,9 +34,6 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight deliveries finish (or releases their leases), closes the db. */
   close(): Promise<void>;
 }
-
-/** A start-up failure worth one clear line (port in use, unwritable db, bad fixtures). */
-export class StartError extends Error {}
 
 /** Everything but the listening socket: used by startServer and by route tests. */
 export function buildSandbox(config: Config, options: { clock?: Clock; logger?: Logger; db?: Db } = {}) {
@@ -97,9 +96,20 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts a sandbox from a Config and resolves once it answers requests. */
+/**
+ * Starts a sandbox from a Config and resolves once it answers requests; refuses (StartError) a
+ * database file another sandbox has open.
+ */
 export async function startServer(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningServer> {
-  const built = buildSandbox(config, options);
+  // Before the database is opened: a refused start must not migrate or seed under the running one.
+  const lock = await lockDatabase(config.dbPath);
+  let built: ReturnType<typeof buildSandbox>;
+  try {
+    built = buildSandbox(config, options);
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   // Node checks the two timeouts below only every connectionsCheckingInterval (30 s by default),
   // which would let a slow client hold a socket for up to 40 s; check every second instead.
   const checkEveryMs = Math.min(1000, config.headersTimeoutMs);
@@ -113,11 +123,13 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
     address = await listen(server, config.port, config.host);
   } catch (err) {
     built.db.close();
+    await lock?.release();
     throw err;
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   built.publicUrl.base = config.publicUrl ?? url;
+  if (lock) lock.url = url;
   built.worker.start();
   built.services.jobs.start();
   const checkpointer = startCheckpointer(built.db);
@@ -139,6 +151,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
       built.store.batch.flush();
       await checkpointer.stop();
       built.db.close();
+      await lock?.release();
     })();
     return closing;
   };

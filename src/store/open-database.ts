@@ -1,10 +1,11 @@
 // Opens the SQLite database with the settings the whole sandbox relies on and applies the
 // numbered migrations in src/store/migrations (copied next to the build by scripts/copy-assets.js).
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_DIR } from '../code-dir.js';
+import { ensureDirectory } from './sandbox-dir.js';
 
 /** The better-sqlite3 handle type, named here so other modules need not import the driver. */
 export interface Db extends Database.Database {}
@@ -52,21 +53,6 @@ export function isDatabaseBusy(err: unknown): boolean {
 export function isStorageFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL';
-}
-
-/**
- * Creates `dir` and its missing parents one level at a time. Node 20's mkdirSync({recursive: true})
- * spins forever under /proc (e.g. --db /proc/nope/x.db); this fails with one clear error instead.
- */
-function ensureDirectory(dir: string): void {
-  if (existsSync(dir)) return;
-  const parent = dirname(dir);
-  if (parent !== dir) ensureDirectory(parent);
-  try {
-    mkdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
 }
 
 /** Applies every migration file not applied yet, up to number `upTo` (tests stop early to build an old schema). */

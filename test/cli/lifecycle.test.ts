@@ -4,25 +4,15 @@
 // must be gone within a few seconds and must not hold the script's stdout open: the orphan of a
 // killed npx kept a piped CI step waiting for ten minutes. docs/ci.md's script, whose trap runs
 // `sandbox stop`, runs in test/docs/ci-script.test.ts against the packed package.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectGone, isRunning, runScript } from '../helpers/bash-script.js';
+import { expectGone, isRunning, merchantProject, runScript } from '../helpers/bash-script.js';
 import { runBuiltCli, startCliSandbox } from '../helpers/cli-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A merchant's project with paysandbox installed: node_modules/paysandbox and its bin link. */
-function merchantProject(): string {
-  const project = mkdtempSync(join(tmpdir(), 'merchant-ci-'));
-  mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
-  symlinkSync(root, join(project, 'node_modules/paysandbox'));
-  symlinkSync('../paysandbox/bin/sandbox.js', join(project, 'node_modules/.bin/sandbox'));
-  return project;
-}
 
 const field = (stdout: string, name: string) => new RegExp(`^${name} (\\S+)$`, 'm').exec(stdout)?.[1];
 
@@ -77,6 +67,98 @@ echo "status $status"
     // The last connection's close checkpoints the WAL and removes it.
     expect(existsSync(join(project, '.sandbox/ci.db'))).toBe(true);
     expect(existsSync(join(project, '.sandbox/ci.db-wal'))).toBe(false);
+  });
+});
+
+describe('the sandbox stops within 2 s when the process that started it is killed with SIGKILL', () => {
+  // npx and npm start run the bin under npm's own `sh -c`, which outlives a SIGKILLed npm: the
+  // sandbox watches npm itself. A script's `&` makes the script the parent.
+  const cases: Array<[string, string, string]> = [
+    ['npx sandbox start ... & and kill -9 $! (npm exec)', 'npx sandbox start', 'kill -9 $SANDBOX_PID'],
+    ['npm start -- ... & and kill -9 $! (npm start)', `npm --prefix ${root} start --`, 'kill -9 $SANDBOX_PID'],
+    ['node_modules/.bin/sandbox start ... & and kill -9 of the script that started it', 'node_modules/.bin/sandbox start', 'kill -9 $$'],
+  ];
+
+  it.each(cases)('%s', async (_, command, kill) => {
+    const project = merchantProject();
+    const script = `#!/usr/bin/env bash
+set -euo pipefail
+${command} --port 0 --db $PWD/.sandbox/ci.db --quiet --ready-file $PWD/.sandbox/url --pid-file $PWD/.sandbox/sandbox.pid &
+SANDBOX_PID=$!
+for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
+echo "killed_at $(date +%s%3N)"
+${kill}
+`;
+    const run = await runScript(project, script);
+    const url = field(run.stdout, 'url')!;
+    const pid = Number(field(run.stdout, 'pid'));
+    expect(url, run.stdout + run.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expectGone(url, pid, 2000);
+    expect(Date.now() - Number(field(run.stdout, 'killed_at'))).toBeLessThan(2000);
+    expect(run.released).toBe(true);
+    // It stopped cleanly, as on SIGTERM: its files are gone and the database is closed (no WAL left).
+    expect(existsSync(join(project, '.sandbox/url'))).toBe(false);
+    expect(existsSync(join(project, '.sandbox/sandbox.pid'))).toBe(false);
+    expect(existsSync(join(project, '.sandbox/ci.db-wal'))).toBe(false);
+  });
+
+  it('names the process it watched when that one goes', async () => {
+    const project = merchantProject();
+    const script = `#!/usr/bin/env bash
+npx sandbox start --port 0 --db :memory: --quiet --ready-file .sandbox/url > sandbox.log &
+NPX=$!
+for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+kill -9 $NPX
+echo "npx $NPX"
+`;
+    const run = await runScript(project, script);
+    const npx = field(run.stdout, 'npx');
+    const line = await waitFor(() => /^the process .*$/m.exec(readFileSync(join(project, 'sandbox.log'), 'utf8'))?.[0], 'the stop line');
+    expect(line).toBe(`the process that started the sandbox (npm exec, pid ${npx}) exited: finishing in-flight webhooks and closing the database...`);
+  });
+
+  it('--keep-running outlives the script that started it, until sandbox stop', async () => {
+    const project = merchantProject();
+    const script = `#!/usr/bin/env bash
+set -euo pipefail
+node_modules/.bin/sandbox start --keep-running --port 0 --db :memory: --quiet --ready-file .sandbox/url --pid-file > /dev/null 2>&1 &
+for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
+`;
+    const run = await runScript(project, script);
+    const url = field(run.stdout, 'url')!;
+    const pid = Number(field(run.stdout, 'pid'));
+    try {
+      // A window of four watch intervals (250 ms each): a watching sandbox would have stopped in it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(isRunning(pid)).toBe(true);
+      expect((await fetch(`${url}/_sandbox/health`)).status).toBe(200);
+      const stop = await runBuiltCli(['stop'], { cwd: project });
+      expect(stop.stdout).toBe(`stopped sandbox (pid ${pid})\n`);
+    } finally {
+      await expectGone(url, pid);
+    }
+  });
+});
+
+describe('the .sandbox folder', () => {
+  it('gets a .gitignore of * when sandbox start creates it, so its database is never committed', async () => {
+    const project = merchantProject();
+    const sandbox = await startCliSandbox(['--quiet', '--pid-file'], { cwd: project });
+    await sandbox.stop();
+    expect(existsSync(join(project, '.sandbox/sandbox.db'))).toBe(true);
+    expect(readFileSync(join(project, '.sandbox/.gitignore'), 'utf8')).toMatch(/^\*$/m);
+  });
+
+  it('is left as it is when the merchant made it', async () => {
+    const project = merchantProject();
+    mkdirSync(join(project, '.sandbox'));
+    writeFileSync(join(project, '.sandbox/known-state.json'), '{}');
+    const sandbox = await startCliSandbox(['--quiet', '--pid-file'], { cwd: project });
+    await sandbox.stop();
+    expect(existsSync(join(project, '.sandbox/sandbox.db'))).toBe(true);
+    expect(existsSync(join(project, '.sandbox/.gitignore'))).toBe(false);
   });
 });
 

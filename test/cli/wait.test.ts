@@ -91,7 +91,7 @@ describe('sandbox wait', () => {
   it.each([
     [['--event', 'payment.authorized', '--timeout', 'soon'], /--timeout must be a duration like 30s or 2m, got "soon"/],
     [['--event', 'payment.authorized', '--status', 'done'], /--status must be succeeded, failed or any, got "done"/],
-    [[], /required option '--event <type>' not specified/],
+    [[], /^give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE$/],
   ])('refuses %j with one line', async (args, message) => {
     const run = await wait(args);
     expect(run.exitCode).toBe(1);

@@ -1,9 +1,25 @@
 // Runs bash scripts the way a CI runner does (stdout piped) and checks that the sandbox a script
 // started is gone afterwards: process, port and the pipes it could hold open.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait-for.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A merchant's project outside this repository with paysandbox installed as npm links it: this
+ * checkout as node_modules/paysandbox, and its bin as node_modules/.bin/sandbox and .bin/paysandbox.
+ */
+export function merchantProject(): string {
+  const project = mkdtempSync(join(tmpdir(), 'merchant-ci-'));
+  mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
+  symlinkSync(ROOT, join(project, 'node_modules/paysandbox'));
+  for (const name of ['sandbox', 'paysandbox']) symlinkSync('../paysandbox/bin/sandbox.js', join(project, 'node_modules/.bin', name));
+  return project;
+}
 
 /** How a script ended; `released`: its pipes closed within 5 s of bash exiting. */
 export interface ScriptRun {
@@ -49,10 +65,10 @@ export function isRunning(pid: number): boolean {
   return stat[stat.lastIndexOf(')') + 2] !== 'Z';
 }
 
-/** Polls until the sandbox's port refuses connections and its process is gone (3 s at most). */
-export async function expectGone(url: string, pid: number): Promise<void> {
+/** Polls until the sandbox's port refuses connections and its process is gone (`withinMs`, 3 s unless told). */
+export async function expectGone(url: string, pid: number, withinMs = 3000): Promise<void> {
   try {
-    await waitFor(async () => !isRunning(pid) && (await fetch(`${url}/_sandbox/health`).then(() => false, () => true)), `sandbox ${pid} at ${url} to stop`, 3000, 50);
+    await waitFor(async () => !isRunning(pid) && (await fetch(`${url}/_sandbox/health`).then(() => false, () => true)), `sandbox ${pid} at ${url} to stop`, withinMs, 50);
   } finally {
     // Never leave an orphan behind a failing test.
     if (isRunning(pid)) process.kill(pid, 'SIGKILL');
