@@ -35,7 +35,8 @@ set -euo pipefail
 mkdir -p .sandbox
 ${command} --port 0 --db :memory: --quiet --ready-file $PWD/.sandbox/url --pid-file $PWD/.sandbox/sandbox.pid &
 SANDBOX_PID=$!
-for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+# npm start and npx take seconds to start on a busy machine: wait up to 60 s for the ready file.
+for i in $(seq 600); do [ -s .sandbox/url ] && break; sleep 0.1; done
 echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
 ${end === 'kill' ? 'kill $SANDBOX_PID' : 'true'}
 `;
@@ -83,9 +84,12 @@ describe('the sandbox stops within 2 s when the process that started it is kille
     const project = merchantProject();
     const script = `#!/usr/bin/env bash
 set -euo pipefail
+# npm start runs in the package's folder, where a --db elsewhere needs its folder to exist.
+mkdir -p .sandbox
 ${command} --port 0 --db $PWD/.sandbox/ci.db --quiet --ready-file $PWD/.sandbox/url --pid-file $PWD/.sandbox/sandbox.pid &
 SANDBOX_PID=$!
-for i in $(seq 100); do [ -s .sandbox/url ] && break; sleep 0.1; done
+# npm start and npx take seconds to start on a busy machine: wait up to 60 s for the ready file.
+for i in $(seq 600); do [ -s .sandbox/url ] && break; sleep 0.1; done
 echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
 echo "killed_at $(date +%s%3N)"
 ${kill}
