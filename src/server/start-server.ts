@@ -63,7 +63,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSigning(delivery));
   outbox.onEnqueue = () => worker.wake();
   worker.shaper = services.faults;
-  services.snapshot.deliveriesInFlight = () => worker.busy;
+  services.snapshot.deliveriesInFlight = (merchantId) => (merchantId === undefined ? worker.busy : worker.busyFor(merchantId));
   const appDeps: AppDeps = {
     config,
     logger,

@@ -26,7 +26,8 @@ export function merchantOfRequest(credentials: Services['credentials'], c: Conte
   } catch {
     const form = new URLSearchParams(body);
     const encrypted = form.get('encrypted_data');
-    if (encrypted) return credentials.terminals().find((t) => encrypted.endsWith(t.publicKey))?.merchantId;
+    // The terminal the route decrypts with: one resolver, so both always agree.
+    if (encrypted) return credentials.terminalOfEncryptedData(encrypted)?.merchantId;
     publicKey = form.get('public_key') ?? undefined;
   }
   return typeof publicKey === 'string' ? credentials.terminalByPublicKey(publicKey)?.merchantId : undefined;
