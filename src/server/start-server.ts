@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../store/open-database.js';
 import { createStore, type Store } from '../store/store.js';
 import { startCheckpointer } from '../store/checkpointer.js';
-import { readFixtures } from '../store/credentials-repo.js';
+import { readFixtures } from '../store/fixtures.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { ActivityBus } from '../runtime/activity.js';
 import { Outbox } from '../webhooks/outbox.js';

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
-import { readFixtures } from '../store/credentials-repo.js';
+import { readFixtures } from '../store/fixtures.js';
 import { createStateTables, type TableDump } from '../store/state-tables.js';
 import { CREDENTIAL_TABLES, type RowCounts } from '../store/merchant-rows.js';
 import type { ServiceDeps } from './deps.js';

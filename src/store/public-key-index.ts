@@ -2,20 +2,13 @@
 // encrypted_data (the gateway's specification appends the public key to the ciphertext), and which
 // stored key clashes with a new one (docs/decisions.md: public keys never end with one another).
 // Both are a few map lookups and a binary search, however many terminals there are.
+import { insertionPoint } from '../domain/sorted.js';
 import type { Terminal } from './credentials-repo.js';
 
 const reverse = (text: string) => text.split('').reverse().join('');
 
 /** The first index of `sorted` whose `reversed` is not below `key`. */
-function lowerBound(sorted: ReadonlyArray<{ reversed: string }>, key: string): number {
-  let [low, high] = [0, sorted.length];
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]!.reversed < key) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
+const lowerBound = (sorted: ReadonlyArray<{ reversed: string }>, key: string) => insertionPoint(sorted, (item) => item.reversed < key);
 
 /** Every terminal by public key, kept up to date as merchants come and go. */
 export class PublicKeyIndex {

@@ -37,7 +37,7 @@ describe('credentials repository', () => {
     expect(remembered).toEqual(lists());
     expect(remembered.terminals.map((t) => t.terNo)).toEqual([7001, 7002, 7003]);
     expect(remembered.encrypted).toMatchObject({ terNo: 7003, merchantId: 'mer_b' });
-    expect(Object.isFrozen(remembered.terminals) && remembered.terminals.every((t) => Object.isFrozen(t))).toBe(true);
+    expect([...remembered.terminals, ...remembered.apiKeys, ...remembered.merchants].every((item) => Object.isFrozen(item))).toBe(true);
     expect(repo.merchant('mer_b')?.name).toBe('Shop B');
     expect(repo.terminalByPublicKey('pk_b')?.terNo).toBe(7003);
     db.transaction(() => {
@@ -82,13 +82,14 @@ describe('credentials repository', () => {
     db.close();
   });
 
-  it('hands out frozen answers, so no caller can change what the next one gets', () => {
+  it('hands out frozen answers, so no caller can change what the next one gets (lists are typed readonly)', () => {
     const db = openDatabase(':memory:');
     const repo = createCredentialsRepo(db);
     repo.seed(fixtures('pk_one'));
     expect(Object.isFrozen(repo.terminal(7001))).toBe(true);
-    expect(Object.isFrozen(repo.terminals())).toBe(true);
     expect(Object.isFrozen(repo.terminals()[0])).toBe(true);
+    expect(Object.isFrozen(repo.apiKeys()[0])).toBe(true);
+    expect(Object.isFrozen(repo.merchants()[0])).toBe(true);
     db.close();
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findPublicKeyClash, publicKeyClashText, publicKeysClash } from '../../src/domain/public-keys.js';
-import { readFixtures } from '../../src/store/credentials-repo.js';
+import { readFixtures } from '../../src/store/fixtures.js';
 import { PublicKeyIndex } from '../../src/store/public-key-index.js';
 
 const keys = (...publicKeys: string[]) => publicKeys.map((publicKey, i) => ({ publicKey, i }));
