@@ -29,7 +29,7 @@ export const MERCHANT_PAGE = 50;
 // each check carries its own hint (as in scenarios.ts).
 const hint = (text: string) => ({ error: text });
 const terNo = hint('terNO must be a whole number from 1 to 999999999 that no other terminal has');
-const publicKey = hint('public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals');
+const publicKey = hint('public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals (and neither ending with nor the end of another terminal\'s)');
 const privateKey = hint('private_key must be 4-200 letters, digits or _ such as "pv_test_3003"');
 
 /** POST /_sandbox/merchants body: every field optional. */
@@ -57,6 +57,7 @@ export const createMerchantSchema = z
 /** A parsed POST /_sandbox/merchants body. */
 export type CreateMerchantInput = z.output<typeof createMerchantSchema>;
 
+/** A merchant with all its credentials (store/merchant-records.ts). */
 export type { MerchantRecord };
 
 /** The merchant use cases. */
