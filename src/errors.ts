@@ -82,7 +82,7 @@ export const ERROR_CATALOGUE = {
   terminal_in_use: {
     status: 409,
     type: 'conflict_error',
-    when: 'POST /_sandbox/merchants named a terNO or public_key that another terminal already has',
+    when: 'POST /_sandbox/merchants named a terNO or public_key that another terminal already has, or a public_key that ends another terminal\'s or ends with one (encrypted_data could not tell them apart); or every terNO a created merchant can get is taken',
   },
   merchant_seeded: {
     status: 409,

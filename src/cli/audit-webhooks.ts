@@ -13,7 +13,7 @@ import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 import type { CliIo } from './program.js';
-import type { MerchantListView } from '../views/merchant.js';
+import type { MerchantView } from '../views/merchant.js';
 import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
 
 interface AuditFlags {
@@ -40,7 +40,7 @@ const toRecord = (e: EventView): EventRecord => ({ id: e.id, type: e.event, reso
 
 /** The audit's material from the running sandbox at flags.url. */
 async function remoteMaterial(client: ControlClient, merchantId: string | undefined): Promise<AuditMaterial> {
-  const merchants = (await client.get<MerchantListView>('/merchants')).data;
+  const merchants = await client.listAll<MerchantView>('/merchants');
   const merchant = merchantId === undefined ? merchants[0] : merchants.find((m) => m.id === merchantId);
   if (!merchant) throw new CliError(`--merchant ${merchantId ?? ''} is not a merchant of the sandbox at ${client.base}; use one of ${merchants.map((m) => m.id).join(', ')}`);
   const id = merchant.id;

@@ -52,6 +52,18 @@ export class ControlClient {
     return this.call<T>('GET', path + search);
   }
 
+  /** Every item of a paged control list, following has_more with starting_after (1000 a page). */
+  async listAll<T extends { id: string }>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.get<{ data: T[]; has_more: boolean }>(path, { ...query, limit: 1000, starting_after: after });
+      items.push(...page.data);
+      if (!page.has_more || page.data.length === 0) return items;
+      after = page.data[page.data.length - 1]!.id;
+    }
+  }
+
   /** POST a JSON body to a control path. */
   post<T>(path: string, body: Record<string, unknown> = {}): Promise<T> {
     return this.call<T>('POST', path, body);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
-import type { DeletedMerchantView, MerchantListView, MerchantView } from '../views/merchant.js';
+import type { DeletedMerchantView, MerchantView } from '../views/merchant.js';
 
 /** One merchant's credentials as aligned "field  value" lines, in the order a worker copies them. */
 function credentialLines(m: MerchantView): string {
@@ -42,8 +42,8 @@ export function addMerchantsCommand(program: Command, io: CliIo): void {
       io.out(flags.json ? JSON.stringify(created, null, 2) : credentialLines(created));
     });
 
-  clientOptions(merchants.command('list').description('every merchant, seeded and created, with its first terminal and API key')).action(async (flags: ClientFlags) => {
-    const { data } = await new ControlClient(flags).get<MerchantListView>('/merchants');
+  clientOptions(merchants.command('list').description('every merchant, seeded and created, with its first terminal and API key (all pages)')).action(async (flags: ClientFlags) => {
+    const data = await new ControlClient(flags).listAll<MerchantView>('/merchants');
     if (flags.json) return io.out(JSON.stringify(data, null, 2));
     const rows = data.map((m) => [m.id, m.name, String(m.terNO ?? ''), m.public_key ?? '', m.api_key ?? '', m.seeded ? 'seeded' : 'created']);
     io.out(formatTable(['ID', 'NAME', 'TERNO', 'PUBLIC KEY', 'API KEY', 'FROM'], rows));

@@ -69,25 +69,19 @@ export function buildEncryptedData(plaintext: string, keys: TerminalKeys): strin
   return encryptText(plaintext, keys) + keys.publicKey;
 }
 
-/** Finds which known public key ends encrypted_data (longest match wins) and splits it off. Throws SandboxError decryption_failed "encrypted_data does not end with a known terminal public_key; append the terminal's public_key unchanged after the ciphertext" when none. */
-export function splitEncryptedData(
-  encryptedData: string,
-  knownPublicKeys: Iterable<string>,
-): { cipherText: string; publicKey: string } {
-  let best: string | undefined;
-  for (const candidate of knownPublicKeys) {
-    // Longest wins so that a key which is a suffix of another (pk_1 vs pk_test_1) cannot steal
-    // characters that belong to the real key and leave them glued to the ciphertext.
-    if (candidate !== '' && encryptedData.endsWith(candidate) && (best === undefined || candidate.length > best.length)) {
-      best = candidate;
-    }
-  }
-  if (best === undefined) {
+/**
+ * Splits the public key of the terminal it names off encrypted_data (the credentials repository
+ * finds that terminal, the one place that does: terminalOfEncryptedData). Throws SandboxError
+ * decryption_failed "encrypted_data does not end with a known terminal public_key; append the
+ * terminal's public_key unchanged after the ciphertext" when no terminal was found.
+ */
+export function splitEncryptedData(encryptedData: string, publicKey: string | undefined): { cipherText: string; publicKey: string } {
+  if (publicKey === undefined || publicKey === '' || !encryptedData.endsWith(publicKey)) {
     throw fail(
       "encrypted_data does not end with a known terminal public_key; append the terminal's public_key unchanged after the ciphertext",
     );
   }
-  return { cipherText: encryptedData.slice(0, encryptedData.length - best.length), publicKey: best };
+  return { cipherText: encryptedData.slice(0, encryptedData.length - publicKey.length), publicKey };
 }
 
 /** A strict base64 decode; repadded says the missing "=" padding had to be restored. */

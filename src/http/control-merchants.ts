@@ -1,22 +1,32 @@
 // Merchants on demand in the control API: POST /_sandbox/merchants makes one (a merchant per test
-// worker), GET lists the seeded and created ones, DELETE removes a created one with everything it
+// worker), GET lists the seeded and created ones a page at a time, DELETE removes a created one with everything it
 // owns. The use cases are in services/merchants.ts.
 import { Hono } from 'hono';
-import { createMerchantSchema } from '../services/merchants.js';
+import * as z from 'zod';
+import { queryInteger } from '../contracts/v1-common.js';
+import { createMerchantSchema, MERCHANT_PAGE } from '../services/merchants.js';
 import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantView, toMerchantView } from '../views/merchant.js';
-import { listView, wholeList } from '../views/list.js';
+import { listView } from '../views/list.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { controlRoute } from './control-route.js';
-import { readOptionalJson } from './validation.js';
+import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+
+/** GET /_sandbox/merchants query: the list parameters of the other control lists. */
+export const merchantListQuery = z
+  .object({
+    limit: queryInteger(1, 1000).optional().describe(`how many merchants to return, a whole number from 1 to 1000 (default ${MERCHANT_PAGE})`),
+    starting_after: z.string().min(1).max(100).optional().describe('the id of the last merchant of the previous page; the list continues after it'),
+  })
+  .strict();
 
 /** GET and POST /merchants, GET and DELETE /merchants/{id} under /_sandbox. */
 export function controlMerchantRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { merchants } = deps.services;
 
-  app.get('/merchants', (c) => c.json(listView(wholeList(merchants.list()), toMerchantView)));
+  app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery)), toMerchantView)));
 
   app.post('/merchants', async (c) => {
     const input = validate(createMerchantSchema, await readOptionalJson(c));
@@ -37,7 +47,10 @@ export function controlMerchantRoutes(deps: AppDeps) {
 
 /** The routes of this module, for /openapi.json. */
 export const merchantsOpenApi: OpenApiRoute[] = [
-  controlRoute('get', '/merchants', 'List every merchant, seeded and created, with its credentials', '{object: "list", data: [merchant, ...], has_more: false}', { responseSchema: merchantListView }),
+  controlRoute('get', '/merchants', 'List the merchants, seeded ones first, then created ones in the order they were made, with their credentials; a page at a time', `{object: "list", data: [merchant, ...], has_more}: up to limit (default ${MERCHANT_PAGE}) merchants; when has_more, pass the last id as starting_after for the next page`, {
+    query: merchantListQuery,
+    responseSchema: merchantListView,
+  }),
   controlRoute('post', '/merchants', 'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)', 'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}', {
     body: createMerchantSchema,
     bodyOptional: true,

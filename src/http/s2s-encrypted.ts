@@ -1,5 +1,5 @@
 // POST /api/s2s/encrypt (spec §4.2): one form field, encrypted_data = ciphertext + public_key. The
-// terminal is found by that suffix, the ciphertext is decrypted with its keys (docs/decisions.md
+// terminal is found by that suffix (credentials.terminalOfEncryptedData, as for idempotency keys and merchant= faults), the ciphertext is decrypted with its keys (docs/decisions.md
 // scheme, src/crypto/s2s-cipher.ts), and the query string inside goes through the same validator
 // and service as /api/s2s. The answer carries only the spec §2.3 fields.
 import { Hono } from 'hono';
@@ -51,9 +51,9 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     if (!encryptedData) {
       throw new SandboxError('parameter_missing', 'encrypted_data is required: send base64(base64(AES-256-CBC of the query string)) followed by the public_key, URL-encoded in an application/x-www-form-urlencoded body', 'encrypted_data');
     }
-    const terminals = services.credentials.terminals();
-    const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminals.map((t) => t.publicKey));
-    const terminal = terminals.find((t) => t.publicKey === publicKey)!;
+    const found = services.credentials.terminalOfEncryptedData(encryptedData);
+    const { cipherText } = splitEncryptedData(encryptedData, found?.publicKey);
+    const terminal = found!;
     const { plaintext, warnings } = decryptText(cipherText, terminal);
     const params = parseDecryptedQuery(plaintext, warnings);
     // Set before validating so a rejected request also says which near-miss form it used.

@@ -156,18 +156,16 @@ function createdMerchant(m: MerchantRecord): CreatedMerchant {
 const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', quiet: true };
 
 function credentialsOf(server: RunningServer): SandboxCredentials {
-  const { credentials } = server.services;
   // In standard mode a fixture secret that is not base64 (whsec_test_sandbox) is shown in the form
   // new Webhook(secret) accepts; it is the same key.
   const secretOf = (secret: string) => (server.config.signatureMode === 'standard' ? standardSecret(secret) : secret);
-  const keys = credentials.apiKeys();
-  const terminals = credentials.terminals();
-  const merchants: MerchantCredentials[] = credentials.merchants().map((m) => ({
+  // In-process, so every merchant at once (one query), not a page at a time as over HTTP.
+  const merchants: MerchantCredentials[] = server.services.merchants.all().map((m) => ({
     merchantId: m.id,
     name: m.name,
     webhookSecret: secretOf(m.webhookSecret),
-    apiKeys: keys.filter((k) => k.merchantId === m.id).map((k) => k.key),
-    terminals: terminals.filter((t) => t.merchantId === m.id).map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
+    apiKeys: m.apiKeys,
+    terminals: m.terminals.map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
   }));
   const first = merchants[0]!;
   const terminal = first.terminals[0];

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../store/open-database.js';
 import { createStore, type Store } from '../store/store.js';
 import { startCheckpointer } from '../store/checkpointer.js';
-import { readFixtures } from '../store/credentials-repo.js';
+import { readFixtures } from '../store/fixtures.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { ActivityBus } from '../runtime/activity.js';
 import { Outbox } from '../webhooks/outbox.js';
@@ -62,7 +62,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSigning(delivery));
   outbox.onEnqueue = () => worker.wake();
   worker.shaper = services.faults;
-  services.snapshot.deliveriesInFlight = () => worker.busy;
+  services.snapshot.deliveriesInFlight = (merchantId) => (merchantId === undefined ? worker.busy : worker.busyFor(merchantId));
   const appDeps: AppDeps = {
     config,
     logger,

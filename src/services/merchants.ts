@@ -6,22 +6,30 @@
 import * as z from 'zod';
 import { currencyCode } from '../contracts/v1-common.js';
 import { newApiKey, newId } from '../domain/ids.js';
+import { publicKeyClashText, publicKeysClash, PUBLIC_KEY_RULE } from '../domain/public-keys.js';
 import { SandboxError } from '../errors.js';
-import type { Merchant, NewMerchant, Terminal } from '../store/credentials-repo.js';
+import type { NewMerchant, Terminal } from '../store/credentials-repo.js';
+import type { MerchantRecord } from '../store/merchant-records.js';
 import type { RowCounts } from '../store/merchant-rows.js';
+import type { Page } from '../views/list.js';
 import type { ServiceDeps } from './deps.js';
+import { readPage } from './pagination.js';
 import type { Snapshot } from './snapshot.js';
 import { newSigningSecret } from './webhook-endpoints.js';
 import type { FaultInjector } from '../webhooks/faults.js';
 
-/** Terminal numbers of created merchants start above this, clear of the fixtures' (1001, 2002). */
+/** Terminal numbers of created merchants start here, clear of the fixtures' (1001, 2002). */
 export const FIRST_CREATED_TER_NO = 9001;
+/** The highest terNO the create takes. */
+const LAST_TER_NO = 999_999_999;
+/** Merchants on a page of GET /_sandbox/merchants unless `limit` says otherwise, as on the other control lists. */
+export const MERCHANT_PAGE = 50;
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
 // each check carries its own hint (as in scenarios.ts).
 const hint = (text: string) => ({ error: text });
 const terNo = hint('terNO must be a whole number from 1 to 999999999 that no other terminal has');
-const publicKey = hint('public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals');
+const publicKey = hint('public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals (and neither ending with nor the end of another terminal\'s)');
 const privateKey = hint('private_key must be 4-200 letters, digits or _ such as "pv_test_3003"');
 
 /** POST /_sandbox/merchants body: every field optional. */
@@ -33,7 +41,7 @@ export const createMerchantSchema = z
       .array(
         z
           .object({
-            terNO: z.number(terNo).int(terNo).min(1, terNo).max(999_999_999, terNo),
+            terNO: z.number(terNo).int(terNo).min(1, terNo).max(LAST_TER_NO, terNo),
             public_key: z.string(publicKey).regex(/^[A-Za-z0-9_]{4,200}$/, publicKey),
             private_key: z.string(privateKey).regex(/^[A-Za-z0-9_]{4,200}$/, privateKey),
           })
@@ -49,11 +57,8 @@ export const createMerchantSchema = z
 /** A parsed POST /_sandbox/merchants body. */
 export type CreateMerchantInput = z.output<typeof createMerchantSchema>;
 
-/** A merchant with all its credentials, as the control API, the CLI and startSandbox() show it. */
-export interface MerchantRecord extends Merchant {
-  apiKeys: string[];
-  terminals: Array<Omit<Terminal, 'merchantId'>>;
-}
+/** A merchant with all its credentials (store/merchant-records.ts). */
+export type { MerchantRecord };
 
 /** The merchant use cases. */
 export class Merchants {
@@ -66,29 +71,42 @@ export class Merchants {
   /** Makes a merchant with one terminal (or the given ones), an API key and a webhook secret. */
   create(input: CreateMerchantInput = {}): MerchantRecord {
     const { store } = this.deps;
-    // In a transaction of its own, committed before the credentials are read back and remembered
-    // (credentials-repo.ts caches them): a shared batch failing later would leave a merchant in
-    // the cache that the database never got.
-    let id: string;
+    // In a transaction of its own, and remembered by the credentials repository only once
+    // committed: a shared batch failing later would leave a merchant in memory that the database
+    // never got.
+    let merchant: NewMerchant;
     try {
-      id = store.batch.alone(() => this.insert(input));
-    } finally {
+      merchant = store.batch.alone(() => this.insert(input));
+    } catch (err) {
       store.credentials.forget();
+      throw err;
     }
-    this.deps.logger.info(`merchant ${id} created`);
-    return this.get(id);
+    store.credentials.added(merchant);
+    this.deps.logger.info(`merchant ${merchant.id} created`);
+    return this.get(merchant.id);
   }
 
-  /** Every merchant, seeded ones first, in the order they were made. */
-  list(): MerchantRecord[] {
-    return this.deps.store.credentials.merchants().map((m) => this.record(m));
+  /** One page of merchants, seeded ones first, in the order they were made. */
+  list(query: { limit?: number; starting_after?: string } = {}): Page<MerchantRecord> {
+    const { merchantRecords } = this.deps.store;
+    let after: number | undefined;
+    if (query.starting_after !== undefined) {
+      after = merchantRecords.position(query.starting_after);
+      if (after === undefined) throw new SandboxError('resource_missing', `starting_after names no merchant ("${query.starting_after}"); pass the id of the last merchant of the previous page`, 'starting_after');
+    }
+    return readPage(query.limit ?? MERCHANT_PAGE, (n) => merchantRecords.list(after, n));
+  }
+
+  /** Every merchant with its credentials, in one query (the library's handle, in-process). */
+  all(): MerchantRecord[] {
+    return this.deps.store.merchantRecords.list(undefined, -1);
   }
 
   /** One merchant; 404 naming the id when there is none. */
   get(id: string): MerchantRecord {
-    const merchant = this.deps.store.credentials.merchant(id);
+    const merchant = this.deps.store.merchantRecords.get(id);
     if (!merchant) throw new SandboxError('resource_missing', `no merchant ${id}; GET /_sandbox/merchants lists them`, 'id');
-    return this.record(merchant);
+    return merchant;
   }
 
   /** Empties one merchant's state (payments, events, deliveries, ...) and keeps the merchant and its credentials. */
@@ -111,21 +129,17 @@ export class Merchants {
   }
 
   private async remove(id: string, keepCredentials: boolean): Promise<RowCounts> {
-    const { store } = this.deps;
-    // Fault rules aimed at its endpoints also live in the injector's memory: removed there too.
-    const rules = this.faults.list().data.filter((r) => r.scope === 'endpoint' && r.target !== null && store.webhookEndpoints.get(r.target)?.merchantId === id);
-    for (const rule of rules) this.faults.remove(rule.id);
     const removed = await this.snapshot.replaceMerchant(id, keepCredentials);
+    // Fault rules aimed at its endpoints (and, when it is deleted, its merchant= rules) went with
+    // its rows (store/merchant-rows.ts); the injector keeps the rules in memory too.
+    this.faults.reload();
     this.deps.logger.info(keepCredentials ? `merchant ${id} reset` : `merchant ${id} deleted`);
     return removed;
   }
 
-  /** Writes a new merchant (inside the caller's transaction); returns its id. */
-  private insert(input: CreateMerchantInput): string {
-    const { credentials } = this.deps.store;
-    const next = Math.max(credentials.highestTerNo(), FIRST_CREATED_TER_NO - 1) + 1;
-    const given = input.terminals ?? [{ terNO: next, public_key: `pk_test_${next}`, private_key: newApiKey('pv_test') }];
-    const terminals = given.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key }));
+  /** Writes a new merchant (inside the caller's transaction). */
+  private insert(input: CreateMerchantInput): NewMerchant {
+    const terminals = input.terminals?.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key })) ?? [this.newTerminal()];
     terminals.forEach((t, index) => this.refuseTaken(t, terminals.slice(0, index)));
     const merchant: NewMerchant = {
       id: newId('mer'),
@@ -135,28 +149,50 @@ export class Merchants {
       apiKey: newApiKey('sk_test'),
       terminals,
     };
-    credentials.create(merchant);
-    return merchant.id;
+    this.deps.store.credentials.create(merchant);
+    return merchant;
   }
 
-  /** A terminal whose terNO or public_key another terminal (stored, or earlier in the same body) has: 409 naming it. */
+  /**
+   * The terminal of a merchant created without "terminals": the number after the highest one (from
+   * 9001), or the lowest free one once that would leave the range the create takes; public key
+   * pk_test_<terNO>, or a random one when that clashes with a terminal of someone's choosing.
+   */
+  private newTerminal(): Omit<Terminal, 'merchantId'> {
+    const { credentials } = this.deps.store;
+    const highest = credentials.highestTerNo();
+    const terNo = highest < LAST_TER_NO ? Math.max(highest, FIRST_CREATED_TER_NO - 1) + 1 : credentials.freeTerNo(FIRST_CREATED_TER_NO, LAST_TER_NO);
+    if (terNo === null) {
+      throw new SandboxError('terminal_in_use', `every terNO from ${FIRST_CREATED_TER_NO} to ${LAST_TER_NO} belongs to a terminal; delete merchants you no longer need, or pass "terminals" with a number below ${FIRST_CREATED_TER_NO}`, 'terminals');
+    }
+    let publicKey = `pk_test_${terNo}`;
+    while (credentials.publicKeyClash(publicKey)) publicKey = newApiKey('pk_test');
+    return { terNo, publicKey, privateKey: newApiKey('pv_test') };
+  }
+
+  /**
+   * A terminal whose terNO or public_key another terminal (stored, or earlier in the same body)
+   * has, or whose public_key ends with another's or is the end of another's: 409 naming the field
+   * and the clash.
+   */
   private refuseTaken(t: Omit<Terminal, 'merchantId'>, earlier: Array<Omit<Terminal, 'merchantId'>>): void {
     const { credentials } = this.deps.store;
-    const index = earlier.length;
+    const field = `terminals.${earlier.length}`;
     if (credentials.terminal(t.terNo) || earlier.some((e) => e.terNo === t.terNo)) {
-      throw new SandboxError('terminal_in_use', `terNO ${t.terNo} already belongs to a terminal; choose another number, or leave "terminals" out to get a new one`, `terminals.${index}.terNO`);
+      throw new SandboxError('terminal_in_use', `terNO ${t.terNo} already belongs to a terminal; choose another number, or leave "terminals" out to get a new one`, `${field}.terNO`);
     }
     if (credentials.terminalByPublicKey(t.publicKey) || earlier.some((e) => e.publicKey === t.publicKey)) {
-      throw new SandboxError('terminal_in_use', `public_key ${t.publicKey} already belongs to a terminal; choose another key, or leave "terminals" out to get a new one`, `terminals.${index}.public_key`);
+      throw new SandboxError('terminal_in_use', `public_key ${t.publicKey} already belongs to a terminal; choose another key, or leave "terminals" out to get a new one`, `${field}.public_key`);
     }
-  }
-
-  private record(m: Merchant): MerchantRecord {
-    const { credentials } = this.deps.store;
-    return {
-      ...m,
-      apiKeys: credentials.apiKeys().filter((k) => k.merchantId === m.id).map((k) => k.key),
-      terminals: credentials.terminals().filter((t) => t.merchantId === m.id).map(({ terNo, publicKey, privateKey }) => ({ terNo, publicKey, privateKey })),
-    };
+    const stored = credentials.publicKeyClash(t.publicKey);
+    const other = stored ?? earlier.find((e) => publicKeysClash(e.publicKey, t.publicKey));
+    if (other) {
+      const whose = stored ? `terminal ${other.terNo}` : `terminals.${earlier.indexOf(other)}`;
+      throw new SandboxError(
+        'terminal_in_use',
+        `public_key ${t.publicKey} ${publicKeyClashText(t.publicKey, other.publicKey)}, the public_key of ${whose}; ${PUBLIC_KEY_RULE}: choose a key that neither ends with another terminal's nor is the end of one, or leave "terminals" out to get a new one`,
+        `${field}.public_key`,
+      );
+    }
   }
 }

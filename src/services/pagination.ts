@@ -1,6 +1,7 @@
 // Keyset pages of newest-first lists: read one row more than asked to learn whether another page
 // follows, so no list ever counts or offsets. Every list that pages uses it: the /v1/ lists and the
-// control API's deliveries, events, chargebacks and settlements; src/views/list.ts answers the page.
+// control API's deliveries, events, chargebacks, settlements and merchants (the one oldest-first
+// list: seeded merchants first); src/views/list.ts answers the page.
 import { SandboxError } from '../errors.js';
 import type { Page } from '../views/list.js';
 

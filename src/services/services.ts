@@ -28,7 +28,7 @@ import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
-export type CredentialLookups = Pick<CredentialsRepo, 'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminals' | 'apiKeys'>;
+export type CredentialLookups = Pick<CredentialsRepo, 'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminalOfEncryptedData' | 'terminals' | 'apiKeys'>;
 
 /** Creates the services; the order is the order of their dependencies. */
 export function createServices(deps: ServiceDeps) {

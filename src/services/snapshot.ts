@@ -5,14 +5,12 @@
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
-import { readFixtures } from '../store/credentials-repo.js';
-import { cellTypeProblem, createStateTables, type ColumnRule, type TableDump } from '../store/state-tables.js';
+import { readFixtures } from '../store/fixtures.js';
+import { createStateTables, type TableDump } from '../store/state-tables.js';
 import { CREDENTIAL_TABLES, type RowCounts } from '../store/merchant-rows.js';
 import type { ServiceDeps } from './deps.js';
 import type { Scenarios } from './scenarios.js';
-import { PAYMENT_STATES } from '../domain/payment-state.js';
-import { ORDER_STATUS } from '../domain/order-status.js';
-import type { Store } from '../store/store.js';
+import { checkImported, checkTypes, refusePublicKeyClash } from './snapshot-checks.js';
 import { iso } from '../views/time.js';
 
 /** The `format` of every snapshot document. */
@@ -43,99 +41,17 @@ export interface SnapshotDocument {
   tables: Record<string, TableDump>;
 }
 
-// ---- What an imported row must hold to be readable ----------------------------------------------
-// The schema's own constraints (NOT NULL, CHECK, foreign keys, UNIQUE) are enforced by SQLite at
-// insert and commit. They do not cover what the repositories assume when they read a row back:
-// JSON in TEXT columns (fromRow JSON.parses it), integers in INTEGER columns (SQLite's affinity
-// keeps "abc" as text), and states the code knows. A row breaking those would be imported and then
-// make every read of it a 500, so import refuses it with a 400: types before anything is written
-// (checkTypes), JSON and states inside its transaction.
-
-/** TEXT columns that the repositories JSON.parse (see fromRow in src/store/*-repo.ts), and the JSON they hold. */
-const JSON_COLUMNS: Record<string, Record<string, 'object' | 'array'>> = {
-  transactions: { customer: 'object', outcome: 'object' },
-  payments: { customer: 'object', metadata: 'object', outcome: 'object' },
-  challenges: { details: 'object' },
-  checkout_sessions: { methods: 'array', attempt: 'object' },
-  events: { data: 'object' },
-  delivery_attempts: { request_headers: 'object', response_headers: 'object' },
-  idempotency_keys: { response_headers: 'object' },
-  jobs: { payload: 'object' },
-  webhook_endpoints: { events: 'array' },
-  tokens: { outcome: 'object' },
-};
-
-/** Columns whose values the code switches on; the schema CHECKs some of these, not all. */
-const ENUM_COLUMNS: Record<string, Record<string, readonly (string | number)[]>> = {
-  payments: { status: PAYMENT_STATES },
-  transactions: { order_status: Object.values(ORDER_STATUS).map((s) => s.code) },
-  challenges: { state: ['open', 'passed', 'failed', 'cancelled', 'expired'], kind: ['otp', 'bank', 'wallet', 'upi', 'qr'] },
-  deliveries: { status: ['pending', 'succeeded', 'failed'] },
-  checkout_sessions: { status: ['open', 'complete', 'expired'] },
-  s2s_refunds: { status: ['pending', 'succeeded', 'failed'] },
-  refunds_v1: { status: ['pending', 'succeeded', 'failed'] },
-};
-
-/** The repository getter of a table, by the column holding its key: the last check reads each row through it. */
-const READERS: Record<string, { key: string; read: (store: Store, key: string) => unknown }> = {
-  transactions: { key: 'trans_id', read: (store, key) => store.transactions.get(key) },
-  payments: { key: 'id', read: (store, key) => store.payments.get(key) },
-  challenges: { key: 'token', read: (store, key) => store.challenges.get(key) },
-  checkout_sessions: { key: 'id', read: (store, key) => store.checkoutSessions.get(key) },
-  events: { key: 'id', read: (store, key) => store.events.get(key) },
-  webhook_endpoints: { key: 'id', read: (store, key) => store.webhookEndpoints.get(key) },
-};
-
-/** Why a stored value cannot be read back, or null when it can (types are checked before insert, by checkTypes). */
-function cellProblem(table: string, column: string, value: unknown): string | null {
-  if (value === null) return null; // NOT NULL is checked by checkTypes and enforced by the schema.
-  const json = JSON_COLUMNS[table]?.[column];
-  if (json) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(String(value));
-    } catch {
-      return `must hold JSON (a JSON ${json} as text), not ${JSON.stringify(value)}`;
-    }
-    const kind = Array.isArray(parsed) ? 'array' : parsed !== null && typeof parsed === 'object' ? 'object' : 'other';
-    if (kind !== json) return `must hold a JSON ${json}, not ${JSON.stringify(value)}`;
-  }
-  const allowed = ENUM_COLUMNS[table]?.[column];
-  if (allowed && !allowed.includes(value as string | number)) {
-    return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, not ${JSON.stringify(value)}`;
-  }
-  return null;
-}
-
-/**
- * Refuses (400, naming table, column and row) a snapshot whose values do not fit the schema's types,
- * before anything is written: a string in an INTEGER column, a number in a TEXT one, a missing or
- * null value in a NOT NULL column without a default.
- */
-function checkTypes(table: string, dump: { columns: string[]; rows: unknown[][] }, rules: ColumnRule[]): void {
-  if (dump.rows.length === 0) return;
-  const missing = rules.find((rule) => rule.required && !rule.defaulted && !dump.columns.includes(rule.name));
-  if (missing) {
-    throw new SandboxError('parameter_invalid', `table ${table}, column ${missing.name}: every row needs a value and the snapshot has no such column; add "${missing.name}" to its columns`, `tables.${table}.columns`);
-  }
-  const byName = new Map(rules.map((rule) => [rule.name, rule]));
-  const columns = dump.columns.map((name) => byName.get(name)!);
-  dump.rows.forEach((row, index) => {
-    columns.forEach((rule, i) => {
-      const problem = cellTypeProblem(rule, row[i]);
-      if (problem) throw new SandboxError('parameter_invalid', `table ${table}, row ${index}, column ${rule.name} (${rule.type}): ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
-    });
-  });
-}
-
 /** How much of each table an import or reset left in place. */
 export type TableCounts = Record<string, number>;
 
 /** Exports, imports and resets the whole state. */
 export class Snapshot {
   private readonly state;
-  /** Set by the server: webhook attempts in flight, which a wipe must not pull the rows from under. */
-  deliveriesInFlight: () => number = () => 0;
+  /**
+   * Set by the server: webhook attempts in flight (of one merchant, or of all when `merchantId` is
+   * undefined), which a wipe must not pull the rows from under.
+   */
+  deliveriesInFlight: (merchantId?: string) => number = () => 0;
   /**
    * Called after a reset or import committed, for services that keep state in memory (the fault
    * injector's rules): services.ts adds them here, since they are built after this one.
@@ -186,7 +102,8 @@ export class Snapshot {
         this.state.wipe(keep);
         const inserted = Object.entries(doc.tables).map(([table, dump]) => ({ table, dump, rowids: this.state.insert(table, dump) }));
         // Throws a 400 on the first row the repositories could not read; the transaction rolls back.
-        for (const { table, dump, rowids } of inserted) this.checkImported(table, dump, rowids);
+        for (const { table, dump, rowids } of inserted) checkImported(this.deps.store, this.state, table, dump, rowids);
+        refusePublicKeyClash(this.deps.store, doc.tables.terminals);
         // Leases belong to the process that exported; here nothing is in flight yet.
         this.deps.store.deliveries.releaseAllLeases();
       });
@@ -224,43 +141,21 @@ export class Snapshot {
    * many rows went from each table.
    */
   async replaceMerchant(merchantId: string, keepCredentials: boolean): Promise<RowCounts> {
-    await this.quiesce();
-    let removed: RowCounts = {};
-    this.replaceState(() => {
-      removed = this.deps.store.merchantRows.remove(merchantId, keepCredentials);
-    });
+    const { store } = this.deps;
+    // Only this merchant's webhooks are waited for: another merchant's are no business of its reset.
+    await this.quiesce(merchantId);
+    let removed: RowCounts;
+    try {
+      // A transaction of its own: foreign keys are checked at its COMMIT, so never in a shared batch.
+      removed = store.batch.alone(() => store.merchantRows.remove(merchantId, keepCredentials));
+    } catch (err) {
+      store.credentials.forget();
+      throw err;
+    }
+    // The shared clock is untouched, and the other merchants' credentials stay remembered.
+    if (!keepCredentials) store.credentials.removed(merchantId);
     this.deps.activity.publish({ kind: 'state.reset', at: this.deps.clock.now(), data: { how: keepCredentials ? 'merchant' : 'merchant.deleted', merchant: merchantId } });
     return removed;
-  }
-
-  /**
-   * Refuses (400, naming table, row and column) a stored row the repositories would choke on: the
-   * checks above on the values as SQLite stored them, then each row read through its repository.
-   */
-  private checkImported(table: string, dump: TableDump, rowids: Array<number | bigint>): void {
-    const refuse = (index: number, column: string | null, problem: string): never => {
-      throw new SandboxError('parameter_invalid', `table ${table}, row ${index}${column ? `, column ${column}` : ''}: ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
-    };
-    // Stored values (after SQLite's type conversions); a WITHOUT ROWID table is checked as sent.
-    const stored = rowids.length ? this.state.storedRows(table, dump.columns) : null;
-    dump.rows.forEach((sent, index) => {
-      const row = stored ? (stored.get(rowids[index]!) ?? sent) : sent;
-      dump.columns.forEach((column, i) => {
-        const problem = cellProblem(table, column, row[i]);
-        if (problem) refuse(index, column, problem);
-      });
-    });
-    // The safety net: whatever the checks above missed, a getter that throws is a 400 too.
-    const reader = READERS[table];
-    const keyAt = reader ? dump.columns.indexOf(reader.key) : -1;
-    if (!reader || keyAt < 0) return;
-    dump.rows.forEach((row, index) => {
-      try {
-        reader.read(this.deps.store, String(row[keyAt]));
-      } catch (err) {
-        refuse(index, null, `it cannot be read back (${(err as Error).message})`);
-      }
-    });
   }
 
   /**
@@ -288,11 +183,11 @@ export class Snapshot {
     this.deps.logger.info(how === 'reset' ? 'state reset: every table but the credentials emptied' : 'state replaced from a snapshot');
   }
 
-  /** Waits (real time, bounded by the webhook timeout) until no webhook attempt is in flight. */
-  private async quiesce(): Promise<void> {
+  /** Waits (real time, bounded by the webhook timeout) until no webhook attempt of the merchant (or of any, when undefined) is in flight. */
+  private async quiesce(merchantId?: string): Promise<void> {
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs * 2 + 1000;
-    while (this.deliveriesInFlight() > 0) {
-      if (Date.now() > deadline) throw new SandboxError('invalid_state', 'webhook attempts are still in flight; try again in a few seconds');
+    while (this.deliveriesInFlight(merchantId) > 0) {
+      if (Date.now() > deadline) throw new SandboxError('invalid_state', `webhook attempts${merchantId === undefined ? '' : ` of ${merchantId}`} are still in flight; try again in a few seconds`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }

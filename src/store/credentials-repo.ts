@@ -1,7 +1,9 @@
 // Merchants, terminals and API keys: seeded from a fixtures file, read on every request.
-import { readFileSync } from 'node:fs';
-import * as z from 'zod';
+import { findPublicKeyClash, publicKeyClashText, PUBLIC_KEY_RULE } from '../domain/public-keys.js';
+import { insertionPoint } from '../domain/sorted.js';
+import { PublicKeyIndex } from './public-key-index.js';
 import type { Db } from './open-database.js';
+import type { Fixtures } from './fixtures.js';
 
 /** A merchant as the services see it. */
 export interface Merchant {
@@ -24,6 +26,12 @@ export interface NewMerchant {
   terminals: Array<Omit<Terminal, 'merchantId'>>;
 }
 
+/** A /v1/ API key and the merchant it names. */
+export interface ApiKey {
+  key: string;
+  merchantId: string;
+}
+
 /** A terminal of the S2S family, with the keys of its cipher. */
 export interface Terminal {
   terNo: number;
@@ -32,39 +40,11 @@ export interface Terminal {
   privateKey: string;
 }
 
-const fixturesSchema = z.object({
-  merchants: z
-    .array(
-      z.object({
-        id: z.string().regex(/^[A-Za-z0-9_]+$/),
-        name: z.string().min(1),
-        webhook_secret: z.string().min(8),
-        api_keys: z.array(z.string().regex(/^sk_test_[A-Za-z0-9_]+$/, 'API keys must start with sk_test_')).default([]),
-        terminals: z
-          .array(z.object({ terNO: z.number().int().positive(), public_key: z.string().min(4), private_key: z.string().min(4) }))
-          .default([]),
-      }),
-    )
-    .min(1),
-});
-
-/** The fixtures file shape (fixtures/default.json). */
-export type Fixtures = z.infer<typeof fixturesSchema>;
-
-/** Reads and checks a fixtures file; the error names the file and the first bad field. */
-export function readFixtures(path: string): Fixtures {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new Error(`cannot read fixtures ${path}: ${(err as Error).message}`);
-  }
-  const parsed = fixturesSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`fixtures ${path}: ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data;
+/** A copy of sorted `list` with `item` inserted after the items `before` says go first. */
+function inserted<T>(list: readonly T[], item: T, before: (listed: T) => boolean): readonly T[] {
+  const copy = list.slice();
+  copy.splice(insertionPoint(list, before), 0, item);
+  return copy;
 }
 
 /** Prepared statements over the credential tables. */
@@ -77,65 +57,135 @@ export function createCredentialsRepo(db: Db) {
   );
   const upsertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id');
   const MERCHANT = 'id, name, webhook_secret AS webhookSecret, currency, created_by AS createdBy';
+  const TERMINAL = 'ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey';
   const merchantById = db.prepare(`SELECT ${MERCHANT} FROM merchants WHERE id = ?`);
-  const terminalByNo = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE ter_no = ?');
-  const terminalByKey = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals WHERE public_key = ?');
-  const allTerminals = db.prepare('SELECT ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey FROM terminals ORDER BY ter_no');
+  const terminalByNo = db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE ter_no = ?`);
+  const terminalByKey = db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE public_key = ?`);
+  const allTerminals = db.prepare(`SELECT ${TERMINAL} FROM terminals ORDER BY ter_no`);
   const allMerchants = db.prepare(`SELECT ${MERCHANT} FROM merchants ORDER BY rowid`);
   const insertCreated = db.prepare("INSERT INTO merchants (id, name, webhook_secret, currency, created_by) VALUES (?, ?, ?, ?, 'api')");
   const insertTerminal = db.prepare('INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?)');
   const insertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?)');
   const highestTerNo = db.prepare('SELECT MAX(ter_no) FROM terminals').pluck();
+  // The lowest free number from @first on: @first itself, or the first one after a taken number.
+  const freeTerNo = db
+    .prepare(
+      `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM terminals WHERE ter_no = @first) THEN @first ELSE (SELECT t.ter_no + 1 FROM terminals t
+        WHERE t.ter_no >= @first AND t.ter_no < @last AND NOT EXISTS (SELECT 1 FROM terminals u WHERE u.ter_no = t.ter_no + 1) ORDER BY t.ter_no LIMIT 1) END`,
+    )
+    .pluck();
   const createdIds = db.prepare("SELECT id FROM merchants WHERE created_by = 'api'").pluck();
   const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
 
-  // Credentials change only when seeded, created, imported or reset, yet every request reads them:
-  // they are remembered here until forget(), which seed(), create() and the snapshot's import and
-  // reset call.
+  // Credentials change only when seeded, created, deleted, imported or reset, yet every request
+  // reads them: they are remembered here until forget(), which seed() and the snapshot's import
+  // and reset call. A merchant made or deleted on demand is added to or taken from what is
+  // remembered (added(), removed()): reading every merchant again after each one made cost each
+  // create 36 ms at 5 000 merchants.
   const cache = new Map<string, unknown>();
   const remembered = <T>(key: string, read: () => T): T => {
     if (cache.has(key)) return cache.get(key) as T;
     const value = read();
     // Misses are not remembered: requests choose the keys looked up (any terNO, any public_key),
     // so remembering them would let a client grow this map without end. Hits are bounded by the
-    // credentials there are. Frozen: every caller shares the one copy.
+    // credentials there are. Frozen, since every caller shares the one copy; a list is typed
+    // readonly instead, as freezing 5 000 items' array costs 0.7 ms, and a create would pay it
+    // three times over (and a loop over a frozen array runs slower).
     if (value === undefined) return value;
     if (Array.isArray(value)) value.forEach((item) => Object.freeze(item));
-    cache.set(key, Object.freeze(value));
+    else Object.freeze(value);
+    cache.set(key, value);
     return value;
+  };
+  /** Replaces a remembered list, if there is one, with `change` of it (whose new items are frozen). */
+  const update = <T extends object>(key: string, change: (list: readonly T[]) => readonly T[]) => {
+    const list = cache.get(key) as readonly T[] | undefined;
+    if (list) cache.set(key, change(list));
+  };
+  const terminals = (): readonly Terminal[] => remembered('terminals', () => allTerminals.all() as Terminal[]);
+  let publicKeys: PublicKeyIndex | undefined;
+  const keyIndex = () => (publicKeys ??= new PublicKeyIndex(terminals()));
+  const forget = () => {
+    cache.clear();
+    publicKeys = undefined;
   };
 
   return {
-    /** Writes the fixtures; running it again with the same file changes nothing. */
+    /**
+     * Writes the fixtures; running it again with the same file changes nothing. A fixtures terminal
+     * whose public key clashes with another stored terminal's (docs/decisions.md) is refused, and
+     * nothing is written.
+     */
     seed(fixtures: Fixtures): void {
-      cache.clear();
-      db.transaction(() => {
-        for (const m of fixtures.merchants) {
-          upsertMerchant.run(m.id, m.name, m.webhook_secret);
-          for (const t of m.terminals) upsertTerminal.run(t.terNO, m.id, t.public_key, t.private_key);
-          for (const key of m.api_keys) upsertKey.run(key, m.id);
-        }
-      })();
+      try {
+        db.transaction(() => {
+          for (const m of fixtures.merchants) {
+            upsertMerchant.run(m.id, m.name, m.webhook_secret);
+            for (const t of m.terminals) upsertTerminal.run(t.terNO, m.id, t.public_key, t.private_key);
+            for (const key of m.api_keys) upsertKey.run(key, m.id);
+          }
+          // Checked against what the database holds now, inside the transaction.
+          const stored = new PublicKeyIndex(allTerminals.all() as Terminal[]);
+          for (const t of fixtures.merchants.flatMap((m) => m.terminals)) {
+            const other = stored.clashWith(t.public_key, t.terNO);
+            if (other) {
+              throw new Error(
+                `the fixtures terminal ${t.terNO} has public_key ${JSON.stringify(t.public_key)}, which ${publicKeyClashText(t.public_key, other.publicKey)}, the public_key of terminal ${other.terNo} (merchant ${other.merchantId}) in the database; ${PUBLIC_KEY_RULE}: give the fixtures terminal another public_key, or start on another --db`,
+              );
+            }
+          }
+        })();
+      } finally {
+        forget();
+      }
     },
-    /** Adds a merchant made through the control API (inside the caller's transaction). */
+    /** Adds a merchant made through the control API (inside the caller's transaction); call added() once committed. */
     create(merchant: NewMerchant): void {
-      cache.clear();
       insertCreated.run(merchant.id, merchant.name, merchant.webhookSecret, merchant.currency);
       for (const t of merchant.terminals) insertTerminal.run(t.terNo, merchant.id, t.publicKey, t.privateKey);
       insertKey.run(merchant.apiKey, merchant.id);
     },
+    /** Remembers a merchant whose create() committed. */
+    added(merchant: NewMerchant): void {
+      const { id, name, webhookSecret, currency, apiKey } = merchant;
+      const made = merchant.terminals.map((t) => Object.freeze({ ...t, merchantId: id }));
+      // Each where the queries read it (ORDER BY rowid, ter_no, key).
+      update<Merchant>('merchants', (list) => [...list, Object.freeze({ id, name, webhookSecret, currency, createdBy: 'api' as const })]);
+      update<Terminal>('terminals', (list) => made.reduce((sorted, t) => inserted(sorted, t, (a) => a.terNo < t.terNo), list));
+      update<ApiKey>('api_keys', (list) => inserted(list, Object.freeze({ key: apiKey, merchantId: id }), (a) => a.key < apiKey));
+      publicKeys?.add(made);
+    },
+    /** Forgets a merchant whose deletion committed. */
+    removed(merchantId: string): void {
+      for (const [key, value] of cache) {
+        const item = value as Partial<Merchant & Terminal>;
+        if (!Array.isArray(value) && (item.id === merchantId || item.merchantId === merchantId)) cache.delete(key);
+      }
+      update<Merchant>('merchants', (list) => list.filter((m) => m.id !== merchantId));
+      update<Terminal>('terminals', (list) => list.filter((t) => t.merchantId !== merchantId));
+      update<ApiKey>('api_keys', (list) => list.filter((k) => k.merchantId !== merchantId));
+      publicKeys?.removeMerchant(merchantId);
+    },
     /** The highest terNO of any terminal (0 when there is none). */
     highestTerNo: () => (highestTerNo.get() as number | null) ?? 0,
+    /** The lowest terNO from `first` to `last` that no terminal has; null when every one is taken. */
+    freeTerNo: (first: number, last: number) => freeTerNo.get({ first, last }) as number | null,
+    /** A stored terminal whose public key is `publicKey`, ends it or ends with it (public-key-index.ts). */
+    publicKeyClash: (publicKey: string) => keyIndex().clashWith(publicKey),
+    /** Two stored terminals whose public keys clash, read afresh (an import checks what it wrote); undefined when none do. */
+    storedPublicKeyClash: () => findPublicKeyClash(allTerminals.all() as Terminal[]),
     /** The ids of the merchants made through the control API. */
     createdIds: () => createdIds.all() as string[],
     /** Drops what was remembered: call after the credential tables were written behind this repo's back. */
-    forget: () => cache.clear(),
+    forget,
     merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),
     terminal: (terNo: number) => remembered(`terminal:${terNo}`, () => terminalByNo.get(terNo) as Terminal | undefined),
     terminalByPublicKey: (publicKey: string) => remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
-    terminals: () => remembered('terminals', () => allTerminals.all() as Terminal[]),
-    merchants: () => remembered('merchants', () => allMerchants.all() as Merchant[]),
-    apiKeys: () => remembered('api_keys', () => allKeys.all() as Array<{ key: string; merchantId: string }>),
+    /** The terminal whose public key ends `encryptedData`: the one place encrypted_data is matched to its terminal. */
+    terminalOfEncryptedData: (encryptedData: string) => keyIndex().terminalEndingWith(encryptedData),
+    terminals,
+    merchants: (): readonly Merchant[] => remembered('merchants', () => allMerchants.all() as Merchant[]),
+    apiKeys: (): readonly ApiKey[] => remembered('api_keys', () => allKeys.all() as ApiKey[]),
   };
 }
 

@@ -25,6 +25,14 @@ export const OWNED_THROUGH: Readonly<Record<string, string>> = {
   merchants: 'id = @m',
 };
 
+/**
+ * Rows that name the merchant itself rather than its state: deleting the merchant removes them, a
+ * scoped reset keeps them as it keeps the merchant (a merchant= fault rule stays until cleared).
+ */
+export const OWNED_WITH_CREDENTIALS: Readonly<Record<string, string>> = {
+  fault_rules: 'merchant = @m',
+};
+
 /** Tables that belong to the whole sandbox, not to a merchant. */
 export const SHARED_TABLES: ReadonlySet<string> = new Set(['sandbox_clock', 'schema_migrations']);
 
@@ -62,7 +70,9 @@ export function createMerchantRows(db: Db) {
   function owned(keepCredentials: boolean): Array<[string, string]> {
     const all = tables().flatMap((table): Array<[string, string]> => {
       const condition = ownership(table);
-      return condition === null || (keepCredentials && CREDENTIAL_TABLES.has(table)) ? [] : [[table, condition]];
+      if (condition === null || (keepCredentials && CREDENTIAL_TABLES.has(table))) return [];
+      const withCredentials = keepCredentials ? undefined : OWNED_WITH_CREDENTIALS[table];
+      return [[table, withCredentials === undefined ? condition : `(${condition}) OR ${withCredentials}`]];
     });
     const rank = ([table]: [string, string]) => (CREDENTIAL_TABLES.has(table) ? 2 : table in OWNED_THROUGH ? 0 : 1);
     return all.sort((a, b) => rank(a) - rank(b));

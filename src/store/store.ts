@@ -21,6 +21,7 @@ import { createWebhookEndpointsRepo } from './webhook-endpoints-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 import { createClockRepo } from './clock-repo.js';
 import { createMerchantRows } from './merchant-rows.js';
+import { createMerchantRecords } from './merchant-records.js';
 import { GroupCommit } from './group-commit.js';
 
 /** Builds every repository once (their statements are prepared once). */
@@ -54,6 +55,7 @@ export function createStore(db: Db) {
     idempotency: createIdempotencyRepo(db),
     clock: createClockRepo(db),
     merchantRows: createMerchantRows(db),
+    merchantRecords: createMerchantRecords(db),
   };
 }
 

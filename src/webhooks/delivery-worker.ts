@@ -97,11 +97,20 @@ export function receiverOf(url: string): string {
   }
 }
 
+/** Adds `by` to the count of `key`, dropping counts that reach 0. */
+function count(counts: Map<string, number>, key: string, by: 1 | -1): void {
+  const left = (counts.get(key) ?? 0) + by;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}
+
 /** Sends due deliveries until stopped. */
 export class DeliveryWorker {
   private inFlight = new Set<Promise<void>>();
   /** Attempts in flight by receiver (receiverOf). */
   private inFlightPerReceiver = new Map<string, number>();
+  /** Attempts in flight by merchant: a merchant's reset waits for its own only. */
+  private inFlightPerMerchant = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private pumping = false;
@@ -171,6 +180,11 @@ export class DeliveryWorker {
     return this.inFlight.size;
   }
 
+  /** Attempts of one merchant's deliveries currently being sent. */
+  busyFor(merchantId: string): number {
+    return this.inFlightPerMerchant.get(merchantId) ?? 0;
+  }
+
   private pump(): void {
     // Never send a webhook for a write that is not committed yet: wait for the batch.
     if (this.store.batch.pending) {
@@ -196,12 +210,12 @@ export class DeliveryWorker {
         this.failuresInRow = 0;
         for (const delivery of claimed) {
           const receiver = receiverOf(delivery.url);
-          this.inFlightPerReceiver.set(receiver, (this.inFlightPerReceiver.get(receiver) ?? 0) + 1);
+          count(this.inFlightPerReceiver, receiver, 1);
+          count(this.inFlightPerMerchant, delivery.merchantId, 1);
           const running = this.send(delivery).finally(() => {
             this.inFlight.delete(running);
-            const left = (this.inFlightPerReceiver.get(receiver) ?? 1) - 1;
-            if (left > 0) this.inFlightPerReceiver.set(receiver, left);
-            else this.inFlightPerReceiver.delete(receiver);
+            count(this.inFlightPerReceiver, receiver, -1);
+            count(this.inFlightPerMerchant, delivery.merchantId, -1);
             this.wake();
           });
           this.inFlight.add(running);

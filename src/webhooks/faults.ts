@@ -325,7 +325,8 @@ export class FaultInjector implements AttemptShaper {
     });
   }
 
-  private reload(): void {
+  /** Reads the rules again: after rows of the table were deleted behind the injector (a merchant's reset or deletion). */
+  reload(): void {
     this.rules = this.deps.store.faultRules.all();
     this.webhookRules = this.rules.filter((rule) => !isApiFault(rule.fault));
     this.apiRules = this.rules

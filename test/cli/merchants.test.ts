@@ -39,6 +39,12 @@ describe('sandbox merchants', () => {
     expect(JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: any) => m.id)).toEqual(['mer_sandbox', 'mer_other', id]);
   });
 
+  it('list follows the pages of the control API to the last merchant', async () => {
+    const made = Array.from({ length: 1001 }, () => sandbox.services.merchants.create().id);
+    const listed = JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: any) => m.id);
+    expect(listed).toEqual(['mer_sandbox', 'mer_other', ...made]);
+  });
+
   it('delete removes a created merchant and says what went; a seeded one is refused in one line', async () => {
     const m = JSON.parse((await cli('merchants', 'create', '--json')).out);
     await pay(m);

@@ -1,6 +1,7 @@
 // Merchants on demand over real sockets: each created merchant's webhooks reach its own URL signed
-// with its own secret, a created merchant survives a restart on the same database file, and the
-// start banner lists the seeded merchants with a count of the created ones.
+// with its own secret, a merchant's reset waits for its own webhooks in flight and no one else's,
+// a created merchant survives a restart on the same database file, and the start banner lists the
+// seeded merchants with a count of the created ones.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,51 @@ describe('webhooks of created merchants', () => {
         expect(JSON.parse(hook.body).data.payment_id).toBe(paid[n]);
       }
     });
+  });
+});
+
+describe('a scoped reset and webhooks in flight', () => {
+  // The receiver holds every webhook until the test lets it go; a held attempt times out after 3 s.
+  const waiting: Array<() => void> = [];
+  const releaseAll = () => waiting.splice(0).forEach((release) => release());
+  const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none', webhookTimeout: '3s' }, merchant: { answer: () => new Promise<number>((resolve) => waiting.push(() => resolve(200))) } });
+  afterEach(releaseAll);
+
+  const pay = (m: { api_key: string }, path: string) =>
+    env.http.post('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa', webhook_url: `${env.merchant.url}${path}` }, { authorization: `Bearer ${m.api_key}` });
+
+  it('never waits for another merchant\'s webhooks: it answers while they are still in flight', async () => {
+    const [a, b] = [(await env.http.post('/_sandbox/merchants')).json, (await env.http.post('/_sandbox/merchants')).json];
+    expect((await pay(b, '/b')).status).toBe(200);
+    await waitFor(() => env.merchant.at('/b').length > 0, "b's webhook at the receiver");
+    const res = await env.http.post('/_sandbox/reset', { merchant: a.id });
+    expect(res.status, res.text).toBe(200);
+    // b's attempt is still unanswered: nothing recorded yet, and it goes on to succeed.
+    const deliveries = async () => (await env.http.get(`/_sandbox/deliveries?merchant=${b.id}`)).json.data;
+    expect((await deliveries()).map((d: any) => d.attempts)).toEqual([0, 0]);
+    releaseAll();
+    await waitFor(async () => (await deliveries()).every((d: any) => d.status === 'succeeded') && (await deliveries()).length > 0, "b's webhooks delivered");
+  });
+
+  it('waits for its own merchant\'s webhooks in flight before emptying its state', async () => {
+    const a = (await env.http.post('/_sandbox/merchants')).json;
+    expect((await pay(a, '/a')).status).toBe(200);
+    await waitFor(() => env.merchant.at('/a').length > 0, "a's webhook at the receiver");
+    const seen: string[] = [];
+    const unsubscribe = env.sandbox.services.activity.subscribe((item) => {
+      if (item.kind === 'delivery.attempted' || item.kind === 'state.reset') seen.push(item.kind);
+    });
+    // Let the webhook go only once the reset is waiting for it.
+    const { snapshot } = env.sandbox.services;
+    const inFlight = snapshot.deliveriesInFlight;
+    let asked = false;
+    snapshot.deliveriesInFlight = (merchantId) => ((asked = true), inFlight(merchantId));
+    const reset = env.http.post('/_sandbox/reset', { merchant: a.id });
+    await waitFor(() => asked, 'the reset to wait for webhooks in flight');
+    releaseAll();
+    expect((await reset).status).toBe(200);
+    unsubscribe();
+    expect(seen.slice(-2)).toEqual(['delivery.attempted', 'state.reset']);
   });
 });
 

@@ -2,8 +2,16 @@
 // reset, and the isolation of a created merchant from the seeded ones and from other created ones.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
-import { AUTH, createPayment } from '../helpers/payments-api.js';
-import { seedObjects } from '../helpers/seed-objects.js';
+import { AUTH, advance, createPayment } from '../helpers/payments-api.js';
+import { csrfOf, seedObjects } from '../helpers/seed-objects.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import { loadConfig } from '../../src/config.js';
+import { buildSandbox } from '../../src/server/start-server.js';
+import { silentLogger } from '../../src/runtime/logger.js';
+import { openDatabase } from '../../src/store/open-database.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -84,6 +92,10 @@ describe('POST /_sandbox/merchants', () => {
     [{ terminals: [{ terNO: 1001, public_key: 'pk_test_new', private_key: 'pv_test_new' }] }, 409, 'terminals.0.terNO', /terNO 1001 already belongs/],
     [{ terminals: [{ terNO: 3003, public_key: 'pk_test_2002', private_key: 'pv_test_new' }] }, 409, 'terminals.0.public_key', /public_key pk_test_2002 already belongs/],
     [{ terminals: [{ terNO: 3003, public_key: 'pk_a_1', private_key: 'pv_a_1' }, { terNO: 3003, public_key: 'pk_b_1', private_key: 'pv_b_1' }] }, 409, 'terminals.1.terNO', /terNO 3003/],
+    // Public keys that end with one another: encrypted_data could not tell their terminals apart.
+    [{ terminals: [{ terNO: 3003, public_key: '1001', private_key: 'pv_x_1' }] }, 409, 'terminals.0.public_key', /^public_key 1001 is the end of "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/],
+    [{ terminals: [{ terNO: 3003, public_key: 'Apk_test_1001', private_key: 'pv_x_1' }] }, 409, 'terminals.0.public_key', /^public_key Apk_test_1001 ends with "pk_test_1001", the public_key of terminal 1001;/],
+    [{ terminals: [{ terNO: 3003, public_key: 'pk_a_3003', private_key: 'pv_a_1' }, { terNO: 3004, public_key: 'Xpk_a_3003', private_key: 'pv_b_1' }] }, 409, 'terminals.1.public_key', /ends with "pk_a_3003", the public_key of terminals\.0;/],
   ])('refuses %j with %i naming %s, and creates nothing', async (body, status, param, message) => {
     const res = await sb.post('/_sandbox/merchants', body);
     expect(res.status, res.text).toBe(status);
@@ -93,7 +105,41 @@ describe('POST /_sandbox/merchants', () => {
   });
 });
 
+describe('the terminal of a merchant created without "terminals"', () => {
+  it('stays in the range the create takes after a terminal numbered 999999999', async () => {
+    await newMerchant({ terminals: [{ terNO: 999_999_999, public_key: 'pk_test_top', private_key: 'pv_test_top' }] });
+    expect((await newMerchant()).terNO).toBe(9001);
+    expect((await newMerchant()).terNO).toBe(9002);
+  });
+
+  it('gets a random public key when pk_test_<terNO> would end with a key of someone\'s choosing', async () => {
+    await newMerchant({ terminals: [{ terNO: 3003, public_key: 'test_9001', private_key: 'pv_test_3003' }] });
+    const m = await newMerchant();
+    expect(m.terNO).toBe(9001);
+    expect(m.public_key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
+    expect((await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }))).status).toBe(200);
+  });
+});
+
 describe('GET /_sandbox/merchants', () => {
+  it('pages with limit and starting_after, in the order the merchants were made', async () => {
+    const made = [await newMerchant(), await newMerchant(), await newMerchant()];
+    const ids = ['mer_sandbox', 'mer_other', ...made.map((m) => m.id)];
+    const first = await sb.get('/_sandbox/merchants?limit=2');
+    expect(first.json).toMatchObject({ object: 'list', has_more: true });
+    expect(first.json.data.map((m: any) => m.id)).toEqual(ids.slice(0, 2));
+    const second = await sb.get(`/_sandbox/merchants?limit=2&starting_after=${ids[1]}`);
+    expect(second.json.data.map((m: any) => m.id)).toEqual(ids.slice(2, 4));
+    expect(second.json.has_more).toBe(true);
+    const last = await sb.get(`/_sandbox/merchants?limit=2&starting_after=${ids[3]}`);
+    expect(last.json).toMatchObject({ has_more: false, data: [{ id: ids[4], terminals: [{ terNO: made[2].terNO }], api_keys: [made[2].api_key] }] });
+    // Without a limit, a page of 50.
+    expect((await sb.get('/_sandbox/merchants')).json.data).toHaveLength(5);
+    expect((await sb.get('/_sandbox/merchants?starting_after=mer_nope')).json.error).toMatchObject({ code: 'resource_missing', param: 'starting_after' });
+    expect((await sb.get('/_sandbox/merchants?limit=0')).json.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
+    expect((await sb.get('/_sandbox/merchants?limit=1001')).json.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
+  });
+
   it('lists the seeded merchants, then the created ones, in the list envelope', async () => {
     const m = await newMerchant({ name: 'Worker 1' });
     const res = await sb.get('/_sandbox/merchants');
@@ -219,6 +265,26 @@ describe('POST /_sandbox/reset {"merchant"}', () => {
     expect((await createPayment(sb)).status).toBe('authorized');
   });
 
+  it('leaves no job behind for its pending /v1/ payments (the chargeback card, the slow SEPA IBAN), and keeps another merchant\'s', async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    const chargeback = await createPayment(sb, { token: 'tok_chargeback' }, bearer(a));
+    const session = (await sb.post('/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/return' }, bearer(a))).json;
+    const token = new URL(session.url).pathname.split('/').pop()!;
+    const submitted = await sb.postForm(`/pay/${token}/sepa`, { csrf: await csrfOf(sb, `/pay/${token}`), iban: 'AT32 1904 3002 3547 3204', holder: 'Jane Doe' });
+    expect(submitted.status, submitted.text).toBe(303);
+    const sepa = (await sb.get(`/v1/checkout/sessions/${session.id}`, bearer(a))).json.payment_id;
+    const theirs = await createPayment(sb, { token: 'tok_chargeback' }, bearer(b));
+    const pending = () => sb.db.prepare('SELECT kind, subject_id AS subject FROM jobs WHERE done = 0 ORDER BY kind, subject_id').all();
+    expect(pending()).toEqual(expect.arrayContaining([{ kind: 'chargeback.open', subject: chargeback.id }, { kind: 'checkout.sepa_settle', subject: sepa }, { kind: 'chargeback.open', subject: theirs.id }]));
+    expect((await sb.post('/_sandbox/reset', { merchant: a.id })).status).toBe(200);
+    expect(pending()).toEqual([{ kind: 'chargeback.open', subject: theirs.id }]);
+    // Their time comes and goes: only the other merchant's chargeback opens, and nothing of a's comes back.
+    advance(sb, 3 * 60_000);
+    expect((await sb.get('/_sandbox/chargebacks')).json.data.map((c: any) => c.payment_id)).toEqual([theirs.id]);
+    expect(sb.store.merchantRows.count(a.id)).toEqual({ merchants: 1, terminals: 1, api_keys: 1 });
+  });
+
   it('answers 404 for an unknown merchant and 400 for a field it does not take', async () => {
     expect((await sb.post('/_sandbox/reset', { merchant: 'mer_nope' })).json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
     expect((await sb.post('/_sandbox/reset', { merchants: 'mer_sandbox' })).json.error).toMatchObject({ code: 'parameter_unknown' });
@@ -250,6 +316,21 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
     expect((await sb.get(`/_sandbox/merchants/${a.id}`)).status).toBe(404);
   });
 
+  it('deletes its merchant= fault rules with it; a scoped reset keeps them', async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    for (const m of [a, b]) expect((await sb.post('/_sandbox/faults', { spec: `merchant=${m.id}:latency=1s` })).status).toBe(201);
+    const listed = async () => (await sb.get('/_sandbox/faults')).json.data.map((r: any) => r.merchant);
+    expect((await sb.post('/_sandbox/reset', { merchant: a.id })).status).toBe(200);
+    expect(await listed()).toEqual([a.id, b.id]);
+    const res = await sb.request('DELETE', `/_sandbox/merchants/${a.id}`);
+    expect(res.json.removed).toMatchObject({ fault_rules: 1 });
+    expect(await listed()).toEqual([b.id]);
+    expect(sb.db.prepare('SELECT merchant FROM fault_rules').pluck().all()).toEqual([b.id]);
+    // Setting it again names a merchant there is no more.
+    expect((await sb.post('/_sandbox/faults', { spec: `merchant=${a.id}:latency=1s` })).status).toBe(404);
+  });
+
   it('refuses a seeded merchant with a 409 that says why and what to do instead', async () => {
     const res = await sb.request('DELETE', '/_sandbox/merchants/mer_sandbox');
     expect(res.status).toBe(409);
@@ -260,6 +341,56 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
 
   it('answers 404 for an unknown merchant', async () => {
     expect((await sb.request('DELETE', '/_sandbox/merchants/mer_nope')).status).toBe(404);
+  });
+});
+
+describe('public keys that end with one another', () => {
+  it('an encrypted request speaks for the terminal it is decrypted with, for merchant= faults and idempotency alike, even among keys an older sandbox stored', async () => {
+    const a = await newMerchant();
+    // As a sandbox before the refusal let POST /_sandbox/merchants store it: terminal 500 with public key 1001.
+    sb.db.prepare("INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (500, ?, '1001', 'pv_test_500')").run(a.id);
+    sb.store.credentials.forget();
+    expect((await sb.post('/_sandbox/faults', { spec: `merchant=${a.id}:status=503` })).status).toBe(201);
+    const query = new URLSearchParams({ ...(s2sBody({ ccno: '4242424242424242', reference: 'enc-1' }) as Record<string, string>), encryption_method: 'aes256' }).toString();
+    const encrypted = buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey });
+    const headers = { 'idempotency-key': 'enc-key-1' };
+    const res = await sb.postForm('/api/s2s/encrypt', { encrypted_data: encrypted }, headers);
+    expect(res.status, res.text).toBe(200);
+    expect(sb.db.prepare("SELECT scope FROM idempotency_keys WHERE key = 'enc-key-1'").pluck().all()).toEqual(['mer_sandbox']);
+  });
+
+  it('an import whose terminals clash is refused with a 400 naming the row, and changes nothing', async () => {
+    const a = await newMerchant();
+    const snapshot = (await sb.get('/_sandbox/export')).json;
+    const terminals = snapshot.tables.terminals;
+    const row = terminals.rows.findIndex((r: unknown[]) => r[terminals.columns.indexOf('ter_no')] === a.terNO);
+    terminals.rows[row][terminals.columns.indexOf('public_key')] = 'Xpk_test_1001';
+    const res = await sb.post('/_sandbox/import', snapshot);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: `tables.terminals.rows.${row}` });
+    expect(res.json.error.message).toMatch(/the public_key "Xpk_test_1001" of terminal 9001 ends with "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/);
+    expect((await sb.get(`/_sandbox/merchants/${a.id}`)).json.public_key).toBe('pk_test_9001');
+  });
+
+  it('a fixtures terminal whose public key clashes with a stored terminal\'s stops the start, naming both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-fixtures-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const first = buildSandbox(loadConfig({ db }, {}), { logger: silentLogger });
+      first.services.merchants.create({ terminals: [{ terNO: 3003, public_key: 'pk_live_3003', private_key: 'pv_test_3003' }] });
+      first.db.close();
+      const fixtures = join(dir, 'fixtures.json');
+      writeFileSync(fixtures, JSON.stringify({ merchants: [{ id: 'mer_sandbox', name: 'Sandbox Merchant', webhook_secret: 'whsec_test_sandbox', api_keys: ['sk_test_sandbox'], terminals: [{ terNO: 1001, public_key: 'e_3003', private_key: 'pv_test_1001' }] }] }));
+      expect(() => buildSandbox(loadConfig({ db, fixtures }, {}), { logger: silentLogger })).toThrow(
+        'the fixtures terminal 1001 has public_key "e_3003", which is the end of "pk_live_3003", the public_key of terminal 3003 (merchant mer_',
+      );
+      // Nothing was written.
+      const after = openDatabase(db);
+      expect(after.prepare('SELECT public_key FROM terminals WHERE ter_no = 1001').pluck().get()).toBe('pk_test_1001');
+      after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

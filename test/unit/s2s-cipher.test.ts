@@ -117,32 +117,18 @@ describe('s2s-cipher', () => {
     expect(decryptWebhookData(DOUBLE_2, KEYS)).toBe(PLAIN_2);
   });
 
-  it('splits encrypted_data and decrypts the ciphertext part', () => {
-    const split = splitEncryptedData(buildEncryptedData(PLAIN_2, KEYS), ['pk_other', 'pk_test_1001']);
+  it('splits the public key off encrypted_data and decrypts the ciphertext part', () => {
+    const split = splitEncryptedData(buildEncryptedData(PLAIN_2, KEYS), 'pk_test_1001');
     expect(split).toEqual({ cipherText: DOUBLE_2, publicKey: 'pk_test_1001' });
     expect(decryptText(split.cipherText, KEYS).plaintext).toBe(PLAIN_2);
   });
 
-  it('splitEncryptedData picks the longest known public key that is a suffix', () => {
-    const data = DOUBLE_1 + 'pk_test_1001';
-    expect(splitEncryptedData(data, ['1001', '_1001', 'pk_test_1001', 'pk_x'])).toEqual({
-      cipherText: DOUBLE_1,
-      publicKey: 'pk_test_1001',
-    });
-    expect(splitEncryptedData(data, new Set(['pk_test_1001', 'test_1001']))).toEqual({
-      cipherText: DOUBLE_1,
-      publicKey: 'pk_test_1001',
-    });
-  });
-
-  it('fails when encrypted_data does not end with a known public key', () => {
-    const message = failure(() => splitEncryptedData(DOUBLE_1 + 'pk_test_9999', ['pk_test_1001', 'pk_test_1002']));
-    expect(message).toContain('does not end with a known terminal public_key');
-    expect(message).toContain("append the terminal's public_key unchanged");
-  });
-
-  it('fails with no known public keys at all', () => {
-    expect(failure(() => splitEncryptedData(DOUBLE_1 + 'pk_test_1001', []))).toContain('known terminal public_key');
+  it('fails when no terminal was found for encrypted_data, or its key does not end it', () => {
+    for (const key of [undefined, 'pk_test_1002']) {
+      const message = failure(() => splitEncryptedData(DOUBLE_1 + 'pk_test_1001', key));
+      expect(message).toContain('does not end with a known terminal public_key');
+      expect(message).toContain("append the terminal's public_key unchanged");
+    }
   });
 
   it("never emits '+' or '/' in the canonical form, since base64 of base64 text cannot contain them", () => {
@@ -196,7 +182,7 @@ describe('s2s-cipher', () => {
   });
 
   it('fails when there is no ciphertext before the public key', () => {
-    const split = splitEncryptedData('pk_test_1001', ['pk_test_1001']);
+    const split = splitEncryptedData('pk_test_1001', 'pk_test_1001');
     expect(failure(() => decryptText(split.cipherText, KEYS))).toContain('no ciphertext');
   });
 

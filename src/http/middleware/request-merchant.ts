@@ -30,12 +30,16 @@ function terminalOf(services: Services, terNo: unknown, publicKey: unknown): Ter
   return quietly(() => authenticateTerminal(services, number, publicKey));
 }
 
-/** The terminal of an encrypted_data field: its public_key suffix, a ciphertext that decrypts with its keys, and the same credentials inside. */
+/**
+ * The terminal of an encrypted_data field: its public_key suffix (found by the one resolver the
+ * route uses, so both always agree), a ciphertext that decrypts with its keys, and the same
+ * credentials inside.
+ */
 function encryptedTerminal(services: Services, encryptedData: string): Terminal | undefined {
   return quietly(() => {
-    const terminals = services.credentials.terminals();
-    const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminals.map((t) => t.publicKey));
-    const terminal = terminals.find((t) => t.publicKey === publicKey)!;
+    const terminal = services.credentials.terminalOfEncryptedData(encryptedData);
+    if (!terminal) return undefined;
+    const { cipherText, publicKey } = splitEncryptedData(encryptedData, terminal.publicKey);
     const inner = new URLSearchParams(decryptText(cipherText, terminal).plaintext.replace(/^\?/, ''));
     const innerKey = inner.get('public_key') ?? '';
     return safeEqual(innerKey, publicKey) ? terminalOf(services, inner.get('terNO'), innerKey) : undefined;
