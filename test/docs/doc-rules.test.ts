@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { npxContext, pageCommands, staleIds, staleReadyFiles, unknownNpxNames } from './doc-rules.js';
+import { npxContext, pageCommands, staleIdLines, staleIds, staleReadyFiles, unknownNpxNames } from './doc-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
@@ -15,6 +15,7 @@ const KNOWN_NPX: string[] = [];
 describe('the commands of README.md and docs/ run as pasted', () => {
   it.each(PAGES)('%s: no command uses an id from a past run or a placeholder', (page) => {
     expect(staleIds(pageCommands(`${ROOT}${page}`, page))).toEqual([]);
+    expect(staleIdLines(`${ROOT}${page}`, page)).toEqual([]);
   });
 
   it.each(PAGES)('%s: each recipe with --ready-file removes the file before the sandbox starts', (page) => {

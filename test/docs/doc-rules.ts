@@ -45,6 +45,24 @@ const STALE = new RegExp(
   ].join('|'),
 );
 
+/** The before-stop hook's check: an id of a past run in a line (not a `#` comment) of a sh, bash or shell block. */
+const HOOK_STALE = /\b(?:pay|cs|we|dp|evt|whd|re)_[A-Za-z0-9]{12,}\b|\b\d{15}\b/;
+
+/**
+ * Lines of a page's ```sh, ```bash and ```shell blocks (samples in them included: a session with
+ * its output goes in a ```console block) that name an id of a past run, as the hook finds them.
+ */
+export function staleIdLines(file: string, shown: string): string[] {
+  return docBlocks(file)
+    .filter((block) => ['sh', 'bash', 'shell'].includes(block.lang))
+    .flatMap((block) =>
+      block.text.split('\n').flatMap((line, index) => {
+        const found = !/^\s*#/.test(line) && HOOK_STALE.exec(line);
+        return found ? [`${shown} line ${block.line + 1 + index}: \`${found[0]}\` in a ${block.lang} block`] : [];
+      }),
+    );
+}
+
 /** Commands that use an id or token of a past run, or a placeholder for one. */
 export function staleIds(commands: PageCommand[][]): string[] {
   return commands.flat().flatMap(({ command, where }) => {
