@@ -97,10 +97,9 @@ function isJson(text: string): boolean {
   }
 }
 
-/** A JSON sample: the real answer modulo ids and times, or each value an abridged sample shows. */
+/** A JSON sample of a JSON answer: the answer modulo ids and times, or each value an abridged sample shows. */
 function checkJson(sample: string, run: CommandRun, where: string): void {
-  let real: unknown;
-  expect(() => (real = JSON.parse(run.stdout)), `${where} printed no JSON: ${run.stdout}${run.stderr}`).not.toThrow();
+  const real = JSON.parse(run.stdout) as unknown;
   let shown: unknown;
   try {
     // A long string may be wrapped onto the next line on the page: the break stands for a space.

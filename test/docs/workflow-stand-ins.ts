@@ -112,7 +112,7 @@ export function writeStandIns(dir: string, ciPage: string): void {
 export function satisfied(dir: string): (step: WorkflowStep) => string[] | undefined {
   return (step) => {
     const action = step.uses?.replace(/@.*$/, '');
-    // The packed project is the checkout, with node (and python3, php: .ci/run installs them) on PATH.
+    // The packed project is the checkout, with node and python3 (.ci/run installs it) on PATH.
     if (action && ['actions/checkout', 'actions/setup-node', 'actions/setup-python', 'actions/setup-go', 'actions/upload-artifact'].includes(action)) return [];
     // setup-php puts composer on PATH.
     if (action === 'shivammathur/setup-php') return [join(dir, 'tools')];
