@@ -1,10 +1,9 @@
 // Runs a page's shell examples in order, in a fresh project, as a reader would paste them into one
 // terminal: the commands of a page share one bash, so a variable set by one example is there for
-// the next. Long-running commands (start, receive, listen) go to the background, as the reader opens
-// a second terminal for them; one that is already running is not started twice. Where a page shows
-// an id it cannot know (`whd_...`, `<transID|payment-id>`, the transID of a sample answer), the
-// runner puts in the real one from what ran before: a sample answer's values are mapped to the real
-// answer's, and placeholders take the newest id seen.
+// the next. Long-running commands (start, receive, listen, a Prism proxy) go to the background, as
+// the reader opens a second terminal for them; one that is already running is not started twice.
+// Every command runs exactly as printed: an id a command needs comes from the command before it
+// (`PAY=$(... | jq -r .id)`), never from the page's sample answers.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { shellCommands } from './doc-blocks.js';
@@ -19,28 +18,11 @@ export interface CommandRun {
 }
 
 /** Commands a reader runs in a second terminal. */
-const LONG_RUNNING = /\bsandbox (start|receive|listen)\b/;
-/** The prefixes of the sandbox's ids (`pay_...`, `whd_...`). */
-const ID_PREFIXES = 'pay|re|rfd|cs|evt|whd|we|tok|cb|dp|st|stl|flt|mer';
-/** An id a placeholder such as `whd_...` stands for. */
-const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES})_[A-Za-z0-9]{6,}\\b`, 'g');
-const TRANS_ID = /"transID"\s*:\s*"(\d{6,})"|transID=(\d{6,})/g;
-/**
- * A word of sample output that differs from run to run: an id, a transID, a time, an elision, or
- * a port the system picked (`--port 0`: five digits, the ephemeral range; 4010 and 3000 are fixed).
- */
-const VARIES = new RegExp(`\\b(?:${ID_PREFIXES}|req|whsec)_[A-Za-z0-9]|\\d{12,}|\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d|\\.\\.\\.|…|:\\d{5}\\b`);
-
-/** True when `text` (a word or a line of sample output) holds something that differs per run. */
-export function varies(text: string): boolean {
-  return VARIES.test(text);
-}
+const LONG_RUNNING = /\b(?:sandbox|paysandbox) (?:start|receive|listen)\b|\bprism-cli proxy\b/;
 
 /** Runs shell examples against one project; stop() ends every background process. */
 export class DocRunner {
   readonly background: { command: string; child: ChildProcess; stdout: string; output: string }[] = [];
-  private readonly values = new Map<string, string>();
-  private readonly newest = new Map<string, string>();
   private shell: ChildProcessWithoutNullStreams | undefined;
 
   constructor(readonly project: PackedProject) {}
@@ -49,9 +31,8 @@ export class DocRunner {
   async runBlock(text: string, timeoutMs = 30_000): Promise<CommandRun[]> {
     const runs: CommandRun[] = [];
     for (const command of shellCommands(text)) {
-      const ready = this.resolve(command);
-      if (LONG_RUNNING.test(ready)) this.startBackground(ready);
-      else runs.push(await this.run(ready, timeoutMs));
+      if (LONG_RUNNING.test(command)) this.startBackground(command);
+      else runs.push(await this.run(command, timeoutMs));
     }
     return runs;
   }
@@ -74,9 +55,7 @@ export class DocRunner {
         const code = done.exec(stdout)?.[1];
         if (code === undefined || !stderr.endsWith(`${mark}\n`)) return;
         finish();
-        const run = { command, code: Number(code), stdout: stdout.slice(0, stdout.lastIndexOf(`\n${mark}`)), stderr: stderr.slice(0, -mark.length - 1) };
-        this.learnIds(run.stdout);
-        resolve(run);
+        resolve({ command, code: Number(code), stdout: stdout.slice(0, stdout.lastIndexOf(`\n${mark}`)), stderr: stderr.slice(0, -mark.length - 1) });
       };
       const onOut = (chunk: Buffer) => ((stdout += chunk.toString()), check());
       const onErr = (chunk: Buffer) => ((stderr += chunk.toString()), check());
@@ -99,43 +78,6 @@ export class DocRunner {
     });
   }
 
-  /** Learns the real values behind a sample answer shown on the page (same keys, other values). */
-  learnSample(sample: unknown, real: unknown): void {
-    if (typeof sample === 'string' && typeof real === 'string') {
-      if (sample !== real && sample.length >= 6 && !sample.includes('...')) this.values.set(sample, real);
-    } else if (Array.isArray(sample) && Array.isArray(real)) {
-      sample.forEach((item, index) => this.learnSample(item, real[index]));
-    } else if (sample && real && typeof sample === 'object' && typeof real === 'object') {
-      for (const [key, value] of Object.entries(sample)) this.learnSample(value, (real as Record<string, unknown>)[key]);
-    }
-  }
-
-  /**
-   * Learns the real ids behind a sample's text output: a real line with the same words where the
-   * sample's are fixed says which real id each of the sample's ids stands for.
-   */
-  learnText(sample: string, real: string): void {
-    const realLines = real.split('\n').map((line) => line.trim().split(/\s+/));
-    for (const line of sample.split('\n')) {
-      const words = line.trim().split(/\s+/);
-      if (!words.some(varies)) continue;
-      const match = realLines.find((got) => got.length === words.length && words.every((word, i) => varies(word) || word === got[i]));
-      match?.forEach((word, i) => {
-        if (varies(words[i]!) && words[i] !== word && !words[i]!.includes('...')) this.values.set(words[i]!, word);
-      });
-    }
-  }
-
-  /** The page's command with sample values and placeholders replaced by real ones. */
-  resolve(command: string): string {
-    let ready = command;
-    for (const [sample, real] of this.values) ready = ready.split(sample).join(real);
-    this.learnIds(this.background.map((b) => b.output).join('\n'));
-    ready = ready.replace(/<transID\|payment-id>|<transID\|pay_id>|<transID>/g, () => this.need('transID'));
-    ready = ready.replace(/\b([a-z]+)_[A-Za-z0-9]*\.\.\./g, (whole, prefix: string) => this.need(prefix, whole));
-    return ready;
-  }
-
   /**
    * Ends the background processes started from the `from`-th on (all by default, and the shell
    * with them; a page passes the count it found, to end only its own) and waits for each.
@@ -154,9 +96,14 @@ export class DocRunner {
     );
   }
 
+  /** The newest background process started for `command` (or the same command as `npx sandbox`). */
+  startedAs(command: string): DocRunner['background'][number] | undefined {
+    return this.background.findLast((entry) => sameProgram(entry.command) === sameProgram(command));
+  }
+
   private startBackground(command: string): void {
     // The reader's second terminal already runs it (the README started the sandbox and receiver).
-    if (this.background.some((entry) => entry.command === command && entry.child.exitCode === null)) return;
+    if (this.startedAs(command)?.child.exitCode === null) return;
     // Its own process group, as a second terminal is: stop() signals the group. A trailing `&`
     // (the page starts it in the background of the same terminal) is what the group already does.
     const child = spawn('bash', ['-c', `exec ${command.replace(/\s*&\s*$/, '')}`], { cwd: this.project.dir, env: this.project.env, detached: true });
@@ -168,15 +115,9 @@ export class DocRunner {
     child.stderr.on('data', (chunk: Buffer) => (entry.output += chunk.toString()));
     this.background.push(entry);
   }
+}
 
-  private learnIds(text: string): void {
-    for (const match of text.matchAll(ID_PATTERN)) this.newest.set(match[0].slice(0, match[0].indexOf('_')), match[0]);
-    for (const match of text.matchAll(TRANS_ID)) this.newest.set('transID', (match[1] ?? match[2])!);
-  }
-
-  private need(prefix: string, shown = prefix): string {
-    const id = this.newest.get(prefix);
-    if (!id) throw new Error(`the page uses ${shown} before any earlier example printed such an id`);
-    return id;
-  }
+/** `npx paysandbox X` and `npx sandbox X` run the same program. */
+function sameProgram(command: string): string {
+  return command.replace(/\bnpx paysandbox\b/g, 'npx sandbox');
 }

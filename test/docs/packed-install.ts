@@ -2,7 +2,7 @@
 // merchant installs it, so the docs' examples run against what users get (dist/, bin/, fixtures/
 // and the files list) and not against this repository's source tree.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,4 +64,16 @@ export function installIntegrationProject(suite: string): PackedProject {
 export function removePackedProject(project: PackedProject): void {
   for (const { pid } of processesIn(project.dir)) process.kill(pid, 'SIGKILL');
   rmSync(dirname(project.dir), { recursive: true, force: true });
+}
+
+/**
+ * Makes a package of this checkout's node_modules (a devDependency, e.g. `@stoplight/prism-cli`)
+ * available to `npx <package>` in the project, as the copy npx would fetch from the registry:
+ * the docs test has no network. `bin` is its command and the file it runs.
+ */
+export function linkPackage(project: PackedProject, name: string, bin: { command: string; file: string }): void {
+  const target = join(project.dir, 'node_modules', name);
+  mkdirSync(dirname(target), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', name), target);
+  symlinkSync(join('..', name, bin.file), join(project.dir, 'node_modules/.bin', bin.command));
 }

@@ -1,20 +1,30 @@
 // The README and then every docs page, run as written: the package is packed and installed into a
 // fresh project, the sandbox is started the way a merchant starts it there (`npx sandbox start`,
 // port 4010), and every shell example of the walk-through sections runs in order, then every shell
-// example of each page in reading order, in the same project against the same sandbox. A sample
-// answer on the page must have the keys of the real one, and the start banner must be the one the
-// page shows.
+// example of each page in reading order, in the same project against the same sandbox, exactly as
+// printed (no id is filled in: a page takes each id from the command before). A sample answer on
+// the page must be the real one modulo ids and times (doc-examples.ts), and a page must leave no
+// webhook endpoint, fault rule, merchant or scenario entry behind, nor make the walk-through's
+// receiver see a signature it cannot verify. Then every GitHub Actions workflow the pages show runs,
+// step by step as a runner runs it, in the same project (workflows.ts).
 import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
 import { blocksIn, docBlocks } from './doc-blocks.js';
 import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
-import { installPackedSandbox, type PackedProject } from './packed-install.js';
+import { leftBehind, standing } from './leftovers.js';
+import { installPackedSandbox, linkPackage, type PackedProject } from './packed-install.js';
+import { satisfied, STANDS_IN_FOR, writeStandIns } from './workflow-stand-ins.js';
+import { documentedWorkflows, endJob, runJob } from './workflows.js';
+import { processesIn } from '../helpers/bash-script.js';
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README = `${ROOT}README.md`;
+const docsPage = (page: string) => fileURLToPath(new URL(`../../docs/${page}.md`, import.meta.url));
+const SANDBOX = 'http://127.0.0.1:4010';
 /** The README sections a reader follows in order after the set-up. */
 const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API', 'Webhooks'];
 /**
@@ -24,7 +34,7 @@ const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API
  */
 const PAGES = [
   's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
-  'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'merchants', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+  'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'example-merchant', 'merchants', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
   'webhook-audit',
 ];
 
@@ -33,6 +43,8 @@ let project: PackedProject | undefined;
 
 beforeAll(async () => {
   project = installPackedSandbox();
+  // docs/openapi.md runs `npx @stoplight/prism-cli`: the copy npx would fetch.
+  linkPackage(project, '@stoplight/prism-cli', { command: 'prism', file: 'dist/index.js' });
   runner = new DocRunner(project);
   await runner.runBlock('npx sandbox start');
   await backgroundReady(runner);
@@ -44,9 +56,14 @@ afterAll(async () => {
   if (project) rmSync(dirname(project.dir), { recursive: true, force: true });
 });
 
+/** The walk-through's webhook receiver on port 3000. */
+function receiver(): DocRunner['background'][number] | undefined {
+  return runner.background.find((entry) => /sandbox receive --port 3000/.test(entry.command));
+}
+
 /** The URL of every webhook delivery so far (from the control API: quicker than one more npx). */
 async function deliveryUrls(): Promise<string[]> {
-  const answer = await fetch('http://127.0.0.1:4010/_sandbox/deliveries?limit=1000');
+  const answer = await fetch(`${SANDBOX}/_sandbox/deliveries?limit=1000`);
   return ((await answer.json()) as { data: { url: string }[] }).data.map((delivery) => delivery.url);
 }
 
@@ -85,20 +102,23 @@ describe('README.md and docs/, run as written in a fresh project', () => {
     expect(start.stdout.trim()).toBe(shown.text.trim());
   });
 
-  it('runs every shell example of the walk-through in order, and the samples have the real keys', async () => {
+  it('runs every shell example of the walk-through in order, and the samples are the real answers', async () => {
+    const before = await standing(SANDBOX);
     await runExamples(runner, README, blocksIn(README, WALK_THROUGH));
     // The walk-through's receiver got the 3-D Secure payment's webhook, signed with the shown secret.
-    const receiver = runner.background.find((entry) => /sandbox receive/.test(entry.command))!;
-    await waitFor(() => /payment\.authorized .*signature valid/.test(receiver.output) || undefined, 'the webhook at the receiver');
-    expect(receiver.output).not.toContain('INVALID');
+    await waitFor(() => /payment\.authorized .*signature valid/.test(receiver()!.output) || undefined, 'the webhook at the receiver');
+    expect(receiver()!.output).not.toContain('INVALID');
     await deliveredLocallyOnly();
     expect(await deliveryUrls()).toContain('http://127.0.0.1:3000/webhooks');
+    expect(leftBehind(before, await standing(SANDBOX)), 'README.md left these in the sandbox').toEqual([]);
   }, 180_000);
 
   for (const page of PAGES) {
-    it(`runs every shell example of docs/${page}.md in order, after the walk-through`, async () => {
-      const file = fileURLToPath(new URL(`../../docs/${page}.md`, import.meta.url));
+    it(`runs every shell example of docs/${page}.md in order, after the walk-through, and leaves nothing behind`, async () => {
+      const file = docsPage(page);
       runner.newShell();
+      const before = await standing(SANDBOX);
+      const heard = receiver()?.output.length ?? 0;
       // What a page starts in the background (docs/ci.md's own sandbox) stops with the page.
       const running = runner.background.length;
       try {
@@ -108,6 +128,43 @@ describe('README.md and docs/, run as written in a fresh project', () => {
       }
       await deliveredLocallyOnly();
       if (page === 'ci') snapshotLikeExport(file);
+      expect(leftBehind(before, await standing(SANDBOX)), `docs/${page}.md left these in the sandbox`).toEqual([]);
+      const invalid = (receiver()?.output ?? '').slice(heard).split('\n').filter((line) => line.includes('INVALID'));
+      expect(invalid, `while docs/${page}.md ran, the walk-through's receiver got webhooks it could not verify`).toEqual([]);
     }, 120_000);
+  }
+});
+
+describe('the GitHub Actions workflows of README.md and docs/, step by step in the same project', () => {
+  const workflows = [README, ...PAGES.map(docsPage)].flatMap((file) => documentedWorkflows(file, relative(ROOT, file)));
+
+  beforeAll(async () => {
+    // The pages' sandbox and receiver stop: a workflow starts what it needs, on the ports it names.
+    await runner.stop();
+    writeStandIns(project!.dir, docsPage('ci'));
+  });
+
+  it('stand-ins cover every workflow a page shows', () => {
+    expect(workflows.map((workflow) => `${workflow.where}: ${workflow.path || 'no "# .github/workflows/NAME.yml" comment'}`).filter((line) => !STANDS_IN_FOR.some((path) => line.endsWith(path)))).toEqual([]);
+  });
+
+  for (const workflow of workflows) {
+    for (const job of Object.keys(workflow.jobs)) {
+      it(`${workflow.where} (${workflow.path}), job ${job}: every step succeeds and the sandbox it started is stopped`, async () => {
+        // A command that does not use the URL the job's own sandbox got would reach 4010 on a runner,
+        // where nothing listens: here it gets a port where nothing listens, not another test's sandbox.
+        const env = { ...project!.env, SANDBOX_URL: 'http://127.0.0.1:9' };
+        const { steps, groups } = await runJob(workflow, job, { dir: project!.dir, env, satisfied: satisfied(project!.dir) });
+        try {
+          const report = steps.map((step) => `${step.result}: ${step.step}\n${step.output}`).join('\n');
+          expect(steps.filter((step) => step.result === 'failure').map((step) => step.step), report).toEqual([]);
+          if (steps.some((step) => /sandbox stop/.test(step.step))) {
+            expect(processesIn(project!.dir).filter((left) => /sandbox(\.js)? start/.test(left.command)), report).toEqual([]);
+          }
+        } finally {
+          endJob(groups);
+        }
+      }, 120_000);
+    }
   }
 });
