@@ -3,7 +3,7 @@
 // webhook (the spec §6.1 query string, or data=<cipher> with encryption_method aes256).
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../domain/event-types.js';
-import { eventEnvelopeSchema, s2sEventData } from '../views/event.js';
+import { eventEnvelopeSchema, s2sWebhookFields } from '../views/event.js';
 import type { Components } from './openapi.js';
 
 /** The headers every delivery carries (docs/webhooks.md; --header-prefix renames "Sandbox"). */
@@ -25,7 +25,7 @@ const ANSWERS = {
 };
 
 // The encrypted S2S webhook: one field, the cipher of the same query string (docs/encryption.md).
-const encryptedS2SWebhook = z.object({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
+const encryptedS2SWebhook = z.strictObject({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
 
 /** The `webhooks` object: one operation per event name, and the S2S form webhook. */
 export function webhookOperations(components: Components): Record<string, unknown> {
@@ -54,7 +54,7 @@ export function webhookOperations(components: Components): Record<string, unknow
         required: true,
         content: {
           'application/x-www-form-urlencoded': {
-            schema: { oneOf: [components.of(s2sEventData, 'output'), components.of(encryptedS2SWebhook, 'output')] },
+            schema: { oneOf: [components.of(s2sWebhookFields, 'output'), components.of(encryptedS2SWebhook, 'output')] },
           },
         },
       },
