@@ -35,6 +35,8 @@ import { importView, merchantResetView, resetView } from '../views/state.js';
 import { merchantsOpenApi } from './control-merchants.js';
 import { resetSchema } from './control-state.js';
 import { PAGE_ROUTES } from './openapi-pages.js';
+import { faultHeaderPattern } from '../contracts/patterns.js';
+import { FAULT_STATUSES } from '../domain/api-faults.js';
 import { webhookOperations } from './openapi-webhooks.js';
 
 /**
@@ -201,8 +203,8 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: '1-255 printable characters; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: '1-255 printable ASCII characters, such as a UUID; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]{1,255}$' },
     });
   }
   if (/^\/(api|v1)\//.test(route.path)) {
@@ -210,8 +212,8 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
       name: 'X-Sandbox-Fault',
       in: 'header',
       required: false,
-      description: 'inject an API fault: comma-separated latency=DURATION, status=500|502|503|504|429, reset, timeout, lost-answer (see docs/api-faults.md)',
-      schema: { type: 'string' },
+      description: `inject an API fault: comma-separated latency=DURATION (more than 0, at most 60s), status=${FAULT_STATUSES.join('|')}, reset, timeout, lost-answer; each fault once, and at most one of status, reset, timeout, lost-answer (see docs/api-faults.md)`,
+      schema: { type: 'string', pattern: faultHeaderPattern(FAULT_STATUSES) },
     });
   }
   const byStatus = new Map<number, ErrorCode[]>();
