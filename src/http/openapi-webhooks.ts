@@ -27,8 +27,9 @@ const ANSWERS = {
 // The encrypted S2S webhook: one field, the cipher of the same query string (docs/encryption.md).
 const encryptedS2SWebhook = z.strictObject({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
 
-/** The `webhooks` object: one operation per event name, and the S2S form webhook. */
-export function webhookOperations(components: Components): Record<string, unknown> {
+/** The `webhooks` object: one operation per event name, and the S2S form webhook, each with its recorded example. */
+export function webhookOperations(components: Components, examples: Record<string, unknown>): Record<string, unknown> {
+  const example = (name: string) => (examples[name] === undefined ? {} : { example: examples[name] });
   const webhooks: Record<string, unknown> = {};
   for (const type of EVENT_TYPE_NAMES) {
     webhooks[type] = {
@@ -38,7 +39,7 @@ export function webhookOperations(components: Components): Record<string, unknow
         tags: ['Webhooks'],
         security: [],
         parameters: DELIVERY_HEADERS,
-        requestBody: { required: true, content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output'), ...example(type) } } },
         responses: ANSWERS,
       },
     };
@@ -55,6 +56,7 @@ export function webhookOperations(components: Components): Record<string, unknow
         content: {
           'application/x-www-form-urlencoded': {
             schema: { oneOf: [components.of(s2sWebhookFields, 'output'), components.of(encryptedS2SWebhook, 'output')] },
+            ...example('s2s.transaction'),
           },
         },
       },
