@@ -27,10 +27,7 @@ const S2S_FIELDS = {
 export const s2sWebhookFields = z.strictObject(S2S_FIELDS).meta({ id: 'S2SWebhookFields' });
 
 /** What data.object says an event is about: the discriminator of every event's data. */
-export const EVENT_OBJECTS = ['payment', 'refund', 'chargeback', 's2s_transaction', 'checkout.session', 'settlement'] as const;
-
-/** One value of data.object. */
-export type EventObject = (typeof EVENT_OBJECTS)[number];
+export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement';
 
 /** The data of an S2S transaction's event: object "s2s_transaction" and the spec §6.1 fields. */
 export const s2sEventData = z.looseObject({ object: z.literal('s2s_transaction'), ...S2S_FIELDS }).meta({ id: 'S2SEventData' });
