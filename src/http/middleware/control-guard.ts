@@ -89,7 +89,7 @@ function bodiless(c: Context): boolean {
 function requireJsonOrNothing(c: Context): void {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || (type === '' && bodiless(c))) return;
-  throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'none with a body'}; send a JSON body with that header (or no body at all where the route takes none), as the CLI does`);
+  throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'no Content-Type on a body'}; send a JSON body with that header (or no body at all where the route takes none), as the CLI does`);
 }
 
 /**
