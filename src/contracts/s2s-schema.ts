@@ -2,16 +2,18 @@
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
 import * as z from 'zod';
-import { currencyExponent, isCurrency } from '../domain/currencies.js';
+import { CURRENCY_CODES, currencyExponent, isCurrency } from '../domain/currencies.js';
 import { luhnValid, normaliseCardNumber } from '../domain/card.js';
 import { parseDecimalAmount } from '../domain/money.js';
 import { httpUrl } from './v1-common.js';
+import { DECIMAL_AMOUNT_PATTERN } from './patterns.js';
 
 /** The six payment modes of spec §2.1. */
 export const MOPS = ['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT'] as const;
 export type Mop = (typeof MOPS)[number];
 
-const AMOUNT = /^(?!0*(\.0*)?$)\d{1,8}(\.\d{1,2})?$/;
+/** A decimal amount above 0 with at most 8 digits and 2 decimals (bill_amt, refundAmount), after trimming. */
+export const DECIMAL_AMOUNT = /^(?!0*(\.0*)?$)\d{1,8}(\.\d{1,2})?$/;
 
 // Printable text only: control characters (NUL, escapes) in a name or address are always a mistake.
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
@@ -26,11 +28,13 @@ export const s2sFields = {
     .describe('the terminal number, an integer such as 1001'),
   'integration-type': z.literal('s2s').optional().describe('"s2s", or leave the field out'),
   bill_amt: z
-    .union([z.string().trim().regex(AMOUNT), z.number().positive().max(99999999.99).transform(String)])
+    // The document's pattern allows the spaces the validator trims.
+    .union([z.string().trim().regex(DECIMAL_AMOUNT).meta({ pattern: DECIMAL_AMOUNT_PATTERN }), z.number().positive().max(99999999.99).transform(String)])
     .describe('a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "10.00"'),
   bill_currency: z
     .string()
     .refine(isCurrency, { error: (issue) => `bill_currency must be an ISO 4217 currency code in capitals, e.g. "EUR", got ${JSON.stringify(issue.input)}` })
+    .meta({ enum: [...CURRENCY_CODES] })
     .describe('an ISO 4217 currency code in capitals, e.g. "EUR"'),
   product_name: z.string().trim().min(1).max(255).regex(PRINTABLE).describe('the product or service name (1-255 characters)'),
   reference: z.string().trim().min(1).max(64).regex(PRINTABLE).describe("the merchant's unique order id (1-64 characters)"),
@@ -82,13 +86,37 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
   if (body.mop === 'UPICOLLECT' && !body.vpa) issue('vpa', 'vpa is required when mop is UPICOLLECT: send the customer VPA, e.g. "success@upi" (approves), "failure@upi" (declines) or any other to wait for approval');
 }
 
+/**
+ * The mode rules in JSON Schema terms, for the document: the card fields CC and DC require (as
+ * text, or as numbers of the right size), the VPA UPICOLLECT requires. The Luhn check and the
+ * decimals each currency allows stay the validator's.
+ */
+const MODE_RULES = {
+  allOf: [
+    {
+      if: { required: ['mop'], properties: { mop: { enum: ['CC', 'DC'] } } },
+      then: {
+        required: ['ccno', 'ccvv', 'month', 'year'],
+        properties: {
+          ccno: { pattern: '^[\\s-]*(?:\\d[\\s-]*){13,19}$', minimum: 1e12, maximum: 9_999_999_999_999_999_999 },
+          ccvv: { pattern: '^\\d{3,4}$', minimum: 100, maximum: 9999 },
+          month: { pattern: '^(?:0[1-9]|1[0-2])$', minimum: 10, maximum: 12 },
+          year: { pattern: '^\\d{2}$', minimum: 10, maximum: 99 },
+        },
+      },
+    },
+    { if: { required: ['mop'], properties: { mop: { const: 'UPICOLLECT' } } }, then: { required: ['vpa'], properties: { vpa: { type: 'string' } } } },
+  ],
+};
+
 /** POST /api/s2s body. Unknown fields are ignored, as the gateway does. */
-export const s2sPaymentSchema = z.object(s2sFields).superRefine(modeRules as never);
+export const s2sPaymentSchema = z.object(s2sFields).superRefine(modeRules as never).meta(MODE_RULES);
 
 /** Decrypted /api/s2s/encrypt parameters: the same, plus encryption_method (the 12th mandatory field). */
 export const s2sEncryptedSchema = z
   .object({ ...s2sFields, encryption_method: z.enum(['aes256', 'none']).describe('"aes256" for encrypted webhooks or "none" for plain ones') })
-  .superRefine(modeRules as never);
+  .superRefine(modeRules as never)
+  .meta(MODE_RULES);
 
 /** A validated S2S payment request. */
 export type S2SPaymentInput = z.output<typeof s2sPaymentSchema> & { encryption_method?: 'aes256' | 'none' };

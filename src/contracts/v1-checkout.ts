@@ -2,6 +2,7 @@
 // session it answers with is src/views/checkout-session.ts. Descriptions are the hints in error messages and in OpenAPI.
 import * as z from 'zod';
 import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
+import { wordsPattern } from './patterns.js';
 
 /** The payment methods a hosted page can offer (spec §4.4: the values seen). */
 export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
@@ -20,6 +21,7 @@ export const checkoutSessionSchema = z
     methods: z
       .array(z.enum(CHECKOUT_METHODS).describe('one of "card", "ideal", "sepa"'))
       .min(1)
+      .meta({ uniqueItems: true })
       .describe('a non-empty list of distinct methods from "card", "ideal", "sepa", e.g. ["card", "ideal"]'),
     branding: z
       .strictObject({
@@ -50,6 +52,11 @@ export const checkoutSessionSchema = z
       const name = eurOnly === 'ideal' ? 'iDEAL' : 'SEPA Direct Debit';
       ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods includes "${eurOnly}", but ${name} is only available in EUR; set currency to "EUR" or remove "${eurOnly}"` });
     }
+  })
+  // iDEAL and SEPA only in euros, in JSON Schema terms.
+  .meta({
+    if: { required: ['methods'], properties: { methods: { contains: { enum: [...EUR_ONLY_METHODS] } } } },
+    then: { properties: { currency: { pattern: wordsPattern(['EUR'], { caseless: true }) } } },
   });
 
 /** A validated session request. */

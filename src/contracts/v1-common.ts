@@ -1,8 +1,9 @@
 // Pieces the /v1/ payment, refund and token schemas share: amounts in minor units, http(s) URLs,
 // and the list parameters (limit, starting_after). Descriptions are error hints and OpenAPI text.
 import * as z from 'zod';
-import { isCurrency } from '../domain/currencies.js';
+import { CURRENCY_CODES, isCurrency } from '../domain/currencies.js';
 import { parseHttpUrl } from '../domain/http-url.js';
+import { HTTP_URL_PATTERN, wordsPattern } from './patterns.js';
 
 /** Largest /v1/ amount in minor units (docs/decisions.md: integer minor units > 0). */
 export const MAX_V1_AMOUNT = 99_999_999_999;
@@ -18,6 +19,7 @@ export function currencyCode() {
     .string()
     .transform((code) => code.toUpperCase())
     .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR" or "usd"' })
+    .meta({ pattern: wordsPattern(CURRENCY_CODES, { caseless: true }) })
     .describe('an ISO 4217 currency code, e.g. "EUR" (lower case is accepted)');
 }
 
@@ -27,6 +29,7 @@ export function httpUrl(field: string, example: string) {
     .string()
     .max(2048)
     .refine((text) => parseHttpUrl(text) !== undefined, { message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters, a valid host, a port up to 65535)` })
+    .meta({ format: 'uri', pattern: HTTP_URL_PATTERN })
     .describe(`an absolute http(s) URL, e.g. "${example}"`);
 }
 

@@ -50,7 +50,7 @@ export const createPaymentSchema = z
   .strictObject({
     amount: minorAmount('the amount to charge'),
     currency: currencyCode(),
-    method: z.string().default('card').describe('"card" (the default); other methods are offered by hosted checkout'),
+    method: z.string().default('card').meta({ enum: ['card'] }).describe('"card" (the default); other methods are offered by hosted checkout'),
     routing: z
       .enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct'])
       .default('smart')
@@ -85,7 +85,8 @@ export const createPaymentSchema = z
       });
     }
     if (body.card && body.token) ctx.addIssue({ code: 'custom', path: ['token'], message: 'send either card or token, not both' });
-  });
+  })
+  .meta({ not: { required: ['card', 'token'], properties: { card: { type: 'object' }, token: { type: 'string' } } }, description: 'a payment; card and token exclude each other' });
 
 /** A validated payment request. */
 export type CreatePaymentInput = z.output<typeof createPaymentSchema>;

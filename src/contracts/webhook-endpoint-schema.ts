@@ -7,15 +7,20 @@ import { SIGNATURE_MODES } from '../crypto/signature.js';
 
 const url = httpUrl('url', 'https://shop.example/webhooks');
 
-const eventName = z.string().refine((name) => name === '*' || isEventType(name), {
-  error: (issue) => `${JSON.stringify(issue.input)} is not an event name; use "*" for every event or names from: ${EVENT_TYPE_NAMES.join(', ')}`,
-});
+const eventName = z
+  .string()
+  .refine((name) => name === '*' || isEventType(name), {
+    error: (issue) => `${JSON.stringify(issue.input)} is not an event name; use "*" for every event or names from: ${EVENT_TYPE_NAMES.join(', ')}`,
+  })
+  .meta({ enum: ['*', ...EVENT_TYPE_NAMES] });
 
 const events = z
   .array(eventName)
   .min(1)
   .max(EVENT_TYPE_NAMES.length)
   .refine((names) => !names.includes('*') || names.length === 1, { error: 'events ["*"] already means every event; send ["*"] alone or a list of names' })
+  // "*" only alone, in JSON Schema terms: no list holding "*" has a second item.
+  .meta({ not: { contains: { const: '*' }, minItems: 2 } })
   .transform((names) => [...new Set(names)]);
 
 // The description goes last (after .optional()): it is the hint validation errors show.
@@ -56,6 +61,7 @@ export const listEventsQuery = z.strictObject({
   type: z
     .string()
     .refine(isEventType, { error: (issue) => `type ${JSON.stringify(issue.input)} is not an event name; use one of: ${EVENT_TYPE_NAMES.join(', ')}` })
+    .meta({ enum: [...EVENT_TYPE_NAMES] })
     .optional()
     .describe('one event name, e.g. "payment.authorized"'),
   resource_id: z.string().min(1).optional().describe('only events about this object, e.g. a payment id or an S2S transID'),

@@ -15,6 +15,9 @@ for (const [list, exponent] of [[TWO_DECIMALS, 2], [ZERO_DECIMALS, 0], [THREE_DE
   for (const code of list.split(/\s+/)) if (code) EXPONENTS.set(code, exponent);
 }
 
+/** Every known ISO 4217 code, upper case, in alphabetical order (the OpenAPI document lists them). */
+export const CURRENCY_CODES: readonly string[] = [...EXPONENTS.keys()].sort();
+
 /** True for a known ISO 4217 three-letter code (upper case). */
 export function isCurrency(code: string): boolean {
   return EXPONENTS.has(code);

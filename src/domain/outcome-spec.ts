@@ -18,6 +18,18 @@ export const OUTCOME_WORDS: ReadonlyArray<{ word: string; means: string }> = [
   { word: 'chargeback', means: 'approved at once; a chargeback opens shortly after' },
 ];
 
+/** Every outcome parseOutcomeSpec takes (in any case, spaces around allowed), each decline code spelled out. */
+export const OUTCOME_SPECS: readonly string[] = [
+  'approve',
+  'challenge',
+  'challenge:fail',
+  'hang',
+  'refund-fails',
+  'chargeback',
+  ...DECLINE_CODES.map((code) => `decline:${code}`),
+  ...DECLINE_CODES.map((code) => `challenge:then-decline:${code}`),
+];
+
 /** One line listing the vocabulary, for error messages. */
 export const OUTCOME_VOCABULARY = OUTCOME_WORDS.map((w) => w.word).join(', ');
 

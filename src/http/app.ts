@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps) {
   });
   // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
   // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.
-  app.use('/_sandbox/*', controlGuard(deps.config));
+  app.use('/_sandbox/*', controlGuard(deps.config, allowedAt));
   // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
   app.route('/_sandbox', stateRoutes(deps));
   app.use(

@@ -11,10 +11,12 @@ import { controlStreamRoutes } from './control-stream.js';
 import { httpUrl } from '../contracts/v1-common.js';
 import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { SINCE_PATTERN } from '../contracts/patterns.js';
 
 const since = z
   .string()
   .refine((text) => parseSince(text, 0) !== undefined, { message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"' })
+  .meta({ pattern: SINCE_PATTERN })
   .optional()
   .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
 const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000');

@@ -3,8 +3,8 @@
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { queryInteger } from '../contracts/v1-common.js';
-import { isCurrency } from '../domain/currencies.js';
+import { currencyCode, queryInteger } from '../contracts/v1-common.js';
+import { DURATION_PATTERN } from '../contracts/patterns.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
 import type { Services } from '../services/services.js';
@@ -33,6 +33,8 @@ export const openChargebackSchema = z
     reason: z.enum(CHARGEBACK_REASONS).optional().describe(`one of ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`),
     amount: z.number().int().positive().max(99_999_999_999).optional().describe('the disputed amount in minor units, e.g. 1050 for EUR 10.50 (default: all that is not refunded)'),
   })
+  // Exactly one of the two, in JSON Schema terms.
+  .meta({ oneOf: [{ required: ['transID'] }, { required: ['payment_id'] }] })
   .superRefine((body, ctx) => {
     if (body.transID === undefined && body.payment_id === undefined) ctx.addIssue({ code: 'custom', path: ['payment_id'], message: 'payment_id or transID is required: send {"payment_id":"pay_..."} for a /v1/ payment or {"transID":"..."} for an S2S transaction' });
     if (body.transID !== undefined && body.payment_id !== undefined) ctx.addIssue({ code: 'custom', path: ['transID'], message: 'send either transID or payment_id, not both' });
@@ -49,15 +51,11 @@ export const chargebackQuery = z.strictObject({
 /** POST /_sandbox/settlements body (optional). */
 export const settleSchema = z.strictObject({
   merchant,
-  currency: z
-    .string()
-    .transform((code) => code.toUpperCase())
-    .refine(isCurrency, { message: 'currency must be an ISO 4217 code such as "EUR"' })
-    .optional()
-    .describe('an ISO 4217 currency code such as "EUR" (default: every currency)'),
+  currency: currencyCode().optional().describe('an ISO 4217 currency code such as "EUR" (default: every currency)'),
   pay_after: z
     .string()
     .refine((text) => parseDuration(text) !== undefined, { message: 'pay_after must be a duration such as "2d", "1h" or "0s"' })
+    .meta({ pattern: DURATION_PATTERN })
     .optional()
     .describe('sandbox time until the payout (settlement.paid), a duration such as "2d", "1h" or "0s" for at once (default 2d)'),
 });

@@ -14,6 +14,7 @@ import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { POSITIVE_DURATION_PATTERN } from '../contracts/patterns.js';
 import { toClockView, toHealthView } from '../views/clock.js';
 import { toPaymentView } from '../views/payment.js';
 import { toControlTransactionView, toS2SStatusView } from '../views/s2s.js';
@@ -32,6 +33,7 @@ export const advanceSchema = z.object({
       const problem = clockAdvanceProblem(text);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
+    .meta({ pattern: POSITIVE_DURATION_PATTERN })
     .describe('a duration with a unit such as "15m", "90s", "2h" or "1d" (at most 3650d); never negative'),
 });
 

@@ -3,7 +3,7 @@
 // webhook (the spec §6.1 query string, or data=<cipher> with encryption_method aes256).
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../domain/event-types.js';
-import { eventEnvelopeSchema, s2sEventData } from '../views/event.js';
+import { eventEnvelopeSchema, s2sWebhookFields } from '../views/event.js';
 import type { Components } from './openapi.js';
 
 /** The headers every delivery carries (docs/webhooks.md; --header-prefix renames "Sandbox"). */
@@ -25,10 +25,11 @@ const ANSWERS = {
 };
 
 // The encrypted S2S webhook: one field, the cipher of the same query string (docs/encryption.md).
-const encryptedS2SWebhook = z.object({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
+const encryptedS2SWebhook = z.strictObject({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
 
-/** The `webhooks` object: one operation per event name, and the S2S form webhook. */
-export function webhookOperations(components: Components): Record<string, unknown> {
+/** The `webhooks` object: one operation per event name, and the S2S form webhook, each with its recorded example. */
+export function webhookOperations(components: Components, examples: Record<string, unknown>): Record<string, unknown> {
+  const example = (name: string) => (examples[name] === undefined ? {} : { example: examples[name] });
   const webhooks: Record<string, unknown> = {};
   for (const type of EVENT_TYPE_NAMES) {
     webhooks[type] = {
@@ -38,7 +39,7 @@ export function webhookOperations(components: Components): Record<string, unknow
         tags: ['Webhooks'],
         security: [],
         parameters: DELIVERY_HEADERS,
-        requestBody: { required: true, content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output'), ...example(type) } } },
         responses: ANSWERS,
       },
     };
@@ -54,7 +55,8 @@ export function webhookOperations(components: Components): Record<string, unknow
         required: true,
         content: {
           'application/x-www-form-urlencoded': {
-            schema: { oneOf: [components.of(s2sEventData, 'output'), components.of(encryptedS2SWebhook, 'output')] },
+            schema: { oneOf: [components.of(s2sWebhookFields, 'output'), components.of(encryptedS2SWebhook, 'output')] },
+            ...example('s2s.transaction'),
           },
         },
       },

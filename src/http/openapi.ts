@@ -35,7 +35,11 @@ import { importView, merchantResetView, resetView } from '../views/state.js';
 import { merchantsOpenApi } from './control-merchants.js';
 import { resetSchema } from './control-state.js';
 import { PAGE_ROUTES } from './openapi-pages.js';
+import { faultHeaderPattern } from '../contracts/patterns.js';
+import { FAULT_STATUSES } from '../domain/api-faults.js';
 import { webhookOperations } from './openapi-webhooks.js';
+import { loadExamples, type OpenApiExamples } from './openapi-examples.js';
+import { OPENAPI_TAGS } from './openapi-tags.js';
 
 /**
  * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
@@ -186,14 +190,15 @@ function queryParameters(schema: z.ZodType, components: Components): unknown[] {
 
 const LOCATION = { Location: { description: 'where to go next', schema: { type: 'string', format: 'uri-reference' } } };
 
-/** The success answer's content: the response schema as JSON, or text of the route's media type. */
-function successContent(route: OpenApiRoute, components: Components): Record<string, unknown> | undefined {
-  if (route.responseSchema) return { 'application/json': { schema: components.of(route.responseSchema, 'output') } };
+/** The success answer's content: the response schema as JSON (with its recorded example), or text of the route's media type. */
+function successContent(route: OpenApiRoute, components: Components, example: unknown): Record<string, unknown> | undefined {
+  if (route.responseSchema) return { 'application/json': { schema: components.of(route.responseSchema, 'output'), ...(example === undefined ? {} : { example }) } };
   if (route.responseType) return { [route.responseType]: { schema: { type: 'string' } } };
   return undefined;
 }
 
-function operation(route: OpenApiRoute, components: Components): Record<string, unknown> {
+function operation(route: OpenApiRoute, components: Components, examples: OpenApiExamples): Record<string, unknown> {
+  const example = examples.operations[`${route.method} ${openApiPath(route.path)}`] ?? {};
   const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   if (route.query) parameters.push(...queryParameters(route.query, components));
   if (route.method === 'post' && (route.path.startsWith('/api/') || route.path.startsWith('/v1/'))) {
@@ -201,8 +206,8 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: '1-255 printable characters; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: '1-255 printable ASCII characters, such as a UUID; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]{1,255}$' },
     });
   }
   if (/^\/(api|v1)\//.test(route.path)) {
@@ -210,8 +215,8 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
       name: 'X-Sandbox-Fault',
       in: 'header',
       required: false,
-      description: 'inject an API fault: comma-separated latency=DURATION, status=500|502|503|504|429, reset, timeout, lost-answer (see docs/api-faults.md)',
-      schema: { type: 'string' },
+      description: `inject an API fault: comma-separated latency=DURATION (more than 0, at most 60s), status=${FAULT_STATUSES.join('|')}, reset, timeout, lost-answer; each fault once, and at most one of status, reset, timeout, lost-answer (see docs/api-faults.md)`,
+      schema: { type: 'string', pattern: faultHeaderPattern(FAULT_STATUSES) },
     });
   }
   const byStatus = new Map<number, ErrorCode[]>();
@@ -227,7 +232,7 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
   if (route.auth === 'control' && route.method === 'get') redirects[303] ??= 'a browser (Accept: text/html) without the control cookie: the sign-in page /_sandbox/login';
   const responses: Record<string, Record<string, unknown>> = {};
   if (!(success in redirects)) {
-    const content = successContent(route, components);
+    const content = successContent(route, components, example.response);
     responses[String(success)] = { description: route.response, ...(content ? { content } : {}) };
   }
   for (const [status, where] of Object.entries(redirects)) responses[status] = { description: where, headers: LOCATION };
@@ -248,7 +253,7 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
     tags: [route.tag],
     security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: components.of(route.body, 'input') } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: components.of(route.body, 'input'), ...(example.request === undefined ? {} : { example: example.request }) } } } } : {}),
     ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody) } : {}),
     responses: sorted,
   };
@@ -257,13 +262,15 @@ function operation(route: OpenApiRoute, components: Components): Record<string, 
 /** Assembles the OpenAPI 3.1 document from route lists. */
 export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl: string): Record<string, unknown> {
   const components = new Components();
+  const examples = loadExamples(serverUrl);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
-    paths[path][route.method] = operation(route, components);
+    paths[path][route.method] = operation(route, components, examples);
   }
-  const webhooks = webhookOperations(components);
+  const webhooks = webhookOperations(components, examples.webhooks);
+  components.schemas.Error = { ...ERROR_SCHEMA, examples: [examples.error] };
   return {
     openapi: '3.1.0',
     info: {
@@ -273,6 +280,7 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: serverUrl }],
+    tags: OPENAPI_TAGS,
     paths,
     webhooks,
     components: {

@@ -76,6 +76,8 @@ function checkDepth(body: unknown): void {
 /** Reads a JSON object body; a wrong Content-Type or malformed JSON is a 400 saying so. */
 export async function readJson(c: Context): Promise<Record<string, unknown>> {
   const type = mediaType(c);
+  // Nothing sent at all (a body-less call the control guard let through): what is missing is the body.
+  if (type === '' && (await bodyText(c)) === '') throw new SandboxError('invalid_json', 'the body is empty; send a JSON object with Content-Type: application/json');
   if (type !== 'application/json') {
     throw new SandboxError('unsupported_content_type', `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}; send a JSON body with that header`);
   }

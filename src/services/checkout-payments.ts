@@ -14,6 +14,7 @@ import type { CheckoutSessions } from './checkout-sessions.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { Payments } from './payments.js';
+import { toPaymentView } from '../views/payment.js';
 
 /** The metadata key that ties a payment to its checkout session. */
 export const SESSION_METADATA_KEY = 'checkout_session';
@@ -32,7 +33,10 @@ export class CheckoutPayments {
     private readonly sessions: CheckoutSessions,
     private readonly payments: Payments,
   ) {
-    sessions.paymentLookup = (id) => deps.store.payments.get(id);
+    sessions.paymentLookup = (id) => {
+      const payment = deps.store.payments.get(id);
+      return payment && toPaymentView(payment, payments.nextActionUrl(payment));
+    };
     sessions.onExpire = (session) => this.abandonInFlight(session, 'expire');
     payments.statusListeners.push((payment) => this.paymentChanged(payment));
     jobs.register('checkout.sepa_settle', (job) => this.settleSepa(job.subjectId, job.payload.result === 'fail'));

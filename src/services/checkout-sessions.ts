@@ -12,18 +12,10 @@ import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import { toCheckoutSessionView } from '../views/checkout-session.js';
+import type { PaymentView } from '../views/payment.js';
 
-/** What a session's events and API answer say about its payment. */
-export interface CheckoutPaymentSummary {
-  id: string;
-  status: string;
-  method: string;
-  amount: number;
-  currency: string;
-}
-
-/** Looks up the payment summary of a payment id (the payments service provides it). */
-export type PaymentLookup = (paymentId: string) => CheckoutPaymentSummary | undefined;
+/** Looks up a payment as the API shows it (the payments service provides it): the session's answer reads its status, its events carry it whole. */
+export type PaymentLookup = (paymentId: string) => PaymentView | undefined;
 
 /** The session use cases. */
 export class CheckoutSessions {

@@ -5,14 +5,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { parseOutcomeSpec, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
+import { parseOutcomeSpec, OUTCOME_SPECS, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
+import { API_FAULT_KINDS } from '../domain/api-faults.js';
+import { faultSpecPattern, wordsPattern } from '../contracts/patterns.js';
 import type { ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
 import { CODE_DIR } from '../code-dir.js';
-import { parseFaultSpec } from '../webhooks/fault-rules.js';
+import { FAULT_KINDS, parseFaultSpec } from '../webhooks/fault-rules.js';
 import type { FaultInjector } from '../webhooks/faults.js';
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
@@ -41,7 +43,8 @@ export const scenarioDocumentSchema = z
             mop: z.string(mop).min(1, mop).max(32, mop).optional(),
             outcome: z
               .string(hint(`an outcome word: ${OUTCOME_VOCABULARY}`))
-              .refine((text) => parseOutcomeSpec(text) !== undefined, { error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}` }),
+              .refine((text) => parseOutcomeSpec(text) !== undefined, { error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}` })
+              .meta({ pattern: wordsPattern(OUTCOME_SPECS, { caseless: true, trimmed: true }) }),
             times: z.number(uses).int(uses).min(1, uses).max(1_000_000, uses).default(1),
           })
           .strict(),
@@ -52,6 +55,7 @@ export const scenarioDocumentSchema = z
       .string()
       .max(4000)
       .refine((spec) => !('problem' in parseFaultSpec(spec)), { error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}` })
+      .meta({ pattern: faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]) })
       .optional()
       .describe('fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)'),
   })

@@ -6,29 +6,38 @@ import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-t
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { checkoutSessionView } from './checkout-session.js';
 import { deliveryView } from './delivery.js';
+import { paymentView } from './payment.js';
 import { settlementView } from './settlement.js';
 import { iso, isoTime } from './time.js';
 
-/** The data of an S2S transaction's event: the spec §6.1 fields, all strings. */
-export const s2sEventData = z
-  .looseObject({
-    transID: z.string(),
-    reference: z.string(),
-    order_status: z.string().describe('the order_status code as text, e.g. "1"'),
-    status: z.string(),
-    bill_amt: z.string().describe('decimal(10,2) text'),
-    bill_currency: z.string(),
-    mop: z.string(),
-    ccno: z.string(),
-    response: z.string(),
-  })
-  .meta({ id: 'S2SEventData' });
+/** The spec §6.1 fields of an S2S transaction, all strings: exactly what its form webhook carries. */
+const S2S_FIELDS = {
+  transID: z.string(),
+  reference: z.string(),
+  order_status: z.string().describe('the order_status code as text, e.g. "1"'),
+  status: z.string(),
+  bill_amt: z.string().describe('decimal(10,2) text'),
+  bill_currency: z.string(),
+  mop: z.string(),
+  ccno: z.string(),
+  response: z.string(),
+};
+
+/** The S2S form webhook (spec §6.1): its fields and nothing else. */
+export const s2sWebhookFields = z.strictObject(S2S_FIELDS).meta({ id: 'S2SWebhookFields' });
+
+/** What data.object says an event is about: the discriminator of every event's data. */
+export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement';
+
+/** The data of an S2S transaction's event: object "s2s_transaction" and the spec §6.1 fields. */
+export const s2sEventData = z.looseObject({ object: z.literal('s2s_transaction'), ...S2S_FIELDS }).meta({ id: 'S2SEventData' });
 
 const minor = z.number().int().describe('minor units');
 
 /** The data of a /v1/ payment's event (spec §6.2 payment_id, status, amount, currency, plus what a handler needs). */
 export const paymentEventData = z
   .looseObject({
+    object: z.literal('payment'),
     payment_id: z.string(),
     status: z.enum(PAYMENT_STATES),
     amount: minor,
@@ -44,6 +53,7 @@ export const paymentEventData = z
 /** The data of a /v1/ refund's event. */
 export const refundEventData = z
   .looseObject({
+    object: z.literal('refund'),
     refund_id: z.string(),
     payment_id: z.string(),
     status: z.enum(['pending', 'succeeded', 'failed']),
@@ -58,29 +68,51 @@ export const refundEventData = z
 
 /** The data of a /v1/ payment's chargeback event. */
 export const chargebackEventData = z
-  .looseObject({ chargeback_id: z.string(), payment_id: z.string(), amount: minor, currency: z.string(), reason: z.string(), status: z.enum(['open', 'won', 'lost']), payment_status: z.string() })
+  .looseObject({ object: z.literal('chargeback'), chargeback_id: z.string(), payment_id: z.string(), amount: minor, currency: z.string(), reason: z.string(), status: z.enum(['open', 'won', 'lost']), payment_status: z.string() })
   .meta({ id: 'ChargebackEventData' });
 
-/** The data of a settlement event: the settlement without object, its id as settlement_id. */
+/** The data of a settlement event: the settlement, its id as settlement_id. */
 export const settlementEventData = z
-  .looseObject({ ...settlementView.omit({ id: true, object: true }).shape, settlement_id: z.string() })
+  .looseObject({ ...settlementView.omit({ id: true }).shape, settlement_id: z.string() })
   .meta({ id: 'SettlementEventData' });
 
-/** The data of a checkout session event: the session and its payment. */
+/** The data of a checkout session event: the session and its payment, as the API shows them. */
 export const checkoutSessionEventData = z
-  .looseObject({ ...checkoutSessionView.shape, payment: z.record(z.string(), z.unknown()).nullable().describe('the payment that completed the session') })
+  .looseObject({ ...checkoutSessionView.shape, payment: paymentView.nullable().describe('the payment that completed the session, as GET /v1/payments/{id} shows it; null for an expired session') })
   .meta({ id: 'CheckoutSessionEventData' });
+
+/** A family's data, or an S2S transaction's: told apart by data.object. */
+function eitherFamily(v1: z.ZodObject, object: EventObject) {
+  const mapping = { [object]: `#/components/schemas/${z.globalRegistry.get(v1)!.id}`, s2s_transaction: '#/components/schemas/S2SEventData' };
+  return z.discriminatedUnion('object', [v1, s2sEventData]).meta({ discriminator: { propertyName: 'object', mapping } });
+}
 
 /** Each event name's data: S2S transactions' events carry the spec §6.1 fields, /v1/ objects' events their own. */
 const EVENT_DATA: Record<EventType, z.ZodType> = Object.fromEntries(
   EVENT_TYPE_NAMES.map((type) => {
-    if (type.startsWith('payment.')) return [type, z.union([paymentEventData, s2sEventData])];
-    if (type.startsWith('refund.')) return [type, z.union([refundEventData, s2sEventData])];
-    if (type.startsWith('chargeback.')) return [type, z.union([chargebackEventData, s2sEventData])];
+    if (type.startsWith('payment.')) return [type, eitherFamily(paymentEventData, 'payment')];
+    if (type.startsWith('refund.')) return [type, eitherFamily(refundEventData, 'refund')];
+    if (type.startsWith('chargeback.')) return [type, eitherFamily(chargebackEventData, 'chargeback')];
     if (type.startsWith('settlement.')) return [type, settlementEventData];
     return [type, checkoutSessionEventData];
   }),
 ) as Record<EventType, z.ZodType>;
+
+/** What an event is about, from its name and stored data: an S2S transaction's data holds its transID. */
+export function eventObject(type: string, data: Record<string, unknown>): EventObject {
+  if (typeof data.transID === 'string') return 's2s_transaction';
+  if (type.startsWith('checkout.session.')) return 'checkout.session';
+  return type.slice(0, type.indexOf('.')) as EventObject;
+}
+
+/**
+ * An event's data as the API and every JSON webhook show it: data.object first, then the stored
+ * fields. Derived rather than stored, so events recorded before it existed carry it too, and the
+ * S2S form webhook, built from the stored fields, keeps exactly the spec §6.1 set.
+ */
+export function eventData(event: EventRecord): Record<string, unknown> {
+  return { object: eventObject(event.type, event.data), ...event.data };
+}
 
 /** The name of an event's component: payment.authorized -> PaymentAuthorizedEvent. */
 function eventComponent(type: string): string {
@@ -130,7 +162,7 @@ export type ControlEventView = EventView & { resource_id: string; merchant_id: s
 
 /** The event as the API shows it: the webhook envelope plus object: "event". */
 export function toEventView(event: EventRecord): EventView {
-  return { id: event.id, object: 'event', event: event.type, data: event.data, created_at: iso(event.createdAt) };
+  return { id: event.id, object: 'event', event: event.type, data: eventData(event), created_at: iso(event.createdAt) };
 }
 
 /** The event as the control API shows it: the public view with its subject and merchant. */

@@ -5,6 +5,7 @@ import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
+import { eventData } from '../views/event.js';
 import { iso } from '../views/time.js';
 
 /** The spec §6.1 fields of a transaction's webhook, plus `response` saying why. */
@@ -33,7 +34,7 @@ export function s2sWebhookBody(fields: Record<string, string>, encryptionMethod:
   return encryptionMethod === 'aes256' ? formEncode({ data: encryptText(plain, keys) }) : plain;
 }
 
-/** The spec §6.2 envelope of an event, serialised exactly once so the signature covers these bytes. */
+/** The spec §6.2 envelope of an event (its data with data.object), serialised exactly once so the signature covers these bytes. */
 export function eventEnvelope(event: EventRecord): string {
-  return JSON.stringify({ event: event.type, id: event.id, data: event.data, created_at: iso(event.createdAt) });
+  return JSON.stringify({ event: event.type, id: event.id, data: eventData(event), created_at: iso(event.createdAt) });
 }

@@ -1,7 +1,7 @@
 // A hostile web page in real Chromium (Debian's /usr/bin/chromium via playwright-core) against a
 // real sandbox: a page served from another port of 127.0.0.1 auto-submits an HTML form to
-// POST /_sandbox/reset, and fires a no-cors fetch() with a text/plain body at it, both what any
-// site open in the developer's browser can do. The sandbox refuses both (cross_site_refused), also
+// POST /_sandbox/reset, and fires a no-cors fetch() at it with a text/plain body or with no body at
+// all, each what any site open in the developer's browser can do. The sandbox refuses both (cross_site_refused), also
 // when it runs with --control-token and the browser holds the sign-in cookie (SameSite ignores
 // ports, so Chromium sends it along), and the payment made before is still there.
 import http from 'node:http';
@@ -26,6 +26,8 @@ async function startHostileSite(target: string) {
     // enctype text/plain with this name/value pair sends the body {"x":"="}: JSON in all but Content-Type.
     '/form': `<!DOCTYPE html><form method="POST" action="${reset}" enctype="text/plain"><input name='{"x":"' value='"}'></form><script>document.forms[0].submit()</script>`,
     '/fetch': `<!DOCTYPE html><script>fetch(${JSON.stringify(reset)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{}' })</script>`,
+    // No body and no Content-Type: the one write the guard takes without JSON, so only Origin stops it.
+    '/fetch-bodiless': `<!DOCTYPE html><script>fetch(${JSON.stringify(reset)}, { method: 'POST', mode: 'no-cors', credentials: 'include' })</script>`,
   };
   const server = http.createServer((req, res) => {
     const html = pages[req.url ?? ''];
@@ -101,11 +103,12 @@ describe.each([
     await Promise.all([page.waitForURL(`${sandbox.url}/_sandbox/`), page.click('button[type="submit"]')]);
   });
 
-  it.each(['/form', '/fetch'])('%s cannot reset the sandbox', async (path) => {
+  it.each(['/form', '/fetch', '/fetch-bodiless'])('%s cannot reset the sandbox', async (path) => {
     const transID = await pay(sandbox);
     const { status, headers } = await attack(`${hostile.url}${path}`, sandbox);
     expect(status).toBe(403);
     expect(headers.origin).toBe(hostile.url);
+    if (path === '/fetch-bodiless') expect(headers['content-type']).toBeUndefined();
     // With a token the attack carries the cookie: only the guard's same-origin check stops it.
     if ('controlToken' in flags) expect(headers.cookie).toContain(`sandbox_control=${TOKEN}`);
     expect(await transactionStatus(sandbox, transID)).toBe(200);

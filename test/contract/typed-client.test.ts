@@ -1,7 +1,8 @@
 // The typed-client example (test/contract/typed-client/): openapi-typescript generates `paths` from
 // the /openapi.json of a real sandbox at test time (so the example cannot drift from the document),
-// tsc compiles the openapi-fetch client under --strict against them, and the same client then runs
-// a whole payment, capture, partial refund, cancel, events list and checkout session on that sandbox.
+// tsc compiles the openapi-fetch client under --strict against them (an event narrowed on `event`
+// and `data.object` included), and the same client then runs a whole payment, capture, partial
+// refund, cancel, events list and checkout session on that sandbox.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +11,7 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/library/start-sandbox.js';
-import { eventNames, openCheckout, payCaptureRefund, paysandboxClient, showPayment } from './typed-client/merchant-client.js';
+import { amountCaptured, eventNames, openCheckout, payCaptureRefund, paymentEvents, paysandboxClient, showPayment } from './typed-client/merchant-client.js';
 
 const root = join(import.meta.dirname, '../..');
 const generated = join(root, 'test-artifacts/typed-client/paysandbox-api.d.ts');
@@ -47,6 +48,10 @@ describe('a typed client generated from /openapi.json', () => {
     sandbox.clock.advance('2s');
     expect(await showPayment(client, flow.created.id)).toMatchObject({ status: 'partially_refunded', amount_captured: 600, amount_refunded: 200 });
     expect(await eventNames(client, flow.created.id)).toEqual(['payment.authorized', 'payment.captured', 'refund.created', 'refund.succeeded']);
+    // Narrowed on event and data.object, the capture event's amount_captured is a number.
+    const events = await paymentEvents(client, flow.created.id);
+    expect(events.map((event) => event.data.object)).toEqual(['payment', 'payment', 'refund', 'refund']);
+    expect(events.map(amountCaptured)).toEqual([undefined, 600, undefined, undefined]);
 
     const session = await openCheckout(client, 'https://shop.example/return');
     expect(session).toMatchObject({ status: 'open', methods: ['card', 'ideal'], paymentId: null });

@@ -1,7 +1,7 @@
 // Fuzzing every POST of the API with mutated and random bodies, content types and headers: the
 // JSON S2S endpoint, the encrypted form endpoint (mutated plaintext inside valid encryption, and
 // mutated ciphertext), refund-request, every /v1/ POST, the control API POSTs (chargebacks,
-// settlements and triggers included) and the dashboard's form posts, plus bodies nested thousands
+// settlements and triggers included, and each with no body at all) and the dashboard's form posts, plus bodies nested thousands
 // of levels deep and bytes that are not UTF-8 on every JSON POST. Each answer is
 // below 500, a JSON error has the documented shape, and a rejected request leaves the database
 // exactly as it was. The seed is fixed (FUZZ_SEED to change it); fast-check prints it on failure.
@@ -146,6 +146,29 @@ describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
     const opened = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: ids.payment });
     const id = fc.oneof(fc.constant(opened.json.id as string), fc.string({ maxLength: 30 }), fc.constantFrom('cb_0000000000000000', '__proto__', '..')).map((s) => encodeURIComponent(s));
     await fuzz(fc.record({ id, body: jsonBody({}), headers: extraHeaders }).map(({ id, body, headers }) => ({ path: `/_sandbox/chargebacks/${id}/${verdict}`, body, headers })));
+  });
+
+  it('every control POST with no body at all (no Content-Type), from no browser or from another origin', async () => {
+    const opened = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: ids.payment });
+    const paths = [...controlPosts.map(([, path]) => path(ids)), ...['win', 'lose'].map((verdict) => `/_sandbox/chargebacks/${opened.json.id}/${verdict}`)];
+    const arb = fc.record({
+      path: fc.constantFrom(...paths),
+      length: fc.constantFrom(undefined, '0', ' 0'),
+      origin: fc.constantFrom(undefined, 'http://localhost', 'http://evil.example', 'null'),
+      site: fc.constantFrom(undefined, 'same-origin', 'none', 'cross-site', 'same-site'),
+      extra: extraHeaders,
+    });
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ path, length, origin, site, extra }) => {
+        const headers = withoutUndefined({ ...extra, 'content-length': length, origin, 'sec-fetch-site': site });
+        const res = await sendAndCheck(sb, 'POST', path, undefined, headers, { jsonErrors: true });
+        // Body-less is never a Content-Type problem; another origin is refused whatever it sends.
+        expect(res.json?.error?.code, res.text).not.toBe('unsupported_content_type');
+        const foreign = site === 'cross-site' || site === 'same-site' || (site === undefined && (origin === 'http://evil.example' || origin === 'null'));
+        if (foreign) expect(res.status, res.text).toBe(403);
+      }),
+      fuzzOptions(),
+    );
   });
 
   it('POST /_sandbox/dashboard/authenticate: mutated forms (with the page\'s csrf) and content types', async () => {

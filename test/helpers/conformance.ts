@@ -2,13 +2,15 @@
 // checkAnswer(), which finds the operation (method + path template), the status and the media type
 // in the document and validates the body with ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
 // against the document's own schemas. An answer the document does not describe fails the test
-// that received it, naming the route, the status and ajv's errors.
+// that received it, naming the route, the status and ajv's errors. Webhook bodies the suite's fake
+// merchants receive are checked the same way against the document's `webhooks` (checkWebhook).
 import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { afterAll } from 'vitest';
 import { buildOpenApiDocument, OPENAPI_ROUTES } from '../../src/http/openapi.js';
+import { UNKNOWN_EVENT_TYPE } from '../../src/webhooks/audit.js';
 
 /** One answer as a test read it. */
 export interface Answer {
@@ -37,7 +39,14 @@ export class Conformance {
   /** How many answers matched no documented operation and were not checked. */
   unmatched = 0;
 
-  constructor(document: { paths: Record<string, Record<string, { responses: Operation['responses'] }>>; components: { schemas: Record<string, unknown> } }) {
+  private readonly webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+
+  constructor(document: {
+    paths: Record<string, Record<string, { responses: Operation['responses'] }>>;
+    components: { schemas: Record<string, unknown> };
+    webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+  }) {
+    this.webhooks = document.webhooks;
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
     // The components under the document's own address, so "#/components/schemas/X" resolves.
     this.ajv.addSchema({ $id: 'openapi.json', components: document.components }, 'openapi.json');
@@ -78,6 +87,27 @@ export class Conformance {
     return this.check(`${route} ${answer.status}`, content.schema, answer);
   }
 
+  /** Problems with a webhook body the sandbox sent (empty when the document's `webhooks` describe it). */
+  webhookProblems(contentType: string, text: string): string[] {
+    const type = contentType.split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/x-www-form-urlencoded') {
+      const schema = this.webhooks['s2s.transaction']?.post.requestBody.content[type]?.schema;
+      return this.validateBody('webhook s2s.transaction', schema, Object.fromEntries(new URLSearchParams(text)));
+    }
+    if (type !== 'application/json') return [`a webhook sent as ${type || 'no content type'}, which no entry of webhooks lists`];
+    let body: { event?: unknown };
+    try {
+      body = JSON.parse(text) as { event?: unknown };
+    } catch {
+      return [`a webhook whose body is not JSON: ${text.slice(0, 200)}`];
+    }
+    // `sandbox audit-webhooks` sends one event name no sandbox publishes, on purpose: it asks whether the handler takes a future one.
+    if (body.event === UNKNOWN_EVENT_TYPE) return [];
+    const operation = typeof body.event === 'string' && Object.hasOwn(this.webhooks, body.event) ? this.webhooks[body.event] : undefined;
+    if (!operation) return [`a webhook with event ${JSON.stringify(body.event)}, which is not in the document's webhooks`];
+    return this.validateBody(`webhook ${body.event}`, operation.post.requestBody.content[type]?.schema, body);
+  }
+
   private check(key: string, schema: unknown, answer: Answer): string[] {
     let body: unknown;
     try {
@@ -85,6 +115,11 @@ export class Conformance {
     } catch {
       return [`${key}: the body is not JSON: ${answer.text.slice(0, 200)}`];
     }
+    return this.validateBody(key, schema, body);
+  }
+
+  private validateBody(key: string, schema: unknown, body: unknown): string[] {
+    if (schema === undefined) return [`${key}: the document has no schema for it`];
     let validate = this.compiled.get(key);
     if (!validate) {
       validate = this.ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"openapi.json#/components/')) as object);
@@ -109,6 +144,12 @@ export function conformance(): Conformance {
 // this module once per file, so the hook runs once per file).
 const countFile = process.env.CONFORMANCE_COUNT_FILE;
 if (countFile) afterAll(() => appendFileSync(countFile, `${shared.checked} ${shared.unmatched}\n`));
+
+/** Throws when the document's `webhooks` do not describe a body the sandbox POSTed, naming the event and ajv's errors. */
+export function checkWebhook(contentType: string, body: string): void {
+  const problems = conformance().webhookProblems(contentType, body);
+  if (problems.length > 0) throw new Error(`a webhook the sandbox sent does not match the webhooks of GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${body.slice(0, 500)}`);
+}
 
 /** Throws when the document does not describe `answer`, naming the route, the status and ajv's errors. */
 export function checkAnswer(answer: Answer): void {

@@ -1,8 +1,30 @@
 // A fake merchant webhook receiver on 127.0.0.1:<port 0>: records every request, answers a
-// scripted list of statuses (then 200), and can be stopped and restarted on the same port.
+// scripted list of statuses (then 200), and can be stopped and restarted on the same port. Every
+// webhook it receives is checked against the document's `webhooks` (conformance.ts); a body the
+// document does not describe fails the test that was running when it arrived.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
+import { checkWebhook } from './conformance.js';
+
+/** Webhook bodies received since the last test ended that the document does not describe. */
+const violations: string[] = [];
+afterEach(() => {
+  const found = violations.splice(0);
+  if (found.length > 0) throw new Error(found.join('\n'));
+});
+
+/** Takes the violations found so far (a test that sends a bad body on purpose reads them, so they do not fail it). */
+export function takeWebhookViolations(): string[] {
+  return violations.splice(0);
+}
+
+/** True for a request the sandbox's delivery worker (or a replay, or the audit) sent: it names its delivery. */
+function isDelivery(headers: http.IncomingHttpHeaders): boolean {
+  // X-Sandbox-Delivery-Id (--header-prefix renames "Sandbox"), or webhook-id in standard mode.
+  return Object.keys(headers).some((name) => /^x-.+-delivery-id$/.test(name) || name === 'webhook-id');
+}
 
 /** One request the receiver got. */
 export interface ReceivedWebhook {
@@ -27,6 +49,13 @@ export async function startFakeMerchant(options: { statuses?: number[]; fallback
     req.on('end', async () => {
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       received.push(request);
+      if (request.method === 'POST' && isDelivery(req.headers)) {
+        try {
+          checkWebhook(String(req.headers['content-type'] ?? ''), request.body);
+        } catch (err) {
+          violations.push((err as Error).message);
+        }
+      }
       const status = options.answer ? await options.answer(request) : statuses.length ? statuses.shift()! : (options.fallback ?? 200);
       if (res.destroyed) return;
       if (!options.endless) return void res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');

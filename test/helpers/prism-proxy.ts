@@ -1,6 +1,7 @@
 // `prism proxy <document> <upstream> --errors` (@stoplight/prism-cli) in front of a sandbox: every
 // request and answer passing through is validated against the document; with --errors a violation
-// becomes an error answer instead of a log line only. Keeps what Prism logged.
+// becomes an error answer instead of a log line only. Also `prism mock <document>`, which answers
+// from the document's examples alone. Keeps what Prism logged.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -30,9 +31,19 @@ function freePort(): Promise<number> {
 }
 
 /** Starts the proxy and resolves once Prism says it is listening. */
-export async function startPrismProxy(documentPath: string, upstream: string): Promise<PrismProxy> {
+export function startPrismProxy(documentPath: string, upstream: string): Promise<PrismProxy> {
+  return startPrism(['proxy', documentPath, upstream, '--errors']);
+}
+
+/** Starts `prism mock` (static: each answer is the document's example) and resolves once it listens. */
+export function startPrismMock(documentPath: string): Promise<PrismProxy> {
+  return startPrism(['mock', documentPath, '--errors']);
+}
+
+/** Starts Prism with `args` on a free port of 127.0.0.1. */
+async function startPrism(args: string[]): Promise<PrismProxy> {
   const port = await freePort();
-  const child = spawn(process.execPath, [PRISM, 'proxy', documentPath, upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], {
+  const child = spawn(process.execPath, [PRISM, ...args, '-p', String(port), '-h', '127.0.0.1'], {
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -45,9 +56,9 @@ export async function startPrismProxy(documentPath: string, upstream: string): P
   void exited.then(() => (gone = true));
   try {
     await waitFor(() => {
-      if (gone) throw new Error(`prism proxy exited before it was ready:\n${log}`);
+      if (gone) throw new Error(`prism ${args[0]} exited before it was ready:\n${log}`);
       return log.includes('Prism is listening');
-    }, `prism proxy to listen on port ${port}`, 30_000, 50);
+    }, `prism ${args[0]} to listen on port ${port}`, 30_000, 50);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

@@ -295,6 +295,12 @@ describe('paying on the page', () => {
     const completed = sandbox.store.events.list({ limit: 100 }).find((e) => e.type === 'checkout.session.completed')!;
     expect(completed.resourceId).toBe(session.id);
     expect(completed.data).toMatchObject({ id: session.id, status: 'complete', payment_id: view.payment_id, payment: { id: view.payment_id, amount: 1050, currency: 'EUR' } });
+    // The event carries the payment as the API shows it (at completion: authorized, not yet captured), not the stored record.
+    const shown = (await sandbox.request('GET', `/v1/events/${completed.id}`, undefined, AUTH)).json;
+    const payment = (await sandbox.request('GET', `/v1/payments/${view.payment_id}`, undefined, AUTH)).json;
+    expect(shown.data.object).toBe('checkout.session');
+    expect(Object.keys(shown.data.payment).sort()).toEqual(Object.keys(payment).sort());
+    expect(shown.data.payment).toEqual({ ...payment, status: 'authorized', amount_captured: 0, updated_at: shown.data.payment.updated_at });
 
     const again = await sandbox.request('GET', `/pay/${session.token}`);
     expect(again.status).toBe(410);

@@ -27,6 +27,28 @@ describe('405 for a known path with the wrong method', () => {
     expect(res.json.error.request_id).toMatch(/^req_/);
   });
 
+  // The control guard asks writes for JSON, but only on a route that takes the method: a write it
+  // would never read is routing's 405 (or 404), not a request for JSON.
+  it.each([
+    ['POST', '/_sandbox/health', 'GET, HEAD'],
+    ['POST', '/_sandbox/transactions/123', 'GET, HEAD'],
+    ['PUT', '/_sandbox/clock', 'GET, HEAD'],
+    ['DELETE', '/_sandbox/chargebacks/cb_1', 'GET, HEAD'],
+  ])('%s %s answers 405 with Allow: %s whatever it carries (no body, a form, text/plain)', async (method, path, allow) => {
+    for (const [body, type] of [[undefined, ''], ['a=b', 'application/x-www-form-urlencoded'], ['{}', 'text/plain']] as const) {
+      const res = await sandbox.request(method, path, body, { 'content-type': type });
+      expect(res.status, `${type}: ${res.text}`).toBe(405);
+      expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+      expect(res.json.error.code).toBe('method_not_allowed');
+    }
+  });
+
+  it('a write to an unknown /_sandbox path is 404 route_not_found, not a request for JSON', async () => {
+    const res = await sandbox.request('POST', '/_sandbox/no-such-thing', 'a=b', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(404);
+    expect(res.json.error.code).toBe('route_not_found');
+  });
+
   it('an unknown path is still 404 route_not_found', async () => {
     const res = await sandbox.request('GET', '/v1/no-such-thing', undefined, AUTH);
     expect(res.status).toBe(404);

@@ -166,4 +166,17 @@ describe('GET /openapi.json', () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('declares every tag its operations and webhooks name at the top level, once each, with a description', async () => {
+    const doc = (await sandbox.request('GET', '/openapi.json')).json;
+    const declared = (doc.tags as Array<{ name: string; description: string }>).map((tag) => tag.name);
+    expect(new Set(declared).size).toBe(declared.length);
+    for (const tag of doc.tags) expect(tag.description.length, tag.name).toBeGreaterThan(10);
+    const operations = [...Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops)), ...Object.values(doc.webhooks as Record<string, any>).map((hook) => hook.post)];
+    const used = new Set(operations.flatMap((op) => op.tags as string[]));
+    expect([...used].filter((tag) => !declared.includes(tag)), 'tags used but not declared').toEqual([]);
+    expect(declared.filter((tag) => !used.has(tag)), 'tags declared but not used').toEqual([]);
+    // The control tag says what its guard requires of a request.
+    expect(doc.tags.find((tag: { name: string }) => tag.name === 'Sandbox control').description).toContain('Content-Length 0');
+  });
 });

@@ -250,10 +250,13 @@ describe('fan-out of published events', () => {
     expect(toEndpoints.map((d) => d.url).sort()).toEqual(['http://127.0.0.1:9/all', 'http://127.0.0.1:9/authorized']);
     expect(toEndpoints.map((d) => d.endpointId).sort()).toEqual([all.id, authorized.id].sort());
     // The S2S webhook_url still gets its own form-encoded webhook, signed with the merchant secret.
-    expect(deliveries.filter((d) => d.endpointId === null).map((d) => d.url)).toEqual(['http://127.0.0.1:9/webhooks']);
+    const form = deliveries.filter((d) => d.endpointId === null);
+    expect(form.map((d) => d.url)).toEqual(['http://127.0.0.1:9/webhooks']);
+    // ...with exactly the spec §6.1 fields: data.object is the JSON envelope's, not the form's.
+    expect([...new URLSearchParams(form[0]!.body).keys()].sort()).toEqual(['bill_amt', 'bill_currency', 'ccno', 'mop', 'order_status', 'reference', 'response', 'status', 'transID']);
     for (const d of toEndpoints) {
       expect(d.contentType).toBe('application/json');
-      expect(JSON.parse(d.body)).toEqual({ event: 'payment.authorized', id: event.id, data: event.data, created_at: '2026-01-15T12:00:00.000Z' });
+      expect(JSON.parse(d.body)).toEqual({ event: 'payment.authorized', id: event.id, data: { object: 's2s_transaction', ...event.data }, created_at: '2026-01-15T12:00:00.000Z' });
     }
   });
 });

@@ -121,6 +121,10 @@ describe('cross-site writes', () => {
       const res = await write({ method, path }, headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.json.error.code).toBe('cross_site_refused');
+      // A body-less write (what a page's no-cors fetch() can send without a preflight) too.
+      const bodiless = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0', ...headers });
+      expect(bodiless.status, `body-less ${JSON.stringify(headers)}`).toBe(403);
+      expect(bodiless.json.error.code).toBe('cross_site_refused');
     }
     expect(dbFingerprint(sb)).toEqual(before);
   });
@@ -205,13 +209,13 @@ describe('cross-site writes', () => {
 });
 
 describe('JSON-only writes on the JSON routes', () => {
-  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s refuses a write that is not application/json (no body, a form, text/plain)', async (method, path) => {
+  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s refuses a body that is not application/json (a form, text/plain, no Content-Type)', async (method, path) => {
     const before = dbFingerprint(sb);
     for (const [body, headers] of [
-      // A body-less DELETE needs no Content-Type (below): no page can send one without a preflight.
-      ...(method === 'POST' ? ([[undefined, { 'content-type': '' }]] as const) : []),
       ['a=b', FORM],
       ['{}', { 'content-type': 'text/plain' }],
+      // A body with no Content-Type at all (content-length as a socket would send it).
+      ['{}', { 'content-type': '', 'content-length': '2' }],
     ] as const) {
       const res = await sb.request(method, path, body, headers);
       expect(res.status, `${headers['content-type']}`).toBe(400);
@@ -221,12 +225,33 @@ describe('JSON-only writes on the JSON routes', () => {
     expect(dbFingerprint(sb)).toEqual(before);
   });
 
-  it('a no-body POST /_sandbox/reset without a JSON Content-Type wipes nothing', async () => {
+  // The document marks these bodies optional (or absent): a generated client sends no body and no
+  // Content-Type, and the guard lets that through to the route, which answers as for {}.
+  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s takes a write with no body and no Content-Type as far as the route', async (method, path) => {
+    const res = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0' });
+    expect(res.status, res.text).toBeLessThan(500);
+    expect(res.json?.error?.code, res.text).not.toBe('unsupported_content_type');
+  });
+
+  it('POST /_sandbox/chargebacks/{id}/win with no body, as the document says, decides the chargeback', async () => {
+    const payment = await sb.request('POST', '/v1/payments', { amount: 1050, currency: 'EUR' }, { authorization: `Bearer ${CREDS.apiKey}` });
+    const opened = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: payment.json.id });
+    expect(opened.status, opened.text).toBe(201);
+    const won = await sb.app.request(`/_sandbox/chargebacks/${opened.json.id}/win`, { method: 'POST', headers: { 'content-length': '0' } });
+    expect(won.status, await won.clone().text()).toBe(200);
+    expect(((await won.json()) as { status: string }).status).toBe('won');
+  });
+
+  it('a body-less POST /_sandbox/reset from another origin wipes nothing; from no browser at all (the CLI, a generated client) it resets', async () => {
     const transID = await payment();
-    const res = await sb.app.request('/_sandbox/reset', { method: 'POST' });
-    expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe('unsupported_content_type');
+    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' }]) {
+      const res = await sb.app.request('/_sandbox/reset', { method: 'POST', headers: { 'content-length': '0', ...headers } });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('cross_site_refused');
+    }
     expect(await exists(transID)).toBe(true);
+    expect((await sb.app.request('/_sandbox/reset', { method: 'POST' })).status).toBe(200);
+    expect(await exists(transID)).toBe(false);
   });
 
   it('a body-less DELETE without Content-Type is taken: browsers send DELETE across origins only after a preflight', async () => {

@@ -6,10 +6,16 @@
 // (b) the caller must be on loopback, or present the --control-token (bearer or sign-in cookie);
 // (c) a state-changing request a browser marks as cross-site is refused: SameSite cookies do not
 //     stop a page on another port of 127.0.0.1, and without a token there is no cookie at all;
-// (d) the JSON routes take only Content-Type: application/json on state-changing requests, which no
-//     HTML form and no no-cors fetch() can send without a CORS preflight (which nothing here answers).
-//     A body-less DELETE, PUT or PATCH may leave the header out: browsers send those methods across
-//     origins only after a preflight, so no page can forge one.
+// (d) the JSON routes take a state-changing request's body only as Content-Type: application/json,
+//     which no HTML form and no no-cors fetch() can send without a CORS preflight (which nothing here
+//     answers). A request with no body at all (no Content-Type, Content-Length 0 or absent, not
+//     chunked) may leave the header out, so a client generated from the document can call
+//     POST /_sandbox/chargebacks/{id}/win as documented: bodiless. An HTML form always sends a
+//     Content-Type (even an empty one), and a page's body-less fetch() across origins carries Origin
+//     and Sec-Fetch-Site, which (c) refuses first; DELETE, PUT and PATCH cross origins only after a
+//     preflight anyway.
+// A write to a /_sandbox path that does not take its method skips (d): routing answers it 405 with
+// Allow (or 404), as everywhere else, instead of asking for JSON it would never read.
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Config } from '../../config.js';
@@ -73,8 +79,25 @@ function refuseCrossSite(c: Context, trustedOrigins: readonly string[]): void {
   }
 }
 
-/** The guard of every /_sandbox route: Host allowlist, loopback-or-token, same-origin writes, JSON-only JSON routes. */
-export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>): MiddlewareHandler {
+/** True when the request carries no body: no Content-Length (or 0) and no chunked Transfer-Encoding. */
+function bodiless(c: Context): boolean {
+  const length = c.req.header('content-length');
+  return (length === undefined || length.trim() === '0') && c.req.header('transfer-encoding') === undefined;
+}
+
+/** (d): a JSON route's write carries application/json, or no body and no Content-Type at all. */
+function requireJsonOrNothing(c: Context): void {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || (type === '' && bodiless(c))) return;
+  throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'no Content-Type on a body'}; send a JSON body with that header (or no body at all where the route takes none), as the CLI does`);
+}
+
+/**
+ * The guard of every /_sandbox route: Host allowlist, loopback-or-token, same-origin writes, JSON-only
+ * JSON routes. `allowedAt` names the methods a path takes (method-not-allowed.ts); without it every
+ * write is held to (d).
+ */
+export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>, allowedAt?: (path: string) => string[]): MiddlewareHandler {
   const publicUrl = config.publicUrl === undefined ? undefined : new URL(config.publicUrl);
   const extraHosts = [...(publicUrl ? [publicUrl.host] : []), ...config.allowedHosts];
   // Behind a TLS proxy the browser's Origin is --public-url's (https) while this request is plain http.
@@ -100,12 +123,8 @@ export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' |
     }
     if (!SAFE_METHODS.has(c.req.method)) {
       refuseCrossSite(c, trustedOrigins);
-      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      const bodyless = c.req.header('content-length') === undefined || c.req.header('content-length') === '0';
-      const preflighted = c.req.method !== 'POST' && bodyless && type === '';
-      if (!isFormRoute(c.req.path) && type !== 'application/json' && !preflighted) {
-        throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'none'}; send a JSON body (or {} when there is nothing to say) with that header, as the CLI does`);
-      }
+      const routed = allowedAt === undefined || allowedAt(c.req.path).includes(c.req.method);
+      if (routed && !isFormRoute(c.req.path)) requireJsonOrNothing(c);
     }
     await next();
   };

@@ -3,7 +3,7 @@
 // answer against it. tsconfig.json next to this file compiles it under --strict; a document that
 // types an answer as unknown, or demands a body the route refuses, makes it fail to compile.
 import createClient from 'openapi-fetch';
-import type { paths } from '../../../test-artifacts/typed-client/paysandbox-api.js';
+import type { components, paths } from '../../../test-artifacts/typed-client/paysandbox-api.js';
 
 /** A client of one sandbox, authenticated with an sk_test_ key. */
 export function paysandboxClient(baseUrl: string, apiKey: string) {
@@ -62,4 +62,34 @@ export async function openCheckout(client: PaysandboxClient, returnUrl: string) 
   const again = ok('checkout show', await client.GET('/v1/checkout/sessions/{id}', { params: { path: { id: session.id } } }));
   const methods: Array<'card' | 'ideal' | 'sepa'> = again.methods;
   return { id: session.id, url: session.url, status: again.status, methods, paymentId: again.payment_id };
+}
+
+/** An event as the document types it: GET /v1/events answers these, and every JSON webhook carries the same envelope. */
+export type SandboxEvent = components['schemas']['Event'];
+
+/**
+ * What a payment.captured event says was captured. Narrowing on `event` picks the event name and
+ * on `data.object` the family: a /v1/ payment's data types amount_captured as a number, an S2S
+ * transaction's carries the spec's text fields (bill_amt), so neither is `unknown`.
+ */
+export function amountCaptured(event: SandboxEvent): number | undefined {
+  if (event.event !== 'payment.captured') return undefined;
+  if (event.data.object === 'payment') {
+    const captured: number = event.data.amount_captured;
+    return captured;
+  }
+  const billed: string = event.data.bill_amt;
+  return Math.round(Number(billed) * 100);
+}
+
+/** The payment that completed a checkout session, from its checkout.session.completed event (typed as the Payment object). */
+export function completedPayment(event: SandboxEvent): { id: string; amount_captured: number } | undefined {
+  if (event.event !== 'checkout.session.completed' || event.data.payment === null) return undefined;
+  const payment: Payment = event.data.payment;
+  return { id: payment.id, amount_captured: payment.amount_captured };
+}
+
+/** The events about one payment, oldest first, as the document types them. */
+export async function paymentEvents(client: PaysandboxClient, paymentId: string): Promise<SandboxEvent[]> {
+  return ok('events', await client.GET('/v1/events', { params: { query: { resource_id: paymentId } } })).data.reverse();
 }
