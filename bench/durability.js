@@ -25,7 +25,11 @@ export async function benchDurability(ctx) {
           // Alternate the two kinds of create: approved at once (with a webhook) and Pending.
           const card = (i + lane) % 2 === 0 ? CARDS.frictionless : CARDS.challenge;
           try {
-            const res = await request(`${sandbox.url}/api/s2s`, { method: 'POST', body: s2sFields({ card, reference: uniqueReference('k'), webhookUrl: `${receiver.url}/durability` }), timeoutMs: 5000 });
+            const res = await request(`${sandbox.url}/api/s2s`, {
+              method: 'POST',
+              body: s2sFields({ card, reference: uniqueReference('k'), webhookUrl: `${receiver.url}/durability` }),
+              timeoutMs: 5000,
+            });
             if (res.status === 200 && res.json?.transID) acknowledged.push(res.json.transID);
             else if (killedAt === undefined) throw new Error(`a create answered ${res.status} before the kill: ${res.text.slice(0, 200)}`);
           } catch (err) {
@@ -49,6 +53,12 @@ export async function benchDurability(ctx) {
     await restarted.stop();
   }
   const figure = `${acknowledged.length} acknowledged, ${found} found after restart (${failedInFlight} requests cut by the kill)`;
-  report.measure({ group: 'durability', name: `kill -9 after ${burstMs} ms of creates at ${lanes} connections`, figure, target: 'every acknowledged payment survives kill -9', pass: found === acknowledged.length && found > 0 });
+  report.measure({
+    group: 'durability',
+    name: `kill -9 after ${burstMs} ms of creates at ${lanes} connections`,
+    figure,
+    target: 'every acknowledged payment survives kill -9',
+    pass: found === acknowledged.length && found > 0,
+  });
   if (found !== acknowledged.length || found === 0) report.problem(`durability: ${figure}`);
 }

@@ -10,7 +10,12 @@ import { startSandbox, startScript, tempPath } from './lib/processes.js';
 import { CARDS, s2sFields, uniqueReference } from './lib/bodies.js';
 import { summarise } from './lib/stats.js';
 
-const create = (url, webhookUrl) => request(`${url}/api/s2s`, { method: 'POST', body: s2sFields({ card: CARDS.challenge, reference: uniqueReference('lock'), webhookUrl }), timeoutMs: 15_000 });
+const create = (url, webhookUrl) =>
+  request(`${url}/api/s2s`, {
+    method: 'POST',
+    body: s2sFields({ card: CARDS.challenge, reference: uniqueReference('lock'), webhookUrl }),
+    timeoutMs: 15_000,
+  });
 
 /** Runs the locked-database case. */
 export async function benchLocked(ctx) {
@@ -58,7 +63,9 @@ export async function benchLocked(ctx) {
     const busy = summarise(refused);
     const seconds = holdMs / 1000;
     // A create that was waiting when the lock ended goes through: that is the wait working, not a miss.
-    const others = Object.entries(other).map(([status, n]) => `${n} x ${status}`).join(', ');
+    const others = Object.entries(other)
+      .map(([status, n]) => `${n} x ${status}`)
+      .join(', ');
     report.measure({
       group: 'locked database',
       name: `GET /_sandbox/health while another process holds the write lock for ${seconds} s`,
@@ -73,7 +80,10 @@ export async function benchLocked(ctx) {
       target: 'a write answers 503 within 1.5 s, and succeeds after the lock',
       pass: busy.n > 0 && busy.max < 1500 && after.status === 200,
     });
-    if (busy.n === 0 || after.status !== 200) report.problem(`locked database: ${busy.n} creates answered 503 database_busy during the lock (others: ${others || 'none'}); after it a create answered ${after.status}`);
+    if (busy.n === 0 || after.status !== 200)
+      report.problem(
+        `locked database: ${busy.n} creates answered 503 database_busy during the lock (others: ${others || 'none'}); after it a create answered ${after.status}`,
+      );
   } finally {
     await sandbox.stop();
   }

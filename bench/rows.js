@@ -28,38 +28,40 @@ function seed(db, count) {
     for (let from = 0; from < count; from += BATCH) {
       // A plain SQLite transaction, committed before the file is closed and handed to the sandbox
       // (store.tx may defer its commit to share it with other requests).
-      database.transaction(() => {
-        for (let i = from; i < Math.min(count, from + BATCH); i++) {
-          const other = i % 10 === 9;
-          const transId = String(100000000000000 + i);
-          const statusToken = `benchtoken${i.toString(36).padStart(8, '0')}${'x'.repeat(24)}`;
-          store.transactions.insert({
-            transId,
-            merchantId: other ? 'mer_other' : 'mer_sandbox',
-            terNo: other ? 2002 : 1001,
-            reference: `seed-${i}`,
-            amount: 1000 + (i % 5000),
-            currency: 'EUR',
-            mop: 'CC',
-            brand: 'Visa',
-            ccno: '424242XXXXXX4242',
-            orderStatus: i % 7 === 0 ? 24 : 25,
-            response: 'Transaction approved (test mode)',
-            productName: 'Seeded mug',
-            webhookUrl: 'http://127.0.0.1:9/webhooks',
-            returnUrl: 'http://127.0.0.1:9/return',
-            billIp: '127.0.0.1',
-            customer: { fullname: 'Seed Customer', bill_email: 'seed@example.com' },
-            encryptionMethod: 'none',
-            script: approved,
-            statusToken,
-            refunded: 0,
-            createdAt: start + i * 1000,
-            updatedAt: start + i * 1000,
-          });
-          if (i % every === 0 && !other) sample.push({ transId, statusToken });
-        }
-      }).immediate();
+      database
+        .transaction(() => {
+          for (let i = from; i < Math.min(count, from + BATCH); i++) {
+            const other = i % 10 === 9;
+            const transId = String(100000000000000 + i);
+            const statusToken = `benchtoken${i.toString(36).padStart(8, '0')}${'x'.repeat(24)}`;
+            store.transactions.insert({
+              transId,
+              merchantId: other ? 'mer_other' : 'mer_sandbox',
+              terNo: other ? 2002 : 1001,
+              reference: `seed-${i}`,
+              amount: 1000 + (i % 5000),
+              currency: 'EUR',
+              mop: 'CC',
+              brand: 'Visa',
+              ccno: '424242XXXXXX4242',
+              orderStatus: i % 7 === 0 ? 24 : 25,
+              response: 'Transaction approved (test mode)',
+              productName: 'Seeded mug',
+              webhookUrl: 'http://127.0.0.1:9/webhooks',
+              returnUrl: 'http://127.0.0.1:9/return',
+              billIp: '127.0.0.1',
+              customer: { fullname: 'Seed Customer', bill_email: 'seed@example.com' },
+              encryptionMethod: 'none',
+              script: approved,
+              statusToken,
+              refunded: 0,
+              createdAt: start + i * 1000,
+              updatedAt: start + i * 1000,
+            });
+            if (i % every === 0 && !other) sample.push({ transId, statusToken });
+          }
+        })
+        .immediate();
     }
     return sample;
   } finally {
@@ -103,8 +105,18 @@ async function measureSize(ctx, count) {
   const sandbox = await startSandbox({ db });
   const figures = { count, seedMs };
   try {
-    figures.authstatus = await measure(sandbox.url, { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/api/s2s/status/${pick().statusToken}` }) }, loadTiming, sandbox.pid);
-    figures.control = await measure(sandbox.url, { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/_sandbox/transactions/${pick().transId}` }) }, loadTiming, sandbox.pid);
+    figures.authstatus = await measure(
+      sandbox.url,
+      { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/api/s2s/status/${pick().statusToken}` }) },
+      loadTiming,
+      sandbox.pid,
+    );
+    figures.control = await measure(
+      sandbox.url,
+      { method: 'GET', path: '/', setupRequest: (req) => ({ ...req, path: `/_sandbox/transactions/${pick().transId}` }) },
+      loadTiming,
+      sandbox.pid,
+    );
     // The list over HTTP: the dashboard's transactions list (50 rows as an HTML fragment).
     if (await routeExists(sandbox.url, 'GET', LIST_PATH)) {
       figures.httpList = await measure(sandbox.url, { method: 'GET', path: LIST_PATH }, loadTiming, sandbox.pid);
@@ -125,7 +137,11 @@ export async function benchRows(ctx) {
   const small = await measureSize(ctx, smallCount);
   const large = await measureSize(ctx, largeCount);
   const n = (count) => count.toLocaleString('en-US').replace(/,/g, ' ');
-  report.measure({ group: 'rows', name: `seeding ${n(largeCount)} transactions through the store`, figure: `${(large.seedMs / 1000).toFixed(1)} s` });
+  report.measure({
+    group: 'rows',
+    name: `seeding ${n(largeCount)} transactions through the store`,
+    figure: `${(large.seedMs / 1000).toFixed(1)} s`,
+  });
   report.measure({
     group: 'memory',
     name: `sandbox RSS with ${n(largeCount)} stored transactions, after the read runs`,
@@ -149,7 +165,11 @@ export async function benchRows(ctx) {
     timings.listMerchant = timeBoth(calls, ...sides, (side) => side.store.transactions.list({ merchantId: 'mer_sandbox', limit: 20 }));
     timings.listAll = timeBoth(calls, ...sides, (side) => side.store.transactions.list({ limit: 20 }));
     timings.listPage = timeBoth(calls, ...sides, (side) =>
-      side.store.transactions.list({ merchantId: 'mer_sandbox', limit: 20, before: { createdAt: side.newest.createdAt - Math.floor(side.count / 2) * 1000, transId: side.newest.transId } }),
+      side.store.transactions.list({
+        merchantId: 'mer_sandbox',
+        limit: 20,
+        before: { createdAt: side.newest.createdAt - Math.floor(side.count / 2) * 1000, transId: side.newest.transId },
+      }),
     );
   } finally {
     for (const side of sides) side.database.close();

@@ -21,9 +21,7 @@ const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const startedAt = performance.now();
 
 /** How long each measurement runs: ~1 s in quick mode (CI), ~5 s in the full run. */
-const settings = quick
-  ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } }
-  : { quick, timing: { warmupSeconds: 1, seconds: 5 } };
+const settings = quick ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } } : { quick, timing: { warmupSeconds: 1, seconds: 5 } };
 
 const SECTIONS = [
   ['throughput', benchThroughput],
@@ -42,7 +40,8 @@ async function main() {
   console.log(`paysandbox bench (${quick ? 'quick' : 'full'} mode)`);
   try {
     const chosen = SECTIONS.filter(([name]) => only === undefined || name === only);
-    if (chosen.length === 0) throw new Error(`--only ${only}: no such section; the sections are ${SECTIONS.map(([name]) => `"${name}"`).join(', ')}`);
+    if (chosen.length === 0)
+      throw new Error(`--only ${only}: no such section; the sections are ${SECTIONS.map(([name]) => `"${name}"`).join(', ')}`);
     for (const [name, section] of chosen) {
       const t0 = performance.now();
       console.log(`- ${name}...`);
@@ -58,7 +57,9 @@ async function main() {
   }
   const seconds = (performance.now() - startedAt) / 1000;
   console.log('\n' + report.text());
-  console.log(`\n${report.targets.length - report.misses.length} of ${report.targets.length} targets met; run took ${seconds.toFixed(0)} s`);
+  console.log(
+    `\n${report.targets.length - report.misses.length} of ${report.targets.length} targets met; run took ${seconds.toFixed(0)} s`,
+  );
   if (!quick && only === undefined) console.log(`wrote ${writeBenchDoc(report, { seconds })}`);
   return report.problems.length === 0;
 }

@@ -34,14 +34,34 @@ export async function benchStartup(ctx) {
     existing.push(await cliStart(db));
   }
   const figure = (values) => `median ${median(values).toFixed(0)} ms (runs: ${values.map((v) => v.toFixed(0)).join(', ')})`;
-  report.measure({ group: 'start-up', name: 'sandbox start -> first answer, new database', figure: figure(fresh), target: 'start-up < 400 ms', pass: median(fresh) < 400 });
-  report.measure({ group: 'start-up', name: 'sandbox start -> first answer, existing database', figure: figure(existing), target: 'start-up < 400 ms', pass: median(existing) < 400 });
+  report.measure({
+    group: 'start-up',
+    name: 'sandbox start -> first answer, new database',
+    figure: figure(fresh),
+    target: 'start-up < 400 ms',
+    pass: median(fresh) < 400,
+  });
+  report.measure({
+    group: 'start-up',
+    name: 'sandbox start -> first answer, existing database',
+    figure: figure(existing),
+    target: 'start-up < 400 ms',
+    pass: median(existing) < 400,
+  });
 
   // In-process: startServer() timed to the first answer, each on a new database file. The library
   // is already loaded here; its first import is timed apart in a fresh node process.
   const { loadConfig, startServer } = await import('../dist/index.js');
   const importMs = Number(
-    execFileSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(join(ROOT, 'dist/index.js'))}); console.log(performance.now() - t);`], { encoding: 'utf8' }),
+    execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const t = performance.now(); await import(${JSON.stringify(join(ROOT, 'dist/index.js'))}); console.log(performance.now() - t);`,
+      ],
+      { encoding: 'utf8' },
+    ),
   );
   const inProcess = [];
   for (let i = 0; i < runs + 1; i++) {

@@ -8,7 +8,16 @@ import { measure } from './lib/load.js';
 import { request, pool } from './lib/http.js';
 import { routeExists, expectOk } from './lib/probe.js';
 import { ROOT, startPrismMock, startSandbox, startScript, tempPath, memoryOf, settle } from './lib/processes.js';
-import { CARDS, checkoutFields, encryptedForm, jsonHeaders, refundFields, s2sFields, uniqueReference, v1PaymentFields } from './lib/bodies.js';
+import {
+  CARDS,
+  checkoutFields,
+  encryptedForm,
+  jsonHeaders,
+  refundFields,
+  s2sFields,
+  uniqueReference,
+  v1PaymentFields,
+} from './lib/bodies.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -20,8 +29,12 @@ export async function benchThroughput(ctx) {
   const { report, timing, receiver } = ctx;
   const bare = await startScript('bare-hono.js', [tempPath('bare-insert', '.db')]);
   // The baseline is a JSON POST of the same body a create sends: what the bench calls bare Hono.
-  const bareBody = (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })) });
-  const measureBare = () => measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
+  const bareBody = (req) => ({
+    ...req,
+    body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })),
+  });
+  const measureBare = () =>
+    measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
   try {
     report.baseline('bare Hono POST / (parse the JSON body, answer JSON)', await measureBare());
     report.info('bare Hono GET / (no body, for reference)', await measure(bare.url, { method: 'GET', path: '/' }, timing, bare.pid));
@@ -49,16 +62,28 @@ export async function benchThroughput(ctx) {
     });
 
     receiver.reset();
-    const frictionless = await endpoint({ name: 'POST /api/s2s, 4242 frictionless (+ its webhook)', request: s2s(CARDS.frictionless, 'f') });
+    const frictionless = await endpoint({
+      name: 'POST /api/s2s, 4242 frictionless (+ its webhook)',
+      request: s2s(CARDS.frictionless, 'f'),
+    });
     if (frictionless) {
       // Every acknowledged frictionless create owes one webhook; wait for the outbox to drain.
       const owed = frictionless.ok + frictionless.warmupOk;
       const loadEnded = performance.now();
       const drained = await receiver.waitForCount(owed, 60_000);
-      report.measure({ group: 'webhooks', name: 'webhooks of the frictionless create run', figure: `${receiver.count} received for ${owed} acknowledged creates (creates cut off at the end of a run may add some); the last owed one ${Math.round(drained - loadEnded)} ms after the load stopped` });
+      report.measure({
+        group: 'webhooks',
+        name: 'webhooks of the frictionless create run',
+        figure: `${receiver.count} received for ${owed} acknowledged creates (creates cut off at the end of a run may add some); the last owed one ${Math.round(drained - loadEnded)} ms after the load stopped`,
+      });
     }
 
-    await endpoint({ name: 'POST /api/s2s, 3220 challenge (Pending)', request: s2s(CARDS.challenge, 'c'), id: 'challenge', ratioTo: 'insert' });
+    await endpoint({
+      name: 'POST /api/s2s, 3220 challenge (Pending)',
+      request: s2s(CARDS.challenge, 'c'),
+      id: 'challenge',
+      ratioTo: 'insert',
+    });
 
     // Parallel test workers each with a merchant of their own (POST /_sandbox/merchants): the same
     // create, its requests dealt round-robin over 10 merchants' terminals.
@@ -80,7 +105,17 @@ export async function benchThroughput(ctx) {
         method: 'POST',
         path: '/api/s2s',
         headers: jsonHeaders(),
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('m'), webhookUrl, terminal: terminals[(dealt += 1) % terminals.length] })) }),
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify(
+            s2sFields({
+              card: CARDS.challenge,
+              reference: uniqueReference('m'),
+              webhookUrl,
+              terminal: terminals[(dealt += 1) % terminals.length],
+            }),
+          ),
+        }),
       },
     });
     const single = report.rows.find((row) => row.id === 'challenge');
@@ -92,7 +127,12 @@ export async function benchThroughput(ctx) {
       const drift = (row) => (row.base ? 1 - Math.min(row.base.before, row.base.after) / Math.max(row.base.before, row.base.after) : 0);
       const noise = Math.max(0.1, drift(single), drift(spreadRow));
       const relative = spreadRow.ratio / single.ratio;
-      report.target('spread over 10 merchants no worse than one merchant, within the noise (x bare)', spreadRow.name, `${spreadRow.ratio.toFixed(2)} vs ${single.ratio.toFixed(2)}: ${relative.toFixed(2)}, noise ${noise.toFixed(2)}`, relative >= 1 - noise);
+      report.target(
+        'spread over 10 merchants no worse than one merchant, within the noise (x bare)',
+        spreadRow.name,
+        `${spreadRow.ratio.toFixed(2)} vs ${single.ratio.toFixed(2)}: ${relative.toFixed(2)}, noise ${noise.toFixed(2)}`,
+        relative >= 1 - noise,
+      );
     }
 
     await endpoint({
@@ -102,11 +142,19 @@ export async function benchThroughput(ctx) {
         method: 'POST',
         path: '/api/s2s/encrypt',
         headers: FORM,
-        setupRequest: (req) => ({ ...req, body: encryptedForm(s2sFields({ card: CARDS.challenge, reference: uniqueReference('e'), webhookUrl })) }),
+        setupRequest: (req) => ({
+          ...req,
+          body: encryptedForm(s2sFields({ card: CARDS.challenge, reference: uniqueReference('e'), webhookUrl })),
+        }),
       },
     });
 
-    const unkeyed = { method: 'POST', path: '/v1/payments', headers: jsonHeaders(true), body: JSON.stringify(v1PaymentFields({ webhookUrl })) };
+    const unkeyed = {
+      method: 'POST',
+      path: '/v1/payments',
+      headers: jsonHeaders(true),
+      body: JSON.stringify(v1PaymentFields({ webhookUrl })),
+    };
     const peer = await benchPrismMock(ctx, sandbox, unkeyed);
     const v1 = await endpoint({ name: 'POST /v1/payments', id: 'v1', ratioTo: 'prism', request: unkeyed });
     // req/s ratios swing 3x on this shared machine; CPU per request is the steadier comparison.
@@ -127,7 +175,10 @@ export async function benchThroughput(ctx) {
       ratioTo: 'v1',
       ratioTarget: 0.8,
       alternateWith: unkeyed,
-      request: { ...unkeyed, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${uniqueReference('key')}-${(keys += 1)}` } }) },
+      request: {
+        ...unkeyed,
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${uniqueReference('key')}-${(keys += 1)}` } }),
+      },
     });
 
     let paymentIds = [];
@@ -136,7 +187,11 @@ export async function benchThroughput(ctx) {
       probe: { method: 'GET', path: '/v1/payments/pay_bench_probe' },
       async prepare() {
         paymentIds = await pool(100, 10, async () => {
-          const res = await request(`${sandbox.url}/v1/payments`, { method: 'POST', headers: jsonHeaders(true), body: v1PaymentFields({ webhookUrl }) });
+          const res = await request(`${sandbox.url}/v1/payments`, {
+            method: 'POST',
+            headers: jsonHeaders(true),
+            body: v1PaymentFields({ webhookUrl }),
+          });
           if (res.status !== 200) throw new Error(`creating a /v1/ payment answered ${res.status}: ${res.text.slice(0, 200)}`);
           return res.json.id;
         });
@@ -163,7 +218,10 @@ export async function benchThroughput(ctx) {
       async prepare() {
         // Approved payments with room for many small partial refunds each.
         refundPool = await pool(100, 10, async () => {
-          const res = await request(`${sandbox.url}/api/s2s`, { method: 'POST', body: s2sFields({ card: CARDS.frictionless, reference: uniqueReference('r'), webhookUrl, amount: '90000.00' }) });
+          const res = await request(`${sandbox.url}/api/s2s`, {
+            method: 'POST',
+            body: s2sFields({ card: CARDS.frictionless, reference: uniqueReference('r'), webhookUrl, amount: '90000.00' }),
+          });
           if (res.status !== 200) throw new Error(`creating a payment to refund answered ${res.status}: ${res.text.slice(0, 200)}`);
           return res.json.transID;
         });
@@ -172,7 +230,10 @@ export async function benchThroughput(ctx) {
         method: 'POST',
         path: '/api/transactions/refund-request',
         headers: jsonHeaders(),
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(refundFields(refundPool[Math.floor(Math.random() * refundPool.length)], 0.01)) }),
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify(refundFields(refundPool[Math.floor(Math.random() * refundPool.length)], 0.01)),
+        }),
       },
     });
 
@@ -208,7 +269,8 @@ async function benchPrismMock(ctx, sandbox, create) {
     await settle(sandbox.pid);
     const result = await measure(prism.url, create, timing, prism.pid);
     const failed = result.non2xx + result.errors;
-    if (result.ok === 0 || failed > 0.01 * result.total) report.problem(`${name}: ${failed} of ${result.total} requests were not 2xx (${JSON.stringify(result.statuses)})`);
+    if (result.ok === 0 || failed > 0.01 * result.total)
+      report.problem(`${name}: ${failed} of ${result.total} requests were not 2xx (${JSON.stringify(result.statuses)})`);
     report.info(name, result, { id: 'prism' });
     return result;
   } catch (err) {
@@ -242,7 +304,9 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
     await settle(sandbox.pid);
     const after = await measureBare();
     const base = { rps: Math.sqrt(before.rps * after.rps), before: before.rps, after: after.rps };
-    const ratioMeasured = spec.alternateWith ? await alternatingRatio(url, spec.request, spec.alternateWith, timing, sandbox.pid) : undefined;
+    const ratioMeasured = spec.alternateWith
+      ? await alternatingRatio(url, spec.request, spec.alternateWith, timing, sandbox.pid)
+      : undefined;
     report.throughput(spec.name, result, { id: spec.id, ratioTo: spec.ratioTo, ratioMeasured, ratioTarget: spec.ratioTarget, base });
     return result;
   } catch (err) {

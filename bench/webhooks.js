@@ -27,7 +27,8 @@ export async function benchWebhookLatency(ctx) {
       const sent = performance.now();
       const res = await request(`${sandbox.url}/api/s2s`, { method: 'POST', body });
       const answered = performance.now();
-      if (res.status !== 200 || res.json.order_status !== '25') throw new Error(`a 4242 create answered ${res.status}: ${res.text.slice(0, 200)}`);
+      if (res.status !== 200 || res.json.order_status !== '25')
+        throw new Error(`a 4242 create answered ${res.status}: ${res.text.slice(0, 200)}`);
       const arrived = await receiver.waitForPath(path, 10_000);
       if (i < warmup) continue;
       arrival.push(arrived - sent);
@@ -44,8 +45,16 @@ export async function benchWebhookLatency(ctx) {
       target: 'webhook latency p50 < 10 ms',
       pass: a.p50 < 10,
     });
-    report.measure({ group: 'webhooks', name: 'the same creates: response time', figure: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms` });
-    report.measure({ group: 'webhooks', name: 'the same creates: response received -> webhook received', figure: `p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms` });
+    report.measure({
+      group: 'webhooks',
+      name: 'the same creates: response time',
+      figure: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+    });
+    report.measure({
+      group: 'webhooks',
+      name: 'the same creates: response received -> webhook received',
+      figure: `p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms`,
+    });
   } finally {
     await sandbox.stop();
   }
@@ -61,7 +70,10 @@ export async function benchDeliveries(ctx) {
   const count = quick ? 1000 : 5000;
   for (const concurrency of [8, 32]) {
     // The library-hosted sandbox runs with the node flags bin/sandbox.js gives a user's sandbox.
-    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], { ipc: true, nodeFlags: SANDBOX_NODE_FLAGS });
+    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], {
+      ipc: true,
+      nodeFlags: SANDBOX_NODE_FLAGS,
+    });
     try {
       const filled = await ask(child.child, { type: 'fill', count });
       if (filled.pending !== count) throw new Error(`the outbox holds ${filled.pending} deliveries, expected ${count}`);

@@ -19,13 +19,26 @@ const { app, db } = buildSandbox(config, { clock, logger: silentLogger });
 const t0 = Date.now();
 const base = Date.UTC(2026, 0, 1);
 db.transaction(() => {
-  const tx = db.prepare(`INSERT INTO transactions (trans_id, merchant_id, ter_no, reference, amount, currency, mop, brand, ccno, order_status, response, product_name, webhook_url, return_url, customer, outcome, status_token, created_at, updated_at) VALUES (?, 'mer_sandbox', 1001, ?, 1050, 'EUR', 'CC', 'VISA', '424242XXXXXX4242', ?, 'ok', 'mug', 'http://127.0.0.1:9/h', 'http://127.0.0.1:9/r', '{}', '{}', ?, ?, ?)`);
-  const pay = db.prepare(`INSERT INTO payments (id, merchant_id, amount, currency, method, routing, acquirer, card_brand, card_last4, card_exp_month, card_exp_year, reference, capture, status, outcome, created_at, updated_at) VALUES (?, 'mer_sandbox', 1050, 'EUR', 'card', 'smart', 'best_available', 'visa', '4242', 12, 2030, ?, 1, ?, '{}', ?, ?)`);
-  const ses = db.prepare(`INSERT INTO checkout_sessions (id, merchant_id, token, csrf, status, amount, currency, methods, return_url, reference, expires_at, created_at, updated_at) VALUES (?, 'mer_sandbox', ?, 'x', ?, 1050, 'EUR', '["card"]', 'http://127.0.0.1:9/r', ?, ?, ?, ?)`);
-  const ev = db.prepare(`INSERT INTO events (id, merchant_id, type, resource_id, data, created_at) VALUES (?, 'mer_sandbox', ?, ?, '{}', ?)`);
-  const dl = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, content_type, body, status, attempts, created_at, updated_at) VALUES (?, ?, 'mer_sandbox', 'http://127.0.0.1:9/h', 'application/json', '{}', ?, 1, ?, ?)`);
-  const codes = [25, 24, 0, 3, 22]; const pst = ['authorized', 'captured', 'declined', 'requires_action']; const sst = ['complete', 'expired', 'open'];
-  const types = ['payment.authorized', 'payment.declined', 'checkout.session.completed', 'refund.succeeded']; const dst = ['succeeded', 'failed', 'pending'];
+  const tx = db.prepare(
+    `INSERT INTO transactions (trans_id, merchant_id, ter_no, reference, amount, currency, mop, brand, ccno, order_status, response, product_name, webhook_url, return_url, customer, outcome, status_token, created_at, updated_at) VALUES (?, 'mer_sandbox', 1001, ?, 1050, 'EUR', 'CC', 'VISA', '424242XXXXXX4242', ?, 'ok', 'mug', 'http://127.0.0.1:9/h', 'http://127.0.0.1:9/r', '{}', '{}', ?, ?, ?)`,
+  );
+  const pay = db.prepare(
+    `INSERT INTO payments (id, merchant_id, amount, currency, method, routing, acquirer, card_brand, card_last4, card_exp_month, card_exp_year, reference, capture, status, outcome, created_at, updated_at) VALUES (?, 'mer_sandbox', 1050, 'EUR', 'card', 'smart', 'best_available', 'visa', '4242', 12, 2030, ?, 1, ?, '{}', ?, ?)`,
+  );
+  const ses = db.prepare(
+    `INSERT INTO checkout_sessions (id, merchant_id, token, csrf, status, amount, currency, methods, return_url, reference, expires_at, created_at, updated_at) VALUES (?, 'mer_sandbox', ?, 'x', ?, 1050, 'EUR', '["card"]', 'http://127.0.0.1:9/r', ?, ?, ?, ?)`,
+  );
+  const ev = db.prepare(
+    `INSERT INTO events (id, merchant_id, type, resource_id, data, created_at) VALUES (?, 'mer_sandbox', ?, ?, '{}', ?)`,
+  );
+  const dl = db.prepare(
+    `INSERT INTO deliveries (id, event_id, merchant_id, url, content_type, body, status, attempts, created_at, updated_at) VALUES (?, ?, 'mer_sandbox', 'http://127.0.0.1:9/h', 'application/json', '{}', ?, 1, ?, ?)`,
+  );
+  const codes = [25, 24, 0, 3, 22];
+  const pst = ['authorized', 'captured', 'declined', 'requires_action'];
+  const sst = ['complete', 'expired', 'open'];
+  const types = ['payment.authorized', 'payment.declined', 'checkout.session.completed', 'refund.succeeded'];
+  const dst = ['succeeded', 'failed', 'pending'];
   for (let i = 0; i < N; i++) {
     const at = base + i * 1000;
     const pad = String(i).padStart(6, '0');
@@ -52,14 +65,26 @@ const cases = [
   ['deliveries status=failed', '/_sandbox/?tab=deliveries&status=failed'],
   ['deliveries type=payment.declined', '/_sandbox/?tab=deliveries&type=payment.declined'],
   ['deliveries type with no match (worst case)', '/_sandbox/?tab=deliveries&type=chargeback.lost'],
-  ['transactions, a deep page (starting_after=)', `/_sandbox/?tab=transactions&starting_after=9${String(Math.floor(N / 20)).padStart(6, '0')}00000000`],
+  [
+    'transactions, a deep page (starting_after=)',
+    `/_sandbox/?tab=transactions&starting_after=9${String(Math.floor(N / 20)).padStart(6, '0')}00000000`,
+  ],
   ['deliveries deep', '/_sandbox/?tab=deliveries&starting_after=whd_000100'],
   ['fragment deliveries', '/_sandbox/dashboard/fragment?tab=deliveries'],
 ];
 for (const [name, url] of cases) {
-  for (let i = 0; i < 3; i++) { const r = await app.request(url); await r.text(); if (r.status !== 200) throw new Error(name + ' ' + r.status); }
+  for (let i = 0; i < 3; i++) {
+    const r = await app.request(url);
+    await r.text();
+    if (r.status !== 200) throw new Error(name + ' ' + r.status);
+  }
   const times = [];
-  for (let i = 0; i < 20; i++) { const s = performance.now(); const r = await app.request(url); await r.text(); times.push(performance.now() - s); }
+  for (let i = 0; i < 20; i++) {
+    const s = performance.now();
+    const r = await app.request(url);
+    await r.text();
+    times.push(performance.now() - s);
+  }
   times.sort((a, b) => a - b);
   console.log(`${name.padEnd(44)} p50 ${times[10].toFixed(2)} ms  max ${times[19].toFixed(2)} ms`);
 }

@@ -154,7 +154,8 @@ export function unknownVariableWarnings(env: NodeJS.ProcessEnv = process.env): s
     if (!name.startsWith('SANDBOX_') || known.includes(name)) continue;
     const suffix = name.slice('SANDBOX_'.length);
     const closest = closestNames(suffix, suffixes, Math.min(3, Math.ceil(suffix.length / 2)));
-    if (closest.length) warnings.push(`${name} is set, but no sandbox option reads it; did you mean ${closest.map((s) => `SANDBOX_${s}`).join(' or ')}?`);
+    if (closest.length)
+      warnings.push(`${name} is set, but no sandbox option reads it; did you mean ${closest.map((s) => `SANDBOX_${s}`).join(' or ')}?`);
   }
   return warnings;
 }
@@ -215,7 +216,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
 
   const port = setting('port');
   const portNumber = Number(port.value);
-  if (port.value === '' || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) bad('port', port.from, `must be a whole number from 0 to 65535 (0 picks a free port), got "${port.value}"`);
+  if (port.value === '' || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
+    bad('port', port.from, `must be a whole number from 0 to 65535 (0 picks a free port), got "${port.value}"`);
   const host = text('host');
   if (!host.value!.trim()) bad('host', host.from, 'must be an address such as 127.0.0.1 or 0.0.0.0');
   const db = text('db');
@@ -225,19 +227,31 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
   const signature = oneOf('signature', SIGNATURE_MODES);
   const headerPrefix = text('headerPrefix');
-  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix.value!)) bad('headerPrefix', headerPrefix.from, 'must be letters and digits, starting with a letter, like Sandbox');
+  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix.value!))
+    bad('headerPrefix', headerPrefix.from, 'must be letters and digits, starting with a letter, like Sandbox');
   const publicUrl = text('publicUrl');
-  if (publicUrl.value !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl.value)) bad('publicUrl', publicUrl.from, `must be an http(s) URL like http://localhost:4010, got "${publicUrl.value}"`);
+  if (publicUrl.value !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl.value))
+    bad('publicUrl', publicUrl.from, `must be an http(s) URL like http://localhost:4010, got "${publicUrl.value}"`);
   const retryText = text('retry');
   const retry = parseRetryProfile(retryText.value!);
   if (!retry) bad('retry', retryText.from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText.value}"`);
   const quiet = setting('quiet');
-  if (quiet.value !== undefined && typeof quiet.value !== 'boolean' && !['1', 'true', '0', 'false'].includes(quiet.value)) bad('quiet', quiet.from, `must be 1, true, 0 or false, got "${quiet.value}"`);
+  if (quiet.value !== undefined && typeof quiet.value !== 'boolean' && !['1', 'true', '0', 'false'].includes(quiet.value))
+    bad('quiet', quiet.from, `must be 1, true, 0 or false, got "${quiet.value}"`);
   const controlToken = text('controlToken').value;
   const allowed = setting('allowedHost');
-  const allowedHosts = [allowed.value ?? []].flat().flatMap((host) => String(host).split(',')).map((host) => host.trim()).filter((host) => host !== '');
+  const allowedHosts = [allowed.value ?? []]
+    .flat()
+    .flatMap((host) => String(host).split(','))
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   for (const host of allowedHosts) {
-    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) bad('allowedHost', allowed.from, `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`);
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))
+      bad(
+        'allowedHost',
+        allowed.from,
+        `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`,
+      );
   }
   const faults = text('faults');
   const faultSpec = faults.value || undefined;
@@ -245,12 +259,19 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (faultProblem) bad('faults', faults.from, faultProblem);
   const faultSeedText = setting('faultSeed');
   const faultSeed = faultSeedText.value === undefined ? undefined : Number(faultSeedText.value);
-  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff)) bad('faultSeed', faultSeedText.from, `must be a whole number from 0 to 4294967295, got "${faultSeedText.value}"`);
+  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff))
+    bad('faultSeed', faultSeedText.from, `must be a whole number from 0 to 4294967295, got "${faultSeedText.value}"`);
   const faultTimeoutMs = duration('faultTimeout');
-  if (faultTimeoutMs > MAX_FAULT_TIMEOUT_MS) bad('faultTimeout', text('faultTimeout').from, `must be at most 10m (the longest an API timeout fault holds a connection), got "${text('faultTimeout').value}"`);
+  if (faultTimeoutMs > MAX_FAULT_TIMEOUT_MS)
+    bad(
+      'faultTimeout',
+      text('faultTimeout').from,
+      `must be at most 10m (the longest an API timeout fault holds a connection), got "${text('faultTimeout').value}"`,
+    );
   const auto = text('autoAuthenticate');
   const autoAuthenticate = auto.value === undefined ? undefined : parseAutoAuthenticate(auto.value);
-  if (auto.value !== undefined && !autoAuthenticate) bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
+  if (auto.value !== undefined && !autoAuthenticate)
+    bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
   // The file is read and checked now so a bad one stops the start; a reset reads it again.
   const scenario = text('scenario');
   const scenarioPath = scenario.value === undefined ? undefined : resolveScenarioFile(scenario.value, scenario.from);

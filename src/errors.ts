@@ -22,7 +22,11 @@ interface CatalogueEntry {
 /** Every error code the sandbox returns. */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error', when: 'the body is not valid JSON' },
-  invalid_encoding: { status: 400, type: 'invalid_request_error', when: 'the body is not valid UTF-8 (bytes that would otherwise be silently replaced)' },
+  invalid_encoding: {
+    status: 400,
+    type: 'invalid_request_error',
+    when: 'the body is not valid UTF-8 (bytes that would otherwise be silently replaced)',
+  },
   unsupported_content_type: {
     status: 400,
     type: 'invalid_request_error',
@@ -65,10 +69,14 @@ export const ERROR_CATALOGUE = {
   resource_missing: {
     status: 404,
     type: 'not_found_error',
-    when: 'no such object for this merchant (another merchant\'s object looks the same)',
+    when: "no such object for this merchant (another merchant's object looks the same)",
   },
   route_not_found: { status: 404, type: 'not_found_error', when: 'no endpoint at that method and path' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error', when: 'the path exists but not with this method; the Allow header lists the methods it takes' },
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    when: 'the path exists but not with this method; the Allow header lists the methods it takes',
+  },
   reference_in_use: {
     status: 409,
     type: 'conflict_error',
@@ -82,7 +90,7 @@ export const ERROR_CATALOGUE = {
   terminal_in_use: {
     status: 409,
     type: 'conflict_error',
-    when: 'POST /_sandbox/merchants named a terNO or public_key that another terminal already has, or a public_key that ends another terminal\'s or ends with one (encrypted_data could not tell them apart); or every terNO a created merchant can get is taken',
+    when: "POST /_sandbox/merchants named a terNO or public_key that another terminal already has, or a public_key that ends another terminal's or ends with one (encrypted_data could not tell them apart); or every terNO a created merchant can get is taken",
   },
   merchant_seeded: {
     status: 409,
@@ -100,7 +108,11 @@ export const ERROR_CATALOGUE = {
     when: 'a request with the same Idempotency-Key is still being processed',
   },
   body_too_large: { status: 413, type: 'invalid_request_error', when: 'the body is larger than the limit (1 MiB)' },
-  body_incomplete: { status: 400, type: 'invalid_request_error', when: 'a chunked body was cut off (the connection closed mid-body) or its chunk sizes are malformed' },
+  body_incomplete: {
+    status: 400,
+    type: 'invalid_request_error',
+    when: 'a chunked body was cut off (the connection closed mid-body) or its chunk sizes are malformed',
+  },
   amount_too_large: {
     status: 422,
     type: 'invalid_request_error',
@@ -119,11 +131,31 @@ export const ERROR_CATALOGUE = {
     type: 'api_error',
     when: 'another connection held the SQLite write lock for the whole 1 s a write waits for it (another process writing to the same --db, or a starved disk); the server answers everything else meanwhile; nothing was changed: retry after the Retry-After seconds',
   },
-  injected_rate_limit: { status: 429, type: 'rate_limit_error', when: 'X-Sandbox-Fault: status=429 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)' },
-  injected_server_error: { status: 500, type: 'api_error', when: 'X-Sandbox-Fault: status=500 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)' },
-  injected_bad_gateway: { status: 502, type: 'api_error', when: 'X-Sandbox-Fault: status=502 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)' },
-  injected_unavailable: { status: 503, type: 'api_error', when: 'X-Sandbox-Fault: status=503 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)' },
-  injected_gateway_timeout: { status: 504, type: 'api_error', when: 'X-Sandbox-Fault: status=504 (or a standing API fault rule) asked for it; nothing was changed here, but a real 504 may come after the work was done: reconcile before retrying without a key (docs/api-faults.md)' },
+  injected_rate_limit: {
+    status: 429,
+    type: 'rate_limit_error',
+    when: 'X-Sandbox-Fault: status=429 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)',
+  },
+  injected_server_error: {
+    status: 500,
+    type: 'api_error',
+    when: 'X-Sandbox-Fault: status=500 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)',
+  },
+  injected_bad_gateway: {
+    status: 502,
+    type: 'api_error',
+    when: 'X-Sandbox-Fault: status=502 (or a standing API fault rule) asked for it; nothing was changed: retry with the same Idempotency-Key (docs/api-faults.md)',
+  },
+  injected_unavailable: {
+    status: 503,
+    type: 'api_error',
+    when: 'X-Sandbox-Fault: status=503 (or a standing API fault rule) asked for it; nothing was changed: retry after the Retry-After seconds with the same Idempotency-Key (docs/api-faults.md)',
+  },
+  injected_gateway_timeout: {
+    status: 504,
+    type: 'api_error',
+    when: 'X-Sandbox-Fault: status=504 (or a standing API fault rule) asked for it; nothing was changed here, but a real 504 may come after the work was done: reconcile before retrying without a key (docs/api-faults.md)',
+  },
   storage_full: {
     status: 507,
     type: 'api_error',

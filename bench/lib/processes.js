@@ -42,10 +42,12 @@ function track(child, label) {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-    live.delete(child);
-    resolve({ code, signal });
-  }));
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    }),
+  );
   return { output: () => output, exited, label };
 }
 
@@ -96,16 +98,35 @@ function handle(child, tracked, url, spawnedAt) {
  * The node flags on bin/sandbox.js's `#!/usr/bin/env -S node ...` line: what `npx sandbox` and
  * `npm start` run with, so the bench measures the same process a user gets.
  */
-export const SANDBOX_NODE_FLAGS = readFileSync(join(ROOT, 'bin/sandbox.js'), 'utf8').split('\n')[0].split(/\s+/).filter((word) => word.startsWith('--'));
+export const SANDBOX_NODE_FLAGS = readFileSync(join(ROOT, 'bin/sandbox.js'), 'utf8')
+  .split('\n')[0]
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 /** Starts `sandbox start --port 0 --db <db> --quiet --ready-file <f>` and resolves once it wrote its URL. */
 export async function startSandbox({ db, flags = [] }) {
   const readyFile = tempPath('ready', '.txt');
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, join(ROOT, 'bin/sandbox.js'), 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', readyFile, ...flags], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...SANDBOX_NODE_FLAGS,
+      join(ROOT, 'bin/sandbox.js'),
+      'start',
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--quiet',
+      '--ready-file',
+      readyFile,
+      ...flags,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const tracked = track(child, 'sandbox start');
   const url = await readReadyFile(readyFile, tracked, 15_000);
   return { ...handle(child, tracked, url, spawnedAt), readyFile };
@@ -145,10 +166,14 @@ export async function startPrismMock(documentPath) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/.bin/prism'), 'mock', documentPath, '-p', String(port), '-h', '127.0.0.1', '-v', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules/.bin/prism'), 'mock', documentPath, '-p', String(port), '-h', '127.0.0.1', '-v', 'error'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const tracked = track(child, 'prism mock');
   let exited = false;
   tracked.exited.then(() => (exited = true));

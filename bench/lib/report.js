@@ -44,10 +44,15 @@ export class Report {
     if (other) notes.push(`${toOther.toFixed(2)} of ${other.name}${ratioMeasured === undefined ? '' : ' (runs of the two in turn)'}`);
     const failed = result.non2xx + result.errors;
     if (failed > 0) notes.push(`${failed} non-2xx/errors of ${result.total}: ${JSON.stringify(result.statuses)}`);
-    if (result.ok === 0) this.problem(`${name}: no request answered 2xx in ${result.seconds} s (${JSON.stringify(result.statuses)}, ${result.errors} errors/timeouts)`);
-    else if (failed > 0.01 * result.total) this.problem(`${name}: ${failed} of ${result.total} requests failed (${JSON.stringify(result.statuses)})`);
+    if (result.ok === 0)
+      this.problem(
+        `${name}: no request answered 2xx in ${result.seconds} s (${JSON.stringify(result.statuses)}, ${result.errors} errors/timeouts)`,
+      );
+    else if (failed > 0.01 * result.total)
+      this.problem(`${name}: ${failed} of ${result.total} requests failed (${JSON.stringify(result.statuses)})`);
     this.rows.push({ name, id, result, ratio, base, note: notes.join('; ') });
-    if (other && ratioTarget !== undefined) this.target(`>= ${ratioTarget} of ${other.name}`, name, toOther.toFixed(2), toOther >= ratioTarget);
+    if (other && ratioTarget !== undefined)
+      this.target(`>= ${ratioTarget} of ${other.name}`, name, toOther.toFixed(2), toOther >= ratioTarget);
     this.target('p99 < 20 ms at 10 connections', name, `${ms(result.p99)} ms`, result.p99 < 20);
   }
 
@@ -85,13 +90,20 @@ export class Report {
     const table = (header, body) => {
       const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
       // Text columns (the first and the last) align left, figures right.
-      const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
+      const line = (cells) =>
+        cells
+          .map((c, i) => (i === 0 || i === cells.length - 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])))
+          .join('  ')
+          .trimEnd();
       lines.push(line(header), widths.map((w) => '-'.repeat(w)).join('  '));
       for (const r of body) lines.push(line(r));
       lines.push('');
     };
     table(['throughput (10 connections)', 'req/s', 'p50 ms', 'p99 ms', 'x bare', 'CPU us/req', 'note'], this.rows.map(throughputCells));
-    table(['measurement', 'figure'], this.measures.map((m) => [m.name, m.figure]));
+    table(
+      ['measurement', 'figure'],
+      this.measures.map((m) => [m.name, m.figure]),
+    );
     for (const t of this.targets) lines.push(`${verdict(t.pass)}  ${t.target}: ${t.subject} -> ${t.figure}`);
     lines.push('');
     for (const name of this.missing) lines.push(`not available: ${name}`);
@@ -116,11 +128,17 @@ export class Report {
       '',
       '### Other measurements',
       '',
-      md(['group', 'measurement', 'figure'], this.measures.map((m) => [m.group, m.name, m.figure])),
+      md(
+        ['group', 'measurement', 'figure'],
+        this.measures.map((m) => [m.group, m.name, m.figure]),
+      ),
       '',
       '### Targets',
       '',
-      md(['target', 'subject', 'figure', 'verdict'], this.targets.map((t) => [t.target, t.subject, t.figure, `**${verdict(t.pass)}**`])),
+      md(
+        ['target', 'subject', 'figure', 'verdict'],
+        this.targets.map((t) => [t.target, t.subject, t.figure, `**${verdict(t.pass)}**`]),
+      ),
     ];
     if (this.missing.length) parts.push('', 'Not available in this build (skipped): ' + this.missing.join(', ') + '.');
     if (this.problems.length) parts.push('', 'Problems in this run:', '', ...this.problems.map((p) => `- ${p}`));
@@ -129,5 +147,13 @@ export class Report {
 }
 
 function throughputCells(row) {
-  return [row.name, num(row.result.rps), ms(row.result.p50), ms(row.result.p99), Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-', num(row.result.cpuUsPerRequest), row.note ?? ''];
+  return [
+    row.name,
+    num(row.result.rps),
+    ms(row.result.p50),
+    ms(row.result.p99),
+    Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-',
+    num(row.result.cpuUsPerRequest),
+    row.note ?? '',
+  ];
 }

@@ -23,5 +23,8 @@ export function summarise(samples) {
 
 /** The median of a few numbers (start-up runs). */
 export function median(values) {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }

@@ -12,7 +12,10 @@ const RESULT_WORD = { pass: kleur.green('pass'), fail: kleur.red('FAIL'), skip: 
 export function formatAuditReport(result: AuditResult): string {
   const heading = `auditing ${result.url}: ${result.signatureMode} signatures in X-${result.headerPrefix}-* headers, ${result.timeoutMs} ms limit, ${result.source === 'synthetic' ? 'events made for the audit' : `events of ${result.source}`} (merchant ${result.merchantId})`;
   // The colour codes go in after padding, so the columns stay aligned.
-  const table = formatTable(['case', 'level', 'result', 'reason'], result.cases.map((c) => [c.name, c.level, c.result, c.reason]))
+  const table = formatTable(
+    ['case', 'level', 'result', 'reason'],
+    result.cases.map((c) => [c.name, c.level, c.result, c.reason]),
+  )
     .split('\n')
     .map((line, i) => (i === 0 ? line : colourResult(line, result.cases[i - 1]!)))
     .join('\n');
@@ -54,7 +57,14 @@ export function auditJunit(result: AuditResult): string {
   const skipped = result.cases.length - failures - result.cases.filter((c) => c.result === 'pass').length;
   const total = seconds(result.cases.reduce((sum, c) => sum + (c.latencyMs ?? 0), 0));
   const counts = `tests="${result.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${total}"`;
-  const properties = { url: result.url, signature: result.signatureMode, header_prefix: result.headerPrefix, timeout_ms: String(result.timeoutMs), events: result.source, merchant: result.merchantId };
+  const properties = {
+    url: result.url,
+    signature: result.signatureMode,
+    header_prefix: result.headerPrefix,
+    timeout_ms: String(result.timeoutMs),
+    events: result.source,
+    merchant: result.merchantId,
+  };
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="sandbox audit-webhooks" ${counts}>`,
@@ -66,8 +76,14 @@ export function auditJunit(result: AuditResult): string {
   for (const c of result.cases) {
     const open = `    <testcase classname="webhook-audit.${c.level}" name="${xml(c.name)}" time="${seconds(c.latencyMs)}"`;
     if (c.result === 'pass') lines.push(`${open}/>`);
-    else if (c.result === 'fail' && c.level === 'must-pass') lines.push(`${open}>`, `      <failure type="must-pass" message="${xml(c.reason)}"/>`, '    </testcase>');
-    else lines.push(`${open}>`, `      <skipped message="${xml(c.result === 'skip' ? c.reason : `advice not followed: ${c.reason}`)}"/>`, '    </testcase>');
+    else if (c.result === 'fail' && c.level === 'must-pass')
+      lines.push(`${open}>`, `      <failure type="must-pass" message="${xml(c.reason)}"/>`, '    </testcase>');
+    else
+      lines.push(
+        `${open}>`,
+        `      <skipped message="${xml(c.result === 'skip' ? c.reason : `advice not followed: ${c.reason}`)}"/>`,
+        '    </testcase>',
+      );
   }
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');

@@ -36,20 +36,32 @@ const FLAG = { url: '--to', signature: '--signature', headerPrefix: '--header-pr
 type EventRecord = AuditMaterial['authorized'];
 
 /** A control event back in the form the payload builders take. */
-const toRecord = (e: EventView): EventRecord => ({ id: e.id, type: e.event, resourceId: e.resource_id, merchantId: e.merchant_id, createdAt: Date.parse(e.created_at), data: e.data });
+const toRecord = (e: EventView): EventRecord => ({
+  id: e.id,
+  type: e.event,
+  resourceId: e.resource_id,
+  merchantId: e.merchant_id,
+  createdAt: Date.parse(e.created_at),
+  data: e.data,
+});
 
 /** The audit's material from the running sandbox at flags.url. */
 async function remoteMaterial(client: ControlClient, merchantId: string | undefined): Promise<AuditMaterial> {
   const merchants = await client.listAll<MerchantView>('/merchants');
   const merchant = merchantId === undefined ? merchants[0] : merchants.find((m) => m.id === merchantId);
-  if (!merchant) throw new CliError(`--merchant ${merchantId ?? ''} is not a merchant of the sandbox at ${client.base}; use one of ${merchants.map((m) => m.id).join(', ')}`);
+  if (!merchant)
+    throw new CliError(
+      `--merchant ${merchantId ?? ''} is not a merchant of the sandbox at ${client.base}; use one of ${merchants.map((m) => m.id).join(', ')}`,
+    );
   const id = merchant.id;
 
   // The newest payment.captured whose payment.authorized is there too; a trigger makes the pair when there is none.
   let pair: { authorized: EventRecord; captured: EventRecord } | undefined;
   const captures = (await client.get<{ data: EventView[] }>('/events', { merchant: id, type: 'payment.captured', limit: 5 })).data;
   for (const captured of captures) {
-    const [authorized] = (await client.get<{ data: EventView[] }>('/events', { resource: captured.resource_id, type: 'payment.authorized', limit: 1 })).data;
+    const [authorized] = (
+      await client.get<{ data: EventView[] }>('/events', { resource: captured.resource_id, type: 'payment.authorized', limit: 1 })
+    ).data;
     if (authorized) {
       pair = { authorized: toRecord(authorized), captured: toRecord(captured) };
       break;
@@ -68,7 +80,10 @@ async function remoteMaterial(client: ControlClient, merchantId: string | undefi
     source: client.base,
     merchantId: id,
     secret: merchant.webhook_secret,
-    keys: merchant.public_key !== null && merchant.private_key !== null ? { publicKey: merchant.public_key, privateKey: merchant.private_key } : null,
+    keys:
+      merchant.public_key !== null && merchant.private_key !== null
+        ? { publicKey: merchant.public_key, privateKey: merchant.private_key }
+        : null,
     ...pair,
     s2s,
   };
@@ -78,13 +93,22 @@ async function remoteMaterial(client: ControlClient, merchantId: string | undefi
 export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
   program
     .command('audit-webhooks')
-    .description("grade your webhook handler: send it signed, forged, stale, tampered, duplicate, unknown, out-of-order, encrypted and large deliveries and check its answers")
+    .description(
+      'grade your webhook handler: send it signed, forged, stale, tampered, duplicate, unknown, out-of-order, encrypted and large deliveries and check its answers',
+    )
     .requiredOption('--to <url>', "your webhook handler's URL, e.g. http://127.0.0.1:3000/webhooks")
     .option('--secret <secret>', "the secret your handler verifies with (default: the merchant's webhook secret)")
     .option('--signature <mode>', `the signature mode your handler verifies: ${AUDIT_SIGNATURE_MODES.join(' or ')}`, 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature', 'Sandbox')
-    .option('--url <url>', "a running sandbox to take the merchant's secret, keys and real events from (default: events made for the audit)")
-    .addOption(new Option('--control-token <token>', 'bearer token, when the sandbox at --url was started with --control-token').env('SANDBOX_CONTROL_TOKEN'))
+    .option(
+      '--url <url>',
+      "a running sandbox to take the merchant's secret, keys and real events from (default: events made for the audit)",
+    )
+    .addOption(
+      new Option('--control-token <token>', 'bearer token, when the sandbox at --url was started with --control-token').env(
+        'SANDBOX_CONTROL_TOKEN',
+      ),
+    )
     .option('--merchant <id>', 'whose secret and events (default: the first merchant, mer_sandbox)')
     .option('--timeout <duration>', 'each answer must come within this time (the gateway allows 5s)', '5s')
     .option('--json', 'print the result as JSON')
@@ -94,8 +118,13 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
       if (timeoutMs === undefined) throw new CliError(`--timeout must be a duration like 5s or 500ms, got "${flags.timeout}"`);
       const settings: AuditSettings = { signatureMode: flags.signature as SignatureMode, headerPrefix: flags.headerPrefix, timeoutMs };
       const wrong = auditInputProblem(flags.to, settings);
-      if (wrong) throw new CliError(`${FLAG[wrong.key]} ${wrong.key === 'timeout' ? `must be a duration greater than 0 and at most 60s, got "${flags.timeout}"` : wrong.problem}`);
-      const material = flags.url ? await remoteMaterial(new ControlClient({ url: flags.url, controlToken: flags.controlToken }), flags.merchant) : syntheticAuditMaterial(undefined, flags.merchant);
+      if (wrong)
+        throw new CliError(
+          `${FLAG[wrong.key]} ${wrong.key === 'timeout' ? `must be a duration greater than 0 and at most 60s, got "${flags.timeout}"` : wrong.problem}`,
+        );
+      const material = flags.url
+        ? await remoteMaterial(new ControlClient({ url: flags.url, controlToken: flags.controlToken }), flags.merchant)
+        : syntheticAuditMaterial(undefined, flags.merchant);
       const result = await runWebhookAudit(flags.to, { ...material, secret: flags.secret ?? material.secret }, settings);
       if (flags.junit) {
         try {

@@ -18,9 +18,14 @@ export function addAuthenticateCommand(program: Command, io: CliIo): void {
       .description(`complete the open authentication of an S2S transID or a /v1/ payment id (pay_...): ${OUTCOMES.join(', ')}`),
   ).action(async (id: string, outcome: string, flags: ClientFlags) => {
     if (!Object.hasOwn(OUTCOME_VERDICTS, outcome)) throw new CliError(`outcome must be one of ${OUTCOMES.join(', ')}; got "${outcome}"`);
-    const result = await new ControlClient(flags).post<AuthenticateResultView>(`/transactions/${encodeURIComponent(id)}/authenticate`, { outcome });
+    const result = await new ControlClient(flags).post<AuthenticateResultView>(`/transactions/${encodeURIComponent(id)}/authenticate`, {
+      outcome,
+    });
     if (flags.json) return io.out(JSON.stringify(result, null, 2));
-    const now = 'object' in result ? `payment ${result.id} is ${result.status}` : `transaction ${result.transID} is ${result.status} (order_status ${result.order_status})`;
+    const now =
+      'object' in result
+        ? `payment ${result.id} is ${result.status}`
+        : `transaction ${result.transID} is ${result.status} (order_status ${result.order_status})`;
     io.out(`authentication ${result.authentication}: ${now}; the customer returns to ${result.redirect_url}`);
   });
 }

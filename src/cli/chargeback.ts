@@ -24,7 +24,8 @@ function openBody(id: string, flags: ChargebackFlags): Record<string, unknown> {
   if (!body.payment_id && !body.transID) throw new CliError(`"${id}" is neither a /v1/ payment id (pay_...) nor an S2S transID (digits)`);
   if (flags.reason !== undefined) body.reason = flags.reason;
   if (flags.amount !== undefined) {
-    if (!/^\d+$/.test(flags.amount)) throw new CliError(`--amount is in minor units, a whole number such as 1050 for EUR 10.50; got "${flags.amount}"`);
+    if (!/^\d+$/.test(flags.amount))
+      throw new CliError(`--amount is in minor units, a whole number such as 1050 for EUR 10.50; got "${flags.amount}"`);
     body.amount = Number(flags.amount);
   }
   return body;
@@ -35,7 +36,9 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('chargeback <id>')
-      .description('open a chargeback on an S2S transID or a /v1/ payment id; with --win / --lose, decide an open one (by dp_... or by the transID / payment id)'),
+      .description(
+        'open a chargeback on an S2S transID or a /v1/ payment id; with --win / --lose, decide an open one (by dp_... or by the transID / payment id)',
+      ),
   )
     .option('--reason <reason>', `why the cardholder disputes: ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`)
     .option('--amount <minor-units>', 'the disputed amount in minor units (default: all that is not refunded)')
@@ -45,12 +48,15 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
       const client = new ControlClient(flags);
       if (flags.win && flags.lose) throw new CliError('pass --win or --lose, not both');
       if (flags.win || flags.lose) {
-        if (flags.reason !== undefined || flags.amount !== undefined) throw new CliError('--reason and --amount are for opening a chargeback; leave them out with --win / --lose');
+        if (flags.reason !== undefined || flags.amount !== undefined)
+          throw new CliError('--reason and --amount are for opening a chargeback; leave them out with --win / --lose');
         const cb = await client.post<ChargebackView>(`/chargebacks/${encodeURIComponent(id)}/${flags.win ? 'win' : 'lose'}`);
         if (flags.json) return io.out(JSON.stringify(cb, null, 2));
         const outcome = cb.status === 'won' ? kleur.green('won') : kleur.red('lost');
         const after = cb.status === 'won' ? 'it is reinstated' : 'it stays charged back';
-        return io.out(`chargeback ${kleur.bold(cb.id)} ${outcome}: ${money(cb)} on ${subject(cb)}; ${after} (chargeback.${cb.status} sent)`);
+        return io.out(
+          `chargeback ${kleur.bold(cb.id)} ${outcome}: ${money(cb)} on ${subject(cb)}; ${after} (chargeback.${cb.status} sent)`,
+        );
       }
       const cb = await client.post<ChargebackView>('/chargebacks', openBody(id, flags));
       if (flags.json) return io.out(JSON.stringify(cb, null, 2));
@@ -63,9 +69,18 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
     .option('--payment <id>', 'only those of this transID or payment id')
     .option('--limit <n>', 'at most this many', '50')
     .action(async (flags: ClientFlags & { status?: string; payment?: string; limit: string }) => {
-      const page = await new ControlClient(flags).get<ListView<ChargebackView>>('/chargebacks', { status: flags.status, payment: flags.payment, limit: flags.limit });
+      const page = await new ControlClient(flags).get<ListView<ChargebackView>>('/chargebacks', {
+        status: flags.status,
+        payment: flags.payment,
+        limit: flags.limit,
+      });
       if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
       if (page.data.length === 0) return io.out('no chargebacks match');
-      io.out(formatTable(['ID', 'FAMILY', 'PAYMENT', 'AMOUNT', 'REASON', 'STATUS', 'CREATED'], page.data.map((cb) => [cb.id, cb.family, cb.payment_id ?? cb.transID, money(cb), cb.reason, cb.status, cb.created_at])));
+      io.out(
+        formatTable(
+          ['ID', 'FAMILY', 'PAYMENT', 'AMOUNT', 'REASON', 'STATUS', 'CREATED'],
+          page.data.map((cb) => [cb.id, cb.family, cb.payment_id ?? cb.transID, money(cb), cb.reason, cb.status, cb.created_at]),
+        ),
+      );
     });
 }

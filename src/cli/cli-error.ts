@@ -64,7 +64,8 @@ export function jsonRequested(argv: readonly string[]): boolean {
 /** The --json error object of a user error (a CliError, a SandboxError of the start options, a StartError); `message` is its one line. */
 export function errorBody(err: unknown, message: string): CliErrorBody {
   if (err instanceof CliError) return err.body();
-  if (err instanceof SandboxError) return { type: err.type, code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) };
+  if (err instanceof SandboxError)
+    return { type: err.type, code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) };
   const code: CliErrorCode = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'sandbox_unreachable' : 'start_failed';
   return { code, message };
 }

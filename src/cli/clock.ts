@@ -7,7 +7,6 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import type { CliIo } from './program.js';
 import type { ClockAdvanceView, ClockView } from '../views/clock.js';
 
-
 function ahead(view: ClockView): string {
   return view.offset_ms > 0 ? `${view.offset} ahead of the wall clock` : 'the wall clock';
 }
@@ -31,6 +30,10 @@ export function addClockCommand(program: Command, io: CliIo): void {
       const problem = clockAdvanceProblem(duration);
       if (problem) throw new CliError(problem);
       const result = await new ControlClient(flags).post<ClockAdvanceView>('/clock/advance', { duration });
-      io.out(flags.json ? JSON.stringify(result, null, 2) : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`);
+      io.out(
+        flags.json
+          ? JSON.stringify(result, null, 2)
+          : `sandbox time is now ${result.now}, ${ahead(result)} (${result.jobs_run} timed job${result.jobs_run === 1 ? '' : 's'} ran)`,
+      );
     });
 }

@@ -19,7 +19,9 @@ export interface ClientFlags {
 export function sandboxOptions(command: Command, what = 'the sandbox to talk to'): Command {
   return command
     .addOption(new Option('--url <url>', what).env(CLIENT_ENV.url).default(DEFAULT_SANDBOX_URL))
-    .addOption(new Option('--control-token <token>', 'bearer token, when the sandbox was started with --control-token').env(CLIENT_ENV.controlToken));
+    .addOption(
+      new Option('--control-token <token>', 'bearer token, when the sandbox was started with --control-token').env(CLIENT_ENV.controlToken),
+    );
 }
 
 /** Adds --url, --control-token and --json to a command. */
@@ -111,13 +113,20 @@ export class ControlClient {
   }
 
   private async call<T>(method: string, path: string, body?: Record<string, unknown>): Promise<T> {
-    const res = await this.fetch(`/_sandbox${path}`, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.fetch(`/_sandbox${path}`, {
+      method,
+      headers: this.headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw await this.failure(res);
     const text = await res.text();
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new CliError(`${this.base} answered, but it is not a sandbox's control API (--url is the sandbox's address; a webhook URL filter is --to)`, 'not_a_sandbox');
+      throw new CliError(
+        `${this.base} answered, but it is not a sandbox's control API (--url is the sandbox's address; a webhook URL filter is --to)`,
+        'not_a_sandbox',
+      );
     }
   }
 
@@ -139,7 +148,8 @@ export class ControlClient {
       // Not JSON: not the sandbox's error body.
     }
     const body = error as { code?: unknown; message?: unknown } | undefined;
-    if (typeof body?.code === 'string' && typeof body.message === 'string') return new ApiError(res.status, body as { code: string; message: string });
+    if (typeof body?.code === 'string' && typeof body.message === 'string')
+      return new ApiError(res.status, body as { code: string; message: string });
     return new CliError(`${this.base} answered ${res.status}: ${text.slice(0, 200)}`, 'not_a_sandbox');
   }
 }

@@ -38,7 +38,14 @@ async function forward(event: ControlEventDetailView, flags: ListenFlags): Promi
       redirect: 'manual',
       headers: {
         'content-type': event.payload.content_type,
-        ...signatureHeaders({ mode: flags.signature as SignatureMode, secrets: [flags.secret], prefix: flags.headerPrefix, id: event.id, timestamp, body }),
+        ...signatureHeaders({
+          mode: flags.signature as SignatureMode,
+          secrets: [flags.secret],
+          prefix: flags.headerPrefix,
+          id: event.id,
+          timestamp,
+          body,
+        }),
         [`${prefix}-event-id`]: event.id,
         [`${prefix}-event-type`]: event.event,
         [`${prefix}-timestamp`]: String(timestamp),
@@ -63,11 +70,16 @@ export function addListenCommand(program: Command, io: CliIo): void {
     .option('--signature <mode>', 'plain, timestamped or standard, for forwarded events', 'plain')
     .option('--count <n>', 'stop after this many events, once each webhook of the last one has had its first attempt')
     .action(async (flags: ListenFlags) => {
-      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
-      if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
+      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
+        throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
+      if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo))
+        throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
       if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
-      const patterns = (flags.events ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const patterns = (flags.events ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const client = new ControlClient(flags);
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -84,12 +96,19 @@ export function addListenCommand(program: Command, io: CliIo): void {
             if (kind === 'event.created') {
               if (awaiting) return;
               const last = seen + 1 >= limit;
-              const detail = flags.forwardTo || last ? await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
+              const detail =
+                flags.forwardTo || last ? await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
               const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
               if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
               else {
-                const answer = !forwarded ? '' : forwarded.status === null ? kleur.red(`failed: ${forwarded.error}`) : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
-                io.out(`${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`);
+                const answer = !forwarded
+                  ? ''
+                  : forwarded.status === null
+                    ? kleur.red(`failed: ${forwarded.error}`)
+                    : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
+                io.out(
+                  `${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`,
+                );
               }
               seen++;
               if (last) {
@@ -105,12 +124,19 @@ export function addListenCommand(program: Command, io: CliIo): void {
             } else {
               const answer = item.response_status ?? kleur.red(item.error ?? 'error');
               const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
-              io.out(`${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`);
+              io.out(
+                `${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`,
+              );
             }
             if (awaiting?.delete(item.id) && awaiting.size === 0) controller.abort();
           },
           controller.signal,
-          () => io.err(kleur.dim(`listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`)),
+          () =>
+            io.err(
+              kleur.dim(
+                `listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`,
+              ),
+            ),
         );
       } finally {
         process.off('SIGINT', stop);

@@ -18,7 +18,10 @@ function credentialLines(m: MerchantView): string {
     ['api_key', m.api_key],
     ['webhook_secret', m.webhook_secret],
   ];
-  return formatTable(['FIELD', 'VALUE'], fields.map(([name, value]) => [name, String(value)]));
+  return formatTable(
+    ['FIELD', 'VALUE'],
+    fields.map(([name, value]) => [name, String(value)]),
+  );
 }
 
 /** "3 transactions, 5 events" for the tables rows went from (a merchant's reset or deletion). */
@@ -29,9 +32,15 @@ export function removedSummary(removed: Record<string, number>): string {
 
 /** Adds `sandbox merchants create`, `list` and `delete`. */
 export function addMerchantsCommand(program: Command, io: CliIo): void {
-  const merchants = program.command('merchants').description('merchants on demand: one of its own per test worker (isolated references, lists, events, webhooks, reset)');
+  const merchants = program
+    .command('merchants')
+    .description('merchants on demand: one of its own per test worker (isolated references, lists, events, webhooks, reset)');
 
-  clientOptions(merchants.command('create').description('create a merchant with its own terminal, API key and webhook secret; --json prints it for a script'))
+  clientOptions(
+    merchants
+      .command('create')
+      .description('create a merchant with its own terminal, API key and webhook secret; --json prints it for a script'),
+  )
     .option('--name <name>', 'the name shown in lists and the dashboard (default "Merchant <terNO>")')
     .option('--currency <code>', 'the currency the sandbox invents objects in for it, e.g. by sandbox trigger (default EUR)')
     .action(async (flags: ClientFlags & { name?: string; currency?: string }) => {
@@ -42,17 +51,28 @@ export function addMerchantsCommand(program: Command, io: CliIo): void {
       io.out(flags.json ? JSON.stringify(created, null, 2) : credentialLines(created));
     });
 
-  clientOptions(merchants.command('list').description('every merchant, seeded and created, with its first terminal and API key (all pages)')).action(async (flags: ClientFlags) => {
+  clientOptions(
+    merchants.command('list').description('every merchant, seeded and created, with its first terminal and API key (all pages)'),
+  ).action(async (flags: ClientFlags) => {
     const data = await new ControlClient(flags).listAll<MerchantView>('/merchants');
     if (flags.json) return io.out(JSON.stringify(data, null, 2));
-    const rows = data.map((m) => [m.id, m.name, String(m.terNO ?? ''), m.public_key ?? '', m.api_key ?? '', m.seeded ? 'seeded' : 'created']);
+    const rows = data.map((m) => [
+      m.id,
+      m.name,
+      String(m.terNO ?? ''),
+      m.public_key ?? '',
+      m.api_key ?? '',
+      m.seeded ? 'seeded' : 'created',
+    ]);
     io.out(formatTable(['ID', 'NAME', 'TERNO', 'PUBLIC KEY', 'API KEY', 'FROM'], rows));
   });
 
-  clientOptions(merchants.command('delete <id>').description('delete a created merchant and everything it owns (seeded merchants stay: reset them with sandbox reset --merchant)')).action(
-    async (id: string, flags: ClientFlags) => {
-      const result = await new ControlClient(flags).delete<DeletedMerchantView>(`/merchants/${encodeURIComponent(id)}`);
-      io.out(flags.json ? JSON.stringify(result, null, 2) : `deleted ${id}: ${removedSummary(result.removed)}`);
-    },
-  );
+  clientOptions(
+    merchants
+      .command('delete <id>')
+      .description('delete a created merchant and everything it owns (seeded merchants stay: reset them with sandbox reset --merchant)'),
+  ).action(async (id: string, flags: ClientFlags) => {
+    const result = await new ControlClient(flags).delete<DeletedMerchantView>(`/merchants/${encodeURIComponent(id)}`);
+    io.out(flags.json ? JSON.stringify(result, null, 2) : `deleted ${id}: ${removedSummary(result.removed)}`);
+  });
 }

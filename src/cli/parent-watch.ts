@@ -58,7 +58,9 @@ function processInfo(pid: number): ProcessInfo | undefined {
   }
   if (process.platform === 'win32') return undefined;
   try {
-    const [ppid, ...args] = execFileSync('ps', ['-o', 'ppid=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
+    const [ppid, ...args] = execFileSync('ps', ['-o', 'ppid=,args=', '-p', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/);
     return { pid, ppid: Number(ppid), name: basename(args[0] ?? ''), args };
   } catch {
     return undefined;

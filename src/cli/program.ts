@@ -93,7 +93,8 @@ function emptyVariablesUnset(action: Command): void {
   for (let command: Command | null = action; command; command = command.parent) {
     for (const option of command.options) {
       const key = option.attributeName();
-      if (option.envVar && command.getOptionValueSource(key) === 'env' && command.getOptionValue(key) === '') command.setOptionValueWithSource(key, option.defaultValue, 'default');
+      if (option.envVar && command.getOptionValueSource(key) === 'env' && command.getOptionValue(key) === '')
+        command.setOptionValueWithSource(key, option.defaultValue, 'default');
     }
   }
 }
@@ -113,7 +114,10 @@ export function userErrorMessage(err: unknown): string | undefined {
 export async function execute(argv: string[], io: CliIo = processIo): Promise<number> {
   io.json = jsonRequested(argv.slice(2));
   const name = invokedName(argv);
-  for (const warning of unknownVariableWarnings()) io.err(io.json ? JSON.stringify({ warning: { code: 'unknown_variable', message: warning } }) : kleur.yellow(`${name}: warning: ${warning}`));
+  for (const warning of unknownVariableWarnings())
+    io.err(
+      io.json ? JSON.stringify({ warning: { code: 'unknown_variable', message: warning } }) : kleur.yellow(`${name}: warning: ${warning}`),
+    );
   const program = buildProgram(io, name);
   try {
     await program.parseAsync(argv);

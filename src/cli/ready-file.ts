@@ -83,7 +83,10 @@ export async function waitForReadyFile(path: string, deadline: number, controlTo
         problem = `${path} names ${url}: ${err.message.replace(/; start one with .*$/, '')}`;
       }
     }
-    if (Date.now() >= deadline) throw new CliError(`no sandbox became ready: ${problem} (a sandbox writes the file once it answers and removes it when it stops; one killed with SIGKILL leaves it behind)`);
+    if (Date.now() >= deadline)
+      throw new CliError(
+        `no sandbox became ready: ${problem} (a sandbox writes the file once it answers and removes it when it stops; one killed with SIGKILL leaves it behind)`,
+      );
     await new Promise((resolve) => setTimeout(resolve, Math.min(READY_POLL_MS, Math.max(0, deadline - Date.now()))));
   }
 }

@@ -26,7 +26,10 @@ const STANDARD_HEADERS = ['webhook-id', 'webhook-signature'];
 
 /** True for a POST that carries a webhook's headers: a sandbox's X-<prefix>-Signature/-Event-Id/-Delivery-Id, or Standard Webhooks' webhook-id/-signature. */
 export function looksLikeWebhook(method: string | undefined, headers: http.IncomingHttpHeaders): boolean {
-  return method === 'POST' && Object.keys(headers).some((name) => /^x-[a-z0-9]+-(signature|event-id|delivery-id)$/.test(name) || STANDARD_HEADERS.includes(name));
+  return (
+    method === 'POST' &&
+    Object.keys(headers).some((name) => /^x-[a-z0-9]+-(signature|event-id|delivery-id)$/.test(name) || STANDARD_HEADERS.includes(name))
+  );
 }
 
 /** The words of the X-<word>-Signature headers present, as a flag would take them ("Acme"). */
@@ -43,7 +46,8 @@ function settingsProblem(headers: http.IncomingHttpHeaders, body: string, s: Ver
   const verifies = (mode: SignatureMode) => verifyWebhook(headers, s.secret, body, { mode, prefix: s.headerPrefix });
   const standard = headers['webhook-signature'] !== undefined;
   const ours = headers[`x-${prefix}-signature`] !== undefined;
-  if (standard && !ours && s.signature !== 'standard') return 'it is signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers): pass --signature standard';
+  if (standard && !ours && s.signature !== 'standard')
+    return 'it is signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers): pass --signature standard';
   if (!standard && !ours) {
     const [other] = signaturePrefixes(headers);
     if (other) return `it is signed in X-${other}-Signature: pass --header-prefix ${other}`;
@@ -54,7 +58,8 @@ function settingsProblem(headers: http.IncomingHttpHeaders, body: string, s: Ver
     return `it is signed in X-${s.headerPrefix}-Signature, not the Standard Webhooks way: pass --signature ${mode ?? 'plain or timestamped, as the sandbox signs'}`;
   }
   const other = s.signature === 'plain' ? 'timestamped' : s.signature === 'timestamped' ? 'plain' : undefined;
-  if (ours && other && verifies(other)) return `it is signed in ${other} mode${other === 'timestamped' ? ' (HMAC of "<timestamp>.<body>")' : ' (HMAC of the body)'}: pass --signature ${other}`;
+  if (ours && other && verifies(other))
+    return `it is signed in ${other} mode${other === 'timestamped' ? ' (HMAC of "<timestamp>.<body>")' : ' (HMAC of the body)'}: pass --signature ${other}`;
   return undefined;
 }
 
@@ -70,13 +75,20 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 /** " (a bad-signature fault rule is set ...)" when the sandbox spoils signatures on purpose. */
 async function faultNote(client: ControlClient): Promise<string> {
   const rules = await withTimeout(client.get<FaultListView>('/faults')).catch(() => undefined);
-  return rules?.data.some((rule) => rule.fault === 'bad-signature') ? '; a bad-signature fault rule is set, which spoils signatures on purpose (sandbox faults list)' : '';
+  return rules?.data.some((rule) => rule.fault === 'bad-signature')
+    ? '; a bad-signature fault rule is set, which spoils signatures on purpose (sandbox faults list)'
+    : '';
 }
 
 /** Whose secret signs the delivery, asked of the sandbox that sent it. */
 async function secretProblem(headers: http.IncomingHttpHeaders, s: VerifySettings): Promise<string> {
   const deliveryId = headers[`x-${s.headerPrefix.toLowerCase()}-delivery-id`];
-  if (typeof deliveryId !== 'string') return 'it is not signed with --secret, and it names no delivery (X-' + s.headerPrefix + '-Delivery-Id): whoever sent it signs with a secret of their own (sandbox listen --forward-to: its --secret)';
+  if (typeof deliveryId !== 'string')
+    return (
+      'it is not signed with --secret, and it names no delivery (X-' +
+      s.headerPrefix +
+      '-Delivery-Id): whoever sent it signs with a secret of their own (sandbox listen --forward-to: its --secret)'
+    );
   let delivery: DeliveryView;
   let client: ControlClient;
   try {

@@ -78,7 +78,9 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
       view.problem = 'encrypted data (encryption_method=aes256): pass --private-key and --public-key to decrypt it';
     } else {
       try {
-        fields = Object.fromEntries(new URLSearchParams(decryptText(fields.data, { privateKey: flags.privateKey, publicKey: flags.publicKey }).plaintext));
+        fields = Object.fromEntries(
+          new URLSearchParams(decryptText(fields.data, { privateKey: flags.privateKey, publicKey: flags.publicKey }).plaintext),
+        );
       } catch (err) {
         view.problem = `cannot decrypt data: ${(err as Error).message}`;
       }
@@ -94,7 +96,8 @@ function printable(view: ReceivedView): string {
     `${kleur.dim(clock())} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
   ];
   const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
-  for (const [key, value] of Object.entries(view.fields)) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(view.fields))
+    lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   if (view.signature_problem) lines.push(`    ${kleur.red(`signature: ${view.signature_problem}`)}`);
   if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
   return lines.join('\n');
@@ -121,11 +124,15 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON line per webhook')
     .action(async (flags: ReceiveFlags) => {
       const status = Number(flags.status);
-      if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
+      if (!Number.isInteger(status) || status < 200 || status > 599)
+        throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
       const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
-      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature)) throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
-      if (Boolean(flags.privateKey) !== Boolean(flags.publicKey)) throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
+      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
+        throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
+      if (Boolean(flags.privateKey) !== Boolean(flags.publicKey))
+        throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
       const limit = flags.count === undefined ? Infinity : Number(flags.count);
       if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
       // Checks --url now; it is asked only when a signature does not verify.
@@ -146,14 +153,20 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
             const answer = req.method !== 'POST' ? 404 : flags.rejectInvalid ? 400 : status;
             res.writeHead(answer, { 'content-type': 'text/plain' }).end('not a webhook (sandbox receive)');
             const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
-            io.err(kleur.dim(`${clock()} ${req.method} ${path}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`));
+            io.err(
+              kleur.dim(
+                `${clock()} ${req.method} ${path}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
+              ),
+            );
             return;
           }
           const view = readWebhook(path, req.headers, body, flags);
           if (flags.rejectInvalid && !view.signature_valid) {
             res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid signature (sandbox receive --reject-invalid)');
           } else {
-            res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
+            res
+              .writeHead(status, { 'content-type': 'text/plain' })
+              .end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
           }
           printing = printing.then(async () => {
             if (received >= limit) return;
@@ -165,13 +178,21 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       });
       await new Promise<void>((resolve, reject) => {
         server.once('error', (err: NodeJS.ErrnoException) =>
-          reject(new CliError(err.code === 'EADDRINUSE' ? `port ${port} is already in use; pass --port 0 or another port` : `cannot listen on ${flags.host}:${port}: ${err.message}`)),
+          reject(
+            new CliError(
+              err.code === 'EADDRINUSE'
+                ? `port ${port} is already in use; pass --port 0 or another port`
+                : `cannot listen on ${flags.host}:${port}: ${err.message}`,
+            ),
+          ),
         );
         server.listen(port, flags.host, resolve);
       });
       const address = server.address() as AddressInfo;
       // On stderr, like listen's: with --json, stdout carries only the webhooks.
-      io.err(`receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`);
+      io.err(
+        `receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
+      );
       process.once('SIGINT', stop);
       await stopped;
       process.off('SIGINT', stop);

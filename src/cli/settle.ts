@@ -26,13 +26,24 @@ function detail(s: SettlementView): string {
   const parts = [summary(s)];
   if (rows.length) parts.push('', formatTable(['FAMILY', 'PAYMENT', 'GROSS', 'FEE', 'REFUNDED', 'NET'], rows));
   const clawbacks = s.clawbacks.map((a) => [a.family, a.id, a.kind, a.chargeback_id ?? '-', amount(a.amount, c)]);
-  if (clawbacks.length) parts.push('', 'clawbacks (refunds and lost chargebacks after an earlier payout):', formatTable(['FAMILY', 'PAYMENT', 'KIND', 'CHARGEBACK', 'AMOUNT'], clawbacks));
+  if (clawbacks.length)
+    parts.push(
+      '',
+      'clawbacks (refunds and lost chargebacks after an earlier payout):',
+      formatTable(['FAMILY', 'PAYMENT', 'KIND', 'CHARGEBACK', 'AMOUNT'], clawbacks),
+    );
   return parts.join('\n');
 }
 
 /** Adds `sandbox settle` and `sandbox settlements`. */
 export function addSettleCommand(program: Command, io: CliIo): void {
-  clientOptions(program.command('settle').description('batch captured payments into settlements with fees, clawing back later refunds and lost chargebacks (settlement.created, then settlement.paid)'))
+  clientOptions(
+    program
+      .command('settle')
+      .description(
+        'batch captured payments into settlements with fees, clawing back later refunds and lost chargebacks (settlement.created, then settlement.paid)',
+      ),
+  )
     .option('--merchant <id>', 'only this merchant (default: every merchant)')
     .option('--currency <code>', 'only this currency (default: every currency)')
     .option('--pay-after <duration>', 'sandbox time until the payout, e.g. 2d, 1h, or 0s for at once', '2d')
@@ -42,7 +53,8 @@ export function addSettleCommand(program: Command, io: CliIo): void {
       if (flags.currency) body.currency = flags.currency;
       const { data } = await new ControlClient(flags).post<ListView<SettlementView>>('/settlements', body);
       if (flags.json) return io.out(JSON.stringify(data, null, 2));
-      if (data.length === 0) return io.out('nothing to settle: every captured payment is already in a settlement, and nothing is owed back');
+      if (data.length === 0)
+        return io.out('nothing to settle: every captured payment is already in a settlement, and nothing is owed back');
       for (const s of data) io.out(summary(s));
     });
 

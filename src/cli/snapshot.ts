@@ -56,7 +56,9 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     }
   });
 
-  clientOptions(program.command('import <file>').description('replace the whole sandbox state with a snapshot made by sandbox export')).action(async (file: string, flags: ClientFlags) => {
+  clientOptions(
+    program.command('import <file>').description('replace the whole sandbox state with a snapshot made by sandbox export'),
+  ).action(async (file: string, flags: ClientFlags) => {
     let doc: Record<string, unknown>;
     try {
       doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -67,7 +69,11 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);
   });
 
-  clientOptions(program.command('reset').description('empty every table but the seeded credentials (created merchants go too), reseed them and reload --scenario'))
+  clientOptions(
+    program
+      .command('reset')
+      .description('empty every table but the seeded credentials (created merchants go too), reseed them and reload --scenario'),
+  )
     .option('--merchant <id>', "empty only this merchant's state and leave the others as they are")
     .action(async (flags: ClientFlags & { merchant?: string }) => {
       const client = new ControlClient(flags);

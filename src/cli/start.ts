@@ -31,10 +31,14 @@ export function banner(running: RunningServer): string {
   for (const merchant of store.credentials.merchants().filter((m) => m.createdBy !== 'api')) {
     lines.push(`  ${kleur.bold(merchant.name)} ${kleur.dim(`(${merchant.id})`)}`);
     for (const t of store.credentials.terminals().filter((x) => x.merchantId === merchant.id)) {
-      lines.push(`    terNO ${kleur.green(String(t.terNo))}  public_key ${kleur.green(t.publicKey)}  private_key ${kleur.green(t.privateKey)}`);
+      lines.push(
+        `    terNO ${kleur.green(String(t.terNo))}  public_key ${kleur.green(t.publicKey)}  private_key ${kleur.green(t.privateKey)}`,
+      );
     }
     const merchantKeys = keys.filter((k) => k.merchantId === merchant.id).map((k) => kleur.green(k.key));
-    lines.push(`    API key ${merchantKeys.join(', ') || kleur.dim('none')}  webhook secret ${kleur.green(config.signatureMode === 'standard' ? standardSecret(merchant.webhookSecret) : merchant.webhookSecret)}`);
+    lines.push(
+      `    API key ${merchantKeys.join(', ') || kleur.dim('none')}  webhook secret ${kleur.green(config.signatureMode === 'standard' ? standardSecret(merchant.webhookSecret) : merchant.webhookSecret)}`,
+    );
   }
   if (created > 0) lines.push(`  ${kleur.dim(`${created} merchant${created === 1 ? '' : 's'} created on demand: sandbox merchants list`)}`);
   lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold('123456')}; see README.`, '');
@@ -60,23 +64,70 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--fixtures <file>', help('fixtures', 'merchants, terminals and keys to seed', 'the shipped fixtures/default.json'))
     .option('--retry <profile>', help('retry', 'webhook retries: dev, realistic, none, or a list like 1s,5s,1m'))
     .option('--header-prefix <name>', help('headerPrefix', 'the word in X-<name>-Signature and the other webhook headers'))
-    .option('--signature <mode>', help('signature', 'plain (HMAC of the body), timestamped (HMAC of "<timestamp>.<body>") or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)'))
+    .option(
+      '--signature <mode>',
+      help(
+        'signature',
+        'plain (HMAC of the body), timestamped (HMAC of "<timestamp>.<body>") or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)',
+      ),
+    )
     .option('--control-token <token>', help('controlToken', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)'))
-    .option('--allowed-host <host>', help('allowedHost', "another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url's; repeatable, or comma-separated in the variable", 'none'), (host: string, hosts: string[] = []) => [...hosts, host])
+    .option(
+      '--allowed-host <host>',
+      help(
+        'allowedHost',
+        "another Host name (optionally :port) /_sandbox/ answers to besides loopback and --public-url's; repeatable, or comma-separated in the variable",
+        'none',
+      ),
+      (host: string, hosts: string[] = []) => [...hosts, host],
+    )
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
     .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
     .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
-    .option('--faults <spec>', help('faults', 'inject webhook and API faults, e.g. "duplicate=2,delay=2s", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (docs/api-faults.md)'))
+    .option(
+      '--faults <spec>',
+      help(
+        'faults',
+        'inject webhook and API faults, e.g. "duplicate=2,delay=2s", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (docs/api-faults.md)',
+      ),
+    )
     .option('--fault-seed <n>', help('faultSeed', 'seed of random faults (fail=P, p=P) so a run repeats exactly'))
-    .option('--fault-timeout <duration>', help('faultTimeout', 'how long an API timeout fault (X-Sandbox-Fault: timeout) holds the connection before closing it, at most 10m'))
-    .option('--scenario <name|file>', help('scenario', `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`))
-    .option('--auto-authenticate <verdict>', help('autoAuthenticate', 'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s'))
-    .option('--chargeback-delay <duration>', help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'))
+    .option(
+      '--fault-timeout <duration>',
+      help('faultTimeout', 'how long an API timeout fault (X-Sandbox-Fault: timeout) holds the connection before closing it, at most 10m'),
+    )
+    .option(
+      '--scenario <name|file>',
+      help(
+        'scenario',
+        `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`,
+      ),
+    )
+    .option(
+      '--auto-authenticate <verdict>',
+      help(
+        'autoAuthenticate',
+        'complete every 3-D Secure/bank challenge by itself: approve or decline, optionally after sandbox time, e.g. approve:5s',
+      ),
+    )
+    .option(
+      '--chargeback-delay <duration>',
+      help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'),
+    )
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
-    .option('--ready-file <file>', 'write the base URL to this file once the sandbox answers (a dead sandbox\'s file is removed at start), removed when it exits; sandbox wait --ready-file reads it')
-    .option('--pid-file [file]', `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`)
+    .option(
+      '--ready-file <file>',
+      "write the base URL to this file once the sandbox answers (a dead sandbox's file is removed at start), removed when it exits; sandbox wait --ready-file reads it",
+    )
+    .option(
+      '--pid-file [file]',
+      `write the process id to this file once the sandbox answers, removed when it exits; sandbox stop reads it (default file: ${DEFAULT_PID_FILE})`,
+    )
     .option('--keep-running', 'keep running when the process that started it exits (stop it with sandbox stop or a signal)')
-    .option('-q, --quiet', help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'))
+    .option(
+      '-q, --quiet',
+      help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'),
+    )
     .option('--log-format <format>', help('logFormat', 'pretty or json'))
     .addHelpText(
       'after',
@@ -114,7 +165,9 @@ export function addStartCommand(program: Command, io: CliIo): void {
         };
         running.close().then(exit, exit);
       };
-      const unwatch = keepRunning ? () => {} : watchParent((gone) => stop(`the process that started the sandbox (${gone.name}, pid ${gone.pid}) exited`));
+      const unwatch = keepRunning
+        ? () => {}
+        : watchParent((gone) => stop(`the process that started the sandbox (${gone.name}, pid ${gone.pid}) exited`));
       for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
       if (!config.quiet) io.out(banner(running));
       io.out(`Listening on ${running.url}`);

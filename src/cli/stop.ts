@@ -33,9 +33,13 @@ export function addStopCommand(program: Command, io: CliIo): void {
     .option('--timeout <duration>', 'how long to wait for the clean shutdown, e.g. 15s', '15s')
     .action(async (flags: { pidFile: string; timeout: string }) => {
       const timeoutMs = parseDuration(flags.timeout);
-      if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 15s or 1m, got "${flags.timeout}"`);
+      if (timeoutMs === undefined || timeoutMs <= 0)
+        throw new CliError(`--timeout must be a duration like 15s or 1m, got "${flags.timeout}"`);
       const pid = readPidFile(flags.pidFile);
-      if (pid === undefined) throw new CliError(`no pid file at ${flags.pidFile}: start the sandbox with --pid-file ${flags.pidFile}, or name the file with --pid-file`);
+      if (pid === undefined)
+        throw new CliError(
+          `no pid file at ${flags.pidFile}: start the sandbox with --pid-file ${flags.pidFile}, or name the file with --pid-file`,
+        );
       if (!isRunning(pid)) {
         // A sandbox killed with SIGKILL leaves its file behind; stopping it again is not an error.
         rmSync(flags.pidFile, { force: true });
@@ -45,7 +49,8 @@ export function addStopCommand(program: Command, io: CliIo): void {
       process.kill(pid, 'SIGTERM');
       const deadline = Date.now() + timeoutMs;
       while (isRunning(pid)) {
-        if (Date.now() > deadline) throw new CliError(`sandbox (pid ${pid}) is still running ${flags.timeout} after SIGTERM; kill -9 ${pid} ends it at once`);
+        if (Date.now() > deadline)
+          throw new CliError(`sandbox (pid ${pid}) is still running ${flags.timeout} after SIGTERM; kill -9 ${pid} ends it at once`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       io.out(`stopped sandbox (pid ${pid})`);

@@ -26,11 +26,14 @@ export function addTriggerCommand(program: Command, io: CliIo): void {
       if (flags.merchant) body.merchant = flags.merchant;
       const result = await new ControlClient(flags).post<TriggerResultView>('/events/trigger', body);
       if (flags.json) return io.out(JSON.stringify(result, null, 2));
-      const related = Object.entries(result.related).map(([key, value]) => `${key} ${value}`).join(', ');
+      const related = Object.entries(result.related)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(', ');
       io.out(`triggered ${kleur.bold(result.type)} ${result.event.id} (${related})`);
       for (const e of result.events) {
         io.out(`  ${e.id === result.event.id ? kleur.green('*') : ' '} ${e.type.padEnd(28)} ${e.id}  ${kleur.dim(e.resource_id)}`);
       }
-      if (result.delivery) io.out(`delivering ${result.event.id} to ${result.delivery.url} as ${result.delivery.id} (manual: tried once, never retried)`);
+      if (result.delivery)
+        io.out(`delivering ${result.event.id} to ${result.delivery.url} as ${result.delivery.id} (manual: tried once, never retried)`);
     });
 }

@@ -23,7 +23,12 @@ const SHOWN = 20;
 
 /** One line per delivery: id, event, target, status, attempts and the last answer. */
 export function deliveryLine(d: DeliveryItem): string {
-  const answer = d.last_response_status !== null ? `last answer ${d.last_response_status}` : d.last_error ? `last error: ${d.last_error}` : 'not tried yet';
+  const answer =
+    d.last_response_status !== null
+      ? `last answer ${d.last_response_status}`
+      : d.last_error
+        ? `last error: ${d.last_error}`
+        : 'not tried yet';
   return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`;
 }
 
@@ -32,17 +37,27 @@ export function addWaitCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('wait')
-      .description('wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived; with --ready-file, first until the sandbox it names answers')
+      .description(
+        'wait until a webhook of an event was delivered (exit 0), or time out (exit 1) listing what arrived; with --ready-file, first until the sandbox it names answers',
+      )
       .option('--event <type>', 'the event type, e.g. payment.authorized')
-      .option('--ready-file <file>', 'first wait until this file (from sandbox start --ready-file) names a sandbox that answers, and use that sandbox; without --event, print its URL and exit 0')
+      .option(
+        '--ready-file <file>',
+        'first wait until this file (from sandbox start --ready-file) names a sandbox that answers, and use that sandbox; without --event, print its URL and exit 0',
+      )
       .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
       .option('--status <status>', 'succeeded (2xx received), failed (retries exhausted) or any (queued at all)', 'succeeded')
       .option('--timeout <duration>', 'how long to wait, e.g. 30s or 2m', '30s'),
   ).action(async (flags: ClientFlags & { event?: string; readyFile?: string; to?: string; status: string; timeout: string }) => {
     const timeoutMs = parseDuration(flags.timeout);
-    if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
-    if (!(STATUSES as readonly string[]).includes(flags.status)) throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
-    if (flags.event === undefined && flags.readyFile === undefined) throw new CliError('give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE');
+    if (timeoutMs === undefined || timeoutMs <= 0)
+      throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
+    if (!(STATUSES as readonly string[]).includes(flags.status))
+      throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
+    if (flags.event === undefined && flags.readyFile === undefined)
+      throw new CliError(
+        'give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE',
+      );
     // A misspelt event would never arrive: refuse it now rather than after the whole timeout.
     const unknown = flags.event === undefined ? undefined : unknownEventProblem('--event', flags.event);
     if (unknown) throw new CliError(unknown);
@@ -58,7 +73,8 @@ export function addWaitCommand(program: Command, io: CliIo): void {
     const filter = { event: flags.event, url: flags.to };
     const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
 
-    const first = async (status?: string) => (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
+    const first = async (status?: string) =>
+      (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
     // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
     // every one failed for good (retries exhausted), so the timeout would only be waited out.
     const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
@@ -87,7 +103,9 @@ export function addWaitCommand(program: Command, io: CliIo): void {
       return;
     }
     const lines = seen.length ? seen.map((d) => `  ${deliveryLine(d)}`) : ['  none'];
-    const why = failedForGood ? `no ${wanted} will come: every one failed for good (no retries left)` : `no ${wanted} within ${flags.timeout}`;
+    const why = failedForGood
+      ? `no ${wanted} will come: every one failed for good (no retries left)`
+      : `no ${wanted} within ${flags.timeout}`;
     io.err([`${why}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
   });
 }

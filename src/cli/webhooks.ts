@@ -12,7 +12,8 @@ import type { ListView } from '../views/list.js';
 /** retry-failed draws a progress bar only above this many deliveries. */
 export const PROGRESS_THRESHOLD = 20;
 
-const statusColour = (status: string) => (status === 'succeeded' ? kleur.green(status) : status === 'failed' ? kleur.red(status) : kleur.yellow(status));
+const statusColour = (status: string) =>
+  status === 'succeeded' ? kleur.green(status) : status === 'failed' ? kleur.red(status) : kleur.yellow(status);
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 
 function showDelivery(d: DeliveryDetailView): string {
@@ -49,7 +50,11 @@ function progressBar(done: number, total: number, succeeded: number, failed: num
   return `retrying ${kleur.green('#'.repeat(filled))}${kleur.dim('-'.repeat(width - filled))} ${done}/${total}  ${kleur.green(`${succeeded} delivered`)}, ${kleur.red(`${failed} failed`)}`;
 }
 
-async function retryFailed(client: ControlClient, flags: ClientFlags & { since?: string; wait: boolean; timeout: string }, io: CliIo): Promise<void> {
+async function retryFailed(
+  client: ControlClient,
+  flags: ClientFlags & { since?: string; wait: boolean; timeout: string },
+  io: CliIo,
+): Promise<void> {
   const timeoutMs = parseDuration(flags.timeout);
   if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 60s or 5m, got "${flags.timeout}"`);
   const body = flags.since ? { since: flags.since } : {};
@@ -113,7 +118,10 @@ async function retryFailed(client: ControlClient, flags: ClientFlags & { since?:
     const { succeeded, failed, done } = tally();
     const pending = result.count - done;
     if (flags.json) io.out(JSON.stringify({ count: result.count, ids: result.ids, succeeded, failed, pending }, null, 2));
-    else io.out(`requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}: ${succeeded} delivered, ${failed} failed again${pending ? `, ${pending} still pending after ${flags.timeout}` : ''}`);
+    else
+      io.out(
+        `requeued ${result.count} failed deliver${result.count === 1 ? 'y' : 'ies'}: ${succeeded} delivered, ${failed} failed again${pending ? `, ${pending} still pending after ${flags.timeout}` : ''}`,
+      );
     // Like `sandbox wait`: a CI step passes only when every requeued delivery got through.
     if (failed > 0 || pending > 0) io.exitCode = 1;
   } finally {
@@ -134,34 +142,65 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
     .option('--limit <n>', 'at most this many', '50')
     .action(async (flags: ClientFlags & { status?: string; event?: string; eventId?: string; since?: string; limit: string }) => {
       const client = new ControlClient(flags);
-      const page = await client.get<ListView<DeliveryView>>('/deliveries', { status: flags.status, event: flags.event, event_id: flags.eventId, since: flags.since, limit: flags.limit });
+      const page = await client.get<ListView<DeliveryView>>('/deliveries', {
+        status: flags.status,
+        event: flags.event,
+        event_id: flags.eventId,
+        since: flags.since,
+        limit: flags.limit,
+      });
       if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
       if (page.data.length === 0) return io.out('no deliveries match');
       io.out(
         formatTable(
           ['ID', 'EVENT', 'EVENT ID', 'URL', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'],
-          page.data.map((d) => [d.id, d.event, d.event_id, d.url, d.status, d.attempts, d.last_response_status ?? (d.last_error ? 'error' : null), time(d.next_attempt_at)]),
+          page.data.map((d) => [
+            d.id,
+            d.event,
+            d.event_id,
+            d.url,
+            d.status,
+            d.attempts,
+            d.last_response_status ?? (d.last_error ? 'error' : null),
+            time(d.next_attempt_at),
+          ]),
         ),
       );
       if (page.has_more) io.out(kleur.dim(`more: --limit ${Number(flags.limit) * 2}, or narrow with --status/--event/--since`));
     });
 
-  clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(async (id: string, flags: ClientFlags) => {
-    const delivery = await new ControlClient(flags).get<DeliveryDetailView>(`/deliveries/${encodeURIComponent(id)}`);
-    io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
-  });
+  clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(
+    async (id: string, flags: ClientFlags) => {
+      const delivery = await new ControlClient(flags).get<DeliveryDetailView>(`/deliveries/${encodeURIComponent(id)}`);
+      io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
+    },
+  );
 
-  clientOptions(webhooks.command('replay <id>').description('send an event again (by delivery id whd_... or event id evt_...) as a new manual delivery'))
+  clientOptions(
+    webhooks
+      .command('replay <id>')
+      .description('send an event again (by delivery id whd_... or event id evt_...) as a new manual delivery'),
+  )
     .option('--to <url>', 'send it to this URL instead')
     .action(async (id: string, flags: ClientFlags & { to?: string }) => {
       const path = id.startsWith('evt_') ? `/events/${encodeURIComponent(id)}/replay` : `/deliveries/${encodeURIComponent(id)}/replay`;
       const delivery = await new ControlClient(flags).post<DeliveryView>(path, flags.to ? { to: flags.to } : {});
-      io.out(flags.json ? JSON.stringify(delivery, null, 2) : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`);
+      io.out(
+        flags.json
+          ? JSON.stringify(delivery, null, 2)
+          : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`,
+      );
     });
 
-  clientOptions(webhooks.command('retry-failed').description('requeue failed deliveries and wait for their outcome; exit 1 when any failed again or is still pending at --timeout'))
+  clientOptions(
+    webhooks
+      .command('retry-failed')
+      .description('requeue failed deliveries and wait for their outcome; exit 1 when any failed again or is still pending at --timeout'),
+  )
     .option('--since <when>', 'only deliveries created within a duration (1h) or since an ISO time')
     .option('--no-wait', 'requeue and return at once')
     .option('--timeout <duration>', 'how long to wait for the outcome', '60s')
-    .action(async (flags: ClientFlags & { since?: string; wait: boolean; timeout: string }) => retryFailed(new ControlClient(flags), flags, io));
+    .action(async (flags: ClientFlags & { since?: string; wait: boolean; timeout: string }) =>
+      retryFailed(new ControlClient(flags), flags, io),
+    );
 }

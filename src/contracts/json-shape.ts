@@ -7,7 +7,17 @@
 export const MAX_JSON_DEPTH = 32;
 
 /** Fields whose values are never echoed back in an error message, at any depth. */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set(['card', 'number', 'cvc', 'cvv', 'ccno', 'ccvv', 'public_key', 'private_key', 'encrypted_data']);
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'card',
+  'number',
+  'cvc',
+  'cvv',
+  'ccno',
+  'ccvv',
+  'public_key',
+  'private_key',
+  'encrypted_data',
+]);
 
 /** What one walk found: the deepest level reached (up to `limit` + 1) and the path that went past `limit`. */
 interface Walk {
@@ -38,7 +48,9 @@ function walk(value: unknown, limit: number): Walk {
   const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
-    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value) ? frame.value.map((v, i) => [i, v]) : Object.entries(frame.value as object);
+    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value)
+      ? frame.value.map((v, i) => [i, v])
+      : Object.entries(frame.value as object);
     for (const [key, child] of entries) {
       if (typeof key === 'string' && SECRET_FIELDS.has(key)) result.secret = true;
       if (!isContainer(child)) continue;
@@ -69,13 +81,16 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * surrogates are shown escaped, so the error never echoes one.
  */
 export function loneSurrogatePath(value: unknown): Array<string | number> | undefined {
-  const show = (key: string | number) => (typeof key === 'string' ? key.replace(/\p{Cs}/gu, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : key);
+  const show = (key: string | number) =>
+    typeof key === 'string' ? key.replace(/\p{Cs}/gu, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : key;
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [] : undefined;
   const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     if (!isContainer(frame.value)) continue;
-    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value) ? frame.value.map((v, i) => [i, v]) : Object.entries(frame.value);
+    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value)
+      ? frame.value.map((v, i) => [i, v])
+      : Object.entries(frame.value);
     for (const [key, child] of entries) {
       const path = [...frame.path, show(key)];
       if ((typeof key === 'string' && LONE_SURROGATE.test(key)) || (typeof child === 'string' && LONE_SURROGATE.test(child))) return path;

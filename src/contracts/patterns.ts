@@ -7,7 +7,11 @@
 
 /** `eur` -> `[eE][uU][rR]`: the word in any letter case. */
 export function anyCase(word: string): string {
-  return [...word].map((ch) => (ch.toLowerCase() === ch.toUpperCase() ? ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${ch.toLowerCase()}${ch.toUpperCase()}]`)).join('');
+  return [...word]
+    .map((ch) =>
+      ch.toLowerCase() === ch.toUpperCase() ? ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${ch.toLowerCase()}${ch.toUpperCase()}]`,
+    )
+    .join('');
 }
 
 /** A pattern matching exactly one of `words`, in any letter case when `caseless`, spaces around allowed when `trimmed`. */

@@ -18,27 +18,44 @@ export const DECIMAL_AMOUNT = /^(?!0*(\.0*)?$)\d{1,8}(\.\d{1,2})?$/;
 // Printable text only: control characters (NUL, escapes) in a name or address are always a mistake.
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 const optionalText = (hint: string, max = 255) => z.string().max(max).regex(PRINTABLE).optional().describe(hint);
-const digits = (hint: string) => z.union([z.string(), z.number().int().nonnegative().transform(String)]).optional().describe(hint);
+const digits = (hint: string) =>
+  z
+    .union([z.string(), z.number().int().nonnegative().transform(String)])
+    .optional()
+    .describe(hint);
 
 /** spec §2.1 fields, in the order errors are reported. */
 export const s2sFields = {
   public_key: z.string().min(1).describe('the terminal public_key, e.g. "pk_test_1001"'),
   terNO: z
-    .union([z.number().int().positive(), z.string().regex(/^\d{1,9}$/).transform(Number)])
+    .union([
+      z.number().int().positive(),
+      z
+        .string()
+        .regex(/^\d{1,9}$/)
+        .transform(Number),
+    ])
     .describe('the terminal number, an integer such as 1001'),
   'integration-type': z.literal('s2s').optional().describe('"s2s", or leave the field out'),
   bill_amt: z
     // The document's pattern allows the spaces the validator trims.
-    .union([z.string().trim().regex(DECIMAL_AMOUNT).meta({ pattern: DECIMAL_AMOUNT_PATTERN }), z.number().positive().max(99999999.99).transform(String)])
+    .union([
+      z.string().trim().regex(DECIMAL_AMOUNT).meta({ pattern: DECIMAL_AMOUNT_PATTERN }),
+      z.number().positive().max(99999999.99).transform(String),
+    ])
     .describe('a decimal amount greater than 0 with at most 2 decimals and at most 99999999.99, e.g. "10.00"'),
   bill_currency: z
     .string()
-    .refine(isCurrency, { error: (issue) => `bill_currency must be an ISO 4217 currency code in capitals, e.g. "EUR", got ${JSON.stringify(issue.input)}` })
+    .refine(isCurrency, {
+      error: (issue) => `bill_currency must be an ISO 4217 currency code in capitals, e.g. "EUR", got ${JSON.stringify(issue.input)}`,
+    })
     .meta({ enum: [...CURRENCY_CODES] })
     .describe('an ISO 4217 currency code in capitals, e.g. "EUR"'),
   product_name: z.string().trim().min(1).max(255).regex(PRINTABLE).describe('the product or service name (1-255 characters)'),
   reference: z.string().trim().min(1).max(64).regex(PRINTABLE).describe("the merchant's unique order id (1-64 characters)"),
-  webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').describe('an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"'),
+  webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').describe(
+    'an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"',
+  ),
   return_url: httpUrl('return_url', 'https://shop.example/return').describe('an http(s) URL the customer returns to after authentication'),
   mop: z.enum(MOPS).describe('one of CC, DC, NB, WALLET, UPICOLLECT, QRINTENT'),
   fullname: optionalText('the customer full name (printable text, up to 255 characters)'),
@@ -47,19 +64,42 @@ export const s2sFields = {
   bill_city: optionalText('the billing city'),
   bill_state: optionalText('the billing state or region'),
   bill_zip: optionalText('the billing postcode', 32),
-  bill_country: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter country code in capitals, e.g. "NL"'),
-  bill_phone: z.string().regex(/^\+?[0-9 ()-]{4,32}$/).optional().describe('a phone number, digits with an optional leading +'),
+  bill_country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .optional()
+    .describe('a two-letter country code in capitals, e.g. "NL"'),
+  bill_phone: z
+    .string()
+    .regex(/^\+?[0-9 ()-]{4,32}$/)
+    .optional()
+    .describe('a phone number, digits with an optional leading +'),
   source: optionalText('a free-text source label'),
-  source_url: httpUrl('source_url', 'https://shop.example/cart').optional().describe('the http(s) URL of the page the payment started from'),
+  source_url: httpUrl('source_url', 'https://shop.example/cart')
+    .optional()
+    .describe('the http(s) URL of the page the payment started from'),
   ccno: digits('the card number, 13-19 digits'),
   ccvv: digits('the card CVV, 3 or 4 digits'),
   month: digits('the expiry month, two digits 01-12'),
   year: digits('the two-digit expiry year, e.g. "30"'),
-  vpa: z.string().regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z0-9.-]{1,64}$/).optional().describe('the customer UPI VPA: a handle, "@" and a provider, e.g. "success@upi" (UPICOLLECT only)'),
+  vpa: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z0-9.-]{1,64}$/)
+    .optional()
+    .describe('the customer UPI VPA: a handle, "@" and a provider, e.g. "success@upi" (UPICOLLECT only)'),
   bank: optionalText('the bank code for NB, or the wallet for WALLET (optional: the page asks)', 64),
 };
 
-type Ctx = z.core.$RefinementCtx<{ mop: Mop; ccno?: string; ccvv?: string; month?: string; year?: string; vpa?: string; bill_amt: string; bill_currency: string }>;
+type Ctx = z.core.$RefinementCtx<{
+  mop: Mop;
+  ccno?: string;
+  ccvv?: string;
+  month?: string;
+  year?: string;
+  vpa?: string;
+  bill_amt: string;
+  bill_currency: string;
+}>;
 
 /** Mode-dependent rules: card fields for CC/DC, the VPA for UPICOLLECT, decimals per currency. */
 function modeRules(body: Ctx['value'], ctx: Ctx): void {
@@ -73,17 +113,27 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
   if (body.mop === 'CC' || body.mop === 'DC') {
     const missing = (['ccno', 'ccvv', 'month', 'year'] as const).find((f) => !body[f]);
     if (missing) {
-      const hint = { ccno: 'the card number, 13-19 digits', ccvv: 'the CVV, 3 or 4 digits', month: 'the expiry month, two digits 01-12', year: 'the two-digit expiry year' }[missing];
+      const hint = {
+        ccno: 'the card number, 13-19 digits',
+        ccvv: 'the CVV, 3 or 4 digits',
+        month: 'the expiry month, two digits 01-12',
+        year: 'the two-digit expiry year',
+      }[missing];
       return issue(missing, `${missing} is required when mop is ${body.mop}: send ${hint}`);
     }
     const number = normaliseCardNumber(body.ccno!);
-    if (!/^\d{13,19}$/.test(number)) return issue('ccno', 'ccno must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242');
+    if (!/^\d{13,19}$/.test(number))
+      return issue('ccno', 'ccno must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242');
     if (!luhnValid(number)) return issue('ccno', 'ccno fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242');
     if (!/^\d{3,4}$/.test(body.ccvv!)) return issue('ccvv', 'ccvv must be 3 or 4 digits');
     if (!/^(0[1-9]|1[0-2])$/.test(body.month!)) return issue('month', `month must be two digits from 01 to 12, got "${body.month}"`);
     if (!/^\d{2}$/.test(body.year!)) return issue('year', `year must be the two-digit expiry year such as "30", got "${body.year}"`);
   }
-  if (body.mop === 'UPICOLLECT' && !body.vpa) issue('vpa', 'vpa is required when mop is UPICOLLECT: send the customer VPA, e.g. "success@upi" (approves), "failure@upi" (declines) or any other to wait for approval');
+  if (body.mop === 'UPICOLLECT' && !body.vpa)
+    issue(
+      'vpa',
+      'vpa is required when mop is UPICOLLECT: send the customer VPA, e.g. "success@upi" (approves), "failure@upi" (declines) or any other to wait for approval',
+    );
 }
 
 /**
@@ -105,16 +155,25 @@ const MODE_RULES = {
         },
       },
     },
-    { if: { required: ['mop'], properties: { mop: { const: 'UPICOLLECT' } } }, then: { required: ['vpa'], properties: { vpa: { type: 'string' } } } },
+    {
+      if: { required: ['mop'], properties: { mop: { const: 'UPICOLLECT' } } },
+      then: { required: ['vpa'], properties: { vpa: { type: 'string' } } },
+    },
   ],
 };
 
 /** POST /api/s2s body. Unknown fields are ignored, as the gateway does. */
-export const s2sPaymentSchema = z.object(s2sFields).superRefine(modeRules as never).meta(MODE_RULES);
+export const s2sPaymentSchema = z
+  .object(s2sFields)
+  .superRefine(modeRules as never)
+  .meta(MODE_RULES);
 
 /** Decrypted /api/s2s/encrypt parameters: the same, plus encryption_method (the 12th mandatory field). */
 export const s2sEncryptedSchema = z
-  .object({ ...s2sFields, encryption_method: z.enum(['aes256', 'none']).describe('"aes256" for encrypted webhooks or "none" for plain ones') })
+  .object({
+    ...s2sFields,
+    encryption_method: z.enum(['aes256', 'none']).describe('"aes256" for encrypted webhooks or "none" for plain ones'),
+  })
   .superRefine(modeRules as never)
   .meta(MODE_RULES);
 

@@ -44,13 +44,18 @@ export const checkoutSessionSchema = z
   .superRefine((body, ctx) => {
     const seen = new Set<string>();
     for (const method of body.methods) {
-      if (seen.has(method)) ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods lists "${method}" twice; send each method once` });
+      if (seen.has(method))
+        ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods lists "${method}" twice; send each method once` });
       seen.add(method);
     }
     const eurOnly = body.methods.find((method) => EUR_ONLY_METHODS.has(method));
     if (eurOnly && body.currency !== 'EUR') {
       const name = eurOnly === 'ideal' ? 'iDEAL' : 'SEPA Direct Debit';
-      ctx.addIssue({ code: 'custom', path: ['methods'], message: `methods includes "${eurOnly}", but ${name} is only available in EUR; set currency to "EUR" or remove "${eurOnly}"` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['methods'],
+        message: `methods includes "${eurOnly}", but ${name} is only available in EUR; set currency to "EUR" or remove "${eurOnly}"`,
+      });
     }
   })
   // iDEAL and SEPA only in euros, in JSON Schema terms.

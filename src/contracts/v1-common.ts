@@ -10,7 +10,12 @@ export const MAX_V1_AMOUNT = 99_999_999_999;
 
 /** An integer amount of minor units, 1 to MAX_V1_AMOUNT. */
 export function minorAmount(hint: string) {
-  return z.number().int().positive().max(MAX_V1_AMOUNT).describe(`${hint}: a whole number of minor units from 1 to ${MAX_V1_AMOUNT}, e.g. 1050 for EUR 10.50`);
+  return z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_V1_AMOUNT)
+    .describe(`${hint}: a whole number of minor units from 1 to ${MAX_V1_AMOUNT}, e.g. 1050 for EUR 10.50`);
 }
 
 /** An ISO 4217 currency code; lower case is accepted and answered in capitals. */
@@ -28,7 +33,9 @@ export function httpUrl(field: string, example: string) {
   return z
     .string()
     .max(2048)
-    .refine((text) => parseHttpUrl(text) !== undefined, { message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters, a valid host, a port up to 65535)` })
+    .refine((text) => parseHttpUrl(text) !== undefined, {
+      message: `${field} must be an absolute http(s) URL such as "${example}" (at most 2048 characters, a valid host, a port up to 65535)`,
+    })
     .meta({ format: 'uri', pattern: HTTP_URL_PATTERN })
     .describe(`an absolute http(s) URL, e.g. "${example}"`);
 }
@@ -39,7 +46,10 @@ export function httpUrl(field: string, example: string) {
  * sends a number; anything but plain digits stays text and fails the integer check.
  */
 export function queryInteger(min: number, max: number) {
-  return z.preprocess((value) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value),
+    z.number().int().min(min).max(max),
+  );
 }
 
 /** Query parameters every /v1/ list takes. */

@@ -22,16 +22,28 @@ const metadataSchema = z
     for (const key of keys) {
       const value = map[key];
       if (key.length === 0 || key.length > METADATA_LIMITS.keyLength) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `metadata keys must be 1-${METADATA_LIMITS.keyLength} characters; shorten "${key.slice(0, 50)}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `metadata keys must be 1-${METADATA_LIMITS.keyLength} characters; shorten "${key.slice(0, 50)}"`,
+        });
         return;
       }
       if (typeof value !== 'string') {
         // The value's shape, not the value: it may be nested too deep for JSON.stringify, or hold a card.
-        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} must be a string (metadata is a flat map of strings), got ${shapeOf(value)}; send it as text` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `metadata.${key} must be a string (metadata is a flat map of strings), got ${shapeOf(value)}; send it as text`,
+        });
         return;
       }
       if (value.length > METADATA_LIMITS.valueLength) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `metadata.${key} is ${value.length} characters; values may be at most ${METADATA_LIMITS.valueLength}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `metadata.${key} is ${value.length} characters; values may be at most ${METADATA_LIMITS.valueLength}`,
+        });
         return;
       }
     }
@@ -50,14 +62,22 @@ export const createPaymentSchema = z
   .strictObject({
     amount: minorAmount('the amount to charge'),
     currency: currencyCode(),
-    method: z.string().default('card').meta({ enum: ['card'] }).describe('"card" (the default); other methods are offered by hosted checkout'),
+    method: z
+      .string()
+      .default('card')
+      .meta({ enum: ['card'] })
+      .describe('"card" (the default); other methods are offered by hosted checkout'),
     routing: z
       .enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct'])
       .default('smart')
       .describe('"smart" (the default; acquirer best_available) or "direct" (acquirer sandbox_acquirer)'),
     customer: z
       .strictObject({
-        country: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter country code in capitals, e.g. "NL"'),
+        country: z
+          .string()
+          .regex(/^[A-Z]{2}$/)
+          .optional()
+          .describe('a two-letter country code in capitals, e.g. "NL"'),
         email: z.email().max(254).optional().describe('an e-mail address such as "jane@example.com"'),
         name: z.string().trim().min(1).max(255).optional().describe('the customer name'),
       })
@@ -86,7 +106,10 @@ export const createPaymentSchema = z
     }
     if (body.card && body.token) ctx.addIssue({ code: 'custom', path: ['token'], message: 'send either card or token, not both' });
   })
-  .meta({ not: { required: ['card', 'token'], properties: { card: { type: 'object' }, token: { type: 'string' } } }, description: 'a payment; card and token exclude each other' });
+  .meta({
+    not: { required: ['card', 'token'], properties: { card: { type: 'object' }, token: { type: 'string' } } },
+    description: 'a payment; card and token exclude each other',
+  });
 
 /** A validated payment request. */
 export type CreatePaymentInput = z.output<typeof createPaymentSchema>;
@@ -102,7 +125,10 @@ export const cancelPaymentSchema = z.strictObject({});
 /** GET /v1/payments query. */
 export const listPaymentsQuery = z.strictObject({
   ...listQueryFields,
-  status: z.enum(PAYMENT_STATES).optional().describe(`only payments with this status: ${PAYMENT_STATES.join(', ')}`),
+  status: z
+    .enum(PAYMENT_STATES)
+    .optional()
+    .describe(`only payments with this status: ${PAYMENT_STATES.join(', ')}`),
   'created[gte]': unixSeconds('only payments created at or after this time'),
   'created[lte]': unixSeconds('only payments created at or before this time'),
 });

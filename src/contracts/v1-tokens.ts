@@ -9,7 +9,9 @@ export const cardSchema = z
     number: z
       .string()
       .transform(normaliseCardNumber)
-      .refine((n) => /^\d{13,19}$/.test(n), { message: 'card.number must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242' })
+      .refine((n) => /^\d{13,19}$/.test(n), {
+        message: 'card.number must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242',
+      })
       .refine(luhnValid, { message: 'card.number fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242' })
       // 13-19 digits once spaces and dashes are dropped (the Luhn check is for the validator alone).
       .meta({ pattern: '^[\\s-]*(?:\\d[\\s-]*){13,19}$' })
@@ -18,11 +20,21 @@ export const cardSchema = z
     exp_year: z
       .number()
       .int()
-      .refine((y) => (y >= 0 && y <= 99) || (y >= 2000 && y <= 2099), { message: 'card.exp_year must be a four-digit year such as 2030 (or two digits such as 30)' })
+      .refine((y) => (y >= 0 && y <= 99) || (y >= 2000 && y <= 2099), {
+        message: 'card.exp_year must be a four-digit year such as 2030 (or two digits such as 30)',
+      })
       .transform((y) => (y < 100 ? 2000 + y : y))
-      .meta({ anyOf: [{ minimum: 0, maximum: 99 }, { minimum: 2000, maximum: 2099 }] })
+      .meta({
+        anyOf: [
+          { minimum: 0, maximum: 99 },
+          { minimum: 2000, maximum: 2099 },
+        ],
+      })
       .describe('the expiry year, four digits such as 2030 (two digits are read as 20xx)'),
-    cvc: z.string().regex(/^\d{3,4}$/).describe('the card security code, a string of 3 or 4 digits such as "123"'),
+    cvc: z
+      .string()
+      .regex(/^\d{3,4}$/)
+      .describe('the card security code, a string of 3 or 4 digits such as "123"'),
   })
   .describe('a card: {number, exp_month, exp_year, cvc}');
 

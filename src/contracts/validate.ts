@@ -12,7 +12,13 @@ function fieldHint(schema: z.ZodType, path: PropertyKey[]): string | undefined {
   let node: z.ZodType | undefined = schema;
   for (const key of path) {
     // Optional/nullable/default wrappers hide the object; arrays are walked by index below, not unwrapped.
-    while (node && !(node instanceof z.ZodObject) && !(node instanceof z.ZodArray) && 'unwrap' in node && typeof (node as { unwrap?: unknown }).unwrap === 'function') {
+    while (
+      node &&
+      !(node instanceof z.ZodObject) &&
+      !(node instanceof z.ZodArray) &&
+      'unwrap' in node &&
+      typeof (node as { unwrap?: unknown }).unwrap === 'function'
+    ) {
       node = (node as unknown as { unwrap(): z.ZodType }).unwrap();
     }
     if (node instanceof z.ZodObject) node = node.shape[key as string] as z.ZodType | undefined;
@@ -34,7 +40,11 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
   const name = param ?? 'body';
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    return new SandboxError('parameter_unknown', `${key} is not a field of this endpoint; remove it (see GET /openapi.json)`, [...issue.path.map(String), key].join('.'));
+    return new SandboxError(
+      'parameter_unknown',
+      `${key} is not a field of this endpoint; remove it (see GET /openapi.json)`,
+      [...issue.path.map(String), key].join('.'),
+    );
   }
   const value = valueAt(input, issue.path);
   const blank = value === undefined || value === null || value === '';
@@ -44,7 +54,11 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
   if (blank) {
     return new SandboxError('parameter_missing', `${name} is required${hint ? `: send ${hint}` : ''}`, param);
   }
-  return new SandboxError('parameter_invalid', `${name} is invalid: expected ${hint ?? issue.message}, got ${describeValue(issue.path, value)}`, param);
+  return new SandboxError(
+    'parameter_invalid',
+    `${name} is invalid: expected ${hint ?? issue.message}, got ${describeValue(issue.path, value)}`,
+    param,
+  );
 }
 
 /** Validates `input`; throws the first problem as a SandboxError, returns the parsed value. */

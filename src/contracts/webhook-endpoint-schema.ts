@@ -10,7 +10,8 @@ const url = httpUrl('url', 'https://shop.example/webhooks');
 const eventName = z
   .string()
   .refine((name) => name === '*' || isEventType(name), {
-    error: (issue) => `${JSON.stringify(issue.input)} is not an event name; use "*" for every event or names from: ${EVENT_TYPE_NAMES.join(', ')}`,
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not an event name; use "*" for every event or names from: ${EVENT_TYPE_NAMES.join(', ')}`,
   })
   .meta({ enum: ['*', ...EVENT_TYPE_NAMES] });
 
@@ -18,7 +19,9 @@ const events = z
   .array(eventName)
   .min(1)
   .max(EVENT_TYPE_NAMES.length)
-  .refine((names) => !names.includes('*') || names.length === 1, { error: 'events ["*"] already means every event; send ["*"] alone or a list of names' })
+  .refine((names) => !names.includes('*') || names.length === 1, {
+    error: 'events ["*"] already means every event; send ["*"] alone or a list of names',
+  })
   // "*" only alone, in JSON Schema terms: no list holding "*" has a second item.
   .meta({ not: { contains: { const: '*' }, minItems: 2 } })
   .transform((names) => [...new Set(names)]);
@@ -28,7 +31,8 @@ const HINTS = {
   events: 'a non-empty list of event names such as ["payment.authorized", "refund.succeeded"], or ["*"] for every event',
   description: 'a note for yourself, up to 500 characters',
   enabled: 'true to send events to the endpoint, false to pause it',
-  signature: 'how its deliveries are signed: "plain", "timestamped" or "standard" (Standard Webhooks); null follows the sandbox\'s --signature',
+  signature:
+    'how its deliveries are signed: "plain", "timestamped" or "standard" (Standard Webhooks); null follows the sandbox\'s --signature',
 };
 const description = z.string().max(500);
 const enabled = z.boolean();
@@ -60,7 +64,9 @@ export const listEventsQuery = z.strictObject({
   ...listQueryFields,
   type: z
     .string()
-    .refine(isEventType, { error: (issue) => `type ${JSON.stringify(issue.input)} is not an event name; use one of: ${EVENT_TYPE_NAMES.join(', ')}` })
+    .refine(isEventType, {
+      error: (issue) => `type ${JSON.stringify(issue.input)} is not an event name; use one of: ${EVENT_TYPE_NAMES.join(', ')}`,
+    })
     .meta({ enum: [...EVENT_TYPE_NAMES] })
     .optional()
     .describe('one event name, e.g. "payment.authorized"'),

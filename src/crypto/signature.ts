@@ -97,7 +97,13 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /** True when any sha256=<hex> entry of `header` matches the body under `secret` (plain or timestamped mode). */
-export function verifySignature(header: string | undefined, secret: string, body: string, mode: SignatureMode = 'plain', timestamp = 0): boolean {
+export function verifySignature(
+  header: string | undefined,
+  secret: string,
+  body: string,
+  mode: SignatureMode = 'plain',
+  timestamp = 0,
+): boolean {
   if (!header) return false;
   const expected = signatureHeader(secret, mode, body, timestamp);
   let ok = false;
@@ -110,7 +116,12 @@ export function verifySignature(header: string | undefined, secret: string, body
  * during a rotation, the -Previous one (a receiver that still has the old secret); in standard mode
  * any v1 entry of webhook-signature. `headers` are keyed in lower case, as node:http gives them.
  */
-export function verifyWebhook(headers: Record<string, string | string[] | undefined>, secret: string, body: string, options: { mode: SignatureMode; prefix: string }): boolean {
+export function verifyWebhook(
+  headers: Record<string, string | string[] | undefined>,
+  secret: string,
+  body: string,
+  options: { mode: SignatureMode; prefix: string },
+): boolean {
   const header = (name: string) => {
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;

@@ -48,7 +48,8 @@ export function checkApiFault(kind: ApiFaultKind, value: string | null): { value
     const ms = value === null ? undefined : parseDuration(value);
     return ms !== undefined && ms > 0 && ms <= MAX_LATENCY_MS ? { value: formatDuration(ms) } : bad;
   }
-  if (kind === 'status') return value !== null && (FAULT_STATUSES as readonly number[]).includes(Number(value)) && /^\d{3}$/.test(value) ? { value } : bad;
+  if (kind === 'status')
+    return value !== null && (FAULT_STATUSES as readonly number[]).includes(Number(value)) && /^\d{3}$/.test(value) ? { value } : bad;
   return value === null ? { value: null } : bad;
 }
 
@@ -61,14 +62,16 @@ export function conflictOf(faults: readonly ApiFault[]): string | undefined {
   const repeated = kinds.find((kind, i) => kinds.indexOf(kind) !== i);
   if (repeated) return `names ${repeated} twice; give each fault once`;
   const ending = kinds.filter((kind) => ENDING_FAULTS.includes(kind));
-  if (ending.length > 1) return `combines ${ending.join(' and ')}; a request can end only one way: keep one of ${ENDING_FAULTS.join(', ')} (latency= combines with any of them)`;
+  if (ending.length > 1)
+    return `combines ${ending.join(' and ')}; a request can end only one way: keep one of ${ENDING_FAULTS.join(', ')} (latency= combines with any of them)`;
   return undefined;
 }
 
 /** Parses the X-Sandbox-Fault header; returns the faults, or the problem in words that say how to fix it. */
 export function parseFaultHeader(text: string): { faults: ApiFault[] } | { problem: string } {
   const items = text.split(',').map((item) => item.trim());
-  if (items.every((item) => item === '')) return { problem: `is empty; send faults such as "status=503" or "latency=2s,lost-answer" (${API_FAULT_KINDS.join(', ')})` };
+  if (items.every((item) => item === ''))
+    return { problem: `is empty; send faults such as "status=503" or "latency=2s,lost-answer" (${API_FAULT_KINDS.join(', ')})` };
   const faults: ApiFault[] = [];
   for (const item of items) {
     const [name, ...rest] = item.split('=');
@@ -117,9 +120,13 @@ export function parseRoutePattern(text: string): { pattern: RoutePattern } | { p
   if (parts.length > 1 || (method === null && parts.length === 0)) return bad;
   const path = parts[0] ?? null;
   if (path !== null && !/^\/(api|v1)(\/|\*|$)/.test(path)) return bad;
-  if (path !== null && path.length > MAX_ROUTE_PATH_CHARS) return { problem: `its PATH is ${path.length} characters long; a route PATH is at most ${MAX_ROUTE_PATH_CHARS} characters` };
+  if (path !== null && path.length > MAX_ROUTE_PATH_CHARS)
+    return { problem: `its PATH is ${path.length} characters long; a route PATH is at most ${MAX_ROUTE_PATH_CHARS} characters` };
   const pieces = path === null ? null : path.split('*');
-  if (pieces !== null && pieces.length - 1 > MAX_ROUTE_WILDCARDS) return { problem: `its PATH holds ${pieces.length - 1} *; a route PATH holds at most ${MAX_ROUTE_WILDCARDS} (each matches any run of characters)` };
+  if (pieces !== null && pieces.length - 1 > MAX_ROUTE_WILDCARDS)
+    return {
+      problem: `its PATH holds ${pieces.length - 1} *; a route PATH holds at most ${MAX_ROUTE_WILDCARDS} (each matches any run of characters)`,
+    };
   return { pattern: { method, pieces, text: [method, path].filter((part) => part !== null).join(' ') } };
 }
 

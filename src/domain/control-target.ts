@@ -25,7 +25,10 @@ export function isControlPath(pathname: string): boolean {
   path = path.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
   // Dot segments that decoding revealed ("/x/%2E%2E/_sandbox"), resolved the way the URL parser does.
   const resolved = new URL(path.startsWith('/') ? path : `/${path}`, 'http://path.invalid').pathname;
-  return resolved.toLowerCase().replace(/\/{2,}/g, '/').startsWith('/_sandbox');
+  return resolved
+    .toLowerCase()
+    .replace(/\/{2,}/g, '/')
+    .startsWith('/_sandbox');
 }
 
 /** The eight 16-bit groups of an IPv6 address as the URL parser writes it ("::ffff:7f00:1"), or undefined. */

@@ -11,7 +11,11 @@ const ZERO_DECIMALS = 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV X
 const THREE_DECIMALS = 'BHD IQD JOD KWD LYD OMR TND';
 
 const EXPONENTS = new Map<string, number>();
-for (const [list, exponent] of [[TWO_DECIMALS, 2], [ZERO_DECIMALS, 0], [THREE_DECIMALS, 3]] as const) {
+for (const [list, exponent] of [
+  [TWO_DECIMALS, 2],
+  [ZERO_DECIMALS, 0],
+  [THREE_DECIMALS, 3],
+] as const) {
   for (const code of list.split(/\s+/)) if (code) EXPONENTS.set(code, exponent);
 }
 

@@ -28,7 +28,12 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
   let rest = Math.round(ms / 1000);
   const out: string[] = [];
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     if (rest >= size) {
       out.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;
@@ -44,8 +49,10 @@ export function formatDuration(ms: number): string {
  */
 export function clockAdvanceProblem(text: string): string | undefined {
   const trimmed = text.trim();
-  if (trimmed.startsWith('-')) return `the sandbox clock only moves forward; give duration as a positive amount such as "15m", not "${trimmed}"`;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return `duration "${trimmed}" has no unit; add a unit: ${trimmed}s, ${trimmed}m, ${trimmed}h or ${trimmed}d`;
+  if (trimmed.startsWith('-'))
+    return `the sandbox clock only moves forward; give duration as a positive amount such as "15m", not "${trimmed}"`;
+  if (/^\d+(\.\d+)?$/.test(trimmed))
+    return `duration "${trimmed}" has no unit; add a unit: ${trimmed}s, ${trimmed}m, ${trimmed}h or ${trimmed}d`;
   const ms = parseDuration(trimmed);
   if (ms === undefined) return `duration must be a duration such as "15m", "90s", "2h" or "1d" (at most 3650d), got "${trimmed}"`;
   if (ms <= 0) return `duration must be more than 0, such as "15m", got "${trimmed}"`;

@@ -77,9 +77,21 @@ const SLOW_SETTLE_MS = 3 * 60_000;
 
 /** The documented test IBANs (the Stripe SEPA test numbers); any other valid IBAN succeeds. */
 export const SEPA_TEST_IBANS: ReadonlyArray<{ iban: string; description: string; outcome: SepaOutcome }> = [
-  { iban: 'AT611904300234573201', description: 'succeeds shortly after processing (5 s of sandbox time)', outcome: { result: 'succeed', afterMs: SETTLE_MS } },
-  { iban: 'AT861904300235473202', description: 'fails shortly after processing (5 s of sandbox time)', outcome: { result: 'fail', afterMs: SETTLE_MS } },
-  { iban: SLOW_IBAN, description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)', outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS } },
+  {
+    iban: 'AT611904300234573201',
+    description: 'succeeds shortly after processing (5 s of sandbox time)',
+    outcome: { result: 'succeed', afterMs: SETTLE_MS },
+  },
+  {
+    iban: 'AT861904300235473202',
+    description: 'fails shortly after processing (5 s of sandbox time)',
+    outcome: { result: 'fail', afterMs: SETTLE_MS },
+  },
+  {
+    iban: SLOW_IBAN,
+    description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)',
+    outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS },
+  },
 ];
 
 /** The scripted outcome of a (valid, normalised) IBAN; the slow test IBAN waits `slowMs` (--sepa-delay). */

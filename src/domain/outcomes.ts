@@ -66,19 +66,84 @@ const base = { refundFails: false, chargeback: false };
 
 /** The test cards of docs/decisions.md. Any other Luhn-valid number gets DEFAULT_SCRIPT. */
 export const TEST_CARDS: readonly TestCard[] = [
-  { number: '4242424242424242', token: 'tok_visa', description: 'frictionless: approved at once, no authurl', script: { ...base, challenge: false, authorisation: approve } },
-  { number: '4000000000003220', token: 'tok_threeds_required', description: '3-D Secure challenge; the OTP decides', script: { ...base, challenge: true, authorisation: approve } },
-  { number: '4000008400001629', token: 'tok_threeds_then_declined', description: 'challenge passes, then declined card_declined', script: { ...base, challenge: true, authorisation: decline('card_declined') } },
-  { number: '4000000000000002', token: 'tok_card_declined', description: 'declined card_declined, no challenge', script: { ...base, challenge: false, authorisation: decline('card_declined') } },
-  { number: '4000000000009995', token: 'tok_insufficient_funds', description: 'declined insufficient_funds', script: { ...base, challenge: false, authorisation: decline('insufficient_funds') } },
-  { number: '4000000000009987', token: 'tok_lost_card', description: 'declined lost_card', script: { ...base, challenge: false, authorisation: decline('lost_card') } },
-  { number: '4000000000009979', token: 'tok_stolen_card', description: 'declined stolen_card', script: { ...base, challenge: false, authorisation: decline('stolen_card') } },
-  { number: '4000000000000069', token: 'tok_expired_card', description: 'declined expired_card', script: { ...base, challenge: false, authorisation: decline('expired_card') } },
-  { number: '4000000000000127', token: 'tok_incorrect_cvc', description: 'declined incorrect_cvc', script: { ...base, challenge: false, authorisation: decline('incorrect_cvc') } },
-  { number: '4000000000000119', token: 'tok_processing_error', description: 'declined processing_error', script: { ...base, challenge: false, authorisation: decline('processing_error') } },
-  { number: '4000000000005126', token: 'tok_refund_fail', description: 'approved; refunds of it fail later (refund.failed)', script: { ...base, challenge: false, authorisation: approve, refundFails: true } },
-  { number: '4000000000000259', token: 'tok_chargeback', description: 'approved; a chargeback opens shortly after', script: { ...base, challenge: false, authorisation: approve, chargeback: true } },
-  { number: '4999990000000015', token: 'tok_no_answer', description: 'stays Pending: the gateway never answers, no webhook', script: { ...base, challenge: false, authorisation: { result: 'hang' } } },
+  {
+    number: '4242424242424242',
+    token: 'tok_visa',
+    description: 'frictionless: approved at once, no authurl',
+    script: { ...base, challenge: false, authorisation: approve },
+  },
+  {
+    number: '4000000000003220',
+    token: 'tok_threeds_required',
+    description: '3-D Secure challenge; the OTP decides',
+    script: { ...base, challenge: true, authorisation: approve },
+  },
+  {
+    number: '4000008400001629',
+    token: 'tok_threeds_then_declined',
+    description: 'challenge passes, then declined card_declined',
+    script: { ...base, challenge: true, authorisation: decline('card_declined') },
+  },
+  {
+    number: '4000000000000002',
+    token: 'tok_card_declined',
+    description: 'declined card_declined, no challenge',
+    script: { ...base, challenge: false, authorisation: decline('card_declined') },
+  },
+  {
+    number: '4000000000009995',
+    token: 'tok_insufficient_funds',
+    description: 'declined insufficient_funds',
+    script: { ...base, challenge: false, authorisation: decline('insufficient_funds') },
+  },
+  {
+    number: '4000000000009987',
+    token: 'tok_lost_card',
+    description: 'declined lost_card',
+    script: { ...base, challenge: false, authorisation: decline('lost_card') },
+  },
+  {
+    number: '4000000000009979',
+    token: 'tok_stolen_card',
+    description: 'declined stolen_card',
+    script: { ...base, challenge: false, authorisation: decline('stolen_card') },
+  },
+  {
+    number: '4000000000000069',
+    token: 'tok_expired_card',
+    description: 'declined expired_card',
+    script: { ...base, challenge: false, authorisation: decline('expired_card') },
+  },
+  {
+    number: '4000000000000127',
+    token: 'tok_incorrect_cvc',
+    description: 'declined incorrect_cvc',
+    script: { ...base, challenge: false, authorisation: decline('incorrect_cvc') },
+  },
+  {
+    number: '4000000000000119',
+    token: 'tok_processing_error',
+    description: 'declined processing_error',
+    script: { ...base, challenge: false, authorisation: decline('processing_error') },
+  },
+  {
+    number: '4000000000005126',
+    token: 'tok_refund_fail',
+    description: 'approved; refunds of it fail later (refund.failed)',
+    script: { ...base, challenge: false, authorisation: approve, refundFails: true },
+  },
+  {
+    number: '4000000000000259',
+    token: 'tok_chargeback',
+    description: 'approved; a chargeback opens shortly after',
+    script: { ...base, challenge: false, authorisation: approve, chargeback: true },
+  },
+  {
+    number: '4999990000000015',
+    token: 'tok_no_answer',
+    description: 'stays Pending: the gateway never answers, no webhook',
+    script: { ...base, challenge: false, authorisation: { result: 'hang' } },
+  },
 ];
 
 /** Any Luhn-valid card not in the table: a challenge, approved when it passes. */

@@ -38,17 +38,77 @@ export interface PaymentTransition {
  * request, except with the card that never answers (tok_no_answer).
  */
 export const PAYMENT_TRANSITIONS = {
-  require_action: { from: ['processing'], to: 'requires_action', event: 'payment.requires_action', done: 'sent to 3-D Secure', trigger: 'create: the card needs 3-D Secure' },
-  authorize: { from: ['processing', 'requires_action'], to: 'authorized', event: 'payment.authorized', done: 'authorized', trigger: 'create (frictionless card) or the challenge passed, and the issuer approved' },
-  decline: { from: ['processing', 'requires_action'], to: 'declined', event: 'payment.declined', done: 'declined', trigger: 'the issuer declined, or the challenge failed' },
-  cancel: { from: ['processing', 'requires_action', 'authorized'], to: 'canceled', event: 'payment.canceled', done: 'canceled', trigger: 'POST /v1/payments/{id}/cancel, or Cancel on the authentication page' },
-  expire: { from: ['requires_action'], to: 'expired', event: 'payment.expired', done: 'expired', trigger: 'the challenge was not completed within its lifetime (15 min)' },
-  capture: { from: ['authorized'], to: 'captured', event: 'payment.captured', done: 'captured', trigger: 'capture: true at create, or POST /v1/payments/{id}/capture' },
-  refund_partial: { from: ['captured', 'partially_refunded'], to: 'partially_refunded', event: null, done: 'refunded', trigger: 'a refund of part of what is left succeeded (event refund.succeeded)' },
-  refund_full: { from: ['captured', 'partially_refunded'], to: 'refunded', event: null, done: 'refunded', trigger: 'a refund of all that is left succeeded (event refund.succeeded)' },
+  require_action: {
+    from: ['processing'],
+    to: 'requires_action',
+    event: 'payment.requires_action',
+    done: 'sent to 3-D Secure',
+    trigger: 'create: the card needs 3-D Secure',
+  },
+  authorize: {
+    from: ['processing', 'requires_action'],
+    to: 'authorized',
+    event: 'payment.authorized',
+    done: 'authorized',
+    trigger: 'create (frictionless card) or the challenge passed, and the issuer approved',
+  },
+  decline: {
+    from: ['processing', 'requires_action'],
+    to: 'declined',
+    event: 'payment.declined',
+    done: 'declined',
+    trigger: 'the issuer declined, or the challenge failed',
+  },
+  cancel: {
+    from: ['processing', 'requires_action', 'authorized'],
+    to: 'canceled',
+    event: 'payment.canceled',
+    done: 'canceled',
+    trigger: 'POST /v1/payments/{id}/cancel, or Cancel on the authentication page',
+  },
+  expire: {
+    from: ['requires_action'],
+    to: 'expired',
+    event: 'payment.expired',
+    done: 'expired',
+    trigger: 'the challenge was not completed within its lifetime (15 min)',
+  },
+  capture: {
+    from: ['authorized'],
+    to: 'captured',
+    event: 'payment.captured',
+    done: 'captured',
+    trigger: 'capture: true at create, or POST /v1/payments/{id}/capture',
+  },
+  refund_partial: {
+    from: ['captured', 'partially_refunded'],
+    to: 'partially_refunded',
+    event: null,
+    done: 'refunded',
+    trigger: 'a refund of part of what is left succeeded (event refund.succeeded)',
+  },
+  refund_full: {
+    from: ['captured', 'partially_refunded'],
+    to: 'refunded',
+    event: null,
+    done: 'refunded',
+    trigger: 'a refund of all that is left succeeded (event refund.succeeded)',
+  },
   // The chargebacks service publishes chargeback.* with the chargeback's own data.
-  dispute: { from: ['captured', 'partially_refunded'], to: 'disputed', event: null, done: 'disputed', trigger: 'a chargeback opened (event chargeback.created; test card 4000000000000259 opens one 30 s after capture)' },
-  dispute_won: { from: ['disputed'], to: 'captured', event: null, done: 'reinstated', trigger: 'the chargeback was decided for the merchant (event chargeback.won)' },
+  dispute: {
+    from: ['captured', 'partially_refunded'],
+    to: 'disputed',
+    event: null,
+    done: 'disputed',
+    trigger: 'a chargeback opened (event chargeback.created; test card 4000000000000259 opens one 30 s after capture)',
+  },
+  dispute_won: {
+    from: ['disputed'],
+    to: 'captured',
+    event: null,
+    done: 'reinstated',
+    trigger: 'the chargeback was decided for the merchant (event chargeback.won)',
+  },
 } as const satisfies Record<string, PaymentTransition>;
 
 /** One operation of the machine. */
@@ -63,7 +123,10 @@ export function canApply(current: PaymentState, operation: PaymentOperation): bo
 export function nextPaymentState(paymentId: string, current: PaymentState, operation: PaymentOperation): PaymentState {
   const row: PaymentTransition = PAYMENT_TRANSITIONS[operation];
   if (!canApply(current, operation)) {
-    throw new SandboxError('invalid_state', `payment ${paymentId} is ${current}; only a payment that is ${row.from.join(' or ')} can be ${row.done}`);
+    throw new SandboxError(
+      'invalid_state',
+      `payment ${paymentId} is ${current}; only a payment that is ${row.from.join(' or ')} can be ${row.done}`,
+    );
   }
   return row.to;
 }

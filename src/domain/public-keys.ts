@@ -17,14 +17,17 @@ export function publicKeyClashText(key: string, other: string): string {
 }
 
 /** The reason a message gives for refusing a clash. */
-export const PUBLIC_KEY_RULE = 'public keys of different terminals may never end with one another, since encrypted_data is matched to its terminal by the public_key it ends with';
+export const PUBLIC_KEY_RULE =
+  'public keys of different terminals may never end with one another, since encrypted_data is matched to its terminal by the public_key it ends with';
 
 /**
  * The first two items whose public keys clash (the shorter key first), or undefined. n log n:
  * reversed and sorted, a key that is the end of others sorts right before them.
  */
 export function findPublicKeyClash<T extends { publicKey: string }>(items: readonly T[]): [T, T] | undefined {
-  const reversed = items.map((item) => ({ item, key: item.publicKey.split('').reverse().join('') })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const reversed = items
+    .map((item) => ({ item, key: item.publicKey.split('').reverse().join('') }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (let i = 1; i < reversed.length; i++) {
     if (reversed[i]!.key.startsWith(reversed[i - 1]!.key)) return [reversed[i - 1]!.item, reversed[i]!.item];
   }

@@ -23,16 +23,56 @@ export interface S2STransition {
  * Each (from, to) pair appears in one row only, so it names its event.
  */
 export const S2S_TRANSITIONS = {
-  approve: { from: ['pending'], to: 'approved', event: 'payment.authorized', trigger: 'create (frictionless card) or the challenge passed, and the issuer approved' },
+  approve: {
+    from: ['pending'],
+    to: 'approved',
+    event: 'payment.authorized',
+    trigger: 'create (frictionless card) or the challenge passed, and the issuer approved',
+  },
   decline: { from: ['pending'], to: 'declined', event: 'payment.declined', trigger: 'the issuer declined, or the challenge failed' },
   cancel: { from: ['pending'], to: 'cancelled', event: 'payment.canceled', trigger: 'Cancel on the authentication page' },
-  expire: { from: ['pending'], to: 'expired', event: 'payment.expired', trigger: 'the challenge was not completed within its lifetime (--challenge-lifetime, --upi-window)' },
-  refund_partial: { from: ['approved', 'partiallyRefunded'], to: 'partiallyRefunded', event: 'refund.succeeded', trigger: 'a refund of part of what is left completed' },
-  refund_full: { from: ['approved', 'partiallyRefunded'], to: 'refunded', event: 'refund.succeeded', trigger: 'a refund of all that is left completed' },
-  chargeback: { from: ['approved', 'partiallyRefunded'], to: 'chargeback', event: 'chargeback.created', trigger: 'a chargeback opened (test card 4000000000000259 opens one after --chargeback-delay)' },
-  chargeback_won: { from: ['chargeback'], to: 'approved', event: 'chargeback.won', trigger: 'the chargeback of a transaction with no refund was decided for the merchant' },
-  chargeback_won_refunded: { from: ['chargeback'], to: 'partiallyRefunded', event: 'chargeback.won', trigger: 'the chargeback of a partly refunded transaction was decided for the merchant' },
-  chargeback_lost: { from: ['chargeback'], to: 'chargeback', event: 'chargeback.lost', trigger: 'the chargeback was decided for the cardholder; the transaction stays Chargeback' },
+  expire: {
+    from: ['pending'],
+    to: 'expired',
+    event: 'payment.expired',
+    trigger: 'the challenge was not completed within its lifetime (--challenge-lifetime, --upi-window)',
+  },
+  refund_partial: {
+    from: ['approved', 'partiallyRefunded'],
+    to: 'partiallyRefunded',
+    event: 'refund.succeeded',
+    trigger: 'a refund of part of what is left completed',
+  },
+  refund_full: {
+    from: ['approved', 'partiallyRefunded'],
+    to: 'refunded',
+    event: 'refund.succeeded',
+    trigger: 'a refund of all that is left completed',
+  },
+  chargeback: {
+    from: ['approved', 'partiallyRefunded'],
+    to: 'chargeback',
+    event: 'chargeback.created',
+    trigger: 'a chargeback opened (test card 4000000000000259 opens one after --chargeback-delay)',
+  },
+  chargeback_won: {
+    from: ['chargeback'],
+    to: 'approved',
+    event: 'chargeback.won',
+    trigger: 'the chargeback of a transaction with no refund was decided for the merchant',
+  },
+  chargeback_won_refunded: {
+    from: ['chargeback'],
+    to: 'partiallyRefunded',
+    event: 'chargeback.won',
+    trigger: 'the chargeback of a partly refunded transaction was decided for the merchant',
+  },
+  chargeback_lost: {
+    from: ['chargeback'],
+    to: 'chargeback',
+    event: 'chargeback.lost',
+    trigger: 'the chargeback was decided for the cardholder; the transaction stays Chargeback',
+  },
 } as const satisfies Record<string, S2STransition>;
 
 /** One change of the machine. */

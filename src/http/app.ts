@@ -44,7 +44,12 @@ import { allowedMethods } from './method-not-allowed.js';
 export type AppEnv = { Variables: { requestId: string; merchant?: Merchant; fault?: string } };
 
 /** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
-export type OutcomeOverride = (c: Context, family: 's2s' | 'v1', input: Record<string, unknown>, terminal: Terminal | undefined) => ScriptedOutcome | undefined;
+export type OutcomeOverride = (
+  c: Context,
+  family: 's2s' | 'v1',
+  input: Record<string, unknown>,
+  terminal: Terminal | undefined,
+) => ScriptedOutcome | undefined;
 
 /** What the HTTP layer needs. */
 export interface AppDeps {
@@ -65,7 +70,10 @@ export function createApp(deps: AppDeps) {
     // A known path asked with another method: 405 with the methods it does take.
     const allowed = allowedAt(c.req.path);
     if (allowed.length > 0) {
-      const err = new SandboxError('method_not_allowed', `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`);
+      const err = new SandboxError(
+        'method_not_allowed',
+        `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`,
+      );
       return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 405, { Allow: allowed.join(', ') });
     }
     const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
@@ -107,7 +115,9 @@ export function createApp(deps: AppDeps) {
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
   });
-  app.get('/assets/local-time.js', (c) => c.body(LOCAL_TIME_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }));
+  app.get('/assets/local-time.js', (c) =>
+    c.body(LOCAL_TIME_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
+  );
   app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
 
   app.route('/', s2sRoutes(deps));

@@ -16,7 +16,10 @@ export function authenticatePages(deps: AppDeps) {
   const load = (c: Context) => auth.find(c.req.param('token') ?? '');
   const now = () => deps.services.clock.now();
   const unknown = (c: Context) =>
-    c.html(<MessagePage title="Link not valid" message="This authentication link is not valid. Start the payment again from the shop." />, 404);
+    c.html(
+      <MessagePage title="Link not valid" message="This authentication link is not valid. Start the payment again from the shop." />,
+      404,
+    );
 
   app.get('/authenticate/:token', (c) => {
     const challenge = load(c);
@@ -33,17 +36,32 @@ export function authenticatePages(deps: AppDeps) {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, string>);
     if (challenge.state !== 'open') return c.html(<ResultPage challenge={challenge} returnUrl={auth.returnUrl(challenge)} />, 409);
     if (!safeEqual(String(form.csrf ?? ''), challenge.details.csrf ?? '')) {
-      return c.html(<ChallengePage challenge={challenge} now={now()} notice="This form has expired or was not sent from this page. Please try again." />, 403);
+      return c.html(
+        <ChallengePage
+          challenge={challenge}
+          now={now()}
+          notice="This form has expired or was not sent from this page. Please try again."
+        />,
+        403,
+      );
     }
     const action = String(form.action ?? 'submit');
     if (action === 'cancel') return c.redirect(auth.returnUrl(auth.complete(challenge.token, 'cancel')), 303);
     if (challenge.kind === 'otp') {
       const otp = String(form.otp ?? '').trim();
-      if (!/^\d{4,8}$/.test(otp)) return c.html(<ChallengePage challenge={challenge} now={now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
+      if (!/^\d{4,8}$/.test(otp))
+        return c.html(<ChallengePage challenge={challenge} now={now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
       const result = auth.submitOtp(challenge.token, otp);
       if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
       const fresh = auth.find(challenge.token)!;
-      return c.html(<ChallengePage challenge={fresh} now={now()} notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`} />, 422);
+      return c.html(
+        <ChallengePage
+          challenge={fresh}
+          now={now()}
+          notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`}
+        />,
+        422,
+      );
     }
     const problem = kindProblem(challenge, action, form);
     if (problem) return c.html(<ChallengePage challenge={challenge} now={now()} notice={problem} />, 400);

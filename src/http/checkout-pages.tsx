@@ -53,12 +53,24 @@ export function checkoutPages(deps: AppDeps) {
   const merchantName = (session: CheckoutSession) => credentials.merchant(session.merchantId)!.name;
 
   const unknown = (c: Context) =>
-    c.html(<MessagePage title="Payment link not valid" message="This payment link is not valid. Start the payment again from the shop." />, 404);
+    c.html(
+      <MessagePage title="Payment link not valid" message="This payment link is not valid. Start the payment again from the shop." />,
+      404,
+    );
   const gone = (c: Context, session: CheckoutSession) =>
-    c.html(<LinkGonePage session={session} merchantName={merchantName(session)} returnUrl={merchantReturnUrl(session, session.status)} />, 410);
+    c.html(
+      <LinkGonePage session={session} merchantName={merchantName(session)} returnUrl={merchantReturnUrl(session, session.status)} />,
+      410,
+    );
 
   /** The page itself, with the last attempt's notice unless another is given. */
-  const page = (c: Context, session: CheckoutSession, method: CheckoutMethod, status: 200 | 400 | 403 | 422 = 200, extra: { notice?: Notice; state?: FormState } = {}) =>
+  const page = (
+    c: Context,
+    session: CheckoutSession,
+    method: CheckoutMethod,
+    status: 200 | 400 | 403 | 422 = 200,
+    extra: { notice?: Notice; state?: FormState } = {},
+  ) =>
     c.html(
       <CheckoutPage
         session={session}
@@ -83,9 +95,18 @@ export function checkoutPages(deps: AppDeps) {
     if (!session) return { response: unknown(c) };
     if (session.status !== 'open') return { response: gone(c, session) };
     const form = await readForm(c);
-    if (!session.methods.includes(method)) return { response: page(c, session, methodFor(session, undefined), 400, { notice: { kind: 'error', text: 'This payment method is not offered for this payment.' } }) };
+    if (!session.methods.includes(method))
+      return {
+        response: page(c, session, methodFor(session, undefined), 400, {
+          notice: { kind: 'error', text: 'This payment method is not offered for this payment.' },
+        }),
+      };
     if (!safeEqual(form.csrf ?? '', session.csrf)) {
-      return { response: page(c, session, method, 403, { notice: { kind: 'error', text: 'This form has expired or was not sent from this page. Please try again.' } }) };
+      return {
+        response: page(c, session, method, 403, {
+          notice: { kind: 'error', text: 'This form has expired or was not sent from this page. Please try again.' },
+        }),
+      };
     }
     return { session, form };
   };
@@ -109,7 +130,9 @@ export function checkoutPages(deps: AppDeps) {
     } catch (err) {
       // The only card problem the service finds beyond the form's checks is an expiry in the past.
       if (err instanceof SandboxError && err.param === 'card.exp_year') {
-        return page(c, session, 'card', 400, { state: { ...state, errors: { expiry: 'This card has expired. Use a card with an expiry date in the future.' } } });
+        return page(c, session, 'card', 400, {
+          state: { ...state, errors: { expiry: 'This card has expired. Use a card with an expiry date in the future.' } },
+        });
       }
       throw err;
     }
@@ -158,7 +181,8 @@ export function checkoutPages(deps: AppDeps) {
     if (!loaded.session) return loaded.response;
     const { session, form } = loaded;
     const outcome = form.outcome as IdealOutcome;
-    if (!IDEAL_OUTCOMES.includes(outcome)) return page(c, session, 'ideal', 400, { notice: { kind: 'error', text: 'Choose one of the listed payment statuses.' } });
+    if (!IDEAL_OUTCOMES.includes(outcome))
+      return page(c, session, 'ideal', 400, { notice: { kind: 'error', text: 'Choose one of the listed payment statuses.' } });
     if (!checkoutPayments.openIdealPayment(session)) return c.redirect(`/pay/${session.token}?method=ideal`, 303);
     checkoutPayments.decideIdeal(session, outcome);
     const after = checkout.byToken(session.token)!;
@@ -179,7 +203,10 @@ export function checkoutPages(deps: AppDeps) {
     if (problem) errors.iban = problem;
     if (!holder || holder.length > 100) errors.holder = 'Enter the name of the account holder.';
     if (Object.keys(errors).length > 0) {
-      return page(c, session, 'sepa', 400, { state: { errors, values: { iban: form.iban ?? '', holder: form.holder ?? '' } }, notice: { kind: 'error', text: 'Check the highlighted fields.' } });
+      return page(c, session, 'sepa', 400, {
+        state: { errors, values: { iban: form.iban ?? '', holder: form.holder ?? '' } },
+        notice: { kind: 'error', text: 'Check the highlighted fields.' },
+      });
     }
     checkoutPayments.paySepa(session, iban, holder);
     return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);

@@ -26,15 +26,27 @@ import { validate } from '../contracts/validate.js';
 /** Rows per list page. */
 export const DASHBOARD_PAGE_SIZE = 50;
 
-const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value);
+const blank = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value;
 
 /** GET /_sandbox/ and /_sandbox/dashboard/fragment query. */
 export const dashboardQuery = z
   .object({
-    tab: z.enum(DASHBOARD_TABS).optional().describe(`one of ${DASHBOARD_TABS.join(', ')}`),
+    tab: z
+      .enum(DASHBOARD_TABS)
+      .optional()
+      .describe(`one of ${DASHBOARD_TABS.join(', ')}`),
     merchant: z.preprocess(blank, z.string().max(100).optional()).describe('a merchant id such as mer_sandbox: only its rows'),
     status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
-    type: z.preprocess(blank, z.string().regex(/^[a-z0-9_.]{1,64}$/).optional()).describe('an event type such as payment.authorized'),
+    type: z
+      .preprocess(
+        blank,
+        z
+          .string()
+          .regex(/^[a-z0-9_.]{1,64}$/)
+          .optional(),
+      )
+      .describe('an event type such as payment.authorized'),
     q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),
     starting_after: z.preprocess(blank, z.string().max(100).optional()).describe('the id of the last row of the previous page'),
   })
@@ -46,13 +58,23 @@ export const dashboardAuthenticateForm = z.object({
   subject: z.enum(['transaction', 'payment']).describe('"transaction" (an S2S transID) or "payment" (a /v1/ pay_... id)'),
   id: z.string().min(1).max(100).describe('the transID or payment id'),
   outcome: z.enum(['approve', 'decline']).describe('"approve" or "decline"'),
-  back: z.string().regex(/^\/_sandbox\/[^\s]*$/).optional().describe('a dashboard path under /_sandbox/ to return to'),
+  back: z
+    .string()
+    .regex(/^\/_sandbox\/[^\s]*$/)
+    .optional()
+    .describe('a dashboard path under /_sandbox/ to return to'),
 });
 
 /** POST .../replay form. */
 export const dashboardReplayForm = z.object({ csrf: z.string() });
 
-const page = (method: 'get' | 'post', path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute => ({
+const page = (
+  method: 'get' | 'post',
+  path: string,
+  summary: string,
+  response: string,
+  extra: Partial<OpenApiRoute> = {},
+): OpenApiRoute => ({
   method,
   path,
   summary,
@@ -66,13 +88,55 @@ const page = (method: 'get' | 'post', path: string, summary: string, response: s
 /** The dashboard's routes in /openapi.json: HTML pages and form posts for a browser, listed so every route is on record. */
 export const dashboardOpenApi: OpenApiRoute[] = [
   // Documented without the trailing slash (linters refuse one); /_sandbox answers 308 to /_sandbox/, which serves the page.
-  page('get', '/_sandbox', 'The dashboard (served at /_sandbox/): one list (tab) with its filters, newest first, 50 rows a page', 'the HTML page, at /_sandbox/', { query: dashboardQuery, redirects: { 308: '/_sandbox/ with the same query' } }),
-  page('get', '/_sandbox/dashboard/fragment', 'The list of the dashboard alone, as the live script swaps it in', 'an HTML fragment', { query: dashboardQuery }),
-  page('get', '/_sandbox/dashboard/deliveries/:id', 'A delivery with every attempt (request headers and body, response excerpt) and its Replay button', 'an HTML page', { errors: ['resource_missing'] }),
-  page('get', '/_sandbox/dashboard/deliveries/:id/fragment', "The live part of a delivery's page (status, attempts, other deliveries of the event)", 'an HTML fragment', { errors: ['resource_missing'] }),
-  page('post', '/_sandbox/dashboard/deliveries/:id/replay', "The Replay button's form: sends the event again as a new delivery", '303 back to the delivery, whose page lists the replay', { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] }),
-  page('post', '/_sandbox/dashboard/authenticate', "The Approve / Decline buttons' form on a pending authentication", '303 back to the list', { status: 303, body: dashboardAuthenticateForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing', 'invalid_state'] }),
-  page('get', '/_sandbox/dashboard/faults', 'The fault rules in force and the API faults injected lately (X-Sandbox-Fault and API fault rules)', 'an HTML page'),
+  page(
+    'get',
+    '/_sandbox',
+    'The dashboard (served at /_sandbox/): one list (tab) with its filters, newest first, 50 rows a page',
+    'the HTML page, at /_sandbox/',
+    { query: dashboardQuery, redirects: { 308: '/_sandbox/ with the same query' } },
+  ),
+  page('get', '/_sandbox/dashboard/fragment', 'The list of the dashboard alone, as the live script swaps it in', 'an HTML fragment', {
+    query: dashboardQuery,
+  }),
+  page(
+    'get',
+    '/_sandbox/dashboard/deliveries/:id',
+    'A delivery with every attempt (request headers and body, response excerpt) and its Replay button',
+    'an HTML page',
+    { errors: ['resource_missing'] },
+  ),
+  page(
+    'get',
+    '/_sandbox/dashboard/deliveries/:id/fragment',
+    "The live part of a delivery's page (status, attempts, other deliveries of the event)",
+    'an HTML fragment',
+    { errors: ['resource_missing'] },
+  ),
+  page(
+    'post',
+    '/_sandbox/dashboard/deliveries/:id/replay',
+    "The Replay button's form: sends the event again as a new delivery",
+    '303 back to the delivery, whose page lists the replay',
+    { status: 303, body: dashboardReplayForm, bodyType: 'application/x-www-form-urlencoded', errors: ['resource_missing'] },
+  ),
+  page(
+    'post',
+    '/_sandbox/dashboard/authenticate',
+    "The Approve / Decline buttons' form on a pending authentication",
+    '303 back to the list',
+    {
+      status: 303,
+      body: dashboardAuthenticateForm,
+      bodyType: 'application/x-www-form-urlencoded',
+      errors: ['resource_missing', 'invalid_state'],
+    },
+  ),
+  page(
+    'get',
+    '/_sandbox/dashboard/faults',
+    'The fault rules in force and the API faults injected lately (X-Sandbox-Fault and API fault rules)',
+    'an HTML page',
+  ),
   page('get', '/_sandbox/dashboard/faults/fragment', 'The live part of the Faults page', 'an HTML fragment'),
   page('get', '/_sandbox/assets/dashboard.js', "The dashboard's live-update script", 'JavaScript', { responseType: 'text/javascript' }),
   page('get', '/_sandbox/assets/dashboard.css', "The dashboard's stylesheet", 'CSS', { responseType: 'text/css' }),
@@ -96,7 +160,11 @@ export function dashboardRoutes(deps: AppDeps) {
 
   const checkCsrf = (sent: string) => {
     if (!safeEqual(sent, csrf)) {
-      throw new SandboxError('control_forbidden', 'this form was not sent from a dashboard page of this sandbox process (csrf is missing or stale); reload the dashboard and try again', 'csrf');
+      throw new SandboxError(
+        'control_forbidden',
+        'this form was not sent from a dashboard page of this sandbox process (csrf is missing or stale); reload the dashboard and try again',
+        'csrf',
+      );
     }
   };
 
@@ -108,21 +176,38 @@ export function dashboardRoutes(deps: AppDeps) {
       const allowed = TAB_STATUSES[tab];
       throw new SandboxError(
         'parameter_invalid',
-        allowed.length ? `status must be one of ${allowed.join(', ')} for the ${tab} list, got "${query.status}"` : `the ${tab} list has no status filter; remove status (filter by type instead)`,
+        allowed.length
+          ? `status must be one of ${allowed.join(', ')} for the ${tab} list, got "${query.status}"`
+          : `the ${tab} list has no status filter; remove status (filter by type instead)`,
         'status',
       );
     }
     if (query.type !== undefined && tab !== 'events' && tab !== 'deliveries') {
-      throw new SandboxError('parameter_invalid', `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`, 'type');
+      throw new SandboxError(
+        'parameter_invalid',
+        `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`,
+        'type',
+      );
     }
     if (query.merchant !== undefined && !services.credentials.merchant(query.merchant)) {
-      throw new SandboxError('parameter_invalid', `merchant names no merchant ("${query.merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`, 'merchant');
+      throw new SandboxError(
+        'parameter_invalid',
+        `merchant names no merchant ("${query.merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`,
+        'merchant',
+      );
     }
     return { tab, merchant: query.merchant, status: query.status, type: query.type, q: query.q, startingAfter: query.starting_after };
   };
 
   const listParts = (view: ListView) => {
-    const page = queries.list(view.tab, { merchant: view.merchant, status: view.status, type: view.type, q: view.q, startingAfter: view.startingAfter, limit: DASHBOARD_PAGE_SIZE });
+    const page = queries.list(view.tab, {
+      merchant: view.merchant,
+      status: view.status,
+      type: view.type,
+      q: view.q,
+      startingAfter: view.startingAfter,
+      limit: DASHBOARD_PAGE_SIZE,
+    });
     const ctx: TableContext = {
       csrf,
       here: listHref(view),
@@ -137,7 +222,9 @@ export function dashboardRoutes(deps: AppDeps) {
     const { page, ctx } = listParts(view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
     const merchants = services.credentials.merchants().map((m) => ({ id: m.id, name: m.name }));
-    return c.html(DashboardPage({ view, merchants, now: services.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }));
+    return c.html(
+      DashboardPage({ view, merchants, now: services.clock.now(), fragmentHref, children: ListFragment({ tab: view.tab, page, ctx }) }),
+    );
   };
   app.get('/_sandbox/', listPage);
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
@@ -183,14 +270,21 @@ export function dashboardRoutes(deps: AppDeps) {
     const what = form.subject === 'transaction' ? 'transaction' : 'payment';
     if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
     // An iDEAL payment waits at the bank page rather than behind a challenge: decide it as the bank would.
-    else if (form.subject !== 'payment' || !services.checkoutPayments.decideOpenIdeal(form.id, form.outcome === 'approve' ? 'paid' : 'failed')) {
+    else if (
+      form.subject !== 'payment' ||
+      !services.checkoutPayments.decideOpenIdeal(form.id, form.outcome === 'approve' ? 'paid' : 'failed')
+    ) {
       throw new SandboxError('resource_missing', `no ${what} ${form.id} with an authentication; pick one from the list`, 'id');
     }
     deps.wake();
     return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
   });
 
-  app.get('/_sandbox/assets/dashboard.js', (c) => c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
-  app.get('/_sandbox/assets/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/_sandbox/assets/dashboard.js', (c) =>
+    c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
+  app.get('/_sandbox/assets/dashboard.css', (c) =>
+    c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
   return app;
 }

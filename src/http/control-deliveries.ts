@@ -15,7 +15,9 @@ import { SINCE_PATTERN } from '../contracts/patterns.js';
 
 const since = z
   .string()
-  .refine((text) => parseSince(text, 0) !== undefined, { message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"' })
+  .refine((text) => parseSince(text, 0) !== undefined, {
+    message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"',
+  })
   .meta({ pattern: SINCE_PATTERN })
   .optional()
   .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');

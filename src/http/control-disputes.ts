@@ -28,16 +28,40 @@ const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks');
 /** POST /_sandbox/chargebacks body: exactly one of transID / payment_id. */
 export const openChargebackSchema = z
   .strictObject({
-    transID: z.string().regex(/^\d{1,32}$/).optional().describe('the S2S transID of an approved transaction, e.g. "412345678901234"'),
-    payment_id: z.string().regex(/^pay_[A-Za-z0-9]{1,64}$/).optional().describe('the id of a captured /v1/ payment, e.g. "pay_3kTMd9Qx81LbZc0a"'),
-    reason: z.enum(CHARGEBACK_REASONS).optional().describe(`one of ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`),
-    amount: z.number().int().positive().max(99_999_999_999).optional().describe('the disputed amount in minor units, e.g. 1050 for EUR 10.50 (default: all that is not refunded)'),
+    transID: z
+      .string()
+      .regex(/^\d{1,32}$/)
+      .optional()
+      .describe('the S2S transID of an approved transaction, e.g. "412345678901234"'),
+    payment_id: z
+      .string()
+      .regex(/^pay_[A-Za-z0-9]{1,64}$/)
+      .optional()
+      .describe('the id of a captured /v1/ payment, e.g. "pay_3kTMd9Qx81LbZc0a"'),
+    reason: z
+      .enum(CHARGEBACK_REASONS)
+      .optional()
+      .describe(`one of ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`),
+    amount: z
+      .number()
+      .int()
+      .positive()
+      .max(99_999_999_999)
+      .optional()
+      .describe('the disputed amount in minor units, e.g. 1050 for EUR 10.50 (default: all that is not refunded)'),
   })
   // Exactly one of the two, in JSON Schema terms.
   .meta({ oneOf: [{ required: ['transID'] }, { required: ['payment_id'] }] })
   .superRefine((body, ctx) => {
-    if (body.transID === undefined && body.payment_id === undefined) ctx.addIssue({ code: 'custom', path: ['payment_id'], message: 'payment_id or transID is required: send {"payment_id":"pay_..."} for a /v1/ payment or {"transID":"..."} for an S2S transaction' });
-    if (body.transID !== undefined && body.payment_id !== undefined) ctx.addIssue({ code: 'custom', path: ['transID'], message: 'send either transID or payment_id, not both' });
+    if (body.transID === undefined && body.payment_id === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payment_id'],
+        message:
+          'payment_id or transID is required: send {"payment_id":"pay_..."} for a /v1/ payment or {"transID":"..."} for an S2S transaction',
+      });
+    if (body.transID !== undefined && body.payment_id !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['transID'], message: 'send either transID or payment_id, not both' });
   });
 
 /** GET /_sandbox/chargebacks query. */
@@ -77,7 +101,12 @@ export const triggerSchema = z.strictObject({
     })
     .meta({ enum: EVENT_TYPE_NAMES })
     .describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
-  payment_id: z.string().min(1).max(64).optional().describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
+  payment_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
   to: url.optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks, to also deliver the event to (once, never retried)'),
   merchant,
 });
@@ -100,7 +129,9 @@ export function controlDisputeRoutes(deps: AppDeps) {
 
   app.get('/chargebacks', (c) => {
     const q = validateQuery(c, chargebackQuery);
-    const page = readPage(q.limit ?? 50, (n) => services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: n }));
+    const page = readPage(q.limit ?? 50, (n) =>
+      services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: n }),
+    );
     return c.json(listView(page, toChargebackView));
   });
 
@@ -110,7 +141,11 @@ export function controlDisputeRoutes(deps: AppDeps) {
 
   app.post('/settlements', async (c) => {
     const body = validate(settleSchema, await readOptionalJson(c));
-    const created = services.settlements.settle({ merchantId: body.merchant, currency: body.currency, payAfterMs: body.pay_after === undefined ? undefined : parseDuration(body.pay_after) });
+    const created = services.settlements.settle({
+      merchantId: body.merchant,
+      currency: body.currency,
+      payAfterMs: body.pay_after === undefined ? undefined : parseDuration(body.pay_after),
+    });
     return c.json(listView(wholeList(created), (s) => settlementWithItems(services, s.id)));
   });
 
@@ -124,7 +159,12 @@ export function controlDisputeRoutes(deps: AppDeps) {
 
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
-    const result = services.triggers.trigger({ type: body.type as EventType, paymentId: body.payment_id, to: body.to, merchantId: body.merchant });
+    const result = services.triggers.trigger({
+      type: body.type as EventType,
+      paymentId: body.payment_id,
+      to: body.to,
+      merchantId: body.merchant,
+    });
     const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : undefined;
     return c.json(
       {
@@ -143,13 +183,61 @@ export function controlDisputeRoutes(deps: AppDeps) {
 
 /** The routes of this module, for /openapi.json. */
 export const disputesOpenApi: OpenApiRoute[] = [
-  controlRoute('post', '/chargebacks', 'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)', 'the chargeback, status open', { responseSchema: chargebackView, body: openChargebackSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'amount_too_large'] }),
-  controlRoute('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', { responseSchema: listOf(chargebackView), query: chargebackQuery }),
+  controlRoute(
+    'post',
+    '/chargebacks',
+    'Open a chargeback on an S2S transaction (transID) or a /v1/ payment (payment_id)',
+    'the chargeback, status open',
+    {
+      responseSchema: chargebackView,
+      body: openChargebackSchema,
+      status: 201,
+      errors: ['resource_missing', 'invalid_state', 'amount_too_large'],
+    },
+  ),
+  controlRoute('get', '/chargebacks', 'List chargebacks, newest first', 'the chargebacks', {
+    responseSchema: listOf(chargebackView),
+    query: chargebackQuery,
+  }),
   controlRoute('get', '/chargebacks/:id', 'One chargeback', 'the chargeback', { responseSchema: chargebackView }),
-  controlRoute('post', '/chargebacks/:id/win', 'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status won', { responseSchema: chargebackView, errors: ['invalid_state'] }),
-  controlRoute('post', '/chargebacks/:id/lose', 'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback', 'the chargeback, status lost', { responseSchema: chargebackView, errors: ['invalid_state'] }),
-  controlRoute('post', '/settlements', 'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)', 'the settlements created, with their payments and clawbacks', { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true, errors: ['resource_missing'] }),
-  controlRoute('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', { responseSchema: listOf(settlementView), query: settlementQuery }),
-  controlRoute('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', { responseSchema: settlementView }),
-  controlRoute('post', '/events/trigger', 'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)', 'the event, every event the trigger recorded, the related object ids and the manual delivery', { responseSchema: triggerResultView, body: triggerSchema, status: 201, errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'] }),
+  controlRoute(
+    'post',
+    '/chargebacks/:id/win',
+    'Decide a chargeback for the merchant (chargeback.won); the id may also be the transID / payment id of an open chargeback',
+    'the chargeback, status won',
+    { responseSchema: chargebackView, errors: ['invalid_state'] },
+  ),
+  controlRoute(
+    'post',
+    '/chargebacks/:id/lose',
+    'Decide a chargeback for the cardholder (chargeback.lost); the id may also be the transID / payment id of an open chargeback',
+    'the chargeback, status lost',
+    { responseSchema: chargebackView, errors: ['invalid_state'] },
+  ),
+  controlRoute(
+    'post',
+    '/settlements',
+    'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)',
+    'the settlements created, with their payments and clawbacks',
+    { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true, errors: ['resource_missing'] },
+  ),
+  controlRoute('get', '/settlements', 'List settlements, newest first, with their payments and clawbacks', 'the settlements', {
+    responseSchema: listOf(settlementView),
+    query: settlementQuery,
+  }),
+  controlRoute('get', '/settlements/:id', 'One settlement with its payments, clawbacks, fees and net', 'the settlement', {
+    responseSchema: settlementView,
+  }),
+  controlRoute(
+    'post',
+    '/events/trigger',
+    'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)',
+    'the event, every event the trigger recorded, the related object ids and the manual delivery',
+    {
+      responseSchema: triggerResultView,
+      body: triggerSchema,
+      status: 201,
+      errors: ['resource_missing', 'invalid_state', 'not_allowed', 'not_refundable'],
+    },
+  ),
 ];

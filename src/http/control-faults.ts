@@ -17,7 +17,13 @@ const FAULT_SPEC_PATTERN = faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]
 /** POST /_sandbox/faults body. */
 export const setSchema = z
   .object({
-    spec: z.string().meta({ pattern: FAULT_SPEC_PATTERN }).optional().describe('a fault spec such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (see docs/api-faults.md)'),
+    spec: z
+      .string()
+      .meta({ pattern: FAULT_SPEC_PATTERN })
+      .optional()
+      .describe(
+        'a fault spec such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (see docs/api-faults.md)',
+      ),
     seed: z.number().int().min(0).max(0xffffffff).optional().describe('a whole number from 0 to 4294967295'),
   })
   .strict();
@@ -32,7 +38,11 @@ export function controlFaultRoutes(deps: AppDeps) {
   app.post('/faults', async (c) => {
     const body = validate(setSchema, await readJson(c));
     if (body.spec === undefined && body.seed === undefined) {
-      throw new SandboxError('parameter_missing', 'spec is required: send {"spec":"duplicate=2"} (or {"seed":42} to reseed random faults)', 'spec');
+      throw new SandboxError(
+        'parameter_missing',
+        'spec is required: send {"spec":"duplicate=2"} (or {"seed":42} to reseed random faults)',
+        'spec',
+      );
     }
     const added = body.spec === undefined ? [] : faults.add(body.spec);
     if (body.seed !== undefined) faults.setSeed(body.seed);

@@ -16,8 +16,15 @@ import { validate } from '../contracts/validate.js';
 /** GET /_sandbox/merchants query: the list parameters of the other control lists. */
 export const merchantListQuery = z
   .object({
-    limit: queryInteger(1, 1000).optional().describe(`how many merchants to return, a whole number from 1 to 1000 (default ${MERCHANT_PAGE})`),
-    starting_after: z.string().min(1).max(100).optional().describe('the id of the last merchant of the previous page; the list continues after it'),
+    limit: queryInteger(1, 1000)
+      .optional()
+      .describe(`how many merchants to return, a whole number from 1 to 1000 (default ${MERCHANT_PAGE})`),
+    starting_after: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('the id of the last merchant of the previous page; the list continues after it'),
   })
   .strict();
 
@@ -47,20 +54,38 @@ export function controlMerchantRoutes(deps: AppDeps) {
 
 /** The routes of this module, for /openapi.json. */
 export const merchantsOpenApi: OpenApiRoute[] = [
-  controlRoute('get', '/merchants', 'List the merchants, seeded ones first, then created ones in the order they were made, with their credentials; a page at a time', `{object: "list", data: [merchant, ...], has_more}: up to limit (default ${MERCHANT_PAGE}) merchants; when has_more, pass the last id as starting_after for the next page`, {
-    query: merchantListQuery,
-    responseSchema: merchantListView,
-  }),
-  controlRoute('post', '/merchants', 'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)', 'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}', {
-    body: createMerchantSchema,
-    bodyOptional: true,
-    status: 201,
-    errors: ['terminal_in_use'],
-    responseSchema: merchantView,
-  }),
+  controlRoute(
+    'get',
+    '/merchants',
+    'List the merchants, seeded ones first, then created ones in the order they were made, with their credentials; a page at a time',
+    `{object: "list", data: [merchant, ...], has_more}: up to limit (default ${MERCHANT_PAGE}) merchants; when has_more, pass the last id as starting_after for the next page`,
+    {
+      query: merchantListQuery,
+      responseSchema: merchantListView,
+    },
+  ),
+  controlRoute(
+    'post',
+    '/merchants',
+    'Create a merchant with its own terminal, API key and webhook secret, isolated from every other (a merchant per test worker)',
+    'the merchant: {id, name, terNO, public_key, private_key, api_key, webhook_secret, currency, seeded: false, terminals, api_keys}',
+    {
+      body: createMerchantSchema,
+      bodyOptional: true,
+      status: 201,
+      errors: ['terminal_in_use'],
+      responseSchema: merchantView,
+    },
+  ),
   controlRoute('get', '/merchants/:id', 'One merchant with its credentials', 'the merchant', { responseSchema: merchantView }),
-  controlRoute('delete', '/merchants/:id', 'Delete a created merchant and every row it owns (payments, transactions, refunds, events, deliveries, endpoints, tokens, sessions, chargebacks, settlements, scenarios, jobs, idempotency keys); seeded merchants are refused', '{id, deleted: true, removed: {table: rows, ...}}', {
-    errors: ['merchant_seeded'],
-    responseSchema: deletedMerchantView,
-  }),
+  controlRoute(
+    'delete',
+    '/merchants/:id',
+    'Delete a created merchant and every row it owns (payments, transactions, refunds, events, deliveries, endpoints, tokens, sessions, chargebacks, settlements, scenarios, jobs, idempotency keys); seeded merchants are refused',
+    '{id, deleted: true, removed: {table: rows, ...}}',
+    {
+      errors: ['merchant_seeded'],
+      responseSchema: deletedMerchantView,
+    },
+  ),
 ];

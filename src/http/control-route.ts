@@ -3,6 +3,12 @@
 import type { OpenApiRoute } from './openapi.js';
 
 /** An OpenApiRoute for `/_sandbox${path}`. */
-export function controlRoute(method: OpenApiRoute['method'], path: string, summary: string, response: string, extra: Partial<OpenApiRoute> = {}): OpenApiRoute {
+export function controlRoute(
+  method: OpenApiRoute['method'],
+  path: string,
+  summary: string,
+  response: string,
+  extra: Partial<OpenApiRoute> = {},
+): OpenApiRoute {
   return { method, path: `/_sandbox${path}`, summary, response, tag: 'Sandbox control', auth: 'control', ...extra };
 }

@@ -17,7 +17,12 @@ export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
 /** POST /_sandbox/reset body (optional). */
 export const resetSchema = z
   .object({
-    merchant: z.string().min(1).max(100).optional().describe('a merchant id such as mer_sandbox: empty only its state and leave every other merchant as it is'),
+    merchant: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('a merchant id such as mer_sandbox: empty only its state and leave every other merchant as it is'),
   })
   .strict();
 
@@ -48,7 +53,10 @@ export function stateRoutes(deps: AppDeps) {
     bodyLimit({
       maxSize: SNAPSHOT_LIMIT_BYTES,
       onError: () => {
-        throw new SandboxError('body_too_large', `the snapshot is larger than ${SNAPSHOT_LIMIT_BYTES / 1024 / 1024} MiB; trim old deliveries from it`);
+        throw new SandboxError(
+          'body_too_large',
+          `the snapshot is larger than ${SNAPSHOT_LIMIT_BYTES / 1024 / 1024} MiB; trim old deliveries from it`,
+        );
       },
     }),
     async (c) => {

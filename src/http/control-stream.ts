@@ -50,7 +50,11 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
         await stream.write(': connected\n\n');
         while (!closed) {
           for (let item = subscription.take(); item && !closed; item = subscription.take()) {
-            await stream.writeSSE({ event: item.kind, id: String(++sequence), data: JSON.stringify({ kind: item.kind, at: iso(item.at), ...item.data }) });
+            await stream.writeSSE({
+              event: item.kind,
+              id: String(++sequence),
+              data: JSON.stringify({ kind: item.kind, at: iso(item.at), ...item.data }),
+            });
           }
           if (closed) break;
           await new Promise<void>((resolve) => (wakeUp = resolve));

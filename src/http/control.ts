@@ -59,7 +59,19 @@ export function controlRoutes(deps: AppDeps) {
     const t = services.s2s.byTransId(c.req.param('transID'));
     if (!t) throw new SandboxError('resource_missing', `no transaction ${c.req.param('transID')}`, 'transID');
     const challenge = services.auth.forSubject('transaction', t.transId);
-    return c.json(toControlTransactionView(t, challenge ? { state: challenge.state, kind: challenge.kind, authurl: services.auth.url(challenge.token), expires_at: iso(challenge.expiresAt) } : null));
+    return c.json(
+      toControlTransactionView(
+        t,
+        challenge
+          ? {
+              state: challenge.state,
+              kind: challenge.kind,
+              authurl: services.auth.url(challenge.token),
+              expires_at: iso(challenge.expiresAt),
+            }
+          : null,
+      ),
+    );
   });
 
   // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way

@@ -13,8 +13,14 @@ import { cursorRow, readPage } from '../services/pagination.js';
 
 /** The earliest and latest creation times (ms) the created[...] filters allow. */
 function createdRange(query: { 'created[gte]'?: number; 'created[gt]'?: number; 'created[lte]'?: number; 'created[lt]'?: number }) {
-  const lower = [query['created[gte]'] !== undefined ? query['created[gte]'] * 1000 : undefined, query['created[gt]'] !== undefined ? (query['created[gt]'] + 1) * 1000 : undefined];
-  const upper = [query['created[lte]'] !== undefined ? query['created[lte]'] * 1000 + 999 : undefined, query['created[lt]'] !== undefined ? query['created[lt]'] * 1000 - 1 : undefined];
+  const lower = [
+    query['created[gte]'] !== undefined ? query['created[gte]'] * 1000 : undefined,
+    query['created[gt]'] !== undefined ? (query['created[gt]'] + 1) * 1000 : undefined,
+  ];
+  const upper = [
+    query['created[lte]'] !== undefined ? query['created[lte]'] * 1000 + 999 : undefined,
+    query['created[lt]'] !== undefined ? query['created[lt]'] * 1000 - 1 : undefined,
+  ];
   const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
   const since = defined(lower);
   const until = defined(upper);
@@ -30,9 +36,15 @@ export function eventRoutes(deps: AppDeps) {
     const query = validateQuery(c, listEventsQuery);
     const merchant = currentMerchant(c).id;
     const limit = query.limit ?? 10;
-    const startingAfter = cursorRow(query.starting_after, (id) => events.get(merchant, id), `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`);
+    const startingAfter = cursorRow(
+      query.starting_after,
+      (id) => events.get(merchant, id),
+      `no such event: ${query.starting_after}; pass the id of the last event of the previous page as starting_after`,
+    );
     const { since, until } = createdRange(query);
-    const page = readPage(limit, (n) => events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, startingAfter, limit: n }));
+    const page = readPage(limit, (n) =>
+      events.list(merchant, { type: query.type, resourceId: query.resource_id, since, until, startingAfter, limit: n }),
+    );
     return c.json(listView(page, toEventView));
   });
 
@@ -47,6 +59,23 @@ export function eventRoutes(deps: AppDeps) {
 
 /** The OpenAPI entries of these routes. */
 export const eventsOpenApi: OpenApiRoute[] = [
-  { method: 'get', path: '/v1/events', tag: 'Events', auth: 'bearer', summary: 'List your events, newest first', query: listEventsQuery, response: '{object: "list", data: [event], has_more}', responseSchema: listOf(eventView) },
-  { method: 'get', path: '/v1/events/:id', tag: 'Events', auth: 'bearer', summary: 'Retrieve one event', response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried', responseSchema: eventView },
+  {
+    method: 'get',
+    path: '/v1/events',
+    tag: 'Events',
+    auth: 'bearer',
+    summary: 'List your events, newest first',
+    query: listEventsQuery,
+    response: '{object: "list", data: [event], has_more}',
+    responseSchema: listOf(eventView),
+  },
+  {
+    method: 'get',
+    path: '/v1/events/:id',
+    tag: 'Events',
+    auth: 'bearer',
+    summary: 'Retrieve one event',
+    response: '{id, object: "event", event, data, created_at}: the envelope its webhooks carried',
+    responseSchema: eventView,
+  },
 ];

@@ -10,14 +10,23 @@ import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 /** The body the answer carries for `err` (and its status), for JSON routes and pages alike. */
 export function toSandboxError(err: unknown, dbPath = 'the --db file'): SandboxError {
   if (err instanceof SandboxError) return err;
-  if (err instanceof HTTPException && err.status === 413) return new SandboxError('body_too_large', 'the body is larger than 1 MiB; send a smaller request');
+  if (err instanceof HTTPException && err.status === 413)
+    return new SandboxError('body_too_large', 'the body is larger than 1 MiB; send a smaller request');
   // SQLite gave up waiting for a lock: the request's transaction was rolled back, so a retry is safe.
   if (isDatabaseBusy(err)) {
-    return new SandboxError('database_busy', 'the sandbox database stayed locked for 1 s (is another process writing to the same --db file?); nothing was changed, retry the request', undefined, { 'Retry-After': '1' });
+    return new SandboxError(
+      'database_busy',
+      'the sandbox database stayed locked for 1 s (is another process writing to the same --db file?); nothing was changed, retry the request',
+      undefined,
+      { 'Retry-After': '1' },
+    );
   }
   // SQLite rolled the write back, so nothing was changed; reads go on working meanwhile.
   if (isStorageFull(err)) {
-    return new SandboxError('storage_full', `the disk holding the sandbox database (${dbPath}) is full; nothing was changed. Free space on that disk (delete files you no longer need there) or restart with --db on a disk with room, then retry the request`);
+    return new SandboxError(
+      'storage_full',
+      `the disk holding the sandbox database (${dbPath}) is full; nothing was changed. Free space on that disk (delete files you no longer need there) or restart with --db on a disk with room, then retry the request`,
+    );
   }
   return new SandboxError('internal_error', 'the sandbox hit a bug; the request id identifies it in the log. Please report it.');
 }
@@ -28,7 +37,8 @@ export function createOnError(logger: Logger, dbPath?: string) {
     const sandboxError = toSandboxError(err, dbPath);
     const requestId = (c.get('requestId') as string | undefined) ?? 'req_unknown';
     // The stack goes as a field: the logger escapes the message and indents the frames, so a path cannot forge lines.
-    if (sandboxError.code === 'internal_error') logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });
+    if (sandboxError.code === 'internal_error')
+      logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });
     for (const [name, value] of Object.entries(sandboxError.headers)) c.header(name, value);
     return c.json(errorBody(sandboxError, requestId), sandboxError.status);
   };

@@ -8,7 +8,10 @@ import type { Components } from './openapi.js';
 
 /** The headers every delivery carries (docs/webhooks.md; --header-prefix renames "Sandbox"). */
 const DELIVERY_HEADERS = [
-  { name: 'X-Sandbox-Signature', description: 'sha256=<hex HMAC-SHA256 of the raw body> (plain mode; timestamped signs "<timestamp>.<body>"); absent in standard mode' },
+  {
+    name: 'X-Sandbox-Signature',
+    description: 'sha256=<hex HMAC-SHA256 of the raw body> (plain mode; timestamped signs "<timestamp>.<body>"); absent in standard mode',
+  },
   { name: 'X-Sandbox-Signature-Previous', description: "during a secret rotation: the replaced secret's signature" },
   { name: 'X-Sandbox-Event-Id', description: 'evt_... (the S2S form webhook: the transaction event)' },
   { name: 'X-Sandbox-Delivery-Id', description: 'dlv_...: the same on every retry of one delivery' },
@@ -16,7 +19,10 @@ const DELIVERY_HEADERS = [
   { name: 'X-Sandbox-Timestamp', description: 'unix seconds of this attempt' },
   { name: 'webhook-id', description: 'standard mode (Standard Webhooks): the event id, the same on every retry' },
   { name: 'webhook-timestamp', description: 'standard mode: unix seconds of this attempt' },
-  { name: 'webhook-signature', description: 'standard mode: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated during a rotation' },
+  {
+    name: 'webhook-signature',
+    description: 'standard mode: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated during a rotation',
+  },
 ].map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
 
 const ANSWERS = {
@@ -25,7 +31,9 @@ const ANSWERS = {
 };
 
 // The encrypted S2S webhook: one field, the cipher of the same query string (docs/encryption.md).
-const encryptedS2SWebhook = z.strictObject({ data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys') });
+const encryptedS2SWebhook = z.strictObject({
+  data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys'),
+});
 
 /** The `webhooks` object: one operation per event name, and the S2S form webhook, each with its recorded example. */
 export function webhookOperations(components: Components, examples: Record<string, unknown>): Record<string, unknown> {
@@ -39,7 +47,10 @@ export function webhookOperations(components: Components, examples: Record<strin
         tags: ['Webhooks'],
         security: [],
         parameters: DELIVERY_HEADERS,
-        requestBody: { required: true, content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output'), ...example(type) } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: components.of(eventEnvelopeSchema(type), 'output'), ...example(type) } },
+        },
         responses: ANSWERS,
       },
     };

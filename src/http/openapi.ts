@@ -124,20 +124,36 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error', 'database_busy'];
   if (route.method === 'post' || route.method === 'patch' || route.method === 'put') {
     codes.push('body_too_large', 'body_incomplete', 'idempotency_key_reused', 'idempotency_key_in_progress', 'storage_full');
-    if (route.body) codes.push(route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json', 'unsupported_content_type', 'parameter_missing', 'parameter_invalid');
+    if (route.body)
+      codes.push(
+        route.bodyType === 'application/x-www-form-urlencoded' ? 'unsupported_content_type' : 'invalid_json',
+        'unsupported_content_type',
+        'parameter_missing',
+        'parameter_invalid',
+      );
   }
   if (route.query) codes.push('parameter_invalid');
   // Strict schemas refuse fields they do not know.
-  if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema).additionalProperties === false)) codes.push('parameter_unknown');
+  if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema).additionalProperties === false))
+    codes.push('parameter_unknown');
   if (route.auth === 'bearer') codes.push('authentication_required', 'invalid_credentials', 'live_key_rejected');
   if (route.auth === 'control') codes.push('control_forbidden');
   // The control guard (middleware/control-guard.ts) answers these on every /_sandbox route.
   if (route.path.startsWith('/_sandbox')) codes.push('host_not_allowed');
   if (route.path.startsWith('/_sandbox') && route.method !== 'get') codes.push('cross_site_refused', 'unsupported_content_type');
   // A path id, or a list's starting_after cursor, that names nothing.
-  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query).properties as object))) codes.push('resource_missing');
+  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query).properties as object)))
+    codes.push('resource_missing');
   // X-Sandbox-Fault (middleware/api-faults.ts): a malformed header is a 400; status= answers these.
-  if (/^\/(api|v1)\//.test(route.path)) codes.push('parameter_invalid', 'injected_rate_limit', 'injected_server_error', 'injected_bad_gateway', 'injected_unavailable', 'injected_gateway_timeout');
+  if (/^\/(api|v1)\//.test(route.path))
+    codes.push(
+      'parameter_invalid',
+      'injected_rate_limit',
+      'injected_server_error',
+      'injected_bad_gateway',
+      'injected_unavailable',
+      'injected_gateway_timeout',
+    );
   return codes;
 }
 
@@ -167,7 +183,8 @@ export class Components {
   private add(name: string, def: unknown): void {
     const text = JSON.stringify(this.refs(def));
     const known = this.schemas[name];
-    if (known !== undefined && JSON.stringify(known) !== text) throw new Error(`OpenAPI component ${name} has two shapes (a request and an answer?): give one of them another id`);
+    if (known !== undefined && JSON.stringify(known) !== text)
+      throw new Error(`OpenAPI component ${name} has two shapes (a request and an answer?): give one of them another id`);
     this.schemas[name] = JSON.parse(text);
   }
 
@@ -192,21 +209,28 @@ const LOCATION = { Location: { description: 'where to go next', schema: { type: 
 
 /** The success answer's content: the response schema as JSON (with its recorded example), or text of the route's media type. */
 function successContent(route: OpenApiRoute, components: Components, example: unknown): Record<string, unknown> | undefined {
-  if (route.responseSchema) return { 'application/json': { schema: components.of(route.responseSchema, 'output'), ...(example === undefined ? {} : { example }) } };
+  if (route.responseSchema)
+    return { 'application/json': { schema: components.of(route.responseSchema, 'output'), ...(example === undefined ? {} : { example }) } };
   if (route.responseType) return { [route.responseType]: { schema: { type: 'string' } } };
   return undefined;
 }
 
 function operation(route: OpenApiRoute, components: Components, examples: OpenApiExamples): Record<string, unknown> {
   const example = examples.operations[`${route.method} ${openApiPath(route.path)}`] ?? {};
-  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (route.query) parameters.push(...queryParameters(route.query, components));
   if (route.method === 'post' && (route.path.startsWith('/api/') || route.path.startsWith('/v1/'))) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: '1-255 printable ASCII characters, such as a UUID; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
+      description:
+        '1-255 printable ASCII characters, such as a UUID; the same key and body within 24 h replays the first answer (see docs/idempotency.md)',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]{1,255}$' },
     });
   }
@@ -229,7 +253,8 @@ function operation(route: OpenApiRoute, components: Components, examples: OpenAp
   // A 3xx success is a redirect (POST, then GET the next page).
   if (success >= 300 && success < 400) redirects[success] ??= route.response;
   // With --control-token, a browser's GET without the cookie is sent to the sign-in page.
-  if (route.auth === 'control' && route.method === 'get') redirects[303] ??= 'a browser (Accept: text/html) without the control cookie: the sign-in page /_sandbox/login';
+  if (route.auth === 'control' && route.method === 'get')
+    redirects[303] ??= 'a browser (Accept: text/html) without the control cookie: the sign-in page /_sandbox/login';
   const responses: Record<string, Record<string, unknown>> = {};
   if (!(success in redirects)) {
     const content = successContent(route, components, example.response);
@@ -237,7 +262,10 @@ function operation(route: OpenApiRoute, components: Components, examples: OpenAp
   }
   for (const [status, where] of Object.entries(redirects)) responses[status] = { description: where, headers: LOCATION };
   for (const [status, codes] of byStatus) {
-    responses[String(status)] = { description: `error: ${codes.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses[String(status)] = {
+      description: `error: ${codes.join(', ')}`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   }
   for (const [status, what] of Object.entries(route.htmlAnswers ?? {})) {
     const json = responses[status];
@@ -253,7 +281,19 @@ function operation(route: OpenApiRoute, components: Components, examples: OpenAp
     tags: [route.tag],
     security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { [route.bodyType ?? 'application/json']: { schema: components.of(route.body, 'input'), ...(example.request === undefined ? {} : { example: example.request }) } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.bodyOptional,
+            content: {
+              [route.bodyType ?? 'application/json']: {
+                schema: components.of(route.body, 'input'),
+                ...(example.request === undefined ? {} : { example: example.request }),
+              },
+            },
+          },
+        }
+      : {}),
     ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody) } : {}),
     responses: sorted,
   };
@@ -276,7 +316,8 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
     info: {
       title: 'paysandbox',
       version: VERSION,
-      description: 'A local, stateful sandbox of the payment gateway. Errors use one body shape (components.schemas.Error); webhooks lists what the sandbox POSTs to your endpoints.',
+      description:
+        'A local, stateful sandbox of the payment gateway. Errors use one body shape (components.schemas.Error); webhooks lists what the sandbox POSTs to your endpoints.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: serverUrl }],
@@ -287,7 +328,11 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
       schemas: components.schemas,
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'an sk_test_ API key, e.g. sk_test_sandbox' },
-        controlToken: { type: 'http', scheme: 'bearer', description: 'the --control-token value; not needed from loopback when none is set' },
+        controlToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'the --control-token value; not needed from loopback when none is set',
+        },
       },
     },
   };
@@ -295,19 +340,91 @@ export function buildOpenApiDocument(routes: readonly OpenApiRoute[], serverUrl:
 
 /** Routes of s2s.ts and control.ts, which export no list of their own, and this document's own route. */
 const FOUNDATION_ROUTES: OpenApiRoute[] = [
-  { method: 'post', path: '/api/s2s', tag: 'S2S', auth: 'terminal', summary: 'Create a server-to-server card or alternative payment (spec §4.1)', body: s2sPaymentSchema, response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...', responseSchema: s2sPaymentView, errors: ['invalid_credentials', 'reference_in_use'] },
-  { method: 'get', path: '/api/s2s/status/:token', tag: 'S2S', auth: 'none', summary: 'The authstatus URL: the transaction status as it is now', response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate', responseSchema: s2sStatusView },
-  { method: 'get', path: '/openapi.json', tag: 'Meta', auth: 'none', summary: 'This document', response: 'the OpenAPI 3.1 document of every endpoint', responseSchema: z.record(z.string(), z.unknown()).describe('an OpenAPI 3.1 document') },
-  { method: 'get', path: '/_sandbox/health', tag: 'Sandbox control', auth: 'control', summary: 'Liveness, version and the sandbox clock', response: '{status: "ok", version, time}', responseSchema: healthView },
-  { method: 'get', path: '/_sandbox/transactions/:transID', tag: 'Sandbox control', auth: 'control', summary: 'Everything about one S2S transaction, any merchant', response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state', responseSchema: controlTransactionView },
-  { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', tag: 'Sandbox control', auth: 'control', summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser', body: authenticateSchema, response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url', responseSchema: authenticateResultView, errors: ['resource_missing', 'invalid_state'] },
-  { method: 'post', path: '/_sandbox/clock/advance', tag: 'Sandbox control', auth: 'control', summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now', body: advanceSchema, response: '{now, offset_ms, offset, jobs_run}', responseSchema: clockAdvanceView },
-  { method: 'get', path: '/_sandbox/clock', tag: 'Sandbox control', auth: 'control', summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)', response: '{now, offset_ms, offset}', responseSchema: clockView },
+  {
+    method: 'post',
+    path: '/api/s2s',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Create a server-to-server card or alternative payment (spec §4.1)',
+    body: s2sPaymentSchema,
+    response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...',
+    responseSchema: s2sPaymentView,
+    errors: ['invalid_credentials', 'reference_in_use'],
+  },
+  {
+    method: 'get',
+    path: '/api/s2s/status/:token',
+    tag: 'S2S',
+    auth: 'none',
+    summary: 'The authstatus URL: the transaction status as it is now',
+    response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate',
+    responseSchema: s2sStatusView,
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'Meta',
+    auth: 'none',
+    summary: 'This document',
+    response: 'the OpenAPI 3.1 document of every endpoint',
+    responseSchema: z.record(z.string(), z.unknown()).describe('an OpenAPI 3.1 document'),
+  },
+  {
+    method: 'get',
+    path: '/_sandbox/health',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Liveness, version and the sandbox clock',
+    response: '{status: "ok", version, time}',
+    responseSchema: healthView,
+  },
+  {
+    method: 'get',
+    path: '/_sandbox/transactions/:transID',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Everything about one S2S transaction, any merchant',
+    response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state',
+    responseSchema: controlTransactionView,
+  },
+  {
+    method: 'post',
+    path: '/_sandbox/transactions/:transID/authenticate',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser',
+    body: authenticateSchema,
+    response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url',
+    responseSchema: authenticateResultView,
+    errors: ['resource_missing', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/_sandbox/clock/advance',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now',
+    body: advanceSchema,
+    response: '{now, offset_ms, offset, jobs_run}',
+    responseSchema: clockAdvanceView,
+  },
+  {
+    method: 'get',
+    path: '/_sandbox/clock',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)',
+    response: '{now, offset_ms, offset}',
+    responseSchema: clockView,
+  },
 ];
 
 // The encrypted endpoint reads one form field itself; what is inside is validated by s2sEncryptedSchema.
 const encryptedForm = z.object({
-  encrypted_data: z.string().min(1).describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
+  encrypted_data: z
+    .string()
+    .min(1)
+    .describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
 });
 
 /** The routes of s2s-encrypted.ts and refunds.ts, which export no list. */
@@ -340,24 +457,97 @@ const S2S_ROUTES: OpenApiRoute[] = [
 
 /** Control routes of the webhook workbench (deliveries, events, faults, stream), the scenario queue and the whole-state routes, whose modules export no list. */
 const CONTROL_ROUTES: OpenApiRoute[] = [
-  controlRoute('get', '/deliveries', 'List webhook deliveries, newest first, with filters', 'the deliveries with status, attempts and last result', { query: deliveryQuery, responseSchema: listOf(deliveryView) }),
-  controlRoute('post', '/deliveries/retry-failed', 'Put failed deliveries (created since a time, or all) back in the queue, due now', 'the deliveries requeued', { body: retryBody, bodyOptional: true, responseSchema: retryFailedView }),
-  controlRoute('get', '/deliveries/:id', 'One delivery with every attempt (request and response headers and bodies, latency, error kind)', 'the delivery and its attempts', { responseSchema: deliveryDetailView }),
-  controlRoute('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
-  controlRoute('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', { query: eventQuery, responseSchema: listOf(controlEventView) }),
-  controlRoute('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', { responseSchema: controlEventDetailView }),
-  controlRoute('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', { body: replayBody, bodyOptional: true, status: 201, responseSchema: deliveryView }),
-  controlRoute('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', { responseSchema: faultListView }),
-  controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', { body: faultSchema, status: 201, responseSchema: faultsSetView, errors: ['resource_missing'] }),
-  controlRoute('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
-  controlRoute('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', { responseSchema: faultsDeletedView }),
-  controlRoute('get', '/stream', 'Server-sent events of sandbox activity (requests, events, delivery attempts)', 'a text/event-stream that stays open; each item is `event: <kind>` with JSON data {kind, at, ...}: event.created carries {id, event, resource_id}, naming the event `event` as every control event does', { responseType: 'text/event-stream' }),
-  controlRoute('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', { responseSchema: scenarioListView }),
-  controlRoute('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', { body: scenarioDocumentSchema, status: 201, responseSchema: scenarioListView.extend({ added: z.number().int() }), errors: ['resource_missing'] }),
-  controlRoute('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', { responseSchema: scenarioListView.extend({ removed: z.number().int() }) }),
-  controlRoute('post', '/reset', 'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state', 'how many rows each table kept; with merchant, how many rows of each table went', { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] }),
-  controlRoute('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', { responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes') }),
-  controlRoute('post', '/import', 'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction', 'how many rows each table holds now', { body: snapshotSchema, responseSchema: importView }),
+  controlRoute(
+    'get',
+    '/deliveries',
+    'List webhook deliveries, newest first, with filters',
+    'the deliveries with status, attempts and last result',
+    { query: deliveryQuery, responseSchema: listOf(deliveryView) },
+  ),
+  controlRoute(
+    'post',
+    '/deliveries/retry-failed',
+    'Put failed deliveries (created since a time, or all) back in the queue, due now',
+    'the deliveries requeued',
+    { body: retryBody, bodyOptional: true, responseSchema: retryFailedView },
+  ),
+  controlRoute(
+    'get',
+    '/deliveries/:id',
+    'One delivery with every attempt (request and response headers and bodies, latency, error kind)',
+    'the delivery and its attempts',
+    { responseSchema: deliveryDetailView },
+  ),
+  controlRoute('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', {
+    body: replayBody,
+    bodyOptional: true,
+    status: 201,
+    responseSchema: deliveryView,
+  }),
+  controlRoute('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', {
+    query: eventQuery,
+    responseSchema: listOf(controlEventView),
+  }),
+  controlRoute('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', {
+    responseSchema: controlEventDetailView,
+  }),
+  controlRoute('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', {
+    body: replayBody,
+    bodyOptional: true,
+    status: 201,
+    responseSchema: deliveryView,
+  }),
+  controlRoute('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', {
+    responseSchema: faultListView,
+  }),
+  controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', {
+    body: faultSchema,
+    status: 201,
+    responseSchema: faultsSetView,
+    errors: ['resource_missing'],
+  }),
+  controlRoute('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', {
+    responseSchema: faultsDeletedView,
+  }),
+  controlRoute('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', {
+    responseSchema: faultsDeletedView,
+  }),
+  controlRoute(
+    'get',
+    '/stream',
+    'Server-sent events of sandbox activity (requests, events, delivery attempts)',
+    'a text/event-stream that stays open; each item is `event: <kind>` with JSON data {kind, at, ...}: event.created carries {id, event, resource_id}, naming the event `event` as every control event does',
+    { responseType: 'text/event-stream' },
+  ),
+  controlRoute('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', {
+    responseSchema: scenarioListView,
+  }),
+  controlRoute('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', {
+    body: scenarioDocumentSchema,
+    status: 201,
+    responseSchema: scenarioListView.extend({ added: z.number().int() }),
+    errors: ['resource_missing'],
+  }),
+  controlRoute('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', {
+    responseSchema: scenarioListView.extend({ removed: z.number().int() }),
+  }),
+  controlRoute(
+    'post',
+    '/reset',
+    'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state',
+    'how many rows each table kept; with merchant, how many rows of each table went',
+    { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] },
+  ),
+  controlRoute('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', {
+    responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes'),
+  }),
+  controlRoute(
+    'post',
+    '/import',
+    'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction',
+    'how many rows each table holds now',
+    { body: snapshotSchema, responseSchema: importView },
+  ),
 ];
 
 /** Every documented route. A route module's list is added here when the module is mounted in app.ts. */

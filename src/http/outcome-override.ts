@@ -15,11 +15,27 @@ export const OUTCOME_HEADER = 'X-Sandbox-Outcome';
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** What a payment request offers to scenario matching, per API family. */
-export function paymentFacts(family: 's2s' | 'v1', input: Record<string, unknown>, terNo: number | undefined, merchantId?: string): PaymentFacts {
+export function paymentFacts(
+  family: 's2s' | 'v1',
+  input: Record<string, unknown>,
+  terNo: number | undefined,
+  merchantId?: string,
+): PaymentFacts {
   if (family === 's2s') {
-    return { terNo, merchantId, reference: text(input.reference), amount: parseDecimalAmount(input.bill_amt, text(input.bill_currency)), mop: text(input.mop) };
+    return {
+      terNo,
+      merchantId,
+      reference: text(input.reference),
+      amount: parseDecimalAmount(input.bill_amt, text(input.bill_currency)),
+      mop: text(input.mop),
+    };
   }
-  return { merchantId, reference: text(input.reference), amount: typeof input.amount === 'number' ? input.amount : undefined, mop: text(input.method) };
+  return {
+    merchantId,
+    reference: text(input.reference),
+    amount: typeof input.amount === 'number' ? input.amount : undefined,
+    mop: text(input.method),
+  };
 }
 
 /** Builds the override over the scenario queue. */

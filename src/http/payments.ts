@@ -19,7 +19,8 @@ export const paymentsOpenApi: OpenApiRoute[] = [
   {
     method: 'post',
     path: '/v1/payments',
-    summary: 'Create a card payment (card, token or the default test card); answers authorized, declined or requires_action with next_action',
+    summary:
+      'Create a card payment (card, token or the default test card); answers authorized, declined or requires_action with next_action',
     tag: 'Payments',
     auth: 'bearer',
     body: createPaymentSchema,
@@ -27,8 +28,26 @@ export const paymentsOpenApi: OpenApiRoute[] = [
     responseSchema: paymentView,
     errors: ['parameter_unknown', 'resource_missing'],
   },
-  { method: 'get', path: '/v1/payments', summary: 'List payments, newest first, with status and created filters', tag: 'Payments', auth: 'bearer', query: listPaymentsQuery, response: 'a list of payments', responseSchema: listOf(paymentView), errors: ['parameter_unknown', 'resource_missing'] },
-  { method: 'get', path: '/v1/payments/:id', summary: 'Show a payment', tag: 'Payments', auth: 'bearer', response: 'the payment', responseSchema: paymentView },
+  {
+    method: 'get',
+    path: '/v1/payments',
+    summary: 'List payments, newest first, with status and created filters',
+    tag: 'Payments',
+    auth: 'bearer',
+    query: listPaymentsQuery,
+    response: 'a list of payments',
+    responseSchema: listOf(paymentView),
+    errors: ['parameter_unknown', 'resource_missing'],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments/:id',
+    summary: 'Show a payment',
+    tag: 'Payments',
+    auth: 'bearer',
+    response: 'the payment',
+    responseSchema: paymentView,
+  },
   {
     method: 'post',
     path: '/v1/payments/:id/capture',

@@ -49,7 +49,11 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     const form = await readForm(c);
     const encryptedData = form.encrypted_data;
     if (!encryptedData) {
-      throw new SandboxError('parameter_missing', 'encrypted_data is required: send base64(base64(AES-256-CBC of the query string)) followed by the public_key, URL-encoded in an application/x-www-form-urlencoded body', 'encrypted_data');
+      throw new SandboxError(
+        'parameter_missing',
+        'encrypted_data is required: send base64(base64(AES-256-CBC of the query string)) followed by the public_key, URL-encoded in an application/x-www-form-urlencoded body',
+        'encrypted_data',
+      );
     }
     const found = services.credentials.terminalOfEncryptedData(encryptedData);
     const { cipherText } = splitEncryptedData(encryptedData, found?.publicKey);
@@ -60,10 +64,17 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     if (warnings.length) c.header(WARNING_HEADER, warnings.join('; '));
     const input = validate(s2sEncryptedSchema, params);
     if (!safeEqual(input.public_key, terminal.publicKey)) {
-      throw new SandboxError('invalid_credentials', 'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key', 'public_key');
+      throw new SandboxError(
+        'invalid_credentials',
+        'the public_key inside encrypted_data is not the public_key appended after the ciphertext; both must be the same terminal public_key',
+        'public_key',
+      );
     }
     authenticateTerminal(services, input.terNO, input.public_key);
-    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedScript: deps.forcedScript(c, 's2s', input, terminal) });
+    const created = services.s2s.create(input, terminal, {
+      billIp: clientIp(c),
+      forcedScript: deps.forcedScript(c, 's2s', input, terminal),
+    });
     return c.json(toS2SEncryptedPaymentView(s2sResponse(deps, created)));
   });
 

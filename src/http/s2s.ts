@@ -29,13 +29,21 @@ export function s2sRoutes(deps: AppDeps) {
     const body = await readJson(c);
     const input = validate(s2sPaymentSchema, body);
     const terminal = authenticateTerminal(services, input.terNO, input.public_key);
-    const created = services.s2s.create(input, terminal, { billIp: clientIp(c), forcedScript: deps.forcedScript(c, 's2s', input, terminal) });
+    const created = services.s2s.create(input, terminal, {
+      billIp: clientIp(c),
+      forcedScript: deps.forcedScript(c, 's2s', input, terminal),
+    });
     return c.json(s2sResponse(deps, created));
   });
 
   app.get('/api/s2s/status/:token', (c) => {
     const transaction = services.s2s.byStatusToken(c.req.param('token'));
-    if (!transaction) throw new SandboxError('resource_missing', 'no transaction has this authstatus URL; use the authstatus value from the payment response', 'token');
+    if (!transaction)
+      throw new SandboxError(
+        'resource_missing',
+        'no transaction has this authstatus URL; use the authstatus value from the payment response',
+        'token',
+      );
     return c.json(toS2SStatusView(transaction));
   });
 

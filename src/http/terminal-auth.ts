@@ -12,7 +12,11 @@ export function authenticateTerminal(services: Services, terNo: number, publicKe
   // Compare against a dummy when the terminal is unknown so both paths cost the same.
   const matches = safeEqual(terminal?.publicKey ?? 'pk_unknown_terminal_placeholder', publicKey);
   if (!terminal || !matches) {
-    throw new SandboxError('invalid_credentials', 'terNO and public_key do not name the same terminal; copy both from the terminal settings (the start banner lists every seeded terminal; the default fixtures have terNO 1001 with public_key pk_test_1001)', 'public_key');
+    throw new SandboxError(
+      'invalid_credentials',
+      'terNO and public_key do not name the same terminal; copy both from the terminal settings (the start banner lists every seeded terminal; the default fixtures have terNO 1001 with public_key pk_test_1001)',
+      'public_key',
+    );
   }
   return terminal;
 }
@@ -22,7 +26,11 @@ export function terminalWithPublicKey(services: Services, publicKey: string): Te
   let found: Terminal | undefined;
   for (const terminal of services.credentials.terminals()) if (safeEqual(terminal.publicKey, publicKey)) found = terminal;
   if (!found) {
-    throw new SandboxError('invalid_credentials', 'public_key is not the public_key of any terminal; copy it from the terminal settings (the sandbox seeds pk_test_1001)', 'public_key');
+    throw new SandboxError(
+      'invalid_credentials',
+      'public_key is not the public_key of any terminal; copy it from the terminal settings (the sandbox seeds pk_test_1001)',
+      'public_key',
+    );
   }
   return found;
 }

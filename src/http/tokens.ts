@@ -10,8 +10,26 @@ import { validate } from '../contracts/validate.js';
 
 /** The token routes, for /openapi.json. */
 export const tokensOpenApi: OpenApiRoute[] = [
-  { method: 'post', path: '/v1/tokens', summary: 'Save a card and get a reusable tok_... (brand, last4, expiry; never the number again)', tag: 'Tokens', auth: 'bearer', body: createTokenSchema, response: 'the token', responseSchema: tokenView, errors: ['parameter_unknown'] },
-  { method: 'get', path: '/v1/tokens/:id', summary: 'Show a token: one of yours or a predefined test token such as tok_visa', tag: 'Tokens', auth: 'bearer', response: 'the token', responseSchema: tokenView },
+  {
+    method: 'post',
+    path: '/v1/tokens',
+    summary: 'Save a card and get a reusable tok_... (brand, last4, expiry; never the number again)',
+    tag: 'Tokens',
+    auth: 'bearer',
+    body: createTokenSchema,
+    response: 'the token',
+    responseSchema: tokenView,
+    errors: ['parameter_unknown'],
+  },
+  {
+    method: 'get',
+    path: '/v1/tokens/:id',
+    summary: 'Show a token: one of yours or a predefined test token such as tok_visa',
+    tag: 'Tokens',
+    auth: 'bearer',
+    response: 'the token',
+    responseSchema: tokenView,
+  },
 ];
 
 /** The /v1/tokens routes (behind bearerAuth). */

@@ -22,8 +22,26 @@ export const v1RefundsOpenApi: OpenApiRoute[] = [
     responseSchema: refundView,
     errors: ['resource_missing', 'not_refundable', 'amount_too_large', 'parameter_unknown'],
   },
-  { method: 'get', path: '/v1/refunds', summary: "List refunds, newest first, optionally one payment's", tag: 'Refunds', auth: 'bearer', query: listRefundsQuery, response: 'a list of refunds', responseSchema: listOf(refundView), errors: ['parameter_unknown', 'resource_missing'] },
-  { method: 'get', path: '/v1/refunds/:id', summary: 'Show a refund', tag: 'Refunds', auth: 'bearer', response: 'the refund', responseSchema: refundView },
+  {
+    method: 'get',
+    path: '/v1/refunds',
+    summary: "List refunds, newest first, optionally one payment's",
+    tag: 'Refunds',
+    auth: 'bearer',
+    query: listRefundsQuery,
+    response: 'a list of refunds',
+    responseSchema: listOf(refundView),
+    errors: ['parameter_unknown', 'resource_missing'],
+  },
+  {
+    method: 'get',
+    path: '/v1/refunds/:id',
+    summary: 'Show a refund',
+    tag: 'Refunds',
+    auth: 'bearer',
+    response: 'the refund',
+    responseSchema: refundView,
+  },
 ];
 
 /** The /v1/refunds routes (behind bearerAuth). */
@@ -38,7 +56,12 @@ export function v1RefundRoutes(deps: AppDeps) {
 
   app.get('/v1/refunds', (c) => {
     const query = validateQuery(c, listRefundsQuery);
-    const page = v1Refunds.list({ merchantId: currentMerchant(c).id, paymentId: query.payment_id, limit: query.limit ?? 10, startingAfter: query.starting_after });
+    const page = v1Refunds.list({
+      merchantId: currentMerchant(c).id,
+      paymentId: query.payment_id,
+      limit: query.limit ?? 10,
+      startingAfter: query.starting_after,
+    });
     return c.json(listView(page, toRefundView));
   });
 

@@ -24,7 +24,10 @@ export async function bodyText(c: Context): Promise<string> {
   try {
     bytes = await c.req.arrayBuffer();
   } catch {
-    throw new SandboxError('invalid_json', 'the body could not be read to its end: the client stopped sending or was cut off by the request timeout (30 s); send the whole body at once');
+    throw new SandboxError(
+      'invalid_json',
+      'the body could not be read to its end: the client stopped sending or was cut off by the request timeout (30 s); send the whole body at once',
+    );
   }
   let text: string;
   try {
@@ -77,9 +80,13 @@ function checkDepth(body: unknown): void {
 export async function readJson(c: Context): Promise<Record<string, unknown>> {
   const type = mediaType(c);
   // Nothing sent at all (a body-less call the control guard let through): what is missing is the body.
-  if (type === '' && (await bodyText(c)) === '') throw new SandboxError('invalid_json', 'the body is empty; send a JSON object with Content-Type: application/json');
+  if (type === '' && (await bodyText(c)) === '')
+    throw new SandboxError('invalid_json', 'the body is empty; send a JSON object with Content-Type: application/json');
   if (type !== 'application/json') {
-    throw new SandboxError('unsupported_content_type', `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}; send a JSON body with that header`);
+    throw new SandboxError(
+      'unsupported_content_type',
+      `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}; send a JSON body with that header`,
+    );
   }
   const text = await bodyText(c);
   if (text.trim() === '') throw new SandboxError('invalid_json', 'the body is empty; send a JSON object');
@@ -89,7 +96,11 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   } catch (err) {
     throw new SandboxError('invalid_json', `the body is not valid JSON (${(err as Error).message}); send a JSON object`);
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SandboxError('invalid_json', 'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)));
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new SandboxError(
+      'invalid_json',
+      'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)),
+    );
   checkDepth(body);
   return body as Record<string, unknown>;
 }
@@ -103,7 +114,10 @@ export async function readOptionalJson(c: Context): Promise<Record<string, unkno
 export async function readForm(c: Context): Promise<Record<string, string>> {
   const type = mediaType(c);
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new SandboxError('unsupported_content_type', `Content-Type must be application/x-www-form-urlencoded, got ${type ? `"${type}"` : 'none'}`);
+    throw new SandboxError(
+      'unsupported_content_type',
+      `Content-Type must be application/x-www-form-urlencoded, got ${type ? `"${type}"` : 'none'}`,
+    );
   }
   return Object.fromEntries(new URLSearchParams(await bodyText(c)));
 }

@@ -7,7 +7,12 @@ import type { OpenApiRoute } from './openapi.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema } from '../contracts/webhook-endpoint-schema.js';
 import { listOf, listView } from '../views/list.js';
-import { deletedWebhookEndpointView, toWebhookEndpointView, webhookEndpointView, webhookEndpointWithSecretView } from '../views/webhook-endpoint.js';
+import {
+  deletedWebhookEndpointView,
+  toWebhookEndpointView,
+  webhookEndpointView,
+  webhookEndpointWithSecretView,
+} from '../views/webhook-endpoint.js';
 import { readJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 
@@ -41,18 +46,80 @@ export function webhookEndpointRoutes(deps: AppDeps) {
     return c.json({ id: deleted.id, object: 'webhook_endpoint', deleted: true });
   });
 
-  app.post('/v1/webhook_endpoints/:id/rotate_secret', (c) => c.json(toWebhookEndpointView(endpoints.rotateSecret(currentMerchant(c).id, c.req.param('id')), true)));
+  app.post('/v1/webhook_endpoints/:id/rotate_secret', (c) =>
+    c.json(toWebhookEndpointView(endpoints.rotateSecret(currentMerchant(c).id, c.req.param('id')), true)),
+  );
 
   return app;
 }
 
 /** The OpenAPI entries of these routes. */
 export const webhookEndpointsOpenApi: OpenApiRoute[] = [
-  { method: 'post', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Register a webhook endpoint and choose its events', body: createEndpointSchema, response: 'the endpoint, with its signing secret (shown only here and on rotation)', responseSchema: webhookEndpointWithSecretView },
-  { method: 'get', path: '/v1/webhook_endpoints', tag: 'Webhook endpoints', auth: 'bearer', summary: 'List your webhook endpoints, newest first', query: listEndpointsQuery, response: '{object: "list", data, has_more}; secrets are not included', responseSchema: listOf(webhookEndpointView) },
-  { method: 'get', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Retrieve a webhook endpoint', response: 'the endpoint, without its secret', responseSchema: webhookEndpointView },
-  { method: 'post', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointView },
-  { method: 'patch', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Update url, events, description or enabled (same as POST)', body: updateEndpointSchema, response: 'the updated endpoint, without its secret', responseSchema: webhookEndpointView },
-  { method: 'delete', path: '/v1/webhook_endpoints/:id', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Delete a webhook endpoint (no new events go to it)', response: '{id, object: "webhook_endpoint", deleted: true}', responseSchema: deletedWebhookEndpointView },
-  { method: 'post', path: '/v1/webhook_endpoints/:id/rotate_secret', tag: 'Webhook endpoints', auth: 'bearer', summary: 'Replace the signing secret; the old one keeps signing for 24 h', response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops', responseSchema: webhookEndpointWithSecretView },
+  {
+    method: 'post',
+    path: '/v1/webhook_endpoints',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Register a webhook endpoint and choose its events',
+    body: createEndpointSchema,
+    response: 'the endpoint, with its signing secret (shown only here and on rotation)',
+    responseSchema: webhookEndpointWithSecretView,
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook_endpoints',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'List your webhook endpoints, newest first',
+    query: listEndpointsQuery,
+    response: '{object: "list", data, has_more}; secrets are not included',
+    responseSchema: listOf(webhookEndpointView),
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook_endpoints/:id',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Retrieve a webhook endpoint',
+    response: 'the endpoint, without its secret',
+    responseSchema: webhookEndpointView,
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook_endpoints/:id',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Update url, events, description or enabled',
+    body: updateEndpointSchema,
+    response: 'the updated endpoint, without its secret',
+    responseSchema: webhookEndpointView,
+  },
+  {
+    method: 'patch',
+    path: '/v1/webhook_endpoints/:id',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Update url, events, description or enabled (same as POST)',
+    body: updateEndpointSchema,
+    response: 'the updated endpoint, without its secret',
+    responseSchema: webhookEndpointView,
+  },
+  {
+    method: 'delete',
+    path: '/v1/webhook_endpoints/:id',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Delete a webhook endpoint (no new events go to it)',
+    response: '{id, object: "webhook_endpoint", deleted: true}',
+    responseSchema: deletedWebhookEndpointView,
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook_endpoints/:id/rotate_secret',
+    tag: 'Webhook endpoints',
+    auth: 'bearer',
+    summary: 'Replace the signing secret; the old one keeps signing for 24 h',
+    response: 'the endpoint with its new secret; previous_secret_expires_at says when the old one stops',
+    responseSchema: webhookEndpointWithSecretView,
+  },
 ];

@@ -79,14 +79,21 @@ export function toSandboxDelivery(d: Delivery, attempts: DeliveryAttempt[]): San
 export function describeDelivery(d: SandboxDelivery): string {
   const last = d.attempts[d.attempts.length - 1];
   const tries = `${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}`;
-  const answer = !last ? 'not tried yet' : last.responseStatus !== null ? `last answer ${last.responseStatus}` : `last error ${last.errorKind}: ${last.errorMessage}`;
+  const answer = !last
+    ? 'not tried yet'
+    : last.responseStatus !== null
+      ? `last answer ${last.responseStatus}`
+      : `last error ${last.errorKind}: ${last.errorMessage}`;
   return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${tries} (${answer})`;
 }
 
 /** The attempt log of a delivery, one line per attempt ("    #1 2026-...Z answered 500" / "... refused: ..."). */
 export function describeAttempts(d: SandboxDelivery): string[] {
   return d.attempts.map((a) => {
-    const answer = a.responseStatus !== null ? `answered ${a.responseStatus}${a.responseBody ? `: ${a.responseBody.slice(0, 80)}` : ''}` : `${a.errorKind}: ${a.errorMessage}`;
+    const answer =
+      a.responseStatus !== null
+        ? `answered ${a.responseStatus}${a.responseBody ? `: ${a.responseBody.slice(0, 80)}` : ''}`
+        : `${a.errorKind}: ${a.errorMessage}`;
     return `    #${a.attempt} ${a.at.toISOString()} ${answer}`;
   });
 }

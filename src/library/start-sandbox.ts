@@ -170,9 +170,21 @@ function credentialsOf(server: RunningServer): SandboxCredentials {
   const first = merchants[0]!;
   const terminal = first.terminals[0];
   if (!terminal || first.apiKeys.length === 0) {
-    throw new SandboxError('parameter_invalid', `the first merchant of the fixtures (${first.merchantId}) needs a terminal and an API key, so the handle's credentials can name them`, 'fixtures');
+    throw new SandboxError(
+      'parameter_invalid',
+      `the first merchant of the fixtures (${first.merchantId}) needs a terminal and an API key, so the handle's credentials can name them`,
+      'fixtures',
+    );
   }
-  return { merchantId: first.merchantId, terNO: terminal.terNO, publicKey: terminal.publicKey, privateKey: terminal.privateKey, apiKey: first.apiKeys[0]!, webhookSecret: first.webhookSecret, merchants };
+  return {
+    merchantId: first.merchantId,
+    terNO: terminal.terNO,
+    publicKey: terminal.publicKey,
+    privateKey: terminal.privateKey,
+    apiKey: first.apiKeys[0]!,
+    webhookSecret: first.webhookSecret,
+    merchants,
+  };
 }
 
 /** Starts a sandbox for a test suite; call close() when done (afterAll). */
@@ -182,7 +194,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
     const closest = closestNames(name, known);
-    throw new SandboxError('parameter_unknown', `startSandbox() has no option ${JSON.stringify(name)};${closest.length ? ` did you mean ${closest.join(' or ')}?` : ''} its options are ${known.join(', ')}`, name);
+    throw new SandboxError(
+      'parameter_unknown',
+      `startSandbox() has no option ${JSON.stringify(name)};${closest.length ? ` did you mean ${closest.join(' or ')}?` : ''} its options are ${known.join(', ')}`,
+      name,
+    );
   }
   // Never the environment: a test's sandbox must not change with the shell that runs it.
   const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}));
@@ -225,7 +241,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       const all = matching();
       return all.length > 0 && all.every((d) => d.status === 'failed') ? all : undefined;
     };
-    const wantedText = [`${status === 'any' ? '' : status + ' '}delivery`, wanted.event && `of ${wanted.event}`, wanted.url && `to ${wanted.url}`, wanted.match && 'matching the given test'].filter(Boolean).join(' ');
+    const wantedText = [
+      `${status === 'any' ? '' : status + ' '}delivery`,
+      wanted.event && `of ${wanted.event}`,
+      wanted.url && `to ${wanted.url}`,
+      wanted.match && 'matching the given test',
+    ]
+      .filter(Boolean)
+      .join(' ');
     return new Promise((resolve, reject) => {
       const finish = () => {
         unsubscribe();
@@ -242,7 +265,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         const failed = failedForGood();
         if (failed) {
           const log = failed.flatMap((d) => [`  ${describeDelivery(d)}`, ...describeAttempts(d)]).join('\n');
-          cancel(new Error(`waitForDelivery: no ${wantedText} will come: ${failed.length === 1 ? 'the only matching delivery' : `all ${failed.length} matching deliveries`} failed for good (no retries left). Attempts:\n${log}`));
+          cancel(
+            new Error(
+              `waitForDelivery: no ${wantedText} will come: ${failed.length === 1 ? 'the only matching delivery' : `all ${failed.length} matching deliveries`} failed for good (no retries left). Attempts:\n${log}`,
+            ),
+          );
         }
       };
       const cancel = (reason: Error) => {
@@ -281,7 +308,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       // The control API's checks, so a bad option gets the same message as a bad body field.
       const input = validate(createMerchantSchema, {
         ...options,
-        ...(options.terminals ? { terminals: options.terminals.map((t) => ({ terNO: t.terNO, public_key: t.publicKey, private_key: t.privateKey })) } : {}),
+        ...(options.terminals
+          ? { terminals: options.terminals.map((t) => ({ terNO: t.terNO, public_key: t.publicKey, private_key: t.privateKey })) }
+          : {}),
       });
       return createdMerchant(services.merchants.create(input));
     },
@@ -292,7 +321,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     },
     async authenticate(id, outcome) {
       const verdict: Verdict | undefined = Object.hasOwn(OUTCOME_VERDICTS, outcome) ? OUTCOME_VERDICTS[outcome] : undefined;
-      if (!verdict) throw new SandboxError('parameter_invalid', `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`, 'outcome');
+      if (!verdict)
+        throw new SandboxError(
+          'parameter_invalid',
+          `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`,
+          'outcome',
+        );
       const done = services.auth.completeFor(id, verdict).challenge;
       wake();
       return { state: done.state, redirectUrl: services.auth.returnUrl(done) };
@@ -301,7 +335,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     deliveries,
     async auditWebhooks(url, options = {}) {
       const { config } = server;
-      const settings = { signatureMode: options.signature ?? config.signatureMode, headerPrefix: options.headerPrefix ?? config.headerPrefix, timeoutMs: options.timeoutMs ?? config.webhookTimeoutMs };
+      const settings = {
+        signatureMode: options.signature ?? config.signatureMode,
+        headerPrefix: options.headerPrefix ?? config.headerPrefix,
+        timeoutMs: options.timeoutMs ?? config.webhookTimeoutMs,
+      };
       const wrong = auditInputProblem(url, settings);
       if (wrong) {
         const name = wrong.key === 'timeout' ? 'timeoutMs' : wrong.key;
@@ -318,7 +356,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
         const ms = typeof duration === 'number' ? duration : parseDuration(duration);
         if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
-          throw new SandboxError('parameter_invalid', `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}${problem ? `: ${problem}` : ''}`, 'duration');
+          throw new SandboxError(
+            'parameter_invalid',
+            `clock.advance takes a duration such as "15m", "90s" or a number of milliseconds greater than 0, got ${JSON.stringify(duration)}${problem ? `: ${problem}` : ''}`,
+            'duration',
+          );
         }
         const now = services.clock.advance(ms);
         wake();

@@ -35,7 +35,9 @@ export function ChallengePage(props: { challenge: Challenge; notice?: string; no
     <Layout title={kindText?.title ?? '3-D Secure authentication'}>
       <div class="card">
         <h1>{kindText?.title ?? 'Verify it is you'}</h1>
-        <p class="hint">{kindText?.hint ?? 'Your bank (the card issuer) sent a one-time code to your phone. Enter it to confirm this payment.'}</p>
+        <p class="hint">
+          {kindText?.hint ?? 'Your bank (the card issuer) sent a one-time code to your phone. Enter it to confirm this payment.'}
+        </p>
         <Summary rows={summaryRows(challenge)} />
         {props.notice ? (
           <div class="notice error" role="alert">
@@ -56,7 +58,8 @@ function OtpForm(props: { challenge: Challenge }) {
       <label for="otp">One-time code</label>
       <input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength={8} required autofocus />
       <p class="hint">
-        Test codes: <code>{OTP_PASS}</code> passes, <code>{OTP_FAIL}</code> fails; anything else costs a try ({String(challenge.triesLeft)} left).
+        Test codes: <code>{OTP_PASS}</code> passes, <code>{OTP_FAIL}</code> fails; anything else costs a try ({String(challenge.triesLeft)}{' '}
+        left).
       </p>
       <div class="actions">
         <button type="submit" name="action" value="submit">

@@ -40,7 +40,10 @@ const CHOICES: Partial<Record<ChallengeKind, { list: readonly PaymentChoice[]; n
 export const KIND_TEXT: Record<Exclude<ChallengeKind, 'otp'>, { title: string; hint: string }> = {
   bank: { title: 'Pay with netbanking', hint: 'Choose your bank, then approve the payment as your bank would ask you to.' },
   wallet: { title: 'Pay with your wallet', hint: 'Choose your wallet, then approve the payment.' },
-  upi: { title: 'Waiting for approval in your UPI app', hint: 'A payment request was sent to your UPI app. Open the app and approve it before the time runs out.' },
+  upi: {
+    title: 'Waiting for approval in your UPI app',
+    hint: 'A payment request was sent to your UPI app. Open the app and approve it before the time runs out.',
+  },
   qr: { title: 'Scan to pay with UPI', hint: 'Scan the code with any UPI app to pay.' },
 };
 
@@ -129,7 +132,9 @@ function UpiCollect(props: { challenge: Challenge; now: number }) {
     <form method="post" action={`/authenticate/${challenge.token}`}>
       <input type="hidden" name="csrf" value={challenge.details.csrf} />
       <div class="notice info" role="status">
-        Request sent to <strong>{challenge.details.vpa ?? 'your UPI address'}</strong>. Time left: <strong>{timeLeft(challenge.expiresAt - now)}</strong> (until <LocalTime ms={challenge.expiresAt} seconds />).
+        Request sent to <strong>{challenge.details.vpa ?? 'your UPI address'}</strong>. Time left:{' '}
+        <strong>{timeLeft(challenge.expiresAt - now)}</strong> (until <LocalTime ms={challenge.expiresAt} seconds />
+        ).
       </div>
       <a class="button secondary" href={`/authenticate/${challenge.token}`}>
         Check again

@@ -30,7 +30,13 @@ export function MerchantHeader(props: { session: CheckoutSession; merchantName: 
   return (
     <header class="checkout-head">
       <div class="brand">
-        {session.logoUrl ? <img class="logo" src={session.logoUrl} alt="" data-initial={initial} referrerpolicy="no-referrer" /> : <span class="monogram" aria-hidden="true">{initial}</span>}
+        {session.logoUrl ? (
+          <img class="logo" src={session.logoUrl} alt="" data-initial={initial} referrerpolicy="no-referrer" />
+        ) : (
+          <span class="monogram" aria-hidden="true">
+            {initial}
+          </span>
+        )}
         <span class="name">{merchantName}</span>
       </div>
       <p class="due">Amount due</p>
@@ -51,7 +57,11 @@ export function MethodTabs(props: { session: CheckoutSession; current: CheckoutM
   return (
     <nav class="tabs" aria-label="Payment method">
       {session.methods.map((method) => (
-        <a href={`/pay/${session.token}?method=${method}`} aria-current={method === current ? 'page' : undefined} aria-label={METHOD_LABELS[method]}>
+        <a
+          href={`/pay/${session.token}?method=${method}`}
+          aria-current={method === current ? 'page' : undefined}
+          aria-label={METHOD_LABELS[method]}
+        >
           {TAB_LABELS[method]}
         </a>
       ))}
@@ -60,7 +70,18 @@ export function MethodTabs(props: { session: CheckoutSession; current: CheckoutM
 }
 
 /** A labelled text input with its error, wired with aria-describedby. */
-function Field(props: { id: string; name: string; label: string; state: FormState; autocomplete: string; inputmode?: 'numeric' | 'text'; placeholder?: string; maxlength?: number; keepValue?: boolean; autofocus?: boolean }) {
+function Field(props: {
+  id: string;
+  name: string;
+  label: string;
+  state: FormState;
+  autocomplete: string;
+  inputmode?: 'numeric' | 'text';
+  placeholder?: string;
+  maxlength?: number;
+  keepValue?: boolean;
+  autofocus?: boolean;
+}) {
   const error = props.state.errors[props.name];
   return (
     <div class="field">
@@ -113,12 +134,48 @@ export function CardForm(props: { session: CheckoutSession; state?: FormState })
     <>
       <form method="post" action={`/pay/${session.token}/card`} class="pay-form" novalidate>
         <Csrf session={session} />
-        <Field id="card-number" name="number" label="Card number" state={state} autocomplete="cc-number" inputmode="numeric" placeholder="1234 1234 1234 1234" maxlength={23} />
+        <Field
+          id="card-number"
+          name="number"
+          label="Card number"
+          state={state}
+          autocomplete="cc-number"
+          inputmode="numeric"
+          placeholder="1234 1234 1234 1234"
+          maxlength={23}
+        />
         <div class="row">
-          <Field id="card-expiry" name="expiry" label="Expiry (MM / YY)" state={state} autocomplete="cc-exp" inputmode="numeric" placeholder="MM / YY" maxlength={7} />
-          <Field id="card-cvc" name="cvc" label="CVC" state={state} autocomplete="cc-csc" inputmode="numeric" placeholder="123" maxlength={4} keepValue={false} />
+          <Field
+            id="card-expiry"
+            name="expiry"
+            label="Expiry (MM / YY)"
+            state={state}
+            autocomplete="cc-exp"
+            inputmode="numeric"
+            placeholder="MM / YY"
+            maxlength={7}
+          />
+          <Field
+            id="card-cvc"
+            name="cvc"
+            label="CVC"
+            state={state}
+            autocomplete="cc-csc"
+            inputmode="numeric"
+            placeholder="123"
+            maxlength={4}
+            keepValue={false}
+          />
         </div>
-        <Field id="card-name" name="name" label="Name on card" state={state} autocomplete="cc-name" placeholder="Jane Doe" maxlength={100} />
+        <Field
+          id="card-name"
+          name="name"
+          label="Name on card"
+          state={state}
+          autocomplete="cc-name"
+          placeholder="Jane Doe"
+          maxlength={100}
+        />
         <button type="submit">Pay {formatMoney(session.amount, session.currency)}</button>
       </form>
       <TestData title="Test cards">
@@ -130,7 +187,8 @@ export function CardForm(props: { session: CheckoutSession; state?: FormState })
           ))}
         </ul>
         <p>
-          Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is listed in the sandbox's documentation of hosted checkout.
+          Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is listed in the
+          sandbox's documentation of hosted checkout.
         </p>
       </TestData>
     </>
@@ -146,7 +204,13 @@ export function IdealForm(props: { session: CheckoutSession; state?: FormState }
     <form method="post" action={`/pay/${session.token}/ideal`} class="pay-form">
       <Csrf session={session} />
       <label for="ideal-bank">Choose your bank</label>
-      <select id="ideal-bank" name="bank" required aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'ideal-bank-error' : undefined}>
+      <select
+        id="ideal-bank"
+        name="bank"
+        required
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? 'ideal-bank-error' : undefined}
+      >
         <option value="">Select your bank…</option>
         {IDEAL_BANKS.map((bank) => (
           <option value={bank.bic} selected={state.values.bank === bank.bic}>
@@ -173,11 +237,27 @@ export function SepaForm(props: { session: CheckoutSession; merchantName: string
     <>
       <form method="post" action={`/pay/${session.token}/sepa`} class="pay-form" novalidate>
         <Csrf session={session} />
-        <Field id="sepa-iban" name="iban" label="IBAN" state={state} autocomplete="off" placeholder="AT61 1904 3002 3457 3201" maxlength={42} />
-        <Field id="sepa-holder" name="holder" label="Account holder" state={state} autocomplete="name" placeholder="Jane Doe" maxlength={100} />
+        <Field
+          id="sepa-iban"
+          name="iban"
+          label="IBAN"
+          state={state}
+          autocomplete="off"
+          placeholder="AT61 1904 3002 3457 3201"
+          maxlength={42}
+        />
+        <Field
+          id="sepa-holder"
+          name="holder"
+          label="Account holder"
+          state={state}
+          autocomplete="name"
+          placeholder="Jane Doe"
+          maxlength={100}
+        />
         <p class="hint mandate">
-          By confirming, you authorise {props.merchantName} to debit {formatMoney(session.amount, session.currency)} from this account by SEPA Direct Debit. The
-          payment is processing until your bank confirms it.
+          By confirming, you authorise {props.merchantName} to debit {formatMoney(session.amount, session.currency)} from this account by
+          SEPA Direct Debit. The payment is processing until your bank confirms it.
         </p>
         <button type="submit">Pay {formatMoney(session.amount, session.currency)} by direct debit</button>
       </form>

@@ -32,13 +32,27 @@ export function attemptNotice(session: CheckoutSession, payment: Payment | undef
         ? { kind: 'error', text: `Your card was declined: ${why(payment)}. Try another card or another payment method.` }
         : { kind: 'error', text: `Your ${label} failed: ${why(payment)}. Try again or choose another payment method.` };
     case 'canceled':
-      return { kind: 'error', text: card ? 'The 3-D Secure check was cancelled, so you have not paid. Try again when you are ready.' : `You cancelled the ${label}. Try again or choose another payment method.` };
+      return {
+        kind: 'error',
+        text: card
+          ? 'The 3-D Secure check was cancelled, so you have not paid. Try again when you are ready.'
+          : `You cancelled the ${label}. Try again or choose another payment method.`,
+      };
     case 'expired':
-      return { kind: 'error', text: card ? 'The 3-D Secure check timed out, so you have not paid. Please try again.' : `The ${label} expired before it was completed. Please try again.` };
+      return {
+        kind: 'error',
+        text: card
+          ? 'The 3-D Secure check timed out, so you have not paid. Please try again.'
+          : `The ${label} expired before it was completed. Please try again.`,
+      };
     case 'requires_action':
       if (payment.method === 'ideal') {
         const bank = session.attempt.idealBank ? idealBank(session.attempt.idealBank)?.name : undefined;
-        return { kind: 'info', text: `Your iDEAL payment${bank ? ` at ${bank}` : ''} is still open.`, link: { href: `/pay/${session.token}/ideal`, label: 'Continue at your bank' } };
+        return {
+          kind: 'info',
+          text: `Your iDEAL payment${bank ? ` at ${bank}` : ''} is still open.`,
+          link: { href: `/pay/${session.token}/ideal`, label: 'Continue at your bank' },
+        };
       }
       return undefined;
     case 'processing':
@@ -65,7 +79,13 @@ function NoticeBox(props: { notice: Notice | undefined }) {
 }
 
 /** The payment page of an open session. */
-export function CheckoutPage(props: { session: CheckoutSession; merchantName: string; method: CheckoutMethod; notice?: Notice; state?: FormState }) {
+export function CheckoutPage(props: {
+  session: CheckoutSession;
+  merchantName: string;
+  method: CheckoutMethod;
+  notice?: Notice;
+  state?: FormState;
+}) {
   const { session, merchantName, method } = props;
   const rows: Array<[string, string | undefined]> = [
     ['Reference', session.reference ?? undefined],
@@ -78,7 +98,9 @@ export function CheckoutPage(props: { session: CheckoutSession; merchantName: st
         <Summary rows={rows} />
         <NoticeBox notice={props.notice} />
         <MethodTabs session={session} current={method} />
-        <h1 class="method-title">{method === 'card' ? 'Pay by card' : method === 'ideal' ? 'Pay with iDEAL' : 'Pay by SEPA Direct Debit'}</h1>
+        <h1 class="method-title">
+          {method === 'card' ? 'Pay by card' : method === 'ideal' ? 'Pay with iDEAL' : 'Pay by SEPA Direct Debit'}
+        </h1>
         {method === 'card' ? <CardForm session={session} state={props.state} /> : null}
         {method === 'ideal' ? <IdealForm session={session} state={props.state} /> : null}
         {method === 'sepa' ? <SepaForm session={session} merchantName={merchantName} state={props.state} /> : null}
@@ -136,7 +158,11 @@ export function LinkGonePage(props: { session: CheckoutSession; merchantName: st
       <div class={`card result ${used ? 'ok' : 'bad'}`}>
         <ResultIcon kind={used ? 'ok' : 'expired'} />
         <h1>{title}</h1>
-        <p>{used ? 'The payment for this order was already made with this link. Nothing more to do here.' : 'This link is no longer valid, and nothing was charged with it. Return to the shop to start again.'}</p>
+        <p>
+          {used
+            ? 'The payment for this order was already made with this link. Nothing more to do here.'
+            : 'This link is no longer valid, and nothing was charged with it. Return to the shop to start again.'}
+        </p>
         {/* A return_url that is no URL (an old or imported row) falls back to this very page: no button then. */}
         {props.returnUrl === `/pay/${props.session.token}` ? null : (
           <a class="button" href={props.returnUrl}>

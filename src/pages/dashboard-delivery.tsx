@@ -25,7 +25,11 @@ export interface DeliveryFacts {
 }
 
 const headerText = (headers: Record<string, string> | null) =>
-  headers ? Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n') : '';
+  headers
+    ? Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n')
+    : '';
 
 function Attempt(props: { attempt: DeliveryAttempt }) {
   const a = props.attempt;
@@ -78,17 +82,27 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
           <table class="siblings">
             <thead>
               <tr>
-                {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => <th scope="col">{h}</th>)}
+                {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => (
+                  <th scope="col">{h}</th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {siblings.map((s) => (
                 <tr data-id={s.id}>
-                  <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>{s.manual ? ' (replay)' : ''}</td>
+                  <td class="id">
+                    <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>
+                    {s.manual ? ' (replay)' : ''}
+                  </td>
                   <td class="id">{s.url}</td>
-                  <td><Status text={s.status} /></td>
+                  <td>
+                    <Status text={s.status} />
+                  </td>
                   <td class="num">{s.attempts}</td>
-                  <td>{s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}{s.lastError ? ` ${s.lastError}` : ''}</td>
+                  <td>
+                    {s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}
+                    {s.lastError ? ` ${s.lastError}` : ''}
+                  </td>
                   <td>{when(s.createdAt)}</td>
                 </tr>
               ))}
@@ -101,28 +115,49 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
 }
 
 /** The whole delivery page. */
-export function DeliveryPage(props: { delivery: DeliveryFacts; attempts: DeliveryAttempt[]; siblings: DeliveryRow[]; csrf: string; now: number }) {
+export function DeliveryPage(props: {
+  delivery: DeliveryFacts;
+  attempts: DeliveryAttempt[];
+  siblings: DeliveryRow[];
+  csrf: string;
+  now: number;
+}) {
   const d = props.delivery;
   const path = `/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`;
   return (
     <DashboardShell title={`Delivery ${d.id} · paysandbox`} now={props.now}>
-      <p><a href="/_sandbox/?tab=deliveries">« Webhook deliveries</a></p>
+      <p>
+        <a href="/_sandbox/?tab=deliveries">« Webhook deliveries</a>
+      </p>
       <section class="detail">
-        <h2>Delivery <code>{d.id}</code>{d.manual ? ' (replay)' : ''}</h2>
+        <h2>
+          Delivery <code>{d.id}</code>
+          {d.manual ? ' (replay)' : ''}
+        </h2>
         <dl class="facts">
           <dt>Event</dt>
-          <dd>{d.event} <code>{d.event_id}</code> <a href={`/_sandbox/?tab=events&q=${encodeURIComponent(d.event_id)}`}>event</a></dd>
+          <dd>
+            {d.event} <code>{d.event_id}</code> <a href={`/_sandbox/?tab=events&q=${encodeURIComponent(d.event_id)}`}>event</a>
+          </dd>
           <dt>URL</dt>
-          <dd><code>{d.url}</code></dd>
+          <dd>
+            <code>{d.url}</code>
+          </dd>
           <dt>Content type</dt>
           <dd>{d.content_type}</dd>
           <dt>Merchant</dt>
-          <dd><code>{d.merchant_id}</code></dd>
+          <dd>
+            <code>{d.merchant_id}</code>
+          </dd>
         </dl>
         <form method="post" action={`${path}/replay`}>
           <input type="hidden" name="csrf" value={props.csrf} />
-          <button class="primary" type="submit">Replay</button>{' '}
-          <span class="hint">Sends the same event (same id, same body, fresh signature) again as a new delivery, tried once; it appears under Replays below.</span>
+          <button class="primary" type="submit">
+            Replay
+          </button>{' '}
+          <span class="hint">
+            Sends the same event (same id, same body, fresh signature) again as a new delivery, tried once; it appears under Replays below.
+          </span>
         </form>
       </section>
       <section id="delivery" data-live-src={`${path}/fragment`} aria-live="polite">

@@ -7,18 +7,23 @@ import { FAULT_SOURCE_LABELS, type FaultRuleView } from '../views/fault-rule.js'
 import { when } from './dashboard-tables.js';
 import { DashboardShell } from './dashboard.js';
 
-
 function Table(props: { label: string; heads: string[]; empty: string; children: Child[] }) {
   return (
     <div class="table-scroll" tabindex={0} role="region" aria-label={props.label}>
       <table data-list={props.label}>
         <thead>
-          <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
+          <tr>
+            {props.heads.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {props.children.length === 0 ? (
             <tr>
-              <td class="empty" colspan={props.heads.length}>{props.empty}</td>
+              <td class="empty" colspan={props.heads.length}>
+                {props.empty}
+              </td>
             </tr>
           ) : (
             props.children
@@ -34,12 +39,20 @@ export function FaultsFragment(props: { seed: number; rules: FaultRuleView[]; in
   return (
     <>
       <h2 id="injected">API faults injected lately</h2>
-      <Table label="injected API faults" heads={['When (sandbox time)', 'Request', 'Fault', 'From', 'Request id']} empty="None yet: send X-Sandbox-Fault on a request, or set an API fault rule.">
+      <Table
+        label="injected API faults"
+        heads={['When (sandbox time)', 'Request', 'Fault', 'From', 'Request id']}
+        empty="None yet: send X-Sandbox-Fault on a request, or set an API fault rule."
+      >
         {props.injected.map((f) => (
           <tr data-request-id={f.requestId}>
             <td>{when(f.at)}</td>
-            <td class="id">{f.method} {f.path}</td>
-            <td><span class="status bad">{f.fault}</span></td>
+            <td class="id">
+              {f.method} {f.path}
+            </td>
+            <td>
+              <span class="status bad">{f.fault}</span>
+            </td>
             <td class="id">{f.origin === 'header' ? 'X-Sandbox-Fault header' : `rule ${f.origin}`}</td>
             <td class="id">{f.requestId}</td>
           </tr>
@@ -63,8 +76,12 @@ export function FaultsFragment(props: { seed: number; rules: FaultRuleView[]; in
 export function FaultsPage(props: { seed: number; rules: FaultRuleView[]; injected: readonly InjectedFault[]; now: number }) {
   return (
     <DashboardShell title="Faults · paysandbox" now={props.now}>
-      <p><a href="/_sandbox/">« Dashboard</a></p>
-      <p class="hint">Webhook and API faults (docs/api-faults.md). Every injected API fault is also in the request log, marked [fault: …].</p>
+      <p>
+        <a href="/_sandbox/">« Dashboard</a>
+      </p>
+      <p class="hint">
+        Webhook and API faults (docs/api-faults.md). Every injected API fault is also in the request log, marked [fault: …].
+      </p>
       <section id="faults" data-live-src="/_sandbox/dashboard/faults/fragment" aria-live="polite">
         <FaultsFragment {...props} />
       </section>

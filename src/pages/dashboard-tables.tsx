@@ -32,7 +32,19 @@ export interface TableContext {
 /** Sandbox-clock ms as UTC "YYYY-MM-DD HH:MM:SS". */
 export const when = (ms: number) => iso(ms).replace('T', ' ').slice(0, 19);
 
-const GOOD = new Set(['Test Approved', 'authorized', 'captured', 'complete', 'succeeded', 'Refunded', 'Partially Refunded', 'refunded', 'partially_refunded', 'won', 'paid']);
+const GOOD = new Set([
+  'Test Approved',
+  'authorized',
+  'captured',
+  'complete',
+  'succeeded',
+  'Refunded',
+  'Partially Refunded',
+  'refunded',
+  'partially_refunded',
+  'won',
+  'paid',
+]);
 const WAITING = new Set(['Pending', 'Request Processed', 'processing', 'requires_action', 'open', 'pending', 'created']);
 
 /** A coloured status pill. */
@@ -49,8 +61,12 @@ function AuthButtons(props: { subject: 'transaction' | 'payment'; id: string; ct
       <input type="hidden" name="subject" value={props.subject} />
       <input type="hidden" name="id" value={props.id} />
       <input type="hidden" name="back" value={props.ctx.here} />
-      <button class="approve" type="submit" name="outcome" value="approve">Approve</button>
-      <button class="decline" type="submit" name="outcome" value="decline">Decline</button>
+      <button class="approve" type="submit" name="outcome" value="approve">
+        Approve
+      </button>
+      <button class="decline" type="submit" name="outcome" value="decline">
+        Decline
+      </button>
     </form>
   );
 }
@@ -64,12 +80,18 @@ function Table(props: { tab: DashboardTab; heads: string[]; count: number; child
     <div class="table-scroll" tabindex={0} role="region" aria-label={`${props.tab} list`}>
       <table data-tab={props.tab}>
         <thead>
-          <tr>{props.heads.map((h) => <th scope="col">{h}</th>)}</tr>
+          <tr>
+            {props.heads.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {props.count === 0 ? (
             <tr>
-              <td class="empty" colspan={props.heads.length}>Nothing here yet{' '}(or nothing matches the filters).</td>
+              <td class="empty" colspan={props.heads.length}>
+                Nothing here yet (or nothing matches the filters).
+              </td>
             </tr>
           ) : (
             props.children
@@ -86,13 +108,17 @@ function TransactionRows(props: { rows: TransactionRow[]; ctx: TableContext }) {
       <td class="id">{t.id}</td>
       <td>{t.reference}</td>
       <td class="num">{money(t.amount, t.currency)}</td>
-      <td>{t.brand}{t.ccno ? ` ${t.ccno}` : ''}</td>
-      <td><Status text={statusText(t.orderStatus)} /> <span class="hint">{t.response}</span></td>
+      <td>
+        {t.brand}
+        {t.ccno ? ` ${t.ccno}` : ''}
+      </td>
+      <td>
+        <Status text={statusText(t.orderStatus)} /> <span class="hint">{t.response}</span>
+      </td>
       <td>{when(t.createdAt)}</td>
       <td class="id">{t.merchantId}</td>
       <td>
-        {t.authOpen ? <AuthButtons subject="transaction" id={t.id} ctx={props.ctx} /> : null}{' '}
-        <a href={eventsOf(t.id)}>events</a>
+        {t.authOpen ? <AuthButtons subject="transaction" id={t.id} ctx={props.ctx} /> : null} <a href={eventsOf(t.id)}>events</a>
       </td>
     </tr>
   ));
@@ -104,13 +130,16 @@ function PaymentRows(props: { rows: PaymentRow[]; ctx: TableContext }) {
       <td class="id">{p.id}</td>
       <td>{p.reference ?? ''}</td>
       <td class="num">{money(p.amount, p.currency)}</td>
-      <td>{p.method} {p.instrumentLabel} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}</td>
-      <td><Status text={p.status} /> <span class="hint">{p.declineCode ?? ''}</span></td>
+      <td>
+        {p.method} {p.instrumentLabel} {p.cardLast4 ? `•••• ${p.cardLast4}` : ''}
+      </td>
+      <td>
+        <Status text={p.status} /> <span class="hint">{p.declineCode ?? ''}</span>
+      </td>
       <td>{when(p.createdAt)}</td>
       <td class="id">{p.merchantId}</td>
       <td>
-        {p.authOpen ? <AuthButtons subject="payment" id={p.id} ctx={props.ctx} /> : null}{' '}
-        <a href={eventsOf(p.id)}>events</a>
+        {p.authOpen ? <AuthButtons subject="payment" id={p.id} ctx={props.ctx} /> : null} <a href={eventsOf(p.id)}>events</a>
       </td>
     </tr>
   ));
@@ -122,12 +151,16 @@ function SessionRows(props: { rows: SessionRow[] }) {
       <td class="id">{s.id}</td>
       <td>{s.reference ?? ''}</td>
       <td class="num">{money(s.amount, s.currency)}</td>
-      <td><Status text={s.status} /></td>
+      <td>
+        <Status text={s.status} />
+      </td>
       <td class="id">{s.paymentId ?? (s.lastPaymentId ? `last try ${s.lastPaymentId}` : '')}</td>
       <td>{when(s.createdAt)}</td>
       <td>{when(s.expiresAt)}</td>
       <td class="id">{s.merchantId}</td>
-      <td><a href={eventsOf(s.id)}>events</a></td>
+      <td>
+        <a href={eventsOf(s.id)}>events</a>
+      </td>
     </tr>
   ));
 }
@@ -139,10 +172,14 @@ function ChargebackRows(props: { rows: ChargebackRow[] }) {
       <td class="id">{c.family === 's2s' ? `transID ${c.subjectId}` : c.subjectId}</td>
       <td class="num">{money(c.amount, c.currency)}</td>
       <td>{c.reason}</td>
-      <td><Status text={c.status} /></td>
+      <td>
+        <Status text={c.status} />
+      </td>
       <td>{when(c.createdAt)}</td>
       <td class="id">{c.merchantId}</td>
-      <td><a href={eventsOf(c.subjectId)}>events</a></td>
+      <td>
+        <a href={eventsOf(c.subjectId)}>events</a>
+      </td>
     </tr>
   ));
 }
@@ -151,16 +188,23 @@ function SettlementRows(props: { rows: SettlementRow[] }) {
   return props.rows.map((s) => (
     <tr data-id={s.id}>
       <td class="id">{s.id}</td>
-      <td class="num">{s.count}{s.clawbacks ? ` + ${s.clawbacks} clawback${s.clawbacks === 1 ? '' : 's'}` : ''}</td>
+      <td class="num">
+        {s.count}
+        {s.clawbacks ? ` + ${s.clawbacks} clawback${s.clawbacks === 1 ? '' : 's'}` : ''}
+      </td>
       <td class="num">{money(s.gross, s.currency)}</td>
       <td class="num">{money(s.fees, s.currency)}</td>
       <td class="num">{money(s.refunds, s.currency)}</td>
       <td class="num">{money(s.adjustments, s.currency)}</td>
       <td class="num">{money(s.net, s.currency)}</td>
-      <td><Status text={s.status} /> <span class="hint">{s.paidAt === null ? `pays out ${when(s.payAt)}` : `paid ${when(s.paidAt)}`}</span></td>
+      <td>
+        <Status text={s.status} /> <span class="hint">{s.paidAt === null ? `pays out ${when(s.payAt)}` : `paid ${when(s.paidAt)}`}</span>
+      </td>
       <td>{when(s.createdAt)}</td>
       <td class="id">{s.merchantId}</td>
-      <td><a href={eventsOf(s.id)}>events</a></td>
+      <td>
+        <a href={eventsOf(s.id)}>events</a>
+      </td>
     </tr>
   ));
 }
@@ -173,7 +217,9 @@ function EventRows(props: { rows: EventRow[] }) {
       <td class="id">{e.resourceId}</td>
       <td>{when(e.createdAt)}</td>
       <td class="id">{e.merchantId}</td>
-      <td><a href={deliveriesOf(e.id)}>deliveries</a></td>
+      <td>
+        <a href={deliveriesOf(e.id)}>deliveries</a>
+      </td>
     </tr>
   ));
 }
@@ -181,12 +227,22 @@ function EventRows(props: { rows: EventRow[] }) {
 function DeliveryRows(props: { rows: DeliveryRow[] }) {
   return props.rows.map((d) => (
     <tr data-id={d.id}>
-      <td class="id"><a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`}>{d.id}</a></td>
-      <td>{d.eventType}{d.manual ? ' (replay)' : ''}</td>
+      <td class="id">
+        <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`}>{d.id}</a>
+      </td>
+      <td>
+        {d.eventType}
+        {d.manual ? ' (replay)' : ''}
+      </td>
       <td class="id">{d.url}</td>
-      <td><Status text={d.status} /></td>
+      <td>
+        <Status text={d.status} />
+      </td>
       <td class="num">{d.attempts}</td>
-      <td>{d.lastStatus ?? ''}{d.lastError ? ` ${d.lastError}` : ''}</td>
+      <td>
+        {d.lastStatus ?? ''}
+        {d.lastError ? ` ${d.lastError}` : ''}
+      </td>
       <td>{when(d.createdAt)}</td>
     </tr>
   ));
@@ -197,7 +253,19 @@ const HEADS: Record<DashboardTab, string[]> = {
   payments: ['Payment', 'Reference', 'Amount', 'Method', 'Status', 'Created (sandbox time)', 'Merchant', ''],
   sessions: ['Session', 'Reference', 'Amount', 'Status', 'Payment', 'Created (sandbox time)', 'Expires', 'Merchant', ''],
   chargebacks: ['Chargeback', 'Payment', 'Amount', 'Reason', 'Status', 'Created (sandbox time)', 'Merchant', ''],
-  settlements: ['Settlement', 'Payments', 'Gross', 'Fees', 'Refunds', 'Clawbacks', 'Net', 'Status', 'Created (sandbox time)', 'Merchant', ''],
+  settlements: [
+    'Settlement',
+    'Payments',
+    'Gross',
+    'Fees',
+    'Refunds',
+    'Clawbacks',
+    'Net',
+    'Status',
+    'Created (sandbox time)',
+    'Merchant',
+    '',
+  ],
   events: ['Event', 'Type', 'About', 'Created (sandbox time)', 'Merchant', ''],
   deliveries: ['Delivery', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'],
 };
@@ -207,19 +275,33 @@ export function ListFragment<T extends DashboardTab>(props: { tab: T; page: Dash
   const { tab, page, ctx } = props;
   const rows = page.rows as unknown[];
   const body =
-    tab === 'transactions' ? <TransactionRows rows={rows as TransactionRow[]} ctx={ctx} />
-    : tab === 'payments' ? <PaymentRows rows={rows as PaymentRow[]} ctx={ctx} />
-    : tab === 'sessions' ? <SessionRows rows={rows as SessionRow[]} />
-    : tab === 'chargebacks' ? <ChargebackRows rows={rows as ChargebackRow[]} />
-    : tab === 'settlements' ? <SettlementRows rows={rows as SettlementRow[]} />
-    : tab === 'events' ? <EventRows rows={rows as EventRow[]} />
-    : <DeliveryRows rows={rows as DeliveryRow[]} />;
+    tab === 'transactions' ? (
+      <TransactionRows rows={rows as TransactionRow[]} ctx={ctx} />
+    ) : tab === 'payments' ? (
+      <PaymentRows rows={rows as PaymentRow[]} ctx={ctx} />
+    ) : tab === 'sessions' ? (
+      <SessionRows rows={rows as SessionRow[]} />
+    ) : tab === 'chargebacks' ? (
+      <ChargebackRows rows={rows as ChargebackRow[]} />
+    ) : tab === 'settlements' ? (
+      <SettlementRows rows={rows as SettlementRow[]} />
+    ) : tab === 'events' ? (
+      <EventRows rows={rows as EventRow[]} />
+    ) : (
+      <DeliveryRows rows={rows as DeliveryRow[]} />
+    );
   return (
     <>
-      <Table tab={tab} heads={HEADS[tab]} count={rows.length}>{body}</Table>
+      <Table tab={tab} heads={HEADS[tab]} count={rows.length}>
+        {body}
+      </Table>
       <nav class="pager" aria-label="Pages">
         {ctx.newestHref ? <a href={ctx.newestHref}>« Newest</a> : null}
-        {ctx.olderHref ? <a href={ctx.olderHref} rel="next">Older »</a> : null}
+        {ctx.olderHref ? (
+          <a href={ctx.olderHref} rel="next">
+            Older »
+          </a>
+        ) : null}
       </nav>
     </>
   );

@@ -43,7 +43,14 @@ const SEARCH_HINTS: Record<DashboardTab, string> = {
 /** The dashboard URL of a list view (the query string holds only the filters that are set). */
 export function listHref(view: ListView, base = '/_sandbox/'): string {
   const params = new URLSearchParams();
-  const query = { tab: view.tab, merchant: view.merchant, status: view.status, type: view.type, q: view.q, starting_after: view.startingAfter };
+  const query = {
+    tab: view.tab,
+    merchant: view.merchant,
+    status: view.status,
+    type: view.type,
+    q: view.q,
+    starting_after: view.startingAfter,
+  };
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
   return `${base}?${params.toString()}`;
 }
@@ -60,9 +67,13 @@ export function DashboardShell(props: { title: string; now: number; children: Ch
         <DocumentHead title={props.title} stylesheet="/_sandbox/assets/dashboard.css" script="/_sandbox/assets/dashboard.js" />
         <body>
           <header>
-            <h1><a href="/_sandbox/">paysandbox</a></h1>
+            <h1>
+              <a href="/_sandbox/">paysandbox</a>
+            </h1>
             <span class="meta">Sandbox time {when(props.now)} UTC · every merchant · test mode</span>
-            <span class="live" id="live-state" data-state="off" role="status">Live updates need JavaScript</span>
+            <span class="live" id="live-state" data-state="off" role="status">
+              Live updates need JavaScript
+            </span>
           </header>
           <main>{props.children}</main>
         </body>
@@ -72,7 +83,13 @@ export function DashboardShell(props: { title: string; now: number; children: Ch
 }
 
 /** The tabs, the filter form and the live list region. */
-export function DashboardPage(props: { view: ListView; merchants: Array<{ id: string; name: string }>; now: number; fragmentHref: string; children: Child }) {
+export function DashboardPage(props: {
+  view: ListView;
+  merchants: Array<{ id: string; name: string }>;
+  now: number;
+  fragmentHref: string;
+  children: Child;
+}) {
   const { view } = props;
   const statuses = TAB_STATUSES[view.tab];
   const typed = view.tab === 'events' || view.tab === 'deliveries';
@@ -80,7 +97,9 @@ export function DashboardPage(props: { view: ListView; merchants: Array<{ id: st
     <DashboardShell title={`${TAB_LABELS[view.tab]} · paysandbox`} now={props.now}>
       <nav class="tabs" aria-label="Lists">
         {(Object.keys(TAB_LABELS) as DashboardTab[]).map((tab) => (
-          <a href={listHref({ tab, merchant: view.merchant })} aria-current={tab === view.tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>
+          <a href={listHref({ tab, merchant: view.merchant })} aria-current={tab === view.tab ? 'page' : undefined}>
+            {TAB_LABELS[tab]}
+          </a>
         ))}
         <a href="/_sandbox/dashboard/faults">Faults</a>
       </nav>
@@ -90,7 +109,9 @@ export function DashboardPage(props: { view: ListView; merchants: Array<{ id: st
           Merchant
           <select name="merchant">
             <option value="">every merchant</option>
-            {props.merchants.map((m) => <option value={m.id} selected={m.id === view.merchant}>{`${m.name} (${m.id})`}</option>)}
+            {props.merchants.map((m) => (
+              <option value={m.id} selected={m.id === view.merchant}>{`${m.name} (${m.id})`}</option>
+            ))}
           </select>
         </label>
         {statuses.length > 0 ? (
@@ -98,7 +119,11 @@ export function DashboardPage(props: { view: ListView; merchants: Array<{ id: st
             Status
             <select name="status">
               <option value="">any</option>
-              {statuses.map((s) => <option value={s} selected={s === view.status}>{statusLabel(view.tab, s)}</option>)}
+              {statuses.map((s) => (
+                <option value={s} selected={s === view.status}>
+                  {statusLabel(view.tab, s)}
+                </option>
+              ))}
             </select>
           </label>
         ) : null}
@@ -107,7 +132,11 @@ export function DashboardPage(props: { view: ListView; merchants: Array<{ id: st
             Event type
             <select name="type">
               <option value="">any</option>
-              {EVENT_TYPE_NAMES.map((t) => <option value={t} selected={t === view.type}>{t}</option>)}
+              {EVENT_TYPE_NAMES.map((t) => (
+                <option value={t} selected={t === view.type}>
+                  {t}
+                </option>
+              ))}
             </select>
           </label>
         ) : null}
@@ -115,7 +144,9 @@ export function DashboardPage(props: { view: ListView; merchants: Array<{ id: st
           Search
           <input type="search" name="q" value={view.q ?? ''} placeholder={SEARCH_HINTS[view.tab]} size={32} />
         </label>
-        <button class="primary" type="submit">Filter</button>
+        <button class="primary" type="submit">
+          Filter
+        </button>
         <a href={listHref({ tab: view.tab })}>Clear</a>
       </form>
       <section id="list" data-live-src={props.fragmentHref} aria-live="polite">

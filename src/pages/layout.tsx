@@ -29,7 +29,9 @@ export function Layout(props: { title: string; children: Child }) {
       <html lang="en">
         <DocumentHead title={props.title} stylesheet="/assets/pay.css" script="/assets/local-time.js" />
         <body>
-          <div class="sandbox-banner" role="note">Test mode: paysandbox simulates this page. No real money moves.</div>
+          <div class="sandbox-banner" role="note">
+            Test mode: paysandbox simulates this page. No real money moves.
+          </div>
           <main>{props.children}</main>
         </body>
       </html>
@@ -70,9 +72,26 @@ export function LocalTime(props: { ms: number; seconds?: boolean }) {
 export function ResultIcon(props: { kind: 'ok' | 'bad' | 'expired' }) {
   return (
     <div class="icon">
-      <svg viewBox="0 0 48 48" width="48" height="48" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="3.5" stroke-linecap="round" stroke-linejoin="round">
+      <svg
+        viewBox="0 0 48 48"
+        width="48"
+        height="48"
+        aria-hidden="true"
+        focusable="false"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="3.5"
+        stroke-linecap="round"
+        stroke-linejoin="round"
+      >
         <circle cx="24" cy="24" r="20" />
-        {props.kind === 'ok' ? <path d="M15 24.5l6 6 12-13" /> : props.kind === 'bad' ? <path d="M17 17l14 14M31 17L17 31" /> : <path d="M24 13v11l7 5" />}
+        {props.kind === 'ok' ? (
+          <path d="M15 24.5l6 6 12-13" />
+        ) : props.kind === 'bad' ? (
+          <path d="M17 17l14 14M31 17L17 31" />
+        ) : (
+          <path d="M24 13v11l7 5" />
+        )}
       </svg>
     </div>
   );

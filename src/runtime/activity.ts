@@ -6,7 +6,14 @@ import { EventEmitter } from 'node:events';
 
 /** One thing that happened, as the SSE stream sends it. */
 export interface Activity {
-  kind: 'event.created' | 'delivery.attempted' | 'transaction.updated' | 'payment.updated' | 'session.updated' | 'state.reset' | 'fault.injected';
+  kind:
+    | 'event.created'
+    | 'delivery.attempted'
+    | 'transaction.updated'
+    | 'payment.updated'
+    | 'session.updated'
+    | 'state.reset'
+    | 'fault.injected';
   at: number;
   data: Record<string, unknown>;
 }
@@ -86,10 +93,15 @@ export class ActivityBus {
 
   /** Subscribes with a queue of at most `limit` items (see BoundedSubscription); close() it when done. */
   subscribeBounded(limit: number, onItem: () => void, onDrop: (pending: number) => void): BoundedSubscription {
-    const subscription = new BoundedSubscription(limit, onItem, (pending) => (this.dropped++, onDrop(pending)), (ended) => {
-      this.bounded.delete(ended);
-      this.emitter.off('activity', listener);
-    });
+    const subscription = new BoundedSubscription(
+      limit,
+      onItem,
+      (pending) => (this.dropped++, onDrop(pending)),
+      (ended) => {
+        this.bounded.delete(ended);
+        this.emitter.off('activity', listener);
+      },
+    );
     const listener = (activity: Activity) => subscription.push(activity);
     this.bounded.add(subscription);
     this.emitter.on('activity', listener);

@@ -9,7 +9,11 @@ const LATEST = Date.UTC(9999, 11, 31);
 
 function checkedAdvance(now: number, ms: number): void {
   if (now + ms > LATEST) {
-    throw new SandboxError('parameter_invalid', `advancing by that much would move sandbox time past the year 9999; advance by less (now ${new Date(now).toISOString()})`, 'duration');
+    throw new SandboxError(
+      'parameter_invalid',
+      `advancing by that much would move sandbox time past the year 9999; advance by less (now ${new Date(now).toISOString()})`,
+      'duration',
+    );
   }
 }
 

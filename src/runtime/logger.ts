@@ -32,7 +32,12 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** `text` with every control character written as an escape (\n, \x1b, \u2028), for a log line. */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (char) => NAMED[char] ?? (char.charCodeAt(0) < 0x100 ? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${char.charCodeAt(0).toString(16)}`));
+  return text.replace(
+    CONTROLS,
+    (char) =>
+      NAMED[char] ??
+      (char.charCodeAt(0) < 0x100 ? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${char.charCodeAt(0).toString(16)}`),
+  );
 }
 
 /** One JSON line: JSON.stringify escapes C0 controls but leaves DEL, C1 and U+2028/9 raw. */
@@ -57,12 +62,28 @@ function statusColour(status: number): (text: string) => string {
 /** Builds the logger; `write` defaults to stdout (tests pass their own). */
 export function createLogger(options: { format: LogFormat; quiet: boolean; write?: (line: string) => void }): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const prettyError = (msg: string, fields?: Record<string, unknown>) => write(kleur.red(escapeControls(msg)) + kleur.dim(stackLines(fields?.stack)));
-  if (options.quiet) return { request() {}, webhook() {}, info() {}, error: (m, f) => (options.format === 'json' ? write(jsonLine({ level: 'error', msg: m, ...f })) : prettyError(`error ${m}`, f)) };
+  const prettyError = (msg: string, fields?: Record<string, unknown>) =>
+    write(kleur.red(escapeControls(msg)) + kleur.dim(stackLines(fields?.stack)));
+  if (options.quiet)
+    return {
+      request() {},
+      webhook() {},
+      info() {},
+      error: (m, f) => (options.format === 'json' ? write(jsonLine({ level: 'error', msg: m, ...f })) : prettyError(`error ${m}`, f)),
+    };
   if (options.format === 'json') {
     const json = (fields: Record<string, unknown>) => write(jsonLine({ time: new Date().toISOString(), ...fields }));
     return {
-      request: (e) => json({ type: 'request', method: e.method, path: e.path, status: e.status, ms: e.ms, request_id: e.requestId, fault: e.fault ?? null }),
+      request: (e) =>
+        json({
+          type: 'request',
+          method: e.method,
+          path: e.path,
+          status: e.status,
+          ms: e.ms,
+          request_id: e.requestId,
+          fault: e.fault ?? null,
+        }),
       webhook: (e) =>
         json({
           type: 'webhook',
@@ -84,12 +105,22 @@ export function createLogger(options: { format: LogFormat; quiet: boolean; write
   }
   return {
     request: (e) =>
-      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(escapeControls(e.method).padEnd(6))} ${escapeControls(e.path)} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}${e.fault ? kleur.magenta(` [fault: ${escapeControls(e.fault)}]`) : ''}`),
+      write(
+        `${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.bold(escapeControls(e.method).padEnd(6))} ${escapeControls(e.path)} ${statusColour(e.status)(String(e.status))} ${kleur.dim(`${e.ms.toFixed(1)}ms`)}${e.fault ? kleur.magenta(` [fault: ${escapeControls(e.fault)}]`) : ''}`,
+      ),
     webhook: (e) => {
-      const answer = e.result.status !== null ? statusColour(e.result.status)(String(e.result.status)) : kleur.red(e.result.errorKind ?? 'error');
-      const next = e.status === 'pending' && e.retryIn !== undefined ? kleur.dim(` retry in ${formatDuration(e.retryIn)}`) : e.status === 'failed' ? kleur.red(' gave up') : '';
+      const answer =
+        e.result.status !== null ? statusColour(e.result.status)(String(e.result.status)) : kleur.red(e.result.errorKind ?? 'error');
+      const next =
+        e.status === 'pending' && e.retryIn !== undefined
+          ? kleur.dim(` retry in ${formatDuration(e.retryIn)}`)
+          : e.status === 'failed'
+            ? kleur.red(' gave up')
+            : '';
       const fault = e.fault ? kleur.magenta(` [${escapeControls(e.fault)}]`) : '';
-      write(`${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.magenta('webhook')} ${escapeControls(e.delivery.eventType)} -> ${escapeControls(e.delivery.url)} #${e.attempt} ${answer} ${kleur.dim(`${e.result.latencyMs.toFixed(1)}ms`)}${next}${fault}`);
+      write(
+        `${kleur.dim(new Date().toISOString().slice(11, 23))} ${kleur.magenta('webhook')} ${escapeControls(e.delivery.eventType)} -> ${escapeControls(e.delivery.url)} #${e.attempt} ${answer} ${kleur.dim(`${e.result.latencyMs.toFixed(1)}ms`)}${next}${fault}`,
+      );
     },
     info: (msg) => write(escapeControls(msg)),
     error: prettyError,

@@ -24,7 +24,10 @@ export class ThrottledLog {
       seen.suppressed++;
       return;
     }
-    const repeats = seen && seen.suppressed > 0 ? ` (${seen.suppressed} more like it in the last ${Math.round((now - seen.at) / 1000)} s were not logged)` : '';
+    const repeats =
+      seen && seen.suppressed > 0
+        ? ` (${seen.suppressed} more like it in the last ${Math.round((now - seen.at) / 1000)} s were not logged)`
+        : '';
     this.logger.error(message + repeats);
     this.last.set(kind, { at: now, suppressed: 0 });
   }

@@ -18,7 +18,11 @@ export function syntheticAuditMaterial(fixturesPath: string | undefined, merchan
     const merchants = store.credentials.merchants();
     const merchant = merchantId === undefined ? merchants[0] : store.credentials.merchant(merchantId);
     if (!merchant) {
-      throw new SandboxError('resource_missing', `no merchant ${merchantId} in the fixtures; use one of ${merchants.map((m) => m.id).join(', ')}`, 'merchant');
+      throw new SandboxError(
+        'resource_missing',
+        `no merchant ${merchantId} in the fixtures; use one of ${merchants.map((m) => m.id).join(', ')}`,
+        'merchant',
+      );
     }
     const { event: captured, events } = services.triggers.trigger({ type: 'payment.captured', merchantId: merchant.id });
     const authorized = events.find((e) => e.type === 'payment.authorized' && e.resourceId === captured.resourceId)!;
@@ -28,9 +32,21 @@ export function syntheticAuditMaterial(fixturesPath: string | undefined, merchan
       // Card 4242 4242 4242 4242 is approved at once (docs/decisions.md), so its payment.authorized carries order_status 25.
       const year = String((new Date(clock.now()).getUTCFullYear() + 5) % 100);
       const input = validate(s2sPaymentSchema, {
-        public_key: terminal.publicKey, terNO: terminal.terNo, bill_amt: '20.00', bill_currency: 'EUR', product_name: 'Webhook audit',
-        reference: 'webhook_audit', webhook_url: 'http://127.0.0.1:9/webhooks', return_url: 'http://127.0.0.1:9/return', mop: 'CC',
-        ccno: '4242424242424242', ccvv: '123', month: '12', year, fullname: 'Jane Doe', bill_email: 'jane@example.com',
+        public_key: terminal.publicKey,
+        terNO: terminal.terNo,
+        bill_amt: '20.00',
+        bill_currency: 'EUR',
+        product_name: 'Webhook audit',
+        reference: 'webhook_audit',
+        webhook_url: 'http://127.0.0.1:9/webhooks',
+        return_url: 'http://127.0.0.1:9/return',
+        mop: 'CC',
+        ccno: '4242424242424242',
+        ccvv: '123',
+        month: '12',
+        year,
+        fullname: 'Jane Doe',
+        bill_email: 'jane@example.com',
       });
       const { transaction } = services.s2s.create(input, terminal, { billIp: '127.0.0.1' });
       s2s = store.events.list({ resourceId: transaction.transId, type: 'payment.authorized', limit: 1 })[0] ?? null;

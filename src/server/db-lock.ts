@@ -69,9 +69,13 @@ function askOwner(address: string): Promise<Owner | undefined> {
 }
 
 function inUse(dbPath: string, owner: Owner | undefined): StartError {
-  const who = owner ? `pid ${owner.pid}${owner.url ? ` on port ${new URL(owner.url).port} (${owner.url})` : ', still starting'}` : 'a process that does not answer';
+  const who = owner
+    ? `pid ${owner.pid}${owner.url ? ` on port ${new URL(owner.url).port} (${owner.url})` : ', still starting'}`
+    : 'a process that does not answer';
   const stop = owner ? `stop it first (npx sandbox stop, or kill ${owner.pid})` : 'stop it first';
-  return new StartError(`another sandbox, ${who}, is using the database ${dbPath}: two sandboxes on one file would disagree about the time and the webhooks; ${stop}, or give this one another --db (or :memory:)`);
+  return new StartError(
+    `another sandbox, ${who}, is using the database ${dbPath}: two sandboxes on one file would disagree about the time and the webhooks; ${stop}, or give this one another --db (or :memory:)`,
+  );
 }
 
 /** Takes the database at `dbPath` for this process, or throws a StartError naming the sandbox that has it. */

@@ -81,9 +81,11 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (err.code === 'EADDRINUSE') reject(new StartError(`port ${port} on ${host} is already in use; stop the other process or pass --port 0 for any free port`));
+      if (err.code === 'EADDRINUSE')
+        reject(new StartError(`port ${port} on ${host} is already in use; stop the other process or pass --port 0 for any free port`));
       else if (err.code === 'EACCES') reject(new StartError(`no permission to listen on ${host}:${port}; use a port above 1024`));
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new StartError(`cannot listen on host ${host}: not an address of this machine`));
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+        reject(new StartError(`cannot listen on host ${host}: not an address of this machine`));
       else reject(new StartError(`cannot listen on ${host}:${port}: ${err.message}`));
     };
     const onListening = () => {
@@ -113,7 +115,11 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   // Node checks the two timeouts below only every connectionsCheckingInterval (30 s by default),
   // which would let a slow client hold a socket for up to 40 s; check every second instead.
   const checkEveryMs = Math.min(1000, config.headersTimeoutMs);
-  const server = createAdaptorServer({ fetch: built.app.fetch, hostname: config.host, serverOptions: { connectionsCheckingInterval: checkEveryMs } }) as Server;
+  const server = createAdaptorServer({
+    fetch: built.app.fetch,
+    hostname: config.host,
+    serverOptions: { connectionsCheckingInterval: checkEveryMs },
+  }) as Server;
   // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
   server.headersTimeout = config.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs;
@@ -155,5 +161,15 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
     })();
     return closing;
   };
-  return { url, config, db: built.db, store: built.store, clock: built.clock, services: built.services, worker: built.worker, app: built.app, close };
+  return {
+    url,
+    config,
+    db: built.db,
+    store: built.store,
+    clock: built.clock,
+    services: built.services,
+    worker: built.worker,
+    app: built.app,
+    close,
+  };
 }

@@ -26,7 +26,12 @@ export interface ChallengeSubject {
   neverExpires?(challenge: Challenge): boolean;
 }
 
-const STATE_OF: Record<Verdict, 'passed' | 'failed' | 'cancelled' | 'expired'> = { pass: 'passed', fail: 'failed', cancel: 'cancelled', expire: 'expired' };
+const STATE_OF: Record<Verdict, 'passed' | 'failed' | 'cancelled' | 'expired'> = {
+  pass: 'passed',
+  fail: 'failed',
+  cancel: 'cancelled',
+  expire: 'expired',
+};
 
 /** The result of one OTP entry. */
 export type OtpResult = { done: true; challenge: Challenge } | { done: false; triesLeft: number };
@@ -59,7 +64,15 @@ export class Authentication {
   }
 
   /** Opens a challenge and schedules its expiry; call inside store.tx. */
-  open(input: { subjectType: string; subjectId: string; merchantId: string; kind: ChallengeKind; returnUrl: string; details: Record<string, string>; lifetimeMs?: number }): Challenge {
+  open(input: {
+    subjectType: string;
+    subjectId: string;
+    merchantId: string;
+    kind: ChallengeKind;
+    returnUrl: string;
+    details: Record<string, string>;
+    lifetimeMs?: number;
+  }): Challenge {
     const now = this.deps.clock.now();
     const challenge: Challenge = {
       token: newToken(),
@@ -107,7 +120,11 @@ export class Authentication {
     const transaction = store.transactions.get(id);
     const payment = transaction ? undefined : store.payments.get(id);
     if (!transaction && !payment) {
-      throw new SandboxError('resource_missing', `no transaction or payment ${id}: pass an S2S transID or a /v1/ payment id (pay_...) of this sandbox`, param);
+      throw new SandboxError(
+        'resource_missing',
+        `no transaction or payment ${id}: pass an S2S transID or a /v1/ payment id (pay_...) of this sandbox`,
+        param,
+      );
     }
     const subjectType = transaction ? 'transaction' : 'payment';
     const challenge = this.forSubject(subjectType, id);
@@ -152,7 +169,8 @@ export class Authentication {
   private openChallenge(token: string): Challenge {
     const challenge = this.find(token);
     if (!challenge) throw new SandboxError('resource_missing', 'no such authentication', 'token');
-    if (challenge.state !== 'open') throw new SandboxError('invalid_state', `the authentication is already ${challenge.state}; it cannot change again`);
+    if (challenge.state !== 'open')
+      throw new SandboxError('invalid_state', `the authentication is already ${challenge.state}; it cannot change again`);
     return challenge;
   }
 

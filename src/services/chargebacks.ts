@@ -57,7 +57,9 @@ export class Chargebacks {
 
   /** Opens a chargeback on a transaction or payment; 404 when missing, 409 when not disputable, 422 on too large an amount. */
   open(input: OpenChargebackInput): Chargeback {
-    return this.deps.store.tx(() => (input.transId !== undefined ? this.openS2S(input.transId, input) : this.openV1(input.paymentId!, input)));
+    return this.deps.store.tx(() =>
+      input.transId !== undefined ? this.openS2S(input.transId, input) : this.openV1(input.paymentId!, input),
+    );
   }
 
   /** Decides an open chargeback for the merchant: the payment is reinstated (chargeback.won). */
@@ -88,15 +90,29 @@ export class Chargebacks {
     const open = this.deps.store.chargebacks.openFor(idOrSubject);
     if (open) return open;
     const known = this.deps.store.transactions.get(idOrSubject) ?? this.deps.store.payments.get(idOrSubject);
-    if (!known) throw new SandboxError('resource_missing', `no chargeback, transaction or payment ${idOrSubject}; pass a chargeback id (dp_...) or the transID / payment id of an open chargeback`, 'id');
-    throw new SandboxError('invalid_state', `${idOrSubject} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${idOrSubject}\`)`, 'id');
+    if (!known)
+      throw new SandboxError(
+        'resource_missing',
+        `no chargeback, transaction or payment ${idOrSubject}; pass a chargeback id (dp_...) or the transID / payment id of an open chargeback`,
+        'id',
+      );
+    throw new SandboxError(
+      'invalid_state',
+      `${idOrSubject} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${idOrSubject}\`)`,
+      'id',
+    );
   }
 
   private decide(idOrSubject: string, status: 'won' | 'lost'): Chargeback {
     const { store, clock } = this.deps;
     return store.tx(() => {
       const found = this.resolve(idOrSubject);
-      if (found.status !== 'open') throw new SandboxError('invalid_state', `chargeback ${found.id} is already ${found.status}; only an open chargeback can be won or lost`, 'id');
+      if (found.status !== 'open')
+        throw new SandboxError(
+          'invalid_state',
+          `chargeback ${found.id} is already ${found.status}; only an open chargeback can be won or lost`,
+          'id',
+        );
       const now = clock.now();
       store.chargebacks.decide(found.id, status, now);
       const cb: Chargeback = { ...found, status, updatedAt: now };
@@ -118,13 +134,18 @@ export class Chargebacks {
       );
     }
     const cb = this.insert(t.merchantId, 's2s', transId, t.currency, t.amount - t.refunded, input);
-    this.s2s.finalise(t, 'chargeback', `Chargeback ${cb.id} opened (${cb.reason}): ${formatDecimalMoney(cb.amount, cb.currency)} disputed by the cardholder`);
+    this.s2s.finalise(
+      t,
+      'chargeback',
+      `Chargeback ${cb.id} opened (${cb.reason}): ${formatDecimalMoney(cb.amount, cb.currency)} disputed by the cardholder`,
+    );
     return cb;
   }
 
   private openV1(paymentId: string, input: OpenChargebackInput): Chargeback {
     const payment = this.deps.store.payments.get(paymentId);
-    if (!payment) throw new SandboxError('resource_missing', `no payment ${paymentId}; send an id returned by POST /v1/payments`, 'payment_id');
+    if (!payment)
+      throw new SandboxError('resource_missing', `no payment ${paymentId}; send an id returned by POST /v1/payments`, 'payment_id');
     // The payment-state table decides what can be disputed; its 409 names the current status.
     nextPaymentState(payment.id, payment.status, 'dispute');
     const cb = this.insert(payment.merchantId, 'v1', paymentId, payment.currency, payment.amountCaptured - payment.amountRefunded, input);
@@ -133,13 +154,35 @@ export class Chargebacks {
     return cb;
   }
 
-  private insert(merchantId: string, subjectType: 's2s' | 'v1', subjectId: string, currency: string, left: number, input: OpenChargebackInput): Chargeback {
+  private insert(
+    merchantId: string,
+    subjectType: 's2s' | 'v1',
+    subjectId: string,
+    currency: string,
+    left: number,
+    input: OpenChargebackInput,
+  ): Chargeback {
     const amount = input.amount ?? left;
     if (amount > left) {
-      throw new SandboxError('amount_too_large', `amount ${amount} is more than can be disputed: ${left} ${currency} minor units are captured and not refunded; send at most ${left}`, 'amount');
+      throw new SandboxError(
+        'amount_too_large',
+        `amount ${amount} is more than can be disputed: ${left} ${currency} minor units are captured and not refunded; send at most ${left}`,
+        'amount',
+      );
     }
     const now = this.deps.clock.now();
-    const cb: Chargeback = { id: newId('dp'), merchantId, subjectType, subjectId, amount, currency, reason: input.reason ?? DEFAULT_CHARGEBACK_REASON, status: 'open', createdAt: now, updatedAt: now };
+    const cb: Chargeback = {
+      id: newId('dp'),
+      merchantId,
+      subjectType,
+      subjectId,
+      amount,
+      currency,
+      reason: input.reason ?? DEFAULT_CHARGEBACK_REASON,
+      status: 'open',
+      createdAt: now,
+      updatedAt: now,
+    };
     this.deps.store.chargebacks.insert(cb);
     return cb;
   }
@@ -151,9 +194,10 @@ export class Chargebacks {
     const status = cb.status === 'won' ? (t.refunded > 0 ? 'partiallyRefunded' : 'approved') : 'chargeback';
     const type = s2sTransition(t.transId, t.orderStatus, status);
     const code = ORDER_STATUS[status].code;
-    const response = cb.status === 'won'
-      ? `Chargeback ${cb.id} won: the ${formatDecimalMoney(cb.amount, cb.currency)} stays with the merchant`
-      : `Chargeback ${cb.id} lost: the ${formatDecimalMoney(cb.amount, cb.currency)} is returned to the cardholder`;
+    const response =
+      cb.status === 'won'
+        ? `Chargeback ${cb.id} won: the ${formatDecimalMoney(cb.amount, cb.currency)} stays with the merchant`
+        : `Chargeback ${cb.id} lost: the ${formatDecimalMoney(cb.amount, cb.currency)} is returned to the cardholder`;
     const now = clock.now();
     store.transactions.setStatus(t.transId, code, response, now);
     this.events.publish(transactionChange({ ...t, orderStatus: code, response, updatedAt: now }, type));

@@ -99,7 +99,11 @@ export class CheckoutPayments {
       const payment = this.openIdealPayment(session);
       if (!payment) throw new SandboxError('invalid_state', 'there is no open iDEAL payment on this session; choose a bank first');
       if (outcome === 'paid') this.approve(payment);
-      else if (outcome === 'failed') this.payments.move(payment, 'decline', { declineCode: 'processing_error', failureMessage: 'processing_error: the bank refused the iDEAL payment' });
+      else if (outcome === 'failed')
+        this.payments.move(payment, 'decline', {
+          declineCode: 'processing_error',
+          failureMessage: 'processing_error: the bank refused the iDEAL payment',
+        });
       else if (outcome === 'canceled') this.payments.move(payment, 'cancel');
       else if (outcome === 'expired') this.payments.move(payment, 'expire');
       return this.deps.store.payments.get(payment.id)!;
@@ -170,7 +174,8 @@ export class CheckoutPayments {
   private settleSepa(paymentId: string, fails: boolean): void {
     const payment = this.deps.store.payments.get(paymentId);
     if (payment?.status !== 'processing') return;
-    if (fails) this.payments.move(payment, 'decline', { declineCode: 'insufficient_funds', failureMessage: declineMessage('insufficient_funds') });
+    if (fails)
+      this.payments.move(payment, 'decline', { declineCode: 'insufficient_funds', failureMessage: declineMessage('insufficient_funds') });
     else this.approve(payment);
   }
 

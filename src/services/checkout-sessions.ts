@@ -65,7 +65,11 @@ export class CheckoutSessions {
     store.tx(() => {
       store.checkoutSessions.insert(session);
       this.jobs.schedule('checkout.expire', session.id, session.expiresAt);
-      this.events.publish({ merchantId: session.merchantId, resourceId: session.id, status: { kind: 'session.updated', data: { id: session.id, status: 'open' } } });
+      this.events.publish({
+        merchantId: session.merchantId,
+        resourceId: session.id,
+        status: { kind: 'session.updated', data: { id: session.id, status: 'open' } },
+      });
     });
     return session;
   }
@@ -73,7 +77,8 @@ export class CheckoutSessions {
   /** The merchant's session; another merchant's is missing, exactly like an unknown id. */
   get(merchantId: string, id: string): CheckoutSession {
     const session = this.fresh(this.deps.store.checkoutSessions.get(id));
-    if (!session || session.merchantId !== merchantId) throw new SandboxError('resource_missing', `no checkout session ${id}; use the id returned by POST /v1/checkout/sessions`, 'id');
+    if (!session || session.merchantId !== merchantId)
+      throw new SandboxError('resource_missing', `no checkout session ${id}; use the id returned by POST /v1/checkout/sessions`, 'id');
     return session;
   }
 
@@ -81,7 +86,8 @@ export class CheckoutSessions {
   expire(merchantId: string, id: string): CheckoutSession {
     return this.deps.store.tx(() => {
       const session = this.get(merchantId, id);
-      if (session.status !== 'open') throw new SandboxError('invalid_state', `checkout session ${id} is already ${session.status}; only an open session can be expired`);
+      if (session.status !== 'open')
+        throw new SandboxError('invalid_state', `checkout session ${id} is already ${session.status}; only an open session can be expired`);
       this.end(session, 'expired', null);
       return this.deps.store.checkoutSessions.get(id)!;
     });
@@ -109,7 +115,11 @@ export class CheckoutSessions {
 
   /** The API view of a session, with its payment's current status. */
   view(session: CheckoutSession) {
-    return toCheckoutSessionView(session, this.deps.publicUrl.base, session.paymentId ? this.paymentLookup(session.paymentId)?.status : undefined);
+    return toCheckoutSessionView(
+      session,
+      this.deps.publicUrl.base,
+      session.paymentId ? this.paymentLookup(session.paymentId)?.status : undefined,
+    );
   }
 
   /** Moves an open session to its final state and publishes the event, in one transaction. */

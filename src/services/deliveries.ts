@@ -63,10 +63,23 @@ export class Deliveries {
   list(q: DeliveryQuery): ListView<DeliveryView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    const startingAfter = cursorRow(q.starting_after, (id) => store.deliveries.get(id), `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`);
+    const startingAfter = cursorRow(
+      q.starting_after,
+      (id) => store.deliveries.get(id),
+      `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`,
+    );
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
     const page = readPage(limit, (n) =>
-      store.deliveries.list({ merchantId: q.merchant, status: q.status, eventType: q.event, eventId: q.event_id, url: q.url, since, startingAfter, limit: n }),
+      store.deliveries.list({
+        merchantId: q.merchant,
+        status: q.status,
+        eventType: q.event,
+        eventId: q.event_id,
+        url: q.url,
+        since,
+        startingAfter,
+        limit: n,
+      }),
     );
     return listView(page, toDeliveryView);
   }
@@ -77,9 +90,18 @@ export class Deliveries {
     const attempts = this.deps.store.deliveries.attempts(id);
     const last = attempts[attempts.length - 1];
     // Not tried yet (or due again): show what the next attempt would send, signed as of now.
-    const preview = d.status === 'pending' || !last ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.signing(d), Math.floor(this.deps.clock.now() / 1000)) : undefined;
+    const preview =
+      d.status === 'pending' || !last
+        ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.signing(d), Math.floor(this.deps.clock.now() / 1000))
+        : undefined;
     const request = preview
-      ? { url: preview.url, headers: preview.headers, body: preview.body, sent: false, note: 'the next attempt, signed as of now; it is signed again when sent' }
+      ? {
+          url: preview.url,
+          headers: preview.headers,
+          body: preview.body,
+          sent: false,
+          note: 'the next attempt, signed as of now; it is signed again when sent',
+        }
       : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };
     return toDeliveryDetailView(d, request, attempts);
   }
@@ -105,7 +127,12 @@ export class Deliveries {
     const d = this.find(id);
     const event = this.deps.store.events.get(d.eventId)!;
     // Same body and same signing secret as the original, so the merchant's verifier accepts it.
-    return this.enqueueManual(event, { url: to ?? d.url, endpointId: d.endpointId, contentType: d.contentType as DeliveryTarget['contentType'], body: d.body });
+    return this.enqueueManual(event, {
+      url: to ?? d.url,
+      endpointId: d.endpointId,
+      contentType: d.contentType as DeliveryTarget['contentType'],
+      body: d.body,
+    });
   }
 
   /** Sends an event again, like its latest delivery (or as its JSON envelope to `to` when it had none). */
@@ -114,7 +141,8 @@ export class Deliveries {
     const event = this.findEvent(eventId);
     const [latest] = this.deps.store.deliveries.list({ eventId, limit: 1 });
     if (latest) return this.replay(latest.id, to);
-    if (!to) throw new SandboxError('invalid_state', `event ${eventId} was never delivered anywhere; pass "to" with the URL to send it to`, 'to');
+    if (!to)
+      throw new SandboxError('invalid_state', `event ${eventId} was never delivered anywhere; pass "to" with the URL to send it to`, 'to');
     return this.enqueueManual(event, { url: to, endpointId: null, contentType: 'application/json', body: eventEnvelope(event) });
   }
 
@@ -122,7 +150,11 @@ export class Deliveries {
   retryFailed(since?: string) {
     const { store, clock } = this.deps;
     const now = clock.now();
-    const failed = store.deliveries.list({ status: 'failed', since: since === undefined ? undefined : parseSince(since, now), limit: RETRY_FAILED_MAX });
+    const failed = store.deliveries.list({
+      status: 'failed',
+      since: since === undefined ? undefined : parseSince(since, now),
+      limit: RETRY_FAILED_MAX,
+    });
     store.tx(() => {
       for (const d of failed) store.deliveries.requeue(d.id, now);
     });
@@ -133,9 +165,15 @@ export class Deliveries {
   listEvents(q: EventQuery): ListView<ControlEventView> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
-    const startingAfter = cursorRow(q.starting_after, (id) => store.events.get(id), `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`);
+    const startingAfter = cursorRow(
+      q.starting_after,
+      (id) => store.events.get(id),
+      `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`,
+    );
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
-    const page = readPage(limit, (n) => store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }));
+    const page = readPage(limit, (n) =>
+      store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }),
+    );
     return listView(page, toControlEventView);
   }
 
@@ -146,7 +184,9 @@ export class Deliveries {
     const first = deliveries[deliveries.length - 1];
     return {
       ...toControlEventView(event),
-      payload: first ? { content_type: first.contentType, body: first.body } : { content_type: 'application/json', body: eventEnvelope(event) },
+      payload: first
+        ? { content_type: first.contentType, body: first.body }
+        : { content_type: 'application/json', body: eventEnvelope(event) },
       deliveries: deliveries.map(toDeliveryView),
     };
   }

@@ -50,7 +50,11 @@ export class EventPublisher {
     if (change.event) {
       event = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
       for (const target of this.targets(event, change.webhook)) outbox.enqueue(event, target);
-      entries.push({ kind: 'event.created', at: event.createdAt, data: { id: event.id, event: event.type, resource_id: event.resourceId } });
+      entries.push({
+        kind: 'event.created',
+        at: event.createdAt,
+        data: { id: event.id, event: event.type, resource_id: event.resourceId },
+      });
     }
     if (entries.length > 0) this.deps.store.batch.afterCommit(() => entries.forEach((entry) => this.deps.activity.publish(entry)));
     return event;
@@ -75,7 +79,8 @@ export class EventPublisher {
     const endpoints = this.deps.store.webhookEndpoints.enabledFor(event.merchantId).filter((e) => subscribes(e.events, event.type));
     // Registered endpoints get the JSON envelope whatever the family (S2S events included).
     const envelope = endpoints.length > 0 ? eventEnvelope(event) : '';
-    for (const endpoint of endpoints) targets.push({ url: endpoint.url, endpointId: endpoint.id, contentType: 'application/json', body: envelope });
+    for (const endpoint of endpoints)
+      targets.push({ url: endpoint.url, endpointId: endpoint.id, contentType: 'application/json', body: envelope });
     return targets;
   }
 }

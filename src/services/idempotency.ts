@@ -146,7 +146,10 @@ export class Idempotency {
   /** 409 idempotency_key_reused when the key was first used for another request. */
   private refuseOther(request: IdempotentRequest, fingerprint: string, first: { fingerprint: string; method: string; path: string }): void {
     if (first.fingerprint === fingerprint) return;
-    const where = first.method === request.method.toUpperCase() && first.path === request.path ? 'with a different body' : `for ${first.method} ${first.path}`;
+    const where =
+      first.method === request.method.toUpperCase() && first.path === request.path
+        ? 'with a different body'
+        : `for ${first.method} ${first.path}`;
     throw new SandboxError(
       'idempotency_key_reused',
       `Idempotency-Key "${request.key}" was already used ${where}; use a new key for a new request, or resend exactly the first request to get its answer again`,

@@ -35,4 +35,5 @@ export interface JobOf<K extends JobKind> {
 }
 
 /** The payload argument of schedule(): optional for kinds that carry none. */
-export type PayloadArg<K extends JobKind> = Record<string, never> extends JobPayloads[K] ? [payload?: JobPayloads[K]] : [payload: JobPayloads[K]];
+export type PayloadArg<K extends JobKind> =
+  Record<string, never> extends JobPayloads[K] ? [payload?: JobPayloads[K]] : [payload: JobPayloads[K]];

@@ -29,14 +29,24 @@ export const MERCHANT_PAGE = 50;
 // each check carries its own hint (as in scenarios.ts).
 const hint = (text: string) => ({ error: text });
 const terNo = hint('terNO must be a whole number from 1 to 999999999 that no other terminal has');
-const publicKey = hint('public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals (and neither ending with nor the end of another terminal\'s)');
+const publicKey = hint(
+  'public_key must be 4-200 letters, digits or _ such as "pk_test_3003", unused by other terminals (and neither ending with nor the end of another terminal\'s)',
+);
 const privateKey = hint('private_key must be 4-200 letters, digits or _ such as "pv_test_3003"');
 
 /** POST /_sandbox/merchants body: every field optional. */
 export const createMerchantSchema = z
   .object({
-    name: z.string().trim().min(1).max(200).optional().describe('the merchant name shown in lists and the dashboard (default "Merchant <terNO>")'),
-    currency: currencyCode().optional().describe('the currency the sandbox makes objects in for this merchant, e.g. by event triggers (default "EUR")'),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('the merchant name shown in lists and the dashboard (default "Merchant <terNO>")'),
+    currency: currencyCode()
+      .optional()
+      .describe('the currency the sandbox makes objects in for this merchant, e.g. by event triggers (default "EUR")'),
     terminals: z
       .array(
         z
@@ -50,7 +60,9 @@ export const createMerchantSchema = z
       .min(1)
       .max(10)
       .optional()
-      .describe('the terminals, shaped like those of a fixtures file: [{"terNO": 3003, "public_key": "pk_test_3003", "private_key": "pv_test_3003"}] (default: one new terminal)'),
+      .describe(
+        'the terminals, shaped like those of a fixtures file: [{"terNO": 3003, "public_key": "pk_test_3003", "private_key": "pv_test_3003"}] (default: one new terminal)',
+      ),
   })
   .strict();
 
@@ -92,7 +104,12 @@ export class Merchants {
     let after: number | undefined;
     if (query.starting_after !== undefined) {
       after = merchantRecords.position(query.starting_after);
-      if (after === undefined) throw new SandboxError('resource_missing', `starting_after names no merchant ("${query.starting_after}"); pass the id of the last merchant of the previous page`, 'starting_after');
+      if (after === undefined)
+        throw new SandboxError(
+          'resource_missing',
+          `starting_after names no merchant ("${query.starting_after}"); pass the id of the last merchant of the previous page`,
+          'starting_after',
+        );
     }
     return readPage(query.limit ?? MERCHANT_PAGE, (n) => merchantRecords.list(after, n));
   }
@@ -139,7 +156,9 @@ export class Merchants {
 
   /** Writes a new merchant (inside the caller's transaction). */
   private insert(input: CreateMerchantInput): NewMerchant {
-    const terminals = input.terminals?.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key })) ?? [this.newTerminal()];
+    const terminals = input.terminals?.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key })) ?? [
+      this.newTerminal(),
+    ];
     terminals.forEach((t, index) => this.refuseTaken(t, terminals.slice(0, index)));
     const merchant: NewMerchant = {
       id: newId('mer'),
@@ -161,9 +180,14 @@ export class Merchants {
   private newTerminal(): Omit<Terminal, 'merchantId'> {
     const { credentials } = this.deps.store;
     const highest = credentials.highestTerNo();
-    const terNo = highest < LAST_TER_NO ? Math.max(highest, FIRST_CREATED_TER_NO - 1) + 1 : credentials.freeTerNo(FIRST_CREATED_TER_NO, LAST_TER_NO);
+    const terNo =
+      highest < LAST_TER_NO ? Math.max(highest, FIRST_CREATED_TER_NO - 1) + 1 : credentials.freeTerNo(FIRST_CREATED_TER_NO, LAST_TER_NO);
     if (terNo === null) {
-      throw new SandboxError('terminal_in_use', `every terNO from ${FIRST_CREATED_TER_NO} to ${LAST_TER_NO} belongs to a terminal; delete merchants you no longer need, or pass "terminals" with a number below ${FIRST_CREATED_TER_NO}`, 'terminals');
+      throw new SandboxError(
+        'terminal_in_use',
+        `every terNO from ${FIRST_CREATED_TER_NO} to ${LAST_TER_NO} belongs to a terminal; delete merchants you no longer need, or pass "terminals" with a number below ${FIRST_CREATED_TER_NO}`,
+        'terminals',
+      );
     }
     let publicKey = `pk_test_${terNo}`;
     while (credentials.publicKeyClash(publicKey)) publicKey = newApiKey('pk_test');
@@ -179,10 +203,18 @@ export class Merchants {
     const { credentials } = this.deps.store;
     const field = `terminals.${earlier.length}`;
     if (credentials.terminal(t.terNo) || earlier.some((e) => e.terNo === t.terNo)) {
-      throw new SandboxError('terminal_in_use', `terNO ${t.terNo} already belongs to a terminal; choose another number, or leave "terminals" out to get a new one`, `${field}.terNO`);
+      throw new SandboxError(
+        'terminal_in_use',
+        `terNO ${t.terNo} already belongs to a terminal; choose another number, or leave "terminals" out to get a new one`,
+        `${field}.terNO`,
+      );
     }
     if (credentials.terminalByPublicKey(t.publicKey) || earlier.some((e) => e.publicKey === t.publicKey)) {
-      throw new SandboxError('terminal_in_use', `public_key ${t.publicKey} already belongs to a terminal; choose another key, or leave "terminals" out to get a new one`, `${field}.public_key`);
+      throw new SandboxError(
+        'terminal_in_use',
+        `public_key ${t.publicKey} already belongs to a terminal; choose another key, or leave "terminals" out to get a new one`,
+        `${field}.public_key`,
+      );
     }
     const stored = credentials.publicKeyClash(t.publicKey);
     const other = stored ?? earlier.find((e) => publicKeysClash(e.publicKey, t.publicKey));

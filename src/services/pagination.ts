@@ -18,7 +18,11 @@ export interface CursorRow {
 }
 
 /** The cursor row of `startingAfter` (undefined when not given); a 404 on starting_after saying `missing` when `find` knows no such row. */
-export function cursorRow(startingAfter: string | undefined, find: (id: string) => CursorRow | undefined, missing: string): CursorRow | undefined {
+export function cursorRow(
+  startingAfter: string | undefined,
+  find: (id: string) => CursorRow | undefined,
+  missing: string,
+): CursorRow | undefined {
   if (startingAfter === undefined || startingAfter === '') return undefined;
   const row = find(startingAfter);
   if (!row) throw new SandboxError('resource_missing', missing, 'starting_after');

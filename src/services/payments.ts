@@ -124,7 +124,17 @@ export class Payments implements ChallengeSubject {
   /** Inserts a payment without a card (hosted checkout's iDEAL and SEPA) in `processing`; the checkout page moves it on. Inside store.tx. */
   createWithoutCard(
     merchant: Merchant,
-    input: { amount: number; currency: string; method: string; label: string; last4: string; customer: Record<string, string>; reference: string | null; metadata: Record<string, string>; webhookUrl: string | null },
+    input: {
+      amount: number;
+      currency: string;
+      method: string;
+      label: string;
+      last4: string;
+      customer: Record<string, string>;
+      reference: string | null;
+      metadata: Record<string, string>;
+      webhookUrl: string | null;
+    },
   ): Payment {
     const now = this.deps.clock.now();
     const payment: Payment = {
@@ -164,7 +174,8 @@ export class Payments implements ChallengeSubject {
   /** The merchant's payment; 404 for a missing id and for another merchant's alike. */
   get(merchantId: string, id: string, param = 'id'): Payment {
     const payment = this.deps.store.payments.getForMerchant(id, merchantId);
-    if (!payment) throw new SandboxError('resource_missing', `no payment ${id}; use an id returned by POST /v1/payments with this API key`, param);
+    if (!payment)
+      throw new SandboxError('resource_missing', `no payment ${id}; use an id returned by POST /v1/payments with this API key`, param);
     return payment;
   }
 
@@ -193,7 +204,11 @@ export class Payments implements ChallengeSubject {
       nextPaymentState(payment.id, payment.status, 'capture');
       const captured = amount ?? payment.amount;
       if (captured > payment.amount) {
-        throw new SandboxError('amount_too_large', `amount ${captured} is more than the ${payment.amount} ${payment.currency} minor units authorized; send an amount of at most ${payment.amount}`, 'amount');
+        throw new SandboxError(
+          'amount_too_large',
+          `amount ${captured} is more than the ${payment.amount} ${payment.currency} minor units authorized; send an amount of at most ${payment.amount}`,
+          'amount',
+        );
       }
       return this.captureAuthorized(payment, captured);
     });
@@ -223,7 +238,9 @@ export class Payments implements ChallengeSubject {
     this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
-    const change = event ? paymentEvent(updated, event, paymentEventData(updated)) : { merchantId: updated.merchantId, resourceId: updated.id };
+    const change = event
+      ? paymentEvent(updated, event, paymentEventData(updated))
+      : { merchantId: updated.merchantId, resourceId: updated.id };
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     for (const listener of this.statusListeners) listener(updated);
     return updated;
@@ -247,7 +264,11 @@ export class Payments implements ChallengeSubject {
   /** ChallengeSubject: back to the merchant's return_url with payment_id and status (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
     const payment = this.deps.store.payments.get(challenge.subjectId)!;
-    return urlWithQuery(payment.returnUrl ?? challenge.returnUrl, { payment_id: payment.id, status: payment.status }, this.auth.url(challenge.token));
+    return urlWithQuery(
+      payment.returnUrl ?? challenge.returnUrl,
+      { payment_id: payment.id, status: payment.status },
+      this.auth.url(challenge.token),
+    );
   }
 
   /**
@@ -257,7 +278,8 @@ export class Payments implements ChallengeSubject {
   private authorise(payment: Payment): Payment {
     const answer = payment.script.authorisation;
     if (answer.result === 'hang') return payment;
-    if (answer.result === 'decline') return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+    if (answer.result === 'decline')
+      return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
     const authorized = this.move(payment, 'authorize');
     if (payment.capture) this.captureAuthorized(authorized, authorized.amount);
     return authorized;
@@ -266,7 +288,8 @@ export class Payments implements ChallengeSubject {
   private captureAuthorized(payment: Payment, amount: number): Payment {
     const captured = this.move(payment, 'capture', { amountCaptured: amount });
     // The chargebacks service handles chargeback.open for both families (S2S schedules it too).
-    if (payment.script.chargeback) this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
+    if (payment.script.chargeback)
+      this.jobs.schedule('chargeback.open', payment.id, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 'v1' });
     return captured;
   }
 }

@@ -32,7 +32,14 @@ export interface S2SCreated {
   challenge: Challenge | undefined;
 }
 
-const CHALLENGE_KIND: Record<string, ChallengeKind> = { CC: 'otp', DC: 'otp', NB: 'bank', WALLET: 'wallet', UPICOLLECT: 'upi', QRINTENT: 'qr' };
+const CHALLENGE_KIND: Record<string, ChallengeKind> = {
+  CC: 'otp',
+  DC: 'otp',
+  NB: 'bank',
+  WALLET: 'wallet',
+  UPICOLLECT: 'upi',
+  QRINTENT: 'qr',
+};
 
 /** The S2S payment use cases. */
 export class S2SPayments implements ChallengeSubject {
@@ -56,7 +63,11 @@ export class S2SPayments implements ChallengeSubject {
     if (input.mop === 'CC' || input.mop === 'DC') {
       number = normaliseCardNumber(input.ccno!);
       if (expiryInPast(Number(input.month), Number(input.year), now)) {
-        throw new SandboxError('parameter_invalid', `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`, 'year');
+        throw new SandboxError(
+          'parameter_invalid',
+          `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`,
+          'year',
+        );
       }
     }
     const script = ctx.forcedScript ?? this.scriptFor(input, number);
@@ -99,9 +110,10 @@ export class S2SPayments implements ChallengeSubject {
       };
       let challenge: Challenge | undefined;
       if (script.challenge) {
-        transaction.response = input.mop === 'CC' || input.mop === 'DC'
-          ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
-          : 'Payment pending: redirect the customer to authurl to complete the payment';
+        transaction.response =
+          input.mop === 'CC' || input.mop === 'DC'
+            ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
+            : 'Payment pending: redirect the customer to authurl to complete the payment';
         store.transactions.insert(transaction);
         this.events.publish(transactionChange(transaction));
         const upi = input.mop === 'UPICOLLECT';
@@ -152,9 +164,17 @@ export class S2SPayments implements ChallengeSubject {
     if (!canApply(transaction.orderStatus, 'approve')) return;
     if (verdict === 'pass') return this.authorise(transaction);
     // A bank, wallet or UPI page is declined by the customer; only a card's 3-D Secure can fail.
-    if (verdict === 'fail') return this.finalise(transaction, 'declined', declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'));
+    if (verdict === 'fail')
+      return this.finalise(
+        transaction,
+        'declined',
+        declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'),
+      );
     if (verdict === 'cancel') return this.finalise(transaction, 'cancelled', 'Cancelled: the customer cancelled the authentication');
-    const late = challenge.kind === 'upi' ? 'did not approve the UPI collect request within the collect window' : 'did not complete authentication in time';
+    const late =
+      challenge.kind === 'upi'
+        ? 'did not approve the UPI collect request within the collect window'
+        : 'did not complete authentication in time';
     this.finalise(transaction, 'expired', `Expired: the customer ${late}`);
   }
 
@@ -178,7 +198,9 @@ export class S2SPayments implements ChallengeSubject {
     this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
     if (transaction.script.chargeback) {
       // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.
-      this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, { family: 's2s' });
+      this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, {
+        family: 's2s',
+      });
     }
   }
 
@@ -203,7 +225,8 @@ export class S2SPayments implements ChallengeSubject {
     if (input.mop === 'UPICOLLECT') {
       const verdict = outcomeForVpa(input.vpa!);
       if (verdict === 'approve') return { ...DEFAULT_SCRIPT, challenge: false };
-      if (verdict === 'decline') return { ...DEFAULT_SCRIPT, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
+      if (verdict === 'decline')
+        return { ...DEFAULT_SCRIPT, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
     }
     return DEFAULT_SCRIPT;
   }
@@ -223,7 +246,20 @@ export function transactionChange(transaction: Transaction, type?: string): Chan
   };
 }
 
-const CUSTOMER_FIELDS = ['fullname', 'bill_email', 'bill_address', 'bill_city', 'bill_state', 'bill_zip', 'bill_country', 'bill_phone', 'source', 'source_url', 'vpa', 'bank'] as const;
+const CUSTOMER_FIELDS = [
+  'fullname',
+  'bill_email',
+  'bill_address',
+  'bill_city',
+  'bill_state',
+  'bill_zip',
+  'bill_country',
+  'bill_phone',
+  'source',
+  'source_url',
+  'vpa',
+  'bank',
+] as const;
 
 function pickCustomer(input: S2SPaymentInput): Record<string, string> {
   const out: Record<string, string> = {};

@@ -48,7 +48,11 @@ export class S2SRefunds {
       const transaction = store.transactions.get(input.transId);
       // Another terminal's transaction answers exactly like a missing one.
       if (!transaction || transaction.terNo !== terminal.terNo) {
-        throw new SandboxError('resource_missing', `no transaction ${input.transId} on this terminal; send a transID returned to this public_key's terminal`, 'transID');
+        throw new SandboxError(
+          'resource_missing',
+          `no transaction ${input.transId} on this terminal; send a transID returned to this public_key's terminal`,
+          'transID',
+        );
       }
       if (!canApply(transaction.orderStatus, 'refund_full')) {
         throw new SandboxError(
@@ -60,7 +64,11 @@ export class S2SRefunds {
       const currency = transaction.currency;
       const amount = parseDecimalAmount(input.refundAmount, currency);
       if (amount === undefined) {
-        throw new SandboxError('parameter_invalid', `refundAmount ${input.refundAmount} has more decimals than ${currency} allows; send a whole amount such as "10"`, 'refundAmount');
+        throw new SandboxError(
+          'parameter_invalid',
+          `refundAmount ${input.refundAmount} has more decimals than ${currency} allows; send a whole amount such as "10"`,
+          'refundAmount',
+        );
       }
       const left = transaction.amount - store.s2sRefunds.heldAmount(transaction.transId);
       if (amount > left) {
@@ -103,7 +111,12 @@ export class S2SRefunds {
     if (failure) {
       // The transaction keeps its status; the reserved amount is released by the failed row.
       store.s2sRefunds.finish(refund.id, 'failed', failure, now);
-      this.events.publish(transactionChange({ ...transaction, response: `Refund of ${formatDecimalMoney(refund.amount, refund.currency)} failed: ${failure}` }, 'refund.failed'));
+      this.events.publish(
+        transactionChange(
+          { ...transaction, response: `Refund of ${formatDecimalMoney(refund.amount, refund.currency)} failed: ${failure}` },
+          'refund.failed',
+        ),
+      );
       return;
     }
     store.s2sRefunds.finish(refund.id, 'succeeded', null, now);

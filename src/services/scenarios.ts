@@ -43,7 +43,9 @@ export const scenarioDocumentSchema = z
             mop: z.string(mop).min(1, mop).max(32, mop).optional(),
             outcome: z
               .string(hint(`an outcome word: ${OUTCOME_VOCABULARY}`))
-              .refine((text) => parseOutcomeSpec(text) !== undefined, { error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}` })
+              .refine((text) => parseOutcomeSpec(text) !== undefined, {
+                error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}`,
+              })
               .meta({ pattern: wordsPattern(OUTCOME_SPECS, { caseless: true, trimmed: true }) }),
             times: z.number(uses).int(uses).min(1, uses).max(1_000_000, uses).default(1),
           })
@@ -54,15 +56,20 @@ export const scenarioDocumentSchema = z
     faults: z
       .string()
       .max(4000)
-      .refine((spec) => !('problem' in parseFaultSpec(spec)), { error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}` })
+      .refine((spec) => !('problem' in parseFaultSpec(spec)), {
+        error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}`,
+      })
       .meta({ pattern: faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]) })
       .optional()
-      .describe('fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)'),
+      .describe(
+        'fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)',
+      ),
   })
   .strict()
   .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined, {
     path: ['entries'],
-    error: 'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults is set',
+    error:
+      'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults is set',
   });
 
 /** A parsed scenario document. */
@@ -81,7 +88,10 @@ export interface PaymentFacts {
 
 /** "order-*" -> /^order-.*$/; text without * or ? matches only itself. */
 function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, 's');
 }
 
@@ -111,13 +121,27 @@ export class Scenarios {
     const now = clock.now();
     doc.entries.forEach((e, index) => {
       if (e.merchant === undefined || store.credentials.merchant(e.merchant)) return;
-      throw new SandboxError('parameter_invalid', `entries[${index}].merchant: there is no merchant ${e.merchant}; GET /_sandbox/merchants lists them`, `entries.${index}.merchant`);
+      throw new SandboxError(
+        'parameter_invalid',
+        `entries[${index}].merchant: there is no merchant ${e.merchant}; GET /_sandbox/merchants lists them`,
+        `entries.${index}.merchant`,
+      );
     });
     // A posted document's rules are control API rules; a --scenario file's are replaced when it reloads (loadStartupFile).
     if (doc.faults !== undefined && source === 'api') this.faults.add(doc.faults, 'faults');
     return store.tx(() => {
       for (const e of doc.entries) {
-        store.scenarios.insert({ scenario: doc.name ?? source, terNo: e.terNO ?? null, merchantId: e.merchant ?? null, reference: e.reference ?? null, amount: e.amount ?? null, mop: e.mop ?? null, outcome: e.outcome.trim().toLowerCase(), times: e.times, createdAt: now });
+        store.scenarios.insert({
+          scenario: doc.name ?? source,
+          terNo: e.terNO ?? null,
+          merchantId: e.merchant ?? null,
+          reference: e.reference ?? null,
+          amount: e.amount ?? null,
+          mop: e.mop ?? null,
+          outcome: e.outcome.trim().toLowerCase(),
+          times: e.times,
+          createdAt: now,
+        });
       }
       return doc.entries.length;
     });
@@ -186,7 +210,11 @@ export function resolveScenarioFile(nameOrPath: string, from = '--scenario', cwd
 }
 
 function missingScenario(from: string, path: string, shipped: string[]): SandboxError {
-  return new SandboxError('parameter_invalid', `${from}: scenario file ${path} does not exist; shipped scenarios, given by name: ${shipped.join(', ')}`, 'scenario');
+  return new SandboxError(
+    'parameter_invalid',
+    `${from}: scenario file ${path} does not exist; shipped scenarios, given by name: ${shipped.join(', ')}`,
+    'scenario',
+  );
 }
 
 /** Reads and checks a scenario file; errors name the option (`from`), the file and the first bad field. */

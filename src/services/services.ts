@@ -28,7 +28,10 @@ import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
-export type CredentialLookups = Pick<CredentialsRepo, 'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminalOfEncryptedData' | 'terminals' | 'apiKeys'>;
+export type CredentialLookups = Pick<
+  CredentialsRepo,
+  'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminalOfEncryptedData' | 'terminals' | 'apiKeys'
+>;
 
 /** Creates the services; the order is the order of their dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -57,7 +60,17 @@ export function createServices(deps: ServiceDeps) {
   const merchants = new Merchants(deps, snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
-  const triggers = new Triggers(deps, { jobs, auth, payments, v1Refunds, chargebacks, settlements, checkout, checkoutPayments, deliveries });
+  const triggers = new Triggers(deps, {
+    jobs,
+    auth,
+    payments,
+    v1Refunds,
+    chargebacks,
+    settlements,
+    checkout,
+    checkoutPayments,
+    deliveries,
+  });
   const dashboard = new DashboardQueries(deps);
   const merchantEvents = new MerchantEvents(deps);
   const credentials: CredentialLookups = deps.store.credentials;
@@ -65,7 +78,37 @@ export function createServices(deps: ServiceDeps) {
   const batch = { ready: () => deps.store.batch.ready(), committed: () => deps.store.batch.committed() };
   /** The base URL pages, authurls and the OpenAPI document are built on. */
   const publicUrl = () => deps.publicUrl.base;
-  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl, dashboard, merchantEvents, jobs, events, auth, s2s, s2sRefunds, tokens, payments, v1Refunds, webhookSigning, webhookSecrets, webhookEndpoints, idempotency, deliveries, faults, scenarios, snapshot, merchants, checkout, checkoutPayments, chargebacks, settlements, triggers };
+  return {
+    clock: deps.clock,
+    activity: deps.activity,
+    credentials,
+    batch,
+    publicUrl,
+    dashboard,
+    merchantEvents,
+    jobs,
+    events,
+    auth,
+    s2s,
+    s2sRefunds,
+    tokens,
+    payments,
+    v1Refunds,
+    webhookSigning,
+    webhookSecrets,
+    webhookEndpoints,
+    idempotency,
+    deliveries,
+    faults,
+    scenarios,
+    snapshot,
+    merchants,
+    checkout,
+    checkoutPayments,
+    chargebacks,
+    settlements,
+    triggers,
+  };
 }
 
 /** Every service of one sandbox. */

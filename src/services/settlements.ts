@@ -9,7 +9,14 @@ import { newId } from '../domain/ids.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import type { PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
-import type { OwedAdjustment, Settlement, SettlementAdjustment, SettlementFilter, SettlementItem, Unsettled } from '../store/settlements-repo.js';
+import type {
+  OwedAdjustment,
+  Settlement,
+  SettlementAdjustment,
+  SettlementFilter,
+  SettlementItem,
+  Unsettled,
+} from '../store/settlements-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
@@ -29,7 +36,11 @@ export const PAYOUT_DELAY_MS = 2 * 86_400_000;
 export const SETTLEABLE_STATES: readonly PaymentState[] = ['captured', 'partially_refunded', 'refunded'];
 
 /** S2S order_status codes a settlement takes: Test Approved, Partially Refunded, Refunded. */
-export const SETTLEABLE_CODES: readonly number[] = [ORDER_STATUS.approved.code, ORDER_STATUS.partiallyRefunded.code, ORDER_STATUS.refunded.code];
+export const SETTLEABLE_CODES: readonly number[] = [
+  ORDER_STATUS.approved.code,
+  ORDER_STATUS.partiallyRefunded.code,
+  ORDER_STATUS.refunded.code,
+];
 
 /** The fee on one payment of `gross` minor units, integer arithmetic only. */
 export function settlementFee(gross: number, currency: string): number {
@@ -64,7 +75,11 @@ export class Settlements {
     const { store, clock } = this.deps;
     const payAfter = input.payAfterMs ?? PAYOUT_DELAY_MS;
     if (input.merchantId !== undefined && !store.credentials.merchant(input.merchantId)) {
-      throw new SandboxError('resource_missing', `no merchant ${input.merchantId}; use a merchant id of the fixtures, e.g. mer_sandbox, or leave merchant out to settle every merchant`, 'merchant');
+      throw new SandboxError(
+        'resource_missing',
+        `no merchant ${input.merchantId}; use a merchant id of the fixtures, e.g. mer_sandbox, or leave merchant out to settle every merchant`,
+        'merchant',
+      );
     }
     return store.tx(() => {
       const groups = new Map<string, { merchantId: string; currency: string; payments: Unsettled[]; clawbacks: OwedAdjustment[] }>();
@@ -75,23 +90,49 @@ export class Settlements {
         return found;
       };
       const narrow = { merchantId: input.merchantId, currency: input.currency };
-      for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, ...narrow })) group(row.merchantId, row.currency).payments.push(row);
+      for (const row of store.settlements.unsettled({ v1Statuses: SETTLEABLE_STATES, s2sCodes: SETTLEABLE_CODES, ...narrow }))
+        group(row.merchantId, row.currency).payments.push(row);
       for (const owed of store.settlements.owedAdjustments(narrow)) group(owed.merchantId, owed.currency).clawbacks.push(owed);
 
       const created: Settlement[] = [];
       const now = clock.now();
       for (const { merchantId, currency, payments, clawbacks } of groups.values()) {
         const id = newId('st');
-        const items: SettlementItem[] = payments.map((r) => ({ settlementId: id, subjectType: r.subjectType, subjectId: r.subjectId, gross: r.gross, fee: settlementFee(r.gross, currency), refunded: r.refunded }));
-        const adjustments: SettlementAdjustment[] = clawbacks.map((o) => ({ settlementId: id, subjectType: o.subjectType, subjectId: o.subjectId, kind: o.kind, chargebackId: o.chargebackId, amount: o.amount }));
+        const items: SettlementItem[] = payments.map((r) => ({
+          settlementId: id,
+          subjectType: r.subjectType,
+          subjectId: r.subjectId,
+          gross: r.gross,
+          fee: settlementFee(r.gross, currency),
+          refunded: r.refunded,
+        }));
+        const adjustments: SettlementAdjustment[] = clawbacks.map((o) => ({
+          settlementId: id,
+          subjectType: o.subjectType,
+          subjectId: o.subjectId,
+          kind: o.kind,
+          chargebackId: o.chargebackId,
+          amount: o.amount,
+        }));
         const sum = <T>(rows: T[], pick: (row: T) => number) => rows.reduce((total, row) => total + pick(row), 0);
         const gross = sum(items, (i) => i.gross);
         const fees = sum(items, (i) => i.fee);
         const refunds = sum(items, (i) => i.refunded);
         const adjusted = sum(adjustments, (a) => a.amount);
         const settlement: Settlement = {
-          id, merchantId, currency, gross, fees, refunds, adjustments: adjusted, net: gross - fees - refunds + adjusted,
-          count: items.length, status: 'created', payAt: now + payAfter, paidAt: null, createdAt: now,
+          id,
+          merchantId,
+          currency,
+          gross,
+          fees,
+          refunds,
+          adjustments: adjusted,
+          net: gross - fees - refunds + adjusted,
+          count: items.length,
+          status: 'created',
+          payAt: now + payAfter,
+          paidAt: null,
+          createdAt: now,
         };
         store.settlements.insert(settlement);
         for (const item of items) store.settlements.insertItem(item);
@@ -135,7 +176,10 @@ export class Settlements {
 
   /** A settlement as the control API and the events show it. */
   view(s: Settlement) {
-    return toSettlementView(s, this.items(s.id), this.adjustments(s.id), { percent_basis_points: FEE_MODEL.percentBasisPoints, fixed_per_payment: settlementFee(0, s.currency) });
+    return toSettlementView(s, this.items(s.id), this.adjustments(s.id), {
+      percent_basis_points: FEE_MODEL.percentBasisPoints,
+      fixed_per_payment: settlementFee(0, s.currency),
+    });
   }
 
   /** The settlement that carries a payment (either family), if one does. */

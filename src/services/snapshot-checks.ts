@@ -81,14 +81,23 @@ export function checkTypes(table: string, dump: { columns: string[]; rows: unkno
   if (dump.rows.length === 0) return;
   const missing = rules.find((rule) => rule.required && !rule.defaulted && !dump.columns.includes(rule.name));
   if (missing) {
-    throw new SandboxError('parameter_invalid', `table ${table}, column ${missing.name}: every row needs a value and the snapshot has no such column; add "${missing.name}" to its columns`, `tables.${table}.columns`);
+    throw new SandboxError(
+      'parameter_invalid',
+      `table ${table}, column ${missing.name}: every row needs a value and the snapshot has no such column; add "${missing.name}" to its columns`,
+      `tables.${table}.columns`,
+    );
   }
   const byName = new Map(rules.map((rule) => [rule.name, rule]));
   const columns = dump.columns.map((name) => byName.get(name)!);
   dump.rows.forEach((row, index) => {
     columns.forEach((rule, i) => {
       const problem = cellTypeProblem(rule, row[i]);
-      if (problem) throw new SandboxError('parameter_invalid', `table ${table}, row ${index}, column ${rule.name} (${rule.type}): ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
+      if (problem)
+        throw new SandboxError(
+          'parameter_invalid',
+          `table ${table}, row ${index}, column ${rule.name} (${rule.type}): ${problem}; fix the row or export again with sandbox export`,
+          `tables.${table}.rows.${index}`,
+        );
     });
   });
 }
@@ -99,7 +108,11 @@ export function checkTypes(table: string, dump: { columns: string[]; rows: unkno
  */
 export function checkImported(store: Store, state: StateTables, table: string, dump: TableDump, rowids: Array<number | bigint>): void {
   const refuse = (index: number, column: string | null, problem: string): never => {
-    throw new SandboxError('parameter_invalid', `table ${table}, row ${index}${column ? `, column ${column}` : ''}: ${problem}; fix the row or export again with sandbox export`, `tables.${table}.rows.${index}`);
+    throw new SandboxError(
+      'parameter_invalid',
+      `table ${table}, row ${index}${column ? `, column ${column}` : ''}: ${problem}; fix the row or export again with sandbox export`,
+      `tables.${table}.rows.${index}`,
+    );
   };
   // Stored values (after SQLite's type conversions); a WITHOUT ROWID table is checked as sent.
   const stored = rowids.length ? state.storedRows(table, dump.columns) : null;
@@ -142,4 +155,3 @@ export function refusePublicKeyClash(store: Store, terminals: TableDump | undefi
     row < 0 ? 'tables.terminals' : `tables.terminals.rows.${row}`,
   );
 }
-

@@ -83,16 +83,35 @@ export class Snapshot {
     const doc = validate(snapshotSchema, input);
     const current = this.state.schemaVersion();
     if (doc.schema_version > current) {
-      throw new SandboxError('parameter_invalid', `the snapshot comes from a newer sandbox (schema ${doc.schema_version}, this one has ${current}); upgrade paysandbox or export again from this version`, 'schema_version');
+      throw new SandboxError(
+        'parameter_invalid',
+        `the snapshot comes from a newer sandbox (schema ${doc.schema_version}, this one has ${current}); upgrade paysandbox or export again from this version`,
+        'schema_version',
+      );
     }
     const known = new Set(this.state.tables());
     for (const [table, dump] of Object.entries(doc.tables)) {
-      if (!known.has(table)) throw new SandboxError('parameter_invalid', `the snapshot has a table "${table}" this sandbox does not know; remove it from "tables"`, `tables.${table}`);
+      if (!known.has(table))
+        throw new SandboxError(
+          'parameter_invalid',
+          `the snapshot has a table "${table}" this sandbox does not know; remove it from "tables"`,
+          `tables.${table}`,
+        );
       const columns = new Set(this.state.columnsOf(table));
       const unknown = dump.columns.find((column) => !columns.has(column));
-      if (unknown) throw new SandboxError('parameter_invalid', `table ${table} has no column "${unknown}"; remove it from the snapshot`, `tables.${table}.columns`);
+      if (unknown)
+        throw new SandboxError(
+          'parameter_invalid',
+          `table ${table} has no column "${unknown}"; remove it from the snapshot`,
+          `tables.${table}.columns`,
+        );
       const bad = dump.rows.findIndex((row) => row.length !== dump.columns.length);
-      if (bad >= 0) throw new SandboxError('parameter_invalid', `row ${bad} of table ${table} has ${dump.rows[bad]!.length} values for ${dump.columns.length} columns; give one value per column`, `tables.${table}.rows.${bad}`);
+      if (bad >= 0)
+        throw new SandboxError(
+          'parameter_invalid',
+          `row ${bad} of table ${table} has ${dump.rows[bad]!.length} values for ${dump.columns.length} columns; give one value per column`,
+          `tables.${table}.rows.${bad}`,
+        );
       checkTypes(table, dump, this.state.columnRules(table));
     }
     await this.quiesce();
@@ -109,7 +128,11 @@ export class Snapshot {
       });
     } catch (err) {
       if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
-        throw new SandboxError('parameter_invalid', `the snapshot does not fit the database (${(err as Error).message}); export it again with sandbox export`, 'tables');
+        throw new SandboxError(
+          'parameter_invalid',
+          `the snapshot does not fit the database (${(err as Error).message}); export it again with sandbox export`,
+          'tables',
+        );
       }
       throw err;
     }
@@ -154,7 +177,11 @@ export class Snapshot {
     }
     // The shared clock is untouched, and the other merchants' credentials stay remembered.
     if (!keepCredentials) store.credentials.removed(merchantId);
-    this.deps.activity.publish({ kind: 'state.reset', at: this.deps.clock.now(), data: { how: keepCredentials ? 'merchant' : 'merchant.deleted', merchant: merchantId } });
+    this.deps.activity.publish({
+      kind: 'state.reset',
+      at: this.deps.clock.now(),
+      data: { how: keepCredentials ? 'merchant' : 'merchant.deleted', merchant: merchantId },
+    });
     return removed;
   }
 
@@ -174,7 +201,9 @@ export class Snapshot {
   }
 
   private counts(): TableCounts {
-    return Object.fromEntries(this.state.tables().map((table) => [table, (this.deps.store.db.prepare(`SELECT COUNT(*) FROM "${table}"`).pluck().get() as number)]));
+    return Object.fromEntries(
+      this.state.tables().map((table) => [table, this.deps.store.db.prepare(`SELECT COUNT(*) FROM "${table}"`).pluck().get() as number]),
+    );
   }
 
   private announce(how: 'reset' | 'import'): void {
@@ -187,7 +216,11 @@ export class Snapshot {
   private async quiesce(merchantId?: string): Promise<void> {
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs * 2 + 1000;
     while (this.deliveriesInFlight(merchantId) > 0) {
-      if (Date.now() > deadline) throw new SandboxError('invalid_state', `webhook attempts${merchantId === undefined ? '' : ` of ${merchantId}`} are still in flight; try again in a few seconds`);
+      if (Date.now() > deadline)
+        throw new SandboxError(
+          'invalid_state',
+          `webhook attempts${merchantId === undefined ? '' : ` of ${merchantId}`} are still in flight; try again in a few seconds`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }

@@ -34,7 +34,14 @@ const PREDEFINED_VALID_YEARS = 5;
 
 /** What the sandbox keeps of a card number: its brand, last 4 and script. */
 function fromNumber(number: string, expMonth: number, expYear: number): ResolvedCard {
-  return { brand: cardBrand(number), last4: number.slice(-4), expMonth, expYear, masked: maskCardNumber(number), script: scriptForCard(number) };
+  return {
+    brand: cardBrand(number),
+    last4: number.slice(-4),
+    expMonth,
+    expYear,
+    masked: maskCardNumber(number),
+    script: scriptForCard(number),
+  };
 }
 
 /** Saves and resolves card tokens. */
@@ -72,13 +79,28 @@ export class Tokens {
     const stored = this.deps.store.tokens.getForMerchant(id, merchantId);
     if (!stored) return undefined;
     const { brand, last4, expMonth, expYear, script } = stored;
-    return { id: stored.id, brand, last4, expMonth, expYear, masked: `•••• ${last4}`, script, predefined: false, createdAt: stored.createdAt };
+    return {
+      id: stored.id,
+      brand,
+      last4,
+      expMonth,
+      expYear,
+      masked: `•••• ${last4}`,
+      script,
+      predefined: false,
+      createdAt: stored.createdAt,
+    };
   }
 
   /** Like find, but a 404 naming `param` when there is no such token for this merchant. */
   get(merchantId: string, id: string, param = 'id'): TokenRecord {
     const token = this.find(merchantId, id);
-    if (!token) throw new SandboxError('resource_missing', `no token ${id}; use one returned by POST /v1/tokens or a test token such as tok_visa`, param);
+    if (!token)
+      throw new SandboxError(
+        'resource_missing',
+        `no token ${id}; use one returned by POST /v1/tokens or a test token such as tok_visa`,
+        param,
+      );
     return token;
   }
 }

@@ -37,7 +37,9 @@ export interface TriggerInput {
 }
 
 /** The ids of the objects a triggered event is about. */
-export type Related = Partial<Record<'payment_id' | 'transID' | 'refund_id' | 'chargeback_id' | 'settlement_id' | 'checkout_session_id', string>>;
+export type Related = Partial<
+  Record<'payment_id' | 'transID' | 'refund_id' | 'chargeback_id' | 'settlement_id' | 'checkout_session_id', string>
+>;
 
 /** What a trigger produced: the event asked for, every event its work recorded, and the objects. */
 export interface TriggerResult {
@@ -84,7 +86,11 @@ export class Triggers {
       const event = events.filter((e) => e.type === input.type && e.resourceId === resourceId).pop();
       if (!event) {
         // Rolls the whole trigger back: nothing half-done is left behind.
-        throw new SandboxError('not_allowed', `${resourceId} did not produce ${input.type} (${this.describe(resourceId)}); nothing was changed`, 'type');
+        throw new SandboxError(
+          'not_allowed',
+          `${resourceId} did not produce ${input.type} (${this.describe(resourceId)}); nothing was changed`,
+          'type',
+        );
       }
       return { event, events, related };
     });
@@ -95,7 +101,12 @@ export class Triggers {
 
   private drive(type: EventType, merchant: Merchant, existing: Existing | undefined): { resourceId: string; related: Related } {
     if (type.startsWith('checkout.session.')) {
-      if (existing) throw new SandboxError('not_allowed', `${type} comes from a checkout session the trigger creates and pays or expires; leave out payment_id`, 'payment_id');
+      if (existing)
+        throw new SandboxError(
+          'not_allowed',
+          `${type} comes from a checkout session the trigger creates and pays or expires; leave out payment_id`,
+          'payment_id',
+        );
       return this.checkoutSession(merchant, type === 'checkout.session.completed');
     }
     if (type.startsWith('chargeback.')) return this.chargeback(type, merchant, existing);
@@ -111,11 +122,20 @@ export class Triggers {
     const v1 = (p: Payment, extra: Related = {}) => ({ resourceId: p.id, related: { payment_id: p.id, ...extra } });
     switch (type) {
       case 'payment.requires_action':
-        if (payment) throw new SandboxError('not_allowed', `a payment enters requires_action only when it is created; leave out payment_id to trigger ${type} on a new 3-D Secure payment`, 'payment_id');
+        if (payment)
+          throw new SandboxError(
+            'not_allowed',
+            `a payment enters requires_action only when it is created; leave out payment_id to trigger ${type} on a new 3-D Secure payment`,
+            'payment_id',
+          );
         return v1(this.newPayment(merchant, type, 'tok_threeds_required'));
       case 'payment.authorized':
         if (payment && payment.script.authorisation.result !== 'approve') {
-          throw new SandboxError('not_allowed', `payment ${payment.id}'s card is declined after 3-D Secure, so it cannot be authorized; leave out payment_id for a new payment`, 'payment_id');
+          throw new SandboxError(
+            'not_allowed',
+            `payment ${payment.id}'s card is declined after 3-D Secure, so it cannot be authorized; leave out payment_id for a new payment`,
+            'payment_id',
+          );
         }
         return v1(payment ? this.finishChallenge(payment, 'pass', type) : this.newPayment(merchant, type, 'tok_visa', false));
       case 'payment.captured':
@@ -153,7 +173,9 @@ export class Triggers {
   }
 
   private chargeback(type: EventType, merchant: Merchant, existing: Existing | undefined) {
-    const subject = existing ? { id: existing.family === 'v1' ? existing.payment.id : existing.transaction.transId, family: existing.family } : { id: this.newPayment(merchant, type, 'tok_visa').id, family: 'v1' as const };
+    const subject = existing
+      ? { id: existing.family === 'v1' ? existing.payment.id : existing.transaction.transId, family: existing.family }
+      : { id: this.newPayment(merchant, type, 'tok_visa').id, family: 'v1' as const };
     const open = type === 'chargeback.created' ? undefined : this.deps.store.chargebacks.openFor(subject.id);
     let cb = open ?? this.s.chargebacks.open(subject.family === 'v1' ? { paymentId: subject.id } : { transId: subject.id });
     if (type === 'chargeback.won') cb = this.s.chargebacks.win(cb.id);
@@ -166,19 +188,51 @@ export class Triggers {
     const paid = type === 'settlement.paid';
     const subject = existing
       ? existing.family === 'v1'
-        ? { family: 'v1' as const, id: existing.payment.id, settleable: SETTLEABLE_STATES.includes(existing.payment.status), status: existing.payment.status, merchantId: existing.payment.merchantId, currency: existing.payment.currency }
-        : { family: 's2s' as const, id: existing.transaction.transId, settleable: SETTLEABLE_CODES.includes(existing.transaction.orderStatus), status: `order_status ${existing.transaction.orderStatus}`, merchantId: existing.transaction.merchantId, currency: existing.transaction.currency }
+        ? {
+            family: 'v1' as const,
+            id: existing.payment.id,
+            settleable: SETTLEABLE_STATES.includes(existing.payment.status),
+            status: existing.payment.status,
+            merchantId: existing.payment.merchantId,
+            currency: existing.payment.currency,
+          }
+        : {
+            family: 's2s' as const,
+            id: existing.transaction.transId,
+            settleable: SETTLEABLE_CODES.includes(existing.transaction.orderStatus),
+            status: `order_status ${existing.transaction.orderStatus}`,
+            merchantId: existing.transaction.merchantId,
+            currency: existing.transaction.currency,
+          }
       : undefined;
-    const related = (settlementId: string, id: string, family: 'v1' | 's2s'): Related => ({ settlement_id: settlementId, ...(family === 'v1' ? { payment_id: id } : { transID: id }) });
+    const related = (settlementId: string, id: string, family: 'v1' | 's2s'): Related => ({
+      settlement_id: settlementId,
+      ...(family === 'v1' ? { payment_id: id } : { transID: id }),
+    });
     if (subject) {
       const settled = this.s.settlements.settlementOf(subject.family, subject.id);
-      if (settled && paid && settled.status === 'created') return { resourceId: settled.id, related: related(this.s.settlements.payNow(settled.id).id, subject.id, subject.family) };
-      if (settled) throw new SandboxError('invalid_state', `${subject.id} is already in settlement ${settled.id}, which is ${settled.status}; a payment is settled once`, 'payment_id');
+      if (settled && paid && settled.status === 'created')
+        return { resourceId: settled.id, related: related(this.s.settlements.payNow(settled.id).id, subject.id, subject.family) };
+      if (settled)
+        throw new SandboxError(
+          'invalid_state',
+          `${subject.id} is already in settlement ${settled.id}, which is ${settled.status}; a payment is settled once`,
+          'payment_id',
+        );
       if (!subject.settleable) {
-        throw new SandboxError('invalid_state', `${subject.id} is ${subject.status}; only captured, partially_refunded or refunded payments (S2S: order_status 25, 6 or 5) are settled`, 'payment_id');
+        throw new SandboxError(
+          'invalid_state',
+          `${subject.id} is ${subject.status}; only captured, partially_refunded or refunded payments (S2S: order_status 25, 6 or 5) are settled`,
+          'payment_id',
+        );
       }
     }
-    const target = subject ?? { family: 'v1' as const, id: this.newPayment(merchant, type, 'tok_visa').id, merchantId: merchant.id, currency: merchant.currency };
+    const target = subject ?? {
+      family: 'v1' as const,
+      id: this.newPayment(merchant, type, 'tok_visa').id,
+      merchantId: merchant.id,
+      currency: merchant.currency,
+    };
     this.s.settlements.settle({ merchantId: target.merchantId, currency: target.currency, payAfterMs: paid ? 0 : undefined });
     const settlement = this.s.settlements.settlementOf(target.family, target.id)!;
     return { resourceId: settlement.id, related: related(settlement.id, target.id, target.family) };
@@ -200,7 +254,10 @@ export class Triggers {
     const year = new Date(this.deps.clock.now()).getUTCFullYear() + 5;
     this.s.checkoutPayments.payCard(session, { number: '4242424242424242', exp_month: 12, exp_year: year, cvc: '123' }, 'Jane Doe');
     const after = this.deps.store.checkoutSessions.get(session.id)!;
-    return { resourceId: session.id, related: { checkout_session_id: session.id, ...(after.paymentId ? { payment_id: after.paymentId } : {}) } };
+    return {
+      resourceId: session.id,
+      related: { checkout_session_id: session.id, ...(after.paymentId ? { payment_id: after.paymentId } : {}) },
+    };
   }
 
   /** A new /v1/ payment of 2000 minor units of the merchant's currency with a predefined test token, tagged with the event it was made for. */
@@ -223,7 +280,11 @@ export class Triggers {
   private finishChallenge(payment: Payment, verdict: Verdict, type: EventType): Payment {
     const challenge = payment.status === 'requires_action' ? this.s.auth.forSubject('payment', payment.id) : undefined;
     if (!challenge || challenge.state !== 'open') {
-      throw new SandboxError('invalid_state', `payment ${payment.id} is ${payment.status}; ${type} needs a payment that is requires_action (waiting on 3-D Secure)`, 'payment_id');
+      throw new SandboxError(
+        'invalid_state',
+        `payment ${payment.id} is ${payment.status}; ${type} needs a payment that is requires_action (waiting on 3-D Secure)`,
+        'payment_id',
+      );
     }
     this.s.auth.complete(challenge.token, verdict);
     return this.deps.store.payments.get(payment.id)!;
@@ -234,17 +295,26 @@ export class Triggers {
     if (payment) return { family: 'v1', payment };
     const transaction = this.deps.store.transactions.get(id);
     if (transaction) return { family: 's2s', transaction };
-    throw new SandboxError('resource_missing', `no payment or transaction ${id}; pass a /v1/ payment id (pay_...) or an S2S transID, or leave payment_id out`, 'payment_id');
+    throw new SandboxError(
+      'resource_missing',
+      `no payment or transaction ${id}; pass a /v1/ payment id (pay_...) or an S2S transID, or leave payment_id out`,
+      'payment_id',
+    );
   }
 
   private merchant(merchantId: string | undefined, existing: Existing | undefined): Merchant {
     const { credentials } = this.deps.store;
     const id = existing ? (existing.family === 'v1' ? existing.payment.merchantId : existing.transaction.merchantId) : merchantId;
     if (existing && merchantId !== undefined && merchantId !== id) {
-      throw new SandboxError('parameter_invalid', `${input(existing)} belongs to merchant ${id}, not ${merchantId}; leave merchant out when you pass payment_id`, 'merchant');
+      throw new SandboxError(
+        'parameter_invalid',
+        `${input(existing)} belongs to merchant ${id}, not ${merchantId}; leave merchant out when you pass payment_id`,
+        'merchant',
+      );
     }
     const merchant = id === undefined ? credentials.merchants()[0] : credentials.merchant(id);
-    if (!merchant) throw new SandboxError('resource_missing', `no merchant ${id}; use a merchant id of the fixtures, e.g. mer_sandbox`, 'merchant');
+    if (!merchant)
+      throw new SandboxError('resource_missing', `no merchant ${id}; use a merchant id of the fixtures, e.g. mer_sandbox`, 'merchant');
     return merchant;
   }
 

@@ -73,7 +73,8 @@ export class V1Refunds {
   /** The merchant's refund; 404 for a missing id and for another merchant's alike. */
   get(merchantId: string, id: string): V1Refund {
     const refund = this.deps.store.v1Refunds.getForMerchant(id, merchantId);
-    if (!refund) throw new SandboxError('resource_missing', `no refund ${id}; use an id returned by POST /v1/refunds with this API key`, 'id');
+    if (!refund)
+      throw new SandboxError('resource_missing', `no refund ${id}; use an id returned by POST /v1/refunds with this API key`, 'id');
     return refund;
   }
 
@@ -83,7 +84,12 @@ export class V1Refunds {
     let startingAfter: V1RefundFilter['startingAfter'];
     if (filter.startingAfter) {
       const cursor = this.deps.store.v1Refunds.getForMerchant(filter.startingAfter, filter.merchantId);
-      if (!cursor) throw new SandboxError('resource_missing', `no refund ${filter.startingAfter} to start after; pass the id of the last refund of the previous page`, 'starting_after');
+      if (!cursor)
+        throw new SandboxError(
+          'resource_missing',
+          `no refund ${filter.startingAfter} to start after; pass the id of the last refund of the previous page`,
+          'starting_after',
+        );
       startingAfter = cursor;
     }
     return readPage(filter.limit, (limit) => this.deps.store.v1Refunds.list({ ...filter, startingAfter, limit }));
@@ -104,13 +110,23 @@ export class V1Refunds {
     if (failure) {
       // The failed row no longer reserves its amount; the payment keeps its status.
       store.v1Refunds.finish(refund.id, 'failed', failure, now);
-      this.events.publish(paymentEvent(payment, 'refund.failed', refundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now })));
+      this.events.publish(
+        paymentEvent(payment, 'refund.failed', refundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now })),
+      );
       return;
     }
     store.v1Refunds.finish(refund.id, 'succeeded', null, now);
     const refunded = payment.amountRefunded + refund.amount;
-    const after = this.payments.move(payment, refunded >= payment.amountCaptured ? 'refund_full' : 'refund_partial', { amountRefunded: refunded });
-    this.events.publish(paymentEvent(after, 'refund.succeeded', { ...refundEventData({ ...refund, status: 'succeeded', updatedAt: now }), payment_status: after.status, amount_refunded: refunded }));
+    const after = this.payments.move(payment, refunded >= payment.amountCaptured ? 'refund_full' : 'refund_partial', {
+      amountRefunded: refunded,
+    });
+    this.events.publish(
+      paymentEvent(after, 'refund.succeeded', {
+        ...refundEventData({ ...refund, status: 'succeeded', updatedAt: now }),
+        payment_status: after.status,
+        amount_refunded: refunded,
+      }),
+    );
   }
 }
 
@@ -126,4 +142,3 @@ export function refundEventData(refund: V1Refund): Record<string, unknown> {
     ...(refund.failureReason ? { failure_reason: refund.failureReason } : {}),
   };
 }
-

@@ -145,7 +145,8 @@ export class WebhookEndpoints {
    */
   signingFor(delivery: Delivery): WebhookSigning {
     const endpoint = delivery.endpointId ? this.deps.store.webhookEndpoints.get(delivery.endpointId) : undefined;
-    if (!endpoint) return { mode: this.deps.config.signatureMode, secrets: [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret] };
+    if (!endpoint)
+      return { mode: this.deps.config.signatureMode, secrets: [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret] };
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > this.deps.clock.now()) {
       secrets.push(endpoint.previousSecret);

@@ -36,7 +36,9 @@ export function createChallengesRepo(db: Db) {
     return_url, details, created_at) VALUES (@token, @subjectType, @subjectId, @merchantId, @kind, @state, @triesLeft, @expiresAt,
     @returnUrl, @details, @createdAt)`);
   const byToken = db.prepare(`SELECT ${COLUMNS} FROM challenges WHERE token = ?`);
-  const bySubject = db.prepare(`SELECT ${COLUMNS} FROM challenges WHERE subject_type = ? AND subject_id = ? ORDER BY created_at DESC LIMIT 1`);
+  const bySubject = db.prepare(
+    `SELECT ${COLUMNS} FROM challenges WHERE subject_type = ? AND subject_id = ? ORDER BY created_at DESC LIMIT 1`,
+  );
   const complete = db.prepare("UPDATE challenges SET state = ?, completed_at = ? WHERE token = ? AND state = 'open'");
   const setTries = db.prepare('UPDATE challenges SET tries_left = ? WHERE token = ?');
 

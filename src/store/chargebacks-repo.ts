@@ -2,7 +2,14 @@
 import type { Db } from './open-database.js';
 
 /** The chargeback reasons a merchant meets most (the familiar card-network categories). */
-export const CHARGEBACK_REASONS = ['fraudulent', 'product_not_received', 'duplicate', 'unrecognized', 'credit_not_processed', 'general'] as const;
+export const CHARGEBACK_REASONS = [
+  'fraudulent',
+  'product_not_received',
+  'duplicate',
+  'unrecognized',
+  'credit_not_processed',
+  'general',
+] as const;
 
 /** One chargeback reason. */
 export type ChargebackReason = (typeof CHARGEBACK_REASONS)[number];
@@ -41,10 +48,13 @@ const COLUMNS = `id, merchant_id AS merchantId, subject_type AS subjectType, sub
 
 /** Prepared statements over the chargebacks table. */
 export function createChargebacksRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO chargebacks (id, merchant_id, subject_type, subject_id, amount, currency, reason, status, created_at,
+  const insert =
+    db.prepare(`INSERT INTO chargebacks (id, merchant_id, subject_type, subject_id, amount, currency, reason, status, created_at,
     updated_at) VALUES (@id, @merchantId, @subjectType, @subjectId, @amount, @currency, @reason, @status, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM chargebacks WHERE id = ?`);
-  const openOf = db.prepare(`SELECT ${COLUMNS} FROM chargebacks WHERE subject_id = ? AND status = 'open' ORDER BY created_at DESC, rowid DESC LIMIT 1`);
+  const openOf = db.prepare(
+    `SELECT ${COLUMNS} FROM chargebacks WHERE subject_id = ? AND status = 'open' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+  );
   const decide = db.prepare("UPDATE chargebacks SET status = ?, updated_at = ? WHERE id = ? AND status = 'open'");
 
   return {
@@ -58,9 +68,9 @@ export function createChargebacksRepo(db: Db) {
     list(filter: ChargebackFilter): Chargeback[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) (where.push('merchant_id = ?'), args.push(filter.merchantId));
-      if (filter.status) (where.push('status = ?'), args.push(filter.status));
-      if (filter.subjectId) (where.push('subject_id = ?'), args.push(filter.subjectId));
+      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
+      if (filter.status) where.push('status = ?'), args.push(filter.status);
+      if (filter.subjectId) where.push('subject_id = ?'), args.push(filter.subjectId);
       const sql = `SELECT ${COLUMNS} FROM chargebacks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as Chargeback[];
     },

@@ -57,7 +57,9 @@ export function createCheckoutSessionsRepo(db: Db) {
   const byId = db.prepare(`SELECT ${COLUMNS} FROM checkout_sessions WHERE id = ?`);
   const byToken = db.prepare(`SELECT ${COLUMNS} FROM checkout_sessions WHERE token = ?`);
   const byLastPayment = db.prepare(`SELECT ${COLUMNS} FROM checkout_sessions WHERE last_payment_id = ?`);
-  const finish = db.prepare("UPDATE checkout_sessions SET status = ?, payment_id = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'open'");
+  const finish = db.prepare(
+    "UPDATE checkout_sessions SET status = ?, payment_id = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'open'",
+  );
   const setAttempt = db.prepare('UPDATE checkout_sessions SET last_payment_id = ?, attempt = ?, updated_at = ? WHERE id = ?');
 
   return {

@@ -37,7 +37,10 @@ export interface Checkpointer {
 export function startCheckpointer(db: Db, intervalMs = 200): Checkpointer {
   if (db.memory) return { stop: async () => {} };
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: db.name, driver, intervalMs, restartFrames: RESTART_FRAMES } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path: db.name, driver, intervalMs, restartFrames: RESTART_FRAMES },
+  });
   worker.unref();
   // Only once the worker runs; if it fails, SQLite's own checkpoints come back on.
   worker.once('online', () => db.open && db.pragma('wal_autocheckpoint = 0'));

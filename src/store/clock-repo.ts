@@ -14,7 +14,9 @@ export interface SavedClock {
 /** Prepared statements over sandbox_clock. */
 export function createClockRepo(db: Db) {
   const read = db.prepare('SELECT offset_ms AS offsetMs, saved_at AS savedAt FROM sandbox_clock WHERE id = 1');
-  const write = db.prepare('INSERT INTO sandbox_clock (id, offset_ms, saved_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms, saved_at = excluded.saved_at');
+  const write = db.prepare(
+    'INSERT INTO sandbox_clock (id, offset_ms, saved_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms, saved_at = excluded.saved_at',
+  );
   const state = createStateTables(db);
   return {
     /** The saved offset and the floor (reads every table's newest time: call at start, reset and import only). */

@@ -55,7 +55,9 @@ export function createCredentialsRepo(db: Db) {
   const upsertTerminal = db.prepare(
     'INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?) ON CONFLICT(ter_no) DO UPDATE SET merchant_id = excluded.merchant_id, public_key = excluded.public_key, private_key = excluded.private_key',
   );
-  const upsertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id');
+  const upsertKey = db.prepare(
+    'INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id',
+  );
   const MERCHANT = 'id, name, webhook_secret AS webhookSecret, currency, created_by AS createdBy';
   const TERMINAL = 'ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey';
   const merchantById = db.prepare(`SELECT ${MERCHANT} FROM merchants WHERE id = ?`);
@@ -180,7 +182,8 @@ export function createCredentialsRepo(db: Db) {
     forget,
     merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),
     terminal: (terNo: number) => remembered(`terminal:${terNo}`, () => terminalByNo.get(terNo) as Terminal | undefined),
-    terminalByPublicKey: (publicKey: string) => remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
+    terminalByPublicKey: (publicKey: string) =>
+      remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
     /** The terminal whose public key ends `encryptedData`: the one place encrypted_data is matched to its terminal. */
     terminalOfEncryptedData: (encryptedData: string) => keyIndex().terminalEndingWith(encryptedData),
     terminals,

@@ -87,20 +87,31 @@ export function createDeliveriesRepo(db: Db) {
     if (!statement) {
       const skip = Array.from({ length: count }, () => ' AND url <> ? AND substr(url, 1, ?) <> ?').join('');
       // The inner LIMIT bounds the rows SQLite reads (a filter alone would read the whole backlog).
-      statement = db.prepare(`SELECT id, url FROM (SELECT id, url, next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?) WHERE 1${skip} ORDER BY next_attempt_at`);
+      statement = db.prepare(
+        `SELECT id, url FROM (SELECT id, url, next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?) WHERE 1${skip} ORDER BY next_attempt_at`,
+      );
       dueRowsExcept.set(count, statement);
     }
     return statement;
   };
-  const lease = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)");
+  const lease = db.prepare(
+    "UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)",
+  );
   // ORDER BY ... LIMIT 1 walks deliveries_due from its start and stops at the first unleased row.
-  const nextDue = db.prepare("SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1").pluck();
-  const finish = db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
+  const nextDue = db
+    .prepare(
+      "SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1",
+    )
+    .pluck();
+  const finish =
+    db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
   const releaseAll = db.prepare("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL");
   const release = db.prepare('UPDATE deliveries SET lease_until = NULL WHERE id = ?');
   const reschedule = db.prepare("UPDATE deliveries SET next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'pending'");
-  const requeue = db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?");
+  const requeue = db.prepare(
+    "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
+  );
   const insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, request_headers, request_body,
     response_status, response_headers, response_body, latency_ms, error_kind, error_message, fault) VALUES (@deliveryId, @attempt,
     @startedAt, @requestHeaders, @requestBody, @responseStatus, @responseHeaders, @responseBody, @latencyMs, @errorKind, @errorMessage, @fault)`);
@@ -109,8 +120,18 @@ export function createDeliveriesRepo(db: Db) {
     latency_ms AS latencyMs, error_kind AS errorKind, error_message AS errorMessage, fault FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`);
 
   return {
-    insert: (d: { id: string; eventId: string; merchantId: string; url: string; endpointId: string | null; contentType: string; body: string; manual: boolean; nextAttemptAt: number; createdAt: number }) =>
-      insert.run({ ...d, manual: d.manual ? 1 : 0 }),
+    insert: (d: {
+      id: string;
+      eventId: string;
+      merchantId: string;
+      url: string;
+      endpointId: string | null;
+      contentType: string;
+      body: string;
+      manual: boolean;
+      nextAttemptAt: number;
+      createdAt: number;
+    }) => insert.run({ ...d, manual: d.manual ? 1 : 0 }),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /**
      * Leases up to `limit` due deliveries until `leaseUntil`, at most `perReceiver` in flight to one
@@ -118,41 +139,60 @@ export function createDeliveriesRepo(db: Db) {
      * receiver cannot hold every sending slot while other merchants' webhooks wait. Returns the ones
      * this call won.
      */
-    claimDue(now: number, leaseUntil: number, limit: number, receiverOf: (url: string) => string = (url) => url, perReceiver = Infinity, busy: ReadonlyMap<string, number> = new Map()): Delivery[] {
-      return db.transaction(() => {
-        // Walk the due rows in order, skipping saturated receivers, until `limit` are picked: a dead
-        // receiver's backlog sits ahead of newer rows for healthy ones, so a fixed-size window would
-        // hide them. Each receiver that reaches its cap is left out of a fresh query (at most a few:
-        // the cap is a quarter of the slots); SCAN_LIMIT bounds the rows read behind a huge backlog.
-        const taken = new Map(busy);
-        const picked = new Set<string>();
-        let scanned = 0;
-        walk: while (scanned < SCAN_LIMIT) {
-          const full = [...taken].filter(([, count]) => count >= perReceiver).map(([receiver]) => receiver);
-          const params = full.flatMap((origin) => [origin, origin.length + 1, `${origin}/`]);
-          for (const { id, url } of dueRowsWithout(full.length).iterate(now, now, SCAN_LIMIT, ...params) as IterableIterator<{ id: string; url: string }>) {
-            scanned++;
-            if (picked.has(id)) continue; // picked before the last re-query; leased only after the walk
-            const receiver = receiverOf(url);
-            const count = taken.get(receiver) ?? 0;
-            if (count >= perReceiver) continue;
-            taken.set(receiver, count + 1);
-            picked.add(id);
-            if (picked.size === limit) break walk;
-            // This receiver is now at its cap: ask again without its backlog.
-            if (count + 1 >= perReceiver) continue walk;
+    claimDue(
+      now: number,
+      leaseUntil: number,
+      limit: number,
+      receiverOf: (url: string) => string = (url) => url,
+      perReceiver = Infinity,
+      busy: ReadonlyMap<string, number> = new Map(),
+    ): Delivery[] {
+      return db
+        .transaction(() => {
+          // Walk the due rows in order, skipping saturated receivers, until `limit` are picked: a dead
+          // receiver's backlog sits ahead of newer rows for healthy ones, so a fixed-size window would
+          // hide them. Each receiver that reaches its cap is left out of a fresh query (at most a few:
+          // the cap is a quarter of the slots); SCAN_LIMIT bounds the rows read behind a huge backlog.
+          const taken = new Map(busy);
+          const picked = new Set<string>();
+          let scanned = 0;
+          walk: while (scanned < SCAN_LIMIT) {
+            const full = [...taken].filter(([, count]) => count >= perReceiver).map(([receiver]) => receiver);
+            const params = full.flatMap((origin) => [origin, origin.length + 1, `${origin}/`]);
+            for (const { id, url } of dueRowsWithout(full.length).iterate(now, now, SCAN_LIMIT, ...params) as IterableIterator<{
+              id: string;
+              url: string;
+            }>) {
+              scanned++;
+              if (picked.has(id)) continue; // picked before the last re-query; leased only after the walk
+              const receiver = receiverOf(url);
+              const count = taken.get(receiver) ?? 0;
+              if (count >= perReceiver) continue;
+              taken.set(receiver, count + 1);
+              picked.add(id);
+              if (picked.size === limit) break walk;
+              // This receiver is now at its cap: ask again without its backlog.
+              if (count + 1 >= perReceiver) continue walk;
+            }
+            break;
           }
-          break;
-        }
-        // Leased after the walk: the connection runs no other statement while iterating.
-        return [...picked].filter((id) => lease.run(leaseUntil, id, now).changes === 1).map((id) => fromRow(byId.get(id) as Row)!);
-        // IMMEDIATE: take the write lock before reading, so a checkpoint that reset the WAL makes
-        // us wait (busy_timeout) instead of failing with a stale read snapshot (SQLITE_BUSY).
-      }).immediate();
+          // Leased after the walk: the connection runs no other statement while iterating.
+          return [...picked].filter((id) => lease.run(leaseUntil, id, now).changes === 1).map((id) => fromRow(byId.get(id) as Row)!);
+          // IMMEDIATE: take the write lock before reading, so a checkpoint that reset the WAL makes
+          // us wait (busy_timeout) instead of failing with a stale read snapshot (SQLITE_BUSY).
+        })
+        .immediate();
     },
     nextDueAt: () => (nextDue.get() as number | undefined) ?? null,
-    finish: (f: { id: string; status: DeliveryStatus; attempts: number; nextAttemptAt: number | null; lastStatus: number | null; lastError: string | null; now: number }) =>
-      finish.run(f),
+    finish: (f: {
+      id: string;
+      status: DeliveryStatus;
+      attempts: number;
+      nextAttemptAt: number | null;
+      lastStatus: number | null;
+      lastError: string | null;
+      now: number;
+    }) => finish.run(f),
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
     releaseAllLeases: () => releaseAll.run().changes,
     release: (id: string) => release.run(id),
@@ -161,7 +201,11 @@ export function createDeliveriesRepo(db: Db) {
     /** Puts a finished delivery back in the queue (retry-failed). */
     requeue: (id: string, at: number) => requeue.run(at, at, id),
     recordAttempt: (a: DeliveryAttempt) =>
-      insertAttempt.run({ ...a, requestHeaders: JSON.stringify(a.requestHeaders), responseHeaders: a.responseHeaders && JSON.stringify(a.responseHeaders) }),
+      insertAttempt.run({
+        ...a,
+        requestHeaders: JSON.stringify(a.requestHeaders),
+        responseHeaders: a.responseHeaders && JSON.stringify(a.responseHeaders),
+      }),
     attempts: (deliveryId: string): DeliveryAttempt[] =>
       (attemptsOf.all(deliveryId) as Array<DeliveryAttempt & { requestHeaders: string; responseHeaders: string | null }>).map((a) => ({
         ...a,
@@ -171,13 +215,14 @@ export function createDeliveriesRepo(db: Db) {
     list(filter: DeliveryFilter): Delivery[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) (where.push('d.merchant_id = ?'), args.push(filter.merchantId));
-      if (filter.status) (where.push('d.status = ?'), args.push(filter.status));
-      if (filter.eventType) (where.push('e.type = ?'), args.push(filter.eventType));
-      if (filter.eventId) (where.push('d.event_id = ?'), args.push(filter.eventId));
-      if (filter.url) (where.push('d.url = ?'), args.push(filter.url));
-      if (filter.since !== undefined) (where.push('d.created_at >= ?'), args.push(filter.since));
-      if (filter.startingAfter) (where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
+      if (filter.merchantId) where.push('d.merchant_id = ?'), args.push(filter.merchantId);
+      if (filter.status) where.push('d.status = ?'), args.push(filter.status);
+      if (filter.eventType) where.push('e.type = ?'), args.push(filter.eventType);
+      if (filter.eventId) where.push('d.event_id = ?'), args.push(filter.eventId);
+      if (filter.url) where.push('d.url = ?'), args.push(filter.url);
+      if (filter.since !== undefined) where.push('d.created_at >= ?'), args.push(filter.since);
+      if (filter.startingAfter)
+        where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
       const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

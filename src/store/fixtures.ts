@@ -20,13 +20,18 @@ const fixturesSchema = z.object({
     )
     .min(1)
     .superRefine((merchants, ctx) => {
-      const terminals = merchants.flatMap((m, i) => m.terminals.map((t, j) => ({ publicKey: t.public_key, path: `merchants.${i}.terminals.${j}.public_key` })));
+      const terminals = merchants.flatMap((m, i) =>
+        m.terminals.map((t, j) => ({ publicKey: t.public_key, path: `merchants.${i}.terminals.${j}.public_key` })),
+      );
       const clash = findPublicKeyClash(terminals);
       if (!clash) return;
       const [shorter, longer] = clash;
       ctx.addIssue({
         code: 'custom',
-        path: longer.path.split('.').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+        path: longer.path
+          .split('.')
+          .slice(1)
+          .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
         message: `${JSON.stringify(longer.publicKey)} ${publicKeyClashText(longer.publicKey, shorter.publicKey)} (${shorter.path}); ${PUBLIC_KEY_RULE}: give one of them another public_key`,
       });
     }),

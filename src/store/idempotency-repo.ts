@@ -20,14 +20,16 @@ const COLUMNS = `scope, key, fingerprint, method, path, response_status AS respo
   response_body AS responseBody, created_at AS createdAt`;
 
 type Row = Omit<IdempotencyRecord, 'responseHeaders'> & { responseHeaders: string };
-const fromRow = (row: Row | undefined): IdempotencyRecord | undefined => (row ? { ...row, responseHeaders: JSON.parse(row.responseHeaders) } : undefined);
+const fromRow = (row: Row | undefined): IdempotencyRecord | undefined =>
+  row ? { ...row, responseHeaders: JSON.parse(row.responseHeaders) } : undefined;
 
 /** Prepared statements over idempotency_keys. */
 export function createIdempotencyRepo(db: Db) {
   // Rows written before answers were stored in one go may still say in_progress: never replay those.
   const byKey = db.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'done'`);
   // A row still here past the window (purging is amortised, see the service) is replaced.
-  const save = db.prepare(`INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, response_status, response_headers, response_body, created_at)
+  const save =
+    db.prepare(`INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, response_status, response_headers, response_body, created_at)
     VALUES (@scope, @key, @fingerprint, @method, @path, 'done', @responseStatus, @responseHeaders, @responseBody, @createdAt)
     ON CONFLICT(scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, state = 'done',
       response_status = excluded.response_status, response_headers = excluded.response_headers, response_body = excluded.response_body,

@@ -14,7 +14,9 @@ export interface Job {
 /** Prepared statements over the jobs table; only the JobRunner writes through them, so its timer knows. */
 export function createJobsRepo(db: Db) {
   const insert = db.prepare('INSERT INTO jobs (kind, subject_id, due_at, payload) VALUES (?, ?, ?, ?)');
-  const due = db.prepare('SELECT id, kind, subject_id AS subjectId, due_at AS dueAt, payload FROM jobs WHERE done = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?');
+  const due = db.prepare(
+    'SELECT id, kind, subject_id AS subjectId, due_at AS dueAt, payload FROM jobs WHERE done = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?',
+  );
   const markDone = db.prepare('UPDATE jobs SET done = 1 WHERE id = ? AND done = 0');
   const nextDue = db.prepare('SELECT MIN(due_at) FROM jobs WHERE done = 0').pluck();
   // done = 0 matches the partial index jobs_pending_subject (migration 012), so it is used.

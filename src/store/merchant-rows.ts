@@ -51,7 +51,8 @@ export function createMerchantRows(db: Db) {
       .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
       .map((t) => t.name)
       .sort();
-  const hasMerchantColumn = (table: string) => (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).some((c) => c.name === 'merchant_id');
+  const hasMerchantColumn = (table: string) =>
+    (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).some((c) => c.name === 'merchant_id');
 
   /** The condition selecting a merchant's rows of `table`, or null for a shared table. */
   function ownership(table: string): string | null {
@@ -60,7 +61,9 @@ export function createMerchantRows(db: Db) {
     const direct = hasMerchantColumn(table) ? 'merchant_id = @m' : undefined;
     if (through !== undefined && direct !== undefined) return `${direct} OR (${through})`;
     if (through !== undefined || direct !== undefined) return (through ?? direct)!;
-    throw new Error(`table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`);
+    throw new Error(
+      `table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`,
+    );
   }
 
   /**
@@ -85,7 +88,10 @@ export function createMerchantRows(db: Db) {
     count(merchantId: string): RowCounts {
       const counts: RowCounts = {};
       for (const [table, condition] of owned(false)) {
-        const n = db.prepare(`SELECT COUNT(*) FROM ${quote(table)} WHERE ${condition}`).pluck().get({ m: merchantId }) as number;
+        const n = db
+          .prepare(`SELECT COUNT(*) FROM ${quote(table)} WHERE ${condition}`)
+          .pluck()
+          .get({ m: merchantId }) as number;
         if (n > 0) counts[table] = n;
       }
       return counts;

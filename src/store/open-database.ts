@@ -66,7 +66,8 @@ export function migrate(db: Db, upTo = Infinity): void {
   for (const name of files) {
     const version = parseInt(name, 10);
     const other = seen.get(version);
-    if (other) throw new Error(`two migrations are numbered ${version} (${other} and ${name}) in ${MIGRATIONS_DIR}; rebuild with npm run build`);
+    if (other)
+      throw new Error(`two migrations are numbered ${version} (${other} and ${name}) in ${MIGRATIONS_DIR}; rebuild with npm run build`);
     seen.set(version, name);
   }
   const pending = files.filter((name) => !applied.has(parseInt(name, 10)) && parseInt(name, 10) <= upTo);
@@ -81,8 +82,15 @@ export function migrate(db: Db, upTo = Infinity): void {
       db.transaction(() => {
         db.exec(sql);
         const broken = db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>;
-        if (broken.length > 0) throw new Error(`migration ${name} leaves ${broken.length} row${broken.length === 1 ? '' : 's'} whose foreign key has no parent (first: ${broken[0]!.table} row ${broken[0]!.rowid} -> ${broken[0]!.parent})`);
-        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(parseInt(name, 10), name, new Date().toISOString());
+        if (broken.length > 0)
+          throw new Error(
+            `migration ${name} leaves ${broken.length} row${broken.length === 1 ? '' : 's'} whose foreign key has no parent (first: ${broken[0]!.table} row ${broken[0]!.rowid} -> ${broken[0]!.parent})`,
+          );
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          parseInt(name, 10),
+          name,
+          new Date().toISOString(),
+        );
       })();
     }
   } finally {

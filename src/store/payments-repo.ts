@@ -55,11 +55,22 @@ const COLUMNS = `id, merchant_id AS merchantId, amount, currency, method, routin
   failure_message AS failureMessage, webhook_url AS webhookUrl, return_url AS returnUrl, outcome AS script, created_at AS createdAt,
   updated_at AS updatedAt`;
 
-type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture'> & { customer: string; metadata: string; script: string; capture: number };
+type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture'> & {
+  customer: string;
+  metadata: string;
+  script: string;
+  capture: number;
+};
 
 function fromRow(row: Row | undefined): Payment | undefined {
   if (!row) return undefined;
-  return { ...row, customer: JSON.parse(row.customer), metadata: JSON.parse(row.metadata), script: JSON.parse(row.script), capture: row.capture === 1 };
+  return {
+    ...row,
+    customer: JSON.parse(row.customer),
+    metadata: JSON.parse(row.metadata),
+    script: JSON.parse(row.script),
+    capture: row.capture === 1,
+  };
 }
 
 /** Prepared statements over the payments table. */
@@ -77,7 +88,13 @@ export function createPaymentsRepo(db: Db) {
 
   return {
     insert: (p: Payment) =>
-      insert.run({ ...p, customer: JSON.stringify(p.customer), metadata: JSON.stringify(p.metadata), script: JSON.stringify(p.script), capture: p.capture ? 1 : 0 }),
+      insert.run({
+        ...p,
+        customer: JSON.stringify(p.customer),
+        metadata: JSON.stringify(p.metadata),
+        script: JSON.stringify(p.script),
+        capture: p.capture ? 1 : 0,
+      }),
     /** Any merchant's payment (jobs and challenges, which carry no merchant). */
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** The payment only when `merchantId` owns it; another merchant's id reads as missing. */
@@ -87,10 +104,10 @@ export function createPaymentsRepo(db: Db) {
     list(filter: PaymentFilter): Payment[] {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
-      if (filter.status) (where.push('status = ?'), args.push(filter.status));
-      if (filter.createdGte !== undefined) (where.push('created_at >= ?'), args.push(filter.createdGte));
-      if (filter.createdLte !== undefined) (where.push('created_at <= ?'), args.push(filter.createdLte));
-      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
+      if (filter.status) where.push('status = ?'), args.push(filter.status);
+      if (filter.createdGte !== undefined) where.push('created_at >= ?'), args.push(filter.createdGte);
+      if (filter.createdLte !== undefined) where.push('created_at <= ?'), args.push(filter.createdLte);
+      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

@@ -67,7 +67,11 @@ export class PublicKeyIndex {
       if (ending) return ending;
     }
     const reversed = reverse(publicKey);
-    for (let i = lowerBound(this.byReversedKey, reversed); i < this.byReversedKey.length && this.byReversedKey[i]!.reversed.startsWith(reversed); i++) {
+    for (
+      let i = lowerBound(this.byReversedKey, reversed);
+      i < this.byReversedKey.length && this.byReversedKey[i]!.reversed.startsWith(reversed);
+      i++
+    ) {
       const longer = other(this.byReversedKey[i]!.terminal);
       if (longer) return longer;
     }

@@ -23,5 +23,6 @@ export function ensureDirectory(dir: string): void {
     return;
   }
   // Only a folder made here: a .sandbox/ the merchant made (or whose .gitignore they removed) is theirs.
-  if (basename(dir) === SANDBOX_DIR) writeFileSync(join(dir, '.gitignore'), '# Written by paysandbox: the sandbox database and process files are not for git.\n*\n');
+  if (basename(dir) === SANDBOX_DIR)
+    writeFileSync(join(dir, '.gitignore'), '# Written by paysandbox: the sandbox database and process files are not for git.\n*\n');
 }

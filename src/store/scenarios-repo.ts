@@ -21,11 +21,13 @@ export interface ScenarioEntry {
   createdAt: number;
 }
 
-const COLUMNS = 'id, scenario, ter_no AS terNo, merchant_id AS merchantId, reference, amount, mop, outcome, times, used, created_at AS createdAt';
+const COLUMNS =
+  'id, scenario, ter_no AS terNo, merchant_id AS merchantId, reference, amount, mop, outcome, times, used, created_at AS createdAt';
 
 /** Prepared statements over scenario_entries. */
 export function createScenariosRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO scenario_entries (scenario, ter_no, merchant_id, reference, amount, mop, outcome, times, created_at)
+  const insert =
+    db.prepare(`INSERT INTO scenario_entries (scenario, ter_no, merchant_id, reference, amount, mop, outcome, times, created_at)
     VALUES (@scenario, @terNo, @merchantId, @reference, @amount, @mop, @outcome, @times, @createdAt)`);
   const all = db.prepare(`SELECT ${COLUMNS} FROM scenario_entries ORDER BY id`);
   const open = db.prepare(`SELECT ${COLUMNS} FROM scenario_entries WHERE used < times ORDER BY id`);

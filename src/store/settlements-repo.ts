@@ -82,16 +82,19 @@ export interface SettlementFilter {
 
 const COLUMNS = `id, merchant_id AS merchantId, currency, gross, fees, refunds, adjustments, net, count, status, pay_at AS payAt,
   paid_at AS paidAt, created_at AS createdAt`;
-const ADJUSTMENT_COLUMNS = 'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, kind, chargeback_id AS chargebackId, amount';
+const ADJUSTMENT_COLUMNS =
+  'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, kind, chargeback_id AS chargebackId, amount';
 const ITEM_COLUMNS = 'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, gross, fee, refunded';
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Prepared statements over the settlements and settlement_items tables. */
 export function createSettlementsRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO settlements (id, merchant_id, currency, gross, fees, refunds, adjustments, net, count, status, pay_at,
+  const insert =
+    db.prepare(`INSERT INTO settlements (id, merchant_id, currency, gross, fees, refunds, adjustments, net, count, status, pay_at,
     paid_at, created_at) VALUES (@id, @merchantId, @currency, @gross, @fees, @refunds, @adjustments, @net, @count, @status, @payAt, @paidAt,
     @createdAt)`);
-  const insertAdjustment = db.prepare(`INSERT INTO settlement_adjustments (settlement_id, subject_type, subject_id, kind, chargeback_id, amount)
+  const insertAdjustment =
+    db.prepare(`INSERT INTO settlement_adjustments (settlement_id, subject_type, subject_id, kind, chargeback_id, amount)
     VALUES (@settlementId, @subjectType, @subjectId, @kind, @chargebackId, @amount)`);
   const adjustmentsOf = db.prepare(`SELECT ${ADJUSTMENT_COLUMNS} FROM settlement_adjustments WHERE settlement_id = ? ORDER BY rowid`);
   const insertItem = db.prepare(`INSERT INTO settlement_items (settlement_id, subject_type, subject_id, gross, fee, refunded)
@@ -119,8 +122,13 @@ export function createSettlementsRepo(db: Db) {
       const s2sWhere = [`t.order_status IN (${marks(filter.s2sCodes.length)})`];
       const v1Args: unknown[] = [...filter.v1Statuses];
       const s2sArgs: unknown[] = [...filter.s2sCodes];
-      if (filter.merchantId) (v1Where.push('p.merchant_id = ?'), s2sWhere.push('t.merchant_id = ?'), v1Args.push(filter.merchantId), s2sArgs.push(filter.merchantId));
-      if (filter.currency) (v1Where.push('p.currency = ?'), s2sWhere.push('t.currency = ?'), v1Args.push(filter.currency), s2sArgs.push(filter.currency));
+      if (filter.merchantId)
+        v1Where.push('p.merchant_id = ?'),
+          s2sWhere.push('t.merchant_id = ?'),
+          v1Args.push(filter.merchantId),
+          s2sArgs.push(filter.merchantId);
+      if (filter.currency)
+        v1Where.push('p.currency = ?'), s2sWhere.push('t.currency = ?'), v1Args.push(filter.currency), s2sArgs.push(filter.currency);
       const sql = `
         SELECT 'v1' AS subjectType, p.id AS subjectId, p.merchant_id AS merchantId, p.currency, p.amount_captured AS gross,
           p.amount_refunded AS refunded, p.created_at AS createdAt
@@ -141,8 +149,8 @@ export function createSettlementsRepo(db: Db) {
     owedAdjustments(filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) (where.push('s.merchant_id = ?'), args.push(filter.merchantId));
-      if (filter.currency) (where.push('s.currency = ?'), args.push(filter.currency));
+      if (filter.merchantId) where.push('s.merchant_id = ?'), args.push(filter.merchantId);
+      if (filter.currency) where.push('s.currency = ?'), args.push(filter.currency);
       // The settlement that carried the payment decides the merchant and currency owed.
       const and = where.map((condition) => ` AND ${condition}`).join('');
       const only = where.length ? `WHERE ${where.join(' AND ')}` : '';
@@ -171,8 +179,8 @@ export function createSettlementsRepo(db: Db) {
     list(filter: SettlementFilter): Settlement[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) (where.push('merchant_id = ?'), args.push(filter.merchantId));
-      if (filter.status) (where.push('status = ?'), args.push(filter.status));
+      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
+      if (filter.status) where.push('status = ?'), args.push(filter.status);
       const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as Settlement[];
     },

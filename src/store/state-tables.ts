@@ -18,7 +18,13 @@ function toJson(value: unknown): unknown {
 
 /** A {"$base64": "..."} cell (and nothing else in it). */
 function isBinary(value: unknown): value is { $base64: string } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as { $base64?: unknown }).$base64 === 'string' && Object.keys(value).length === 1;
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    typeof (value as { $base64?: unknown }).$base64 === 'string' &&
+    Object.keys(value).length === 1
+  );
 }
 
 function fromJson(value: unknown): unknown {
@@ -54,11 +60,16 @@ export function cellTypeProblem(rule: ColumnRule, value: unknown): string | null
   const binary = isBinary(value);
   const shown = binary ? 'binary data' : JSON.stringify(value);
   if (want === null) {
-    return binary || typeof value === 'string' || typeof value === 'number' ? null : `must be a string, a number, null or {"$base64": "..."}, not ${shown}`;
+    return binary || typeof value === 'string' || typeof value === 'number'
+      ? null
+      : `must be a string, a number, null or {"$base64": "..."}, not ${shown}`;
   }
-  const fits = want === 'an integer' ? Number.isSafeInteger(value) : want === 'a string' ? typeof value === 'string' : typeof value === 'number';
+  const fits =
+    want === 'an integer' ? Number.isSafeInteger(value) : want === 'a string' ? typeof value === 'string' : typeof value === 'number';
   if (fits) return null;
-  return want === 'an integer' ? `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, not ${shown}` : `must be ${want}, not ${shown}`;
+  return want === 'an integer'
+    ? `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, not ${shown}`
+    : `must be ${want}, not ${shown}`;
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -73,7 +84,13 @@ export function createStateTables(db: Db) {
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   const tables = () => tableList().map((t) => t.name);
   const columnInfo = (table: string) =>
-    db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string; type: string; notnull: number; dflt_value: unknown; pk: number }>;
+    db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{
+      name: string;
+      type: string;
+      notnull: number;
+      dflt_value: unknown;
+      pk: number;
+    }>;
   const columnsOf = (table: string) => columnInfo(table).map((c) => c.name);
 
   return {
@@ -97,7 +114,12 @@ export function createStateTables(db: Db) {
     dump(table: string): TableDump {
       const columns = columnsOf(table);
       const order = tableList().find((t) => t.name === table)?.wr ? '' : ' ORDER BY rowid';
-      const rows = (db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}${order}`).raw().all() as unknown[][]).map((row) => row.map(toJson));
+      const rows = (
+        db
+          .prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}${order}`)
+          .raw()
+          .all() as unknown[][]
+      ).map((row) => row.map(toJson));
       return { columns, rows };
     },
     /**
@@ -114,7 +136,9 @@ export function createStateTables(db: Db) {
      */
     insert(table: string, dump: TableDump): Array<number | bigint> {
       if (dump.rows.length === 0) return [];
-      const statement = db.prepare(`INSERT INTO ${quote(table)} (${dump.columns.map(quote).join(', ')}) VALUES (${dump.columns.map(() => '?').join(', ')})`);
+      const statement = db.prepare(
+        `INSERT INTO ${quote(table)} (${dump.columns.map(quote).join(', ')}) VALUES (${dump.columns.map(() => '?').join(', ')})`,
+      );
       const rowids = dump.rows.map((row) => statement.run(...row.map(fromJson)).lastInsertRowid);
       return tableList().find((t) => t.name === table)?.wr ? [] : rowids;
     },
@@ -123,7 +147,10 @@ export function createStateTables(db: Db) {
       let newest = 0;
       for (const table of tables()) {
         for (const column of columnsOf(table).filter((name) => columns.includes(name))) {
-          const value = db.prepare(`SELECT MAX(${quote(column)}) FROM ${quote(table)}`).pluck().get();
+          const value = db
+            .prepare(`SELECT MAX(${quote(column)}) FROM ${quote(table)}`)
+            .pluck()
+            .get();
           if (typeof value === 'number' && value > newest) newest = value;
         }
       }
@@ -131,7 +158,10 @@ export function createStateTables(db: Db) {
     },
     /** The stored values of `columns` for the rows with these rowids, by rowid (after affinity conversions). */
     storedRows(table: string, columns: string[]): Map<number | bigint, unknown[]> {
-      const rows = db.prepare(`SELECT rowid, ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw().all() as unknown[][];
+      const rows = db
+        .prepare(`SELECT rowid, ${columns.map(quote).join(', ')} FROM ${quote(table)}`)
+        .raw()
+        .all() as unknown[][];
       return new Map(rows.map((row) => [row[0] as number | bigint, row.slice(1)]));
     },
   };

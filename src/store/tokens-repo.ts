@@ -19,7 +19,8 @@ export interface StoredToken {
 
 type Row = Omit<StoredToken, 'script'> & { script: string };
 
-const COLUMNS = 'id, merchant_id AS merchantId, brand, last4, exp_month AS expMonth, exp_year AS expYear, outcome AS script, created_at AS createdAt';
+const COLUMNS =
+  'id, merchant_id AS merchantId, brand, last4, exp_month AS expMonth, exp_year AS expYear, outcome AS script, created_at AS createdAt';
 
 /** Prepared statements over the tokens table. */
 export function createTokensRepo(db: Db) {

@@ -60,18 +60,22 @@ export function createTransactionsRepo(db: Db) {
     @refunded, @createdAt, @updatedAt)`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE trans_id = ?`);
   const byStatusToken = db.prepare(`SELECT ${COLUMNS} FROM transactions WHERE status_token = ?`);
-  const byReference = db.prepare('SELECT trans_id AS transId, status_token AS statusToken FROM transactions WHERE ter_no = ? AND reference = ?');
+  const byReference = db.prepare(
+    'SELECT trans_id AS transId, status_token AS statusToken FROM transactions WHERE ter_no = ? AND reference = ?',
+  );
   const idTaken = db.prepare('SELECT 1 FROM transactions WHERE trans_id = ?').pluck();
   const setStatus = db.prepare('UPDATE transactions SET order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
-  const addRefunded = db.prepare('UPDATE transactions SET refunded = refunded + ?, order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
+  const addRefunded = db.prepare(
+    'UPDATE transactions SET refunded = refunded + ?, order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?',
+  );
 
   return {
-    insert: (t: Transaction) =>
-      insert.run({ ...t, customer: JSON.stringify(t.customer), script: JSON.stringify(t.script) }),
+    insert: (t: Transaction) => insert.run({ ...t, customer: JSON.stringify(t.customer), script: JSON.stringify(t.script) }),
     get: (transId: string) => fromRow(byId.get(transId) as Row | undefined),
     byStatusToken: (token: string) => fromRow(byStatusToken.get(token) as Row | undefined),
     /** The payment that already uses `reference` on the terminal (references are unique per terminal), if any. */
-    byReference: (terNo: number, reference: string) => byReference.get(terNo, reference) as Pick<Transaction, 'transId' | 'statusToken'> | undefined,
+    byReference: (terNo: number, reference: string) =>
+      byReference.get(terNo, reference) as Pick<Transaction, 'transId' | 'statusToken'> | undefined,
     idTaken: (transId: string) => idTaken.get(transId) !== undefined,
     setStatus: (transId: string, orderStatus: number, response: string, now: number) => setStatus.run(orderStatus, response, now, transId),
     addRefunded: (transId: string, amount: number, orderStatus: number, response: string, now: number) =>
@@ -84,10 +88,11 @@ export function createTransactionsRepo(db: Db) {
       // their indexes (the unary +) so the planner cannot pick a scan of a whole merchant instead.
       const searchByReference = Boolean(filter.reference);
       const column = (name: string) => (searchByReference ? `+${name}` : name);
-      if (filter.merchantId) (where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId));
-      if (filter.orderStatus !== undefined) (where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus));
-      if (searchByReference) (where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference));
-      if (filter.startingAfter) (where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.transId));
+      if (filter.merchantId) where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId);
+      if (filter.orderStatus !== undefined) where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus);
+      if (searchByReference) where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference);
+      if (filter.startingAfter)
+        where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.transId);
       const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

@@ -8,7 +8,9 @@ type Row = Omit<EventRecord, 'data'> & { data: string };
 /** Prepared statements over the events table, for triggers. */
 export function createTriggersRepo(db: Db) {
   const lastRowid = db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM events').pluck();
-  const since = db.prepare('SELECT id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt FROM events WHERE rowid > ? ORDER BY rowid');
+  const since = db.prepare(
+    'SELECT id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt FROM events WHERE rowid > ? ORDER BY rowid',
+  );
 
   return {
     /** The position of the newest event; pass it to eventsSince. */

@@ -47,12 +47,13 @@ export function createV1RefundsRepo(db: Db) {
     /** Minor units reserved by refunds of the payment that are still pending. */
     pendingAmount: (paymentId: string) => held.get(paymentId) as number,
     /** Ends a pending refund; false when it was no longer pending. */
-    finish: (id: string, status: 'succeeded' | 'failed', failureReason: string | null, now: number) => finish.run(status, failureReason, now, id).changes === 1,
+    finish: (id: string, status: 'succeeded' | 'failed', failureReason: string | null, now: number) =>
+      finish.run(status, failureReason, now, id).changes === 1,
     list(filter: V1RefundFilter): V1Refund[] {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
-      if (filter.paymentId) (where.push('payment_id = ?'), args.push(filter.paymentId));
-      if (filter.startingAfter) (where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id));
+      if (filter.paymentId) where.push('payment_id = ?'), args.push(filter.paymentId);
+      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
       const sql = `SELECT ${COLUMNS} FROM refunds_v1 WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as V1Refund[];
     },

@@ -33,20 +33,28 @@ const COLUMNS = `id, merchant_id AS merchantId, url, events, description, enable
   previous_secret_expires_at AS previousSecretExpiresAt, created_at AS createdAt, updated_at AS updatedAt, deleted_at AS deletedAt`;
 
 type Row = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
-const fromRow = (row: Row | undefined): WebhookEndpoint | undefined => (row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined);
+const fromRow = (row: Row | undefined): WebhookEndpoint | undefined =>
+  row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined;
 
 /** Prepared statements over webhook_endpoints. */
 export function createWebhookEndpointsRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, url, events, description, enabled, signature, secret, previous_secret,
+  const insert =
+    db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, url, events, description, enabled, signature, secret, previous_secret,
     previous_secret_expires_at, created_at, updated_at) VALUES (@id, @merchantId, @url, @events, @description, @enabled, @signature, @secret,
     @previousSecret, @previousSecretExpiresAt, @createdAt, @updatedAt)`);
   const update = db.prepare(`UPDATE webhook_endpoints SET url = @url, events = @events, description = @description, enabled = @enabled,
     signature = @signature, secret = @secret, previous_secret = @previousSecret, previous_secret_expires_at = @previousSecretExpiresAt, updated_at = @updatedAt
     WHERE id = @id AND deleted_at IS NULL`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`);
-  const liveByMerchant = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND enabled = 1 ORDER BY created_at, id`);
-  const softDelete = db.prepare('UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ? AND deleted_at IS NULL');
-  const pageFirst = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?`);
+  const liveByMerchant = db.prepare(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND enabled = 1 ORDER BY created_at, id`,
+  );
+  const softDelete = db.prepare(
+    'UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ? AND deleted_at IS NULL',
+  );
+  const pageFirst = db.prepare(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?`,
+  );
   const pageAfter = db.prepare(
     `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
   );

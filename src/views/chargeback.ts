@@ -4,20 +4,22 @@ import { CHARGEBACK_REASONS, type Chargeback } from '../store/chargebacks-repo.j
 import { iso, isoTime } from './time.js';
 
 /** A chargeback. */
-export const chargebackView = z.object({
-  id: z.string().describe('dp_...'),
-  object: z.literal('chargeback'),
-  merchant_id: z.string(),
-  family: z.enum(['s2s', 'v1']).describe('s2s (a transID) or v1 (a pay_... payment)'),
-  payment_id: z.string().nullable().describe('the /v1/ payment; null for S2S'),
-  transID: z.string().nullable().describe('the S2S transaction; null for /v1/'),
-  amount: z.number().int().describe('minor units'),
-  currency: z.string(),
-  reason: z.enum(CHARGEBACK_REASONS),
-  status: z.enum(['open', 'won', 'lost']),
-  created_at: isoTime,
-  updated_at: isoTime,
-}).meta({ id: 'Chargeback' });
+export const chargebackView = z
+  .object({
+    id: z.string().describe('dp_...'),
+    object: z.literal('chargeback'),
+    merchant_id: z.string(),
+    family: z.enum(['s2s', 'v1']).describe('s2s (a transID) or v1 (a pay_... payment)'),
+    payment_id: z.string().nullable().describe('the /v1/ payment; null for S2S'),
+    transID: z.string().nullable().describe('the S2S transaction; null for /v1/'),
+    amount: z.number().int().describe('minor units'),
+    currency: z.string(),
+    reason: z.enum(CHARGEBACK_REASONS),
+    status: z.enum(['open', 'won', 'lost']),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Chargeback' });
 
 /** The chargeback's TS type. */
 export type ChargebackView = z.infer<typeof chargebackView>;

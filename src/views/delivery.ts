@@ -10,22 +10,24 @@ const RESPONSE_EXCERPT_CHARS = 1000;
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** A delivery as lists show it. */
-export const deliveryView = z.object({
-  id: z.string().describe('dlv_...'),
-  event_id: z.string().describe('evt_...'),
-  event: z.string().describe('the event name, e.g. "payment.authorized"'),
-  url: z.string(),
-  endpoint_id: z.string().nullable().describe('we_... when a registered endpoint receives it; null for a payment\'s webhook_url'),
-  merchant_id: z.string(),
-  status: z.enum(DELIVERY_STATUSES),
-  manual: z.boolean().describe('true for replays and triggers sent to a URL: never retried'),
-  attempts: z.number().int(),
-  last_response_status: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  next_attempt_at: isoTime.nullable().describe('when the next attempt is due; null unless pending'),
-  created_at: isoTime,
-  updated_at: isoTime,
-}).meta({ id: 'Delivery' });
+export const deliveryView = z
+  .object({
+    id: z.string().describe('dlv_...'),
+    event_id: z.string().describe('evt_...'),
+    event: z.string().describe('the event name, e.g. "payment.authorized"'),
+    url: z.string(),
+    endpoint_id: z.string().nullable().describe("we_... when a registered endpoint receives it; null for a payment's webhook_url"),
+    merchant_id: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    manual: z.boolean().describe('true for replays and triggers sent to a URL: never retried'),
+    attempts: z.number().int(),
+    last_response_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: isoTime.nullable().describe('when the next attempt is due; null unless pending'),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Delivery' });
 
 /** The delivery row's TS type. */
 export type DeliveryView = z.infer<typeof deliveryView>;
@@ -99,7 +101,11 @@ export function toAttemptView(a: DeliveryAttempt): AttemptView {
 }
 
 /** A delivery with `request` (what it sends or sent) and its attempts. */
-export function toDeliveryDetailView(d: Delivery, request: z.infer<typeof deliveryRequestView>, attempts: DeliveryAttempt[]): DeliveryDetailView {
+export function toDeliveryDetailView(
+  d: Delivery,
+  request: z.infer<typeof deliveryRequestView>,
+  attempts: DeliveryAttempt[],
+): DeliveryDetailView {
   return { ...toDeliveryView(d), content_type: d.contentType, request, attempt_log: attempts.map(toAttemptView) };
 }
 

@@ -61,14 +61,23 @@ export const refundEventData = z
     currency: z.string(),
     reason: z.string().nullable(),
     failure_reason: z.string().optional(),
-    payment_status: z.string().optional().describe('refund.succeeded: the payment\'s status after the refund'),
+    payment_status: z.string().optional().describe("refund.succeeded: the payment's status after the refund"),
     amount_refunded: minor.optional().describe('refund.succeeded: everything refunded on the payment so far'),
   })
   .meta({ id: 'RefundEventData' });
 
 /** The data of a /v1/ payment's chargeback event. */
 export const chargebackEventData = z
-  .looseObject({ object: z.literal('chargeback'), chargeback_id: z.string(), payment_id: z.string(), amount: minor, currency: z.string(), reason: z.string(), status: z.enum(['open', 'won', 'lost']), payment_status: z.string() })
+  .looseObject({
+    object: z.literal('chargeback'),
+    chargeback_id: z.string(),
+    payment_id: z.string(),
+    amount: minor,
+    currency: z.string(),
+    reason: z.string(),
+    status: z.enum(['open', 'won', 'lost']),
+    payment_status: z.string(),
+  })
   .meta({ id: 'ChargebackEventData' });
 
 /** The data of a settlement event: the settlement, its id as settlement_id. */
@@ -78,12 +87,20 @@ export const settlementEventData = z
 
 /** The data of a checkout session event: the session and its payment, as the API shows them. */
 export const checkoutSessionEventData = z
-  .looseObject({ ...checkoutSessionView.shape, payment: paymentView.nullable().describe('the payment that completed the session, as GET /v1/payments/{id} shows it; null for an expired session') })
+  .looseObject({
+    ...checkoutSessionView.shape,
+    payment: paymentView
+      .nullable()
+      .describe('the payment that completed the session, as GET /v1/payments/{id} shows it; null for an expired session'),
+  })
   .meta({ id: 'CheckoutSessionEventData' });
 
 /** A family's data, or an S2S transaction's: told apart by data.object. */
 function eitherFamily(v1: z.ZodObject, object: EventObject) {
-  const mapping = { [object]: `#/components/schemas/${z.globalRegistry.get(v1)!.id}`, s2s_transaction: '#/components/schemas/S2SEventData' };
+  const mapping = {
+    [object]: `#/components/schemas/${z.globalRegistry.get(v1)!.id}`,
+    s2s_transaction: '#/components/schemas/S2SEventData',
+  };
   return z.discriminatedUnion('object', [v1, s2sEventData]).meta({ discriminator: { propertyName: 'object', mapping } });
 }
 
@@ -116,7 +133,10 @@ export function eventData(event: EventRecord): Record<string, unknown> {
 
 /** The name of an event's component: payment.authorized -> PaymentAuthorizedEvent. */
 function eventComponent(type: string): string {
-  return `${type.split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Event`;
+  return `${type
+    .split(/[._]/)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')}Event`;
 }
 
 /** The webhook body of one event name (spec §6.2 envelope), as OpenAPI's webhooks show it. */
@@ -128,11 +148,18 @@ export function eventEnvelopeSchema(type: EventType) {
 export const eventView = z
   .discriminatedUnion(
     'event',
-    EVENT_TYPE_NAMES.map((type) => eventEnvelopeSchema(type).extend({ object: z.literal('event') }).meta({ id: eventComponent(type), description: EVENT_TYPES[type] })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    EVENT_TYPE_NAMES.map((type) =>
+      eventEnvelopeSchema(type)
+        .extend({ object: z.literal('event') })
+        .meta({ id: eventComponent(type), description: EVENT_TYPES[type] }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
   .meta({
     id: 'Event',
-    discriminator: { propertyName: 'event', mapping: Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, `#/components/schemas/${eventComponent(type)}`])) },
+    discriminator: {
+      propertyName: 'event',
+      mapping: Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, `#/components/schemas/${eventComponent(type)}`])),
+    },
   });
 
 /** The public event's TS type. */
@@ -172,7 +199,9 @@ export function toControlEventView(event: EventRecord): ControlEventView {
 
 /** One event in the control API, with the payload its deliveries carry and the deliveries. */
 export const controlEventDetailView = controlEventView.extend({
-  payload: z.object({ content_type: z.string(), body: z.string() }).describe('the body as delivered (or as it would be, when never delivered)'),
+  payload: z
+    .object({ content_type: z.string(), body: z.string() })
+    .describe('the body as delivered (or as it would be, when never delivered)'),
   deliveries: z.array(deliveryView).describe('newest first'),
 });
 
@@ -183,7 +212,9 @@ export type ControlEventDetailView = ControlEventView & Pick<z.infer<typeof cont
 export const triggerResultView = z.object({
   type: z.enum(EVENT_TYPE_NAMES).describe('the event type asked for'),
   event: controlEventView,
-  events: z.array(z.object({ id: z.string(), type: z.string(), resource_id: z.string() })).describe('every event the trigger recorded, oldest first'),
+  events: z
+    .array(z.object({ id: z.string(), type: z.string(), resource_id: z.string() }))
+    .describe('every event the trigger recorded, oldest first'),
   related: z.record(z.string(), z.string()).describe('the ids of the objects behind the event, e.g. {"payment_id": "pay_..."}'),
   delivery: deliveryView.nullable().describe('the manual delivery to `to`; null without it'),
 });

@@ -5,21 +5,29 @@ import { listOf } from './list.js';
 import { iso, isoTime } from './time.js';
 
 /** A fault rule. */
-export const faultRuleView = z.object({
-  id: z.string(),
-  scope: z.enum(['global', 'endpoint', 'url', 'route']),
-  target: z.string().nullable().describe('the endpoint id, URL or route pattern; null for global rules'),
-  merchant: z.string().nullable().describe('the merchant the rule is aimed at (merchant=); null for every merchant'),
-  fault: z.string().describe('the fault kind, e.g. duplicate, fail-first, timeout'),
-  value: z.string().nullable(),
-  probability: z.number().nullable().describe('the chance (p=) that an API rule fires; null: always'),
-  spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
-  source: z.enum(['flag', 'api', 'scenario']).describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
-  created_at: isoTime,
-}).meta({ id: 'FaultRule' });
+export const faultRuleView = z
+  .object({
+    id: z.string(),
+    scope: z.enum(['global', 'endpoint', 'url', 'route']),
+    target: z.string().nullable().describe('the endpoint id, URL or route pattern; null for global rules'),
+    merchant: z.string().nullable().describe('the merchant the rule is aimed at (merchant=); null for every merchant'),
+    fault: z.string().describe('the fault kind, e.g. duplicate, fail-first, timeout'),
+    value: z.string().nullable(),
+    probability: z.number().nullable().describe('the chance (p=) that an API rule fires; null: always'),
+    spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
+    source: z
+      .enum(['flag', 'api', 'scenario'])
+      .describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
+    created_at: isoTime,
+  })
+  .meta({ id: 'FaultRule' });
 
 /** Who set a rule, in words, by its source: the CLI's table and the dashboard's Faults page. */
-export const FAULT_SOURCE_LABELS: Record<FaultRuleView['source'], string> = { flag: '--faults', api: 'control API', scenario: 'scenario file' };
+export const FAULT_SOURCE_LABELS: Record<FaultRuleView['source'], string> = {
+  flag: '--faults',
+  api: 'control API',
+  scenario: 'scenario file',
+};
 
 /** The fault rule's TS type. */
 export type FaultRuleView = z.infer<typeof faultRuleView>;

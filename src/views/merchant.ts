@@ -11,20 +11,22 @@ const terminalView = z.object({
 });
 
 /** A merchant with its credentials. */
-export const merchantView = z.object({
-  object: z.literal('merchant'),
-  id: z.string(),
-  name: z.string(),
-  terNO: z.number().int().nullable().describe('its first terminal'),
-  public_key: z.string().nullable().describe("its first terminal's public_key"),
-  private_key: z.string().nullable().describe("its first terminal's private_key"),
-  api_key: z.string().nullable().describe('sk_test_...: its first /v1/ API key'),
-  webhook_secret: z.string().describe('whsec_...: signs the webhooks sent for it'),
-  currency: z.string().describe('the currency the sandbox invents objects in for it (sandbox trigger)'),
-  seeded: z.boolean().describe('true for a merchant of the fixtures, false for one made on demand'),
-  terminals: z.array(terminalView),
-  api_keys: z.array(z.string()),
-}).meta({ id: 'Merchant' });
+export const merchantView = z
+  .object({
+    object: z.literal('merchant'),
+    id: z.string(),
+    name: z.string(),
+    terNO: z.number().int().nullable().describe('its first terminal'),
+    public_key: z.string().nullable().describe("its first terminal's public_key"),
+    private_key: z.string().nullable().describe("its first terminal's private_key"),
+    api_key: z.string().nullable().describe('sk_test_...: its first /v1/ API key'),
+    webhook_secret: z.string().describe('whsec_...: signs the webhooks sent for it'),
+    currency: z.string().describe('the currency the sandbox invents objects in for it (sandbox trigger)'),
+    seeded: z.boolean().describe('true for a merchant of the fixtures, false for one made on demand'),
+    terminals: z.array(terminalView),
+    api_keys: z.array(z.string()),
+  })
+  .meta({ id: 'Merchant' });
 
 /** The merchant's TS type. */
 export type MerchantView = z.infer<typeof merchantView>;

@@ -8,35 +8,43 @@ import { cardView } from './token.js';
 import { iso, isoTime } from './time.js';
 
 /** The payment object. */
-export const paymentView = z.object({
-  id: z.string().describe('pay_...'),
-  object: z.literal('payment'),
-  status: z.enum(PAYMENT_STATES),
-  amount: z.number().int().describe('minor units'),
-  currency: z.string().describe('ISO 4217, upper case'),
-  method: z.enum(['card', 'ideal', 'sepa']).describe('card; ideal or sepa for payments made on the hosted checkout page'),
-  routing: z.enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct']),
-  acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
-  capture: z.boolean(),
-  amount_captured: z.number().int().describe('minor units'),
-  amount_refunded: z.number().int().describe('minor units of refunds that succeeded'),
-  card: cardView.nullable().describe('null for ideal and sepa payments'),
-  method_details: z.object({ label: z.string(), last4: z.string() }).nullable().describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
-  token: z.string().nullable(),
-  customer: z.record(z.string(), z.string()),
-  reference: z.string().nullable(),
-  description: z.string().nullable(),
-  metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
-  decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
-  failure_message: z.string().nullable(),
-  next_action: z
-    .object({ type: z.literal('redirect'), url: z.string().meta({ format: 'uri' }).describe('the 3-D Secure page to send the customer to') })
-    .nullable(),
-  return_url: z.string().nullable(),
-  webhook_url: z.string().nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
-}).meta({ id: 'Payment' });
+export const paymentView = z
+  .object({
+    id: z.string().describe('pay_...'),
+    object: z.literal('payment'),
+    status: z.enum(PAYMENT_STATES),
+    amount: z.number().int().describe('minor units'),
+    currency: z.string().describe('ISO 4217, upper case'),
+    method: z.enum(['card', 'ideal', 'sepa']).describe('card; ideal or sepa for payments made on the hosted checkout page'),
+    routing: z.enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct']),
+    acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
+    capture: z.boolean(),
+    amount_captured: z.number().int().describe('minor units'),
+    amount_refunded: z.number().int().describe('minor units of refunds that succeeded'),
+    card: cardView.nullable().describe('null for ideal and sepa payments'),
+    method_details: z
+      .object({ label: z.string(), last4: z.string() })
+      .nullable()
+      .describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
+    token: z.string().nullable(),
+    customer: z.record(z.string(), z.string()),
+    reference: z.string().nullable(),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
+    decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
+    failure_message: z.string().nullable(),
+    next_action: z
+      .object({
+        type: z.literal('redirect'),
+        url: z.string().meta({ format: 'uri' }).describe('the 3-D Secure page to send the customer to'),
+      })
+      .nullable(),
+    return_url: z.string().nullable(),
+    webhook_url: z.string().nullable(),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Payment' });
 
 /** The payment object's TS type. */
 export type PaymentView = z.infer<typeof paymentView>;
@@ -55,7 +63,10 @@ export function toPaymentView(payment: Payment, nextActionUrl: string | undefine
     capture: payment.capture,
     amount_captured: payment.amountCaptured,
     amount_refunded: payment.amountRefunded,
-    card: payment.method === 'card' ? { brand: payment.instrumentLabel, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear } : null,
+    card:
+      payment.method === 'card'
+        ? { brand: payment.instrumentLabel, last4: payment.cardLast4, exp_month: payment.cardExpMonth, exp_year: payment.cardExpYear }
+        : null,
     // Hosted checkout's iDEAL and SEPA payments: the bank (or "SEPA") and the IBAN's last four.
     method_details: payment.method === 'card' ? null : { label: payment.instrumentLabel, last4: payment.cardLast4 },
     token: payment.token,

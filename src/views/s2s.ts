@@ -9,51 +9,68 @@ import type { Transaction } from '../store/transactions-repo.js';
 import { formatTdate, iso, isoTime } from './time.js';
 
 /** The authstatus answer: the transaction as it is now. */
-export const s2sStatusView = z.object({
-  transID: z.string(),
-  reference: z.string(),
-  order_status: z.string().describe('the order_status code as text, e.g. "1" (Test Approved)'),
-  status: z.string().describe('the order_status text, e.g. "Test Approved"'),
-  response: z.string(),
-  bill_amt: z.string().describe('decimal(10,2) text, e.g. "10.00"'),
-  bill_currency: z.string(),
-  tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the last change'),
-}).meta({ id: 'Transaction' });
+export const s2sStatusView = z
+  .object({
+    transID: z.string(),
+    reference: z.string(),
+    order_status: z.string().describe('the order_status code as text, e.g. "1" (Test Approved)'),
+    status: z.string().describe('the order_status text, e.g. "Test Approved"'),
+    response: z.string(),
+    bill_amt: z.string().describe('decimal(10,2) text, e.g. "10.00"'),
+    bill_currency: z.string(),
+    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the last change'),
+  })
+  .meta({ id: 'Transaction' });
 
 /** The authstatus answer's TS type. */
 export type S2SStatusView = z.infer<typeof s2sStatusView>;
 
 /** The spec §2.2 payment answer: exactly these fields, all strings. */
-export const s2sPaymentView = s2sStatusView.extend({
-  mop: z.string(),
-  ccno: z.string().describe('the masked card number; empty for other methods'),
-  tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the creation'),
-  authurl: z.string().describe('the page to send the customer to; empty when no challenge waits'),
-  authstatus: z.string().describe('the URL that answers the transaction as it is now'),
-  authdata: z.string().describe('base64 JSON of the 3-D Secure ACS data; empty unless a card challenge waits'),
-}).meta({ id: 'S2SPaymentAnswer' });
+export const s2sPaymentView = s2sStatusView
+  .extend({
+    mop: z.string(),
+    ccno: z.string().describe('the masked card number; empty for other methods'),
+    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the creation'),
+    authurl: z.string().describe('the page to send the customer to; empty when no challenge waits'),
+    authstatus: z.string().describe('the URL that answers the transaction as it is now'),
+    authdata: z.string().describe('base64 JSON of the 3-D Secure ACS data; empty unless a card challenge waits'),
+  })
+  .meta({ id: 'S2SPaymentAnswer' });
 
 /** The payment answer's TS type. */
 export type S2SPaymentView = z.infer<typeof s2sPaymentView>;
 
 /** The spec §2.3 answer of POST /api/s2s/encrypt: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
-export const s2sEncryptedPaymentView = s2sPaymentView.pick({ authurl: true, transID: true, reference: true, order_status: true, status: true, bill_amt: true, bill_currency: true, response: true }).meta({ id: 'S2SEncryptedPaymentAnswer' });
+export const s2sEncryptedPaymentView = s2sPaymentView
+  .pick({
+    authurl: true,
+    transID: true,
+    reference: true,
+    order_status: true,
+    status: true,
+    bill_amt: true,
+    bill_currency: true,
+    response: true,
+  })
+  .meta({ id: 'S2SEncryptedPaymentAnswer' });
 
 /** The encrypted payment answer's TS type. */
 export type S2SEncryptedPaymentView = z.infer<typeof s2sEncryptedPaymentView>;
 
 /** The spec §2.4 refund-request answer; bill_amt is the amount of this refund, as a number. */
-export const s2sRefundView = z.object({
-  order_status: z.string(),
-  message: z.string(),
-  status: z.string(),
-  bill_amt: z.number(),
-  transID: z.string(),
-  tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS" UTC'),
-  bill_currency: z.string(),
-  response: z.string(),
-  reference: z.string(),
-}).meta({ id: 'S2SRefundAnswer' });
+export const s2sRefundView = z
+  .object({
+    order_status: z.string(),
+    message: z.string(),
+    status: z.string(),
+    bill_amt: z.number(),
+    transID: z.string(),
+    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS" UTC'),
+    bill_currency: z.string(),
+    response: z.string(),
+    reference: z.string(),
+  })
+  .meta({ id: 'S2SRefundAnswer' });
 
 /** The refund-request answer's TS type. */
 export type S2SRefundView = z.infer<typeof s2sRefundView>;
@@ -62,17 +79,19 @@ export type S2SRefundView = z.infer<typeof s2sRefundView>;
 export const challengeSummaryView = z.object({ state: z.string(), kind: z.string(), authurl: z.string(), expires_at: isoTime });
 
 /** GET /_sandbox/transactions/{transID}: the authstatus answer plus what the operator needs. */
-export const controlTransactionView = s2sStatusView.extend({
-  mop: z.string(),
-  ccno: z.string(),
-  terNO: z.number().int(),
-  merchant_id: z.string(),
-  webhook_url: z.string(),
-  return_url: z.string(),
-  refunded_amt: z.string().describe('decimal(10,2) text'),
-  authentication: challengeSummaryView.nullable().describe('the challenge, when the transaction had one'),
-  created_at: isoTime,
-}).meta({ id: 'ControlTransaction' });
+export const controlTransactionView = s2sStatusView
+  .extend({
+    mop: z.string(),
+    ccno: z.string(),
+    terNO: z.number().int(),
+    merchant_id: z.string(),
+    webhook_url: z.string(),
+    return_url: z.string(),
+    refunded_amt: z.string().describe('decimal(10,2) text'),
+    authentication: challengeSummaryView.nullable().describe('the challenge, when the transaction had one'),
+    created_at: isoTime,
+  })
+  .meta({ id: 'ControlTransaction' });
 
 /** The control transaction view's TS type. */
 export type ControlTransactionView = z.infer<typeof controlTransactionView>;
@@ -109,7 +128,9 @@ export function toS2SPaymentView(t: Transaction, links: { authurl: string; auths
     authstatus: links.authstatus,
     // authdata is the 3-D Secure ACS data, so only card challenges carry it.
     authdata: links.threeDs
-      ? Buffer.from(JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: links.authurl, challengeWindowSize: '05' })).toString('base64')
+      ? Buffer.from(
+          JSON.stringify({ transID: t.transId, messageVersion: '2.2.0', acsURL: links.authurl, challengeWindowSize: '05' }),
+        ).toString('base64')
       : '',
   };
 }

@@ -7,25 +7,37 @@ const family = z.enum(['s2s', 'v1']);
 const minor = (hint: string) => z.number().int().describe(`${hint}, in minor units`);
 
 /** A settlement. */
-export const settlementView = z.object({
-  id: z.string().describe('st_...'),
-  object: z.literal('settlement'),
-  merchant_id: z.string(),
-  status: z.enum(['created', 'paid']),
-  currency: z.string(),
-  count: z.number().int().describe('payments carried; 0 when it holds clawbacks only'),
-  gross: minor('captured'),
-  fees: minor('fees'),
-  refunds: minor('refunded before settlement'),
-  adjustments: minor('clawbacks (<= 0)'),
-  net: minor('paid out'),
-  fee_model: z.object({ percent_basis_points: z.number().int(), fixed_per_payment: minor('the fixed fee per payment') }),
-  pay_at: isoTime.describe('when the payout is due (settlement.paid)'),
-  paid_at: isoTime.nullable(),
-  created_at: isoTime,
-  payments: z.array(z.object({ family, id: z.string(), gross: minor('captured'), fee: minor('fee'), refunded: minor('refunded'), net: minor('net') })),
-  clawbacks: z.array(z.object({ family, id: z.string(), kind: z.enum(['refund', 'chargeback']), chargeback_id: z.string().nullable(), amount: minor('taken back (< 0)') })),
-}).meta({ id: 'Settlement' });
+export const settlementView = z
+  .object({
+    id: z.string().describe('st_...'),
+    object: z.literal('settlement'),
+    merchant_id: z.string(),
+    status: z.enum(['created', 'paid']),
+    currency: z.string(),
+    count: z.number().int().describe('payments carried; 0 when it holds clawbacks only'),
+    gross: minor('captured'),
+    fees: minor('fees'),
+    refunds: minor('refunded before settlement'),
+    adjustments: minor('clawbacks (<= 0)'),
+    net: minor('paid out'),
+    fee_model: z.object({ percent_basis_points: z.number().int(), fixed_per_payment: minor('the fixed fee per payment') }),
+    pay_at: isoTime.describe('when the payout is due (settlement.paid)'),
+    paid_at: isoTime.nullable(),
+    created_at: isoTime,
+    payments: z.array(
+      z.object({ family, id: z.string(), gross: minor('captured'), fee: minor('fee'), refunded: minor('refunded'), net: minor('net') }),
+    ),
+    clawbacks: z.array(
+      z.object({
+        family,
+        id: z.string(),
+        kind: z.enum(['refund', 'chargeback']),
+        chargeback_id: z.string().nullable(),
+        amount: minor('taken back (< 0)'),
+      }),
+    ),
+  })
+  .meta({ id: 'Settlement' });
 
 /** The settlement's TS type. */
 export type SettlementView = z.infer<typeof settlementView>;
@@ -34,7 +46,12 @@ export type SettlementView = z.infer<typeof settlementView>;
 export type FeeModelView = SettlementView['fee_model'];
 
 /** A settlement with its payments and clawbacks. */
-export function toSettlementView(s: Settlement, items: SettlementItem[], adjustments: SettlementAdjustment[], feeModel: FeeModelView): SettlementView {
+export function toSettlementView(
+  s: Settlement,
+  items: SettlementItem[],
+  adjustments: SettlementAdjustment[],
+  feeModel: FeeModelView,
+): SettlementView {
   return {
     id: s.id,
     object: 'settlement',
@@ -51,7 +68,20 @@ export function toSettlementView(s: Settlement, items: SettlementItem[], adjustm
     pay_at: iso(s.payAt),
     paid_at: isoOrNull(s.paidAt),
     created_at: iso(s.createdAt),
-    payments: items.map((i) => ({ family: i.subjectType, id: i.subjectId, gross: i.gross, fee: i.fee, refunded: i.refunded, net: i.gross - i.fee - i.refunded })),
-    clawbacks: adjustments.map((a) => ({ family: a.subjectType, id: a.subjectId, kind: a.kind, chargeback_id: a.chargebackId, amount: a.amount })),
+    payments: items.map((i) => ({
+      family: i.subjectType,
+      id: i.subjectId,
+      gross: i.gross,
+      fee: i.fee,
+      refunded: i.refunded,
+      net: i.gross - i.fee - i.refunded,
+    })),
+    clawbacks: adjustments.map((a) => ({
+      family: a.subjectType,
+      id: a.subjectId,
+      kind: a.kind,
+      chargeback_id: a.chargebackId,
+      amount: a.amount,
+    })),
   };
 }

@@ -10,7 +10,11 @@ export const resetView = z.object({ reset: z.literal(true), tables });
 export type ResetView = z.infer<typeof resetView>;
 
 /** POST /_sandbox/reset {"merchant": id}: that merchant's rows removed, per table; the merchant stays. */
-export const merchantResetView = z.object({ reset: z.literal(true), merchant: z.string(), removed: z.record(z.string(), z.number().int()).describe('how many rows were removed from each table, by table name') });
+export const merchantResetView = z.object({
+  reset: z.literal(true),
+  merchant: z.string(),
+  removed: z.record(z.string(), z.number().int()).describe('how many rows were removed from each table, by table name'),
+});
 
 /** The scoped reset answer's TS type. */
 export type MerchantResetView = z.infer<typeof merchantResetView>;

@@ -3,21 +3,25 @@ import * as z from 'zod';
 import { isoOrNull, isoTime } from './time.js';
 
 /** The card summary a token or payment shows: never the number. */
-export const cardView = z.object({
-  brand: z.string().describe('the card network, e.g. VISA, MASTERCARD'),
-  last4: z.string().describe('the last four digits'),
-  exp_month: z.number().int().describe('the expiry month, 1 to 12'),
-  exp_year: z.number().int().describe('the expiry year, four digits'),
-}).meta({ id: 'Card' });
+export const cardView = z
+  .object({
+    brand: z.string().describe('the card network, e.g. VISA, MASTERCARD'),
+    last4: z.string().describe('the last four digits'),
+    exp_month: z.number().int().describe('the expiry month, 1 to 12'),
+    exp_year: z.number().int().describe('the expiry year, four digits'),
+  })
+  .meta({ id: 'Card' });
 
 /** A token as the API shows it. */
-export const tokenView = z.object({
-  id: z.string().describe('tok_... (a predefined test token such as tok_visa, or one returned by POST /v1/tokens)'),
-  object: z.literal('token'),
-  card: cardView,
-  predefined: z.boolean().describe('true for the test tokens every merchant can use'),
-  created_at: isoTime.nullable().describe('ISO 8601 UTC; null for predefined tokens'),
-}).meta({ id: 'Token' });
+export const tokenView = z
+  .object({
+    id: z.string().describe('tok_... (a predefined test token such as tok_visa, or one returned by POST /v1/tokens)'),
+    object: z.literal('token'),
+    card: cardView,
+    predefined: z.boolean().describe('true for the test tokens every merchant can use'),
+    created_at: isoTime.nullable().describe('ISO 8601 UTC; null for predefined tokens'),
+  })
+  .meta({ id: 'Token' });
 
 /** The token object's TS type. */
 export type TokenView = z.infer<typeof tokenView>;

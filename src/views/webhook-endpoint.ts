@@ -7,18 +7,25 @@ import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
 /** A webhook endpoint as the API answers it; create and rotate_secret answer webhookEndpointWithSecretView. */
-export const webhookEndpointView = z.strictObject({
-  id: z.string().describe('we_...'),
-  object: z.literal('webhook_endpoint'),
-  url: z.string().meta({ format: 'uri' }),
-  events: z.array(z.union([z.enum(EVENT_TYPE_NAMES), z.literal('*')])).describe('event names, or ["*"]'),
-  description: z.string(),
-  enabled: z.boolean(),
-  signature: z.enum(SIGNATURE_MODES).nullable().describe('how its deliveries are signed: "plain", "timestamped" or "standard"; null follows the sandbox\'s --signature'),
-  previous_secret_expires_at: isoTime.nullable().describe('until when the secret replaced by the last rotation also signs; null if never rotated'),
-  created_at: isoTime,
-  updated_at: isoTime,
-}).meta({ id: 'WebhookEndpoint' });
+export const webhookEndpointView = z
+  .strictObject({
+    id: z.string().describe('we_...'),
+    object: z.literal('webhook_endpoint'),
+    url: z.string().meta({ format: 'uri' }),
+    events: z.array(z.union([z.enum(EVENT_TYPE_NAMES), z.literal('*')])).describe('event names, or ["*"]'),
+    description: z.string(),
+    enabled: z.boolean(),
+    signature: z
+      .enum(SIGNATURE_MODES)
+      .nullable()
+      .describe('how its deliveries are signed: "plain", "timestamped" or "standard"; null follows the sandbox\'s --signature'),
+    previous_secret_expires_at: isoTime
+      .nullable()
+      .describe('until when the secret replaced by the last rotation also signs; null if never rotated'),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'WebhookEndpoint' });
 
 /** The answer to create and rotate_secret: the endpoint with its new signing secret. */
 export const webhookEndpointWithSecretView = webhookEndpointView
@@ -29,7 +36,11 @@ export const webhookEndpointWithSecretView = webhookEndpointView
 export type WebhookEndpointView = z.infer<typeof webhookEndpointView> & { secret?: string };
 
 /** The answer to DELETE /v1/webhook_endpoints/{id}. */
-export const deletedWebhookEndpointView = z.strictObject({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) });
+export const deletedWebhookEndpointView = z.strictObject({
+  id: z.string(),
+  object: z.literal('webhook_endpoint'),
+  deleted: z.literal(true),
+});
 
 /** The endpoint as the API shows it; `withSecret` only for create and rotate_secret. */
 export function toWebhookEndpointView(endpoint: WebhookEndpoint, withSecret = false): WebhookEndpointView {

@@ -57,15 +57,33 @@ export interface AuditSettings {
 export const MAX_AUDIT_TIMEOUT_MS = 60_000;
 
 /** Why the handler URL or a setting cannot be used: the setting's key and what it must be; undefined when all are fine. */
-export function auditInputProblem(url: string, settings: AuditSettings): { key: 'url' | 'signature' | 'headerPrefix' | 'timeout'; problem: string } | undefined {
+export function auditInputProblem(
+  url: string,
+  settings: AuditSettings,
+): { key: 'url' | 'signature' | 'headerPrefix' | 'timeout'; problem: string } | undefined {
   const parsed = parseHttpUrl(url);
-  if (!parsed) return { key: 'url', problem: `must be the http(s) URL of the webhook handler, such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(url)}` };
+  if (!parsed)
+    return {
+      key: 'url',
+      problem: `must be the http(s) URL of the webhook handler, such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(url)}`,
+    };
   // The audit's forged and replayed events must not reach a sandbox's control API, as no delivery does.
   if (isControlTarget(parsed, { host: '127.0.0.1', publicUrl: undefined })) return { key: 'url', problem: controlTargetProblem(url) };
-  if (!AUDIT_SIGNATURE_MODES.includes(settings.signatureMode)) return { key: 'signature', problem: `must be ${AUDIT_SIGNATURE_MODES.join(' or ')} (the mode the handler verifies), got ${JSON.stringify(settings.signatureMode)}` };
-  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(settings.headerPrefix)) return { key: 'headerPrefix', problem: `must be letters and digits, starting with a letter, like Sandbox, got ${JSON.stringify(settings.headerPrefix)}` };
+  if (!AUDIT_SIGNATURE_MODES.includes(settings.signatureMode))
+    return {
+      key: 'signature',
+      problem: `must be ${AUDIT_SIGNATURE_MODES.join(' or ')} (the mode the handler verifies), got ${JSON.stringify(settings.signatureMode)}`,
+    };
+  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(settings.headerPrefix))
+    return {
+      key: 'headerPrefix',
+      problem: `must be letters and digits, starting with a letter, like Sandbox, got ${JSON.stringify(settings.headerPrefix)}`,
+    };
   if (!Number.isInteger(settings.timeoutMs) || settings.timeoutMs <= 0 || settings.timeoutMs > MAX_AUDIT_TIMEOUT_MS) {
-    return { key: 'timeout', problem: `must be a time limit greater than 0 and at most ${MAX_AUDIT_TIMEOUT_MS / 1000} s (the gateway's is 5 s), got ${JSON.stringify(settings.timeoutMs)} ms` };
+    return {
+      key: 'timeout',
+      problem: `must be a time limit greater than 0 and at most ${MAX_AUDIT_TIMEOUT_MS / 1000} s (the gateway's is 5 s), got ${JSON.stringify(settings.timeoutMs)} ms`,
+    };
   }
   return undefined;
 }
@@ -108,8 +126,23 @@ type Expect = '2xx' | '4xx';
 function auditDelivery(url: string, event: EventRecord, contentType: string, body: string): Delivery {
   const now = Date.now();
   return {
-    id: newId('whd'), eventId: event.id, eventType: event.type, merchantId: event.merchantId, url, endpointId: null, contentType, body,
-    status: 'pending', manual: true, attempts: 0, nextAttemptAt: now, leaseUntil: null, lastStatus: null, lastError: null, createdAt: now, updatedAt: now,
+    id: newId('whd'),
+    eventId: event.id,
+    eventType: event.type,
+    merchantId: event.merchantId,
+    url,
+    endpointId: null,
+    contentType,
+    body,
+    status: 'pending',
+    manual: true,
+    attempts: 0,
+    nextAttemptAt: now,
+    leaseUntil: null,
+    lastStatus: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -131,7 +164,11 @@ function describeAnswer(result: PostResult): string {
 
 /** Grades one answer against what the case expects. */
 function grade(result: PostResult, expect: Expect, timeoutMs: number, whyWrong: string): { ok: boolean; reason: string } {
-  if (result.errorKind === 'timeout') return { ok: false, reason: `no answer within ${timeoutMs} ms: the gateway gives up after its time limit and retries; answer first, do slow work after` };
+  if (result.errorKind === 'timeout')
+    return {
+      ok: false,
+      reason: `no answer within ${timeoutMs} ms: the gateway gives up after its time limit and retries; answer first, do slow work after`,
+    };
   if (result.status === null) return { ok: false, reason: `${describeAnswer(result)}: nothing answered at the URL` };
   const ok = expect === '2xx' ? result.status >= 200 && result.status < 300 : result.status >= 400 && result.status < 500;
   return { ok, reason: ok ? describeAnswer(result) : `${describeAnswer(result)}; ${whyWrong}` };
@@ -159,7 +196,13 @@ class Auditor {
 
   /** The worker's signed request of a delivery: buildWebhookRequest, the delivery worker's own. */
   signed(delivery: Delivery, options: { secret?: string; timestamp?: number; attempt?: number } = {}): OutgoingWebhook {
-    return buildWebhookRequest(delivery, options.attempt ?? 1, this.settings, { mode: this.settings.signatureMode, secrets: [options.secret ?? this.material.secret] }, options.timestamp ?? unixNow());
+    return buildWebhookRequest(
+      delivery,
+      options.attempt ?? 1,
+      this.settings,
+      { mode: this.settings.signatureMode, secrets: [options.secret ?? this.material.secret] },
+      options.timestamp ?? unixNow(),
+    );
   }
 
   /** POSTs one request with the time limit, as the worker does. */
@@ -181,7 +224,15 @@ class Auditor {
         break;
       }
     }
-    this.cases.push({ id, name, level, result: ok ? 'pass' : 'fail', reason, status: last?.status ?? null, latencyMs: last ? last.latencyMs : null });
+    this.cases.push({
+      id,
+      name,
+      level,
+      result: ok ? 'pass' : 'fail',
+      reason,
+      status: last?.status ?? null,
+      latencyMs: last ? last.latencyMs : null,
+    });
   }
 
   /** Records a case that cannot run with these settings or this material. */
@@ -197,46 +248,110 @@ export async function runWebhookAudit(url: string, material: AuditMaterial, sett
 
   // The first event and then the same delivery again, as the at-least-once worker sends it after a lost answer: attempt 2, same event id.
   const first = a.jsonDelivery(copyOf(material.authorized));
-  await a.check('valid', 'valid signed event', 'must-pass', [a.signed(first)], '2xx',
-    `a correctly signed event must get a 2xx within ${settings.timeoutMs} ms: check the secret, and verify the HMAC over the raw body bytes before parsing them`);
-  await a.check('duplicate', 'duplicate delivery', 'must-pass', [a.signed(first, { attempt: 2 })], '2xx',
-    'an event id seen before must get a 2xx again (and not be processed twice), or the gateway keeps retrying it');
+  await a.check(
+    'valid',
+    'valid signed event',
+    'must-pass',
+    [a.signed(first)],
+    '2xx',
+    `a correctly signed event must get a 2xx within ${settings.timeoutMs} ms: check the secret, and verify the HMAC over the raw body bytes before parsing them`,
+  );
+  await a.check(
+    'duplicate',
+    'duplicate delivery',
+    'must-pass',
+    [a.signed(first, { attempt: 2 })],
+    '2xx',
+    'an event id seen before must get a 2xx again (and not be processed twice), or the gateway keeps retrying it',
+  );
 
-  await a.check('bad-signature', 'bad signature', 'must-pass', [a.jsonRequest(copyOf(material.authorized), { secret: forgedSecret() })], '4xx',
-    `a request whose ${header} does not verify must be refused with a 4xx: anyone could have sent it`);
+  await a.check(
+    'bad-signature',
+    'bad signature',
+    'must-pass',
+    [a.jsonRequest(copyOf(material.authorized), { secret: forgedSecret() })],
+    '4xx',
+    `a request whose ${header} does not verify must be refused with a 4xx: anyone could have sent it`,
+  );
 
   // The headers signed for the original body, sent with a body whose amount was changed afterwards.
   const original = copyOf(material.captured);
   const amount = original.data.amount;
   const tampered = { ...original, data: { ...original.data, amount: typeof amount === 'number' ? amount + 100_000 : 1 } };
-  await a.check('tampered-body', 'tampered body', 'must-pass', [{ ...a.jsonRequest(original), body: eventEnvelope(tampered) }], '4xx',
-    `a body changed after signing (with the ${header} of the original) must be refused with a 4xx: verify the signature over the exact bytes received`);
+  await a.check(
+    'tampered-body',
+    'tampered body',
+    'must-pass',
+    [{ ...a.jsonRequest(original), body: eventEnvelope(tampered) }],
+    '4xx',
+    `a body changed after signing (with the ${header} of the original) must be refused with a 4xx: verify the signature over the exact bytes received`,
+  );
 
   if (settings.signatureMode === 'plain') {
-    a.skip('stale-timestamp', 'stale timestamp', 'must-pass', 'plain signatures do not cover the timestamp; with --signature timestamped a handler must refuse old ones');
+    a.skip(
+      'stale-timestamp',
+      'stale timestamp',
+      'must-pass',
+      'plain signatures do not cover the timestamp; with --signature timestamped a handler must refuse old ones',
+    );
   } else {
-    await a.check('stale-timestamp', 'stale timestamp', 'must-pass', [a.jsonRequest(copyOf(material.authorized), { timestamp: unixNow() - STALE_AGE_SECONDS })], '4xx',
-      `a correctly signed request whose timestamp is ${STALE_AGE_SECONDS / 60} minutes old must be refused with a 4xx (allow 5 minutes at most): otherwise a captured request can be replayed`);
+    await a.check(
+      'stale-timestamp',
+      'stale timestamp',
+      'must-pass',
+      [a.jsonRequest(copyOf(material.authorized), { timestamp: unixNow() - STALE_AGE_SECONDS })],
+      '4xx',
+      `a correctly signed request whose timestamp is ${STALE_AGE_SECONDS / 60} minutes old must be refused with a 4xx (allow 5 minutes at most): otherwise a captured request can be replayed`,
+    );
   }
 
-  await a.check('unknown-event-type', 'unknown event type', 'must-pass', [a.jsonRequest(copyOf(material.authorized, { type: UNKNOWN_EVENT_TYPE }))], '2xx',
-    'an event type the handler does not know must get a 2xx and be ignored: the gateway adds types, and a refusal makes it retry for hours');
+  await a.check(
+    'unknown-event-type',
+    'unknown event type',
+    'must-pass',
+    [a.jsonRequest(copyOf(material.authorized, { type: UNKNOWN_EVENT_TYPE }))],
+    '2xx',
+    'an event type the handler does not know must get a 2xx and be ignored: the gateway adds types, and a refusal makes it retry for hours',
+  );
 
   // captured before authorized, for one payment: deliveries are concurrent and retried, so order is never promised.
-  await a.check('out-of-order', 'events out of order', 'advice', [a.jsonRequest(copyOf(material.captured)), a.jsonRequest(copyOf(material.authorized))], '2xx',
-    'events can arrive in any order (retries, concurrency): answer 2xx and reconcile from the payment\'s state, never assume authorized comes first');
+  await a.check(
+    'out-of-order',
+    'events out of order',
+    'advice',
+    [a.jsonRequest(copyOf(material.captured)), a.jsonRequest(copyOf(material.authorized))],
+    '2xx',
+    "events can arrive in any order (retries, concurrency): answer 2xx and reconcile from the payment's state, never assume authorized comes first",
+  );
 
   if (material.s2s && material.keys) {
     const event = copyOf(material.s2s);
     const body = s2sWebhookBody(event.data as Record<string, string>, 'aes256', material.keys);
-    await a.check('encrypted-s2s', 'encrypted S2S data= body', 'advice', [a.signed(auditDelivery(url, event, 'application/x-www-form-urlencoded', body))], '2xx',
-      'an S2S webhook with encryption_method=aes256 is a form body data=<cipher>: verify the signature, decrypt with the terminal keys (docs/encryption.md) and answer 2xx');
+    await a.check(
+      'encrypted-s2s',
+      'encrypted S2S data= body',
+      'advice',
+      [a.signed(auditDelivery(url, event, 'application/x-www-form-urlencoded', body))],
+      '2xx',
+      'an S2S webhook with encryption_method=aes256 is a form body data=<cipher>: verify the signature, decrypt with the terminal keys (docs/encryption.md) and answer 2xx',
+    );
   } else {
-    a.skip('encrypted-s2s', 'encrypted S2S data= body', 'advice', "the terminal keys are not known (the merchant has no terminal), so nothing was encrypted");
+    a.skip(
+      'encrypted-s2s',
+      'encrypted S2S data= body',
+      'advice',
+      'the terminal keys are not known (the merchant has no terminal), so nothing was encrypted',
+    );
   }
 
-  await a.check('large-payload', `large payload (${LARGE_PAYLOAD_BYTES / 1024} KiB)`, 'advice', [a.jsonRequest(largeCopy(material.authorized))], '2xx',
-    `a ${LARGE_PAYLOAD_BYTES / 1024} KiB event (metadata-rich) must be taken: raise the body limit of the webhook route (express.json() stops at 100 kB)`);
+  await a.check(
+    'large-payload',
+    `large payload (${LARGE_PAYLOAD_BYTES / 1024} KiB)`,
+    'advice',
+    [a.jsonRequest(largeCopy(material.authorized))],
+    '2xx',
+    `a ${LARGE_PAYLOAD_BYTES / 1024} KiB event (metadata-rich) must be taken: raise the body limit of the webhook route (express.json() stops at 100 kB)`,
+  );
 
   const count = (result: AuditCase['result']) => a.cases.filter((c) => c.result === result).length;
   const mustPassFailed = a.cases.filter((c) => c.level === 'must-pass' && c.result === 'fail').length;

@@ -200,7 +200,14 @@ export class DeliveryWorker {
         const now = this.clock.now();
         let claimed: Delivery[];
         try {
-          claimed = this.store.deliveries.claimDue(now, now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS, room, receiverOf, MAX_IN_FLIGHT_PER_RECEIVER, this.inFlightPerReceiver);
+          claimed = this.store.deliveries.claimDue(
+            now,
+            now + this.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+            room,
+            receiverOf,
+            MAX_IN_FLIGHT_PER_RECEIVER,
+            this.inFlightPerReceiver,
+          );
         } catch (err) {
           // A busy database must not take the server down: the timer retries in a moment.
           this.faults.error('claim', `webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
@@ -258,9 +265,19 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  private buildRequest(delivery: Delivery, attempt: number, overrides: { timestamp?: number; secrets?: readonly string[] } = {}): OutgoingWebhook {
+  private buildRequest(
+    delivery: Delivery,
+    attempt: number,
+    overrides: { timestamp?: number; secrets?: readonly string[] } = {},
+  ): OutgoingWebhook {
     const signing = this.resolveSigning(delivery);
-    return buildWebhookRequest(delivery, attempt, this.config, { mode: signing.mode, secrets: overrides.secrets ?? signing.secrets }, overrides.timestamp ?? Math.floor(this.clock.now() / 1000));
+    return buildWebhookRequest(
+      delivery,
+      attempt,
+      this.config,
+      { mode: signing.mode, secrets: overrides.secrets ?? signing.secrets },
+      overrides.timestamp ?? Math.floor(this.clock.now() / 1000),
+    );
   }
 
   private async send(delivery: Delivery): Promise<void> {
@@ -270,7 +287,10 @@ export class DeliveryWorker {
       // The attempt could not be recorded (the database stayed locked past busy_timeout, e.g. a
       // checkpoint on a starved disk). Nothing was written, so the delivery is still pending under
       // its lease and goes out again once the lease ends: at least once, and the server lives on.
-      this.faults.error('record', `webhook worker could not record attempt ${delivery.attempts + 1} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`);
+      this.faults.error(
+        'record',
+        `webhook worker could not record attempt ${delivery.attempts + 1} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`,
+      );
       this.claimFailed = true;
     }
   }
@@ -286,12 +306,15 @@ export class DeliveryWorker {
       return;
     }
     const startedAt = this.clock.now();
-    const result: PostResult = shaped.injectedFailure !== undefined
-      ? { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure }
-      : await postWebhook(shaped.request, this.config.webhookTimeoutMs, this.checkTarget);
+    const result: PostResult =
+      shaped.injectedFailure !== undefined
+        ? { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure }
+        : await postWebhook(shaped.request, this.config.webhookTimeoutMs, this.checkTarget);
     for (let copy = 0; copy < (shaped.duplicates ?? 0); copy++) {
       const extra = await postWebhook(shaped.request, this.config.webhookTimeoutMs, this.checkTarget);
-      this.store.deliveries.recordAttempt(this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`));
+      this.store.deliveries.recordAttempt(
+        this.attemptRecord(delivery.id, attempt, this.clock.now(), shaped.request, extra, `duplicate copy ${copy + 1}`),
+      );
     }
     // Take the write lock the way requests do (waiting with timers): failing to record the
     // attempt would send the webhook again when its lease ends.
@@ -300,7 +323,14 @@ export class DeliveryWorker {
     this.shaper?.settled?.(delivery, shaped);
   }
 
-  private attemptRecord(deliveryId: string, attempt: number, startedAt: number, request: OutgoingWebhook, result: PostResult, fault: string | null): DeliveryAttempt {
+  private attemptRecord(
+    deliveryId: string,
+    attempt: number,
+    startedAt: number,
+    request: OutgoingWebhook,
+    result: PostResult,
+    fault: string | null,
+  ): DeliveryAttempt {
     return {
       deliveryId,
       attempt,

@@ -94,16 +94,22 @@ function readFilters(head: string): Filters | { problem: string } {
   // A URL holds colons of its own: split only where the next filter name follows.
   for (const part of head.split(/:(?=(?:url|endpoint|route|merchant)=)/)) {
     const match = FILTER.exec(part);
-    if (!match) return { problem: `has "${part}" where a filter belongs; filters are url=URL, endpoint=ID, route=[METHOD] PATH or merchant=ID, each followed by ":"` };
+    if (!match)
+      return {
+        problem: `has "${part}" where a filter belongs; filters are url=URL, endpoint=ID, route=[METHOD] PATH or merchant=ID, each followed by ":"`,
+      };
     const [, name, value] = match as unknown as [string, 'url' | 'endpoint' | 'route' | 'merchant', string];
     if (name === 'merchant') {
       if (filters.merchant) return { problem: `names merchant= twice in "${head}"; give one merchant per ruleset` };
-      if (!/^[A-Za-z0-9_-]{1,100}$/.test(value)) return { problem: `names merchant "${value}"; a merchant= filter is a merchant id such as mer_sandbox` };
+      if (!/^[A-Za-z0-9_-]{1,100}$/.test(value))
+        return { problem: `names merchant "${value}"; a merchant= filter is a merchant id such as mer_sandbox` };
       filters.merchant = value;
       continue;
     }
-    if (filters.scope !== 'global') return { problem: `combines ${filters.scope}= and ${name}=; a ruleset takes one of url=, endpoint= (webhooks) or route= (API)` };
-    if (name === 'url' && !/^https?:\/\/[^\s/]+/.test(value)) return { problem: `names "${value}" as a URL; a url= target must be an http(s) URL such as http://127.0.0.1:3000/hook` };
+    if (filters.scope !== 'global')
+      return { problem: `combines ${filters.scope}= and ${name}=; a ruleset takes one of url=, endpoint= (webhooks) or route= (API)` };
+    if (name === 'url' && !/^https?:\/\/[^\s/]+/.test(value))
+      return { problem: `names "${value}" as a URL; a url= target must be an http(s) URL such as http://127.0.0.1:3000/hook` };
     if (name === 'route') {
       const route = parseRoutePattern(value);
       if ('problem' in route) return { problem: `has route "${quoted(value)}"; ${route.problem}` };
@@ -119,8 +125,14 @@ function readFilters(head: string): Filters | { problem: string } {
 /** Parses a fault spec; returns the rules, or the problem in words that say how to fix it. */
 export function parseFaultSpec(text: string): { rules: FaultRuleSpec[] } | { problem: string } {
   const rules: FaultRuleSpec[] = [];
-  const sets = text.split(';').map((part) => part.trim()).filter((part) => part !== '');
-  if (sets.length === 0) return { problem: `is empty; send faults such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2"` };
+  const sets = text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (sets.length === 0)
+    return {
+      problem: `is empty; send faults such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2"`,
+    };
   for (const set of sets) {
     let filters: Filters = { scope: 'global', target: '', merchant: '' };
     let faults = set;
@@ -131,7 +143,9 @@ export function parseFaultSpec(text: string): { rules: FaultRuleSpec[] } | { pro
       filters = read;
       faults = set.slice(colon + 1).trim();
     } else if (/^(url|endpoint|route|merchant)=/.test(set)) {
-      return { problem: `"${set}" has a target but no faults after it; write TARGET:FAULT such as url=http://127.0.0.1:3000/hook:duplicate=2 or route=POST /v1/payments:status=503` };
+      return {
+        problem: `"${set}" has a target but no faults after it; write TARGET:FAULT such as url=http://127.0.0.1:3000/hook:duplicate=2 or route=POST /v1/payments:status=503`,
+      };
     }
     const parsed = parseFaults(faults, filters);
     if ('problem' in parsed) return parsed;
@@ -166,9 +180,18 @@ function parseFaults(faults: string, filters: Filters): { rules: FaultRuleSpec[]
   }
   const api = rules.filter((rule) => isApiFault(rule.fault));
   const webhook = rules.filter((rule) => !isApiFault(rule.fault));
-  if (webhook.length > 0 && filters.scope === 'route') return { problem: `has route= with the webhook fault ${webhook[0]!.fault}; route= filters API faults (${API_FAULT_KINDS.join(', ')}); set webhook faults in their own ruleset after ";"` };
-  if (api.length > 0 && (filters.scope === 'url' || filters.scope === 'endpoint')) return { problem: `has ${filters.scope}= with the API fault ${api[0]!.fault}; ${filters.scope}= filters webhook deliveries, use route=[METHOD] PATH for API faults` };
-  if (chance !== null && webhook.length > 0) return { problem: `has p= with the webhook fault ${webhook[0]!.fault}; p= is the chance of API faults, webhooks take fail=P; set them in separate rulesets after ";"` };
+  if (webhook.length > 0 && filters.scope === 'route')
+    return {
+      problem: `has route= with the webhook fault ${webhook[0]!.fault}; route= filters API faults (${API_FAULT_KINDS.join(', ')}); set webhook faults in their own ruleset after ";"`,
+    };
+  if (api.length > 0 && (filters.scope === 'url' || filters.scope === 'endpoint'))
+    return {
+      problem: `has ${filters.scope}= with the API fault ${api[0]!.fault}; ${filters.scope}= filters webhook deliveries, use route=[METHOD] PATH for API faults`,
+    };
+  if (chance !== null && webhook.length > 0)
+    return {
+      problem: `has p= with the webhook fault ${webhook[0]!.fault}; p= is the chance of API faults, webhooks take fail=P; set them in separate rulesets after ";"`,
+    };
   if (chance !== null && api.length === 0) return { problem: 'has p= but no API fault to apply it to; write e.g. status=503,p=0.2' };
   const conflict = conflictOf(api.map((rule): ApiFault => ({ kind: rule.fault as ApiFault['kind'], value: rule.value })));
   if (conflict) return { problem: conflict };
@@ -176,8 +199,17 @@ function parseFaults(faults: string, filters: Filters): { rules: FaultRuleSpec[]
 }
 
 /** The rule written back in the grammar, e.g. "url=http://x/y:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2". */
-export function formatFaultRule(rule: { scope: FaultScope; target: string; merchant: string; fault: string; value: string | null; probability: number | null }): string {
+export function formatFaultRule(rule: {
+  scope: FaultScope;
+  target: string;
+  merchant: string;
+  fault: string;
+  value: string | null;
+  probability: number | null;
+}): string {
   const fault = rule.value === null ? rule.fault : `${rule.fault}=${rule.value}`;
-  const filters = [rule.merchant ? `merchant=${rule.merchant}:` : '', rule.scope === 'global' ? '' : `${rule.scope}=${rule.target}:`].join('');
+  const filters = [rule.merchant ? `merchant=${rule.merchant}:` : '', rule.scope === 'global' ? '' : `${rule.scope}=${rule.target}:`].join(
+    '',
+  );
   return `${filters}${fault}${rule.probability === null ? '' : `,p=${rule.probability}`}`;
 }

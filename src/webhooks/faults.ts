@@ -14,7 +14,15 @@ import type { Store } from '../store/store.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import type { ActivityBus } from '../runtime/activity.js';
-import { isApiFault, parseRoutePattern, routeMatches, ENDING_FAULTS, type ApiFault, type ApiFaultKind, type RoutePattern } from '../domain/api-faults.js';
+import {
+  isApiFault,
+  parseRoutePattern,
+  routeMatches,
+  ENDING_FAULTS,
+  type ApiFault,
+  type ApiFaultKind,
+  type RoutePattern,
+} from '../domain/api-faults.js';
 import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
 import { formatFaultRule, parseFaultSpec, type FaultKind } from './fault-rules.js';
 import { toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
@@ -137,7 +145,9 @@ export class FaultInjector implements AttemptShaper {
     const added = this.deps.store.tx(() => this.insert(spec, source, param));
     this.reload();
     // A rule set again keeps its id: answer with the stored rows.
-    return this.rules.filter((rule) => added.some((a) => a.scope === rule.scope && a.target === rule.target && a.merchant === rule.merchant && a.fault === rule.fault));
+    return this.rules.filter((rule) =>
+      added.some((a) => a.scope === rule.scope && a.target === rule.target && a.merchant === rule.merchant && a.fault === rule.fault),
+    );
   }
 
   /** Replaces the rules a scenario file set with those of `spec` (none when undefined). */
@@ -181,7 +191,11 @@ export class FaultInjector implements AttemptShaper {
     if (this.injected.length > RECENT_FAULTS) this.injected.pop();
     // The stream's items are snake_case and carry `at` as an ISO time of their own.
     const { requestId, method, path, fault: label, origin } = fault;
-    this.deps.activity.publish({ kind: 'fault.injected', at: fault.at, data: { request_id: requestId, method, path, fault: label, origin } });
+    this.deps.activity.publish({
+      kind: 'fault.injected',
+      at: fault.at,
+      data: { request_id: requestId, method, path, fault: label, origin },
+    });
   }
 
   /** The API faults injected lately, newest first. */
@@ -198,7 +212,8 @@ export class FaultInjector implements AttemptShaper {
   /** Deletes one rule, or every rule when `id` is undefined; returns how many went. */
   remove(id?: string): number {
     const removed = id === undefined ? this.deps.store.faultRules.clear() : this.deps.store.faultRules.remove(id);
-    if (id !== undefined && removed === 0) throw new SandboxError('resource_missing', `no fault rule ${id}; GET /_sandbox/faults lists them`, 'id');
+    if (id !== undefined && removed === 0)
+      throw new SandboxError('resource_missing', `no fault rule ${id}; GET /_sandbox/faults lists them`, 'id');
     this.reload();
     return removed;
   }
@@ -225,11 +240,19 @@ export class FaultInjector implements AttemptShaper {
     const failFirst = count('fail-first');
     if (attempt <= failFirst) {
       labels.push(`fail-first=${failFirst}`);
-      return { request, fault: labels.join(', '), injectedFailure: `fail-first=${failFirst}: attempt ${attempt} failed on purpose; nothing was sent` };
+      return {
+        request,
+        fault: labels.join(', '),
+        injectedFailure: `fail-first=${failFirst}: attempt ${attempt} failed on purpose; nothing was sent`,
+      };
     }
     if (active.has('fail') && this.random() < Number(value('fail'))) {
       labels.push(`fail=${value('fail')}`);
-      return { request, fault: labels.join(', '), injectedFailure: `fail=${value('fail')}: this attempt failed on purpose (seed ${this.seed}); nothing was sent` };
+      return {
+        request,
+        fault: labels.join(', '),
+        injectedFailure: `fail=${value('fail')}: this attempt failed on purpose (seed ${this.seed}); nothing was sent`,
+      };
     }
     const overrides: { timestamp?: number; secrets?: readonly string[] } = {};
     if (active.has('bad-signature')) {
@@ -270,7 +293,11 @@ export class FaultInjector implements AttemptShaper {
     if (mine) {
       this.held.delete(delivery.id);
       if (this.heldByTarget.get(target) === delivery.id) this.heldByTarget.delete(target);
-      return { label: mine.partner ? `reorder: held back, sent after ${mine.partner}` : `reorder: held ${formatDuration(REORDER_WINDOW_MS)}, no later delivery came; sent alone` };
+      return {
+        label: mine.partner
+          ? `reorder: held back, sent after ${mine.partner}`
+          : `reorder: held ${formatDuration(REORDER_WINDOW_MS)}, no later delivery came; sent alone`,
+      };
     }
     const heldId = this.heldByTarget.get(target);
     if (heldId !== undefined) {
@@ -287,7 +314,15 @@ export class FaultInjector implements AttemptShaper {
   /** Per fault kind, the most specific rule that matches the delivery. */
   private rulesFor(delivery: Delivery): Map<FaultKind, FaultRule> {
     const place = (rule: FaultRule) =>
-      rule.scope === 'endpoint' ? (rule.target === delivery.endpointId ? 3 : 0) : rule.scope === 'url' ? (rule.target === delivery.url ? 2 : 0) : 1;
+      rule.scope === 'endpoint'
+        ? rule.target === delivery.endpointId
+          ? 3
+          : 0
+        : rule.scope === 'url'
+          ? rule.target === delivery.url
+            ? 2
+            : 0
+          : 1;
     // A merchant= rule counts only for that merchant's deliveries, and over any rule without one.
     const rank = (rule: FaultRule) => (rule.merchant === '' ? place(rule) : rule.merchant === delivery.merchantId ? place(rule) + 3 : 0);
     const best = new Map<FaultKind, FaultRule>();
@@ -306,10 +341,18 @@ export class FaultInjector implements AttemptShaper {
     const { webhookEndpoints, credentials } = this.deps.store;
     for (const rule of parsed.rules) {
       if (rule.scope === 'endpoint' && !webhookEndpoints.get(rule.target)) {
-        throw new SandboxError('resource_missing', `${param} names endpoint ${rule.target}, but there is no webhook endpoint with that id; GET /v1/webhook_endpoints lists a merchant's endpoints (ids start with we_)`, param);
+        throw new SandboxError(
+          'resource_missing',
+          `${param} names endpoint ${rule.target}, but there is no webhook endpoint with that id; GET /v1/webhook_endpoints lists a merchant's endpoints (ids start with we_)`,
+          param,
+        );
       }
       if (rule.merchant !== '' && !credentials.merchant(rule.merchant)) {
-        throw new SandboxError('resource_missing', `${param} names merchant ${rule.merchant}, but there is no merchant with that id; GET /_sandbox/merchants lists them`, param);
+        throw new SandboxError(
+          'resource_missing',
+          `${param} names merchant ${rule.merchant}, but there is no merchant with that id; GET /_sandbox/merchants lists them`,
+          param,
+        );
       }
     }
   }

@@ -33,7 +33,11 @@ function classify(err: NodeJS.ErrnoException): string {
 export type TargetCheck = (url: URL) => Promise<string | undefined>;
 
 /** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
-export async function postWebhook(request: { url: string; headers: Record<string, string>; body: string }, timeoutMs: number, check?: TargetCheck): Promise<PostResult> {
+export async function postWebhook(
+  request: { url: string; headers: Record<string, string>; body: string },
+  timeoutMs: number,
+  check?: TargetCheck,
+): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
   let url: URL;
@@ -41,10 +45,18 @@ export async function postWebhook(request: { url: string; headers: Record<string
     url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: `not an http(s) URL: ${request.url}` };
+    return {
+      status: null,
+      headers: null,
+      body: null,
+      latencyMs: 0,
+      errorKind: 'invalid_url',
+      errorMessage: `not an http(s) URL: ${request.url}`,
+    };
   }
   const refused = check ? await check(url) : undefined;
-  if (refused !== undefined) return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: refused };
+  if (refused !== undefined)
+    return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: refused };
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
 
@@ -69,7 +81,8 @@ export async function postWebhook(request: { url: string; headers: Record<string
     const answered = () => {
       const status = answer!.statusCode ?? 0;
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(answer!.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      for (const [name, value] of Object.entries(answer!.headers))
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       const ok = status >= 200 && status < 300;
       const redirect = status >= 300 && status < 400;
       done({
@@ -77,7 +90,11 @@ export async function postWebhook(request: { url: string; headers: Record<string
         headers,
         body: Buffer.concat(chunks).toString('utf8'),
         errorKind: ok ? null : redirect ? 'redirect' : 'http_status',
-        errorMessage: ok ? null : redirect ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)` : `answered ${status}`,
+        errorMessage: ok
+          ? null
+          : redirect
+            ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)`
+            : `answered ${status}`,
       });
     };
     const timer = setTimeout(() => {

@@ -37,7 +37,9 @@ afterAll(async () => {
 /** axe's violations on the page, one readable line per failing element. */
 async function violations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-  return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`));
+  return result.violations.flatMap((v) =>
+    v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`),
+  );
 }
 
 async function check(base: string, kinds: PageKind[]) {

@@ -117,8 +117,13 @@ describe('hosted checkout in Chromium', () => {
     }, 'checkout.session.completed and payment.captured at the webhook_url');
     const completed = events.find((e) => e.event === 'checkout.session.completed')!;
     expect(completed.data).toMatchObject({ id: session.id, status: 'complete', payment: { amount: 2450, currency: 'EUR' } });
-    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['payment.requires_action', 'payment.authorized', 'payment.captured']));
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({ status: 'complete', payment_id: completed.data.payment_id });
+    expect(events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['payment.requires_action', 'payment.authorized', 'payment.captured']),
+    );
+    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
+      status: 'complete',
+      payment_id: completed.data.payment_id,
+    });
   });
 
   it('a declined card shows the decline, then another card succeeds', async () => {
@@ -159,11 +164,21 @@ describe('hosted checkout in Chromium', () => {
     await page.fill('#sepa-holder', 'Jane Doe');
     await page.click('button[type=submit]');
     await page.waitForURL(returned(session.id));
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({ status: 'complete', payment_status: 'processing' });
+    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
+      status: 'complete',
+      payment_status: 'processing',
+    });
 
-    const advanced = await fetch(`${server.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration: '5s' }) });
+    const advanced = await fetch(`${server.url}/_sandbox/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ duration: '5s' }),
+    });
     expect(advanced.status).toBe(200);
-    await waitFor(async () => (await api('GET', `/v1/checkout/sessions/${session.id}`)).json.payment_status === 'captured', 'the SEPA payment to settle');
+    await waitFor(
+      async () => (await api('GET', `/v1/checkout/sessions/${session.id}`)).json.payment_status === 'captured',
+      'the SEPA payment to settle',
+    );
     await waitFor(() => eventsAt(session.hooks).some((e) => e.event === 'payment.captured'), 'payment.captured at the webhook_url');
   });
 
@@ -211,7 +226,10 @@ describe('hosted checkout in Chromium', () => {
 
   it('fits a phone screen and a desktop one (screenshots in test-artifacts/)', async () => {
     const session = await createSession({ reference: 'order-2041' });
-    for (const [name, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 800 }]] as const) {
+    for (const [name, viewport] of [
+      ['phone', { width: 390, height: 844 }],
+      ['desktop', { width: 1280, height: 800 }],
+    ] as const) {
       await page.setViewportSize(viewport);
       await page.goto(session.url);
       await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));

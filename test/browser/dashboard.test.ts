@@ -52,7 +52,11 @@ afterEach(async () => {
 });
 
 async function api(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
@@ -73,7 +77,16 @@ describe('dashboard in Chromium', () => {
     const created = await api(
       'POST',
       '/v1/payments',
-      { amount: 2599, currency: 'EUR', method: 'card', routing: 'smart', customer: { country: 'NL' }, return_url: `${merchant.url}/return`, webhook_url: `${merchant.url}/hooks/live`, reference: 'order-live-1' },
+      {
+        amount: 2599,
+        currency: 'EUR',
+        method: 'card',
+        routing: 'smart',
+        customer: { country: 'NL' },
+        return_url: `${merchant.url}/return`,
+        webhook_url: `${merchant.url}/hooks/live`,
+        reference: 'order-live-1',
+      },
       { authorization: `Bearer ${CREDS.apiKey}` },
     );
     expect(created.status).toBe(200);
@@ -88,7 +101,11 @@ describe('dashboard in Chromium', () => {
   });
 
   it('Replay sends the event again: back on the delivery, the replay appears with its answer; its page shows the attempt', async () => {
-    const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'order-replay', webhook_url: `${merchant.url}/hooks/replay` }));
+    const t = await api(
+      'POST',
+      '/api/s2s',
+      s2sBody({ ccno: '4242424242424242', reference: 'order-replay', webhook_url: `${merchant.url}/hooks/replay` }),
+    );
     expect(t.status).toBe(200);
     await waitFor(() => merchant.at('/hooks/replay').length === 1, 'the first webhook');
     await page.goto(`${server.url}/_sandbox/?tab=deliveries`);
@@ -103,7 +120,10 @@ describe('dashboard in Chromium', () => {
     expect(page.url().replace(/#.*/, '')).toBe(original);
     // The replay is tried after the page loads or before; live updates show its answer either way.
     const replayRow = page.locator('table.siblings tbody tr');
-    await waitFor(async () => (await replayRow.count()) === 1 && (await replayRow.textContent())!.includes('HTTP 200'), 'the replay and its answer on the page');
+    await waitFor(
+      async () => (await replayRow.count()) === 1 && (await replayRow.textContent())!.includes('HTTP 200'),
+      'the replay and its answer on the page',
+    );
     await expect(replayRow.textContent()).resolves.toContain('(replay)');
     await expect(replayRow.locator('.status').textContent()).resolves.toBe('succeeded');
     const received = merchant.at('/hooks/replay');
@@ -121,7 +141,11 @@ describe('dashboard in Chromium', () => {
   });
 
   it('Approve on a pending authentication moves the transaction to Test Approved', async () => {
-    const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4000000000003220', reference: 'order-approve', webhook_url: `${merchant.url}/hooks/approve` }));
+    const t = await api(
+      'POST',
+      '/api/s2s',
+      s2sBody({ ccno: '4000000000003220', reference: 'order-approve', webhook_url: `${merchant.url}/hooks/approve` }),
+    );
     expect(t.json.status).toBe('Pending');
     await page.goto(`${server.url}/_sandbox/?tab=transactions&q=order-approve`);
     const row = page.locator(`tr[data-id="${t.json.transID}"]`);

@@ -42,7 +42,11 @@ async function startHostileSite(target: string) {
 
 /** An approved S2S payment on `sandbox`; returns its transID. */
 async function pay(sandbox: RunningServer): Promise<string> {
-  const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242' })) });
+  const res = await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242' })),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { transID: string }).transID;
 }

@@ -37,7 +37,13 @@ async function s2sPage(base: string, overrides: Record<string, unknown>): Promis
 }
 
 async function session(base: string, body: Record<string, unknown>): Promise<string> {
-  const { json } = await call(base, 'POST', '/v1/checkout/sessions', { amount: 2500, currency: 'EUR', return_url: 'http://127.0.0.1:9/return', reference: 'order-1042', ...body }, BEARER);
+  const { json } = await call(
+    base,
+    'POST',
+    '/v1/checkout/sessions',
+    { amount: 2500, currency: 'EUR', return_url: 'http://127.0.0.1:9/return', reference: 'order-1042', ...body },
+    BEARER,
+  );
   return pathOf(json.url);
 }
 
@@ -45,7 +51,9 @@ async function session(base: string, body: Record<string, unknown>): Promise<str
 async function postForm(base: string, pagePath: string, action: string, fields: Record<string, string>) {
   const { text } = await call(base, 'GET', pagePath, undefined);
   const csrf = /name="csrf" value="([^"]+)"/.exec(text)![1]!;
-  return call(base, 'POST', action, new URLSearchParams({ csrf, ...fields }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+  return call(base, 'POST', action, new URLSearchParams({ csrf, ...fields }).toString(), {
+    'content-type': 'application/x-www-form-urlencoded',
+  });
 }
 
 /** Creates one page of every customer-facing kind on the sandbox at `base`. */

@@ -38,7 +38,11 @@ describe('every page', () => {
   it('renders in standards mode (CSS1Compat), not quirks mode', async () => {
     const { context, blocked } = await localContext(browser);
     const page = await context.newPage();
-    const visited = [...customer.map((p) => server.url + p.path), ...dashboard.map((p) => server.url + p.path), `${guarded.url}/_sandbox/login`];
+    const visited = [
+      ...customer.map((p) => server.url + p.path),
+      ...dashboard.map((p) => server.url + p.path),
+      `${guarded.url}/_sandbox/login`,
+    ];
     const modes: Record<string, string> = {};
     for (const url of visited) {
       await page.goto(url);
@@ -55,7 +59,7 @@ describe('every page', () => {
     for (const kind of customer) {
       await page.goto(server.url + kind.path);
       // textContent: the collapsed test-data panel counts too.
-      const text = await page.evaluate(() => document.body.textContent ?? "");
+      const text = await page.evaluate(() => document.body.textContent ?? '');
       expect(text, kind.name).not.toMatch(/\b(docs|fixtures|src|test)\/[\w./-]+/);
       const icon = page.locator('.result .icon');
       if ((await icon.count()) > 0) {
@@ -107,7 +111,13 @@ describe('customer pages', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
       // A logo URL on 127.0.0.1 that answers 404.
-      body: JSON.stringify({ amount: 1200, currency: 'EUR', methods: ['card'], return_url: 'http://127.0.0.1:9/r', branding: { logo_url: `${server.url}/no-such-logo.png` } }),
+      body: JSON.stringify({
+        amount: 1200,
+        currency: 'EUR',
+        methods: ['card'],
+        return_url: 'http://127.0.0.1:9/r',
+        branding: { logo_url: `${server.url}/no-such-logo.png` },
+      }),
     });
     const session = (await res.json()) as { url: string };
     const { context } = await localContext(browser);
@@ -141,7 +151,10 @@ describe('customer pages', () => {
         // The same instant as the datetime attribute, in that zone.
         const shown = await time.evaluate((el, tz) => {
           const at = new Date(el.getAttribute('datetime')!);
-          return { text: el.textContent, hour: new Intl.DateTimeFormat('en-US', { hour: '2-digit', hour12: true, timeZone: tz }).format(at) };
+          return {
+            text: el.textContent,
+            hour: new Intl.DateTimeFormat('en-US', { hour: '2-digit', hour12: true, timeZone: tz }).format(at),
+          };
         }, timezoneId);
         expect(shown.text).toContain(shown.hour.slice(0, 2));
       }
@@ -159,7 +172,9 @@ describe('framing', () => {
   it("a merchant's page on another origin can show the 3-D Secure page in an iframe, but not the checkout page", async () => {
     const shop = http.createServer((req, res) => {
       const src = new URL(req.url!, 'http://x').searchParams.get('src')!;
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><title>Shop</title><iframe name="challenge" src="${src}" width="390" height="400"></iframe>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!DOCTYPE html><title>Shop</title><iframe name="challenge" src="${src}" width="390" height="400"></iframe>`);
     });
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
     const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/`;
@@ -188,12 +203,14 @@ describe('the dashboard on a 375px phone', () => {
       expect(widths.page, `${kind.name}: the page is wider than the screen`).toBeLessThanOrEqual(widths.view);
       // An id cell is one line high however long the id (a broken id would wrap to two or more).
       const broken = await page.evaluate(() =>
-        [...document.querySelectorAll('td.id')].filter((td) => {
-          const line = parseFloat(getComputedStyle(td).lineHeight) || 16;
-          const range = document.createRange();
-          range.selectNodeContents(td);
-          return range.getClientRects().length > 0 && range.getBoundingClientRect().height > line * 1.5;
-        }).map((td) => td.textContent),
+        [...document.querySelectorAll('td.id')]
+          .filter((td) => {
+            const line = parseFloat(getComputedStyle(td).lineHeight) || 16;
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            return range.getClientRects().length > 0 && range.getBoundingClientRect().height > line * 1.5;
+          })
+          .map((td) => td.textContent),
       );
       expect(broken, `${kind.name}: ids broken across lines`).toEqual([]);
     }
@@ -212,7 +229,12 @@ describe('the dashboard on a 375px phone', () => {
     await page.goto(`${guarded.url}/_sandbox/login`);
     const field = await page.locator('#token').evaluate((el) => {
       const style = getComputedStyle(el);
-      return { width: el.getBoundingClientRect().width, form: el.closest('form')!.getBoundingClientRect().width, radius: style.borderTopLeftRadius, fontSize: style.fontSize };
+      return {
+        width: el.getBoundingClientRect().width,
+        form: el.closest('form')!.getBoundingClientRect().width,
+        radius: style.borderTopLeftRadius,
+        fontSize: style.fontSize,
+      };
     });
     expect(field.width).toBeCloseTo(field.form, 0);
     expect(field.radius).toBe('8px');

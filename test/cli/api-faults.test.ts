@@ -13,9 +13,19 @@ beforeEach(async () => {
 afterEach(() => sandbox.close());
 
 it('faults set adds an API rule with a route, a merchant and a probability, and the API answers by it', async () => {
-  const set = await runCli(['faults', 'set', 'merchant=mer_sandbox:route=POST /v1/payments:status=503,p=1', '--seed', '3', '--url', sandbox.url]);
+  const set = await runCli([
+    'faults',
+    'set',
+    'merchant=mer_sandbox:route=POST /v1/payments:status=503,p=1',
+    '--seed',
+    '3',
+    '--url',
+    sandbox.url,
+  ]);
   expect(set.error).toBeUndefined();
-  expect(set.out).toMatch(/^ID\s+RULE\s+SET BY\nflt_\S+\s+merchant=mer_sandbox:route=POST \/v1\/payments:status=503,p=1\s+control API\nseed 3$/);
+  expect(set.out).toMatch(
+    /^ID\s+RULE\s+SET BY\nflt_\S+\s+merchant=mer_sandbox:route=POST \/v1\/payments:status=503,p=1\s+control API\nseed 3$/,
+  );
   const http = api(sandbox.url);
   const res = await http.post('/v1/payments', paymentBody(), AUTH);
   expect(res.status).toBe(503);

@@ -12,10 +12,20 @@ afterAll(() => sandbox.close());
 
 const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
 const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  (await (await fetch(sandbox.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json()) as any;
+  (await (
+    await fetch(sandbox.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+  ).json()) as any;
 
 it('approves a /v1/ payment in requires_action by its pay_ id', async () => {
-  const payment = await post('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_threeds_required', return_url: 'http://127.0.0.1:9/return' }, { authorization: `Bearer ${CREDS.apiKey}` });
+  const payment = await post(
+    '/v1/payments',
+    { amount: 1000, currency: 'EUR', token: 'tok_threeds_required', return_url: 'http://127.0.0.1:9/return' },
+    { authorization: `Bearer ${CREDS.apiKey}` },
+  );
   expect(payment.status).toBe('requires_action');
   const run = await cli('authenticate', payment.id, 'approve');
   expect(run.error).toBeUndefined();
@@ -31,5 +41,7 @@ it('declines an S2S transaction by its transID, with --json', async () => {
 
 it('refuses an unknown outcome with the list, and an unknown id with the id named', async () => {
   expect((await cli('authenticate', 'pay_x', 'maybe')).error).toBe('outcome must be one of approve, decline, cancel, expire; got "maybe"');
-  expect((await cli('authenticate', 'pay_nope', 'approve')).error).toMatch(/^no transaction or payment pay_nope: .* \(404 resource_missing\)$/);
+  expect((await cli('authenticate', 'pay_nope', 'approve')).error).toMatch(
+    /^no transaction or payment pay_nope: .* \(404 resource_missing\)$/,
+  );
 });

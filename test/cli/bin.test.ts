@@ -31,7 +31,9 @@ describe('bin/sandbox.js', () => {
       const created = await fetch(`${sandbox.url}/api/s2s`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(s2sBody({ mop: 'QRINTENT', bill_currency: 'INR', ccno: undefined, ccvv: undefined, month: undefined, year: undefined })),
+        body: JSON.stringify(
+          s2sBody({ mop: 'QRINTENT', bill_currency: 'INR', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+        ),
       }).then((res) => res.json() as Promise<{ status: string; authurl: string }>);
       expect(created.status).toBe('Pending');
       const page = await fetch(created.authurl);

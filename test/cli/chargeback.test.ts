@@ -13,7 +13,11 @@ afterEach(() => sandbox.close());
 const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
 
 async function s2sPayment(ccno = '4242424242424242'): Promise<string> {
-  const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno })) });
+  const res = await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno })),
+  });
   return ((await res.json()) as { transID: string }).transID;
 }
 
@@ -63,8 +67,12 @@ describe('sandbox chargeback', () => {
     expect((await cli('chargeback', 'dp_abc')).error).toBe('dp_abc is a chargeback already; add --win or --lose to decide it');
     expect((await cli('chargeback', 'order-17')).error).toContain('neither a /v1/ payment id (pay_...) nor an S2S transID');
     expect((await cli('chargeback', paymentId, '--amount', '10.50')).error).toContain('--amount is in minor units');
-    expect((await cli('chargeback', paymentId, '--reason', 'angry')).error).toMatch(/reason is invalid: expected one of fraudulent, .*\(400 parameter_invalid\)$/);
-    expect((await cli('chargeback', paymentId, '--win')).error).toBe(`${paymentId} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${paymentId}\`) (409 invalid_state)`);
+    expect((await cli('chargeback', paymentId, '--reason', 'angry')).error).toMatch(
+      /reason is invalid: expected one of fraudulent, .*\(400 parameter_invalid\)$/,
+    );
+    expect((await cli('chargeback', paymentId, '--win')).error).toBe(
+      `${paymentId} has no open chargeback; open one first (POST /_sandbox/chargebacks or \`sandbox chargeback ${paymentId}\`) (409 invalid_state)`,
+    );
     expect((await cli('chargeback', 'pay_nope')).error).toMatch(/no payment pay_nope.*\(404 resource_missing\)$/);
   });
 });

@@ -87,19 +87,25 @@ describe('sandbox decrypt', () => {
     const single = Buffer.from(canonical, 'base64').toString('ascii').replace(/=+$/, '');
     const { out, err } = await run(['decrypt', single, ...KEYS]);
     expect(out).toBe(PLAIN);
-    expect(err).toContain("warning: encrypted_data was base64-encoded once");
+    expect(err).toContain('warning: encrypted_data was base64-encoded once');
     expect(err).toContain("warning: base64 '=' padding was missing");
   });
 
   it('--json lists the fields and warnings', async () => {
     const canonical = (await run(['encrypt', PLAIN, ...KEYS])).out;
     const parsed = JSON.parse((await run(['decrypt', canonical, ...KEYS, '--json'])).out);
-    expect(parsed).toEqual({ plaintext: PLAIN, fields: { public_key: 'pk_test_1001', terNO: '1001', product_name: 'Blue mug', bill_amt: '10.50' }, warnings: [] });
+    expect(parsed).toEqual({
+      plaintext: PLAIN,
+      fields: { public_key: 'pk_test_1001', terNO: '1001', product_name: 'Blue mug', bill_amt: '10.50' },
+      warnings: [],
+    });
   });
 
   it('a wrong private key fails with the reason, not a stack trace', async () => {
     const canonical = (await run(['encrypt', PLAIN, ...KEYS])).out;
-    await expect(run(['decrypt', canonical, '--public-key', 'pk_test_1001', '--private-key', 'pv_wrong'])).rejects.toThrow(/padding is wrong.*private_key/);
+    await expect(run(['decrypt', canonical, '--public-key', 'pk_test_1001', '--private-key', 'pv_wrong'])).rejects.toThrow(
+      /padding is wrong.*private_key/,
+    );
     expect(() => decryptText(canonical, { publicKey: 'pk_test_1001', privateKey: 'pv_wrong' })).toThrow();
   });
 });

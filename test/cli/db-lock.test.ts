@@ -72,7 +72,15 @@ describe('the lock as a socket file (macOS and other systems without abstract so
     const address = lockAddress(db, 'darwin');
     expect(address).toMatch(/paysandbox-db-[0-9a-f]{32}\.sock$/);
     // Another process holds the lock the way a sandbox on macOS would, then dies without cleaning up.
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `const { lockDatabase } = await import(${JSON.stringify(MODULE)}); const lock = await lockDatabase(${JSON.stringify(db)}, 'darwin'); lock.url = 'http://127.0.0.1:4999'; console.log('locked'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { lockDatabase } = await import(${JSON.stringify(MODULE)}); const lock = await lockDatabase(${JSON.stringify(db)}, 'darwin'); lock.url = 'http://127.0.0.1:4999'; console.log('locked'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       let out = '';
       holder.stdout.on('data', (chunk: Buffer) => (out += chunk));

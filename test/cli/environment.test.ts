@@ -37,6 +37,8 @@ it('a mistyped SANDBOX_* variable is a warning naming the closest one; --json ma
   expect(text.code).toBe(0);
   expect(text.stderr).toBe('sandbox: warning: SANDBOX_PROT is set, but no sandbox option reads it; did you mean SANDBOX_PORT?\n');
   const json = await runBuiltCli([...args, '--json'], { env: { SANDBOX_PROT: '5000' } });
-  expect(JSON.parse(json.stderr)).toEqual({ warning: { code: 'unknown_variable', message: 'SANDBOX_PROT is set, but no sandbox option reads it; did you mean SANDBOX_PORT?' } });
+  expect(JSON.parse(json.stderr)).toEqual({
+    warning: { code: 'unknown_variable', message: 'SANDBOX_PROT is set, but no sandbox option reads it; did you mean SANDBOX_PORT?' },
+  });
   expect(JSON.parse(json.stdout)).toHaveProperty('ciphertext');
 });

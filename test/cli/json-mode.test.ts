@@ -53,7 +53,11 @@ function start(args: string[]) {
 const sandboxCli = (args: string[]) => start([...args, '--url', sandbox.url]).run;
 
 async function control<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sandbox.url}/_sandbox${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${sandbox.url}/_sandbox${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return (await res.json()) as T;
 }
 
@@ -63,7 +67,10 @@ async function trigger(type: string, extra: Record<string, unknown> = {}) {
 
 /** How each --json command succeeds and how it fails; the keys are the commands' names. */
 const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run> }> = {
-  'webhooks list': { pass: () => sandboxCli(['webhooks', 'list', '--json']), fail: () => sandboxCli(['webhooks', 'list', '--status', 'bogus', '--json']) },
+  'webhooks list': {
+    pass: () => sandboxCli(['webhooks', 'list', '--json']),
+    fail: () => sandboxCli(['webhooks', 'list', '--status', 'bogus', '--json']),
+  },
   'webhooks show': {
     pass: async () => sandboxCli(['webhooks', 'show', (await trigger('payment.authorized', { to: merchant.url })).delivery.id, '--json']),
     fail: () => sandboxCli(['webhooks', 'show', 'whd_nosuchdelivery', '--json']),
@@ -72,10 +79,22 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     pass: async () => sandboxCli(['webhooks', 'replay', (await trigger('payment.authorized')).event.id, '--to', merchant.url, '--json']),
     fail: () => sandboxCli(['webhooks', 'replay', 'whd_nosuchdelivery', '--json']),
   },
-  'webhooks retry-failed': { pass: () => sandboxCli(['webhooks', 'retry-failed', '--json']), fail: () => sandboxCli(['webhooks', 'retry-failed', '--timeout', 'soon', '--json']) },
-  'faults set': { pass: () => sandboxCli(['faults', 'set', 'delay=1s', '--json']), fail: () => sandboxCli(['faults', 'set', 'duplicate=many', '--json']) },
-  'faults list': { pass: () => sandboxCli(['faults', 'list', '--json']), fail: () => start(['faults', 'list', '--json', '--url', NOWHERE]).run },
-  'faults clear': { pass: () => sandboxCli(['faults', 'clear', '--json']), fail: () => sandboxCli(['faults', 'clear', 'flt_nosuchrule', '--json']) },
+  'webhooks retry-failed': {
+    pass: () => sandboxCli(['webhooks', 'retry-failed', '--json']),
+    fail: () => sandboxCli(['webhooks', 'retry-failed', '--timeout', 'soon', '--json']),
+  },
+  'faults set': {
+    pass: () => sandboxCli(['faults', 'set', 'delay=1s', '--json']),
+    fail: () => sandboxCli(['faults', 'set', 'duplicate=many', '--json']),
+  },
+  'faults list': {
+    pass: () => sandboxCli(['faults', 'list', '--json']),
+    fail: () => start(['faults', 'list', '--json', '--url', NOWHERE]).run,
+  },
+  'faults clear': {
+    pass: () => sandboxCli(['faults', 'clear', '--json']),
+    fail: () => sandboxCli(['faults', 'clear', 'flt_nosuchrule', '--json']),
+  },
   listen: {
     pass: async () => {
       const listening = start(['listen', '--count', '1', '--json', '--url', sandbox.url]);
@@ -93,14 +112,21 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
       await fetch(/at (\S+) /.exec(banner)![1]!, {
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1', 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-sandbox-event-id': 'evt_1',
+          'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0),
+        },
       });
       return receiving.run;
     },
     fail: () => start(['receive', '--status', '99', '--json']).run,
   },
   clock: { pass: () => sandboxCli(['clock', '--json']), fail: () => start(['clock', '--json', '--url', NOWHERE]).run },
-  'clock advance': { pass: () => sandboxCli(['clock', 'advance', '1m', '--json']), fail: () => sandboxCli(['clock', 'advance', '-1h', '--json']) },
+  'clock advance': {
+    pass: () => sandboxCli(['clock', 'advance', '1m', '--json']),
+    fail: () => sandboxCli(['clock', 'advance', '-1h', '--json']),
+  },
   wait: {
     pass: async () => {
       await trigger('payment.authorized', { to: merchant.url });
@@ -122,19 +148,38 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     pass: async () => sandboxCli(['chargeback', (await trigger('payment.captured')).related.payment_id, '--json']),
     fail: () => sandboxCli(['chargeback', 'dp_already', '--json']),
   },
-  chargebacks: { pass: () => sandboxCli(['chargebacks', '--json']), fail: () => sandboxCli(['chargebacks', '--status', 'bogus', '--json']) },
+  chargebacks: {
+    pass: () => sandboxCli(['chargebacks', '--json']),
+    fail: () => sandboxCli(['chargebacks', '--status', 'bogus', '--json']),
+  },
   settle: { pass: () => sandboxCli(['settle', '--json']), fail: () => sandboxCli(['settle', '--pay-after', 'later', '--json']) },
-  settlements: { pass: () => sandboxCli(['settlements', '--json']), fail: () => sandboxCli(['settlements', 'set_nosuchsettlement', '--json']) },
-  trigger: { pass: () => sandboxCli(['trigger', 'payment.authorized', '--json']), fail: () => sandboxCli(['trigger', 'payment.authorised', '--json']) },
+  settlements: {
+    pass: () => sandboxCli(['settlements', '--json']),
+    fail: () => sandboxCli(['settlements', 'set_nosuchsettlement', '--json']),
+  },
+  trigger: {
+    pass: () => sandboxCli(['trigger', 'payment.authorized', '--json']),
+    fail: () => sandboxCli(['trigger', 'payment.authorised', '--json']),
+  },
   authenticate: {
     pass: async () => {
-      const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody()) });
+      const res = await fetch(`${sandbox.url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(s2sBody()),
+      });
       return sandboxCli(['authenticate', String(((await res.json()) as { transID: string }).transID), 'approve', '--json']);
     },
     fail: () => sandboxCli(['authenticate', '123', 'maybe', '--json']),
   },
-  'merchants create': { pass: () => sandboxCli(['merchants', 'create', '--json']), fail: () => sandboxCli(['merchants', 'create', '--currency', 'euros', '--json']) },
-  'merchants list': { pass: () => sandboxCli(['merchants', 'list', '--json']), fail: () => start(['merchants', 'list', '--json', '--url', NOWHERE]).run },
+  'merchants create': {
+    pass: () => sandboxCli(['merchants', 'create', '--json']),
+    fail: () => sandboxCli(['merchants', 'create', '--currency', 'euros', '--json']),
+  },
+  'merchants list': {
+    pass: () => sandboxCli(['merchants', 'list', '--json']),
+    fail: () => start(['merchants', 'list', '--json', '--url', NOWHERE]).run,
+  },
   'merchants delete': {
     pass: async () => sandboxCli(['merchants', 'delete', (await control('POST', '/merchants', {})).id, '--json']),
     fail: () => sandboxCli(['merchants', 'delete', 'mer_sandbox', '--json']),
@@ -148,8 +193,10 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     fail: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--json']).run,
   },
   decrypt: {
-    pass: () => start(['decrypt', encryptText('a=1', CREDS), '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
-    fail: () => start(['decrypt', 'bm90IGNpcGhlcnRleHQ=', '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
+    pass: () =>
+      start(['decrypt', encryptText('a=1', CREDS), '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
+    fail: () =>
+      start(['decrypt', 'bm90IGNpcGhlcnRleHQ=', '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
   },
 };
 
@@ -185,9 +232,16 @@ it.each(Object.keys(CASES))('%s --json: stdout is JSON on success; a failure is 
 
 it('an error from the sandbox is its API error object; one the CLI finds has a CLI code', async () => {
   const api = await sandboxCli(['webhooks', 'show', 'whd_nosuchdelivery', '--json']);
-  expect(JSON.parse(api.err[0]!).error).toMatchObject({ type: 'not_found_error', code: 'resource_missing', param: 'id', request_id: expect.stringMatching(/^req_/) });
+  expect(JSON.parse(api.err[0]!).error).toMatchObject({
+    type: 'not_found_error',
+    code: 'resource_missing',
+    param: 'id',
+    request_id: expect.stringMatching(/^req_/),
+  });
   const unreachable = await start(['clock', '--json', '--url', NOWHERE]).run;
-  expect(JSON.parse(unreachable.err[0]!)).toEqual({ error: { code: 'sandbox_unreachable', message: `no sandbox answers at ${NOWHERE}; start one with \`npx sandbox start\`` } });
+  expect(JSON.parse(unreachable.err[0]!)).toEqual({
+    error: { code: 'sandbox_unreachable', message: `no sandbox answers at ${NOWHERE}; start one with \`npx sandbox start\`` },
+  });
   const usage = await start(['webhooks', 'list', '--bogus', '--json']).run;
   expect(JSON.parse(usage.err[0]!)).toEqual({ error: { code: 'usage', message: "unknown option '--bogus' (see sandbox --help)" } });
   // Without --json the same failure stays one line of text.

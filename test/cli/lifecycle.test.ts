@@ -119,7 +119,9 @@ echo "npx $NPX"
     const run = await runScript(project, script);
     const npx = field(run.stdout, 'npx');
     const line = await waitFor(() => /^the process .*$/m.exec(readFileSync(join(project, 'sandbox.log'), 'utf8'))?.[0], 'the stop line');
-    expect(line).toBe(`the process that started the sandbox (npm exec, pid ${npx}) exited: finishing in-flight webhooks and closing the database...`);
+    expect(line).toBe(
+      `the process that started the sandbox (npm exec, pid ${npx}) exited: finishing in-flight webhooks and closing the database...`,
+    );
   });
 
   it('--keep-running outlives the script that started it, until sandbox stop', async () => {
@@ -187,7 +189,9 @@ describe('sandbox stop', () => {
     const project = merchantProject();
     const run = await runBuiltCli(['stop'], { cwd: project });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('sandbox: no pid file at .sandbox/sandbox.pid: start the sandbox with --pid-file .sandbox/sandbox.pid, or name the file with --pid-file\n');
+    expect(run.stderr).toBe(
+      'sandbox: no pid file at .sandbox/sandbox.pid: start the sandbox with --pid-file .sandbox/sandbox.pid, or name the file with --pid-file\n',
+    );
   });
 
   it('after a sandbox was killed with SIGKILL, exits 0 and removes the pid file it left', async () => {

@@ -27,7 +27,11 @@ async function listen(args: string[]) {
 }
 
 async function pay(ccno: string) {
-  await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno, webhook_url: merchant.url + '/hook' })) });
+  await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno, webhook_url: merchant.url + '/hook' })),
+  });
 }
 
 it('tails events and attempts, and forwards each event re-signed with --secret', async () => {
@@ -78,7 +82,11 @@ it('--count 1 stops at the event when it has no webhook to wait for', async () =
   merchant = await startFakeMerchant();
   sandbox = await startTestServer();
   const run = await listen(['--count', '1', '--json']);
-  await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+  await fetch(`${sandbox.url}/_sandbox/events/trigger`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"type":"payment.authorized"}',
+  });
   await run.done;
   expect(run.out.map((line) => JSON.parse(line))).toMatchObject([{ kind: 'event.created', event: 'payment.authorized' }]);
 });

@@ -14,15 +14,18 @@ afterEach(async () => {
 });
 
 const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
-const pay = (m: { terNO: number; public_key: string }) => api(sandbox.url).post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }));
+const pay = (m: { terNO: number; public_key: string }) =>
+  api(sandbox.url).post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }));
 
 describe('sandbox merchants', () => {
-  it('create --json prints the control API\'s answer, whose credentials pay at once', async () => {
+  it("create --json prints the control API's answer, whose credentials pay at once", async () => {
     const run = await cli('merchants', 'create', '--name', 'Worker 1', '--currency', 'usd', '--json');
     expect(run.error).toBeUndefined();
     const m = JSON.parse(run.out);
     expect(m).toMatchObject({ name: 'Worker 1', currency: 'USD', terNO: 9001, public_key: 'pk_test_9001', seeded: false });
-    expect(Object.keys(m)).toEqual(expect.arrayContaining(['id', 'name', 'terNO', 'public_key', 'private_key', 'api_key', 'webhook_secret']));
+    expect(Object.keys(m)).toEqual(
+      expect.arrayContaining(['id', 'name', 'terNO', 'public_key', 'private_key', 'api_key', 'webhook_secret']),
+    );
     expect((await pay(m)).json.order_status).toBe('25');
   });
 
@@ -30,7 +33,13 @@ describe('sandbox merchants', () => {
     const run = await cli('merchants', 'create');
     const lines = run.out.split('\n');
     expect(lines[0]).toMatch(/^FIELD\s+VALUE$/);
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^terNO\s+9001$/), expect.stringMatching(/^api_key\s+sk_test_\w{32}$/), expect.stringMatching(/^webhook_secret\s+whsec_\S+$/)]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^terNO\s+9001$/),
+        expect.stringMatching(/^api_key\s+sk_test_\w{32}$/),
+        expect.stringMatching(/^webhook_secret\s+whsec_\S+$/),
+      ]),
+    );
     const id = /^id\s+(mer_\w+)$/m.exec(run.out)![1]!;
     const list = (await cli('merchants', 'list')).out.split('\n');
     expect(list[0]).toMatch(/^ID\s+NAME\s+TERNO\s+PUBLIC KEY\s+API KEY\s+FROM$/);
@@ -57,12 +66,14 @@ describe('sandbox merchants', () => {
   });
 
   it('create with a bad currency fails with the field named', async () => {
-    expect((await cli('merchants', 'create', '--currency', 'EURO')).error).toMatch(/currency must be an ISO 4217 code.*\(400 parameter_invalid\)/);
+    expect((await cli('merchants', 'create', '--currency', 'EURO')).error).toMatch(
+      /currency must be an ISO 4217 code.*\(400 parameter_invalid\)/,
+    );
   });
 });
 
 describe('sandbox reset --merchant', () => {
-  it('empties one merchant\'s state and leaves the others', async () => {
+  it("empties one merchant's state and leaves the others", async () => {
     const m = JSON.parse((await cli('merchants', 'create', '--json')).out);
     const mine = (await pay(m)).json;
     const theirs = (await pay({ terNO: 1001, public_key: 'pk_test_1001' })).json;

@@ -21,7 +21,9 @@ afterAll(() => project && removePackedProject(project));
 /** Runs `file args` in the project; its exit code and output. */
 function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(file, args, { cwd: project.dir, env: project.env, timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+    execFile(file, args, { cwd: project.dir, env: project.env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
   );
 }
 
@@ -64,7 +66,18 @@ describe('the type declarations', () => {
     }
     writeFileSync(
       join(project.dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] }, files: ['use-sandbox.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+        },
+        files: ['use-sandbox.ts'],
+      }),
     );
     writeFileSync(
       join(project.dir, 'use-sandbox.ts'),

@@ -54,7 +54,10 @@ kill -9 $(cat .sandbox/sandbox.pid)
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
-      const failed = await runBuiltCli(['start', '--port', String((blocker.address() as AddressInfo).port), '--db', ':memory:', '--quiet', '--ready-file', '.sandbox/url'], { cwd: project });
+      const failed = await runBuiltCli(
+        ['start', '--port', String((blocker.address() as AddressInfo).port), '--db', ':memory:', '--quiet', '--ready-file', '.sandbox/url'],
+        { cwd: project },
+      );
       expect(failed.stderr).toMatch(/already in use/);
       expect(existsSync(join(project, '.sandbox/url'))).toBe(false);
     } finally {
@@ -109,7 +112,11 @@ describe('sandbox wait --ready-file', () => {
       expect((await runCli(['wait', '--ready-file', file, '--timeout', '5s'])).out).toBe(sandbox.url);
       expect(JSON.parse((await runCli(['wait', '--ready-file', file, '--json'])).out)).toEqual({ url: sandbox.url });
       // A webhook to a port that is down is still a delivery of the event (`--status any`).
-      await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized","to":"http://127.0.0.1:9/hook"}' });
+      await fetch(`${sandbox.url}/_sandbox/events/trigger`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"type":"payment.authorized","to":"http://127.0.0.1:9/hook"}',
+      });
       const run = await runCli(['wait', '--ready-file', file, '--event', 'payment.authorized', '--status', 'any', '--timeout', '5s']);
       expect(run.exitCode).toBe(0);
       expect(run.out).toMatch(/^found: whd_\w+ payment\.authorized/);

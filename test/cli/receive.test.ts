@@ -26,15 +26,26 @@ const post = (url: string, body: string, headers: Record<string, string>) => fet
 
 it('decrypts S2S data, checks the signature and answers --status', async () => {
   const r = await receive(['--private-key', CREDS.privateKey, '--public-key', CREDS.publicKey, '--status', '202', '--count', '2']);
-  const body = new URLSearchParams({ data: encryptText('transID=123456789012345&status=Test+Approved&order_status=25', { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey }) }).toString();
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1', 'x-sandbox-event-type': 'payment.authorized' };
+  const body = new URLSearchParams({
+    data: encryptText('transID=123456789012345&status=Test+Approved&order_status=25', {
+      privateKey: CREDS.privateKey,
+      publicKey: CREDS.publicKey,
+    }),
+  }).toString();
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-sandbox-event-id': 'evt_1',
+    'x-sandbox-event-type': 'payment.authorized',
+  };
   const good = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0) });
   expect(good.status).toBe(202);
   const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader('whsec_other', 'plain', body, 0) });
   expect(bad.status).toBe(202);
   await r.done;
   const text = r.out.join('\n');
-  expect(text).toMatch(/payment\.authorized evt_1 \/hook {2}signature valid\n {4}transID +123456789012345\n {4}status +Test Approved\n {4}order_status +25/);
+  expect(text).toMatch(
+    /payment\.authorized evt_1 \/hook {2}signature valid\n {4}transID +123456789012345\n {4}status +Test Approved\n {4}order_status +25/,
+  );
   expect(text).toMatch(/payment\.authorized evt_1 \/hook {2}signature INVALID/);
 });
 
@@ -42,7 +53,11 @@ it('--reject-invalid answers 400 to a bad signature, and the sandbox retries unt
   const r = await receive(['--reject-invalid', '--secret', 'whsec_rotated', '--count', '2']);
   expect(r.out[0]).toMatch(/answering 200 \(400 to a bad signature\); Ctrl-C to stop$/);
   const body = 'transID=1&status=Test+Approved';
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_3', 'x-sandbox-event-type': 'payment.authorized' };
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-sandbox-event-id': 'evt_3',
+    'x-sandbox-event-type': 'payment.authorized',
+  };
   const bad = await post(`${r.url}/hook`, body, { ...headers, 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', body, 0) });
   expect(bad.status).toBe(400);
   expect(await bad.text()).toBe('invalid signature (sandbox receive --reject-invalid)');
@@ -55,8 +70,16 @@ it('--reject-invalid answers 400 to a bad signature, and the sandbox retries unt
 it('says how to decrypt when the keys are missing, and prints JSON envelopes', async () => {
   const r = await receive(['--json', '--count', '2']);
   await post(`${r.url}/s2s`, 'data=abc', { 'content-type': 'application/x-www-form-urlencoded', 'x-sandbox-event-id': 'evt_1' });
-  const envelope = JSON.stringify({ event: 'refund.created', id: 'evt_2', data: { refund_id: 're_1', amount: 500 }, created_at: '2026-01-15T12:00:00.000Z' });
-  await post(`${r.url}/v1`, envelope, { 'content-type': 'application/json', 'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', envelope, 0) });
+  const envelope = JSON.stringify({
+    event: 'refund.created',
+    id: 'evt_2',
+    data: { refund_id: 're_1', amount: 500 },
+    created_at: '2026-01-15T12:00:00.000Z',
+  });
+  await post(`${r.url}/v1`, envelope, {
+    'content-type': 'application/json',
+    'x-sandbox-signature': signatureHeader(CREDS.secret, 'plain', envelope, 0),
+  });
   await r.done;
   const [first, second] = r.out.slice(1).map((line) => JSON.parse(line));
   expect(first.problem).toBe('encrypted data (encryption_method=aes256): pass --private-key and --public-key to decrypt it');
@@ -66,7 +89,11 @@ it('says how to decrypt when the keys are missing, and prints JSON envelopes', a
 it('receives a real webhook from the sandbox', async () => {
   const r = await receive(['--count', '1']);
   sandbox = await startTestServer();
-  await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })) });
+  await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })),
+  });
   await r.done;
   expect(r.out[1]).toMatch(/payment\.authorized evt_\S+ \/webhooks delivery whd_\S+ attempt 1 {2}signature valid/);
 });
@@ -76,15 +103,31 @@ it('verifies a real webhook of a sandbox in standard mode, with the seeded secre
   const standardForm = await receive(['--signature', 'standard', '--secret', 'whsec_d2hzZWNfdGVzdF9zYW5kYm94', '--json', '--count', '1']);
   sandbox = await startTestServer({ signature: 'standard' });
   for (const url of [`${r.url}/webhooks`, `${standardForm.url}/webhooks`]) {
-    await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: url })) });
+    await fetch(`${sandbox.url}/api/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: url })),
+    });
   }
   // A bad signature for the first receiver: it must say INVALID (and answer 400).
   const body = 'transID=1&status=Test+Approved';
-  const forged = signatureHeaders({ mode: 'standard', secrets: ['whsec_d2hvZXZlcg=='], prefix: 'Sandbox', id: 'evt_x', timestamp: Math.floor(Date.now() / 1000), body });
+  const forged = signatureHeaders({
+    mode: 'standard',
+    secrets: ['whsec_d2hvZXZlcg=='],
+    prefix: 'Sandbox',
+    id: 'evt_x',
+    timestamp: Math.floor(Date.now() / 1000),
+    body,
+  });
   expect((await post(`${r.url}/hook`, body, { 'content-type': 'application/x-www-form-urlencoded', ...forged })).status).toBe(400);
   await r.done;
   await standardForm.done;
-  const byPath = Object.fromEntries(r.out.slice(1).map((line) => JSON.parse(line)).map((view) => [view.path, view.signature_valid]));
+  const byPath = Object.fromEntries(
+    r.out
+      .slice(1)
+      .map((line) => JSON.parse(line))
+      .map((view) => [view.path, view.signature_valid]),
+  );
   expect(byPath).toEqual({ '/webhooks': true, '/hook': false });
   expect(JSON.parse(standardForm.out[1]!).signature_valid).toBe(true);
 });
@@ -100,17 +143,34 @@ it('during a rotation, a receiver that still has the old secret verifies the -Pr
 
 it('refuses a bad --status and a lone --private-key', async () => {
   expect((await runCli(['receive', '--status', '99'])).error).toBe('--status must be an HTTP status from 200 to 599, got "99"');
-  expect((await runCli(['receive', '--private-key', 'pv'])).error).toBe('--private-key and --public-key go together: pass both to decrypt S2S data');
+  expect((await runCli(['receive', '--private-key', 'pv'])).error).toBe(
+    '--private-key and --public-key go together: pass both to decrypt S2S data',
+  );
   expect((await runCli(['receive', '--signature', 'svix'])).error).toBe('--signature must be plain, timestamped or standard, got "svix"');
 });
 
 /** POSTs `body` signed with `secret` in `mode`, with the headers of a delivery of the sandbox. */
-async function signedPost(url: string, secret: string, options: { mode?: 'plain' | 'timestamped'; prefix?: string; deliveryId?: string } = {}) {
+async function signedPost(
+  url: string,
+  secret: string,
+  options: { mode?: 'plain' | 'timestamped'; prefix?: string; deliveryId?: string } = {},
+) {
   const body = 'transID=1&status=Test+Approved';
   const timestamp = Math.floor(Date.now() / 1000);
-  const headers = signatureHeaders({ mode: options.mode ?? 'plain', secrets: [secret], prefix: options.prefix ?? 'Sandbox', id: 'evt_1', timestamp, body });
+  const headers = signatureHeaders({
+    mode: options.mode ?? 'plain',
+    secrets: [secret],
+    prefix: options.prefix ?? 'Sandbox',
+    id: 'evt_1',
+    timestamp,
+    body,
+  });
   const p = `x-${(options.prefix ?? 'Sandbox').toLowerCase()}`;
-  const extra = { [`${p}-event-id`]: 'evt_1', [`${p}-timestamp`]: String(timestamp), ...(options.deliveryId ? { [`${p}-delivery-id`]: options.deliveryId } : {}) };
+  const extra = {
+    [`${p}-event-id`]: 'evt_1',
+    [`${p}-timestamp`]: String(timestamp),
+    ...(options.deliveryId ? { [`${p}-delivery-id`]: options.deliveryId } : {}),
+  };
   return post(url, body, { 'content-type': 'application/x-www-form-urlencoded', ...headers, ...extra });
 }
 
@@ -125,7 +185,11 @@ it('names the endpoint a delivery that does not verify was sent for, and that it
     body: JSON.stringify({ url: `${r.url}/endpoint`, events: ['payment.authorized'] }),
   });
   const endpoint = (await created.json()) as { id: string };
-  await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+  await fetch(`${sandbox.url}/_sandbox/events/trigger`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"type":"payment.authorized"}',
+  });
   await r.done;
   const [view] = r.out.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
   expect(view.signature_valid).toBe(false);
@@ -134,13 +198,19 @@ it('names the endpoint a delivery that does not verify was sent for, and that it
   );
 });
 
-it('names the merchant whose webhook secret signs a delivery to a payment\'s own URL, and says so in the text output', async () => {
+it("names the merchant whose webhook secret signs a delivery to a payment's own URL, and says so in the text output", async () => {
   sandbox = await startTestServer();
   const r = await receive(['--count', '1', '--secret', 'whsec_wrong', '--url', sandbox.url]);
-  await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })) });
+  await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })),
+  });
   await r.done;
   const text = r.out.join('\n');
-  expect(text).toMatch(/signature INVALID\n[\s\S]*\n {4}signature: delivery whd_\S+ of merchant mer_sandbox \(to the URL its request named, no registered endpoint\): signed with that merchant's webhook secret, not --secret \(sandbox merchants list --json shows it\)$/);
+  expect(text).toMatch(
+    /signature INVALID\n[\s\S]*\n {4}signature: delivery whd_\S+ of merchant mer_sandbox \(to the URL its request named, no registered endpoint\): signed with that merchant's webhook secret, not --secret \(sandbox merchants list --json shows it\)$/,
+  );
 });
 
 it('without a sandbox at --url, says which secrets a delivery can be signed with and to pass --url', async () => {
@@ -157,7 +227,10 @@ it('says when the signature mode or the header prefix does not match the one the
   await signedPost(`${r.url}/a`, CREDS.secret, { mode: 'timestamped' });
   await signedPost(`${r.url}/b`, CREDS.secret, { prefix: 'Acme' });
   const body = 'transID=1';
-  await post(`${r.url}/c`, body, { 'content-type': 'application/x-www-form-urlencoded', ...signatureHeaders({ mode: 'standard', secrets: [CREDS.secret], prefix: 'Sandbox', id: 'evt_1', timestamp: 1, body }) });
+  await post(`${r.url}/c`, body, {
+    'content-type': 'application/x-www-form-urlencoded',
+    ...signatureHeaders({ mode: 'standard', secrets: [CREDS.secret], prefix: 'Sandbox', id: 'evt_1', timestamp: 1, body }),
+  });
   await r.done;
   expect(signatureProblems(r.out)).toEqual([
     'it is signed in timestamped mode (HMAC of "<timestamp>.<body>"): pass --signature timestamped',
@@ -166,7 +239,7 @@ it('says when the signature mode or the header prefix does not match the one the
   ]);
 });
 
-it('a request that is not a webhook (a browser\'s favicon) is one short line on stderr, answered 404 and not counted', async () => {
+it("a request that is not a webhook (a browser's favicon) is one short line on stderr, answered 404 and not counted", async () => {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
@@ -181,7 +254,9 @@ it('a request that is not a webhook (a browser\'s favicon) is one short line on 
   await done;
   expect(err.slice(1)).toEqual([
     expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} GET \/favicon\.ico: not a webhook \(only a POST is\), answered 404$/),
-    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} POST \/hook: not a webhook \(no X-Sandbox-Signature, X-Sandbox-Event-Id or webhook-id header\), answered 200$/),
+    expect.stringMatching(
+      /^\d\d:\d\d:\d\d\.\d{3} POST \/hook: not a webhook \(no X-Sandbox-Signature, X-Sandbox-Event-Id or webhook-id header\), answered 200$/,
+    ),
   ]);
   // Only the webhook is on stdout, and it counted as the one --count waited for.
   expect(out.map((line) => JSON.parse(line))).toMatchObject([{ path: '/hook', signature_valid: true, signature_problem: null }]);

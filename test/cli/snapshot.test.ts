@@ -19,7 +19,11 @@ afterEach(async () => {
 });
 
 async function pay(server: RunningServer, reference: string, ccno = '4000000000003220') {
-  const res = await fetch(`${server.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ reference, ccno })) });
+  const res = await fetch(`${server.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ reference, ccno })),
+  });
   return (await res.json()) as { transID: string; order_status: string };
 }
 
@@ -58,11 +62,15 @@ describe('sandbox export / import', () => {
     const notJson = join(dir, 'broken.json');
     writeFileSync(notJson, '{"format": ');
     expect((await runCli(['import', notJson, '--url', target.url])).error).toMatch(new RegExp(`^cannot read ${notJson} as JSON: `));
-    expect((await runCli(['import', join(dir, 'missing.json'), '--url', target.url])).error).toMatch(/^cannot read .*missing\.json as JSON: ENOENT/);
+    expect((await runCli(['import', join(dir, 'missing.json'), '--url', target.url])).error).toMatch(
+      /^cannot read .*missing\.json as JSON: ENOENT/,
+    );
 
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ format: 'other', version: 1, schema_version: 1, tables: {} }));
-    expect((await runCli(['import', wrong, '--url', target.url])).error).toMatch(/^format is invalid: expected "paysandbox\.snapshot".* \(400 parameter_invalid\)$/);
+    expect((await runCli(['import', wrong, '--url', target.url])).error).toMatch(
+      /^format is invalid: expected "paysandbox\.snapshot".* \(400 parameter_invalid\)$/,
+    );
   });
 });
 

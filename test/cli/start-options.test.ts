@@ -27,7 +27,13 @@ describe('SANDBOX_* variables', () => {
   it('SANDBOX_PORT, SANDBOX_HOST, SANDBOX_DB, SANDBOX_RETRY and SANDBOX_LOG_FORMAT take effect when no flag is given', async () => {
     const port = await freePort();
     const db = join(elsewhere(), 'env.db');
-    const env = { SANDBOX_PORT: String(port), SANDBOX_HOST: '127.0.0.2', SANDBOX_DB: db, SANDBOX_RETRY: 'none', SANDBOX_LOG_FORMAT: 'json' };
+    const env = {
+      SANDBOX_PORT: String(port),
+      SANDBOX_HOST: '127.0.0.2',
+      SANDBOX_DB: db,
+      SANDBOX_RETRY: 'none',
+      SANDBOX_LOG_FORMAT: 'json',
+    };
     const sandbox = await startCliSandbox([], { port: false, env, cwd: elsewhere() });
     try {
       expect(sandbox.url).toBe(`http://127.0.0.2:${port}`);
@@ -43,7 +49,10 @@ describe('SANDBOX_* variables', () => {
 
   it('a flag wins over its variable', async () => {
     const env = { SANDBOX_PORT: '1', SANDBOX_RETRY: 'none', SANDBOX_SCENARIO: 'no-such-scenario' };
-    const sandbox = await startCliSandbox(['--db', ':memory:', '--retry', '1s,5s', '--scenario', 'outcomes-by-amount'], { env, cwd: elsewhere() });
+    const sandbox = await startCliSandbox(['--db', ':memory:', '--retry', '1s,5s', '--scenario', 'outcomes-by-amount'], {
+      env,
+      cwd: elsewhere(),
+    });
     try {
       expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(sandbox.url).not.toMatch(/:1$/);
@@ -57,8 +66,16 @@ describe('SANDBOX_* variables', () => {
     [{ SANDBOX_PORT: 'abc' }, [], 'SANDBOX_PORT must be a whole number from 0 to 65535 (0 picks a free port), got "abc"'],
     [{ SANDBOX_RETRY: 'often' }, [], 'SANDBOX_RETRY must be dev, realistic, none or a list like 1s,5s,1m, got "often"'],
     [{ SANDBOX_LOG_FORMAT: 'xml' }, [], 'SANDBOX_LOG_FORMAT must be pretty or json, got "xml"'],
-    [{ SANDBOX_AUTO_AUTHENTICATE: 'maybe' }, [], 'SANDBOX_AUTO_AUTHENTICATE must be approve or decline, optionally with a delay like approve:5s, got "maybe"'],
-    [{}, ['--auto-authenticate', 'later'], '--auto-authenticate must be approve or decline, optionally with a delay like approve:5s, got "later"'],
+    [
+      { SANDBOX_AUTO_AUTHENTICATE: 'maybe' },
+      [],
+      'SANDBOX_AUTO_AUTHENTICATE must be approve or decline, optionally with a delay like approve:5s, got "maybe"',
+    ],
+    [
+      {},
+      ['--auto-authenticate', 'later'],
+      '--auto-authenticate must be approve or decline, optionally with a delay like approve:5s, got "later"',
+    ],
     [{}, ['--webhook-timeout', 'soon'], '--webhook-timeout must be a duration like 30s, 15m or 2h, got "soon"'],
     [{ SANDBOX_QUIET: 'yes' }, [], 'SANDBOX_QUIET must be 1, true, 0 or false, got "yes"'],
   ])('a bad value stops the start with one line naming it: %j %j', async (env, args, message) => {
@@ -71,7 +88,15 @@ describe('SANDBOX_* variables', () => {
   it('sandbox start --help names the default and the variable of each option', async () => {
     const run = await runBuiltCli(['start', '--help']);
     const help = run.stdout.replace(/\s+/g, ' ');
-    for (const text of ['(default: 4010, env: SANDBOX_PORT)', '(default: 127.0.0.1, env: SANDBOX_HOST)', '(default: .sandbox/sandbox.db, env: SANDBOX_DB)', '(default: dev, env: SANDBOX_RETRY)', '(default: pretty, env: SANDBOX_LOG_FORMAT)', 'env: SANDBOX_SCENARIO', 'its flag, else its SANDBOX_* variable, else its default']) {
+    for (const text of [
+      '(default: 4010, env: SANDBOX_PORT)',
+      '(default: 127.0.0.1, env: SANDBOX_HOST)',
+      '(default: .sandbox/sandbox.db, env: SANDBOX_DB)',
+      '(default: dev, env: SANDBOX_RETRY)',
+      '(default: pretty, env: SANDBOX_LOG_FORMAT)',
+      'env: SANDBOX_SCENARIO',
+      'its flag, else its SANDBOX_* variable, else its default',
+    ]) {
       expect(help).toContain(text);
     }
   });
@@ -81,7 +106,9 @@ describe('--scenario from a merchant project', () => {
   it('loads a shipped scenario by name', async () => {
     const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--scenario', '3ds-fails-then-approves'], { cwd: elsewhere() });
     try {
-      const queue = (await fetch(`${sandbox.url}/_sandbox/scenarios`).then((res) => res.json())) as { data: Array<{ scenario: string; outcome: string }> };
+      const queue = (await fetch(`${sandbox.url}/_sandbox/scenarios`).then((res) => res.json())) as {
+        data: Array<{ scenario: string; outcome: string }>;
+      };
       expect(queue.data.map((e) => [e.scenario, e.outcome])).toEqual([
         ['3ds-fails-then-approves', 'challenge:fail'],
         ['3ds-fails-then-approves', 'challenge'],
@@ -96,7 +123,11 @@ describe('--scenario from a merchant project', () => {
     writeFileSync(join(project, 'mine.json'), JSON.stringify({ entries: [{ outcome: 'decline:card_declined' }] }));
     const sandbox = await startCliSandbox(['--db', ':memory:', '--quiet', '--scenario', 'mine.json'], { cwd: project });
     try {
-      const res = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242' })) });
+      const res = await fetch(`${sandbox.url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(s2sBody({ ccno: '4242424242424242' })),
+      });
       expect(((await res.json()) as { response: string }).response).toMatch(/^card_declined/);
     } finally {
       await sandbox.stop();
@@ -105,7 +136,9 @@ describe('--scenario from a merchant project', () => {
 
   it('a missing file says it does not exist and lists the shipped names', async () => {
     const project = elsewhere();
-    const run = await runBuiltCli(['start', '--db', ':memory:', '--scenario', 'fixtures/scenarios/3ds-fails-then-approve.json'], { cwd: project });
+    const run = await runBuiltCli(['start', '--db', ':memory:', '--scenario', 'fixtures/scenarios/3ds-fails-then-approve.json'], {
+      cwd: project,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `sandbox: --scenario: scenario file ${join(project, 'fixtures/scenarios/3ds-fails-then-approve.json')} does not exist; shipped scenarios, given by name: 3ds-fails-then-approves, insufficient-funds-then-approves, outcomes-by-amount\n`,

@@ -16,9 +16,14 @@ const bin = join(root, 'bin/sandbox.js');
 /** Runs the built CLI to completion. */
 function sandboxCli(args: string[]) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -46,10 +51,24 @@ describe('sandbox start for CI scripts', () => {
   });
 
   it('--auto-authenticate approves the challenge, and `sandbox wait` exits 0 for the webhook', async () => {
-    const res = await fetch(`${url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ webhook_url: `${merchant.url}/hook` })) });
+    const res = await fetch(`${url}/api/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(s2sBody({ webhook_url: `${merchant.url}/hook` })),
+    });
     const payment = (await res.json()) as { transID: string; order_status: string };
     expect(payment.order_status).toBe('0');
-    const run = await sandboxCli(['wait', '--url', url, '--event', 'payment.authorized', '--to', `${merchant.url}/hook`, '--timeout', '10s']);
+    const run = await sandboxCli([
+      'wait',
+      '--url',
+      url,
+      '--event',
+      'payment.authorized',
+      '--to',
+      `${merchant.url}/hook`,
+      '--timeout',
+      '10s',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^found: whd_\w+ payment\.authorized -> .* succeeded after 1 attempt \(last answer 200\)\n$/);
     expect(merchant.at('/hook')[0]!.body).toContain(`transID=${payment.transID}`);
@@ -58,6 +77,8 @@ describe('sandbox start for CI scripts', () => {
   it('`sandbox wait` exits 1 and prints what it saw when the event never comes', async () => {
     const run = await sandboxCli(['wait', '--url', url, '--event', 'chargeback.created', '--timeout', '300ms']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/no succeeded delivery of chargeback\.created within 300ms; deliveries of any event, newest first \(1\):\n {2}whd_\w+ payment\.authorized/);
+    expect(run.stderr).toMatch(
+      /no succeeded delivery of chargeback\.created within 300ms; deliveries of any event, newest first \(1\):\n {2}whd_\w+ payment\.authorized/,
+    );
   });
 });

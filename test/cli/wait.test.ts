@@ -16,7 +16,8 @@ async function pay(ccno: string, webhookPath = '/hook') {
   return (await env.http.post('/api/s2s', s2sBody({ ccno, webhook_url: env.merchant.url + webhookPath }))).json as { transID: string };
 }
 
-const settled = (status: string) => waitFor(() => env.sandbox.store.deliveries.list({ limit: 10 }).some((d) => d.status === status), `a ${status} delivery`);
+const settled = (status: string) =>
+  waitFor(() => env.sandbox.store.deliveries.list({ limit: 10 }).some((d) => d.status === status), `a ${status} delivery`);
 
 describe('sandbox wait', () => {
   it('exits 0 and names the delivery once it succeeded', async () => {
@@ -24,7 +25,9 @@ describe('sandbox wait', () => {
     await settled('succeeded');
     const run = await wait(['--event', 'payment.authorized', '--timeout', '2s']);
     expect(run.exitCode).toBe(0);
-    expect(run.out).toMatch(new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${env.merchant.url}/hook succeeded after 1 attempt \\(last answer 200\\)$`));
+    expect(run.out).toMatch(
+      new RegExp(`^found: whd_\\w+ payment\\.authorized -> ${env.merchant.url}/hook succeeded after 1 attempt \\(last answer 200\\)$`),
+    );
   });
 
   it('waits for a delivery that happens while it polls', async () => {
@@ -44,8 +47,12 @@ describe('sandbox wait', () => {
       const run = await wait(['--event', 'payment.authorized', '--timeout', '60s']);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(run.exitCode).toBe(1);
-      expect(run.err).toMatch(/^no succeeded delivery of payment\.authorized will come: every one failed for good \(no retries left\); deliveries of payment\.authorized, newest first \(1\):\n/);
-      expect(run.err).toMatch(new RegExp(`whd_\\w+ payment\\.authorized -> ${failing.url}/down failed after 1 attempt \\(last answer 500\\)`));
+      expect(run.err).toMatch(
+        /^no succeeded delivery of payment\.authorized will come: every one failed for good \(no retries left\); deliveries of payment\.authorized, newest first \(1\):\n/,
+      );
+      expect(run.err).toMatch(
+        new RegExp(`whd_\\w+ payment\\.authorized -> ${failing.url}/down failed after 1 attempt \\(last answer 500\\)`),
+      );
 
       // --status failed is what it is waiting for now.
       const failed = await wait(['--event', 'payment.authorized', '--status', 'failed', '--timeout', '1s']);
@@ -85,7 +92,9 @@ describe('sandbox wait', () => {
     const run = await wait(['--event', 'payment.authorised', '--timeout', '60s']);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.exitCode).toBe(1);
-    expect(run.error).toMatch(/^--event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: payment\.requires_action, payment\.authorized, .*checkout\.session\.expired$/);
+    expect(run.error).toMatch(
+      /^--event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: payment\.requires_action, payment\.authorized, .*checkout\.session\.expired$/,
+    );
   });
 
   it.each([

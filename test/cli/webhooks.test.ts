@@ -157,8 +157,18 @@ describe('sandbox faults and clock', () => {
   beforeEach(() => start());
 
   it('faults set, list and clear', async () => {
-    const set = await runCli(['faults', 'set', 'duplicate=1;url=http://127.0.0.1:3000/hook:fail-first=2', '--seed', '5', '--url', sandbox.url]);
-    expect(set.out).toMatch(/^ID\s+RULE\s+SET BY\nflt_\S+\s+duplicate=1\s+control API\nflt_\S+\s+url=http:\/\/127\.0\.0\.1:3000\/hook:fail-first=2\s+control API\nseed 5$/);
+    const set = await runCli([
+      'faults',
+      'set',
+      'duplicate=1;url=http://127.0.0.1:3000/hook:fail-first=2',
+      '--seed',
+      '5',
+      '--url',
+      sandbox.url,
+    ]);
+    expect(set.out).toMatch(
+      /^ID\s+RULE\s+SET BY\nflt_\S+\s+duplicate=1\s+control API\nflt_\S+\s+url=http:\/\/127\.0\.0\.1:3000\/hook:fail-first=2\s+control API\nseed 5$/,
+    );
     const list = JSON.parse((await runCli(['faults', 'list', '--json', '--url', sandbox.url])).out);
     expect(list.data.map((r: any) => r.spec)).toEqual(['duplicate=1', 'url=http://127.0.0.1:3000/hook:fail-first=2']);
     expect((await runCli(['faults', 'clear', list.data[0].id, '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
@@ -168,7 +178,9 @@ describe('sandbox faults and clock', () => {
 
   it('faults set with a bad spec names the problem', async () => {
     const { error } = await runCli(['faults', 'set', 'duplicate=many', '--url', sandbox.url]);
-    expect(error).toBe('spec has "duplicate=many"; write duplicate=N with N a whole number from 1 to 10 (extra copies of each attempt) (400 parameter_invalid)');
+    expect(error).toBe(
+      'spec has "duplicate=many"; write duplicate=N with N a whole number from 1 to 10 (extra copies of each attempt) (400 parameter_invalid)',
+    );
   });
 
   it('clock advance moves sandbox time', async () => {
@@ -188,8 +200,11 @@ describe('bin/sandbox.js', () => {
     // Async spawn would be nicer, but the sandbox runs in this process: give it the event loop.
     const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       import('node:child_process').then(({ execFile }) =>
-        execFile(process.execPath, ['bin/sandbox.js', 'webhooks', 'list', '--json'], { env: { ...process.env, SANDBOX_URL: sandbox.url }, timeout: 20_000 }, (err, stdout, stderr) =>
-          resolve({ status: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          ['bin/sandbox.js', 'webhooks', 'list', '--json'],
+          { env: { ...process.env, SANDBOX_URL: sandbox.url }, timeout: 20_000 },
+          (err, stdout, stderr) => resolve({ status: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
         ),
       );
     });
@@ -199,7 +214,11 @@ describe('bin/sandbox.js', () => {
   });
 
   it('exits 1 with one line when no sandbox answers', () => {
-    const child = spawnSync(process.execPath, ['bin/sandbox.js', 'webhooks', 'list', '--url', 'http://127.0.0.1:9'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawnSync(process.execPath, ['bin/sandbox.js', 'webhooks', 'list', '--url', 'http://127.0.0.1:9'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
     expect(child.status).toBe(1);
     expect(child.stderr.trim()).toBe('sandbox: no sandbox answers at http://127.0.0.1:9; start one with `npx sandbox start`');
   });

@@ -20,9 +20,16 @@ it('a reader that closes the pipe early ends the command with exit 0 and no stac
   const sandbox = await startTestServer();
   try {
     // Enough deliveries for the table to outgrow the pipe buffer the reader never drains.
-    for (let i = 0; i < 300; i++) await fetch(`${sandbox.url}/_sandbox/events/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"payment.authorized"}' });
+    for (let i = 0; i < 300; i++)
+      await fetch(`${sandbox.url}/_sandbox/events/trigger`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"type":"payment.authorized"}',
+      });
     const bin = fileURLToPath(new URL('../../bin/sandbox.js', import.meta.url));
-    const child = spawn(process.execPath, [bin, 'webhooks', 'list', '--limit', '1000', '--url', sandbox.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'webhooks', 'list', '--limit', '1000', '--url', sandbox.url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -49,6 +56,8 @@ it('a misused command (unknown command or option, missing argument) is one line 
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, args.join(' ')).toBe(1);
-    expect(stderr).toMatch(/^sandbox: (unknown command 'nosuch'|missing required argument 'delivery-id'|unknown option '--bogus') \(see sandbox --help\)\n$/);
+    expect(stderr).toMatch(
+      /^sandbox: (unknown command 'nosuch'|missing required argument 'delivery-id'|unknown option '--bogus') \(see sandbox --help\)\n$/,
+    );
   }
 });

@@ -20,7 +20,13 @@ class Recorder {
   ) {}
 
   /** Sends a JSON request (or none) to `path`, documented as `template`; keeps it and the answer when it succeeds. */
-  async json(method: string, template: string, path: string, body?: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
+  async json(
+    method: string,
+    template: string,
+    path: string,
+    body?: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<any> {
     const res = await this.sb.request(method, path, body, { ...(path.startsWith('/v1/') ? AUTH : {}), ...headers });
     expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
     const key = `${method.toLowerCase()} ${template}`;
@@ -46,17 +52,47 @@ class Recorder {
 
 /** The S2S family: payments (approved, challenged, encrypted), authstatus, authentication, refund. */
 async function s2s(r: Recorder) {
-  const approved = await r.json('POST', '/api/s2s', '/api/s2s', s2sBody({ reference: 'order-1001', ccno: '4242424242424242', webhook_url: 'http://127.0.0.1:3000/webhooks', return_url: 'http://127.0.0.1:3000/return' }));
-  const challenged = await r.json('POST', '/api/s2s', '/api/s2s', s2sBody({ reference: 'order-1002', ccno: '4000000000003220', webhook_url: 'http://127.0.0.1:3000/webhooks', return_url: 'http://127.0.0.1:3000/return' }));
+  const approved = await r.json(
+    'POST',
+    '/api/s2s',
+    '/api/s2s',
+    s2sBody({
+      reference: 'order-1001',
+      ccno: '4242424242424242',
+      webhook_url: 'http://127.0.0.1:3000/webhooks',
+      return_url: 'http://127.0.0.1:3000/return',
+    }),
+  );
+  const challenged = await r.json(
+    'POST',
+    '/api/s2s',
+    '/api/s2s',
+    s2sBody({
+      reference: 'order-1002',
+      ccno: '4000000000003220',
+      webhook_url: 'http://127.0.0.1:3000/webhooks',
+      return_url: 'http://127.0.0.1:3000/return',
+    }),
+  );
   await r.json('GET', '/api/s2s/status/{token}', new URL(challenged.authstatus).pathname);
   await r.json('GET', '/_sandbox/transactions/{transID}', `/_sandbox/transactions/${approved.transID}`);
-  await r.json('POST', '/_sandbox/transactions/{transID}/authenticate', `/_sandbox/transactions/${challenged.transID}/authenticate`, { outcome: 'approve' });
-  const inner = new URLSearchParams({ ...(s2sBody({ reference: 'order-1003', ccno: '4242424242424242' }) as Record<string, string>), terNO: String(CREDS.terNO), encryption_method: 'aes256' }).toString();
+  await r.json('POST', '/_sandbox/transactions/{transID}/authenticate', `/_sandbox/transactions/${challenged.transID}/authenticate`, {
+    outcome: 'approve',
+  });
+  const inner = new URLSearchParams({
+    ...(s2sBody({ reference: 'order-1003', ccno: '4242424242424242' }) as Record<string, string>),
+    terNO: String(CREDS.terNO),
+    encryption_method: 'aes256',
+  }).toString();
   const encrypted = buildEncryptedData(inner, { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey });
   const res = await r.sb.postForm('/api/s2s/encrypt', { encrypted_data: encrypted });
   expect(res.status, res.text).toBe(200);
   r.examples.operations['post /api/s2s/encrypt'] = { request: { encrypted_data: encrypted }, response: res.json };
-  await r.json('POST', '/api/transactions/refund-request', '/api/transactions/refund-request', { transID: approved.transID, refundAmount: '4.00', public_key: CREDS.publicKey });
+  await r.json('POST', '/api/transactions/refund-request', '/api/transactions/refund-request', {
+    transID: approved.transID,
+    refundAmount: '4.00',
+    public_key: CREDS.publicKey,
+  });
 }
 
 /** The bearer API: tokens, payments, refunds, webhook endpoints, checkout sessions, events. */
@@ -80,18 +116,41 @@ async function v1(r: Recorder) {
   const second = await r.json('POST', '/v1/payments', '/v1/payments', { amount: 700, currency: 'EUR', token: token.id, capture: false });
   await r.json('POST', '/v1/payments/{id}/cancel', `/v1/payments/${second.id}/cancel`, {});
   await r.json('GET', '/v1/payments', '/v1/payments?limit=2');
-  const refund = await r.json('POST', '/v1/refunds', '/v1/refunds', { payment_id: payment.id, amount: 200, reason: 'requested_by_customer' });
+  const refund = await r.json('POST', '/v1/refunds', '/v1/refunds', {
+    payment_id: payment.id,
+    amount: 200,
+    reason: 'requested_by_customer',
+  });
   await r.json('GET', '/v1/refunds/{id}', `/v1/refunds/${refund.id}`);
   await r.json('GET', '/v1/refunds', `/v1/refunds?payment_id=${payment.id}`);
-  const endpoint = await r.json('POST', '/v1/webhook_endpoints', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:3000/webhooks', events: ['payment.captured', 'refund.succeeded'], description: 'order fulfilment' });
+  const endpoint = await r.json('POST', '/v1/webhook_endpoints', '/v1/webhook_endpoints', {
+    url: 'http://127.0.0.1:3000/webhooks',
+    events: ['payment.captured', 'refund.succeeded'],
+    description: 'order fulfilment',
+  });
   await r.json('GET', '/v1/webhook_endpoints/{id}', `/v1/webhook_endpoints/${endpoint.id}`);
   await r.json('GET', '/v1/webhook_endpoints', '/v1/webhook_endpoints');
   await r.json('POST', '/v1/webhook_endpoints/{id}', `/v1/webhook_endpoints/${endpoint.id}`, { events: ['*'] });
-  await r.json('PATCH', '/v1/webhook_endpoints/{id}', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: false, description: 'paused during the migration' });
+  await r.json('PATCH', '/v1/webhook_endpoints/{id}', `/v1/webhook_endpoints/${endpoint.id}`, {
+    enabled: false,
+    description: 'paused during the migration',
+  });
   await r.json('POST', '/v1/webhook_endpoints/{id}/rotate_secret', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`);
-  const checkout = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: 'https://shop.example/checkout/return', reference: 'order-6736', webhook_url: 'http://127.0.0.1:3000/webhooks' });
+  const checkout = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', {
+    amount: 2500,
+    currency: 'EUR',
+    methods: ['card', 'ideal'],
+    return_url: 'https://shop.example/checkout/return',
+    reference: 'order-6736',
+    webhook_url: 'http://127.0.0.1:3000/webhooks',
+  });
   await r.json('GET', '/v1/checkout/sessions/{id}', `/v1/checkout/sessions/${checkout.id}`);
-  const unused = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', { amount: 900, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/checkout/return' });
+  const unused = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', {
+    amount: 900,
+    currency: 'EUR',
+    methods: ['card'],
+    return_url: 'https://shop.example/checkout/return',
+  });
   await r.json('POST', '/v1/checkout/sessions/{id}/expire', `/v1/checkout/sessions/${unused.id}/expire`);
   // The refund succeeds 2 s (sandbox time) later.
   await r.json('POST', '/_sandbox/clock/advance', '/_sandbox/clock/advance', { duration: '5s' });
@@ -107,26 +166,53 @@ async function pages(r: Recorder, checkout: { url: string }) {
   const pay = `/pay/${token}`;
   await r.form('/pay/{token}/ideal', `${pay}/ideal`, { csrf: await r.csrf(pay), bank: 'INGBNL2A' });
   await r.form('/pay/{token}/ideal/outcome', `${pay}/ideal/outcome`, { csrf: await r.csrf(`${pay}/ideal`), outcome: 'failed' });
-  await r.form('/pay/{token}/card', `${pay}/card`, { csrf: await r.csrf(`${pay}?method=card`), number: '4000 0000 0000 3220', expiry: '12 / 30', cvc: '123', name: 'Jane Doe' });
-  const sepa = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', { amount: 1500, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/checkout/return' });
+  await r.form('/pay/{token}/card', `${pay}/card`, {
+    csrf: await r.csrf(`${pay}?method=card`),
+    number: '4000 0000 0000 3220',
+    expiry: '12 / 30',
+    cvc: '123',
+    name: 'Jane Doe',
+  });
+  const sepa = await r.json('POST', '/v1/checkout/sessions', '/v1/checkout/sessions', {
+    amount: 1500,
+    currency: 'EUR',
+    methods: ['sepa'],
+    return_url: 'https://shop.example/checkout/return',
+  });
   const sepaPage = `/pay/${new URL(sepa.url).pathname.split('/').pop()}`;
-  await r.form('/pay/{token}/sepa', `${sepaPage}/sepa`, { csrf: await r.csrf(`${sepaPage}?method=sepa`), iban: 'AT61 1904 3002 3457 3201', holder: 'Jane Doe' });
+  await r.form('/pay/{token}/sepa', `${sepaPage}/sepa`, {
+    csrf: await r.csrf(`${sepaPage}?method=sepa`),
+    iban: 'AT61 1904 3002 3457 3201',
+    holder: 'Jane Doe',
+  });
   const challenged = await r.json('POST', '/api/s2s', '/api/s2s', s2sBody({ ccno: '4000000000003220' }));
   const authenticate = new URL(challenged.authurl).pathname;
   await r.form('/authenticate/{token}', authenticate, { csrf: await r.csrf(authenticate), action: 'submit', otp: '123456' });
   // The dashboard offers Approve / Decline on a transaction waiting for its customer.
   const waiting = await r.json('POST', '/api/s2s', '/api/s2s', s2sBody({ ccno: '4000000000003220' }));
   const dashboard = '/_sandbox/?tab=transactions';
-  await r.form('/_sandbox/dashboard/authenticate', '/_sandbox/dashboard/authenticate', { csrf: await r.csrf(dashboard), subject: 'transaction', id: waiting.transID, outcome: 'approve', back: dashboard });
+  await r.form('/_sandbox/dashboard/authenticate', '/_sandbox/dashboard/authenticate', {
+    csrf: await r.csrf(dashboard),
+    subject: 'transaction',
+    id: waiting.transID,
+    outcome: 'approve',
+    back: dashboard,
+  });
   const delivery = (await r.sb.request('GET', '/_sandbox/deliveries?limit=1')).json.data[0].id as string;
-  await r.form('/_sandbox/dashboard/deliveries/{id}/replay', `/_sandbox/dashboard/deliveries/${delivery}/replay`, { csrf: await r.csrf(`/_sandbox/dashboard/deliveries/${delivery}`) });
+  await r.form('/_sandbox/dashboard/deliveries/{id}/replay', `/_sandbox/dashboard/deliveries/${delivery}/replay`, {
+    csrf: await r.csrf(`/_sandbox/dashboard/deliveries/${delivery}`),
+  });
 }
 
 /** The control API: disputes, settlements, triggers, deliveries, events, faults, scenarios, merchants, state. */
 async function control(r: Recorder, paymentId: string) {
   await r.json('GET', '/_sandbox/health', '/_sandbox/health');
   await r.json('GET', '/_sandbox/clock', '/_sandbox/clock');
-  const won = await r.json('POST', '/_sandbox/chargebacks', '/_sandbox/chargebacks', { payment_id: paymentId, reason: 'product_not_received', amount: 300 });
+  const won = await r.json('POST', '/_sandbox/chargebacks', '/_sandbox/chargebacks', {
+    payment_id: paymentId,
+    reason: 'product_not_received',
+    amount: 300,
+  });
   await r.json('GET', '/_sandbox/chargebacks/{id}', `/_sandbox/chargebacks/${won.id}`);
   await r.json('POST', '/_sandbox/chargebacks/{id}/win', `/_sandbox/chargebacks/${won.id}/win`);
   const captured = await r.json('POST', '/v1/payments', '/v1/payments', { amount: 2000, currency: 'EUR', card });
@@ -137,19 +223,35 @@ async function control(r: Recorder, paymentId: string) {
   await r.json('GET', '/_sandbox/settlements/{id}', `/_sandbox/settlements/${settlements.data[0].id}`);
   await r.json('GET', '/_sandbox/settlements', '/_sandbox/settlements?limit=1');
   await r.json('POST', '/_sandbox/clock/advance', '/_sandbox/clock/advance', { duration: '2h' });
-  await r.json('POST', '/_sandbox/events/trigger', '/_sandbox/events/trigger', { type: 'payment.captured', to: 'http://127.0.0.1:3000/webhooks' });
+  await r.json('POST', '/_sandbox/events/trigger', '/_sandbox/events/trigger', {
+    type: 'payment.captured',
+    to: 'http://127.0.0.1:3000/webhooks',
+  });
   const deliveries = await r.json('GET', '/_sandbox/deliveries', '/_sandbox/deliveries?limit=2');
   await r.json('GET', '/_sandbox/deliveries/{id}', `/_sandbox/deliveries/${deliveries.data[0].id}`);
-  await r.json('POST', '/_sandbox/deliveries/{id}/replay', `/_sandbox/deliveries/${deliveries.data[0].id}/replay`, { to: 'http://127.0.0.1:3000/webhooks-staging' });
+  await r.json('POST', '/_sandbox/deliveries/{id}/replay', `/_sandbox/deliveries/${deliveries.data[0].id}/replay`, {
+    to: 'http://127.0.0.1:3000/webhooks-staging',
+  });
   await r.json('POST', '/_sandbox/deliveries/retry-failed', '/_sandbox/deliveries/retry-failed', { since: '1h' });
   const events = await r.json('GET', '/_sandbox/events', '/_sandbox/events?limit=2');
   await r.json('GET', '/_sandbox/events/{id}', `/_sandbox/events/${events.data[0].id}`);
-  await r.json('POST', '/_sandbox/events/{id}/replay', `/_sandbox/events/${events.data[0].id}/replay`, { to: 'http://127.0.0.1:3000/webhooks' });
-  const faults = await r.json('POST', '/_sandbox/faults', '/_sandbox/faults', { spec: 'route=POST /v1/payments:status=503,p=0.2;duplicate=2', seed: 42 });
+  await r.json('POST', '/_sandbox/events/{id}/replay', `/_sandbox/events/${events.data[0].id}/replay`, {
+    to: 'http://127.0.0.1:3000/webhooks',
+  });
+  const faults = await r.json('POST', '/_sandbox/faults', '/_sandbox/faults', {
+    spec: 'route=POST /v1/payments:status=503,p=0.2;duplicate=2',
+    seed: 42,
+  });
   await r.json('GET', '/_sandbox/faults', '/_sandbox/faults');
   await r.json('DELETE', '/_sandbox/faults/{id}', `/_sandbox/faults/${faults.added[0].id}`);
   await r.json('DELETE', '/_sandbox/faults', '/_sandbox/faults');
-  await r.json('POST', '/_sandbox/scenarios', '/_sandbox/scenarios', { name: 'declines then approves', entries: [{ reference: 'order-*', outcome: 'decline:insufficient_funds', times: 1 }, { reference: 'order-*', outcome: 'approve' }] });
+  await r.json('POST', '/_sandbox/scenarios', '/_sandbox/scenarios', {
+    name: 'declines then approves',
+    entries: [
+      { reference: 'order-*', outcome: 'decline:insufficient_funds', times: 1 },
+      { reference: 'order-*', outcome: 'approve' },
+    ],
+  });
   await r.json('GET', '/_sandbox/scenarios', '/_sandbox/scenarios');
   await r.json('DELETE', '/_sandbox/scenarios', '/_sandbox/scenarios');
   const merchant = await r.json('POST', '/_sandbox/merchants', '/_sandbox/merchants', { name: 'worker-1' });
@@ -160,7 +262,11 @@ async function control(r: Recorder, paymentId: string) {
 
 /** One event of each name as the webhook that carries it (a /v1/ object's where both families publish it), and the S2S form webhook. */
 async function webhooks(r: Recorder) {
-  const all = (await r.sb.request('GET', '/_sandbox/events?limit=1000')).json.data as Array<{ id: string; event: string; data: { object: string } }>;
+  const all = (await r.sb.request('GET', '/_sandbox/events?limit=1000')).json.data as Array<{
+    id: string;
+    event: string;
+    data: { object: string };
+  }>;
   for (const type of EVENT_TYPE_NAMES) {
     if (!all.some((e) => e.event === type)) await r.sb.request('POST', '/_sandbox/events/trigger', { type });
   }
@@ -179,7 +285,13 @@ async function webhooks(r: Recorder) {
 }
 
 /** The JSON envelope an event is delivered in: its payload when that is JSON, else the envelope of its view. */
-function envelopeOf(detail: { event: string; id: string; data: unknown; created_at: string; payload: { content_type: string; body: string } }): string {
+function envelopeOf(detail: {
+  event: string;
+  id: string;
+  data: unknown;
+  created_at: string;
+  payload: { content_type: string; body: string };
+}): string {
   if (detail.payload.content_type === 'application/json') return detail.payload.body;
   return JSON.stringify({ event: detail.event, id: detail.id, data: detail.data, created_at: detail.created_at });
 }

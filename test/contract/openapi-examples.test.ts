@@ -26,13 +26,18 @@ const NO_EXAMPLE: Record<string, string> = {
 
 type Media = { schema: unknown; example?: unknown };
 type Op = { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
-type Doc = { paths: Record<string, Record<string, Op>>; webhooks: Record<string, { post: Op }>; components: { schemas: Record<string, { examples?: unknown[] }> } };
+type Doc = {
+  paths: Record<string, Record<string, Op>>;
+  webhooks: Record<string, { post: Op }>;
+  components: { schemas: Record<string, { examples?: unknown[] }> };
+};
 
 /** Every example of the document with the schema it must satisfy, named by where it sits. */
 function examplesOf(doc: Doc): Array<{ at: string; schema: unknown; example: unknown }> {
   const found: Array<{ at: string; schema: unknown; example: unknown }> = [];
   const collect = (at: string, content: Record<string, Media> | undefined) => {
-    for (const [type, media] of Object.entries(content ?? {})) if ('example' in media) found.push({ at: `${at} ${type}`, schema: media.schema, example: media.example });
+    for (const [type, media] of Object.entries(content ?? {}))
+      if ('example' in media) found.push({ at: `${at} ${type}`, schema: media.schema, example: media.example });
   };
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
@@ -41,7 +46,8 @@ function examplesOf(doc: Doc): Array<{ at: string; schema: unknown; example: unk
     }
   }
   for (const [name, hook] of Object.entries(doc.webhooks)) collect(`webhook ${name}`, hook.post.requestBody?.content);
-  for (const example of doc.components.schemas.Error!.examples ?? []) found.push({ at: 'components.schemas.Error', schema: { $ref: '#/components/schemas/Error' }, example });
+  for (const example of doc.components.schemas.Error!.examples ?? [])
+    found.push({ at: 'components.schemas.Error', schema: { $ref: '#/components/schemas/Error' }, example });
   return found;
 }
 
@@ -59,14 +65,16 @@ describe.skipIf(UPDATE)('the examples of GET /openapi.json', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const name = `${method} ${path}`;
-        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) if (!('example' in media)) missing.push(`${name} request (${type})`);
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+          if (!('example' in media)) missing.push(`${name} request (${type})`);
         const status = Object.keys(op.responses).find((s) => Number(s) < 300);
         const json = status ? op.responses[status]!.content?.['application/json'] : undefined;
         if (json && !('example' in json) && !(name in NO_EXAMPLE)) missing.push(`${name} ${status} answer`);
       }
     }
     for (const [name, hook] of Object.entries(doc.webhooks)) {
-      for (const [type, media] of Object.entries(hook.post.requestBody?.content ?? {})) if (!('example' in media)) missing.push(`webhook ${name} (${type})`);
+      for (const [type, media] of Object.entries(hook.post.requestBody?.content ?? {}))
+        if (!('example' in media)) missing.push(`webhook ${name} (${type})`);
     }
     if (!doc.components.schemas.Error!.examples?.length) missing.push('components.schemas.Error');
     expect(missing, RECORD_AGAIN).toEqual([]);
@@ -92,12 +100,21 @@ describe.skipIf(UPDATE)('the examples of GET /openapi.json', () => {
     const mock = await startPrismMock(documentPath);
     try {
       const op = (path: string, method: string) => doc.paths[path]![method]!;
-      const exampleOf = (path: string, method: string, status: string) => op(path, method).responses[status]!.content!['application/json']!.example;
+      const exampleOf = (path: string, method: string, status: string) =>
+        op(path, method).responses[status]!.content!['application/json']!.example;
       const bearer = { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' };
-      const payment = await fetch(`${mock.url}/v1/payments`, { method: 'POST', headers: bearer, body: JSON.stringify(op('/v1/payments', 'post').requestBody!.content['application/json']!.example) });
+      const payment = await fetch(`${mock.url}/v1/payments`, {
+        method: 'POST',
+        headers: bearer,
+        body: JSON.stringify(op('/v1/payments', 'post').requestBody!.content['application/json']!.example),
+      });
       expect(payment.status, mock.log).toBe(200);
       expect(await payment.json()).toEqual(exampleOf('/v1/payments', 'post', '200'));
-      const s2s = await fetch(`${mock.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(op('/api/s2s', 'post').requestBody!.content['application/json']!.example) });
+      const s2s = await fetch(`${mock.url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(op('/api/s2s', 'post').requestBody!.content['application/json']!.example),
+      });
       expect(await s2s.json()).toEqual(exampleOf('/api/s2s', 'post', '200'));
       const clock = await fetch(`${mock.url}/_sandbox/clock`);
       expect(await clock.json()).toEqual(exampleOf('/_sandbox/clock', 'get', '200'));

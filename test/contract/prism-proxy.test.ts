@@ -45,7 +45,11 @@ function recorder() {
     },
     problems,
     /** Prism's log lines since the recorder started that report a violation. */
-    violations: () => prism.log.slice(logFrom).split('\n').filter((line) => /violation/i.test(line)),
+    violations: () =>
+      prism.log
+        .slice(logFrom)
+        .split('\n')
+        .filter((line) => /violation/i.test(line)),
   };
 }
 
@@ -55,11 +59,21 @@ describe('a Prism proxy validating against /openapi.json', () => {
     const auth = { authorization: `Bearer ${sandbox.credentials.apiKey}` };
     const { step, problems, violations } = recorder();
 
-    const token = step('POST /v1/tokens', await client.post('/v1/tokens', { card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } }, auth)).json;
+    const token = step(
+      'POST /v1/tokens',
+      await client.post('/v1/tokens', { card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } }, auth),
+    ).json;
     step('GET /v1/tokens/{id}', await client.get(`/v1/tokens/${token?.id}`, auth));
     step('GET /v1/tokens/{id} (predefined)', await client.get('/v1/tokens/tok_visa', auth));
 
-    const body = { amount: 1050, currency: 'EUR', capture: false, customer: { country: 'NL' }, reference: 'prism-1', metadata: { order_id: 'prism-1' } };
+    const body = {
+      amount: 1050,
+      currency: 'EUR',
+      capture: false,
+      customer: { country: 'NL' },
+      reference: 'prism-1',
+      metadata: { order_id: 'prism-1' },
+    };
     const payment = step('POST /v1/payments', await client.post('/v1/payments', { ...body, token: token?.id }, auth)).json;
     step('GET /v1/payments/{id}', await client.get(`/v1/payments/${payment?.id}`, auth));
     step('POST /v1/payments/{id}/capture (no body)', await client.post(`/v1/payments/${payment?.id}/capture`, undefined, auth));
@@ -70,23 +84,55 @@ describe('a Prism proxy validating against /openapi.json', () => {
     step('POST /v1/payments/{id}/cancel (no body)', await client.post(`/v1/payments/${second?.id}/cancel`, undefined, auth));
     const partial = step('POST /v1/payments (third)', await client.post('/v1/payments', { ...body, reference: 'prism-3' }, auth)).json;
     step('POST /v1/payments/{id}/capture {amount}', await client.post(`/v1/payments/${partial?.id}/capture`, { amount: 600 }, auth));
-    const challenged = step('POST /v1/payments (3-D Secure)', await client.post('/v1/payments', { ...body, reference: 'prism-4', card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' }, return_url: 'https://shop.example/return' }, auth)).json;
+    const challenged = step(
+      'POST /v1/payments (3-D Secure)',
+      await client.post(
+        '/v1/payments',
+        {
+          ...body,
+          reference: 'prism-4',
+          card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' },
+          return_url: 'https://shop.example/return',
+        },
+        auth,
+      ),
+    ).json;
     expect(challenged?.status).toBe('requires_action');
     step('GET /v1/payments?limit&created[gte]', await client.get('/v1/payments?limit=10&created[gte]=0', auth));
 
-    const endpoint = step('POST /v1/webhook_endpoints', await client.post('/v1/webhook_endpoints', { url: 'https://shop.example/webhooks', events: ['payment.authorized', 'refund.succeeded'] }, auth)).json;
+    const endpoint = step(
+      'POST /v1/webhook_endpoints',
+      await client.post(
+        '/v1/webhook_endpoints',
+        { url: 'https://shop.example/webhooks', events: ['payment.authorized', 'refund.succeeded'] },
+        auth,
+      ),
+    ).json;
     step('GET /v1/webhook_endpoints', await client.get('/v1/webhook_endpoints', auth));
     step('GET /v1/webhook_endpoints/{id}', await client.get(`/v1/webhook_endpoints/${endpoint?.id}`, auth));
     step('POST /v1/webhook_endpoints/{id}', await client.post(`/v1/webhook_endpoints/${endpoint?.id}`, { description: 'shop' }, auth));
-    step('PATCH /v1/webhook_endpoints/{id}', await client.request('PATCH', `/v1/webhook_endpoints/${endpoint?.id}`, { enabled: false }, auth));
-    step('POST /v1/webhook_endpoints/{id}/rotate_secret', await client.post(`/v1/webhook_endpoints/${endpoint?.id}/rotate_secret`, undefined, auth));
+    step(
+      'PATCH /v1/webhook_endpoints/{id}',
+      await client.request('PATCH', `/v1/webhook_endpoints/${endpoint?.id}`, { enabled: false }, auth),
+    );
+    step(
+      'POST /v1/webhook_endpoints/{id}/rotate_secret',
+      await client.post(`/v1/webhook_endpoints/${endpoint?.id}/rotate_secret`, undefined, auth),
+    );
     step('DELETE /v1/webhook_endpoints/{id}', await client.request('DELETE', `/v1/webhook_endpoints/${endpoint?.id}`, undefined, auth));
 
     const events = step('GET /v1/events', await client.get(`/v1/events?resource_id=${payment?.id}`, auth)).json;
     step('GET /v1/events/{id}', await client.get(`/v1/events/${events?.data?.[0]?.id}`, auth));
     step('GET /v1/events?type&limit', await client.get('/v1/events?type=payment.authorized&limit=100', auth));
 
-    const session = step('POST /v1/checkout/sessions', await client.post('/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: 'https://shop.example/return' }, auth)).json;
+    const session = step(
+      'POST /v1/checkout/sessions',
+      await client.post(
+        '/v1/checkout/sessions',
+        { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: 'https://shop.example/return' },
+        auth,
+      ),
+    ).json;
     step('GET /v1/checkout/sessions/{id}', await client.get(`/v1/checkout/sessions/${session?.id}`, auth));
     step('POST /v1/checkout/sessions/{id}/expire', await client.post(`/v1/checkout/sessions/${session?.id}/expire`, undefined, auth));
 
@@ -101,7 +147,14 @@ describe('a Prism proxy validating against /openapi.json', () => {
     const created = step('POST /api/s2s', await client.post('/api/s2s', s2sBody({ ccno: '4242424242424242' })));
     expect(created.json?.order_status, created.text).toBe('25');
     step('GET authstatus', await client.get(new URL(created.json.authstatus).pathname));
-    step('POST /api/transactions/refund-request', await client.post('/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '2.50', public_key: CREDS.publicKey }));
+    step(
+      'POST /api/transactions/refund-request',
+      await client.post('/api/transactions/refund-request', {
+        transID: created.json.transID,
+        refundAmount: '2.50',
+        public_key: CREDS.publicKey,
+      }),
+    );
     const challenged = step('POST /api/s2s (3-D Secure)', await client.post('/api/s2s', s2sBody()));
     expect(challenged.json?.authurl, challenged.text).toMatch(/\/authenticate\//);
     step('GET authstatus (pending)', await client.get(new URL(challenged.json.authstatus).pathname));

@@ -19,8 +19,13 @@ it('redocly lint finds 0 errors and 0 warnings in the served /openapi.json', asy
   const documentPath = join(dir, 'openapi.json');
   writeFileSync(documentPath, (await sandbox.request('GET', '/openapi.json')).text);
   sandbox.close();
-  const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', documentPath, '--config', CONFIG, '--format', 'json'], { maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout: string; stderr: string }) => err);
-  const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> };
+  const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', documentPath, '--config', CONFIG, '--format', 'json'], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((err: { stdout: string; stderr: string }) => err);
+  const report = JSON.parse(run.stdout) as {
+    totals: { errors: number; warnings: number };
+    problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+  };
   const problems = report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
   expect(problems, run.stderr).toEqual([]);
   expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });

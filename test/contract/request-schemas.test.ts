@@ -12,7 +12,16 @@ import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: Array<{ name: string; in: string; schema: unknown }> }>>; components: unknown };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: Array<{ name: string; in: string; schema: unknown }> }
+    >
+  >;
+  components: unknown;
+};
 const doc = buildOpenApiDocument(OPENAPI_ROUTES, 'http://sandbox.test') as unknown as Doc;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -20,13 +29,20 @@ ajv.addSchema({ $id: 'openapi.json', components: doc.components }, 'openapi.json
 const compiled = new Map<string, ValidateFunction>();
 
 /** The document's schema of one input of an operation: its JSON body, or a header or query parameter. */
-function documentSchema(method: string, template: string, input: { in: 'body' } | { in: 'header' | 'query'; name: string }): ValidateFunction {
+function documentSchema(
+  method: string,
+  template: string,
+  input: { in: 'body' } | { in: 'header' | 'query'; name: string },
+): ValidateFunction {
   const key = `${method} ${template} ${JSON.stringify(input)}`;
   let validate = compiled.get(key);
   if (validate) return validate;
   const op = doc.paths[template]?.[method.toLowerCase()];
   if (!op) throw new Error(`the document has no ${key}`);
-  const schema = input.in === 'body' ? op.requestBody?.content['application/json']?.schema : op.parameters?.find((p) => p.in === input.in && p.name.toLowerCase() === input.name.toLowerCase())?.schema;
+  const schema =
+    input.in === 'body'
+      ? op.requestBody?.content['application/json']?.schema
+      : op.parameters?.find((p) => p.in === input.in && p.name.toLowerCase() === input.name.toLowerCase())?.schema;
   if (!schema) throw new Error(`the document has no schema for ${key}`);
   validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/')) as object);
   compiled.set(key, validate);
@@ -49,14 +65,52 @@ interface Case {
 
 const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
 const payment = (extra: Record<string, unknown>) => () => paymentBody(extra);
-const checkout = (extra: Record<string, unknown>) => () => ({ amount: 2500, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/return', ...extra });
+const checkout = (extra: Record<string, unknown>) => () => ({
+  amount: 2500,
+  currency: 'EUR',
+  methods: ['card'],
+  return_url: 'https://shop.example/return',
+  ...extra,
+});
 const session = (overrides: Record<string, unknown>) => () => s2sBody(overrides);
-const refund = (refundAmount: unknown) => (ids: SeededObjects) => ({ transID: ids.transApproved, refundAmount, public_key: CREDS.publicKey });
+const refund = (refundAmount: unknown) => (ids: SeededObjects) => ({
+  transID: ids.transApproved,
+  refundAmount,
+  public_key: CREDS.publicKey,
+});
 
-const body = (name: string, method: 'POST', template: string, make: (ids: SeededObjects) => Record<string, unknown>, valid: boolean, extra: Partial<Case> = {}): Case => ({ name, method, template, input: { in: 'body' }, body: make, valid, ...extra });
-const v1 = (name: string, template: string, make: (ids: SeededObjects) => Record<string, unknown>, valid: boolean, path?: (ids: SeededObjects) => string): Case => body(name, 'POST', template, make, valid, { headers: AUTH, path });
-const control = (name: string, template: string, make: (ids: SeededObjects) => Record<string, unknown>, valid: boolean, path?: (ids: SeededObjects) => string): Case => body(name, 'POST', template, make, valid, { path });
-const header = (name: string, value: string, valid: boolean): Case => ({ name: `${name}: ${JSON.stringify(value)}`, method: 'POST', template: '/v1/payments', input: { in: 'header', name }, body: payment({}), headers: AUTH, value, valid });
+const body = (
+  name: string,
+  method: 'POST',
+  template: string,
+  make: (ids: SeededObjects) => Record<string, unknown>,
+  valid: boolean,
+  extra: Partial<Case> = {},
+): Case => ({ name, method, template, input: { in: 'body' }, body: make, valid, ...extra });
+const v1 = (
+  name: string,
+  template: string,
+  make: (ids: SeededObjects) => Record<string, unknown>,
+  valid: boolean,
+  path?: (ids: SeededObjects) => string,
+): Case => body(name, 'POST', template, make, valid, { headers: AUTH, path });
+const control = (
+  name: string,
+  template: string,
+  make: (ids: SeededObjects) => Record<string, unknown>,
+  valid: boolean,
+  path?: (ids: SeededObjects) => string,
+): Case => body(name, 'POST', template, make, valid, { path });
+const header = (name: string, value: string, valid: boolean): Case => ({
+  name: `${name}: ${JSON.stringify(value)}`,
+  method: 'POST',
+  template: '/v1/payments',
+  input: { in: 'header', name },
+  body: payment({}),
+  headers: AUTH,
+  value,
+  valid,
+});
 
 const CASES: Case[] = [
   // X-Sandbox-Fault: valid faults are taken (the answer is the fault asked for), malformed ones refused.
@@ -92,7 +146,13 @@ const CASES: Case[] = [
   v1('endpoint url', '/v1/webhook_endpoints', () => ({ url: 'http://127.0.0.1:3000/hook', events: ['*'] }), true),
   v1('endpoint url without scheme', '/v1/webhook_endpoints', () => ({ url: '127.0.0.1:3000/hook', events: ['*'] }), false),
   body('S2S webhook_url mailto:', 'POST', '/api/s2s', session({ webhook_url: 'mailto:shop@example.com' }), false),
-  control('replay to ftp', '/_sandbox/events/{id}/replay', () => ({ to: 'ftp://127.0.0.1/x' }), false, (ids) => `/_sandbox/events/${ids.event}/replay`),
+  control(
+    'replay to ftp',
+    '/_sandbox/events/{id}/replay',
+    () => ({ to: 'ftp://127.0.0.1/x' }),
+    false,
+    (ids) => `/_sandbox/events/${ids.event}/replay`,
+  ),
   // card.number: 13-19 digits once spaces and dashes are dropped; exp_year two or four digits.
   v1('card.number with spaces', '/v1/tokens', () => ({ card: { ...card, number: '4242 4242 4242 4242' } }), true),
   v1('card.number with dashes', '/v1/tokens', () => ({ card: { ...card, number: '4242-4242-4242-4242' } }), true),
@@ -124,19 +184,55 @@ const CASES: Case[] = [
   control('fault spec with a url', '/_sandbox/faults', () => ({ spec: 'url=http://127.0.0.1:3000/hook:fail-first=2' }), true),
   control('fault spec explode=1', '/_sandbox/faults', () => ({ spec: 'explode=1' }), false),
   control('fault spec with a target and no fault', '/_sandbox/faults', () => ({ spec: 'merchant=mer_sandbox:' }), false),
-  control('scenario outcome DECLINE:insufficient_funds', '/_sandbox/scenarios', () => ({ entries: [{ reference: 'o-*', outcome: ' DECLINE:insufficient_funds' }] }), true),
-  control('scenario outcome decline:nope', '/_sandbox/scenarios', () => ({ entries: [{ reference: 'o-*', outcome: 'decline:nope' }] }), false),
+  control(
+    'scenario outcome DECLINE:insufficient_funds',
+    '/_sandbox/scenarios',
+    () => ({ entries: [{ reference: 'o-*', outcome: ' DECLINE:insufficient_funds' }] }),
+    true,
+  ),
+  control(
+    'scenario outcome decline:nope',
+    '/_sandbox/scenarios',
+    () => ({ entries: [{ reference: 'o-*', outcome: 'decline:nope' }] }),
+    false,
+  ),
   control('scenario faults bogus', '/_sandbox/scenarios', () => ({ entries: [], faults: 'bogus' }), false),
   // Event names.
   v1('events ["payment.captured"]', '/v1/webhook_endpoints', () => ({ url: 'https://shop.example/h', events: ['payment.captured'] }), true),
-  v1('events ["*", "payment.captured"]', '/v1/webhook_endpoints', () => ({ url: 'https://shop.example/h', events: ['*', 'payment.captured'] }), false),
+  v1(
+    'events ["*", "payment.captured"]',
+    '/v1/webhook_endpoints',
+    () => ({ url: 'https://shop.example/h', events: ['*', 'payment.captured'] }),
+    false,
+  ),
   v1('events ["payment.shipped"]', '/v1/webhook_endpoints', () => ({ url: 'https://shop.example/h', events: ['payment.shipped'] }), false),
-  { name: 'GET /v1/events?type=payment.shipped', method: 'GET', template: '/v1/events', input: { in: 'query', name: 'type' }, headers: AUTH, value: 'payment.shipped', valid: false },
-  { name: 'GET /v1/events?type=refund.failed', method: 'GET', template: '/v1/events', input: { in: 'query', name: 'type' }, headers: AUTH, value: 'refund.failed', valid: true },
+  {
+    name: 'GET /v1/events?type=payment.shipped',
+    method: 'GET',
+    template: '/v1/events',
+    input: { in: 'query', name: 'type' },
+    headers: AUTH,
+    value: 'payment.shipped',
+    valid: false,
+  },
+  {
+    name: 'GET /v1/events?type=refund.failed',
+    method: 'GET',
+    template: '/v1/events',
+    input: { in: 'query', name: 'type' },
+    headers: AUTH,
+    value: 'refund.failed',
+    valid: true,
+  },
   control('trigger payment.shipped', '/_sandbox/events/trigger', () => ({ type: 'payment.shipped' }), false),
   // One of two fields, never both.
   control('chargeback on payment_id', '/_sandbox/chargebacks', (ids) => ({ payment_id: ids.payment }), true),
-  control('chargeback on transID and payment_id', '/_sandbox/chargebacks', (ids) => ({ payment_id: ids.payment, transID: ids.transApproved }), false),
+  control(
+    'chargeback on transID and payment_id',
+    '/_sandbox/chargebacks',
+    (ids) => ({ payment_id: ids.payment, transID: ids.transApproved }),
+    false,
+  ),
   control('chargeback on nothing', '/_sandbox/chargebacks', () => ({ reason: 'fraudulent' }), false),
   v1('payment with card and token', '/v1/payments', payment({ card, token: 'tok_visa' }), false),
   v1('payment with method ideal', '/v1/payments', payment({ method: 'ideal' }), false),
@@ -145,8 +241,20 @@ const CASES: Case[] = [
   v1('checkout ideal in USD', '/v1/checkout/sessions', checkout({ methods: ['ideal'], currency: 'USD' }), false),
   v1('checkout ideal in eur', '/v1/checkout/sessions', checkout({ methods: ['card', 'ideal'], currency: 'eur' }), true),
   body('S2S CC without ccno', 'POST', '/api/s2s', session({ ccno: undefined }), false),
-  body('S2S UPICOLLECT without vpa', 'POST', '/api/s2s', session({ mop: 'UPICOLLECT', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }), false),
-  body('S2S UPICOLLECT with a vpa', 'POST', '/api/s2s', session({ mop: 'UPICOLLECT', vpa: 'success@upi', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }), true),
+  body(
+    'S2S UPICOLLECT without vpa',
+    'POST',
+    '/api/s2s',
+    session({ mop: 'UPICOLLECT', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+    false,
+  ),
+  body(
+    'S2S UPICOLLECT with a vpa',
+    'POST',
+    '/api/s2s',
+    session({ mop: 'UPICOLLECT', vpa: 'success@upi', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+    true,
+  ),
   body('S2S month "7"', 'POST', '/api/s2s', session({ month: '7' }), false),
 ];
 

@@ -56,8 +56,16 @@ describe('the curl script of docs/ci.md, run as written against the packed packa
     expect(run.code, run.stdout + run.stderr).toBe(0);
 
     // The same reference in both workers, each approved; each lists only its own /v1/ payment.
-    const workers = [...run.stdout.matchAll(/^worker (\d) terNO (\d+) order-1 (\d+) listed (\d+) secret (\S+)$/gm)].map(([, worker, terNO, status, listed, secret]) => ({ worker, terNO, status, listed, secret }));
-    expect(workers.map((w) => [w.status, w.listed]), run.stdout).toEqual([['25', '1'], ['25', '1']]);
+    const workers = [...run.stdout.matchAll(/^worker (\d) terNO (\d+) order-1 (\d+) listed (\d+) secret (\S+)$/gm)].map(
+      ([, worker, terNO, status, listed, secret]) => ({ worker, terNO, status, listed, secret }),
+    );
+    expect(
+      workers.map((w) => [w.status, w.listed]),
+      run.stdout,
+    ).toEqual([
+      ['25', '1'],
+      ['25', '1'],
+    ]);
     expect(new Set(workers.map((w) => w.worker))).toEqual(new Set(['1', '2']));
     expect(workers[0]!.terNO).not.toBe(workers[1]!.terNO);
 

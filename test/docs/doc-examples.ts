@@ -131,7 +131,11 @@ async function readyFileWritten(runner: DocRunner, command: string, where: strin
   const readyFile = /--ready-file\s+(\S+)/.exec(command)?.[1];
   if (!readyFile) return;
   const entry = runner.startedAs(command)!;
-  await waitFor(() => readable(join(runner.project.dir, readyFile)) || undefined, `${where}: \`${command}\` writing ${readyFile}; it printed ${entry.output}`, 30_000);
+  await waitFor(
+    () => readable(join(runner.project.dir, readyFile)) || undefined,
+    `${where}: \`${command}\` writing ${readyFile}; it printed ${entry.output}`,
+    30_000,
+  );
 }
 
 /** True when `file` exists and holds something. */
@@ -150,13 +154,17 @@ export async function backgroundReady(runner: DocRunner): Promise<void> {
     if (answered.has(entry.child)) continue;
     const asked = Number(/(?:--port|-p)\s+(\d+)/.exec(entry.command)?.[1] ?? (/sandbox start/.test(entry.command) ? 4010 : NaN));
     if (Number.isNaN(asked)) continue;
-    await waitFor(async () => {
-      if (entry.child.exitCode !== null) throw new Error(`\`${entry.command}\` exited with ${entry.child.exitCode}: ${entry.output}`);
-      // `--port 0`: the port it picked is the one its Listening line names.
-      const port = asked || Number(/Listening on http:\/\/[\d.]+:(\d+)/.exec(entry.output)?.[1]);
-      // Its own banner names the port: another program already listening there does not count.
-      return (port && entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
-    }, `\`${entry.command}\` listening on ${asked || 'the port it picked'}`, 20_000);
+    await waitFor(
+      async () => {
+        if (entry.child.exitCode !== null) throw new Error(`\`${entry.command}\` exited with ${entry.child.exitCode}: ${entry.output}`);
+        // `--port 0`: the port it picked is the one its Listening line names.
+        const port = asked || Number(/Listening on http:\/\/[\d.]+:(\d+)/.exec(entry.output)?.[1]);
+        // Its own banner names the port: another program already listening there does not count.
+        return (port && entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
+      },
+      `\`${entry.command}\` listening on ${asked || 'the port it picked'}`,
+      20_000,
+    );
     answered.add(entry.child);
   }
 }

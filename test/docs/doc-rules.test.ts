@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { npxContext, pageCommands, staleIdLines, staleIds, staleReadyFiles, unknownNpxNames } from './doc-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(`${ROOT}docs`)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 /** Packages pages run with npx that this repository does not depend on, checked by hand. */
 const KNOWN_NPX: string[] = [];
 

@@ -24,7 +24,9 @@ export function pageCommands(file: string, shown: string): PageCommand[][] {
       return steps.map((step) => ({ command: step.command, where: `${shown} line ${block.line} (${block.section})` }));
     });
   const workflows = documentedWorkflows(file, shown).flatMap((workflow) =>
-    runScripts(workflow).map((script) => shellSteps(script).map((step) => ({ command: step.command, where: `${workflow.where} (${workflow.path || 'a workflow'})` }))),
+    runScripts(workflow).map((script) =>
+      shellSteps(script).map((step) => ({ command: step.command, where: `${workflow.where} (${workflow.path || 'a workflow'})` })),
+    ),
   );
   return [...blocks, ...workflows];
 }
@@ -67,7 +69,9 @@ export function staleIdLines(file: string, shown: string): string[] {
 export function staleIds(commands: PageCommand[][]): string[] {
   return commands.flat().flatMap(({ command, where }) => {
     const found = STALE.exec(command.replace(/(^|\s)#.*$/gm, '$1'));
-    return found ? [`${where}: \`${found[0]}\` in \`${command.split('\n')[0]}\`: take it from the command before (ID=$(... | jq -r .id))`] : [];
+    return found
+      ? [`${where}: \`${found[0]}\` in \`${command.split('\n')[0]}\`: take it from the command before (ID=$(... | jq -r .id))`]
+      : [];
   });
 }
 
@@ -81,8 +85,12 @@ export function staleReadyFiles(commands: PageCommand[][]): string[] {
     block.flatMap(({ command, where }, index) => {
       const file = /--ready-file\s+(\S+)/.exec(command)?.[1];
       if (!file || !/\bsandbox start\b/.test(command)) return [];
-      const removed = block.slice(0, index).some((earlier) => /\brm -f\b/.test(earlier.command) && earlier.command.split(/\s+/).includes(file));
-      return removed ? [] : [`${where}: \`${command.split('\n')[0]}\` waits for ${file} without an \`rm -f ${file}\` before it in the same block`];
+      const removed = block
+        .slice(0, index)
+        .some((earlier) => /\brm -f\b/.test(earlier.command) && earlier.command.split(/\s+/).includes(file));
+      return removed
+        ? []
+        : [`${where}: \`${command.split('\n')[0]}\` waits for ${file} without an \`rm -f ${file}\` before it in the same block`];
     }),
   );
 }
@@ -102,7 +110,8 @@ export function npxContext(file: string, shown: string): string | undefined {
   const end = text.indexOf('\n\n', first);
   const upTo = text.slice(0, end === -1 ? undefined : end).split(/\n\s*\n|\n(?=\s*[-*] )/);
   const said = text.indexOf('npx paysandbox');
-  if (said !== -1 && said < first && upTo.some((paragraph) => paragraph.includes('npx paysandbox') && /\binstalled\b/.test(paragraph))) return undefined;
+  if (said !== -1 && said < first && upTo.some((paragraph) => paragraph.includes('npx paysandbox') && /\binstalled\b/.test(paragraph)))
+    return undefined;
   const line = text.slice(0, first).split('\n').length;
   return `${shown} line ${line} says \`npx sandbox\` before saying where it works: first name \`npx paysandbox\` (anywhere) and that \`npx sandbox\` needs paysandbox installed in the project`;
 }
@@ -115,12 +124,24 @@ export function npxContext(file: string, shown: string): string | undefined {
  * of `known` (a package name checked by hand, with the reason).
  */
 export function unknownNpxNames(file: string, shown: string, known: string[]): string[] {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string> | undefined>;
-  const allowed = new Set(['paysandbox', 'sandbox', ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {}), ...known]);
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
+  const allowed = new Set([
+    'paysandbox',
+    'sandbox',
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.devDependencies ?? {}),
+    ...known,
+  ]);
   return codeLines(file).flatMap(({ code, line }) =>
     [...code.matchAll(/\bnpx\s+((?:@[\w.-]+\/)?[\w.-]+)/g)]
       .filter(([, name]) => !allowed.has(name!) && !name!.startsWith('-'))
-      .map(([, name]) => `${shown} line ${line}: \`npx ${name}\` runs the registry's package "${name}" where it is not installed; name the package (npx <package>) this repository depends on`),
+      .map(
+        ([, name]) =>
+          `${shown} line ${line}: \`npx ${name}\` runs the registry's package "${name}" where it is not installed; name the package (npx <package>) this repository depends on`,
+      ),
   );
 }
 

@@ -55,7 +55,12 @@ export class DocRunner {
         const code = done.exec(stdout)?.[1];
         if (code === undefined || !stderr.endsWith(`${mark}\n`)) return;
         finish();
-        resolve({ command, code: Number(code), stdout: stdout.slice(0, stdout.lastIndexOf(`\n${mark}`)), stderr: stderr.slice(0, -mark.length - 1) });
+        resolve({
+          command,
+          code: Number(code),
+          stdout: stdout.slice(0, stdout.lastIndexOf(`\n${mark}`)),
+          stderr: stderr.slice(0, -mark.length - 1),
+        });
       };
       const onOut = (chunk: Buffer) => ((stdout += chunk.toString()), check());
       const onErr = (chunk: Buffer) => ((stderr += chunk.toString()), check());
@@ -74,7 +79,9 @@ export class DocRunner {
       shell.stderr.on('data', onErr);
       // stdin stays the script's: a command reads /dev/null, as it would read nothing typed.
       // `(exit $status)` gives the next command the `$?` this one left (`echo $?` on the page).
-      shell.stdin.write(`{ ${command}\n} </dev/null; __docs_status=$?; printf '\\n%s %d\\n' ${mark} $__docs_status; printf '%s\\n' ${mark} >&2; (exit $__docs_status)\n`);
+      shell.stdin.write(
+        `{ ${command}\n} </dev/null; __docs_status=$?; printf '\\n%s %d\\n' ${mark} $__docs_status; printf '%s\\n' ${mark} >&2; (exit $__docs_status)\n`,
+      );
     });
   }
 
@@ -106,7 +113,11 @@ export class DocRunner {
     if (this.startedAs(command)?.child.exitCode === null) return;
     // Its own process group, as a second terminal is: stop() signals the group. A trailing `&`
     // (the page starts it in the background of the same terminal) is what the group already does.
-    const child = spawn('bash', ['-c', `exec ${command.replace(/\s*&\s*$/, '')}`], { cwd: this.project.dir, env: this.project.env, detached: true });
+    const child = spawn('bash', ['-c', `exec ${command.replace(/\s*&\s*$/, '')}`], {
+      cwd: this.project.dir,
+      env: this.project.env,
+      detached: true,
+    });
     const entry = { command, child, stdout: '', output: '' };
     child.stdout.on('data', (chunk: Buffer) => {
       entry.stdout += chunk.toString();

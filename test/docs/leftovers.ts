@@ -27,7 +27,8 @@ export async function standing(base: string): Promise<Standing> {
       found.set(endpoint.id, `webhook endpoint ${endpoint.id} of ${merchant.id} (${endpoint.url})`);
     }
   }
-  for (const rule of await get<{ id: string; spec: string }>('/_sandbox/faults')) found.set(rule.id, `fault rule ${rule.id} (${rule.spec})`);
+  for (const rule of await get<{ id: string; spec: string }>('/_sandbox/faults'))
+    found.set(rule.id, `fault rule ${rule.id} (${rule.spec})`);
   for (const entry of await get<{ id: number; scenario: string; outcome: string }>('/_sandbox/scenarios')) {
     found.set(`scenario ${entry.id}`, `scenario entry ${entry.id} (${entry.scenario}: ${entry.outcome})`);
   }

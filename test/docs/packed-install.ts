@@ -19,7 +19,12 @@ export interface PackedProject {
 }
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 }
 
 /**
@@ -37,11 +42,15 @@ export function installPackedSandbox(): PackedProject {
   npm(['install', '--save-dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(base, tarball)], dir);
   const wanted = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   const version = join('node_modules/better-sqlite3/package.json');
-  if (wanted(join(ROOT, version)) !== wanted(join(dir, version))) throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
+  if (wanted(join(ROOT, version)) !== wanted(join(dir, version)))
+    throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
   mkdirSync(join(dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
   copyFileSync(join(ROOT, NATIVE), join(dir, NATIVE));
   // A bare `sandbox` fails here as in the reader's terminal; `npx sandbox` finds the project's bin.
-  const PATH = (process.env.PATH ?? '').split(':').filter((entry) => !entry.endsWith('node_modules/.bin')).join(':');
+  const PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((entry) => !entry.endsWith('node_modules/.bin'))
+    .join(':');
   const env: NodeJS.ProcessEnv = { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
   return { dir, env };

@@ -33,8 +33,27 @@ const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API
  * shell sessions run here, against a second sandbox of its own that it stops at its end.
  */
 const PAGES = [
-  's2s', 'encryption', 'refunds', 'payment-modes', 'payment-api', 'webhook-endpoints', 'idempotency', 'openapi',
-  'checkout', 'webhooks', 'api-faults', 'disputes-and-settlements', 'ci', 'example-merchant', 'merchants', 'dashboard', 'reliability', 'security', 'decisions', 'errors', 'benchmarks',
+  's2s',
+  'encryption',
+  'refunds',
+  'payment-modes',
+  'payment-api',
+  'webhook-endpoints',
+  'idempotency',
+  'openapi',
+  'checkout',
+  'webhooks',
+  'api-faults',
+  'disputes-and-settlements',
+  'ci',
+  'example-merchant',
+  'merchants',
+  'dashboard',
+  'reliability',
+  'security',
+  'decisions',
+  'errors',
+  'benchmarks',
   'webhook-audit',
 ];
 
@@ -83,7 +102,11 @@ function snapshotLikeExport(file: string): void {
   const shown = JSON.parse(sample.text) as Snapshot;
   const real = JSON.parse(readFileSync(join(project!.dir, 'state.json'), 'utf8')) as Snapshot;
   expect(Object.keys(shown).sort()).toEqual(Object.keys(real).sort());
-  expect({ format: shown.format, version: shown.version, schema_version: shown.schema_version }).toEqual({ format: real.format, version: real.version, schema_version: real.schema_version });
+  expect({ format: shown.format, version: shown.version, schema_version: shown.schema_version }).toEqual({
+    format: real.format,
+    version: real.version,
+    schema_version: real.schema_version,
+  });
   for (const [table, { columns }] of Object.entries(shown.tables)) {
     expect(real.tables[table], `the sample's table ${table}`).toBeDefined();
     // An elided list (`["trans_id", "..."]`) shows the first columns only.
@@ -129,7 +152,10 @@ describe('README.md and docs/, run as written in a fresh project', () => {
       await deliveredLocallyOnly();
       if (page === 'ci') snapshotLikeExport(file);
       expect(leftBehind(before, await standing(SANDBOX)), `docs/${page}.md left these in the sandbox`).toEqual([]);
-      const invalid = (receiver()?.output ?? '').slice(heard).split('\n').filter((line) => line.includes('INVALID'));
+      const invalid = (receiver()?.output ?? '')
+        .slice(heard)
+        .split('\n')
+        .filter((line) => line.includes('INVALID'));
       expect(invalid, `while docs/${page}.md ran, the walk-through's receiver got webhooks it could not verify`).toEqual([]);
     }, 120_000);
   }
@@ -145,7 +171,11 @@ describe('the GitHub Actions workflows of README.md and docs/, step by step in t
   });
 
   it('stand-ins cover every workflow a page shows', () => {
-    expect(workflows.map((workflow) => `${workflow.where}: ${workflow.path || 'no "# .github/workflows/NAME.yml" comment'}`).filter((line) => !STANDS_IN_FOR.some((path) => line.endsWith(path)))).toEqual([]);
+    expect(
+      workflows
+        .map((workflow) => `${workflow.where}: ${workflow.path || 'no "# .github/workflows/NAME.yml" comment'}`)
+        .filter((line) => !STANDS_IN_FOR.some((path) => line.endsWith(path))),
+    ).toEqual([]);
   });
 
   for (const workflow of workflows) {
@@ -157,9 +187,15 @@ describe('the GitHub Actions workflows of README.md and docs/, step by step in t
         const { steps, groups } = await runJob(workflow, job, { dir: project!.dir, env, satisfied: satisfied(project!.dir) });
         try {
           const report = steps.map((step) => `${step.result}: ${step.step}\n${step.output}`).join('\n');
-          expect(steps.filter((step) => step.result === 'failure').map((step) => step.step), report).toEqual([]);
+          expect(
+            steps.filter((step) => step.result === 'failure').map((step) => step.step),
+            report,
+          ).toEqual([]);
           if (steps.some((step) => /sandbox stop/.test(step.step))) {
-            expect(processesIn(project!.dir).filter((left) => /sandbox(\.js)? start/.test(left.command)), report).toEqual([]);
+            expect(
+              processesIn(project!.dir).filter((left) => /sandbox(\.js)? start/.test(left.command)),
+              report,
+            ).toEqual([]);
           }
         } finally {
           endJob(groups);

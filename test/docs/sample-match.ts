@@ -11,7 +11,10 @@ const VARYING: { find: string; real: (found: string) => string }[] = [
   // An elision, with the start of the word it cuts short (`MTVas-Q...`; an id's `cs_` stays).
   { find: '[A-Za-z0-9+=-]*(?:\\.\\.\\.|…)', real: () => '[\\s\\S]*?' },
   { find: '<[a-z][a-z |-]*>', real: () => '[\\s\\S]*?' },
-  { find: '\\d{4}-\\d\\d-\\d\\d(?:[T ]\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?Z?)?', real: () => '\\d{4}-\\d\\d-\\d\\d(?:[T ]\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?Z?)?' },
+  {
+    find: '\\d{4}-\\d\\d-\\d\\d(?:[T ]\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?Z?)?',
+    real: () => '\\d{4}-\\d\\d-\\d\\d(?:[T ]\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?Z?)?',
+  },
   { find: '\\b\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?\\b', real: () => '\\d\\d:\\d\\d(?::\\d\\d(?:\\.\\d+)?)?' },
   { find: '\\b\\d+(?:\\.\\d+)?ms\\b', real: () => '\\d+(?:\\.\\d+)?ms' },
   // A token, secret, signature or base64 text: 20 or more such characters with a digit among them.
@@ -89,11 +92,14 @@ export function jsonDifferences(sample: unknown, real: unknown, path = '$'): str
     return sample.flatMap((item, i) => jsonDifferences(item, real[i], `${path}[${i}]`));
   }
   if (sample && typeof sample === 'object') {
-    if (!real || typeof real !== 'object' || Array.isArray(real)) return [`${path}: the page shows an object, the answer has ${JSON.stringify(real)}`];
+    if (!real || typeof real !== 'object' || Array.isArray(real))
+      return [`${path}: the page shows an object, the answer has ${JSON.stringify(real)}`];
     const shown = Object.keys(sample).sort();
     const got = Object.keys(real).sort();
     if (shown.join() !== got.join()) return [`${path}: the page shows the keys ${shown.join(', ')}; the answer has ${got.join(', ')}`];
-    return shown.flatMap((key) => jsonDifferences((sample as Record<string, unknown>)[key], (real as Record<string, unknown>)[key], `${path}.${key}`));
+    return shown.flatMap((key) =>
+      jsonDifferences((sample as Record<string, unknown>)[key], (real as Record<string, unknown>)[key], `${path}.${key}`),
+    );
   }
   return sameValue(sample, real) ? [] : [`${path}: the page shows ${JSON.stringify(sample)}, the answer has ${JSON.stringify(real)}`];
 }
@@ -107,7 +113,9 @@ export function abridgedDifferences(sample: string, real: unknown): string[] {
   const pairs = sample.matchAll(/"([\w.$[\]-]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)/g);
   return [...pairs].flatMap(([, key, value]) => {
     const shown = JSON.parse(value!) as unknown;
-    return valuesOf(real, key!).some((got) => sameValue(shown, got)) ? [] : [`the page shows "${key}": ${value}; the answer has ${JSON.stringify(valuesOf(real, key!)) || 'no such key'}`];
+    return valuesOf(real, key!).some((got) => sameValue(shown, got))
+      ? []
+      : [`the page shows "${key}": ${value}; the answer has ${JSON.stringify(valuesOf(real, key!)) || 'no such key'}`];
   });
 }
 

@@ -113,7 +113,11 @@ export function satisfied(dir: string): (step: WorkflowStep) => string[] | undef
   return (step) => {
     const action = step.uses?.replace(/@.*$/, '');
     // The packed project is the checkout, with node and python3 (.ci/run installs it) on PATH.
-    if (action && ['actions/checkout', 'actions/setup-node', 'actions/setup-python', 'actions/setup-go', 'actions/upload-artifact'].includes(action)) return [];
+    if (
+      action &&
+      ['actions/checkout', 'actions/setup-node', 'actions/setup-python', 'actions/setup-go', 'actions/upload-artifact'].includes(action)
+    )
+      return [];
     // setup-php puts composer on PATH.
     if (action === 'shivammathur/setup-php') return [join(dir, 'tools')];
     const run = step.run?.replace(/\s+#.*$/, '').trim();

@@ -84,12 +84,14 @@ export async function runJob(workflow: Workflow, jobName: string, options: JobOp
     }
     const standIn = options.satisfied(step);
     if (step.uses || standIn) {
-      if (!standIn) throw new Error(`${workflow.where}: nothing here stands for \`${step.uses}\`; say what it provides in the workflow test`);
+      if (!standIn)
+        throw new Error(`${workflow.where}: nothing here stands for \`${step.uses}\`; say what it provides in the workflow test`);
       paths.unshift(...standIn);
       runs.push({ step: name, result: 'satisfied', output: '' });
       continue;
     }
-    if (step.run!.includes('${{')) throw new Error(`${workflow.where}: \`${name}\` uses an expression (\${{ }}), which the runner does not evaluate`);
+    if (step.run!.includes('${{'))
+      throw new Error(`${workflow.where}: \`${name}\` uses an expression (\${{ }}), which the runner does not evaluate`);
     if ((step.shell ?? 'bash') !== 'bash') throw new Error(`${workflow.where}: \`${name}\` runs in ${step.shell}; the runner knows bash`);
     const env = { ...options.env, ...strings(workflow.env), ...strings(job.env ?? {}), ...strings(step.env ?? {}), ...exported };
     env.PATH = [...paths, env.PATH ?? ''].join(':');
@@ -133,12 +135,25 @@ function strings(values: Record<string, string | number | boolean>): Record<stri
  */
 async function runStep(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number) {
   const files = mkdtempSync(join(tmpdir(), 'paysandbox-step-'));
-  const [githubEnv, githubPath, githubOutput, file] = ['env', 'path', 'output', 'step.sh'].map((name) => join(files, name)) as [string, string, string, string];
+  const [githubEnv, githubPath, githubOutput, file] = ['env', 'path', 'output', 'step.sh'].map((name) => join(files, name)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   for (const name of [githubEnv, githubPath, githubOutput]) writeFileSync(name, '');
   writeFileSync(file, script);
   const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], {
     cwd,
-    env: { ...env, GITHUB_ENV: githubEnv, GITHUB_PATH: githubPath, GITHUB_OUTPUT: githubOutput, GITHUB_WORKSPACE: cwd, GITHUB_ACTIONS: 'true', CI: 'true' },
+    env: {
+      ...env,
+      GITHUB_ENV: githubEnv,
+      GITHUB_PATH: githubPath,
+      GITHUB_OUTPUT: githubOutput,
+      GITHUB_WORKSPACE: cwd,
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+    },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -157,7 +172,13 @@ async function runStep(script: string, cwd: string, env: NodeJS.ProcessEnv, time
   });
   child.stdout.destroy();
   child.stderr.destroy();
-  const result = { code, output, group: child.pid!, env: parseEnvFile(readFileSync(githubEnv, 'utf8')), path: readFileSync(githubPath, 'utf8').split('\n').filter(Boolean) };
+  const result = {
+    code,
+    output,
+    group: child.pid!,
+    env: parseEnvFile(readFileSync(githubEnv, 'utf8')),
+    path: readFileSync(githubPath, 'utf8').split('\n').filter(Boolean),
+  };
   rmSync(files, { recursive: true, force: true });
   return result;
 }

@@ -30,7 +30,11 @@ type Outcome = { status: number; body: string } | { error: string };
 function create(url: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<Outcome> {
   return new Promise((resolve) => {
     const body = JSON.stringify(paymentBody());
-    const req = http.request(`${url}/v1/payments`, { method: 'POST', agent: false, headers: { ...AUTH, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } });
+    const req = http.request(`${url}/v1/payments`, {
+      method: 'POST',
+      agent: false,
+      headers: { ...AUTH, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    });
     req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));
     req.on('response', (res) => {
       let text = '';

@@ -12,17 +12,27 @@ import { waitFor } from '../helpers/wait-for.js';
 const TOO_BIG = 'x'.repeat(1024 * 1024 + 1);
 
 /** POSTs `body` in the given chunks; with `chunked` no Content-Length is sent. */
-function post(url: string, path: string, chunks: string[], chunked: boolean): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+function post(
+  url: string,
+  path: string,
+  chunks: string[],
+  chunked: boolean,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
   return new Promise((resolve, reject) => {
     const length = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
     const req = http.request(url + path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(length) }) },
+      headers: {
+        'content-type': 'application/json',
+        ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(length) }),
+      },
     });
     req.on('response', (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(Buffer.concat(parts).toString('utf8')) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(Buffer.concat(parts).toString('utf8')) }),
+      );
     });
     // The server may answer 413 and close before the whole body is written.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));

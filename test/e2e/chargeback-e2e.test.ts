@@ -15,8 +15,10 @@ function signedBySandbox(hook: ReceivedWebhook): boolean {
   return hook.headers['x-sandbox-signature'] === expected;
 }
 
-const formHook = (path: string, orderStatus: string) => () => env.merchant.at(path).find((h) => new URLSearchParams(h.body).get('order_status') === orderStatus && signedBySandbox(h));
-const jsonHook = (path: string, event: string) => () => env.merchant.at(path).find((h) => JSON.parse(h.body).event === event && signedBySandbox(h));
+const formHook = (path: string, orderStatus: string) => () =>
+  env.merchant.at(path).find((h) => new URLSearchParams(h.body).get('order_status') === orderStatus && signedBySandbox(h));
+const jsonHook = (path: string, event: string) => () =>
+  env.merchant.at(path).find((h) => JSON.parse(h.body).event === event && signedBySandbox(h));
 
 describe('chargebacks end to end', () => {
   it('S2S: card 0259 is approved, charged back after clock advance 30s, then lost', async () => {
@@ -32,17 +34,31 @@ describe('chargebacks end to end', () => {
 
     const lost = await env.http.post(`/_sandbox/chargebacks/${created.json.transID}/lose`, {});
     expect(lost.json.status).toBe('lost');
-    await waitFor(() => env.merchant.at('/s2s').find((h) => /lost/.test(new URLSearchParams(h.body).get('response') ?? '')), 'the chargeback.lost webhook');
+    await waitFor(
+      () => env.merchant.at('/s2s').find((h) => /lost/.test(new URLSearchParams(h.body).get('response') ?? '')),
+      'the chargeback.lost webhook',
+    );
   });
 
   it('/v1/: tok_chargeback is disputed after clock advance 30s, then won; both events arrive signed', async () => {
     const auth = { authorization: `Bearer ${CREDS.apiKey}` };
-    const payment = await env.http.post('/v1/payments', { amount: 4200, currency: 'EUR', token: 'tok_chargeback', webhook_url: `${env.merchant.url}/v1` }, auth);
+    const payment = await env.http.post(
+      '/v1/payments',
+      { amount: 4200, currency: 'EUR', token: 'tok_chargeback', webhook_url: `${env.merchant.url}/v1` },
+      auth,
+    );
     // The create answer shows the payment as authorized (spec §2.6); capture follows in the same request.
     expect(payment.json.status).toBe('authorized');
     await env.http.post('/_sandbox/clock/advance', { duration: '30s' });
     const opened = JSON.parse((await waitFor(jsonHook('/v1', 'chargeback.created'), 'chargeback.created')).body);
-    expect(opened.data).toMatchObject({ payment_id: payment.json.id, amount: 4200, currency: 'EUR', reason: 'fraudulent', status: 'open', payment_status: 'disputed' });
+    expect(opened.data).toMatchObject({
+      payment_id: payment.json.id,
+      amount: 4200,
+      currency: 'EUR',
+      reason: 'fraudulent',
+      status: 'open',
+      payment_status: 'disputed',
+    });
 
     const won = await env.http.post(`/_sandbox/chargebacks/${opened.data.chargeback_id}/win`, {});
     expect(won.json.status).toBe('won');

@@ -20,7 +20,9 @@ it('a busy database while recording an attempt is logged, the server keeps answe
   cleanups.push(merchant.close);
   const errors: string[] = [];
   const logger: Logger = { ...silentLogger, error: (line) => errors.push(line) };
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev', webhookTimeout: '2s' }, {}), { logger });
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev', webhookTimeout: '2s' }, {}), {
+    logger,
+  });
   cleanups.push(sandbox.close);
 
   // The first record fails as SQLite does when the lock outlasts busy_timeout.
@@ -39,16 +41,24 @@ it('a busy database while recording an attempt is logged, the server keeps answe
   });
   expect(created.status).toBe(200);
   await waitFor(() => errors.find((line) => line.includes('could not record attempt 1')), 'the logged record failure');
-  expect(errors[0]).toMatch(/^webhook worker could not record attempt 1 of delivery whd_\w+: database is locked; it is sent again when its lease ends$/);
+  expect(errors[0]).toMatch(
+    /^webhook worker could not record attempt 1 of delivery whd_\w+: database is locked; it is sent again when its lease ends$/,
+  );
   expect(merchant.received).toHaveLength(1);
 
   // Nothing was written: the delivery is pending with no attempt, and the server still answers.
-  const listed = await fetch(`${sandbox.url}/_sandbox/deliveries`).then((res) => res.json() as Promise<{ data: Array<{ id: string; status: string; attempts: number }> }>);
+  const listed = await fetch(`${sandbox.url}/_sandbox/deliveries`).then(
+    (res) => res.json() as Promise<{ data: Array<{ id: string; status: string; attempts: number }> }>,
+  );
   expect(listed.data).toHaveLength(1);
   expect(listed.data[0]).toMatchObject({ status: 'pending', attempts: 0 });
 
   // Once the lease (webhook timeout + 10 s) has ended on the sandbox clock, it goes out again.
-  const advanced = await fetch(`${sandbox.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration: '13s' }) });
+  const advanced = await fetch(`${sandbox.url}/_sandbox/clock/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ duration: '13s' }),
+  });
   expect(advanced.status).toBe(200);
   await waitFor(() => merchant.received.length === 2 || undefined, 'the second send');
   const id = listed.data[0]!.id;

@@ -44,7 +44,15 @@ describe.skipIf(!existsSync(OPENSSL))('encrypted S2S against the openssl command
   }
 
   it('encrypted_data built with openssl is accepted, and the aes256 webhook data decrypts with openssl enc -d', async () => {
-    const fields = { ...s2sBody({ ccno: '4242424242424242', reference: 'openssl_1', product_name: 'Mug & saucer', webhook_url: `${env.merchant.url}/hook` }), encryption_method: 'aes256' };
+    const fields = {
+      ...s2sBody({
+        ccno: '4242424242424242',
+        reference: 'openssl_1',
+        product_name: 'Mug & saucer',
+        webhook_url: `${env.merchant.url}/hook`,
+      }),
+      encryption_method: 'aes256',
+    };
     const query = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
     const res = await postEncrypted(opensslEncrypt(query) + CREDS.publicKey);
     expect(res.status).toBe(200);
@@ -56,7 +64,16 @@ describe.skipIf(!existsSync(OPENSSL))('encrypted S2S against the openssl command
     const data = new URLSearchParams(hook.body).get('data');
     expect(data).toMatch(/^[A-Za-z0-9/]+=*$/);
     const plain = Object.fromEntries(new URLSearchParams(opensslDecrypt(data!)));
-    expect(plain).toMatchObject({ transID: res.json.transID, reference: 'openssl_1', order_status: '25', status: 'Test Approved', bill_amt: '10.50', bill_currency: 'EUR', mop: 'VISA', ccno: '424242XXXXXX4242' });
+    expect(plain).toMatchObject({
+      transID: res.json.transID,
+      reference: 'openssl_1',
+      order_status: '25',
+      status: 'Test Approved',
+      bill_amt: '10.50',
+      bill_currency: 'EUR',
+      mop: 'VISA',
+      ccno: '424242XXXXXX4242',
+    });
   });
 
   it('a wrong private_key on the openssl side is reported as such', async () => {

@@ -15,10 +15,14 @@ afterEach(async () => {
   paymentReceiver = undefined;
 });
 
-it('endpoint=<id>:duplicate=1 doubles that endpoint\'s webhook and leaves the payment\'s webhook_url alone', async () => {
+it("endpoint=<id>:duplicate=1 doubles that endpoint's webhook and leaves the payment's webhook_url alone", async () => {
   const { http, sandbox, merchant: endpointReceiver } = env;
   paymentReceiver = await startFakeMerchant();
-  const endpoint = await http.post('/v1/webhook_endpoints', { url: `${endpointReceiver.url}/hook`, events: ['*'] }, { authorization: `Bearer ${CREDS.apiKey}` });
+  const endpoint = await http.post(
+    '/v1/webhook_endpoints',
+    { url: `${endpointReceiver.url}/hook`, events: ['*'] },
+    { authorization: `Bearer ${CREDS.apiKey}` },
+  );
   expect(endpoint.status).toBe(200);
   const set = await http.post('/_sandbox/faults', { spec: `endpoint=${endpoint.json.id}:duplicate=1` });
   expect(set.status).toBe(201);

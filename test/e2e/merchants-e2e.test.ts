@@ -20,12 +20,16 @@ const sign = (secret: string, body: string) => 'sha256=' + createHmac('sha256', 
 describe('webhooks of created merchants', () => {
   const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
-  it('go to each merchant\'s own URL, signed with its own secret, and its events list only its own', async () => {
+  it("go to each merchant's own URL, signed with its own secret, and its events list only its own", async () => {
     const workers = [];
     for (const n of [1, 2, 3]) workers.push((await env.http.post('/_sandbox/merchants', { name: `Worker ${n}` })).json);
     const paid = await Promise.all(
       workers.map(async (m, n) => {
-        const res = await env.http.post('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa', reference: 'same', webhook_url: `${env.merchant.url}/worker-${n}` }, { authorization: `Bearer ${m.api_key}` });
+        const res = await env.http.post(
+          '/v1/payments',
+          { amount: 1000, currency: 'EUR', token: 'tok_visa', reference: 'same', webhook_url: `${env.merchant.url}/worker-${n}` },
+          { authorization: `Bearer ${m.api_key}` },
+        );
         expect(res.status, res.text).toBe(200);
         return res.json.id as string;
       }),
@@ -44,13 +48,21 @@ describe('a scoped reset and webhooks in flight', () => {
   // The receiver holds every webhook until the test lets it go; a held attempt times out after 3 s.
   const waiting: Array<() => void> = [];
   const releaseAll = () => waiting.splice(0).forEach((release) => release());
-  const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none', webhookTimeout: '3s' }, merchant: { answer: () => new Promise<number>((resolve) => waiting.push(() => resolve(200))) } });
+  const env = useSandboxWithMerchant({
+    each: true,
+    flags: { retry: 'none', webhookTimeout: '3s' },
+    merchant: { answer: () => new Promise<number>((resolve) => waiting.push(() => resolve(200))) },
+  });
   afterEach(releaseAll);
 
   const pay = (m: { api_key: string }, path: string) =>
-    env.http.post('/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa', webhook_url: `${env.merchant.url}${path}` }, { authorization: `Bearer ${m.api_key}` });
+    env.http.post(
+      '/v1/payments',
+      { amount: 1000, currency: 'EUR', token: 'tok_visa', webhook_url: `${env.merchant.url}${path}` },
+      { authorization: `Bearer ${m.api_key}` },
+    );
 
-  it('never waits for another merchant\'s webhooks: it answers while they are still in flight', async () => {
+  it("never waits for another merchant's webhooks: it answers while they are still in flight", async () => {
     const [a, b] = [(await env.http.post('/_sandbox/merchants')).json, (await env.http.post('/_sandbox/merchants')).json];
     expect((await pay(b, '/b')).status).toBe(200);
     await waitFor(() => env.merchant.at('/b').length > 0, "b's webhook at the receiver");
@@ -60,10 +72,13 @@ describe('a scoped reset and webhooks in flight', () => {
     const deliveries = async () => (await env.http.get(`/_sandbox/deliveries?merchant=${b.id}`)).json.data;
     expect((await deliveries()).map((d: any) => d.attempts)).toEqual([0, 0]);
     releaseAll();
-    await waitFor(async () => (await deliveries()).every((d: any) => d.status === 'succeeded') && (await deliveries()).length > 0, "b's webhooks delivered");
+    await waitFor(
+      async () => (await deliveries()).every((d: any) => d.status === 'succeeded') && (await deliveries()).length > 0,
+      "b's webhooks delivered",
+    );
   });
 
-  it('waits for its own merchant\'s webhooks in flight before emptying its state', async () => {
+  it("waits for its own merchant's webhooks in flight before emptying its state", async () => {
     const a = (await env.http.post('/_sandbox/merchants')).json;
     expect((await pay(a, '/a')).status).toBe(200);
     await waitFor(() => env.merchant.at('/a').length > 0, "a's webhook at the receiver");
@@ -98,14 +113,20 @@ describe('a created merchant and a restart', () => {
     const db = join(dir, 'sandbox.db');
     server = await startTestServer({ db, retry: 'none' });
     const m = (await api(server.url).post('/_sandbox/merchants', { name: 'Kept' })).json;
-    const first = await api(server.url).post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'before', ccno: '4242424242424242' }));
+    const first = await api(server.url).post(
+      '/api/s2s',
+      s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'before', ccno: '4242424242424242' }),
+    );
     expect(first.status).toBe(200);
     await server.close();
 
     server = await startTestServer({ db, retry: 'none' });
     const http = api(server.url);
     expect((await http.get(`/_sandbox/merchants/${m.id}`)).json).toEqual(m);
-    expect((await http.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'after', ccno: '4242424242424242' }))).json.order_status).toBe('25');
+    expect(
+      (await http.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'after', ccno: '4242424242424242' })))
+        .json.order_status,
+    ).toBe('25');
     // Its reference is still taken on its own terminal after the restart.
     expect((await http.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'before' }))).status).toBe(409);
     const list = await http.get('/v1/payments', { authorization: `Bearer ${m.api_key}` });

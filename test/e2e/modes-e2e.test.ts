@@ -11,14 +11,26 @@ const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
 /** Creates a payment in `mop` (no card fields) whose webhooks go to /hook/<name>. */
 async function create(mop: string, name: string, extra: Record<string, unknown> = {}) {
-  const body = s2sBody({ mop, ccno: undefined, ccvv: undefined, month: undefined, year: undefined, webhook_url: `${env.merchant.url}/hook/${name}`, return_url: 'https://shop.example/return', ...extra });
+  const body = s2sBody({
+    mop,
+    ccno: undefined,
+    ccvv: undefined,
+    month: undefined,
+    year: undefined,
+    webhook_url: `${env.merchant.url}/hook/${name}`,
+    return_url: 'https://shop.example/return',
+    ...extra,
+  });
   const res = await env.http.post('/api/s2s', body);
   expect(res.status).toBe(200);
   return res.json;
 }
 
 /** Opens the page like a browser, then submits its form with `fields`; returns the redirect target. */
-async function customer(authurl: string, fields: Record<string, string>): Promise<{ page: string; location: string | null; status: number }> {
+async function customer(
+  authurl: string,
+  fields: Record<string, string>,
+): Promise<{ page: string; location: string | null; status: number }> {
   const { pathname, search } = new URL(authurl);
   const page = (await env.http.get(pathname + search)).text;
   const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
@@ -29,7 +41,10 @@ async function customer(authurl: string, fields: Record<string, string>): Promis
 
 /** The signed webhook the merchant got for `name`, as fields. */
 async function webhook(name: string, orderStatus: string) {
-  const hook = await waitFor(() => env.merchant.at(`/hook/${name}`).find((r) => new URLSearchParams(r.body).get('order_status') === orderStatus), `webhook ${name} ${orderStatus}`);
+  const hook = await waitFor(
+    () => env.merchant.at(`/hook/${name}`).find((r) => new URLSearchParams(r.body).get('order_status') === orderStatus),
+    `webhook ${name} ${orderStatus}`,
+  );
   expect(verifySignature(hook.headers['x-sandbox-signature'] as string, CREDS.secret, hook.body)).toBe(true);
   return Object.fromEntries(new URLSearchParams(hook.body));
 }
@@ -55,7 +70,11 @@ describe('page flows', () => {
       expect(done.status).toBe(303);
       const back = new URL(done.location!);
       expect(back.origin + back.pathname).toBe('https://shop.example/return');
-      expect(Object.fromEntries(back.searchParams)).toMatchObject({ transID: created.transID, order_status: orderStatus, status: statusText });
+      expect(Object.fromEntries(back.searchParams)).toMatchObject({
+        transID: created.transID,
+        order_status: orderStatus,
+        status: statusText,
+      });
       expect(await webhook(name, orderStatus)).toMatchObject({ transID: created.transID, mop, status: statusText, ccno: '' });
       if (mop === 'QRINTENT') expect(done.page).toMatch(/<svg [^>]*viewBox=/);
       if (mop === 'UPICOLLECT') expect(done.page).toContain('customer@okbank');

@@ -19,10 +19,14 @@ it('one clock advance of 2d runs every realistic retry (5s ... 10h) and the deli
   expect(merchant.received).toHaveLength(1);
 
   expect((await http.post('/_sandbox/clock/advance', { duration: '2d' })).status).toBe(200);
-  const done = await waitFor(async () => {
-    const d = (await http.get(`/_sandbox/deliveries/${first.id}`)).json;
-    return d.status === 'failed' && d;
-  }, 'the delivery to fail after every retry', 10_000);
+  const done = await waitFor(
+    async () => {
+      const d = (await http.get(`/_sandbox/deliveries/${first.id}`)).json;
+      return d.status === 'failed' && d;
+    },
+    'the delivery to fail after every retry',
+    10_000,
+  );
   expect(done.attempts).toBe(8);
   expect(done.attempt_log.map((a: any) => a.response_status)).toEqual(Array(8).fill(500));
   expect(merchant.received).toHaveLength(8);

@@ -47,13 +47,23 @@ const attemptsOf = (server: RunningServer, transID: string) =>
   server.db
     .prepare(`SELECT a.attempt, a.response_status AS responseStatus, a.error_kind AS errorKind, d.status, d.id AS deliveryId FROM delivery_attempts a
       JOIN deliveries d ON d.id = a.delivery_id JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? ORDER BY a.id`)
-    .all(transID) as Array<{ attempt: number; responseStatus: number | null; errorKind: string | null; status: string; deliveryId: string }>;
+    .all(transID) as Array<{
+    attempt: number;
+    responseStatus: number | null;
+    errorKind: string | null;
+    status: string;
+    deliveryId: string;
+  }>;
 
 describe('S2S card payment end to end', () => {
   const env = useSandboxWithMerchant({ flags: { retry: '50ms,50ms,50ms' } });
 
   it('approves through the OTP form and delivers the signed spec §6.1 webhook', async () => {
-    const body = await pay(env.sandbox, { reference: 'e2e_ok', webhook_url: `${env.merchant.url}/hooks/ok`, return_url: 'https://shop.example/return' });
+    const body = await pay(env.sandbox, {
+      reference: 'e2e_ok',
+      webhook_url: `${env.merchant.url}/hooks/ok`,
+      return_url: 'https://shop.example/return',
+    });
     expect(body.status).toBe('Pending');
     expect(body.authurl.startsWith(`${env.sandbox.url}/authenticate/`)).toBe(true);
     expect(body.authstatus.startsWith(`${env.sandbox.url}/api/s2s/status/`)).toBe(true);
@@ -62,9 +72,17 @@ describe('S2S card payment end to end', () => {
     expect(done.status).toBe(303);
     const back = new URL(done.headers.get('location')!);
     expect(`${back.origin}${back.pathname}`).toBe('https://shop.example/return');
-    expect(Object.fromEntries(back.searchParams)).toEqual({ transID: body.transID, reference: 'e2e_ok', status: 'Test Approved', order_status: '25' });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      transID: body.transID,
+      reference: 'e2e_ok',
+      status: 'Test Approved',
+      order_status: '25',
+    });
 
-    const [hook] = await waitFor(() => (env.merchant.at('/hooks/ok').length ? env.merchant.at('/hooks/ok') : undefined), 'the approval webhook');
+    const [hook] = await waitFor(
+      () => (env.merchant.at('/hooks/ok').length ? env.merchant.at('/hooks/ok') : undefined),
+      'the approval webhook',
+    );
     expect(hook!.method).toBe('POST');
     expect(hook!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const fields = Object.fromEntries(new URLSearchParams(hook!.body));
@@ -105,8 +123,15 @@ describe('S2S card payment end to end', () => {
     const done = await completePage(body.authurl, { otp: '000000', action: 'submit' });
     expect(done.status).toBe(303);
     expect(new URL(done.headers.get('location')!).searchParams.get('status')).toBe('Test Declined');
-    const [hook] = await waitFor(() => (env.merchant.at('/hooks/decline').length ? env.merchant.at('/hooks/decline') : undefined), 'the decline webhook');
-    expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({ transID: body.transID, order_status: '24', status: 'Test Declined' });
+    const [hook] = await waitFor(
+      () => (env.merchant.at('/hooks/decline').length ? env.merchant.at('/hooks/decline') : undefined),
+      'the decline webhook',
+    );
+    expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({
+      transID: body.transID,
+      order_status: '24',
+      status: 'Test Declined',
+    });
     expect(verifySignature(hook!.headers['x-sandbox-signature'] as string, CREDS.secret, hook!.body)).toBe(true);
   });
 
@@ -115,14 +140,24 @@ describe('S2S card payment end to end', () => {
     const done = await completePage(body.authurl, { action: 'cancel' });
     expect(done.status).toBe(303);
     expect(new URL(done.headers.get('location')!).searchParams.get('order_status')).toBe('3');
-    const [hook] = await waitFor(() => (env.merchant.at('/hooks/cancel').length ? env.merchant.at('/hooks/cancel') : undefined), 'the cancel webhook');
-    expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({ transID: body.transID, order_status: '3', status: 'Cancelled' });
+    const [hook] = await waitFor(
+      () => (env.merchant.at('/hooks/cancel').length ? env.merchant.at('/hooks/cancel') : undefined),
+      'the cancel webhook',
+    );
+    expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({
+      transID: body.transID,
+      order_status: '3',
+      status: 'Cancelled',
+    });
   });
 
   it('delivers a frictionless approval (4242) without any page', async () => {
     const body = await pay(env.sandbox, { ccno: '4242424242424242', webhook_url: `${env.merchant.url}/hooks/frictionless` });
     expect(body.status).toBe('Test Approved');
-    const [hook] = await waitFor(() => (env.merchant.at('/hooks/frictionless').length ? env.merchant.at('/hooks/frictionless') : undefined), 'the webhook');
+    const [hook] = await waitFor(
+      () => (env.merchant.at('/hooks/frictionless').length ? env.merchant.at('/hooks/frictionless') : undefined),
+      'the webhook',
+    );
     expect(new URLSearchParams(hook!.body).get('transID')).toBe(body.transID);
   });
 });
@@ -145,7 +180,8 @@ describe('webhook retries', () => {
       expect(merchant.received.map((r) => r.headers['x-sandbox-attempt'])).toEqual(['1', '2', '3']);
       expect(new Set(merchant.received.map((r) => r.headers['x-sandbox-delivery-id'])).size).toBe(1);
       expect(new Set(merchant.received.map((r) => r.headers['x-sandbox-event-id'])).size).toBe(1);
-      for (const r of merchant.received) expect(verifySignature(r.headers['x-sandbox-signature'] as string, CREDS.secret, r.body)).toBe(true);
+      for (const r of merchant.received)
+        expect(verifySignature(r.headers['x-sandbox-signature'] as string, CREDS.secret, r.body)).toBe(true);
       const delivery = server.store.deliveries.get(attempts[0]!.deliveryId)!;
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 3, lastStatus: 200 });
     } finally {
@@ -198,7 +234,11 @@ describe('a restart with a delivery still pending', () => {
     await probe.close();
 
     const first = await start({ db: dbPath, retry: '500ms,500ms,500ms,500ms,500ms,500ms' });
-    const body = await pay(first, { ccno: '4242424242424242', reference: 'e2e_restart', webhook_url: `http://127.0.0.1:${port}/hooks/restart` });
+    const body = await pay(first, {
+      ccno: '4242424242424242',
+      reference: 'e2e_restart',
+      webhook_url: `http://127.0.0.1:${port}/hooks/restart`,
+    });
     expect(body.status).toBe('Test Approved');
     await waitFor(() => attemptsOf(first, body.transID).length >= 1, 'a refused first attempt');
     expect(attemptsOf(first, body.transID)[0]!.errorKind).toBe('refused');
@@ -208,7 +248,11 @@ describe('a restart with a delivery still pending', () => {
     const second = await start({ db: dbPath, retry: '500ms,500ms,500ms,500ms,500ms,500ms' });
     try {
       const [hook] = await waitFor(() => (merchant.received.length ? merchant.received : undefined), 'the webhook after the restart');
-      expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({ transID: body.transID, reference: 'e2e_restart', order_status: '25' });
+      expect(Object.fromEntries(new URLSearchParams(hook!.body))).toMatchObject({
+        transID: body.transID,
+        reference: 'e2e_restart',
+        order_status: '25',
+      });
       expect(verifySignature(hook!.headers['x-sandbox-signature'] as string, CREDS.secret, hook!.body)).toBe(true);
       const rows = await waitFor(() => {
         const all = attemptsOf(second, body.transID);

@@ -28,7 +28,9 @@ function run(args: string[]): Run {
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, out: () => out.replace(ANSI, ''), err: () => err.replace(ANSI, ''), exit };
 }
 
@@ -50,7 +52,10 @@ async function ended(r: Run, timeoutMs = 10_000) {
 
 /** The lines a failed start printed on stderr. */
 function errorLines(r: Run): string[] {
-  return r.err().split('\n').filter((line) => line.trim() !== '');
+  return r
+    .err()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 beforeAll(() => {
@@ -61,15 +66,33 @@ describe('sandbox start (a real process)', () => {
   it('prints the banner with the seeded credentials and "Listening on", answers, and exits 0 on SIGTERM', async () => {
     const r = run(['start', '--port', '0', '--db', ':memory:']);
     try {
-      const url = await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out())?.[1], '"Listening on" in the output', 10_000);
+      const url = await waitFor(
+        () => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out())?.[1],
+        '"Listening on" in the output',
+        10_000,
+      );
       const banner = r.out();
-      for (const text of ['paysandbox', 'Sandbox Merchant', 'terNO 1001', 'pk_test_1001', 'pv_test_1001', 'sk_test_sandbox', 'whsec_test_sandbox', 'terNO 2002', url]) {
+      for (const text of [
+        'paysandbox',
+        'Sandbox Merchant',
+        'terNO 1001',
+        'pk_test_1001',
+        'pv_test_1001',
+        'sk_test_sandbox',
+        'whsec_test_sandbox',
+        'terNO 2002',
+        url,
+      ]) {
         expect(banner).toContain(text);
       }
       const health = await fetch(`${url}/_sandbox/health`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'ok' });
-      const payment = await fetch(`${url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody()) });
+      const payment = await fetch(`${url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(s2sBody()),
+      });
       expect(payment.status).toBe(200);
       expect((await payment.json()).authurl.startsWith(`${url}/authenticate/`)).toBe(true);
     } finally {

@@ -61,7 +61,11 @@ describe('an endpoint with its own signature mode', () => {
 
   /** Registers an endpoint of every event at `path`. */
   async function endpoint(path: string, fields: Record<string, unknown> = {}) {
-    const res = await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}${path}`, events: ['payment.authorized'], ...fields }, bearer);
+    const res = await env.http.post(
+      '/v1/webhook_endpoints',
+      { url: `${env.merchant.url}${path}`, events: ['payment.authorized'], ...fields },
+      bearer,
+    );
     expect(res.status).toBe(200);
     return res.json;
   }
@@ -146,7 +150,11 @@ describe('sandbox start with SANDBOX_SIGNATURE=standard (the built CLI)', () => 
       expect(cli.stdout).toContain('signed webhook-signature (standard)');
       const secret = /webhook secret (whsec_\S+)/.exec(cli.stdout)![1]!;
       expect(secret).toBe(SEEDED_STANDARD_SECRET);
-      await fetch(`${cli.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })) });
+      await fetch(`${cli.url}/api/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })),
+      });
       const hook = await waitFor(() => merchant.received[0], 'the webhook');
       expect(() => verify(secret, hook)).not.toThrow();
     } finally {

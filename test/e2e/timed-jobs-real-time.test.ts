@@ -18,7 +18,11 @@ it('S2S: test card 4000000000000259 is charged back (order_status 11) after --ch
   const created = await env.http.post('/api/s2s', s2sBody({ ccno: '4000000000000259', webhook_url: `${env.merchant.url}/s2s` }));
   expect(created.json.order_status).toBe('25');
   const approvedAt = Date.now();
-  const hook = await waitFor(() => env.merchant.at('/s2s').find((h) => new URLSearchParams(h.body).get('order_status') === '11'), 'the Chargeback webhook', DEADLINE_MS);
+  const hook = await waitFor(
+    () => env.merchant.at('/s2s').find((h) => new URLSearchParams(h.body).get('order_status') === '11'),
+    'the Chargeback webhook',
+    DEADLINE_MS,
+  );
   expect(hook.at - approvedAt).toBeGreaterThanOrEqual(DELAY_MS - 50);
   expect(new URLSearchParams(hook.body).get('transID')).toBe(created.json.transID);
   const shown = await env.http.get(new URL(created.json.authstatus).pathname);
@@ -26,7 +30,11 @@ it('S2S: test card 4000000000000259 is charged back (order_status 11) after --ch
 });
 
 it('checkout: the slow SEPA IBAN AT321904300235473204 settles (captured) after --sepa-delay, with no clock advance', async () => {
-  const session = await env.http.post('/v1/checkout/sessions', { amount: 1050, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/return', webhook_url: `${env.merchant.url}/v1` }, bearer);
+  const session = await env.http.post(
+    '/v1/checkout/sessions',
+    { amount: 1050, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/return', webhook_url: `${env.merchant.url}/v1` },
+    bearer,
+  );
   expect(session.status).toBe(200);
   const token = new URL(session.json.url).pathname.split('/').pop()!;
   const page = await env.http.get(`/pay/${token}?method=sepa`);
@@ -38,5 +46,9 @@ it('checkout: the slow SEPA IBAN AT321904300235473204 settles (captured) after -
   expect(await view()).toMatchObject({ status: 'complete', payment_status: 'processing' });
   await waitFor(async () => (await view()).payment_status === 'captured', 'the SEPA debit to settle', DEADLINE_MS);
   expect(Date.now() - submittedAt).toBeGreaterThanOrEqual(DELAY_MS - 50);
-  await waitFor(() => env.merchant.at('/v1').find((h) => JSON.parse(h.body).event === 'payment.captured'), 'the payment.captured webhook', DEADLINE_MS);
+  await waitFor(
+    () => env.merchant.at('/v1').find((h) => JSON.parse(h.body).event === 'payment.captured'),
+    'the payment.captured webhook',
+    DEADLINE_MS,
+  );
 });

@@ -44,17 +44,22 @@ it('a 200 whose body stalls before 16 KiB is graded by its status at the time li
     req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).write('partial'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, webhookTimeout: '1s' }, {}), {});
   cleanups.push(sandbox.close);
 
   const created = await fetch(`${sandbox.url}/api/s2s`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` })),
+    body: JSON.stringify(
+      s2sBody({ ccno: '4242424242424242', webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` }),
+    ),
   });
   expect(created.status).toBe(200);
   const [delivery] = await waitFor(() => {
@@ -62,5 +67,9 @@ it('a 200 whose body stalls before 16 KiB is graded by its status at the time li
     return settled.length > 0 ? settled : undefined;
   }, 'the first attempt to be recorded');
   expect(delivery).toMatchObject({ status: 'succeeded', lastStatus: 200 });
-  expect(sandbox.store.deliveries.attempts(delivery!.id)[0]).toMatchObject({ responseStatus: 200, responseBody: 'partial', errorKind: null });
+  expect(sandbox.store.deliveries.attempts(delivery!.id)[0]).toMatchObject({
+    responseStatus: 200,
+    responseBody: 'partial',
+    errorKind: null,
+  });
 });

@@ -35,7 +35,9 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(result.passed).toBe(false);
     expect(cases['valid']).toMatchObject({ result: 'pass', status: 200 });
     expect(cases['bad-signature']).toMatchObject({ level: 'must-pass', result: 'fail', status: 200 });
-    expect(cases['bad-signature']!.reason).toMatch(/answered 200 in \d+ ms; a request whose X-Sandbox-Signature does not verify must be refused with a 4xx/);
+    expect(cases['bad-signature']!.reason).toMatch(
+      /answered 200 in \d+ ms; a request whose X-Sandbox-Signature does not verify must be refused with a 4xx/,
+    );
     expect(cases['tampered-body']).toMatchObject({ result: 'fail', status: 200 });
     expect(result.summary.mustPassFailed).toBe(2);
   });
@@ -45,8 +47,15 @@ describe('startSandbox().auditWebhooks()', () => {
     receiver = await startFakeMerchant({ answer: handler.answer });
     const result = await sandbox.auditWebhooks(`${receiver.url}/webhooks`);
     expect(result.cases.map((c) => [c.id, c.result])).toEqual([
-      ['valid', 'pass'], ['duplicate', 'pass'], ['bad-signature', 'pass'], ['tampered-body', 'pass'], ['stale-timestamp', 'skip'],
-      ['unknown-event-type', 'pass'], ['out-of-order', 'pass'], ['encrypted-s2s', 'pass'], ['large-payload', 'pass'],
+      ['valid', 'pass'],
+      ['duplicate', 'pass'],
+      ['bad-signature', 'pass'],
+      ['tampered-body', 'pass'],
+      ['stale-timestamp', 'skip'],
+      ['unknown-event-type', 'pass'],
+      ['out-of-order', 'pass'],
+      ['encrypted-s2s', 'pass'],
+      ['large-payload', 'pass'],
     ]);
     expect(result.passed).toBe(true);
     expect(byId(result)['bad-signature']!.status).toBe(400);
@@ -56,7 +65,12 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(ids[1]).toBe(ids[0]);
     expect(handler.processed.filter((id) => id === ids[0])).toHaveLength(1);
     // The first delivery is a real payment.authorized envelope of a /v1/ payment.
-    const first = JSON.parse(receiver.received[0]!.body) as { event: string; id: string; data: { payment_id: string; status: string; amount: number }; created_at: string };
+    const first = JSON.parse(receiver.received[0]!.body) as {
+      event: string;
+      id: string;
+      data: { payment_id: string; status: string; amount: number };
+      created_at: string;
+    };
     expect(first).toMatchObject({ event: 'payment.authorized', data: { status: 'authorized', amount: 2000 } });
     expect(first.data.payment_id).toMatch(/^pay_/);
     // Out of order: payment.captured, then payment.authorized of the same payment.
@@ -67,7 +81,9 @@ describe('startSandbox().auditWebhooks()', () => {
     const s2s = receiver.received.at(-2)!;
     expect(s2s.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const data = new URLSearchParams(s2s.body).get('data')!;
-    const fields = Object.fromEntries(new URLSearchParams(decryptText(data, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }).plaintext));
+    const fields = Object.fromEntries(
+      new URLSearchParams(decryptText(data, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }).plaintext),
+    );
     expect(fields).toMatchObject({ order_status: '25', status: 'Test Approved', bill_amt: '20.00' });
     // The large payload reached 256 KiB.
     expect(receiver.received.at(-1)!.body.length).toBeGreaterThanOrEqual(256 * 1024);
@@ -144,9 +160,16 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(byId(result)['valid']).toMatchObject({ result: 'fail', status: 400 });
     await expect(sandbox.auditWebhooks('ftp://127.0.0.1/webhooks')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url' });
     // A sandbox's control API is no webhook handler: its forged events could reset the sandbox.
-    await expect(sandbox.auditWebhooks(`${sandbox.url}/_sandbox/reset`)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'url', message: expect.stringContaining("points at the sandbox's own control API") });
+    await expect(sandbox.auditWebhooks(`${sandbox.url}/_sandbox/reset`)).rejects.toMatchObject({
+      code: 'parameter_invalid',
+      param: 'url',
+      message: expect.stringContaining("points at the sandbox's own control API"),
+    });
     await expect(sandbox.auditWebhooks(`${receiver.url}/`, { signature: 'sha1' as never })).rejects.toThrow(SandboxError);
-    await expect(sandbox.auditWebhooks(`${receiver.url}/`, { merchant: 'mer_nobody' })).rejects.toMatchObject({ code: 'resource_missing', param: 'merchant' });
+    await expect(sandbox.auditWebhooks(`${receiver.url}/`, { merchant: 'mer_nobody' })).rejects.toMatchObject({
+      code: 'resource_missing',
+      param: 'merchant',
+    });
   });
 
   it('adds nothing to the sandbox it runs from: no event, no delivery', async () => {

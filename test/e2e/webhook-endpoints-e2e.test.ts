@@ -35,9 +35,18 @@ describe('registered webhook endpoints, end to end', () => {
   let authorized: { id: string; secret: string };
 
   it('delivers an event only to the endpoints subscribed to it, each signed with its own secret', async () => {
-    authorized = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/authorized`, events: ['payment.authorized'] }, bearer)).json;
-    const refunds = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/refunds`, events: ['refund.succeeded', 'refund.failed'] }, bearer)).json;
-    const everything = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/everything`, events: ['*'] }, bearer)).json;
+    authorized = (
+      await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/authorized`, events: ['payment.authorized'] }, bearer)
+    ).json;
+    const refunds = (
+      await env.http.post(
+        '/v1/webhook_endpoints',
+        { url: `${env.merchant.url}/refunds`, events: ['refund.succeeded', 'refund.failed'] },
+        bearer,
+      )
+    ).json;
+    const everything = (await env.http.post('/v1/webhook_endpoints', { url: `${env.merchant.url}/everything`, events: ['*'] }, bearer))
+      .json;
     expect(refunds.secret).not.toBe(authorized.secret);
 
     const transId = await approvedPayment();

@@ -17,13 +17,16 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-it('an endpoint stored at the control API, however spelled, gets failed attempts that are never sent; the other merchant\'s dispute stays open', async () => {
+it("an endpoint stored at the control API, however spelled, gets failed attempts that are never sent; the other merchant's dispute stays open", async () => {
   sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), {});
   const client = api(sandbox.url);
   const port = new URL(sandbox.url).port;
 
   // The other merchant's approved S2S payment, disputed.
-  const other = await client.post('/api/s2s', s2sBody({ public_key: CREDS.other.publicKey, terNO: CREDS.other.terNO, ccno: '4242424242424242' }));
+  const other = await client.post(
+    '/api/s2s',
+    s2sBody({ public_key: CREDS.other.publicKey, terNO: CREDS.other.terNO, ccno: '4242424242424242' }),
+  );
   expect(other.status).toBe(200);
   const dispute = await client.post('/_sandbox/chargebacks', { transID: other.json.transID });
   expect(dispute.status).toBe(201);

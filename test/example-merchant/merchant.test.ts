@@ -25,7 +25,11 @@ beforeEach(async () => {
 
 /** A customer places an order at the shop and is sent to the hosted checkout page. */
 async function placeOrder(amount = 2450) {
-  const res = await fetch(`${shop.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount, currency: 'EUR' }) });
+  const res = await fetch(`${shop.url}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount, currency: 'EUR' }),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { order_id: string; checkout_url: string };
 }
@@ -86,7 +90,11 @@ describe('checkout at the shop, against paysandbox', () => {
     const back = await payByCard(checkout_url, '4000 0000 0000 0002');
     expect(back.pathname).toBe(new URL(checkout_url).pathname);
     await sandbox.waitForDelivery({ event: 'payment.declined', url: `${shop.url}/webhooks` });
-    expect(await orderOf(order_id)).toMatchObject({ status: 'awaiting_payment', declinedAttempts: 1, latestEvent: { type: 'payment.declined' } });
+    expect(await orderOf(order_id)).toMatchObject({
+      status: 'awaiting_payment',
+      declinedAttempts: 1,
+      latestEvent: { type: 'payment.declined' },
+    });
 
     await payByCard(checkout_url, '4242 4242 4242 4242');
     await sandbox.waitForDelivery({ event: 'checkout.session.completed', url: `${shop.url}/webhooks` });
@@ -101,7 +109,11 @@ describe('checkout at the shop, against paysandbox', () => {
     const duplicatesBefore = shop.webhooks.duplicates;
 
     // The gateway may send any event again; the control API's replay does exactly that.
-    const replay = await fetch(`${sandbox.url}/_sandbox/deliveries/${first.id}/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const replay = await fetch(`${sandbox.url}/_sandbox/deliveries/${first.id}/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(replay.status).toBe(201);
     const replayed = await sandbox.waitForDelivery({ event: 'checkout.session.completed', match: (d) => d.id !== first.id });
     expect(replayed.eventId).toBe(first.eventId);
@@ -112,8 +124,17 @@ describe('checkout at the shop, against paysandbox', () => {
 
   it('refuses a webhook with a wrong signature (400, so the gateway would retry it) and changes nothing', async () => {
     const { order_id } = await placeOrder();
-    const forged = JSON.stringify({ id: 'evt_forged', event: 'checkout.session.completed', created_at: new Date().toISOString(), data: { reference: order_id, payment_id: 'pay_forged' } });
-    const res = await fetch(`${shop.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sandbox-signature': 'sha256=' + '0'.repeat(64) }, body: forged });
+    const forged = JSON.stringify({
+      id: 'evt_forged',
+      event: 'checkout.session.completed',
+      created_at: new Date().toISOString(),
+      data: { reference: order_id, payment_id: 'pay_forged' },
+    });
+    const res = await fetch(`${shop.url}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sandbox-signature': 'sha256=' + '0'.repeat(64) },
+      body: forged,
+    });
     expect(res.status).toBe(400);
     expect((await orderOf(order_id)).status).toBe('awaiting_payment');
   });
@@ -126,7 +147,11 @@ describe('duplicate deliveries from the gateway (fault injection)', () => {
   beforeAll(async () => {
     // Every attempt arrives twice, the way at-least-once delivery can do it in production.
     noisy = await startSandbox({ faults: 'duplicate=1' });
-    noisyShop = await startShop({ gatewayUrl: noisy.url, apiKey: noisy.credentials.apiKey, webhookSecret: noisy.credentials.webhookSecret });
+    noisyShop = await startShop({
+      gatewayUrl: noisy.url,
+      apiKey: noisy.credentials.apiKey,
+      webhookSecret: noisy.credentials.webhookSecret,
+    });
   });
 
   afterAll(async () => {
@@ -135,9 +160,18 @@ describe('duplicate deliveries from the gateway (fault injection)', () => {
   });
 
   it('handles each event once however many copies arrive', async () => {
-    const res = await fetch(`${noisyShop.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: 500, currency: 'EUR' }) });
+    const res = await fetch(`${noisyShop.url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 500, currency: 'EUR' }),
+    });
     const { order_id, checkout_url } = (await res.json()) as { order_id: string; checkout_url: string };
-    await submitForm(checkout_url, `${new URL(checkout_url).pathname}/card`, { number: '4242424242424242', expiry: '12 / 34', cvc: '123', name: 'Jane Doe' });
+    await submitForm(checkout_url, `${new URL(checkout_url).pathname}/card`, {
+      number: '4242424242424242',
+      expiry: '12 / 34',
+      cvc: '123',
+      name: 'Jane Doe',
+    });
     await noisy.waitForDelivery({ event: 'checkout.session.completed', url: `${noisyShop.url}/webhooks` });
     const events = new Set(noisy.deliveries().map((d) => d.eventId)).size;
     // Each event's copy arrives alongside it; wait until the shop has recognised one per event.

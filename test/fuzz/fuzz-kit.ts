@@ -35,7 +35,18 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant('x'.repeat(100_000)),
   fc.constant('é'.repeat(20_000)),
   fc.constantFrom('', ' ', '0', '-1', '1e9', '0x10', 'NaN', 'Infinity', 'null', 'true', '[]', '{}', '10.505', '1,00', '١٢٣'),
-  fc.constantFrom('<script>alert(1)</script>', "'; DROP TABLE transactions;--", '\u0000', '\ud800', '\u202e', '𝕏🙂👩‍👩‍👧', '../../etc/passwd', '%00%0d%0a', '{{7*7}}', 'javascript:alert(1)'),
+  fc.constantFrom(
+    '<script>alert(1)</script>',
+    "'; DROP TABLE transactions;--",
+    '\u0000',
+    '\ud800',
+    '\u202e',
+    '𝕏🙂👩‍👩‍👧',
+    '../../etc/passwd',
+    '%00%0d%0a',
+    '{{7*7}}',
+    'javascript:alert(1)',
+  ),
   fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
   fc.constant({ __proto__: null, polluted: true }),
@@ -53,7 +64,10 @@ function leafPaths(value: unknown, prefix: string[] = []): string[][] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [prefix];
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return [prefix];
-  return entries.flatMap(([key, child]) => [[...prefix, key], ...(child && typeof child === 'object' && !Array.isArray(child) ? leafPaths(child, [...prefix, key]) : [])]);
+  return entries.flatMap(([key, child]) => [
+    [...prefix, key],
+    ...(child && typeof child === 'object' && !Array.isArray(child) ? leafPaths(child, [...prefix, key]) : []),
+  ]);
 }
 
 type Mutation = { op: 'set' | 'delete' | 'swap' | 'add'; path: string[]; key?: string; value?: unknown };
@@ -71,22 +85,47 @@ function applyMutation(body: Record<string, unknown>, m: Mutation): void {
   if (m.op === 'delete') delete parent[key];
   else if (m.op === 'swap') {
     const old = parent[key];
-    setOwn(parent, key, typeof old === 'number' ? String(old) : typeof old === 'string' && old.trim() !== '' && !Number.isNaN(Number(old)) ? Number(old) : typeof old === 'boolean' ? String(old) : [old]);
+    setOwn(
+      parent,
+      key,
+      typeof old === 'number'
+        ? String(old)
+        : typeof old === 'string' && old.trim() !== '' && !Number.isNaN(Number(old))
+          ? Number(old)
+          : typeof old === 'boolean'
+            ? String(old)
+            : [old],
+    );
   } else setOwn(parent, key, m.value);
 }
 
 /** A valid body with 1-3 mutations applied (a field changed, removed, retyped, or a key added). */
 export function mutatedBody(valid: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
   const paths = leafPaths(valid).filter((p) => p.length > 0);
-  const objectPaths = [[], ...paths.filter((p) => { let v: unknown = valid; for (const k of p) v = (v as Record<string, unknown>)[k]; return v !== null && typeof v === 'object' && !Array.isArray(v); })];
-  const add = fc.record({ op: fc.constant('add' as const), path: fc.constantFrom(...objectPaths), key: fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string({ maxLength: 10 })), value: nastyValue });
+  const objectPaths = [
+    [],
+    ...paths.filter((p) => {
+      let v: unknown = valid;
+      for (const k of p) v = (v as Record<string, unknown>)[k];
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    }),
+  ];
+  const add = fc.record({
+    op: fc.constant('add' as const),
+    path: fc.constantFrom(...objectPaths),
+    key: fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string({ maxLength: 10 })),
+    value: nastyValue,
+  });
   // An empty valid body ({}) can only gain fields.
-  const mutation: fc.Arbitrary<Mutation> = paths.length === 0 ? add : fc.oneof(
-    { weight: 4, arbitrary: fc.record({ op: fc.constant('set' as const), path: fc.constantFrom(...paths), value: nastyValue }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), path: fc.constantFrom(...paths) }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('swap' as const), path: fc.constantFrom(...paths) }) },
-    { weight: 2, arbitrary: add },
-  );
+  const mutation: fc.Arbitrary<Mutation> =
+    paths.length === 0
+      ? add
+      : fc.oneof(
+          { weight: 4, arbitrary: fc.record({ op: fc.constant('set' as const), path: fc.constantFrom(...paths), value: nastyValue }) },
+          { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), path: fc.constantFrom(...paths) }) },
+          { weight: 2, arbitrary: fc.record({ op: fc.constant('swap' as const), path: fc.constantFrom(...paths) }) },
+          { weight: 2, arbitrary: add },
+        );
   return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => {
     const body = structuredClone(valid);
     for (const m of mutations) applyMutation(body, m);
@@ -105,12 +144,37 @@ export function contentTypeFor(right: string): fc.Arbitrary<string | undefined> 
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant(right) },
     { weight: 1, arbitrary: fc.constantFrom(right.toUpperCase(), `${right}; charset=utf-8`, `${right}; charset=utf-16`) },
-    { weight: 2, arbitrary: fc.constantFrom(undefined, '', 'text/plain', 'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=zz', 'multipart/form-data', 'application/xml', '*/*', 'application/json;;;', printable as unknown as string) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        undefined,
+        '',
+        'text/plain',
+        'application/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=zz',
+        'multipart/form-data',
+        'application/xml',
+        '*/*',
+        'application/json;;;',
+        printable as unknown as string,
+      ),
+    },
   ) as fc.Arbitrary<string | undefined>;
 }
 
 /** Byte sequences that are not UTF-8: stray continuation and lead bytes, surrogates, overlongs, beyond U+10FFFF. */
-const NOT_UTF8 = [[0xff], [0xfe], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+const NOT_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xc0, 0xaf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+];
 
 /**
  * Bodies that broke the readers, not the validators: a field of `valid` replaced by objects or
@@ -120,18 +184,29 @@ const NOT_UTF8 = [[0xff], [0xfe], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x8
 export function hostileJsonText(valid: Record<string, unknown>): fc.Arbitrary<string | Uint8Array> {
   const keys = Object.keys(valid);
   const deep = fc
-    .record({ key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), levels: fc.oneof(fc.integer({ min: 30, max: 40 }), fc.integer({ min: 40, max: 5000 })), open: fc.constantFrom('[', '{"a":', '[{"b":') })
+    .record({
+      key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+      levels: fc.oneof(fc.integer({ min: 30, max: 40 }), fc.integer({ min: 40, max: 5000 })),
+      open: fc.constantFrom('[', '{"a":', '[{"b":'),
+    })
     .map(({ key, levels, open }) => {
-      const close = open.replace(/"[a-z]":/g, '').split('').reverse().map((ch) => (ch === '[' ? ']' : '}')).join('');
+      const close = open
+        .replace(/"[a-z]":/g, '')
+        .split('')
+        .reverse()
+        .map((ch) => (ch === '[' ? ']' : '}'))
+        .join('');
       const reps = Math.ceil(levels / (close.length || 1));
       const nested = `${open.repeat(reps)}0${close.repeat(reps)}`;
       return JSON.stringify({ ...valid, [key]: 'DEEP' }).replace('"DEEP"', nested);
     });
-  const bytes = fc.record({ text: mutatedBody(valid).map((b) => JSON.stringify(b)), at: fc.nat(), bad: fc.constantFrom(...NOT_UTF8) }).map(({ text, at, bad }) => {
-    const raw = Buffer.from(text);
-    const cut = at % (raw.length + 1);
-    return new Uint8Array(Buffer.concat([raw.subarray(0, cut), Buffer.from(bad), raw.subarray(cut)]));
-  });
+  const bytes = fc
+    .record({ text: mutatedBody(valid).map((b) => JSON.stringify(b)), at: fc.nat(), bad: fc.constantFrom(...NOT_UTF8) })
+    .map(({ text, at, bad }) => {
+      const raw = Buffer.from(text);
+      const cut = at % (raw.length + 1);
+      return new Uint8Array(Buffer.concat([raw.subarray(0, cut), Buffer.from(bad), raw.subarray(cut)]));
+    });
   return fc.oneof(deep, bytes, loneSurrogateText(valid));
 }
 
@@ -142,8 +217,16 @@ export const LONE_SURROGATES = ['\\ud800', '\\uDFFF', 'x\\udbffy', '\\udc00\\ud8
 export function loneSurrogateText(valid: Record<string, unknown>): fc.Arbitrary<string> {
   const keys = Object.keys(valid);
   return fc
-    .record({ key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), unit: fc.constantFrom(...LONE_SURROGATES), inKey: fc.boolean() })
-    .map(({ key, unit, inKey }) => (inKey ? JSON.stringify({ ...valid, LONE_KEY: 1 }).replace('"LONE_KEY"', `"${unit}"`) : JSON.stringify({ ...valid, [key]: 'LONE' }).replace('"LONE"', `"${unit}"`)));
+    .record({
+      key: keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+      unit: fc.constantFrom(...LONE_SURROGATES),
+      inKey: fc.boolean(),
+    })
+    .map(({ key, unit, inKey }) =>
+      inKey
+        ? JSON.stringify({ ...valid, LONE_KEY: 1 }).replace('"LONE_KEY"', `"${unit}"`)
+        : JSON.stringify({ ...valid, [key]: 'LONE' }).replace('"LONE"', `"${unit}"`),
+    );
 }
 
 /** JSON bodies for an endpoint whose valid body is `valid`. */
@@ -151,7 +234,23 @@ export function jsonBody(valid: Record<string, unknown>): fc.Arbitrary<FuzzBody>
   const text = fc.oneof(
     { weight: 8, arbitrary: mutatedBody(valid).map((b) => JSON.stringify(b)) as fc.Arbitrary<string | Uint8Array> },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? '') },
-    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('', '{', '{"a":', '[1,2', 'null', '"text"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', JSON.stringify(valid).slice(0, -3))) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string({ maxLength: 50 }),
+        fc.constantFrom(
+          '',
+          '{',
+          '{"a":',
+          '[1,2',
+          'null',
+          '"text"',
+          '{"__proto__":{"admin":true}}',
+          '{"constructor":{"prototype":{"x":1}}}',
+          JSON.stringify(valid).slice(0, -3),
+        ),
+      ),
+    },
     { weight: 1, arbitrary: hostileJsonText(valid) },
   );
   return fc.record({ raw: text, contentType: contentTypeFor('application/json') });
@@ -160,37 +259,59 @@ export function jsonBody(valid: Record<string, unknown>): fc.Arbitrary<FuzzBody>
 /** Form bodies: a mutated valid form, with values stringified as a browser would send them. */
 export function formBody(valid: Record<string, string>): fc.Arbitrary<FuzzBody> {
   // URLSearchParams, not encodeURIComponent: it encodes lone surrogates (as U+FFFD) instead of throwing.
-  const encode = (b: Record<string, unknown>) => new URLSearchParams(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
+  const encode = (b: Record<string, unknown>) =>
+    new URLSearchParams(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
   const text = fc.oneof(
     { weight: 8, arbitrary: mutatedBody(valid).map(encode) },
-    { weight: 2, arbitrary: fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('', '=', '&&&', '%', '%zz=1', 'a=%E0%A4%A', 'csrf=&csrf=x', '__proto__=1&constructor=2')) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom('', '=', '&&&', '%', '%zz=1', 'a=%E0%A4%A', 'csrf=&csrf=x', '__proto__=1&constructor=2'),
+      ),
+    },
   );
   return fc.record({ raw: text, contentType: contentTypeFor('application/x-www-form-urlencoded') });
 }
 
 /** Random request headers: Idempotency-Key, X-Sandbox-Outcome, odd Authorization values. */
-export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
-  .record(
-    {
-      'idempotency-key': fc.oneof(printable, fc.constant('k'.repeat(300))),
-      'x-sandbox-outcome': fc.oneof(printable, fc.constantFrom('approve', 'decline:card_declined', 'challenge', 'decline:nope')),
-      accept: fc.constantFrom('text/html', '*/*', 'application/json'),
-    },
-    { requiredKeys: [] },
-  );
+export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc.record(
+  {
+    'idempotency-key': fc.oneof(printable, fc.constant('k'.repeat(300))),
+    'x-sandbox-outcome': fc.oneof(printable, fc.constantFrom('approve', 'decline:card_declined', 'challenge', 'decline:nope')),
+    accept: fc.constantFrom('text/html', '*/*', 'application/json'),
+  },
+  { requiredKeys: [] },
+);
 
 /** Authorization values for /v1/: mostly the right key, sometimes wrong, live, malformed or absent. */
 export function bearerHeader(right: string): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant(`Bearer ${right}`) },
-    { weight: 2, arbitrary: fc.constantFrom(undefined, '', 'Bearer', 'Bearer sk_live_abc', 'Bearer sk_test_nope', 'bearer  ' + right, 'Basic c2tfdGVzdDo=', `Bearer ${right} extra`, 'Bearer ' + 'a'.repeat(5000)) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        undefined,
+        '',
+        'Bearer',
+        'Bearer sk_live_abc',
+        'Bearer sk_test_nope',
+        'bearer  ' + right,
+        'Basic c2tfdGVzdDo=',
+        `Bearer ${right} extra`,
+        'Bearer ' + 'a'.repeat(5000),
+      ),
+    },
     { weight: 1, arbitrary: printable },
   );
 }
 
 /** A fingerprint of every table: row counts plus a hash of the contents. */
 export function dbFingerprint(sb: TestSandbox): { counts: Record<string, number>; digest: Record<string, string> } {
-  const tables = sb.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+  const tables = sb.db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
   const counts: Record<string, number> = {};
   const digest: Record<string, string> = {};
   for (const table of tables) {
@@ -233,7 +354,11 @@ export function expectWellFormed(res: FuzzAnswer, what: string, jsonErrors: bool
   if (!type.startsWith('application/json')) return;
   const error = res.json?.error;
   expect(error, `${what}: error body ${res.text.slice(0, 300)}`).toBeTypeOf('object');
-  expect(Object.keys(error).sort().filter((k) => k !== 'param')).toEqual(['code', 'message', 'request_id', 'type']);
+  expect(
+    Object.keys(error)
+      .sort()
+      .filter((k) => k !== 'param'),
+  ).toEqual(['code', 'message', 'request_id', 'type']);
   expect(error.code in ERROR_CATALOGUE, `${what}: unknown code ${error.code}`).toBe(true);
   expect(ERROR_CATALOGUE[error.code as keyof typeof ERROR_CATALOGUE].status).toBe(res.status);
   expect(error.type).toBe(ERROR_CATALOGUE[error.code as keyof typeof ERROR_CATALOGUE].type);
@@ -244,7 +369,13 @@ export function expectWellFormed(res: FuzzAnswer, what: string, jsonErrors: bool
 }
 
 /** Sends one raw request through the in-process app. */
-export async function send(sb: TestSandbox, method: string, path: string, body: FuzzBody | undefined, headers: Record<string, string>): Promise<FuzzAnswer> {
+export async function send(
+  sb: TestSandbox,
+  method: string,
+  path: string,
+  body: FuzzBody | undefined,
+  headers: Record<string, string>,
+): Promise<FuzzAnswer> {
   const all: Record<string, string> = { ...headers };
   if (body?.contentType !== undefined) all['content-type'] = body.contentType;
   const init: RequestInit = { method, headers: all };
@@ -261,7 +392,14 @@ export async function send(sb: TestSandbox, method: string, path: string, body: 
 }
 
 /** Sends, checks the answer, and checks a rejected request left the database as it was. */
-export async function sendAndCheck(sb: TestSandbox, method: string, path: string, body: FuzzBody | undefined, headers: Record<string, string>, options: { jsonErrors: boolean; mayChange?: (status: number) => string[] }) {
+export async function sendAndCheck(
+  sb: TestSandbox,
+  method: string,
+  path: string,
+  body: FuzzBody | undefined,
+  headers: Record<string, string>,
+  options: { jsonErrors: boolean; mayChange?: (status: number) => string[] },
+) {
   const before = dbFingerprint(sb);
   const res = await send(sb, method, path, body, headers);
   const raw = body === undefined ? '' : typeof body.raw === 'string' ? body.raw : `(bytes) ${Buffer.from(body.raw).toString('latin1')}`;

@@ -19,25 +19,56 @@ afterEach(() => sb.close());
 
 /** A path segment: a real id of any kind, a near miss, or junk (always URL-encoded). */
 const idSegment = (real: () => string[]) =>
-  fc.oneof(
-    fc.constantFrom(...real()),
-    fc.constantFrom('', 'x', '0', '-1', 'pay_0000000000000000', 'null', '..', '%2e%2e', '__proto__', 'constructor', 'a'.repeat(3000)),
-    fc.string({ maxLength: 40 }),
-    fc.string({ unit: 'grapheme', maxLength: 10 }),
-  ).map((s) => encodeURIComponent(s));
+  fc
+    .oneof(
+      fc.constantFrom(...real()),
+      fc.constantFrom('', 'x', '0', '-1', 'pay_0000000000000000', 'null', '..', '%2e%2e', '__proto__', 'constructor', 'a'.repeat(3000)),
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 10 }),
+    )
+    .map((s) => encodeURIComponent(s));
 
-const queryKeys = ['tab', 'q', 'after', 'payment', 'limit', 'starting_after', 'ending_before', 'status', 'payment_id', 'type', 'created[gte]', 'created[lte]', 'since', 'event', 'event_id', 'url', 'merchant', 'resource', 'method', '__proto__', 'constructor', 'limit[]', 'x'];
+const queryKeys = [
+  'tab',
+  'q',
+  'after',
+  'payment',
+  'limit',
+  'starting_after',
+  'ending_before',
+  'status',
+  'payment_id',
+  'type',
+  'created[gte]',
+  'created[lte]',
+  'since',
+  'event',
+  'event_id',
+  'url',
+  'merchant',
+  'resource',
+  'method',
+  '__proto__',
+  'constructor',
+  'limit[]',
+  'x',
+];
 
 /** A query string of 0-4 pairs with odd keys and values, repeated keys included. */
 const queryString = fc
   .array(
     fc.tuple(
       fc.oneof(fc.constantFrom(...queryKeys), fc.string({ maxLength: 8 })),
-      fc.oneof(nastyValue.map((v) => (typeof v === 'string' ? v.slice(0, 200) : JSON.stringify(v) ?? '')), fc.constantFrom('1', '0', '1000', '1001', '100000', '-5', '1.5', 'pending', 'succeeded', '10m', '2026-01-15T12:00:00Z')),
+      fc.oneof(
+        nastyValue.map((v) => (typeof v === 'string' ? v.slice(0, 200) : (JSON.stringify(v) ?? ''))),
+        fc.constantFrom('1', '0', '1000', '1001', '100000', '-5', '1.5', 'pending', 'succeeded', '10m', '2026-01-15T12:00:00Z'),
+      ),
     ),
     { maxLength: 4 },
   )
-  .map((pairs) => (pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]) => [k, v.replace(/[\ud800-\udfff]/g, '')])).toString()}` : ''));
+  .map((pairs) =>
+    pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]) => [k, v.replace(/[\ud800-\udfff]/g, '')])).toString()}` : '',
+  );
 
 const GETS: Array<[string, string, boolean]> = [
   // [template, method, bearer]; {id} is replaced with a generated segment.
@@ -96,12 +127,22 @@ describe(`fuzzing the page forms (seed ${FUZZ_SEED})`, () => {
     const csrf = await csrfOf(sb, path);
     const arb = fc.record({
       body: formBody({ csrf, otp: '654321', action: 'submit' }),
-      token: fc.oneof({ weight: 6, arbitrary: fc.constant(ids.challengeToken) }, { weight: 1, arbitrary: idSegment(() => [ids.sessionToken]) }),
+      token: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(ids.challengeToken) },
+        { weight: 1, arbitrary: idSegment(() => [ids.sessionToken]) },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(arb, async ({ body, token }) => {
         // A wrong code (422) costs one try of this challenge: that change is the point of the page.
-        await sendAndCheck(sb, 'POST', `/authenticate/${token}`, body, {}, { jsonErrors: false, mayChange: (status) => (status === 422 ? ['challenges'] : []) });
+        await sendAndCheck(
+          sb,
+          'POST',
+          `/authenticate/${token}`,
+          body,
+          {},
+          { jsonErrors: false, mayChange: (status) => (status === 422 ? ['challenges'] : []) },
+        );
       }),
       fuzzOptions(),
     );
@@ -117,7 +158,10 @@ describe(`fuzzing the page forms (seed ${FUZZ_SEED})`, () => {
     }[step] as unknown as Record<string, string>;
     const arb = fc.record({
       body: formBody(valid),
-      token: fc.oneof({ weight: 6, arbitrary: fc.constant(ids.sessionToken) }, { weight: 1, arbitrary: idSegment(() => [ids.challengeToken]) }),
+      token: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(ids.sessionToken) },
+        { weight: 1, arbitrary: idSegment(() => [ids.challengeToken]) },
+      ),
       type: contentTypeFor('application/x-www-form-urlencoded'),
     });
     await fc.assert(
@@ -129,7 +173,11 @@ describe(`fuzzing the page forms (seed ${FUZZ_SEED})`, () => {
   });
 
   it('GET /pay/:token and /authenticate/:token with random tokens and queries', async () => {
-    const arb = fc.record({ page: fc.constantFrom('/pay/', '/authenticate/', '/pay/{t}/ideal', '/pay/{t}/return'), token: idSegment(() => [ids.sessionToken, ids.challengeToken]), query: queryString });
+    const arb = fc.record({
+      page: fc.constantFrom('/pay/', '/authenticate/', '/pay/{t}/ideal', '/pay/{t}/return'),
+      token: idSegment(() => [ids.sessionToken, ids.challengeToken]),
+      query: queryString,
+    });
     await fc.assert(
       fc.asyncProperty(arb, async ({ page, token, query }) => {
         const path = (page.includes('{t}') ? page.replace('{t}', token) : page + token) + query;

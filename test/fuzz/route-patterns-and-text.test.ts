@@ -21,7 +21,11 @@ afterEach(() => sb.close());
 const pathText = (maxLength: number) => fc.string({ unit: fc.constantFrom('a', 'b', '/', '-', '_', '.', '%', '1'), maxLength });
 /** A route PATH: /v1/ or /api/, then pieces of text and * (sometimes far more than the limits allow). */
 const routePath = fc
-  .record({ root: fc.constantFrom('/v1/', '/api/', '/v1', '/api'), pieces: fc.array(pathText(12), { maxLength: 12 }), long: fc.option(fc.integer({ min: 150, max: 400 }), { nil: undefined }) })
+  .record({
+    root: fc.constantFrom('/v1/', '/api/', '/v1', '/api'),
+    pieces: fc.array(pathText(12), { maxLength: 12 }),
+    long: fc.option(fc.integer({ min: 150, max: 400 }), { nil: undefined }),
+  })
   .map(({ root, pieces, long }) => root + pieces.join('*') + (long === undefined ? '' : 'x'.repeat(long)));
 
 describe(`fuzzing route patterns, long paths and lone surrogates (seed ${FUZZ_SEED})`, () => {
@@ -34,7 +38,9 @@ describe(`fuzzing route patterns, long paths and lone surrogates (seed ${FUZZ_SE
         const parsed = parseRoutePattern(path);
         if (!('pattern' in parsed)) return;
         // Half the requests are built from the pattern's own pieces, so matches are common.
-        const request = fromPattern ? `/v1/${pieces.map((p, i) => p + (i < pieces.length - 1 ? tail.slice(0, i + 1) : '')).join('')}` : `/v1/${tail}`;
+        const request = fromPattern
+          ? `/v1/${pieces.map((p, i) => p + (i < pieces.length - 1 ? tail.slice(0, i + 1) : '')).join('')}`
+          : `/v1/${tail}`;
         expect(routeMatches(parsed.pattern, 'GET', request), `${path} against ${request}`).toBe(regex(path).test(request));
       }),
       fuzzOptions(2000),
@@ -42,15 +48,34 @@ describe(`fuzzing route patterns, long paths and lone surrogates (seed ${FUZZ_SE
   });
 
   it('POST /_sandbox/faults with random route patterns, then long requests against them: never a 5xx', async () => {
-    const arb = fc.record({ path: routePath, method: fc.constantFrom('', 'GET ', 'POST '), request: fc.oneof(pathText(40), fc.integer({ min: 500, max: 6000 }).map((n) => 'ab/'.repeat(n / 3))) });
+    const arb = fc.record({
+      path: routePath,
+      method: fc.constantFrom('', 'GET ', 'POST '),
+      request: fc.oneof(
+        pathText(40),
+        fc.integer({ min: 500, max: 6000 }).map((n) => 'ab/'.repeat(n / 3)),
+      ),
+    });
     await fc.assert(
       fc.asyncProperty(arb, async ({ path, method, request }) => {
         await sb.request('DELETE', '/_sandbox/faults');
-        const set = await sendAndCheck(sb, 'POST', '/_sandbox/faults', { raw: JSON.stringify({ spec: `route=${method}${path}:latency=1ms` }), contentType: 'application/json' }, {}, { jsonErrors: true });
+        const set = await sendAndCheck(
+          sb,
+          'POST',
+          '/_sandbox/faults',
+          { raw: JSON.stringify({ spec: `route=${method}${path}:latency=1ms` }), contentType: 'application/json' },
+          {},
+          { jsonErrors: true },
+        );
         if (set.status === 400) expect(set.json.error.param).toBe('spec');
         else expect(set.status).toBe(201);
-        for (const [verb, target] of [['GET', `/v1/${request}`], ['POST', `/api/${request}`]] as const) {
-          await sendAndCheck(sb, verb, target, verb === 'POST' ? { raw: '{}', contentType: 'application/json' } : undefined, AUTH, { jsonErrors: true });
+        for (const [verb, target] of [
+          ['GET', `/v1/${request}`],
+          ['POST', `/api/${request}`],
+        ] as const) {
+          await sendAndCheck(sb, verb, target, verb === 'POST' ? { raw: '{}', contentType: 'application/json' } : undefined, AUTH, {
+            jsonErrors: true,
+          });
         }
       }),
       fuzzOptions(150),
@@ -68,7 +93,9 @@ describe(`fuzzing route patterns, long paths and lone surrogates (seed ${FUZZ_SE
       ['/_sandbox/faults', { spec: 'duplicate=1' }, {}],
       ['/_sandbox/chargebacks', { transID: '1' }, {}],
     ];
-    const arb = fc.constantFrom(...routes).chain(([path, valid, headers]) => loneSurrogateText(valid).map((raw) => ({ path, raw, headers })));
+    const arb = fc
+      .constantFrom(...routes)
+      .chain(([path, valid, headers]) => loneSurrogateText(valid).map((raw) => ({ path, raw, headers })));
     await fc.assert(
       fc.asyncProperty(arb, async ({ path, raw, headers }) => {
         const res = await sendAndCheck(sb, 'POST', path, { raw, contentType: 'application/json' }, headers, { jsonErrors: true });

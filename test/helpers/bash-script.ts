@@ -68,7 +68,17 @@ export function isRunning(pid: number): boolean {
 /** Polls until the sandbox's port refuses connections and its process is gone (`withinMs`, 3 s unless told). */
 export async function expectGone(url: string, pid: number, withinMs = 3000): Promise<void> {
   try {
-    await waitFor(async () => !isRunning(pid) && (await fetch(`${url}/_sandbox/health`).then(() => false, () => true)), `sandbox ${pid} at ${url} to stop`, withinMs, 50);
+    await waitFor(
+      async () =>
+        !isRunning(pid) &&
+        (await fetch(`${url}/_sandbox/health`).then(
+          () => false,
+          () => true,
+        )),
+      `sandbox ${pid} at ${url} to stop`,
+      withinMs,
+      50,
+    );
   } finally {
     // Never leave an orphan behind a failing test.
     if (isRunning(pid)) process.kill(pid, 'SIGKILL');
@@ -82,7 +92,8 @@ export function processesIn(dir: string): { pid: number; command: string }[] {
     if (!/^\d+$/.test(name) || !isRunning(Number(name))) continue;
     try {
       const cwd = readlinkSync(`/proc/${name}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push({ pid: Number(name), command: readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+      if (cwd === dir || cwd.startsWith(`${dir}/`))
+        found.push({ pid: Number(name), command: readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim() });
     } catch {
       // Gone meanwhile, or another user's process: not the script's.
     }

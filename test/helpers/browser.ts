@@ -6,12 +6,24 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
 /** A new context whose requests to anything but 127.0.0.1 are aborted and listed in `blocked`. */
-export async function localContext(browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; blocked: string[] }> {
+export async function localContext(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; blocked: string[] }> {
   const context = await browser.newContext(options);
   const blocked: string[] = [];
   await context.route('**/*', (route) => {

@@ -39,9 +39,14 @@ export interface CliOptions {
 /** Runs the built CLI to completion: `sandbox ...args`, its exit code and output (no colours). */
 export function runBuiltCli(args: string[], options: Pick<CliOptions, 'cwd' | 'env'> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd, timeout: 30_000, env: { ...process.env, NO_COLOR: '1', ...options.env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd, timeout: 30_000, env: { ...process.env, NO_COLOR: '1', ...options.env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -67,10 +72,14 @@ export async function startCliSandbox(args: string[], options: CliOptions = {}):
   };
   let url: string;
   try {
-    url = await waitFor(() => {
-      if (child.exitCode !== null) throw new Error(`sandbox start exited with ${child.exitCode}: ${stdout}${stderr}`);
-      return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined;
-    }, 'the sandbox ready file', 15_000);
+    url = await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`sandbox start exited with ${child.exitCode}: ${stdout}${stderr}`);
+        return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined;
+      },
+      'the sandbox ready file',
+      15_000,
+    );
   } catch (err) {
     await end('SIGKILL');
     throw err;

@@ -52,7 +52,8 @@ export class Conformance {
     this.ajv.addSchema({ $id: 'openapi.json', components: document.components }, 'openapi.json');
     for (const [template, ops] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      for (const [method, op] of Object.entries(ops)) this.operations.push({ method: method.toUpperCase(), template, pattern, responses: op.responses });
+      for (const [method, op] of Object.entries(ops))
+        this.operations.push({ method: method.toUpperCase(), template, pattern, responses: op.responses });
     }
   }
 
@@ -61,25 +62,32 @@ export class Conformance {
     // The dashboard is documented as /_sandbox (no trailing slash) and served at /_sandbox/.
     const path = decodeURI(answer.path.split('?')[0]!).replace(/^\/_sandbox\/$/, '/_sandbox');
     const matches = this.operations.filter((op) => op.pattern.test(path));
-    const op = matches.find((candidate) => candidate.method === answer.method) ?? (answer.method === 'HEAD' ? matches.find((c) => c.method === 'GET') : undefined);
+    const op =
+      matches.find((candidate) => candidate.method === answer.method) ??
+      (answer.method === 'HEAD' ? matches.find((c) => c.method === 'GET') : undefined);
     if (!op) {
       // Unknown paths and methods (404 route_not_found, 405 method_not_allowed) still answer the Error body.
       // (Other servers' paths, such as a fake merchant's, are not the sandbox's to check.)
       const sandboxPath = matches.length > 0 || /^\/(api|v1|_sandbox)\b/.test(path);
-      if ((answer.status === 404 || answer.status === 405) && answer.contentType?.includes('json') && sandboxPath) return this.check('Error', { $ref: 'openapi.json#/components/schemas/Error' }, answer);
+      if ((answer.status === 404 || answer.status === 405) && answer.contentType?.includes('json') && sandboxPath)
+        return this.check('Error', { $ref: 'openapi.json#/components/schemas/Error' }, answer);
       this.unmatched++;
       return undefined;
     }
     const route = `${answer.method} ${op.template}`;
     const response = op.responses[String(answer.status)];
-    if (!response) return [`${route} answered ${answer.status}, a status the document does not list (it lists ${Object.keys(op.responses).join(', ')})`];
-    if (answer.method === 'HEAD' || answer.text === '' && !response.content) {
+    if (!response)
+      return [`${route} answered ${answer.status}, a status the document does not list (it lists ${Object.keys(op.responses).join(', ')})`];
+    if (answer.method === 'HEAD' || (answer.text === '' && !response.content)) {
       this.checked++;
       return [];
     }
     const type = (answer.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const content = response.content?.[type];
-    if (!content) return [`${route} answered ${answer.status} as ${type || 'no content type'}, which the document does not list (it lists ${Object.keys(response.content ?? {}).join(', ') || 'no body'})`];
+    if (!content)
+      return [
+        `${route} answered ${answer.status} as ${type || 'no content type'}, which the document does not list (it lists ${Object.keys(response.content ?? {}).join(', ') || 'no body'})`,
+      ];
     if (!type.endsWith('json')) {
       this.checked++;
       return [];
@@ -122,12 +130,16 @@ export class Conformance {
     if (schema === undefined) return [`${key}: the document has no schema for it`];
     let validate = this.compiled.get(key);
     if (!validate) {
-      validate = this.ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"openapi.json#/components/')) as object);
+      validate = this.ajv.compile(
+        JSON.parse(JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"openapi.json#/components/')) as object,
+      );
       this.compiled.set(key, validate);
     }
     this.checked++;
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 8).map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    return (validate.errors ?? [])
+      .slice(0, 8)
+      .map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
   }
 }
 
@@ -148,14 +160,19 @@ if (countFile) afterAll(() => appendFileSync(countFile, `${shared.checked} ${sha
 /** Throws when the document's `webhooks` do not describe a body the sandbox POSTed, naming the event and ajv's errors. */
 export function checkWebhook(contentType: string, body: string): void {
   const problems = conformance().webhookProblems(contentType, body);
-  if (problems.length > 0) throw new Error(`a webhook the sandbox sent does not match the webhooks of GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${body.slice(0, 500)}`);
+  if (problems.length > 0)
+    throw new Error(
+      `a webhook the sandbox sent does not match the webhooks of GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${body.slice(0, 500)}`,
+    );
 }
 
 /** Throws when the document does not describe `answer`, naming the route, the status and ajv's errors. */
 export function checkAnswer(answer: Answer): void {
   const problems = conformance().problems(answer);
   if (problems && problems.length > 0) {
-    throw new Error(`the answer to ${answer.method} ${answer.path} (${answer.status}) does not match GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`);
+    throw new Error(
+      `the answer to ${answer.method} ${answer.path} (${answer.status}) does not match GET /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`,
+    );
   }
 }
 

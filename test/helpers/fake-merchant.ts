@@ -40,14 +40,28 @@ export interface ReceivedWebhook {
  * decides each status instead (a handler under test). With `endless`, the status goes at once and
  * the body after it never ends (64 KiB at a time, for as long as the client reads).
  */
-export async function startFakeMerchant(options: { statuses?: number[]; fallback?: number; port?: number; answer?: (request: ReceivedWebhook) => number | Promise<number>; endless?: boolean } = {}) {
+export async function startFakeMerchant(
+  options: {
+    statuses?: number[];
+    fallback?: number;
+    port?: number;
+    answer?: (request: ReceivedWebhook) => number | Promise<number>;
+    endless?: boolean;
+  } = {},
+) {
   const received: ReceivedWebhook[] = [];
   const statuses = [...(options.statuses ?? [])];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(request);
       if (request.method === 'POST' && isDelivery(req.headers)) {
         try {

@@ -20,7 +20,14 @@ export function httpClient(send: Send) {
   async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
     const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
     // The control API takes writes only as JSON; a test that means to send something else says so in headers.
-    if (body === undefined && method !== 'GET' && method !== 'HEAD' && path.startsWith('/_sandbox/') && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) body = {};
+    if (
+      body === undefined &&
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      path.startsWith('/_sandbox/') &&
+      !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')
+    )
+      body = {};
     if (body !== undefined) {
       if (typeof body === 'string') init.body = body;
       else {

@@ -32,13 +32,17 @@ export async function holdWriteLock(dbPath: string, holdMs: number): Promise<Loc
   );
   // Keep a failure before the lock was taken from going unhandled while we wait for the ready file.
   released.catch(() => undefined);
-  await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`the lock holder exited before it held the lock: ${stderr}`);
-    try {
-      return readFileSync(readyFile, 'utf8').includes('locked');
-    } catch {
-      return false;
-    }
-  }, 'the other process to hold the write lock', 10_000);
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the lock holder exited before it held the lock: ${stderr}`);
+      try {
+        return readFileSync(readyFile, 'utf8').includes('locked');
+      } catch {
+        return false;
+      }
+    },
+    'the other process to hold the write lock',
+    10_000,
+  );
   return { released, kill: () => child.exitCode === null && child.kill() };
 }

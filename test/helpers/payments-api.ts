@@ -35,7 +35,10 @@ export function eventTypes(sb: TestSandbox, resourceId: string): string[] {
 
 /** The data of the latest event of a type about one object. */
 export function lastEventData(sb: TestSandbox, resourceId: string, type: string): Record<string, unknown> {
-  const data = sb.db.prepare('SELECT data FROM events WHERE resource_id = ? AND type = ? ORDER BY rowid DESC LIMIT 1').pluck().get(resourceId, type) as string | undefined;
+  const data = sb.db
+    .prepare('SELECT data FROM events WHERE resource_id = ? AND type = ? ORDER BY rowid DESC LIMIT 1')
+    .pluck()
+    .get(resourceId, type) as string | undefined;
   expect(data, `no ${type} event for ${resourceId}`).toBeDefined();
   return JSON.parse(data!);
 }

@@ -55,10 +55,15 @@ async function startPrism(args: string[]): Promise<PrismProxy> {
   let gone = false;
   void exited.then(() => (gone = true));
   try {
-    await waitFor(() => {
-      if (gone) throw new Error(`prism ${args[0]} exited before it was ready:\n${log}`);
-      return log.includes('Prism is listening');
-    }, `prism ${args[0]} to listen on port ${port}`, 30_000, 50);
+    await waitFor(
+      () => {
+        if (gone) throw new Error(`prism ${args[0]} exited before it was ready:\n${log}`);
+        return log.includes('Prism is listening');
+      },
+      `prism ${args[0]} to listen on port ${port}`,
+      30_000,
+      50,
+    );
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

@@ -51,7 +51,14 @@ describe('startSandbox()', () => {
   it('answers on a free port with the seeded credentials, typed', async () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.url).not.toMatch(/:4010$/);
-    expect(sandbox.credentials).toMatchObject({ merchantId: 'mer_sandbox', terNO: 1001, publicKey: 'pk_test_1001', privateKey: 'pv_test_1001', apiKey: 'sk_test_sandbox', webhookSecret: 'whsec_test_sandbox' });
+    expect(sandbox.credentials).toMatchObject({
+      merchantId: 'mer_sandbox',
+      terNO: 1001,
+      publicKey: 'pk_test_1001',
+      privateKey: 'pv_test_1001',
+      apiKey: 'sk_test_sandbox',
+      webhookSecret: 'whsec_test_sandbox',
+    });
     expect(sandbox.credentials.merchants.map((m) => m.merchantId)).toEqual(['mer_sandbox', 'mer_other']);
     const health = await fetch(`${sandbox.url}/_sandbox/health`);
     expect(health.status).toBe(200);
@@ -85,8 +92,17 @@ describe('startSandbox()', () => {
   it('authenticate() also completes a /v1/ payment challenge', async () => {
     const res = await fetch(`${sandbox.url}/v1/payments`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${sandbox.credentials.apiKey}`, 'content-type': 'application/json', 'X-Sandbox-Outcome': 'challenge' },
-      body: JSON.stringify({ amount: 1500, currency: 'EUR', webhook_url: `${merchant.url}/v1-hooks`, return_url: `${merchant.url}/return` }),
+      headers: {
+        authorization: `Bearer ${sandbox.credentials.apiKey}`,
+        'content-type': 'application/json',
+        'X-Sandbox-Outcome': 'challenge',
+      },
+      body: JSON.stringify({
+        amount: 1500,
+        currency: 'EUR',
+        webhook_url: `${merchant.url}/v1-hooks`,
+        return_url: `${merchant.url}/return`,
+      }),
     });
     const payment = (await res.json()) as { id: string; status: string };
     expect(payment.status).toBe('requires_action');
@@ -103,8 +119,12 @@ describe('startSandbox()', () => {
       expect(failed.attempts[0]!.responseStatus).toBe(500);
       const error = await sandbox.waitForDelivery({ event: 'payment.declined', timeoutMs: 200 }).catch((err: Error) => err);
       expect(error).toBeInstanceOf(Error);
-      expect((error as Error).message).toMatch(/^waitForDelivery: no succeeded delivery of payment\.declined within 200 ms\. Deliveries so far \(1\):\n/);
-      expect((error as Error).message).toMatch(/whd_\w+ payment\.authorized -> http:\/\/127\.0\.0\.1:\d+\/hooks failed after 1 attempt \(last answer 500\)/);
+      expect((error as Error).message).toMatch(
+        /^waitForDelivery: no succeeded delivery of payment\.declined within 200 ms\. Deliveries so far \(1\):\n/,
+      );
+      expect((error as Error).message).toMatch(
+        /whd_\w+ payment\.authorized -> http:\/\/127\.0\.0\.1:\d+\/hooks failed after 1 attempt \(last answer 500\)/,
+      );
     } finally {
       await failing.close();
     }
@@ -129,7 +149,9 @@ describe('startSandbox()', () => {
   it('waitForDelivery rejects at once for a misspelt event, naming the closest one', async () => {
     const error = await sandbox.waitForDelivery({ event: 'payment.authorised', timeoutMs: 60_000 }).catch((err: Error) => err);
     expect(error).toBeInstanceOf(SandboxError);
-    expect((error as Error).message).toMatch(/^waitForDelivery: event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: /);
+    expect((error as Error).message).toMatch(
+      /^waitForDelivery: event "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: /,
+    );
   });
 
   it('deliveries() lists every delivery, newest last', async () => {
@@ -175,7 +197,10 @@ describe('several sandboxes in one process', () => {
     const [a, b] = await Promise.all([startSandbox(), startSandbox()]);
     try {
       expect(a.url).not.toBe(b.url);
-      const [payA, payB] = await Promise.all([pay(a, { reference: 'same-ref' }), pay(b, { reference: 'same-ref', ccno: '4000000000000002' })]);
+      const [payA, payB] = await Promise.all([
+        pay(a, { reference: 'same-ref' }),
+        pay(b, { reference: 'same-ref', ccno: '4000000000000002' }),
+      ]);
       expect(payA.json.order_status).toBe('25');
       expect(payB.json.order_status).toBe('24');
       await a.waitForDelivery({ event: 'payment.authorized' });
@@ -227,7 +252,9 @@ describe('startSandbox(options)', () => {
     const error = await startSandbox(misspelt).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(SandboxError);
     expect((error as SandboxError).code).toBe('parameter_unknown');
-    expect((error as Error).message).toMatch(/^startSandbox\(\) has no option "retries"; did you mean retry\? its options are port, host, db, /);
+    expect((error as Error).message).toMatch(
+      /^startSandbox\(\) has no option "retries"; did you mean retry\? its options are port, host, db, /,
+    );
     const other = await startSandbox({ dbPath: ':memory:' } as unknown as Parameters<typeof startSandbox>[0]).catch((err: unknown) => err);
     expect((other as Error).message).toContain('has no option "dbPath"');
   });
@@ -243,7 +270,13 @@ describe('startSandbox(options)', () => {
 describe('createMerchant(), reset({ merchant }) and deleteMerchant()', () => {
   it('makes a merchant of its own whose webhooks are signed with its own secret', async () => {
     const mine = sandbox.createMerchant({ name: 'Worker 1' });
-    expect(mine).toMatchObject({ name: 'Worker 1', currency: 'EUR', terNO: mine.terminals[0]!.terNO, publicKey: mine.terminals[0]!.publicKey, apiKey: mine.apiKeys[0] });
+    expect(mine).toMatchObject({
+      name: 'Worker 1',
+      currency: 'EUR',
+      terNO: mine.terminals[0]!.terNO,
+      publicKey: mine.terminals[0]!.publicKey,
+      apiKey: mine.apiKeys[0],
+    });
     expect(mine.merchantId).toMatch(/^mer_/);
     const { json } = await pay(sandbox, { terNO: mine.terNO, public_key: mine.publicKey, reference: 'same-ref' });
     expect(json.order_status).toBe('25');

@@ -40,7 +40,11 @@ async function startChild(db: string): Promise<CliSandbox> {
 /** POSTs one frictionless S2S payment; resolves with the answer, or undefined when the connection died. */
 async function pay(url: string, reference: string, webhookUrl: string): Promise<Record<string, string> | undefined> {
   try {
-    const res = await fetch(`${url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ reference, ccno: '4242424242424242', webhook_url: webhookUrl, bill_amt: '12.34' })) });
+    const res = await fetch(`${url}/api/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(s2sBody({ reference, ccno: '4242424242424242', webhook_url: webhookUrl, bill_amt: '12.34' })),
+    });
     if (res.status !== 200) throw new Error(`payment ${reference}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   } catch (err) {
@@ -89,10 +93,17 @@ describe('SIGKILL while webhooks are retried and while they are delivered', () =
     expect(created.size).toBe(PAYMENTS);
 
     // Kill while the worker is retrying against the down receiver.
-    await waitFor(async () => {
-      const list = (await (await fetch(`${sandbox.url}/_sandbox/deliveries?status=pending&limit=1000`)).json()) as { data: Array<{ attempts: number }> };
-      return list.data.filter((d) => d.attempts >= 2).length >= 100;
-    }, 'deliveries being retried', 20_000, 20);
+    await waitFor(
+      async () => {
+        const list = (await (await fetch(`${sandbox.url}/_sandbox/deliveries?status=pending&limit=1000`)).json()) as {
+          data: Array<{ attempts: number }>;
+        };
+        return list.data.filter((d) => d.attempts >= 2).length >= 100;
+      },
+      'deliveries being retried',
+      20_000,
+      20,
+    );
     await sandbox.kill();
 
     // Restart, bring the receiver up, and kill again while deliveries flow.
@@ -107,10 +118,21 @@ describe('SIGKILL while webhooks are retried and while they are delivered', () =
       expect(receivedAtKill).toBeLessThan(PAYMENTS);
       // Restart once more and let the outbox drain.
       sandbox = await startChild(db);
-      await waitFor(() => byEvent(receiver).size >= PAYMENTS, `${PAYMENTS} distinct events at the receiver (have ${byEvent(receiver).size})`, 40_000, 20);
+      await waitFor(
+        () => byEvent(receiver).size >= PAYMENTS,
+        `${PAYMENTS} distinct events at the receiver (have ${byEvent(receiver).size})`,
+        40_000,
+        20,
+      );
       // The last answers may still be being recorded: wait until the outbox says nothing is pending.
       const url = sandbox.url;
-      await waitFor(async () => ((await (await fetch(`${url}/_sandbox/deliveries?status=pending&limit=1`)).json()) as { data: unknown[] }).data.length === 0, 'an empty outbox', 20_000, 20);
+      await waitFor(
+        async () =>
+          ((await (await fetch(`${url}/_sandbox/deliveries?status=pending&limit=1`)).json()) as { data: unknown[] }).data.length === 0,
+        'an empty outbox',
+        20_000,
+        20,
+      );
       await sandbox.kill();
 
       const store = new Database(db, { readonly: true });
@@ -124,7 +146,9 @@ describe('SIGKILL while webhooks are retried and while they are delivered', () =
       expect(received.size).toBe(eventIds.length);
       expect(new Set(received.keys())).toEqual(new Set(eventIds));
       expect(pendingOrFailed).toBe(0);
-      console.info(`crash test: ${eventIds.length} events, ${receiver.received.length} requests received (${receiver.received.length - eventIds.length} duplicates), ${receivedAtKill} distinct delivered before the second kill`);
+      console.info(
+        `crash test: ${eventIds.length} events, ${receiver.received.length} requests received (${receiver.received.length - eventIds.length} duplicates), ${receivedAtKill} distinct delivered before the second kill`,
+      );
 
       // None corrupted: each request verifies with its signature and parses to the payment it is about.
       const seenTrans = new Set<string>();
@@ -133,7 +157,13 @@ describe('SIGKILL while webhooks are retried and while they are delivered', () =
         const fields = Object.fromEntries(new URLSearchParams(r.body));
         const payment = created.get(fields.transID!);
         expect(payment, `webhook about an unknown transID: ${r.body}`).toBeDefined();
-        expect(fields).toMatchObject({ reference: payment!.reference, order_status: '25', status: 'Test Approved', bill_amt: '12.34', bill_currency: 'EUR' });
+        expect(fields).toMatchObject({
+          reference: payment!.reference,
+          order_status: '25',
+          status: 'Test Approved',
+          bill_amt: '12.34',
+          bill_currency: 'EUR',
+        });
         seenTrans.add(fields.transID!);
       }
       expect(seenTrans.size).toBe(PAYMENTS);
@@ -149,10 +179,15 @@ describe('SIGKILL in the middle of a burst of payment creations', () => {
     let sandbox = await startChild(db);
     const acknowledged: string[] = [];
     let killed = false;
-    const burst = pool(5000, 32, async (i) => {
-      const answer = await pay(sandbox.url, `burst-${i}`, 'http://127.0.0.1:9/hook');
-      if (answer) acknowledged.push(answer.transID);
-    }, () => killed);
+    const burst = pool(
+      5000,
+      32,
+      async (i) => {
+        const answer = await pay(sandbox.url, `burst-${i}`, 'http://127.0.0.1:9/hook');
+        if (answer) acknowledged.push(answer.transID);
+      },
+      () => killed,
+    );
     await waitFor(() => acknowledged.length >= 300, '300 acknowledged payments', 20_000, 1);
     await sandbox.kill();
     killed = true;

@@ -54,13 +54,19 @@ it('writes answer 507 storage_full while the disk is full, reads keep working, a
     }
     throw new Error('200 creates fitted in the full database');
   };
-  const full = await untilFull(() => sandbox.request('POST', '/api/s2s', s2sBody()), (json) => json.transID);
+  const full = await untilFull(
+    () => sandbox.request('POST', '/api/s2s', s2sBody()),
+    (json) => json.transID,
+  );
   expect(full.status).toBe(507);
   expect(full.json.error).toMatchObject({ type: 'api_error', code: 'storage_full' });
   expect(full.json.error.message).toContain(`the disk holding the sandbox database (${db}) is full; nothing was changed`);
   expect(full.json.error.message).toMatch(/Free space on that disk/);
   expect(full.headers.get('retry-after')).toBeNull();
-  const v1 = await untilFull(() => sandbox.request('POST', '/v1/payments', paymentBody(), AUTH), (json) => json.id);
+  const v1 = await untilFull(
+    () => sandbox.request('POST', '/v1/payments', paymentBody(), AUTH),
+    (json) => json.id,
+  );
   expect(v1.status).toBe(507);
   expect(v1.json.error.code).toBe('storage_full');
 
@@ -99,7 +105,9 @@ it('a timed job that meets a full disk stays due and runs once there is room, an
   expect(sandbox.store.transactions.get(created.json.transID)?.orderStatus).toBe(0);
   const lines = errors.mock.calls.map(([line]) => line as string).filter((line) => /disk holding the database is full/.test(line));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^job challenge\.expire \S+ waits: the disk holding the database is full \(database or disk is full\); retrying in 1000 ms$/);
+  expect(lines[0]).toMatch(
+    /^job challenge\.expire \S+ waits: the disk holding the database is full \(database or disk is full\); retrying in 1000 ms$/,
+  );
 
   events.insert = insert;
   expect(sandbox.services.jobs.runDue()).toBeGreaterThanOrEqual(1);
@@ -122,7 +130,11 @@ it('the webhook worker logs a full disk once, not every retry, and delivers once
     claims++;
     throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
   };
-  const created = await fetch(`${sandbox.url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })) });
+  const created = await fetch(`${sandbox.url}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })),
+  });
   expect(created.status).toBe(200);
 
   await waitFor(() => claims >= 4, 'four tries to claim the webhook', 5000);

@@ -30,7 +30,12 @@ it('a failing job whose failure cannot be recorded stays due, is logged, and run
   const markDone = jobs.markDone;
   let calls = 0;
   // The first call (inside the job's transaction) works; recording the failure afterwards does not.
-  jobs.markDone = (id) => (++calls === 1 ? markDone(id) : (() => { throw diskFull(); })());
+  jobs.markDone = (id) =>
+    ++calls === 1
+      ? markDone(id)
+      : (() => {
+          throw diskFull();
+        })();
   expect(() => sandbox.services.jobs.runDue()).not.toThrow();
   expect(runs).toEqual(['subject-1']);
   expect(errors).toHaveBeenCalledWith('job test.flaky subject-1 failed: the handler broke');
@@ -48,7 +53,10 @@ it('a failing job whose failure cannot be recorded stays due, is logged, and run
  * A started runner whose `read` of the jobs table fails the first time; schedules a job due now
  * and resolves once it ran, with the errors logged on the way.
  */
-async function runAfterOneFailedRead(read: 'due' | 'nextDueAt', subject: string): Promise<{ ran: string[]; reads: number; errors: unknown[][] }> {
+async function runAfterOneFailedRead(
+  read: 'due' | 'nextDueAt',
+  subject: string,
+): Promise<{ ran: string[]; reads: number; errors: unknown[][] }> {
   sandbox = createTestSandbox();
   const errors = vi.spyOn(silentLogger, 'error');
   const ran: string[] = [];

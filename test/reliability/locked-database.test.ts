@@ -46,7 +46,11 @@ async function timed(url: string, init: RequestInit = {}) {
   return { status: res.status, headers: res.headers, json, ms: performance.now() - started };
 }
 
-const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 it('while another process holds the write lock, reads answer at once and a write answers 503 database_busy within about a second; after it, the write goes through', async () => {
   const sandbox = await fileSandbox();
@@ -107,7 +111,10 @@ it('the delivery worker and the job runner keep their work through the lock and 
   const ran: number[] = [];
   sandbox.services.jobs.register('test.during-lock', () => void ran.push(Date.now()));
 
-  const created = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })));
+  const created = await timed(
+    `${sandbox.url}/api/s2s`,
+    postJson(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })),
+  );
   expect(created.status).toBe(200);
   await waitFor(() => merchant.received.length === 1, 'the first (failing) attempt');
   sandbox.store.tx(() => sandbox.services.jobs.schedule('test.during-lock', 'subject-1', clock.now() + 60_000));
@@ -119,7 +126,12 @@ it('the delivery worker and the job runner keep their work through the lock and 
   clock.advance(120_000);
   sandbox.services.jobs.runDue();
   sandbox.worker.wake();
-  await waitFor(() => errors.some((line) => /could not claim deliveries: database is locked/.test(line)) && errors.some((line) => /job test\.during-lock subject-1 waits: the database is locked/.test(line)), 'the worker and the job runner to meet the lock');
+  await waitFor(
+    () =>
+      errors.some((line) => /could not claim deliveries: database is locked/.test(line)) &&
+      errors.some((line) => /job test\.during-lock subject-1 waits: the database is locked/.test(line)),
+    'the worker and the job runner to meet the lock',
+  );
   const health = await timed(`${sandbox.url}/_sandbox/health`);
   expect(health.ms).toBeLessThan(300);
   // Once the lock is known, a synchronous writer fails at once instead of blocking the event
@@ -134,5 +146,8 @@ it('the delivery worker and the job runner keep their work through the lock and 
   await waitFor(() => ran.length === 1 && merchant.received.length === 2, 'the job and the webhook retry after the lock', 8000);
   expect(ran[0]!).toBeGreaterThanOrEqual(lockedAt + 2000);
   const deliveries = (await timed(`${sandbox.url}/_sandbox/deliveries`)).json.data;
-  await waitFor(async () => (await timed(`${sandbox.url}/_sandbox/deliveries/${deliveries[0].id}`)).json.status === 'succeeded', 'the retry to be recorded');
+  await waitFor(
+    async () => (await timed(`${sandbox.url}/_sandbox/deliveries/${deliveries[0].id}`)).json.status === 'succeeded',
+    'the retry to be recorded',
+  );
 });

@@ -31,7 +31,11 @@ function fakeConnection() {
 
 /** POST /v1/payments over the stand-in connection. */
 async function createOver(connection: ReturnType<typeof fakeConnection>, fault: string, extra: Record<string, string> = {}) {
-  const init = { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', 'X-Sandbox-Fault': fault, ...extra }, body: JSON.stringify(paymentBody()) };
+  const init = {
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json', 'X-Sandbox-Fault': fault, ...extra },
+    body: JSON.stringify(paymentBody()),
+  };
   return checkedResponse('POST', '/v1/payments', await sb.app.request('/v1/payments', init, connection.env));
 }
 
@@ -43,7 +47,11 @@ describe('X-Sandbox-Fault', () => {
     ['504', 'injected_gateway_timeout', null],
     ['429', 'injected_rate_limit', '1'],
   ])('status=%s answers that status with the standard error body and creates nothing', async (status, code, retryAfter) => {
-    const res = await sb.post('/v1/payments', paymentBody(), { ...AUTH, 'X-Sandbox-Fault': `status=${status}`, 'Idempotency-Key': `k-${status}` });
+    const res = await sb.post('/v1/payments', paymentBody(), {
+      ...AUTH,
+      'X-Sandbox-Fault': `status=${status}`,
+      'Idempotency-Key': `k-${status}`,
+    });
     expect(res.status).toBe(Number(status));
     expect(res.json.error).toMatchObject({ code, request_id: expect.stringMatching(/^req_/) });
     expect(res.json.error.message).toContain('nothing was changed');
@@ -137,7 +145,15 @@ describe('X-Sandbox-Fault', () => {
     const seen: unknown[] = [];
     sb.services.activity.subscribe((a) => a.kind === 'fault.injected' && seen.push(a.data));
     await sb.post('/v1/payments', paymentBody(), { ...AUTH, 'X-Sandbox-Fault': 'latency=10ms,status=502' });
-    expect(seen).toEqual([{ request_id: expect.stringMatching(/^req_/), method: 'POST', path: '/v1/payments', fault: 'latency=10ms, status=502', origin: 'header' }]);
+    expect(seen).toEqual([
+      {
+        request_id: expect.stringMatching(/^req_/),
+        method: 'POST',
+        path: '/v1/payments',
+        fault: 'latency=10ms, status=502',
+        origin: 'header',
+      },
+    ]);
     const page = await sb.get('/_sandbox/dashboard/faults');
     expect(page.status).toBe(200);
     expect(page.text).toContain('latency=10ms, status=502');
@@ -154,14 +170,49 @@ describe('faults act only on requests that authenticate', () => {
   type Send = (headers: Record<string, string>) => Promise<{ status: number; json: any }>;
   const wrong: Array<[string, number, string, Send]> = [
     ['/v1/payments without a key', 401, 'authentication_required', (h) => sb.post('/v1/payments', paymentBody(), h)],
-    ['/v1/payments with an unknown key', 401, 'invalid_credentials', (h) => sb.post('/v1/payments', paymentBody(), { authorization: 'Bearer sk_test_unknown', ...h })],
+    [
+      '/v1/payments with an unknown key',
+      401,
+      'invalid_credentials',
+      (h) => sb.post('/v1/payments', paymentBody(), { authorization: 'Bearer sk_test_unknown', ...h }),
+    ],
     ['an unknown /v1/ route without a key', 401, 'authentication_required', (h) => sb.get('/v1/nothing', h)],
-    ['/api/s2s with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ public_key: 'pk_test_unknown' }), h)],
-    ['/api/s2s with another terminal\'s terNO', 401, 'invalid_credentials', (h) => sb.post('/api/s2s', s2sBody({ terNO: CREDS.other.terNO }), h)],
-    ['/api/s2s without credentials', 400, 'parameter_missing', (h) => sb.post('/api/s2s', s2sBody({ public_key: undefined, terNO: undefined }), h)],
-    ['/api/s2s/encrypt with another terminal\'s terNO inside', 401, 'invalid_credentials', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody({ terNO: CREDS.other.terNO })), h)],
-    ['/api/s2s/encrypt encrypted with the wrong private key', 400, 'decryption_failed', (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody(), { ...KEYS, privateKey: 'pv_wrong' }), h)],
-    ['/api/transactions/refund-request with an unknown public_key', 401, 'invalid_credentials', (h) => sb.post('/api/transactions/refund-request', { transID: 'T1', refundAmount: '1.00', public_key: 'pk_test_unknown' }, h)],
+    [
+      '/api/s2s with an unknown public_key',
+      401,
+      'invalid_credentials',
+      (h) => sb.post('/api/s2s', s2sBody({ public_key: 'pk_test_unknown' }), h),
+    ],
+    [
+      "/api/s2s with another terminal's terNO",
+      401,
+      'invalid_credentials',
+      (h) => sb.post('/api/s2s', s2sBody({ terNO: CREDS.other.terNO }), h),
+    ],
+    [
+      '/api/s2s without credentials',
+      400,
+      'parameter_missing',
+      (h) => sb.post('/api/s2s', s2sBody({ public_key: undefined, terNO: undefined }), h),
+    ],
+    [
+      "/api/s2s/encrypt with another terminal's terNO inside",
+      401,
+      'invalid_credentials',
+      (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody({ terNO: CREDS.other.terNO })), h),
+    ],
+    [
+      '/api/s2s/encrypt encrypted with the wrong private key',
+      400,
+      'decryption_failed',
+      (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody(), { ...KEYS, privateKey: 'pv_wrong' }), h),
+    ],
+    [
+      '/api/transactions/refund-request with an unknown public_key',
+      401,
+      'invalid_credentials',
+      (h) => sb.post('/api/transactions/refund-request', { transID: 'T1', refundAmount: '1.00', public_key: 'pk_test_unknown' }, h),
+    ],
     ['an authstatus URL that names no transaction', 404, 'resource_missing', (h) => sb.get('/api/s2s/status/unknown-token', h)],
   ];
 
@@ -187,7 +238,12 @@ describe('faults act only on requests that authenticate', () => {
       (h) => sb.post('/v1/payments', paymentBody(), { ...AUTH, ...h }),
       (h) => sb.get('/v1/nothing', { ...AUTH, ...h }),
       (h) => sb.postForm('/api/s2s/encrypt', encrypted(s2sBody()), h),
-      (h) => sb.post('/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '1.00', public_key: CREDS.publicKey }, h),
+      (h) =>
+        sb.post(
+          '/api/transactions/refund-request',
+          { transID: created.json.transID, refundAmount: '1.00', public_key: CREDS.publicKey },
+          h,
+        ),
       (h) => sb.get(new URL(created.json.authstatus).pathname, h),
     ];
     for (const send of right) expect((await send(fault)).status).toBe(503);
@@ -247,7 +303,11 @@ describe('standing API fault rules', () => {
   });
 
   it('a stored route rule that no longer parses matches no request, not every one', async () => {
-    sb.db.prepare("INSERT INTO fault_rules (id, scope, target, merchant, fault, value, probability, source, created_at) VALUES ('flt_old', 'route', ?, '', 'status', '503', NULL, 'api', 0)").run(`/v1/${'*'.repeat(20)}`);
+    sb.db
+      .prepare(
+        "INSERT INTO fault_rules (id, scope, target, merchant, fault, value, probability, source, created_at) VALUES ('flt_old', 'route', ?, '', 'status', '503', NULL, 'api', 0)",
+      )
+      .run(`/v1/${'*'.repeat(20)}`);
     sb.services.faults.stateReplaced('import'); // as POST /_sandbox/import does after writing the table
     expect((await sb.get('/v1/payments', AUTH)).status).toBe(200);
   });
@@ -291,9 +351,14 @@ describe('standing API fault rules', () => {
 describe('merchant= on webhook fault rules', () => {
   /** What the fault injector would do to the first attempt of a delivery of `merchantId`. */
   const shapeLabel = (merchantId: string) =>
-    sb.services.faults.shape({ id: 'dlv_probe', merchantId, endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never, 1, {} as never, () => ({}) as never).fault;
+    sb.services.faults.shape(
+      { id: 'dlv_probe', merchantId, endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never,
+      1,
+      {} as never,
+      () => ({}) as never,
+    ).fault;
 
-  it('shapes only that merchant\'s deliveries, and wins over a rule for every merchant', async () => {
+  it("shapes only that merchant's deliveries, and wins over a rule for every merchant", async () => {
     expect((await sb.post('/_sandbox/faults', { spec: 'merchant=mer_other:fail-first=2;fail-first=1' })).status).toBe(201);
     expect(shapeLabel('mer_other')).toBe('fail-first=2');
     expect(shapeLabel('mer_sandbox')).toBe('fail-first=1');
@@ -309,7 +374,7 @@ describe('merchant= on webhook fault rules', () => {
 });
 
 describe('faults in scenario documents', () => {
-  it('a --scenario file\'s faults are rules from the start, and again after a reset', async () => {
+  it("a --scenario file's faults are rules from the start, and again after a reset", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paysandbox-faults-'));
     try {
       const file = join(dir, 'gateway-trouble.json');
@@ -317,7 +382,9 @@ describe('faults in scenario documents', () => {
       sb.close();
       sb = createTestSandbox({ scenario: file });
       expect((await sb.post('/v1/payments', paymentBody(), AUTH)).status).toBe(503);
-      expect((await sb.get("/_sandbox/faults")).json.data).toEqual([expect.objectContaining({ spec: 'route=POST /v1/payments:status=503', source: 'scenario' })]);
+      expect((await sb.get('/_sandbox/faults')).json.data).toEqual([
+        expect.objectContaining({ spec: 'route=POST /v1/payments:status=503', source: 'scenario' }),
+      ]);
       await sb.post('/_sandbox/reset');
       expect((await sb.post('/v1/payments', paymentBody(), AUTH)).status).toBe(503);
       expect(count('payments')).toBe(0);

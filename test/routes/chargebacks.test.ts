@@ -26,7 +26,9 @@ const orderStatus = async (transID: string) => {
 /** The form fields of the latest S2S webhook of a type queued for a transaction. */
 function s2sWebhook(transID: string, type: string): URLSearchParams {
   const body = sb.db
-    .prepare('SELECT d.body FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? AND e.type = ? ORDER BY d.rowid DESC LIMIT 1')
+    .prepare(
+      'SELECT d.body FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? AND e.type = ? ORDER BY d.rowid DESC LIMIT 1',
+    )
     .pluck()
     .get(transID, type) as string | undefined;
   expect(body, `no ${type} webhook for ${transID}`).toBeDefined();
@@ -38,7 +40,16 @@ describe('chargebacks on /v1/ payments', () => {
     const payment = await createPayment(sb);
     const res = await open({ payment_id: payment.id, reason: 'product_not_received' });
     expect(res.status, res.text).toBe(201);
-    expect(res.json).toMatchObject({ object: 'chargeback', family: 'v1', payment_id: payment.id, transID: null, amount: 1050, currency: 'EUR', reason: 'product_not_received', status: 'open' });
+    expect(res.json).toMatchObject({
+      object: 'chargeback',
+      family: 'v1',
+      payment_id: payment.id,
+      transID: null,
+      amount: 1050,
+      currency: 'EUR',
+      reason: 'product_not_received',
+      status: 'open',
+    });
     expect(res.json.id).toMatch(/^dp_/);
     expect(await paymentStatus(payment.id)).toBe('disputed');
     expect(lastEventData(sb, payment.id, 'chargeback.created')).toEqual({
@@ -61,7 +72,11 @@ describe('chargebacks on /v1/ payments', () => {
     expect(won.status, won.text).toBe(200);
     expect(won.json.status).toBe('won');
     expect(await paymentStatus(payment.id)).toBe('captured');
-    expect(lastEventData(sb, payment.id, 'chargeback.won')).toMatchObject({ chargeback_id: cb.id, status: 'won', payment_status: 'captured' });
+    expect(lastEventData(sb, payment.id, 'chargeback.won')).toMatchObject({
+      chargeback_id: cb.id,
+      status: 'won',
+      payment_status: 'captured',
+    });
     expect(eventTypes(sb, payment.id)).toEqual(['payment.authorized', 'payment.captured', 'chargeback.created', 'chargeback.won']);
   });
 
@@ -72,7 +87,12 @@ describe('chargebacks on /v1/ payments', () => {
     expect(lost.status, lost.text).toBe(200);
     expect(lost.json).toMatchObject({ id: cb.id, status: 'lost', amount: 500 });
     expect(await paymentStatus(payment.id)).toBe('disputed');
-    expect(lastEventData(sb, payment.id, 'chargeback.lost')).toMatchObject({ chargeback_id: cb.id, status: 'lost', amount: 500, payment_status: 'disputed' });
+    expect(lastEventData(sb, payment.id, 'chargeback.lost')).toMatchObject({
+      chargeback_id: cb.id,
+      status: 'lost',
+      amount: 500,
+      payment_status: 'disputed',
+    });
     // A decided chargeback cannot be decided again, and a lost payment cannot be disputed again.
     const again = await sb.request('POST', `/_sandbox/chargebacks/${cb.id}/win`);
     expect(again.status).toBe(409);
@@ -87,7 +107,9 @@ describe('chargebacks on /v1/ payments', () => {
     const res = await open({ payment_id: authorized.id });
     expect(res.status).toBe(409);
     expect(res.json.error).toMatchObject({ code: 'invalid_state', type: 'conflict_error' });
-    expect(res.json.error.message).toBe(`payment ${authorized.id} is authorized; only a payment that is captured or partially_refunded can be disputed`);
+    expect(res.json.error.message).toBe(
+      `payment ${authorized.id} is authorized; only a payment that is captured or partially_refunded can be disputed`,
+    );
     const declined = await createPayment(sb, { token: 'tok_card_declined' });
     expect((await open({ payment_id: declined.id })).json.error.message).toContain('is declined');
     expect(await paymentStatus(authorized.id)).toBe('authorized');
@@ -125,7 +147,15 @@ describe('chargebacks on S2S transactions', () => {
     const transID = await s2sPayment();
     const res = await open({ transID, reason: 'duplicate' });
     expect(res.status, res.text).toBe(201);
-    expect(res.json).toMatchObject({ family: 's2s', transID, payment_id: null, amount: 1050, currency: 'EUR', reason: 'duplicate', status: 'open' });
+    expect(res.json).toMatchObject({
+      family: 's2s',
+      transID,
+      payment_id: null,
+      amount: 1050,
+      currency: 'EUR',
+      reason: 'duplicate',
+      status: 'open',
+    });
     expect(await orderStatus(transID)).toBe('11 Chargeback');
     const hook = s2sWebhook(transID, 'chargeback.created');
     expect(hook.get('order_status')).toBe('11');
@@ -152,7 +182,11 @@ describe('chargebacks on S2S transactions', () => {
 
   it('a partially refunded transaction can be charged back for what is left, and returns to 6 when won', async () => {
     const transID = await s2sPayment();
-    const refund = await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '4.00', public_key: CREDS.publicKey });
+    const refund = await sb.request('POST', '/api/transactions/refund-request', {
+      transID,
+      refundAmount: '4.00',
+      public_key: CREDS.publicKey,
+    });
     expect(refund.status, refund.text).toBe(200);
     advance(sb, 2_000);
     expect(await orderStatus(transID)).toBe('6 Partially Refunded');
@@ -175,7 +209,9 @@ describe('chargebacks on S2S transactions', () => {
     const transID = await s2sPayment({ ccno: '4000000000003220' });
     const res = await open({ transID });
     expect(res.status).toBe(409);
-    expect(res.json.error.message).toBe(`transaction ${transID} is Pending (order_status 0); only a Test Approved (25) or Partially Refunded (6) transaction can be charged back`);
+    expect(res.json.error.message).toBe(
+      `transaction ${transID} is Pending (order_status 0); only a Test Approved (25) or Partially Refunded (6) transaction can be charged back`,
+    );
   });
 });
 

@@ -35,7 +35,8 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const post = (path: string, fields: Record<string, string>) => sandbox.request('POST', path, form(fields), FORM);
 /** The event types of one resource, in the order they were recorded. */
-const eventTypes = (resourceId: string) => sandbox.store.db.prepare('SELECT type FROM events WHERE resource_id = ? ORDER BY rowid').pluck().all(resourceId);
+const eventTypes = (resourceId: string) =>
+  sandbox.store.db.prepare('SELECT type FROM events WHERE resource_id = ? ORDER BY rowid').pluck().all(resourceId);
 
 describe('POST /v1/checkout/sessions', () => {
   it('creates an open session with an unguessable single-use url and the default 30-minute expiry', async () => {
@@ -65,7 +66,12 @@ describe('POST /v1/checkout/sessions', () => {
   });
 
   it('accepts a zero-decimal currency with card, and currency codes in lower case', async () => {
-    const res = await sandbox.request('POST', '/v1/checkout/sessions', sessionBody({ currency: 'jpy', amount: 1200, methods: ['card'] }), AUTH);
+    const res = await sandbox.request(
+      'POST',
+      '/v1/checkout/sessions',
+      sessionBody({ currency: 'jpy', amount: 1200, methods: ['card'] }),
+      AUTH,
+    );
     expect(res.status).toBe(200);
     expect(res.json.currency).toBe('JPY');
   });
@@ -85,7 +91,12 @@ describe('POST /v1/checkout/sessions', () => {
     ['javascript: logo', { branding: { logo_url: 'javascript:alert(1)' } }, 'branding.logo_url', 'parameter_invalid'],
     ['data: logo', { branding: { logo_url: 'data:image/png;base64,iVBORw0KGgo=' } }, 'branding.logo_url', 'parameter_invalid'],
     ['relative logo', { branding: { logo_url: '/logo.png' } }, 'branding.logo_url', 'parameter_invalid'],
-    ['unknown branding field', { branding: { logo_url: 'https://shop.example/logo.png', colour: 'red' } }, 'branding.colour', 'parameter_unknown'],
+    [
+      'unknown branding field',
+      { branding: { logo_url: 'https://shop.example/logo.png', colour: 'red' } },
+      'branding.colour',
+      'parameter_unknown',
+    ],
     ['return_url missing', { return_url: undefined }, 'return_url', 'parameter_missing'],
     ['ftp return_url', { return_url: 'ftp://shop.example/' }, 'return_url', 'parameter_invalid'],
     ['webhook_url not a URL', { webhook_url: 'shop.example/hooks' }, 'webhook_url', 'parameter_invalid'],
@@ -109,7 +120,10 @@ describe('POST /v1/checkout/sessions', () => {
   });
 
   it('400 for a body that is not JSON', async () => {
-    const res = await sandbox.request('POST', '/v1/checkout/sessions', 'amount=1', { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sandbox.request('POST', '/v1/checkout/sessions', 'amount=1', {
+      ...AUTH,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('unsupported_content_type');
   });
@@ -180,7 +194,7 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     expect(eventTypes(session.id)).toEqual(['checkout.session.expired']);
   });
 
-  it('a clock that jumps past expiry stamps expired_at with the session\'s expires_at, by the job or when the session is read first', async () => {
+  it("a clock that jumps past expiry stamps expired_at with the session's expires_at, by the job or when the session is read first", async () => {
     const byJob = await createSession({ expires_in: 60 });
     const byRead = await createSession({ expires_in: 120 });
     sandbox.clock.advance(3_600_000);
@@ -188,21 +202,35 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     const expired = (await sandbox.request('GET', `/v1/checkout/sessions/${byJob.id}`, undefined, AUTH)).json;
     expect(expired).toMatchObject({ status: 'expired', expires_at: byJob.expires_at, expired_at: byJob.expires_at });
     // The event says the same, and was created when the session ran out.
-    const event = sandbox.store.db.prepare("SELECT data, created_at AS createdAt FROM events WHERE resource_id = ? AND type = 'checkout.session.expired'").get(byJob.id) as { data: string; createdAt: number };
+    const event = sandbox.store.db
+      .prepare("SELECT data, created_at AS createdAt FROM events WHERE resource_id = ? AND type = 'checkout.session.expired'")
+      .get(byJob.id) as { data: string; createdAt: number };
     expect(JSON.parse(event.data)).toMatchObject({ expired_at: byJob.expires_at });
     expect(new Date(event.createdAt).toISOString()).toBe(byJob.expires_at);
 
     const later = await createSession({ expires_in: 60 });
     sandbox.clock.advance(3_600_000);
     // Read before its job ran: expired on the spot, as of its expires_at all the same.
-    expect((await sandbox.request('GET', `/v1/checkout/sessions/${later.id}`, undefined, AUTH)).json).toMatchObject({ status: 'expired', expired_at: later.expires_at });
-    expect((await sandbox.request('GET', `/v1/checkout/sessions/${byRead.id}`, undefined, AUTH)).json).toMatchObject({ status: 'expired', expired_at: byRead.expires_at });
+    expect((await sandbox.request('GET', `/v1/checkout/sessions/${later.id}`, undefined, AUTH)).json).toMatchObject({
+      status: 'expired',
+      expired_at: later.expires_at,
+    });
+    expect((await sandbox.request('GET', `/v1/checkout/sessions/${byRead.id}`, undefined, AUTH)).json).toMatchObject({
+      status: 'expired',
+      expired_at: byRead.expires_at,
+    });
   });
 
   it('an expired session refuses later form posts with 410, even before its job has run', async () => {
     const session = await createSession({ expires_in: 60 });
     sandbox.clock.advance(61_000);
-    const res = await post(`/pay/${session.token}/card`, { csrf: session.csrf, number: '4242424242424242', expiry: '12/30', cvc: '123', name: 'Jane' });
+    const res = await post(`/pay/${session.token}/card`, {
+      csrf: session.csrf,
+      number: '4242424242424242',
+      expiry: '12/30',
+      cvc: '123',
+      name: 'Jane',
+    });
     expect(res.status).toBe(410);
     expect(res.text).toContain('This payment link has expired');
     expect(sandbox.store.payments.list({ merchantId: 'mer_sandbox', limit: 10 })).toEqual([]);
@@ -249,9 +277,15 @@ describe('the page at the session url', () => {
     expect(res.text).toContain('not valid');
   });
 
-  it('refuses a form without the page\'s CSRF token (403) and charges nothing', async () => {
+  it("refuses a form without the page's CSRF token (403) and charges nothing", async () => {
     const session = await createSession();
-    const res = await post(`/pay/${session.token}/card`, { csrf: 'forged', number: '4242424242424242', expiry: '12/30', cvc: '123', name: 'Jane' });
+    const res = await post(`/pay/${session.token}/card`, {
+      csrf: 'forged',
+      number: '4242424242424242',
+      expiry: '12/30',
+      cvc: '123',
+      name: 'Jane',
+    });
     expect(res.status).toBe(403);
     expect(res.text).toContain('was not sent from this page');
     expect(sandbox.store.payments.list({ merchantId: 'mer_sandbox', limit: 10 })).toEqual([]);
@@ -259,7 +293,13 @@ describe('the page at the session url', () => {
 
   it('shows field errors for a bad card form and keeps what was typed (never the CVC)', async () => {
     const session = await createSession();
-    const res = await post(`/pay/${session.token}/card`, { csrf: session.csrf, number: '4242 4242 4242 4241', expiry: '13/30', cvc: '12', name: 'Jane <b>' });
+    const res = await post(`/pay/${session.token}/card`, {
+      csrf: session.csrf,
+      number: '4242 4242 4242 4241',
+      expiry: '13/30',
+      cvc: '12',
+      name: 'Jane <b>',
+    });
     expect(res.status).toBe(400);
     expect(res.text).toContain('Your card number is not valid');
     expect(res.text).toContain('Enter the expiry date as MM / YY');
@@ -271,14 +311,21 @@ describe('the page at the session url', () => {
 
   it('refuses an expired card', async () => {
     const session = await createSession();
-    const res = await post(`/pay/${session.token}/card`, { csrf: session.csrf, number: '4242424242424242', expiry: '01/20', cvc: '123', name: 'Jane' });
+    const res = await post(`/pay/${session.token}/card`, {
+      csrf: session.csrf,
+      number: '4242424242424242',
+      expiry: '01/20',
+      cvc: '123',
+      name: 'Jane',
+    });
     expect(res.status).toBe(400);
     expect(res.text).toContain('This card has expired');
   });
 });
 
 describe('paying on the page', () => {
-  const card = (session: any, number: string) => post(`/pay/${session.token}/card`, { csrf: session.csrf, number, expiry: '12 / 30', cvc: '123', name: 'Jane Doe' });
+  const card = (session: any, number: string) =>
+    post(`/pay/${session.token}/card`, { csrf: session.csrf, number, expiry: '12 / 30', cvc: '123', name: 'Jane Doe' });
 
   it('a frictionless card completes the session, redirects to return_url, and the link is then used up (410)', async () => {
     const session = await createSession();
@@ -294,7 +341,12 @@ describe('paying on the page', () => {
     expect(eventTypes(view.payment_id)).toEqual(['payment.authorized', 'payment.captured']);
     const completed = sandbox.store.events.list({ limit: 100 }).find((e) => e.type === 'checkout.session.completed')!;
     expect(completed.resourceId).toBe(session.id);
-    expect(completed.data).toMatchObject({ id: session.id, status: 'complete', payment_id: view.payment_id, payment: { id: view.payment_id, amount: 1050, currency: 'EUR' } });
+    expect(completed.data).toMatchObject({
+      id: session.id,
+      status: 'complete',
+      payment_id: view.payment_id,
+      payment: { id: view.payment_id, amount: 1050, currency: 'EUR' },
+    });
     // The event carries the payment as the API shows it (at completion: authorized, not yet captured), not the stored record.
     const shown = (await sandbox.request('GET', `/v1/events/${completed.id}`, undefined, AUTH)).json;
     const payment = (await sandbox.request('GET', `/v1/payments/${view.payment_id}`, undefined, AUTH)).json;

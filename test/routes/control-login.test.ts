@@ -27,7 +27,9 @@ it('a wrong token is refused and sets no cookie', async () => {
 });
 
 it('the right token sets an HttpOnly SameSite=Strict cookie that opens the dashboard and the control API', async () => {
-  const res = await sandbox.request('POST', '/_sandbox/login', 'token=ctl_secret_token', { 'content-type': 'application/x-www-form-urlencoded' });
+  const res = await sandbox.request('POST', '/_sandbox/login', 'token=ctl_secret_token', {
+    'content-type': 'application/x-www-form-urlencoded',
+  });
   expect(res.status).toBe(303);
   const cookie = res.headers.get('set-cookie')!;
   expect(cookie).toMatch(/^sandbox_control=ctl_secret_token;/);

@@ -62,7 +62,12 @@ describe('lists', () => {
   it('lists /v1/ payments, checkout sessions, events and deliveries of every merchant', async () => {
     const payment = await createPayment(sb, { reference: 'ord_v1' });
     const other = await createPayment(sb, { reference: 'ord_other' }, { authorization: 'Bearer sk_test_other' });
-    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 990, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: 'ord_cs' }, AUTH);
+    const session = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 990, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: 'ord_cs' },
+      AUTH,
+    );
     expect(session.status).toBe(200);
     expect(rowIds((await page('/_sandbox/?tab=payments')).text)).toEqual(expect.arrayContaining([payment.id, other.id]));
     expect(rowIds((await page('/_sandbox/?tab=sessions')).text)).toEqual([session.json.id]);
@@ -106,11 +111,18 @@ describe('lists', () => {
     expect(rowIds((await page(`/_sandbox/?tab=settlements&q=${disputed.id}`)).text).sort()).toEqual([settled, clawback].sort());
     expect(rowIds((await page(`/_sandbox/?tab=settlements&q=${kept.id}`)).text)).toEqual([settled]);
     expect(rowIds((await page('/_sandbox/?tab=settlements&status=paid')).text)).toEqual([]);
-    expect((await page('/_sandbox/?tab=settlements')).text).toContain('<a href="/_sandbox/?tab=settlements" aria-current="page">Settlements</a>');
+    expect((await page('/_sandbox/?tab=settlements')).text).toContain(
+      '<a href="/_sandbox/?tab=settlements" aria-current="page">Settlements</a>',
+    );
   });
 
   it('escapes what requests put in (a session reference with markup)', async () => {
-    const res = await sb.request('POST', '/v1/checkout/sessions', { amount: 990, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: '<img src=x onerror=alert(1)>' }, AUTH);
+    const res = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 990, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: '<img src=x onerror=alert(1)>' },
+      AUTH,
+    );
     expect(res.status).toBe(200);
     const html = (await page('/_sandbox/?tab=sessions')).text;
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
@@ -203,7 +215,13 @@ describe('Approve / Decline', () => {
     const t = await s2s({ ccno: '4000000000003220' });
     const back = '/_sandbox/?tab=transactions&status=0';
     const csrf = csrfOf((await page(back)).text);
-    const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back });
+    const res = await sb.postForm('/_sandbox/dashboard/authenticate', {
+      csrf,
+      subject: 'transaction',
+      id: t.transID,
+      outcome: 'approve',
+      back,
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(back);
     const after = await sb.request('GET', `/_sandbox/transactions/${t.transID}`);
@@ -216,7 +234,12 @@ describe('Approve / Decline', () => {
     expect(payment.status).toBe('requires_action');
     const list = (await page('/_sandbox/?tab=payments')).text;
     expect(list).toContain('name="subject" value="payment"');
-    const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: payment.id, outcome: 'decline' });
+    const res = await sb.postForm('/_sandbox/dashboard/authenticate', {
+      csrf: csrfOf(list),
+      subject: 'payment',
+      id: payment.id,
+      outcome: 'decline',
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/_sandbox/?tab=payments');
     const after = await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH);
@@ -227,7 +250,12 @@ describe('Approve / Decline', () => {
     ['approve', 'captured', 'complete'],
     ['decline', 'declined', 'open'],
   ])('%ss an iDEAL payment waiting at the bank, as the bank page would', async (outcome, status, sessionStatus) => {
-    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 1999, currency: 'EUR', methods: ['ideal'], return_url: 'https://shop.example/r' }, AUTH);
+    const session = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 1999, currency: 'EUR', methods: ['ideal'], return_url: 'https://shop.example/r' },
+      AUTH,
+    );
     const pay = new URL(session.json.url).pathname;
     const chosen = await sb.postForm(`${pay}/ideal`, { csrf: csrfOf((await page(pay)).text), bank: 'INGBNL2A' });
     expect(chosen.status, chosen.text).toBe(303);
@@ -242,14 +270,23 @@ describe('Approve / Decline', () => {
     expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json.status).toBe(status);
     expect((await sb.request('GET', `/v1/checkout/sessions/${session.json.id}`, undefined, AUTH)).json.status).toBe(sessionStatus);
     // Decided: the buttons are gone and a second try finds nothing to decide.
-    expect(new RegExp(`<tr data-id="${paymentId}">.*?</tr>`).exec((await page('/_sandbox/?tab=payments')).text)![0]).not.toContain('value="approve"');
-    expect((await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome })).status).toBe(404);
+    expect(new RegExp(`<tr data-id="${paymentId}">.*?</tr>`).exec((await page('/_sandbox/?tab=payments')).text)![0]).not.toContain(
+      'value="approve"',
+    );
+    expect(
+      (await sb.postForm('/_sandbox/dashboard/authenticate', { csrf: csrfOf(list), subject: 'payment', id: paymentId, outcome })).status,
+    ).toBe(404);
   });
 
   it('refuses a form without the page token, and changes nothing', async () => {
     const t = await s2s({ ccno: '4000000000003220' });
     for (const csrf of ['', 'forged']) {
-      const res = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
+      const res = await sb.postForm('/_sandbox/dashboard/authenticate', {
+        csrf,
+        subject: 'transaction',
+        id: t.transID,
+        outcome: 'approve',
+      });
       expect(res.status).toBe(401);
       expect(res.json.error).toMatchObject({ code: 'control_forbidden', param: 'csrf' });
     }
@@ -262,17 +299,35 @@ describe('Approve / Decline', () => {
     const bad = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'maybe' });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ code: 'parameter_invalid', param: 'outcome' });
-    const away = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve', back: 'https://evil.example/' });
+    const away = await sb.postForm('/_sandbox/dashboard/authenticate', {
+      csrf,
+      subject: 'transaction',
+      id: t.transID,
+      outcome: 'approve',
+      back: 'https://evil.example/',
+    });
     expect(away.status).toBe(400);
     expect(away.json.error.param).toBe('back');
     const missing = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: '123', outcome: 'approve' });
     expect(missing.status).toBe(404);
     expect(missing.json.error.param).toBe('id');
-    expect((await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'decline' })).status).toBe(303);
-    const again = await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
+    expect(
+      (await sb.postForm('/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'decline' })).status,
+    ).toBe(303);
+    const again = await sb.postForm('/_sandbox/dashboard/authenticate', {
+      csrf,
+      subject: 'transaction',
+      id: t.transID,
+      outcome: 'approve',
+    });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('invalid_state');
-    const json = await sb.request('POST', '/_sandbox/dashboard/authenticate', { csrf, subject: 'transaction', id: t.transID, outcome: 'approve' });
+    const json = await sb.request('POST', '/_sandbox/dashboard/authenticate', {
+      csrf,
+      subject: 'transaction',
+      id: t.transID,
+      outcome: 'approve',
+    });
     expect(json.status).toBe(400);
     expect(json.json.error.code).toBe('unsupported_content_type');
   });

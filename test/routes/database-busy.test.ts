@@ -58,7 +58,9 @@ it('a timed job that meets a locked database stays due, is logged, and runs on t
     throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
   };
   expect(sandbox.services.jobs.runDue()).toBe(0);
-  expect(errors).toHaveBeenCalledWith(expect.stringMatching(/^job challenge\.expire \S+ waits: the database is locked \(database is locked\); retrying in 1000 ms$/));
+  expect(errors).toHaveBeenCalledWith(
+    expect.stringMatching(/^job challenge\.expire \S+ waits: the database is locked \(database is locked\); retrying in 1000 ms$/),
+  );
   expect(sandbox.store.transactions.get(created.json.transID)?.orderStatus).toBe(0);
 
   jobs.markDone = markDone;

@@ -28,7 +28,14 @@ describe('GET /_sandbox/deliveries', () => {
     expect(res.status).toBe(200);
     expect(res.json.has_more).toBe(false);
     expect(res.json.data.map((d: any) => d.url)).toEqual(['http://127.0.0.1:9/b', 'http://127.0.0.1:9/a']);
-    expect(res.json.data[0]).toMatchObject({ event: 'payment.authorized', status: 'pending', attempts: 0, last_response_status: null, manual: false, merchant_id: 'mer_sandbox' });
+    expect(res.json.data[0]).toMatchObject({
+      event: 'payment.authorized',
+      status: 'pending',
+      attempts: 0,
+      last_response_status: null,
+      manual: false,
+      merchant_id: 'mer_sandbox',
+    });
     expect(res.json.data[0].next_attempt_at).toBe(new Date(sb.clock.now()).toISOString());
   });
 
@@ -74,7 +81,12 @@ describe('GET /_sandbox/deliveries/{id}', () => {
     const res = await sb.request('GET', `/_sandbox/deliveries/${d.id}`);
     expect(res.status).toBe(200);
     expect(res.json.request.sent).toBe(false);
-    expect(res.json.request.headers).toMatchObject({ 'x-sandbox-event-id': d.event_id, 'x-sandbox-delivery-id': d.id, 'x-sandbox-attempt': '1', 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.json.request.headers).toMatchObject({
+      'x-sandbox-event-id': d.event_id,
+      'x-sandbox-delivery-id': d.id,
+      'x-sandbox-attempt': '1',
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(verifySignature(res.json.request.headers['x-sandbox-signature'], CREDS.secret, res.json.request.body)).toBe(true);
     expect(res.json.attempt_log).toEqual([]);
   });
@@ -194,10 +206,16 @@ describe('the control guard on the workbench routes', () => {
 
   it('without a token, a non-loopback caller is refused and a loopback one passes', async () => {
     const from = (address: string) => ({ incoming: { socket: { remoteAddress: address, remotePort: 5000, remoteFamily: 'IPv4' } } });
-    const remote = await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('203.0.113.7')));
+    const remote = await checkedResponse(
+      'GET',
+      '/_sandbox/deliveries',
+      await sb.app.request('/_sandbox/deliveries', {}, from('203.0.113.7')),
+    );
     expect(remote.status).toBe(401);
     expect(((await remote.json()) as any).error.message).toContain('loopback callers only');
-    expect((await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('127.0.0.1')))).status).toBe(200);
+    expect(
+      (await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('127.0.0.1')))).status,
+    ).toBe(200);
   });
 });
 
@@ -213,15 +231,22 @@ describe('GET /_sandbox/stream', () => {
     const decoder = new TextDecoder();
     let text = '';
     const read = async (what: string, until: (t: string) => boolean) =>
-      waitFor(async () => {
-        const { value } = await reader.read();
-        text += decoder.decode(value);
-        return until(text);
-      }, what, 5000, 0);
+      waitFor(
+        async () => {
+          const { value } = await reader.read();
+          text += decoder.decode(value);
+          return until(text);
+        },
+        what,
+        5000,
+        0,
+      );
     await read('the connected comment', (t) => t.includes(': connected'));
     activity.publish({ kind: 'event.created', at: sb.clock.now(), data: { id: 'evt_1', event: 'payment.authorized', resource_id: 't1' } });
     await read('the event', (t) => t.includes('event: event.created'));
-    expect(text).toMatch(/event: event\.created\ndata: \{"kind":"event\.created","at":"2026-01-15T12:00:00\.000Z","id":"evt_1","event":"payment\.authorized","resource_id":"t1"\}\nid: 1\n\n/);
+    expect(text).toMatch(
+      /event: event\.created\ndata: \{"kind":"event\.created","at":"2026-01-15T12:00:00\.000Z","id":"evt_1","event":"payment\.authorized","resource_id":"t1"\}\nid: 1\n\n/,
+    );
     await read('a heartbeat', (t) => t.includes(': heartbeat'));
     expect(listeners()).toBe(before + 1);
     await reader.cancel();

@@ -35,13 +35,22 @@ it.each([
 it('GET /_sandbox/clock answers sandbox time and the offset; an advance answers the same', async () => {
   const before = (await sandbox.request('GET', '/_sandbox/clock')).json;
   const moved = await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '1h30m' });
-  expect(moved.json).toMatchObject({ now: new Date(Date.parse(before.now) + 5_400_000).toISOString(), offset_ms: before.offset_ms + 5_400_000, jobs_run: 0 });
-  expect((await sandbox.request('GET', '/_sandbox/clock')).json).toEqual({ now: moved.json.now, offset_ms: moved.json.offset_ms, offset: moved.json.offset });
+  expect(moved.json).toMatchObject({
+    now: new Date(Date.parse(before.now) + 5_400_000).toISOString(),
+    offset_ms: before.offset_ms + 5_400_000,
+    jobs_run: 0,
+  });
+  expect((await sandbox.request('GET', '/_sandbox/clock')).json).toEqual({
+    now: moved.json.now,
+    offset_ms: moved.json.offset_ms,
+    offset: moved.json.offset,
+  });
 });
 
 it('advances that would pass the year 9999 are refused, and the sandbox still answers', async () => {
   let last = 200;
-  for (let i = 0; i < 3000 && last === 200; i++) last = (await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '3650d' })).status;
+  for (let i = 0; i < 3000 && last === 200; i++)
+    last = (await sandbox.request('POST', '/_sandbox/clock/advance', { duration: '3650d' })).status;
   expect(last).toBe(400);
   expect((await sandbox.request('GET', '/_sandbox/health')).status).toBe(200);
 });

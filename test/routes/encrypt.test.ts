@@ -95,12 +95,20 @@ describe('accepted requests', () => {
 
 describe('decryption failures are 400s in plain words', () => {
   const cases: Array<[string, () => string | Promise<string>, RegExp]> = [
-    ['no known public_key at the end', () => encryptText(queryOf(), KEYS) + 'pk_test_9999', /does not end with a known terminal public_key/],
+    [
+      'no known public_key at the end',
+      () => encryptText(queryOf(), KEYS) + 'pk_test_9999',
+      /does not end with a known terminal public_key/,
+    ],
     ['nothing before the public_key', () => CREDS.publicKey, /no ciphertext before the public_key/],
     ['not base64', () => 'not*base64!' + CREDS.publicKey, /not base64: character "\*" at position 3/],
     ['impossible base64 length', () => 'QUJDR' + CREDS.publicKey, /not base64: its length/],
     ['not whole AES blocks', () => Buffer.from('hello world').toString('base64') + CREDS.publicKey, /not a multiple of 16/],
-    ['wrong private_key (padding)', () => buildEncryptedData(queryOf(), { publicKey: CREDS.publicKey, privateKey: 'pv_wrong' }), /padding is wrong.*private_key/],
+    [
+      'wrong private_key (padding)',
+      () => buildEncryptedData(queryOf(), { publicKey: CREDS.publicKey, privateKey: 'pv_wrong' }),
+      /padding is wrong.*private_key/,
+    ],
   ];
   for (const [what, make, message] of cases) {
     it(what, async () => {
@@ -115,7 +123,9 @@ describe('decryption failures are 400s in plain words', () => {
     let single = '';
     while (!single.includes('+')) single = singleBase64(queryOf({ reference: `plus_${Math.random().toString(36).slice(2)}` }));
     // Sent raw: the form decoder reads every '+' as a space, as any server would.
-    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${single}${CREDS.publicKey}`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${single}${CREDS.publicKey}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('decryption_failed');
     expect(res.json.error.message).toMatch(/'\+' was turned into a space because the form field was not URL-encoded.*decrypts correctly/);
@@ -193,7 +203,16 @@ describe('webhooks of encrypted payments', () => {
     const form = new URLSearchParams(body);
     expect([...form.keys()]).toEqual(['data']);
     const fields = Object.fromEntries(new URLSearchParams(decryptWebhookData(form.get('data')!, KEYS)));
-    expect(fields).toMatchObject({ transID: res.json.transID, reference: 'enc_hook', order_status: '25', status: 'Test Approved', bill_amt: '10.50', bill_currency: 'EUR', mop: 'VISA', ccno: '424242XXXXXX4242' });
+    expect(fields).toMatchObject({
+      transID: res.json.transID,
+      reference: 'enc_hook',
+      order_status: '25',
+      status: 'Test Approved',
+      bill_amt: '10.50',
+      bill_currency: 'EUR',
+      mop: 'VISA',
+      ccno: '424242XXXXXX4242',
+    });
   });
 
   it('none: the body is the plain query string', async () => {

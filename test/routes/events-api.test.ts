@@ -29,7 +29,7 @@ const DECLINE = '4000000000000002';
 const withoutRequestId = (json: any) => ({ ...json, error: { ...json.error, request_id: undefined } });
 
 describe('GET /v1/events', () => {
-  it('lists the merchant\'s events newest first in the webhook envelope', async () => {
+  it("lists the merchant's events newest first in the webhook envelope", async () => {
     const approved = await pay(APPROVE);
     sandbox.clock.advance(1000);
     const declined = await pay(DECLINE);
@@ -123,14 +123,19 @@ describe('GET /v1/events/{id}', () => {
     expect({ ...JSON.parse(delivery.body), object: 'event' }).toEqual(res.json);
   });
 
-  it('answers another merchant\'s event exactly like a missing one', async () => {
+  it("answers another merchant's event exactly like a missing one", async () => {
     await pay(APPROVE, true);
     const [theirs] = (await get('/v1/events', OTHER)).json.data;
     const res = await get(`/v1/events/${theirs.id}`);
     const missing = await get('/v1/events/evt_0000000000000000');
     expect(res.status).toBe(404);
     expect(missing.status).toBe(404);
-    expect(withoutRequestId(res.json)).toEqual(withoutRequestId({ ...missing.json, error: { ...missing.json.error, message: missing.json.error.message.replace('evt_0000000000000000', theirs.id) } }));
+    expect(withoutRequestId(res.json)).toEqual(
+      withoutRequestId({
+        ...missing.json,
+        error: { ...missing.json.error, message: missing.json.error.message.replace('evt_0000000000000000', theirs.id) },
+      }),
+    );
     // A cursor of another merchant is a 404, exactly like an unknown one (as on payments and refunds).
     const foreignCursor = await get(`/v1/events?starting_after=${theirs.id}`);
     const unknownCursor = await get('/v1/events?starting_after=evt_unknown');

@@ -33,8 +33,14 @@ describe('replaying the first answer', () => {
   });
 
   it('replays an encrypted S2S payment, scoped by the public_key at the end of encrypted_data', async () => {
-    const query = new URLSearchParams({ ...(s2sBody({ ccno: '4242424242424242' }) as Record<string, string>), terNO: String(CREDS.terNO), encryption_method: 'none' }).toString();
-    const form = new URLSearchParams({ encrypted_data: buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }) }).toString();
+    const query = new URLSearchParams({
+      ...(s2sBody({ ccno: '4242424242424242' }) as Record<string, string>),
+      terNO: String(CREDS.terNO),
+      encryption_method: 'none',
+    }).toString();
+    const form = new URLSearchParams({
+      encrypted_data: buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }),
+    }).toString();
     const headers = keyed('enc-1', { 'content-type': 'application/x-www-form-urlencoded' });
     const first = await sandbox.request('POST', '/api/s2s/encrypt', form, headers);
     const again = await sandbox.request('POST', '/api/s2s/encrypt', form, headers);
@@ -115,7 +121,12 @@ describe('refusing another request under the same key', () => {
 
   it('answers 409 for the same key on another endpoint, naming the first one', async () => {
     await sandbox.request('POST', '/v1/payments', PAYMENT, keyed('k-2', AUTH));
-    const res = await sandbox.request('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/h', events: ['*'] }, keyed('k-2', AUTH));
+    const res = await sandbox.request(
+      'POST',
+      '/v1/webhook_endpoints',
+      { url: 'https://shop.example/h', events: ['*'] },
+      keyed('k-2', AUTH),
+    );
     expect(res.status).toBe(409);
     expect(res.json.error.message).toContain('for POST /v1/payments');
   });
@@ -176,14 +187,18 @@ describe('concurrent requests with the same key', () => {
     const res = await waiting;
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
-    expect((await sandbox.request('POST', '/v1/payments', body, { ...keyed('fails', AUTH), 'content-type': 'application/json' })).json.id).toBe(res.json.id);
+    expect(
+      (await sandbox.request('POST', '/v1/payments', body, { ...keyed('fails', AUTH), 'content-type': 'application/json' })).json.id,
+    ).toBe(res.json.id);
   });
 
   it('answers 409 idempotency_key_in_progress when the first request takes too long', async () => {
     sandbox.services.idempotency.inProgressWaitMs = 50;
     const body = JSON.stringify(PAYMENT);
     // A request holding the key right now (admitted, no answer yet).
-    expect(await sandbox.services.idempotency.admit({ scope: 'mer_sandbox', key: 'slow', method: 'POST', path: '/v1/payments', body })).toEqual({ kind: 'run' });
+    expect(
+      await sandbox.services.idempotency.admit({ scope: 'mer_sandbox', key: 'slow', method: 'POST', path: '/v1/payments', body }),
+    ).toEqual({ kind: 'run' });
     const res = await sandbox.request('POST', '/v1/payments', body, { ...keyed('slow', AUTH), 'content-type': 'application/json' });
     expect(res.status).toBe(409);
     expect(res.json.error).toMatchObject({ code: 'idempotency_key_in_progress', param: 'Idempotency-Key' });
@@ -201,7 +216,12 @@ describe('scope and format of keys', () => {
     // Not even an identical body replays across merchants (S2S: scoped by the terminal's merchant).
     const body = s2sBody({ ccno: '4242424242424242', reference: 'same-ref' });
     const a = await sandbox.request('POST', '/api/s2s', body, keyed('shared-s2s'));
-    const b = await sandbox.request('POST', '/api/s2s', { ...body, public_key: CREDS.other.publicKey, terNO: CREDS.other.terNO }, keyed('shared-s2s'));
+    const b = await sandbox.request(
+      'POST',
+      '/api/s2s',
+      { ...body, public_key: CREDS.other.publicKey, terNO: CREDS.other.terNO },
+      keyed('shared-s2s'),
+    );
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.headers.get('idempotent-replayed')).toBeNull();
     expect(b.json.transID).not.toBe(a.json.transID);

@@ -23,10 +23,25 @@ const withDeep = (body: Record<string, unknown>, deepText: string) => JSON.strin
 /** [route, headers, a valid body with `deep` put in one of its fields, the field] */
 const ROUTES: Array<[string, Record<string, string>, (deep: unknown) => Record<string, unknown>, string]> = [
   ['/api/s2s', {}, (deep) => s2sBody({ fullname: deep }), 'fullname'],
-  ['/api/transactions/refund-request', {}, (deep) => ({ transID: 'T1', refundAmount: '1.00', public_key: CREDS.publicKey, note: deep }), 'note'],
-  ['/v1/payments', AUTH, (deep) => paymentBody({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' }, metadata: { order: deep } }), 'metadata'],
+  [
+    '/api/transactions/refund-request',
+    {},
+    (deep) => ({ transID: 'T1', refundAmount: '1.00', public_key: CREDS.publicKey, note: deep }),
+    'note',
+  ],
+  [
+    '/v1/payments',
+    AUTH,
+    (deep) => paymentBody({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' }, metadata: { order: deep } }),
+    'metadata',
+  ],
   ['/v1/tokens', AUTH, (deep) => ({ card: deep }), 'card'],
-  ['/v1/checkout/sessions', AUTH, (deep) => ({ amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', branding: deep }), 'branding'],
+  [
+    '/v1/checkout/sessions',
+    AUTH,
+    (deep) => ({ amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', branding: deep }),
+    'branding',
+  ],
   ['/v1/webhook_endpoints', AUTH, (deep) => ({ url: 'https://shop.example/hook', events: [deep] }), 'events'],
   ['/_sandbox/clock/advance', {}, (deep) => ({ duration: deep }), 'duration'],
   ['/_sandbox/scenarios', {}, (deep) => ({ name: 'n', entries: [deep] }), 'entries'],
@@ -50,7 +65,10 @@ describe('deep nesting', () => {
     // metadata (level 2) holding 30 more levels reaches level 32: refused by the metadata rule, not the depth limit.
     const atLimit = await sb.request('POST', '/v1/payments', paymentBody({ metadata: { k: nested(MAX_JSON_DEPTH - 2) } }), AUTH);
     expect(atLimit.status).toBe(400);
-    expect(atLimit.json.error).toMatchObject({ param: 'metadata.k', message: 'metadata.k must be a string (metadata is a flat map of strings), got an object with 1 field; send it as text' });
+    expect(atLimit.json.error).toMatchObject({
+      param: 'metadata.k',
+      message: 'metadata.k must be a string (metadata is a flat map of strings), got an object with 1 field; send it as text',
+    });
     const over = await sb.request('POST', '/v1/payments', paymentBody({ metadata: { k: nested(MAX_JSON_DEPTH - 1) } }), AUTH);
     expect(over.status).toBe(400);
     expect(over.json.error.param).toBe(`metadata.k${'.a'.repeat(MAX_JSON_DEPTH - 2)}`);
@@ -77,7 +95,11 @@ describe('invalid UTF-8', () => {
     return Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
   };
   const post = async (body: Buffer, headers: Record<string, string> = {}) =>
-    checkedResponse('POST', '/api/s2s', await sb.app.request('/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }));
+    checkedResponse(
+      'POST',
+      '/api/s2s',
+      await sb.app.request('/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }),
+    );
 
   it('two references that differ only in invalid bytes do not collide: each is a 400', async () => {
     // Each used to become "ord-\ufffd-1": the first was accepted, the others refused as a reused reference.
@@ -108,7 +130,8 @@ describe('invalid UTF-8', () => {
 describe('lone surrogates', () => {
   // JSON may escape a UTF-16 unit alone ("\ud800"): no character, it was stored as U+FFFD ("\ufffdx"),
   // the silent replacement bytes that are not UTF-8 are refused for. `UNIT` in the text becomes the escape.
-  const post = (path: string, text: string, headers: Record<string, string> = {}) => sb.post(path, text, { 'content-type': 'application/json', ...headers });
+  const post = (path: string, text: string, headers: Record<string, string> = {}) =>
+    sb.post(path, text, { 'content-type': 'application/json', ...headers });
   const withUnit = (body: Record<string, unknown>, unit: string) => JSON.stringify(body).replace('UNIT', unit);
 
   it.each([
@@ -117,12 +140,16 @@ describe('lone surrogates', () => {
     ['/v1/payments', 'metadata.order', '\\udc00', AUTH, paymentBody({ metadata: { order: 'UNIT' } })],
     ['/v1/payments', 'metadata.\\udbff', '\\udbff', AUTH, paymentBody({ metadata: { UNIT: 'a' } })],
     ['/_sandbox/scenarios', 'name', '\\ud83d', {}, { name: 'UNIT', entries: [{ reference: 'order-*', outcome: 'approve' }] }],
-  ])('POST %s: a lone surrogate in %s (%s) is a 400 invalid_encoding naming it, and nothing is stored', async (path, param, unit, headers, body) => {
-    const res = await post(path, withUnit(body, unit), { ...headers, 'Idempotency-Key': `lone-${param}` });
-    expect(res.status).toBe(400);
-    expect(res.json.error).toMatchObject({ code: 'invalid_encoding', param, message: expect.stringContaining('lone surrogate') });
-    for (const table of ['transactions', 'payments', 'scenario_entries', 'idempotency_keys']) expect(sb.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
-  });
+  ])(
+    'POST %s: a lone surrogate in %s (%s) is a 400 invalid_encoding naming it, and nothing is stored',
+    async (path, param, unit, headers, body) => {
+      const res = await post(path, withUnit(body, unit), { ...headers, 'Idempotency-Key': `lone-${param}` });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 'invalid_encoding', param, message: expect.stringContaining('lone surrogate') });
+      for (const table of ['transactions', 'payments', 'scenario_entries', 'idempotency_keys'])
+        expect(sb.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+    },
+  );
 
   it('a surrogate pair escaped in JSON is the character it names, stored as it is', async () => {
     const res = await post('/api/s2s', withUnit(s2sBody({ reference: 'ord-UNIT' }), '\\ud83d\\ude00'));

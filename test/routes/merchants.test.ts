@@ -50,14 +50,26 @@ async function everything(m: { id: string; api_key: string; terNO: number; publi
   const ids = await seedObjects(sb, who(m));
   expect((await sb.post('/_sandbox/chargebacks', { payment_id: ids.payment })).status).toBe(201);
   expect((await sb.post('/_sandbox/settlements', { merchant: m.id, pay_after: '1d' })).json.data).toHaveLength(1);
-  expect((await sb.post('/_sandbox/scenarios', { entries: [{ merchant: m.id, outcome: 'decline:card_declined' }, { terNO: m.terNO, outcome: 'approve' }] })).status).toBe(201);
-  expect((await sb.post('/v1/payments', { amount: 700, currency: 'EUR', token: ids.token }, { ...bearer(m), 'idempotency-key': `key-${m.id}` })).status).toBe(200);
+  expect(
+    (
+      await sb.post('/_sandbox/scenarios', {
+        entries: [
+          { merchant: m.id, outcome: 'decline:card_declined' },
+          { terNO: m.terNO, outcome: 'approve' },
+        ],
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await sb.post('/v1/payments', { amount: 700, currency: 'EUR', token: ids.token }, { ...bearer(m), 'idempotency-key': `key-${m.id}` }))
+      .status,
+  ).toBe(200);
   expect((await sb.post('/_sandbox/faults', { spec: `endpoint=${ids.endpoint}:fail-first=1` })).status).toBe(201);
   return ids;
 }
 
 describe('POST /_sandbox/merchants', () => {
-  it('answers 201 with a fresh merchant whose credentials have the seeded ones\' formats and work at once', async () => {
+  it("answers 201 with a fresh merchant whose credentials have the seeded ones' formats and work at once", async () => {
     const m = await newMerchant();
     expect(m).toMatchObject({ object: 'merchant', seeded: false, currency: 'EUR', terNO: 9001, public_key: 'pk_test_9001' });
     expect(m.id).toMatch(/^mer_[A-Za-z0-9]+$/);
@@ -67,7 +79,9 @@ describe('POST /_sandbox/merchants', () => {
     expect(m.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(m.terminals).toEqual([{ terNO: 9001, public_key: 'pk_test_9001', private_key: m.private_key }]);
     // Both families authenticate with the new credentials.
-    expect((await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }))).json.order_status).toBe('25');
+    expect(
+      (await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, ccno: '4242424242424242' }))).json.order_status,
+    ).toBe('25');
     expect((await createPayment(sb, {}, bearer(m))).status).toBeDefined();
     // A second one gets the next terminal and other secrets.
     const second = await newMerchant({ name: 'Worker 2', currency: 'usd' });
@@ -77,7 +91,12 @@ describe('POST /_sandbox/merchants', () => {
   });
 
   it('takes terminals shaped like those of a fixtures file', async () => {
-    const m = await newMerchant({ terminals: [{ terNO: 3003, public_key: 'pk_test_3003', private_key: 'pv_test_3003' }, { terNO: 3004, public_key: 'pk_test_3004', private_key: 'pv_test_3004' }] });
+    const m = await newMerchant({
+      terminals: [
+        { terNO: 3003, public_key: 'pk_test_3003', private_key: 'pv_test_3003' },
+        { terNO: 3004, public_key: 'pk_test_3004', private_key: 'pv_test_3004' },
+      ],
+    });
     expect(m).toMatchObject({ terNO: 3003, public_key: 'pk_test_3003', private_key: 'pv_test_3003' });
     expect(m.terminals).toHaveLength(2);
     expect((await sb.post('/api/s2s', s2sBody({ terNO: 3004, public_key: 'pk_test_3004', ccno: '4242424242424242' }))).status).toBe(200);
@@ -89,13 +108,53 @@ describe('POST /_sandbox/merchants', () => {
     [{ colour: 'red' }, 400, 'colour', /colour/],
     [{ terminals: [{ terNO: 0, public_key: 'pk_x_1', private_key: 'pv_x_1' }] }, 400, 'terminals.0.terNO', /terNO must be a whole number/],
     [{ terminals: [{ terNO: 3003, public_key: 'pk test', private_key: 'pv_x_1' }] }, 400, 'terminals.0.public_key', /public_key must be/],
-    [{ terminals: [{ terNO: 1001, public_key: 'pk_test_new', private_key: 'pv_test_new' }] }, 409, 'terminals.0.terNO', /terNO 1001 already belongs/],
-    [{ terminals: [{ terNO: 3003, public_key: 'pk_test_2002', private_key: 'pv_test_new' }] }, 409, 'terminals.0.public_key', /public_key pk_test_2002 already belongs/],
-    [{ terminals: [{ terNO: 3003, public_key: 'pk_a_1', private_key: 'pv_a_1' }, { terNO: 3003, public_key: 'pk_b_1', private_key: 'pv_b_1' }] }, 409, 'terminals.1.terNO', /terNO 3003/],
+    [
+      { terminals: [{ terNO: 1001, public_key: 'pk_test_new', private_key: 'pv_test_new' }] },
+      409,
+      'terminals.0.terNO',
+      /terNO 1001 already belongs/,
+    ],
+    [
+      { terminals: [{ terNO: 3003, public_key: 'pk_test_2002', private_key: 'pv_test_new' }] },
+      409,
+      'terminals.0.public_key',
+      /public_key pk_test_2002 already belongs/,
+    ],
+    [
+      {
+        terminals: [
+          { terNO: 3003, public_key: 'pk_a_1', private_key: 'pv_a_1' },
+          { terNO: 3003, public_key: 'pk_b_1', private_key: 'pv_b_1' },
+        ],
+      },
+      409,
+      'terminals.1.terNO',
+      /terNO 3003/,
+    ],
     // Public keys that end with one another: encrypted_data could not tell their terminals apart.
-    [{ terminals: [{ terNO: 3003, public_key: '1001', private_key: 'pv_x_1' }] }, 409, 'terminals.0.public_key', /^public_key 1001 is the end of "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/],
-    [{ terminals: [{ terNO: 3003, public_key: 'Apk_test_1001', private_key: 'pv_x_1' }] }, 409, 'terminals.0.public_key', /^public_key Apk_test_1001 ends with "pk_test_1001", the public_key of terminal 1001;/],
-    [{ terminals: [{ terNO: 3003, public_key: 'pk_a_3003', private_key: 'pv_a_1' }, { terNO: 3004, public_key: 'Xpk_a_3003', private_key: 'pv_b_1' }] }, 409, 'terminals.1.public_key', /ends with "pk_a_3003", the public_key of terminals\.0;/],
+    [
+      { terminals: [{ terNO: 3003, public_key: '1001', private_key: 'pv_x_1' }] },
+      409,
+      'terminals.0.public_key',
+      /^public_key 1001 is the end of "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/,
+    ],
+    [
+      { terminals: [{ terNO: 3003, public_key: 'Apk_test_1001', private_key: 'pv_x_1' }] },
+      409,
+      'terminals.0.public_key',
+      /^public_key Apk_test_1001 ends with "pk_test_1001", the public_key of terminal 1001;/,
+    ],
+    [
+      {
+        terminals: [
+          { terNO: 3003, public_key: 'pk_a_3003', private_key: 'pv_a_1' },
+          { terNO: 3004, public_key: 'Xpk_a_3003', private_key: 'pv_b_1' },
+        ],
+      },
+      409,
+      'terminals.1.public_key',
+      /ends with "pk_a_3003", the public_key of terminals\.0;/,
+    ],
   ])('refuses %j with %i naming %s, and creates nothing', async (body, status, param, message) => {
     const res = await sb.post('/_sandbox/merchants', body);
     expect(res.status, res.text).toBe(status);
@@ -112,7 +171,7 @@ describe('the terminal of a merchant created without "terminals"', () => {
     expect((await newMerchant()).terNO).toBe(9002);
   });
 
-  it('gets a random public key when pk_test_<terNO> would end with a key of someone\'s choosing', async () => {
+  it("gets a random public key when pk_test_<terNO> would end with a key of someone's choosing", async () => {
     await newMerchant({ terminals: [{ terNO: 3003, public_key: 'test_9001', private_key: 'pv_test_3003' }] });
     const m = await newMerchant();
     expect(m.terNO).toBe(9001);
@@ -132,10 +191,16 @@ describe('GET /_sandbox/merchants', () => {
     expect(second.json.data.map((m: any) => m.id)).toEqual(ids.slice(2, 4));
     expect(second.json.has_more).toBe(true);
     const last = await sb.get(`/_sandbox/merchants?limit=2&starting_after=${ids[3]}`);
-    expect(last.json).toMatchObject({ has_more: false, data: [{ id: ids[4], terminals: [{ terNO: made[2].terNO }], api_keys: [made[2].api_key] }] });
+    expect(last.json).toMatchObject({
+      has_more: false,
+      data: [{ id: ids[4], terminals: [{ terNO: made[2].terNO }], api_keys: [made[2].api_key] }],
+    });
     // Without a limit, a page of 50.
     expect((await sb.get('/_sandbox/merchants')).json.data).toHaveLength(5);
-    expect((await sb.get('/_sandbox/merchants?starting_after=mer_nope')).json.error).toMatchObject({ code: 'resource_missing', param: 'starting_after' });
+    expect((await sb.get('/_sandbox/merchants?starting_after=mer_nope')).json.error).toMatchObject({
+      code: 'resource_missing',
+      param: 'starting_after',
+    });
     expect((await sb.get('/_sandbox/merchants?limit=0')).json.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
     expect((await sb.get('/_sandbox/merchants?limit=1001')).json.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
   });
@@ -145,8 +210,18 @@ describe('GET /_sandbox/merchants', () => {
     const res = await sb.get('/_sandbox/merchants');
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ object: 'list', has_more: false });
-    expect(res.json.data.map((d: any) => [d.id, d.seeded])).toEqual([['mer_sandbox', true], ['mer_other', true], [m.id, false]]);
-    expect(res.json.data[0]).toMatchObject({ terNO: 1001, public_key: 'pk_test_1001', private_key: 'pv_test_1001', api_key: 'sk_test_sandbox', webhook_secret: 'whsec_test_sandbox' });
+    expect(res.json.data.map((d: any) => [d.id, d.seeded])).toEqual([
+      ['mer_sandbox', true],
+      ['mer_other', true],
+      [m.id, false],
+    ]);
+    expect(res.json.data[0]).toMatchObject({
+      terNO: 1001,
+      public_key: 'pk_test_1001',
+      private_key: 'pv_test_1001',
+      api_key: 'sk_test_sandbox',
+      webhook_secret: 'whsec_test_sandbox',
+    });
     expect((await sb.get(`/_sandbox/merchants/${m.id}`)).json).toEqual(res.json.data[2]);
     expect((await sb.get('/_sandbox/merchants/mer_nope')).status).toBe(404);
   });
@@ -160,7 +235,10 @@ describe('isolation of created merchants', () => {
     // The same reference on every merchant's terminal: no 409, three transactions.
     const transactions = new Map<string, string>();
     for (const m of [seeded, a, b]) {
-      const res = await sb.post('/api/s2s', s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'order-1', ccno: '4242424242424242' }));
+      const res = await sb.post(
+        '/api/s2s',
+        s2sBody({ terNO: m.terNO, public_key: m.public_key, reference: 'order-1', ccno: '4242424242424242' }),
+      );
       expect(res.status, res.text).toBe(200);
       transactions.set(m.id, res.json.transID);
     }
@@ -180,7 +258,9 @@ describe('isolation of created merchants', () => {
     // Each merchant's own deliveries are signed with its own secret.
     for (const m of [a, b]) {
       const delivery = sb.db.prepare('SELECT * FROM deliveries WHERE merchant_id = ? LIMIT 1').get(m.id) as any;
-      expect(sb.services.webhookSecrets({ ...delivery, merchantId: delivery.merchant_id, endpointId: delivery.endpoint_id })).toEqual([m.webhook_secret]);
+      expect(sb.services.webhookSecrets({ ...delivery, merchantId: delivery.merchant_id, endpointId: delivery.endpoint_id })).toEqual([
+        m.webhook_secret,
+      ]);
     }
     // Settling one merchant settles only its payments.
     const settled = (await sb.post('/_sandbox/settlements', { merchant: a.id, pay_after: '1d' })).json.data;
@@ -189,9 +269,9 @@ describe('isolation of created merchants', () => {
   });
 
   it.each([
-    ['a created merchant on the seeded merchant\'s objects', 'created', 'seeded'],
-    ['the seeded merchant on a created merchant\'s objects', 'seeded', 'created'],
-    ['one created merchant on another\'s objects', 'created', 'created2'],
+    ["a created merchant on the seeded merchant's objects", 'created', 'seeded'],
+    ["the seeded merchant on a created merchant's objects", 'seeded', 'created'],
+    ["one created merchant on another's objects", 'created', 'created2'],
   ])('%s: every object id is a 404, every terminal mix-up refused', async (_what, caller, owner) => {
     const a = await newMerchant();
     const b = await newMerchant();
@@ -214,14 +294,20 @@ describe('isolation of created merchants', () => {
     expect((await sb.post('/v1/refunds', { payment_id: ids.payment, amount: 1 }, bearer(me))).status).toBe(404);
     expect((await sb.post(`/v1/payments/${ids.authorized}/capture`, {}, bearer(me))).status).toBe(404);
     // /api/: a refund with my public_key on their transaction, and my terNO with their public_key.
-    expect((await sb.post('/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: me.public_key })).status).toBe(404);
+    expect(
+      (await sb.post('/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: me.public_key }))
+        .status,
+    ).toBe(404);
     expect((await sb.post('/api/s2s', s2sBody({ terNO: me.terNO, public_key: them.public_key }))).status).toBe(401);
-    for (const path of ['/v1/payments', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints']) expect((await sb.get(path, bearer(me))).json.data, path).toEqual([]);
+    for (const path of ['/v1/payments', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints'])
+      expect((await sb.get(path, bearer(me))).json.data, path).toEqual([]);
   });
 
   it('lets a scenario entry scoped to one merchant decide only its payments', async () => {
     const a = await newMerchant();
-    expect((await sb.post('/_sandbox/scenarios', { entries: [{ merchant: a.id, outcome: 'decline:card_declined', times: 5 }] })).status).toBe(201);
+    expect(
+      (await sb.post('/_sandbox/scenarios', { entries: [{ merchant: a.id, outcome: 'decline:card_declined', times: 5 }] })).status,
+    ).toBe(201);
     expect((await createPayment(sb)).status).toBe('authorized');
     expect((await createPayment(sb, {}, bearer(a))).status).toBe('declined');
     const s2s = await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key, ccno: '4242424242424242' }));
@@ -232,7 +318,7 @@ describe('isolation of created merchants', () => {
     expect(unknown.json.error.param).toBe('entries.0.merchant');
   });
 
-  it('makes the objects of event triggers in the merchant\'s currency', async () => {
+  it("makes the objects of event triggers in the merchant's currency", async () => {
     const a = await newMerchant({ currency: 'USD' });
     const res = await sb.post('/_sandbox/events/trigger', { type: 'payment.captured', merchant: a.id });
     expect(res.status, res.text).toBe(201);
@@ -241,7 +327,7 @@ describe('isolation of created merchants', () => {
 });
 
 describe('POST /_sandbox/reset {"merchant"}', () => {
-  it('empties one merchant\'s state and leaves the others exactly as they were', async () => {
+  it("empties one merchant's state and leaves the others exactly as they were", async () => {
     const a = await newMerchant();
     const b = await newMerchant();
     await seedObjects(sb);
@@ -265,18 +351,34 @@ describe('POST /_sandbox/reset {"merchant"}', () => {
     expect((await createPayment(sb)).status).toBe('authorized');
   });
 
-  it('leaves no job behind for its pending /v1/ payments (the chargeback card, the slow SEPA IBAN), and keeps another merchant\'s', async () => {
+  it("leaves no job behind for its pending /v1/ payments (the chargeback card, the slow SEPA IBAN), and keeps another merchant's", async () => {
     const a = await newMerchant();
     const b = await newMerchant();
     const chargeback = await createPayment(sb, { token: 'tok_chargeback' }, bearer(a));
-    const session = (await sb.post('/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/return' }, bearer(a))).json;
+    const session = (
+      await sb.post(
+        '/v1/checkout/sessions',
+        { amount: 2500, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/return' },
+        bearer(a),
+      )
+    ).json;
     const token = new URL(session.url).pathname.split('/').pop()!;
-    const submitted = await sb.postForm(`/pay/${token}/sepa`, { csrf: await csrfOf(sb, `/pay/${token}`), iban: 'AT32 1904 3002 3547 3204', holder: 'Jane Doe' });
+    const submitted = await sb.postForm(`/pay/${token}/sepa`, {
+      csrf: await csrfOf(sb, `/pay/${token}`),
+      iban: 'AT32 1904 3002 3547 3204',
+      holder: 'Jane Doe',
+    });
     expect(submitted.status, submitted.text).toBe(303);
     const sepa = (await sb.get(`/v1/checkout/sessions/${session.id}`, bearer(a))).json.payment_id;
     const theirs = await createPayment(sb, { token: 'tok_chargeback' }, bearer(b));
     const pending = () => sb.db.prepare('SELECT kind, subject_id AS subject FROM jobs WHERE done = 0 ORDER BY kind, subject_id').all();
-    expect(pending()).toEqual(expect.arrayContaining([{ kind: 'chargeback.open', subject: chargeback.id }, { kind: 'checkout.sepa_settle', subject: sepa }, { kind: 'chargeback.open', subject: theirs.id }]));
+    expect(pending()).toEqual(
+      expect.arrayContaining([
+        { kind: 'chargeback.open', subject: chargeback.id },
+        { kind: 'checkout.sepa_settle', subject: sepa },
+        { kind: 'chargeback.open', subject: theirs.id },
+      ]),
+    );
     expect((await sb.post('/_sandbox/reset', { merchant: a.id })).status).toBe(200);
     expect(pending()).toEqual([{ kind: 'chargeback.open', subject: theirs.id }]);
     // Their time comes and goes: only the other merchant's chargeback opens, and nothing of a's comes back.
@@ -286,7 +388,10 @@ describe('POST /_sandbox/reset {"merchant"}', () => {
   });
 
   it('answers 404 for an unknown merchant and 400 for a field it does not take', async () => {
-    expect((await sb.post('/_sandbox/reset', { merchant: 'mer_nope' })).json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await sb.post('/_sandbox/reset', { merchant: 'mer_nope' })).json.error).toMatchObject({
+      code: 'resource_missing',
+      param: 'id',
+    });
     expect((await sb.post('/_sandbox/reset', { merchants: 'mer_sandbox' })).json.error).toMatchObject({ code: 'parameter_unknown' });
   });
 });
@@ -306,7 +411,8 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
     // Checked in the database by its own columns too.
     for (const table of sb.db.pragma('table_list').map((t: any) => t.name as string)) {
       const columns = (sb.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);
-      if (columns.includes('merchant_id')) expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);
+      if (columns.includes('merchant_id'))
+        expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);
     }
     expect(sb.services.faults.list().data).toEqual([]);
     // Its credentials no longer authenticate; the others still do.
@@ -351,7 +457,10 @@ describe('public keys that end with one another', () => {
     sb.db.prepare("INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (500, ?, '1001', 'pv_test_500')").run(a.id);
     sb.store.credentials.forget();
     expect((await sb.post('/_sandbox/faults', { spec: `merchant=${a.id}:status=503` })).status).toBe(201);
-    const query = new URLSearchParams({ ...(s2sBody({ ccno: '4242424242424242', reference: 'enc-1' }) as Record<string, string>), encryption_method: 'aes256' }).toString();
+    const query = new URLSearchParams({
+      ...(s2sBody({ ccno: '4242424242424242', reference: 'enc-1' }) as Record<string, string>),
+      encryption_method: 'aes256',
+    }).toString();
     const encrypted = buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey });
     const headers = { 'idempotency-key': 'enc-key-1' };
     const res = await sb.postForm('/api/s2s/encrypt', { encrypted_data: encrypted }, headers);
@@ -368,11 +477,13 @@ describe('public keys that end with one another', () => {
     const res = await sb.post('/_sandbox/import', snapshot);
     expect(res.status, res.text).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: `tables.terminals.rows.${row}` });
-    expect(res.json.error.message).toMatch(/the public_key "Xpk_test_1001" of terminal 9001 ends with "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/);
+    expect(res.json.error.message).toMatch(
+      /the public_key "Xpk_test_1001" of terminal 9001 ends with "pk_test_1001", the public_key of terminal 1001; public keys of different terminals may never end with one another/,
+    );
     expect((await sb.get(`/_sandbox/merchants/${a.id}`)).json.public_key).toBe('pk_test_9001');
   });
 
-  it('a fixtures terminal whose public key clashes with a stored terminal\'s stops the start, naming both', async () => {
+  it("a fixtures terminal whose public key clashes with a stored terminal's stops the start, naming both", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paysandbox-fixtures-'));
     try {
       const db = join(dir, 'sandbox.db');
@@ -380,7 +491,20 @@ describe('public keys that end with one another', () => {
       first.services.merchants.create({ terminals: [{ terNO: 3003, public_key: 'pk_live_3003', private_key: 'pv_test_3003' }] });
       first.db.close();
       const fixtures = join(dir, 'fixtures.json');
-      writeFileSync(fixtures, JSON.stringify({ merchants: [{ id: 'mer_sandbox', name: 'Sandbox Merchant', webhook_secret: 'whsec_test_sandbox', api_keys: ['sk_test_sandbox'], terminals: [{ terNO: 1001, public_key: 'e_3003', private_key: 'pv_test_1001' }] }] }));
+      writeFileSync(
+        fixtures,
+        JSON.stringify({
+          merchants: [
+            {
+              id: 'mer_sandbox',
+              name: 'Sandbox Merchant',
+              webhook_secret: 'whsec_test_sandbox',
+              api_keys: ['sk_test_sandbox'],
+              terminals: [{ terNO: 1001, public_key: 'e_3003', private_key: 'pv_test_1001' }],
+            },
+          ],
+        }),
+      );
       expect(() => buildSandbox(loadConfig({ db, fixtures }, {}), { logger: silentLogger })).toThrow(
         'the fixtures terminal 1001 has public_key "e_3003", which is the end of "pk_live_3003", the public_key of terminal 3003 (merchant mer_',
       );
@@ -418,7 +542,7 @@ describe('full reset, export and import', () => {
 });
 
 describe('the dashboard', () => {
-  it('lists created merchants in its Merchant filter and shows only the chosen merchant\'s rows', async () => {
+  it("lists created merchants in its Merchant filter and shows only the chosen merchant's rows", async () => {
     const a = await newMerchant({ name: 'Worker 7' });
     const mine = await createPayment(sb, {}, bearer(a));
     const seeded = await createPayment(sb);

@@ -35,7 +35,11 @@ describe('405 for a known path with the wrong method', () => {
     ['PUT', '/_sandbox/clock', 'GET, HEAD'],
     ['DELETE', '/_sandbox/chargebacks/cb_1', 'GET, HEAD'],
   ])('%s %s answers 405 with Allow: %s whatever it carries (no body, a form, text/plain)', async (method, path, allow) => {
-    for (const [body, type] of [[undefined, ''], ['a=b', 'application/x-www-form-urlencoded'], ['{}', 'text/plain']] as const) {
+    for (const [body, type] of [
+      [undefined, ''],
+      ['a=b', 'application/x-www-form-urlencoded'],
+      ['{}', 'text/plain'],
+    ] as const) {
       const res = await sandbox.request(method, path, body, { 'content-type': type });
       expect(res.status, `${type}: ${res.text}`).toBe(405);
       expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());

@@ -29,7 +29,9 @@ async function page(authurl: string) {
 /** Submits the page's form like a browser: csrf from the page plus the given fields. */
 async function submit(authurl: string, fields: Record<string, string>) {
   const { csrf } = await page(authurl);
-  return sb.request('POST', pathOf(authurl), new URLSearchParams({ csrf, ...fields }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+  return sb.request('POST', pathOf(authurl), new URLSearchParams({ csrf, ...fields }).toString(), {
+    'content-type': 'application/x-www-form-urlencoded',
+  });
 }
 
 const status = async (transID: string) => (await sb.request('GET', `/_sandbox/transactions/${transID}`)).json;
@@ -70,7 +72,10 @@ describe('NB (netbanking)', () => {
     const created = await create('NB', { bank: 'icici' });
     expect((await page(created.authurl)).html).toMatch(/<option value="ICICI" selected="">/);
     await submit(created.authurl, { action: 'decline', bank: 'ICICI' });
-    expect(await status(created.transID)).toMatchObject({ order_status: '24', response: 'declined_by_customer: the customer declined the payment request' });
+    expect(await status(created.transID)).toMatchObject({
+      order_status: '24',
+      response: 'declined_by_customer: the customer declined the payment request',
+    });
   });
 });
 
@@ -195,7 +200,9 @@ describe('shared rules of the pages', () => {
   it('a form without the page CSRF token changes nothing (403)', async () => {
     sb = createTestSandbox();
     const created = await create('NB');
-    const res = await sb.request('POST', pathOf(created.authurl), 'action=approve&bank=HDFC&csrf=forged', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sb.request('POST', pathOf(created.authurl), 'action=approve&bank=HDFC&csrf=forged', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(403);
     expect((await status(created.transID)).status).toBe('Pending');
   });
@@ -206,7 +213,9 @@ describe('shared rules of the pages', () => {
     const { csrf } = await page(created.authurl);
     const form = new URLSearchParams({ csrf, action: 'decline' }).toString();
     await sb.request('POST', pathOf(created.authurl), form, { 'content-type': 'application/x-www-form-urlencoded' });
-    const again = await sb.request('POST', pathOf(created.authurl), form.replace('decline', 'approve'), { 'content-type': 'application/x-www-form-urlencoded' });
+    const again = await sb.request('POST', pathOf(created.authurl), form.replace('decline', 'approve'), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(again.status).toBe(409);
     expect((await status(created.transID)).status).toBe('Test Declined');
   });

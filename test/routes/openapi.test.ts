@@ -15,7 +15,9 @@ afterEach(() => sandbox.close());
 /** The method+path pairs the app really answers on, pages and assets included (middleware entries have method ALL). */
 function appRoutes(): string[] {
   // The dashboard is served at /_sandbox/ and documented as /_sandbox (a path with a trailing slash is refused by linters).
-  const pairs = sandbox.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path === '/_sandbox/' ? '/_sandbox' : r.path)}`);
+  const pairs = sandbox.app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path === '/_sandbox/' ? '/_sandbox' : r.path)}`);
   return [...new Set(pairs)].sort();
 }
 
@@ -38,15 +40,23 @@ describe('GET /openapi.json', () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
     const registered = appRoutes();
     const documented = documentedRoutes(doc);
-    expect(registered.filter((r) => !documented.includes(r)), 'routes missing from /openapi.json').toEqual([]);
-    expect(documented.filter((r) => !registered.includes(r)), 'documented routes the app does not serve').toEqual([]);
+    expect(
+      registered.filter((r) => !documented.includes(r)),
+      'routes missing from /openapi.json',
+    ).toEqual([]);
+    expect(
+      documented.filter((r) => !registered.includes(r)),
+      'documented routes the app does not serve',
+    ).toEqual([]);
     expect(registered.length).toBeGreaterThan(10);
   });
 
   it('takes request bodies from the zod schemas that validate them', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
     const s2s = doc.paths['/api/s2s'].post.requestBody.content['application/json'].schema;
-    expect(s2s.required).toEqual(expect.arrayContaining(['public_key', 'terNO', 'bill_amt', 'bill_currency', 'reference', 'webhook_url', 'return_url', 'mop']));
+    expect(s2s.required).toEqual(
+      expect.arrayContaining(['public_key', 'terNO', 'bill_amt', 'bill_currency', 'reference', 'webhook_url', 'return_url', 'mop']),
+    );
     expect(s2s.properties.mop.enum).toEqual(['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT']);
     // The same description is the hint of the validation error.
     const res = await sandbox.request('POST', '/api/s2s', { public_key: 'pk_test_1001' });
@@ -62,7 +72,12 @@ describe('GET /openapi.json', () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
     const names = doc.paths['/v1/events'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
     expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:starting_after', 'query:type', 'query:created[gte]']));
-    expect(doc.paths['/v1/events/{id}'].get.parameters).toContainEqual({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+    expect(doc.paths['/v1/events/{id}'].get.parameters).toContainEqual({
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    });
   });
 
   it('documents errors with the one error body and the Idempotency-Key header on public POSTs', async () => {
@@ -76,7 +91,9 @@ describe('GET /openapi.json', () => {
     expect(create.responses['400'].description).toContain('parameter_unknown');
     expect(doc.paths['/api/s2s'].post.responses['400'].description).not.toContain('parameter_unknown');
     expect(create.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
-    expect(doc.paths['/_sandbox/clock/advance'].post.parameters ?? []).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
+    expect(doc.paths['/_sandbox/clock/advance'].post.parameters ?? []).not.toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key' }),
+    );
     expect(create.security).toEqual([{ apiKey: [] }]);
   });
 
@@ -95,7 +112,10 @@ describe('GET /openapi.json', () => {
         const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
         expect(declared, `${method} ${path}`).toEqual(names);
         // A 303 is the success answer of the dashboard's form posts (POST, then redirect).
-        expect(Object.keys(op.responses).some((status) => /^(2\d\d|303)$/.test(status)), `${method} ${path}`).toBe(true);
+        expect(
+          Object.keys(op.responses).some((status) => /^(2\d\d|303)$/.test(status)),
+          `${method} ${path}`,
+        ).toBe(true);
         expect(op.summary, `${method} ${path}`).toBeTruthy();
       }
     }
@@ -112,19 +132,47 @@ describe('GET /openapi.json', () => {
     expect(captureSchema.required ?? []).toEqual([]);
     expect(cancel.content['application/json'].schema).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
     // What the document allows is what the routes accept: neither needs a body.
-    const captured = await sandbox.request('POST', `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/capture`, undefined, AUTH);
+    const captured = await sandbox.request(
+      'POST',
+      `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/capture`,
+      undefined,
+      AUTH,
+    );
     expect(captured.status, captured.text).toBe(200);
-    const canceled = await sandbox.request('POST', `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/cancel`, undefined, AUTH);
+    const canceled = await sandbox.request(
+      'POST',
+      `/v1/payments/${(await createPayment(sandbox, { capture: false })).id}/cancel`,
+      undefined,
+      AUTH,
+    );
     expect(canceled.status, canceled.text).toBe(200);
   });
 
   it('names the answers as reusable components and types query integers, metadata and event data', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
     const schemas = doc.components.schemas;
-    for (const name of ['Payment', 'Refund', 'Transaction', 'S2SPaymentAnswer', 'S2SRefundAnswer', 'Token', 'WebhookEndpoint', 'WebhookEndpointWithSecret', 'CheckoutSession', 'Event', 'Delivery', 'Chargeback', 'Settlement', 'FaultRule', 'Merchant', 'PaymentList']) {
+    for (const name of [
+      'Payment',
+      'Refund',
+      'Transaction',
+      'S2SPaymentAnswer',
+      'S2SRefundAnswer',
+      'Token',
+      'WebhookEndpoint',
+      'WebhookEndpointWithSecret',
+      'CheckoutSession',
+      'Event',
+      'Delivery',
+      'Chargeback',
+      'Settlement',
+      'FaultRule',
+      'Merchant',
+      'PaymentList',
+    ]) {
       expect(schemas[name], name).toBeDefined();
     }
-    const json = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    const json = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema;
     expect(json('/v1/payments/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Payment' });
     expect(json('/api/s2s', 'post', '200')).toEqual({ $ref: '#/components/schemas/S2SPaymentAnswer' });
     expect(json('/api/transactions/refund-request', 'post', '200')).toEqual({ $ref: '#/components/schemas/S2SRefundAnswer' });
@@ -150,20 +198,27 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(doc.paths['/pay/{token}'].get.responses['200'].content)).toEqual(['text/html']);
     expect(doc.paths['/authenticate/{token}'].post.responses['303'].headers.Location).toBeDefined();
     expect(Object.keys(doc.paths['/_sandbox/stream'].get.responses['200'].content)).toEqual(['text/event-stream']);
-    expect(doc.webhooks['payment.authorized'].post.requestBody.content['application/json'].schema.properties.event.const).toBe('payment.authorized');
+    expect(doc.webhooks['payment.authorized'].post.requestBody.content['application/json'].schema.properties.event.const).toBe(
+      'payment.authorized',
+    );
     expect(Object.keys(doc.webhooks['s2s.transaction'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
     // Every operation but the document itself (which takes no input) documents a 4xx.
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         if (path === '/openapi.json' || path.startsWith('/assets/') || path === '/favicon.ico') continue;
-        expect(Object.keys(op.responses).some((status) => /^4\d\d$/.test(status)), `${method} ${path}`).toBe(true);
+        expect(
+          Object.keys(op.responses).some((status) => /^4\d\d$/.test(status)),
+          `${method} ${path}`,
+        ).toBe(true);
       }
     }
   });
 
   it('gives every operation a unique operationId', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
-    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) =>
+      Object.values(ops).map((op) => op.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -172,10 +227,19 @@ describe('GET /openapi.json', () => {
     const declared = (doc.tags as Array<{ name: string; description: string }>).map((tag) => tag.name);
     expect(new Set(declared).size).toBe(declared.length);
     for (const tag of doc.tags) expect(tag.description.length, tag.name).toBeGreaterThan(10);
-    const operations = [...Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops)), ...Object.values(doc.webhooks as Record<string, any>).map((hook) => hook.post)];
+    const operations = [
+      ...Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops)),
+      ...Object.values(doc.webhooks as Record<string, any>).map((hook) => hook.post),
+    ];
     const used = new Set(operations.flatMap((op) => op.tags as string[]));
-    expect([...used].filter((tag) => !declared.includes(tag)), 'tags used but not declared').toEqual([]);
-    expect(declared.filter((tag) => !used.has(tag)), 'tags declared but not used').toEqual([]);
+    expect(
+      [...used].filter((tag) => !declared.includes(tag)),
+      'tags used but not declared',
+    ).toEqual([]);
+    expect(
+      declared.filter((tag) => !used.has(tag)),
+      'tags declared but not used',
+    ).toEqual([]);
     // The control tag says what its guard requires of a request.
     expect(doc.tags.find((tag: { name: string }) => tag.name === 'Sandbox control').description).toContain('Content-Length 0');
   });

@@ -10,7 +10,9 @@ let ids: { payment: string; authorized: string; refund: string; token: string };
 
 beforeEach(async () => {
   sb = createTestSandbox();
-  const token = (await sb.request('POST', '/v1/tokens', { card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } }, AUTH)).json.id;
+  const token = (
+    await sb.request('POST', '/v1/tokens', { card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } }, AUTH)
+  ).json.id;
   const payment = (await createPayment(sb, { token })).id;
   const authorized = (await createPayment(sb, { capture: false })).id;
   const refund = (await sb.request('POST', '/v1/refunds', { payment_id: payment, amount: 100 }, AUTH)).json.id;
@@ -18,7 +20,12 @@ beforeEach(async () => {
 });
 afterEach(() => sb.close());
 
-const MISSING = { payment: 'pay_0000000000000000', authorized: 'pay_0000000000000001', refund: 'rfd_0000000000000000', token: 'tok_0000000000000000' };
+const MISSING = {
+  payment: 'pay_0000000000000000',
+  authorized: 'pay_0000000000000001',
+  refund: 'rfd_0000000000000000',
+  token: 'tok_0000000000000000',
+};
 
 /** Every endpoint that takes an object id, built from a set of ids. */
 const endpoints: Array<[string, (id: typeof MISSING) => [string, string, unknown?]]> = [
@@ -65,7 +72,7 @@ describe('sk_test_other on sk_test_sandbox objects', () => {
     expect((await sb.request('GET', `/v1/refunds?payment_id=${ids.payment}`, undefined, AUTH)).json.data).toHaveLength(1);
   });
 
-  it("the owner still sees each object (so the 404s above are about the key, not the ids)", async () => {
+  it('the owner still sees each object (so the 404s above are about the key, not the ids)', async () => {
     for (const [, build] of endpoints) {
       const [method, path, body] = build(ids);
       if (method === 'POST') continue;

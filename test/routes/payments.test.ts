@@ -33,11 +33,14 @@ describe('bearer authentication on /v1/', () => {
     expect(res.headers.get('www-authenticate')).toContain('Bearer');
   });
 
-  it.each(['Basic c2tfdGVzdF9zYW5kYm94Og==', 'Bearer', 'Bearer sk_test_sandbox extra', 'sk_test_sandbox', 'Bearer pk_test_1001'])('a malformed header %j is 401 authentication_required', async (header) => {
-    const res = await sb.request('GET', '/v1/payments', undefined, { authorization: header });
-    expect(res.status).toBe(401);
-    expect(res.json.error.code).toBe('authentication_required');
-  });
+  it.each(['Basic c2tfdGVzdF9zYW5kYm94Og==', 'Bearer', 'Bearer sk_test_sandbox extra', 'sk_test_sandbox', 'Bearer pk_test_1001'])(
+    'a malformed header %j is 401 authentication_required',
+    async (header) => {
+      const res = await sb.request('GET', '/v1/payments', undefined, { authorization: header });
+      expect(res.status).toBe(401);
+      expect(res.json.error.code).toBe('authentication_required');
+    },
+  );
 
   it('an unknown key is 401 invalid_credentials and is not echoed', async () => {
     const res = await sb.request('GET', '/v1/payments', undefined, { authorization: 'Bearer sk_test_nobody_has_this' });
@@ -79,7 +82,13 @@ describe('POST /v1/payments', () => {
     });
     expect(res.json.id).toMatch(/^pay_[A-Za-z0-9]{16}$/);
     expect(eventTypes(sb, res.json.id)).toEqual(['payment.authorized', 'payment.captured']);
-    expect(lastEventData(sb, res.json.id, 'payment.authorized')).toMatchObject({ payment_id: res.json.id, status: 'authorized', amount: 1050, currency: 'EUR', reference: 'ord_1' });
+    expect(lastEventData(sb, res.json.id, 'payment.authorized')).toMatchObject({
+      payment_id: res.json.id,
+      status: 'authorized',
+      amount: 1050,
+      currency: 'EUR',
+      reference: 'ord_1',
+    });
     expect(deliveryUrls(sb, res.json.id, 'payment.captured')).toEqual(['https://shop.example/webhooks']);
     const shown = await sb.request('GET', `/v1/payments/${res.json.id}`, undefined, AUTH);
     expect(shown.json).toMatchObject({ status: 'captured', amount_captured: 1050, amount_refunded: 0 });
@@ -87,10 +96,18 @@ describe('POST /v1/payments', () => {
 
   it('delivers the spec §6.2 envelope to webhook_url', async () => {
     const payment = await createPayment(sb, { capture: false });
-    const body = sb.db.prepare("SELECT d.body FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? AND e.type = 'payment.authorized'").pluck().get(payment.id) as string;
+    const body = sb.db
+      .prepare(
+        "SELECT d.body FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.resource_id = ? AND e.type = 'payment.authorized'",
+      )
+      .pluck()
+      .get(payment.id) as string;
     const envelope = JSON.parse(body);
     expect(Object.keys(envelope).sort()).toEqual(['created_at', 'data', 'event', 'id']);
-    expect(envelope).toMatchObject({ event: 'payment.authorized', data: { payment_id: payment.id, status: 'authorized', amount: 1050, currency: 'EUR' } });
+    expect(envelope).toMatchObject({
+      event: 'payment.authorized',
+      data: { payment_id: payment.id, status: 'authorized', amount: 1050, currency: 'EUR' },
+    });
   });
 
   it('with capture false stays authorized and publishes only payment.authorized', async () => {
@@ -112,38 +129,67 @@ describe('POST /v1/payments', () => {
     expect((await createPayment(sb, { currency: 'usd' })).currency).toBe('USD');
     const minimal = await sb.request('POST', '/v1/payments', { amount: 500, currency: 'JPY' }, AUTH);
     expect(minimal.status).toBe(200);
-    expect(minimal.json).toMatchObject({ status: 'authorized', method: 'card', routing: 'smart', acquirer: 'best_available', amount: 500, currency: 'JPY', customer: {}, metadata: {} });
+    expect(minimal.json).toMatchObject({
+      status: 'authorized',
+      method: 'card',
+      routing: 'smart',
+      acquirer: 'best_available',
+      amount: 500,
+      currency: 'JPY',
+      customer: {},
+      metadata: {},
+    });
   });
 
   it('keeps card details but never the number', async () => {
-    const res = await sb.request('POST', '/v1/payments', paymentBody({ card: { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2030, cvc: '123' } }), AUTH);
+    const res = await sb.request(
+      'POST',
+      '/v1/payments',
+      paymentBody({ card: { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2030, cvc: '123' } }),
+      AUTH,
+    );
     expect(res.json.card).toEqual({ brand: 'VISA', last4: '4242', exp_month: 12, exp_year: 2030 });
     expect(res.text).not.toContain('4242424242424242');
     expect(res.text).not.toContain('"123"');
   });
 
   it('keeps reference, description, metadata and customer', async () => {
-    const payment = await createPayment(sb, { reference: 'ord_9', description: 'Blue mug', metadata: { order_id: '6735', channel: 'web' }, customer: { country: 'DE', email: 'jane@example.com', name: 'Jane' } });
-    expect(payment).toMatchObject({ reference: 'ord_9', description: 'Blue mug', metadata: { order_id: '6735', channel: 'web' }, customer: { country: 'DE', email: 'jane@example.com', name: 'Jane' } });
+    const payment = await createPayment(sb, {
+      reference: 'ord_9',
+      description: 'Blue mug',
+      metadata: { order_id: '6735', channel: 'web' },
+      customer: { country: 'DE', email: 'jane@example.com', name: 'Jane' },
+    });
+    expect(payment).toMatchObject({
+      reference: 'ord_9',
+      description: 'Blue mug',
+      metadata: { order_id: '6735', channel: 'web' },
+      customer: { country: 'DE', email: 'jane@example.com', name: 'Jane' },
+    });
     expect(lastEventData(sb, payment.id, 'payment.captured').metadata).toEqual({ order_id: '6735', channel: 'web' });
   });
 
   const declines = TEST_CARDS.filter((card) => card.script.authorisation.result === 'decline' && !card.script.challenge);
-  it.each(declines.map((card) => [card.token, card.number, (card.script.authorisation as { code: string }).code]))('%s (card %s) is declined %s at once', async (token, number, code) => {
-    for (const how of [{ token }, { card: { number, exp_month: 12, exp_year: 2030, cvc: '123' } }]) {
-      const payment = await createPayment(sb, how);
-      expect(payment).toMatchObject({ status: 'declined', decline_code: code, next_action: null, amount_captured: 0 });
-      expect(payment.failure_message).toContain(code);
-      expect(eventTypes(sb, payment.id)).toEqual(['payment.declined']);
-      expect(lastEventData(sb, payment.id, 'payment.declined')).toMatchObject({ status: 'declined', decline_code: code });
-    }
-  });
+  it.each(declines.map((card) => [card.token, card.number, (card.script.authorisation as { code: string }).code]))(
+    '%s (card %s) is declined %s at once',
+    async (token, number, code) => {
+      for (const how of [{ token }, { card: { number, exp_month: 12, exp_year: 2030, cvc: '123' } }]) {
+        const payment = await createPayment(sb, how);
+        expect(payment).toMatchObject({ status: 'declined', decline_code: code, next_action: null, amount_captured: 0 });
+        expect(payment.failure_message).toContain(code);
+        expect(eventTypes(sb, payment.id)).toEqual(['payment.declined']);
+        expect(lastEventData(sb, payment.id, 'payment.declined')).toMatchObject({ status: 'declined', decline_code: code });
+      }
+    },
+  );
 
   it('the chargeback card is captured and hands a chargeback.open job (family v1) to the chargebacks service 30 s later', async () => {
     const payment = await createPayment(sb, { token: 'tok_chargeback' });
     const shown = await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH);
     expect(shown.json.status).toBe('captured');
-    const job = sb.db.prepare("SELECT due_at AS dueAt, payload FROM jobs WHERE kind = 'chargeback.open' AND subject_id = ?").get(payment.id) as { dueAt: number; payload: string };
+    const job = sb.db
+      .prepare("SELECT due_at AS dueAt, payload FROM jobs WHERE kind = 'chargeback.open' AND subject_id = ?")
+      .get(payment.id) as { dueAt: number; payload: string };
     expect(job.dueAt).toBe(sb.clock.now() + 30_000);
     expect(JSON.parse(job.payload)).toEqual({ family: 'v1' });
   });
@@ -163,7 +209,10 @@ describe('3-D Secure on the shared authentication page', () => {
   it('requires_action with next_action, then OTP 123456 authorizes, captures and returns to return_url', async () => {
     const payment = await createPayment(sb, { token: 'tok_threeds_required', reference: 'ord_3ds' });
     expect(payment.status).toBe('requires_action');
-    expect(payment.next_action).toEqual({ type: 'redirect', url: expect.stringMatching(/^http:\/\/sandbox\.test\/authenticate\/[A-Za-z0-9_-]{43}$/) });
+    expect(payment.next_action).toEqual({
+      type: 'redirect',
+      url: expect.stringMatching(/^http:\/\/sandbox\.test\/authenticate\/[A-Za-z0-9_-]{43}$/),
+    });
     expect(eventTypes(sb, payment.id)).toEqual(['payment.requires_action']);
     const page = await sb.request('GET', new URL(payment.next_action.url).pathname);
     expect(page.text).toContain('ord_3ds');
@@ -182,17 +231,20 @@ describe('3-D Secure on the shared authentication page', () => {
   it.each([
     ['approve', 'captured', 'passed', ['payment.requires_action', 'payment.authorized', 'payment.captured']],
     ['decline', 'declined', 'failed', ['payment.requires_action', 'payment.declined']],
-  ])('POST /_sandbox/transactions/{pay_id}/authenticate %s completes a /v1/ payment without a browser', async (outcome, status, state, events) => {
-    const payment = await createPayment(sb, { token: 'tok_threeds_required' });
-    const res = await sb.request('POST', `/_sandbox/transactions/${payment.id}/authenticate`, { outcome });
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ id: payment.id, object: 'payment', status, authentication: state, next_action: null });
-    const back = new URL(res.json.redirect_url);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ payment_id: payment.id, status });
-    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json.status).toBe(status);
-    expect(eventTypes(sb, payment.id)).toEqual(events);
-    expect(deliveryUrls(sb, payment.id, events[events.length - 1]!)).toEqual(['https://shop.example/webhooks']);
-  });
+  ])(
+    'POST /_sandbox/transactions/{pay_id}/authenticate %s completes a /v1/ payment without a browser',
+    async (outcome, status, state, events) => {
+      const payment = await createPayment(sb, { token: 'tok_threeds_required' });
+      const res = await sb.request('POST', `/_sandbox/transactions/${payment.id}/authenticate`, { outcome });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toMatchObject({ id: payment.id, object: 'payment', status, authentication: state, next_action: null });
+      const back = new URL(res.json.redirect_url);
+      expect(Object.fromEntries(back.searchParams)).toEqual({ payment_id: payment.id, status });
+      expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json.status).toBe(status);
+      expect(eventTypes(sb, payment.id)).toEqual(events);
+      expect(deliveryUrls(sb, payment.id, events[events.length - 1]!)).toEqual(['https://shop.example/webhooks']);
+    },
+  );
 
   it('POST /_sandbox/transactions/{id}/authenticate answers 404 naming an unknown id, and 409 for a payment with nothing to authenticate', async () => {
     const missing = await sb.request('POST', '/_sandbox/transactions/pay_nope/authenticate', { outcome: 'approve' });
@@ -206,7 +258,10 @@ describe('3-D Secure on the shared authentication page', () => {
   });
 
   it('any Luhn-valid card outside the table is challenged too', async () => {
-    const payment = await createPayment(sb, { card: { number: '4111111111111111', exp_month: 1, exp_year: 31, cvc: '999' }, capture: false });
+    const payment = await createPayment(sb, {
+      card: { number: '4111111111111111', exp_month: 1, exp_year: 31, cvc: '999' },
+      capture: false,
+    });
     expect(payment.status).toBe('requires_action');
     expect(payment.card.exp_year).toBe(2031);
     await submitOtp(sb, payment.next_action.url, '123456');
@@ -225,7 +280,10 @@ describe('3-D Secure on the shared authentication page', () => {
   it('tok_threeds_then_declined passes the challenge and is declined card_declined', async () => {
     const payment = await createPayment(sb, { token: 'tok_threeds_then_declined' });
     await submitOtp(sb, payment.next_action.url, '123456');
-    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json).toMatchObject({ status: 'declined', decline_code: 'card_declined' });
+    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json).toMatchObject({
+      status: 'declined',
+      decline_code: 'card_declined',
+    });
   });
 
   it('Cancel on the page cancels the payment', async () => {
@@ -240,7 +298,10 @@ describe('3-D Secure on the shared authentication page', () => {
     advance(sb, 15 * 60_000 - 1000);
     expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json.status).toBe('requires_action');
     advance(sb, 1000);
-    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json).toMatchObject({ status: 'expired', next_action: null });
+    expect((await sb.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).json).toMatchObject({
+      status: 'expired',
+      next_action: null,
+    });
     expect(eventTypes(sb, payment.id)).toEqual(['payment.requires_action', 'payment.expired']);
     const page = await sb.request('GET', new URL(payment.next_action.url).pathname);
     expect(page.text).toContain('expired');
@@ -255,7 +316,9 @@ describe('3-D Secure on the shared authentication page', () => {
 });
 
 describe('POST /v1/payments validation', () => {
-  const card = (fields: Record<string, unknown>) => ({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123', ...fields } });
+  const card = (fields: Record<string, unknown>) => ({
+    card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123', ...fields },
+  });
   const cases: Array<[string, Record<string, unknown>, string, string]> = [
     ['amount missing', { amount: undefined }, 'parameter_missing', 'amount'],
     ['amount as text', { amount: '10.50' }, 'parameter_invalid', 'amount'],
@@ -292,7 +355,12 @@ describe('POST /v1/payments validation', () => {
     ['metadata value not text', { metadata: { order_id: 6735 } }, 'parameter_invalid', 'metadata.order_id'],
     ['metadata value too long', { metadata: { note: 'n'.repeat(501) } }, 'parameter_invalid', 'metadata.note'],
     ['metadata key too long', { metadata: { ['k'.repeat(41)]: 'v' } }, 'parameter_invalid', `metadata.${'k'.repeat(41)}`],
-    ['metadata too many keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'parameter_invalid', 'metadata'],
+    [
+      'metadata too many keys',
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      'parameter_invalid',
+      'metadata',
+    ],
     ['capture as text', { capture: 'yes' }, 'parameter_invalid', 'capture'],
     ['return_url javascript:', { return_url: 'javascript:alert(1)' }, 'parameter_invalid', 'return_url'],
     ['webhook_url relative', { webhook_url: '/hooks' }, 'parameter_invalid', 'webhook_url'],
@@ -514,7 +582,9 @@ describe('POST /v1/payments/{id}/cancel', () => {
     const payment = await createPayment(sb, overrides);
     const res = await sb.request('POST', `/v1/payments/${payment.id}/cancel`, undefined, AUTH);
     expect(res.status).toBe(409);
-    expect(res.json.error.message).toBe(`payment ${payment.id} is ${state}; only a payment that is processing or requires_action or authorized can be canceled`);
+    expect(res.json.error.message).toBe(
+      `payment ${payment.id} is ${state}; only a payment that is processing or requires_action or authorized can be canceled`,
+    );
   });
 
   it('a body with fields is 400 parameter_unknown', async () => {

@@ -43,7 +43,14 @@ describe('refund requests (in-process)', () => {
     const res = await refund(transID, '10.50');
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(SPEC_2_4);
-    expect(res.json).toMatchObject({ order_status: '8', status: 'Request Processed', bill_amt: 10.5, transID, bill_currency: 'EUR', reference: 'rf_full' });
+    expect(res.json).toMatchObject({
+      order_status: '8',
+      status: 'Request Processed',
+      bill_amt: 10.5,
+      transID,
+      bill_currency: 'EUR',
+      reference: 'rf_full',
+    });
     expect(res.json.tdate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(res.json.message).toContain('0.00 EUR is left');
 
@@ -64,7 +71,11 @@ describe('refund requests (in-process)', () => {
     expect((await refund(transID, '6.50')).status).toBe(200);
     await completeRefunds();
     expect(await transaction(transID)).toMatchObject({ order_status: '5', refunded_amt: '10.50' });
-    expect(webhookFields('refund.succeeded').map((h) => h.order_status).sort()).toEqual(['5', '6']);
+    expect(
+      webhookFields('refund.succeeded')
+        .map((h) => h.order_status)
+        .sort(),
+    ).toEqual(['5', '6']);
   });
 
   it('several refunds before any completes: pending ones count, and the next one is a 422 saying what is left', async () => {
@@ -121,7 +132,11 @@ describe('refund requests (in-process)', () => {
     const before = refunds();
     const res = await refund(transID, '1.00');
     expect(res.status).toBe(422);
-    expect(res.json.error).toMatchObject({ code: 'not_refundable', param: 'transID', message: expect.stringMatching(/is Chargeback \(order_status 11\); only Test Approved \(25\) or Partially Refunded \(6\)/) });
+    expect(res.json.error).toMatchObject({
+      code: 'not_refundable',
+      param: 'transID',
+      message: expect.stringMatching(/is Chargeback \(order_status 11\); only Test Approved \(25\) or Partially Refunded \(6\)/),
+    });
     expect(refunds()).toBe(before);
     await completeRefunds();
     expect(await transaction(transID)).toMatchObject({ status: 'Chargeback', refunded_amt: '0.00' });
@@ -164,7 +179,9 @@ describe('refund requests (in-process)', () => {
     expect(res.status).toBe(400);
     expect(res.json.error.message).toContain('more decimals than JPY allows');
     expect((await refund(transID, 500)).json.bill_amt).toBe(500);
-    const form = await sb.request('POST', '/api/transactions/refund-request', 'transID=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    const form = await sb.request('POST', '/api/transactions/refund-request', 'transID=1', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(400);
     expect(form.json.error.code).toBe('unsupported_content_type');
   });
@@ -172,14 +189,26 @@ describe('refund requests (in-process)', () => {
   it('refunds of an aes256 payment send an encrypted webhook too', async () => {
     const { buildEncryptedData, decryptWebhookData } = await import('../../src/crypto/s2s-cipher.js');
     const keys = { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey };
-    const query = new URLSearchParams({ ...(s2sBody({ ccno: '4242424242424242' }) as Record<string, string>), terNO: '1001', encryption_method: 'aes256' }).toString();
-    const created = await sb.request('POST', '/api/s2s/encrypt', new URLSearchParams({ encrypted_data: buildEncryptedData(query, keys) }).toString(), {
-      'content-type': 'application/x-www-form-urlencoded',
-    });
+    const query = new URLSearchParams({
+      ...(s2sBody({ ccno: '4242424242424242' }) as Record<string, string>),
+      terNO: '1001',
+      encryption_method: 'aes256',
+    }).toString();
+    const created = await sb.request(
+      'POST',
+      '/api/s2s/encrypt',
+      new URLSearchParams({ encrypted_data: buildEncryptedData(query, keys) }).toString(),
+      {
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    );
     await refund(created.json.transID, '1.00');
     await completeRefunds();
     const [hook] = webhookFields('refund.succeeded');
-    expect(Object.fromEntries(new URLSearchParams(decryptWebhookData(hook!.data!, keys)))).toMatchObject({ transID: created.json.transID, order_status: '6' });
+    expect(Object.fromEntries(new URLSearchParams(decryptWebhookData(hook!.data!, keys)))).toMatchObject({
+      transID: created.json.transID,
+      order_status: '6',
+    });
   });
 });
 
@@ -194,7 +223,11 @@ describe('refund requests (real server)', () => {
 
   it('20 concurrent partial refunds of 1.00 on 10.50: exactly 10 accepted, never more than the amount', async () => {
     const transID = await approvedPayment('4242424242424242', '/race');
-    const answers = await Promise.all(Array.from({ length: 20 }, () => env.http.post('/api/transactions/refund-request', { transID, refundAmount: '1.00', public_key: CREDS.publicKey })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        env.http.post('/api/transactions/refund-request', { transID, refundAmount: '1.00', public_key: CREDS.publicKey }),
+      ),
+    );
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
     const acceptedSum = accepted.reduce((sum, a) => sum + Math.round(a.json.bill_amt * 100), 0);
@@ -209,7 +242,11 @@ describe('refund requests (real server)', () => {
 
   it('card 4000000000005126: the refund is accepted, then fails with a signed refund.failed webhook and releases the amount', async () => {
     const transID = await approvedPayment('4000000000005126', '/refund-fails');
-    const accepted = await env.http.post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey });
+    const accepted = await env.http.post('/api/transactions/refund-request', {
+      transID,
+      refundAmount: '10.50',
+      public_key: CREDS.publicKey,
+    });
     expect(accepted.status).toBe(200);
     await env.http.post('/_sandbox/clock/advance', { duration: '2s' });
 
@@ -225,6 +262,8 @@ describe('refund requests (real server)', () => {
     const after = (await env.http.get(`/_sandbox/transactions/${transID}`)).json;
     expect(after).toMatchObject({ status: 'Test Approved', refunded_amt: '0.00' });
     // The failed refund no longer holds the amount: the whole of it can be asked again.
-    expect((await env.http.post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey })).status).toBe(200);
+    expect(
+      (await env.http.post('/api/transactions/refund-request', { transID, refundAmount: '10.50', public_key: CREDS.publicKey })).status,
+    ).toBe(200);
   });
 });

@@ -10,7 +10,21 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.close());
 
-const SPEC_2_2_FIELDS = ['transID', 'reference', 'order_status', 'status', 'response', 'bill_amt', 'bill_currency', 'mop', 'ccno', 'tdate', 'authurl', 'authstatus', 'authdata'];
+const SPEC_2_2_FIELDS = [
+  'transID',
+  'reference',
+  'order_status',
+  'status',
+  'response',
+  'bill_amt',
+  'bill_currency',
+  'mop',
+  'ccno',
+  'tdate',
+  'authurl',
+  'authstatus',
+  'authdata',
+];
 const AUTHSTATUS_FIELDS = ['transID', 'reference', 'order_status', 'status', 'response', 'bill_amt', 'bill_currency', 'tdate'];
 const TDATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
 
@@ -39,7 +53,9 @@ async function openPage(authurl: string) {
 
 /** Submits the OTP form (or another action) as a browser would. */
 async function submit(authurl: string, fields: Record<string, string>) {
-  return sandbox.request('POST', path(authurl), new URLSearchParams(fields).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+  return sandbox.request('POST', path(authurl), new URLSearchParams(fields).toString(), {
+    'content-type': 'application/x-www-form-urlencoded',
+  });
 }
 
 async function status(transID: string) {
@@ -70,7 +86,10 @@ describe('the 200 answer of POST /api/s2s', () => {
     expect(body.response).toMatch(/authurl/);
     expect(body.authurl).toMatch(/^http:\/\/sandbox\.test\/authenticate\/[A-Za-z0-9_-]{43}$/);
     expect(body.authstatus).toMatch(/^http:\/\/sandbox\.test\/api\/s2s\/status\/[A-Za-z0-9_-]{43}$/);
-    expect(JSON.parse(Buffer.from(body.authdata!, 'base64').toString('utf8'))).toMatchObject({ transID: body.transID, acsURL: body.authurl });
+    expect(JSON.parse(Buffer.from(body.authdata!, 'base64').toString('utf8'))).toMatchObject({
+      transID: body.transID,
+      acsURL: body.authurl,
+    });
     expect(deliveriesOf(body.transID!)).toEqual([]);
   });
 
@@ -125,10 +144,22 @@ describe('the 200 answer of POST /api/s2s', () => {
 describe('test cards', () => {
   it('4242424242424242 is frictionless: Test Approved (25), no authurl, webhook queued', async () => {
     const body = await pay({ ccno: '4242424242424242', reference: 'ord_frictionless' });
-    expect(body).toMatchObject({ order_status: '25', status: 'Test Approved', authurl: '', authdata: '', mop: 'VISA', ccno: '424242XXXXXX4242' });
+    expect(body).toMatchObject({
+      order_status: '25',
+      status: 'Test Approved',
+      authurl: '',
+      authdata: '',
+      mop: 'VISA',
+      ccno: '424242XXXXXX4242',
+    });
     const [delivery, ...rest] = deliveriesOf(body.transID!);
     expect(rest).toEqual([]);
-    expect(delivery).toMatchObject({ url: 'http://127.0.0.1:9/webhooks', contentType: 'application/x-www-form-urlencoded', status: 'pending', type: 'payment.authorized' });
+    expect(delivery).toMatchObject({
+      url: 'http://127.0.0.1:9/webhooks',
+      contentType: 'application/x-www-form-urlencoded',
+      status: 'pending',
+      type: 'payment.authorized',
+    });
     expect(Object.fromEntries(new URLSearchParams(delivery!.body))).toMatchObject({
       transID: body.transID,
       reference: 'ord_frictionless',
@@ -225,7 +256,10 @@ describe('the authentication page at authurl', () => {
     const back = new URL(third.headers.get('location')!);
     expect(back.searchParams.get('status')).toBe('Test Declined');
     expect(back.searchParams.get('order_status')).toBe('24');
-    expect(await status(body.transID!)).toMatchObject({ order_status: '24', response: 'authentication_failed: 3-D Secure authentication failed' });
+    expect(await status(body.transID!)).toMatchObject({
+      order_status: '24',
+      response: 'authentication_failed: 3-D Secure authentication failed',
+    });
     expect(deliveriesOf(body.transID!).map((d) => d.type)).toEqual(['payment.declined']);
   });
 
@@ -254,8 +288,18 @@ describe('the authentication page at authurl', () => {
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(`${back.origin}${back.pathname}`).toBe('https://shop.example/return');
-    expect(Object.fromEntries(back.searchParams)).toEqual({ cart: '7', transID: body.transID, reference: 'ord_otp_ok', status: 'Test Approved', order_status: '25' });
-    expect(await status(body.transID!)).toMatchObject({ order_status: '25', status: 'Test Approved', response: 'Transaction approved (test mode)' });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      cart: '7',
+      transID: body.transID,
+      reference: 'ord_otp_ok',
+      status: 'Test Approved',
+      order_status: '25',
+    });
+    expect(await status(body.transID!)).toMatchObject({
+      order_status: '25',
+      status: 'Test Approved',
+      response: 'Transaction approved (test mode)',
+    });
     const deliveries = deliveriesOf(body.transID!);
     expect(deliveries.map((d) => d.type)).toEqual(['payment.authorized']);
     expect(new URLSearchParams(deliveries[0]!.body).get('status')).toBe('Test Approved');
@@ -360,7 +404,11 @@ describe('expiry on the sandbox clock', () => {
     const byJob = await pay();
     sandbox.clock.advance(60 * 60_000);
     expect(sandbox.services.jobs.runDue()).toBe(1);
-    expect(await status(byJob.transID!)).toMatchObject({ order_status: '22', tdate: '2026-01-15 12:15:00.000000', authentication: { state: 'expired', expires_at: '2026-01-15T12:15:00.000Z' } });
+    expect(await status(byJob.transID!)).toMatchObject({
+      order_status: '22',
+      tdate: '2026-01-15 12:15:00.000000',
+      authentication: { state: 'expired', expires_at: '2026-01-15T12:15:00.000Z' },
+    });
 
     const byPage = await pay();
     sandbox.clock.advance(60 * 60_000);
@@ -420,7 +468,13 @@ describe('POST /_sandbox/transactions/:transID/authenticate', () => {
     const body = await pay({ reference: `ord_ctl_${outcome}` });
     const res = await sandbox.request('POST', `/_sandbox/transactions/${body.transID}/authenticate`, { outcome });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ transID: body.transID, reference: `ord_ctl_${outcome}`, order_status: code, status: text, authentication: state });
+    expect(res.json).toMatchObject({
+      transID: body.transID,
+      reference: `ord_ctl_${outcome}`,
+      order_status: code,
+      status: text,
+      authentication: state,
+    });
     const back = new URL(res.json.redirect_url);
     expect(back.searchParams.get('order_status')).toBe(code);
     expect(back.searchParams.get('transID')).toBe(body.transID);
@@ -444,7 +498,9 @@ describe('POST /_sandbox/transactions/:transID/authenticate', () => {
 
   it('answers 400 for a body that is not JSON', async () => {
     const body = await pay();
-    const res = await sandbox.request('POST', `/_sandbox/transactions/${body.transID}/authenticate`, 'outcome=approve', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sandbox.request('POST', `/_sandbox/transactions/${body.transID}/authenticate`, 'outcome=approve', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('unsupported_content_type');
   });
@@ -475,13 +531,25 @@ describe('GET authstatus', () => {
     const pending = await sandbox.request('GET', url);
     expect(pending.status).toBe(200);
     expect(Object.keys(pending.json).sort()).toEqual([...AUTHSTATUS_FIELDS].sort());
-    expect(pending.json).toMatchObject({ transID: body.transID, reference: 'ord_status', order_status: '0', status: 'Pending', bill_amt: '42.00', bill_currency: 'EUR' });
+    expect(pending.json).toMatchObject({
+      transID: body.transID,
+      reference: 'ord_status',
+      order_status: '0',
+      status: 'Pending',
+      bill_amt: '42.00',
+      bill_currency: 'EUR',
+    });
     expect(pending.json.tdate).toMatch(TDATE);
 
     sandbox.clock.advance(61_000);
     await sandbox.request('POST', `/_sandbox/transactions/${body.transID}/authenticate`, { outcome: 'approve' });
     const after = await sandbox.request('GET', url);
-    expect(after.json).toMatchObject({ order_status: '25', status: 'Test Approved', response: 'Transaction approved (test mode)', tdate: '2026-01-15 12:01:01.000000' });
+    expect(after.json).toMatchObject({
+      order_status: '25',
+      status: 'Test Approved',
+      response: 'Transaction approved (test mode)',
+      tdate: '2026-01-15 12:01:01.000000',
+    });
   });
 
   it('answers 404 in the error shape for an unknown token', async () => {

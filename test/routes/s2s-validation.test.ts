@@ -109,7 +109,12 @@ describe('POST /api/s2s: bodies that are not a JSON object', () => {
     ['a JSON string', '"hello"', { 'content-type': 'application/json' }, 'invalid_json'],
     ['JSON null', 'null', { 'content-type': 'application/json' }, 'invalid_json'],
     ['text/plain', JSON.stringify(s2sBody()), { 'content-type': 'text/plain' }, 'unsupported_content_type'],
-    ['a form body', new URLSearchParams(s2sBody() as Record<string, string>).toString(), { 'content-type': 'application/x-www-form-urlencoded' }, 'unsupported_content_type'],
+    [
+      'a form body',
+      new URLSearchParams(s2sBody() as Record<string, string>).toString(),
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'unsupported_content_type',
+    ],
     ['no content type', JSON.stringify(s2sBody()), {}, 'unsupported_content_type'],
   ])('%s -> 400 %4$s', async (_name, text, headers, code) => {
     const before = stored();
@@ -208,8 +213,14 @@ describe('POST /api/s2s: reference reuse', () => {
 
   it('tells the same to a retry of an encrypted create (/api/s2s/encrypt)', async () => {
     const first = await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'ord_retry_2' }));
-    const query = new URLSearchParams({ ...(s2sBody({ reference: 'ord_retry_2' }) as Record<string, string>), terNO: String(CREDS.terNO), encryption_method: 'none' }).toString();
-    const form = new URLSearchParams({ encrypted_data: buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }) }).toString();
+    const query = new URLSearchParams({
+      ...(s2sBody({ reference: 'ord_retry_2' }) as Record<string, string>),
+      terNO: String(CREDS.terNO),
+      encryption_method: 'none',
+    }).toString();
+    const form = new URLSearchParams({
+      encrypted_data: buildEncryptedData(query, { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey }),
+    }).toString();
     const retry = await sandbox.request('POST', '/api/s2s/encrypt', form, { 'content-type': 'application/x-www-form-urlencoded' });
     expect(retry.status).toBe(409);
     expect(retry.json.error).toMatchObject({ code: 'reference_in_use', param: 'reference' });
@@ -219,7 +230,11 @@ describe('POST /api/s2s: reference reuse', () => {
 
   it('lets another terminal use the same reference', async () => {
     expect((await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'ord_dup_2' }))).status).toBe(200);
-    const other = await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'ord_dup_2', terNO: CREDS.other.terNO, public_key: CREDS.other.publicKey }));
+    const other = await sandbox.request(
+      'POST',
+      '/api/s2s',
+      s2sBody({ reference: 'ord_dup_2', terNO: CREDS.other.terNO, public_key: CREDS.other.publicKey }),
+    );
     expect(other.status).toBe(200);
   });
 
@@ -286,7 +301,11 @@ describe('printable text and URLs in the optional customer fields', () => {
     expect(res.json.error.param).toBe(field);
   });
   it('accepts a UPI VPA with a one-letter provider', async () => {
-    const res = await sandbox.request('POST', '/api/s2s', s2sBody({ mop: 'UPICOLLECT', vpa: 'failure@x', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }));
+    const res = await sandbox.request(
+      'POST',
+      '/api/s2s',
+      s2sBody({ mop: 'UPICOLLECT', vpa: 'failure@x', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+    );
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('Test Declined');
   });

@@ -12,8 +12,10 @@ const scenarioFile = (name: string) => fileURLToPath(new URL(`../../fixtures/sce
 let sandbox: TestSandbox;
 afterEach(() => sandbox?.close());
 
-const pay = (overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) => sandbox.request('POST', '/api/s2s', s2sBody(overrides), headers);
-const authenticate = (transID: string, outcome: string) => sandbox.request('POST', `/_sandbox/transactions/${transID}/authenticate`, { outcome });
+const pay = (overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  sandbox.request('POST', '/api/s2s', s2sBody(overrides), headers);
+const authenticate = (transID: string, outcome: string) =>
+  sandbox.request('POST', `/_sandbox/transactions/${transID}/authenticate`, { outcome });
 
 describe('X-Sandbox-Outcome header', () => {
   it('forces a decline over the frictionless test card', async () => {
@@ -48,20 +50,26 @@ describe('X-Sandbox-Outcome header', () => {
     expect(shown.json.order_status).toBe('0');
   });
 
-  it.each([['decline:bogus'], ['approve please'], [''], ['challenge:then-decline:']])('refuses %j with a 400 naming the header and listing the vocabulary', async (value) => {
-    sandbox = createTestSandbox();
-    const res = await pay({}, { 'X-Sandbox-Outcome': value });
-    expect(res.status).toBe(400);
-    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'X-Sandbox-Outcome' });
-    expect(res.json.error.message).toContain('approve, decline:<code>, challenge, challenge:fail');
-    expect(res.json.error.message).toContain('insufficient_funds');
-  });
+  it.each([['decline:bogus'], ['approve please'], [''], ['challenge:then-decline:']])(
+    'refuses %j with a 400 naming the header and listing the vocabulary',
+    async (value) => {
+      sandbox = createTestSandbox();
+      const res = await pay({}, { 'X-Sandbox-Outcome': value });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'X-Sandbox-Outcome' });
+      expect(res.json.error.message).toContain('approve, decline:<code>, challenge, challenge:fail');
+      expect(res.json.error.message).toContain('insufficient_funds');
+    },
+  );
 });
 
 describe('scenario queue over the control API', () => {
   it('consumes entries in order and falls back to the test card when none is left', async () => {
     sandbox = createTestSandbox();
-    const posted = await sandbox.request('POST', '/_sandbox/scenarios', { name: 'ci', entries: [{ outcome: 'decline:card_declined' }, { outcome: 'approve', times: 2 }] });
+    const posted = await sandbox.request('POST', '/_sandbox/scenarios', {
+      name: 'ci',
+      entries: [{ outcome: 'decline:card_declined' }, { outcome: 'approve', times: 2 }],
+    });
     expect(posted.status).toBe(201);
     expect(posted.json.added).toBe(2);
 
@@ -109,8 +117,11 @@ describe('scenario queue over the control API', () => {
 
   it('decides /v1/ payments too, matched on amount and reference', async () => {
     sandbox = createTestSandbox();
-    await sandbox.request('POST', '/_sandbox/scenarios', { entries: [{ amount: 1500, reference: 'v1-*', outcome: 'decline:insufficient_funds' }] });
-    const v1 = (body: Record<string, unknown>, headers: Record<string, string> = {}) => sandbox.request('POST', '/v1/payments', body, { authorization: `Bearer ${CREDS.apiKey}`, ...headers });
+    await sandbox.request('POST', '/_sandbox/scenarios', {
+      entries: [{ amount: 1500, reference: 'v1-*', outcome: 'decline:insufficient_funds' }],
+    });
+    const v1 = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      sandbox.request('POST', '/v1/payments', body, { authorization: `Bearer ${CREDS.apiKey}`, ...headers });
     expect((await v1({ amount: 1500, currency: 'EUR', reference: 'other-1' })).json.status).toBe('authorized');
     const declined = await v1({ amount: 1500, currency: 'EUR', reference: 'v1-order' });
     expect(declined.json).toMatchObject({ status: 'declined', decline_code: 'insufficient_funds' });
@@ -191,7 +202,9 @@ describe('--scenario FILE', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ entries: [{ outcome: 'decline:nope' }] }));
     expect(() => createTestSandbox({ scenario: bad })).toThrow(/--scenario .*bad\.json: .*outcome must be one of/);
-    expect(() => createTestSandbox({ scenario: join(dir, 'missing.json') })).toThrow(/--scenario: scenario file .*missing\.json does not exist; shipped scenarios, given by name: 3ds-fails-then-approves, /);
+    expect(() => createTestSandbox({ scenario: join(dir, 'missing.json') })).toThrow(
+      /--scenario: scenario file .*missing\.json does not exist; shipped scenarios, given by name: 3ds-fails-then-approves, /,
+    );
     writeFileSync(bad, '{"entries": [');
     expect(() => createTestSandbox({ scenario: bad })).toThrow(/--scenario .*bad\.json is not valid JSON: /);
   });

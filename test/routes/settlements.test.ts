@@ -40,8 +40,19 @@ describe('the fee model: 1.4% rounded half up plus 0.25 per payment', () => {
   ])('%i %s minor units pays %i + %i', async (amount, currency, percent, fixed) => {
     const payment = await createPayment(sb, { amount, currency, token: 'tok_visa' });
     const [settlement] = await settle({ currency });
-    expect(settlement.payments).toEqual([{ family: 'v1', id: payment.id, gross: amount, fee: percent + fixed, refunded: 0, net: amount - percent - fixed }]);
-    expect(settlement).toMatchObject({ currency, count: 1, gross: amount, fees: percent + fixed, refunds: 0, adjustments: 0, net: amount - percent - fixed, clawbacks: [] });
+    expect(settlement.payments).toEqual([
+      { family: 'v1', id: payment.id, gross: amount, fee: percent + fixed, refunded: 0, net: amount - percent - fixed },
+    ]);
+    expect(settlement).toMatchObject({
+      currency,
+      count: 1,
+      gross: amount,
+      fees: percent + fixed,
+      refunds: 0,
+      adjustments: 0,
+      net: amount - percent - fixed,
+      clawbacks: [],
+    });
     expect(settlement.fee_model).toEqual({ percent_basis_points: 140, fixed_per_payment: fixed });
   });
 });
@@ -57,7 +68,16 @@ describe('sandbox settle', () => {
     expect(created).toHaveLength(3);
     const find = (merchant: string, currency: string) => created.find((s) => s.merchant_id === merchant && s.currency === currency);
     const eur = find('mer_sandbox', 'EUR');
-    expect(eur).toMatchObject({ object: 'settlement', status: 'created', count: 3, gross: 4050, fees: 39 + 53 + 40, refunds: 0, net: 4050 - 132, paid_at: null });
+    expect(eur).toMatchObject({
+      object: 'settlement',
+      status: 'created',
+      count: 3,
+      gross: 4050,
+      fees: 39 + 53 + 40,
+      refunds: 0,
+      net: 4050 - 132,
+      paid_at: null,
+    });
     expect(eur.id).toMatch(/^st_/);
     // The fixed test clock gives every payment the same time; order within a batch is then by id.
     expect(eur.payments.map((p: any) => `${p.family} ${p.id}`).sort()).toEqual([`v1 ${a.id}`, `v1 ${b.id}`, `s2s ${transID}`].sort());
@@ -71,11 +91,20 @@ describe('sandbox settle', () => {
     expect((await sb.request('POST', '/v1/refunds', { payment_id: partly.id, amount: 300 }, AUTH)).status).toBe(200);
     expect((await sb.request('POST', '/v1/refunds', { payment_id: fully.id }, AUTH)).status).toBe(200);
     const transID = await s2sPayment({ bill_amt: '10.00' });
-    expect((await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status).toBe(200);
+    expect(
+      (await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status,
+    ).toBe(200);
     advance(sb, 2_000);
     const [s] = await settle();
     expect(s).toMatchObject({ count: 3, gross: 3000, fees: 3 * 39, refunds: 300 + 1000 + 250, net: 3000 - 117 - 1550 });
-    expect(s.payments.find((p: any) => p.id === fully.id)).toEqual({ family: 'v1', id: fully.id, gross: 1000, fee: 39, refunded: 1000, net: -39 });
+    expect(s.payments.find((p: any) => p.id === fully.id)).toEqual({
+      family: 'v1',
+      id: fully.id,
+      gross: 1000,
+      fee: 39,
+      refunded: 1000,
+      net: -39,
+    });
   });
 
   it('leaves out payments that are not captured, in dispute, or pending, and settles a payment once', async () => {
@@ -140,7 +169,12 @@ describe('sandbox settle', () => {
   });
 
   it('pay_after "0s" pays at once; the events go to subscribed webhook endpoints', async () => {
-    const endpoint = await sb.request('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/settlements', events: ['settlement.created', 'settlement.paid'] }, AUTH);
+    const endpoint = await sb.request(
+      'POST',
+      '/v1/webhook_endpoints',
+      { url: 'https://shop.example/settlements', events: ['settlement.created', 'settlement.paid'] },
+      AUTH,
+    );
     expect(endpoint.status, endpoint.text).toBe(200);
     await createPayment(sb, { amount: 1000 });
     const [s] = await settle({ pay_after: '0s' });
@@ -198,7 +232,12 @@ describe('sandbox settle', () => {
 
 describe('clawbacks: refunds and lost chargebacks after a payout', () => {
   const refundV1 = async (paymentId: string, amount?: number) => {
-    const res = await sb.request('POST', '/v1/refunds', amount === undefined ? { payment_id: paymentId } : { payment_id: paymentId, amount }, AUTH);
+    const res = await sb.request(
+      'POST',
+      '/v1/refunds',
+      amount === undefined ? { payment_id: paymentId } : { payment_id: paymentId, amount },
+      AUTH,
+    );
     expect(res.status, res.text).toBe(200);
     // A refund succeeds on a job of the sandbox clock; only then is it owed back.
     advance(sb, 2_000);
@@ -231,7 +270,9 @@ describe('clawbacks: refunds and lost chargebacks after a payout', () => {
     await settle();
     await refundV1(eur.id, 100);
     await refundV1(usd.id);
-    expect((await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status).toBe(200);
+    expect(
+      (await sb.request('POST', '/api/transactions/refund-request', { transID, refundAmount: '2.50', public_key: CREDS.publicKey })).status,
+    ).toBe(200);
     // An S2S refund is pending until its job runs: nothing is owed for it yet.
     const fresh = await createPayment(sb, { amount: 5000 });
     const before = await settle({ currency: 'USD' });
@@ -291,7 +332,7 @@ describe('clawbacks: refunds and lost chargebacks after a payout', () => {
     expect(await settle()).toEqual([]);
   });
 
-  it('narrowing by merchant leaves other merchants\' clawbacks for their own run', async () => {
+  it("narrowing by merchant leaves other merchants' clawbacks for their own run", async () => {
     const mine = await createPayment(sb, { amount: 1000 });
     const theirs = await createPayment(sb, { amount: 1000 }, OTHER);
     await settle();

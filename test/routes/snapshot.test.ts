@@ -17,7 +17,10 @@ function open(flags = {}) {
 
 /** Every table in the database, as the schema lists it. */
 function tableNames(sandbox: TestSandbox): string[] {
-  return (sandbox.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+  return sandbox.db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
 }
 
 async function someState(sandbox: TestSandbox) {
@@ -97,7 +100,10 @@ describe('POST /_sandbox/import', () => {
       tables: {
         ...snapshot.tables,
         api_keys: { ...keys, rows: keys.rows.map((row: unknown[]) => row.map((v, i) => (i === keyAt ? `${v}_renamed` : v))) },
-        terminals: { ...terminals, rows: terminals.rows.map((row: unknown[]) => row.map((v, i) => (i === publicKeyAt ? `${v}_renamed` : v))) },
+        terminals: {
+          ...terminals,
+          rows: terminals.rows.map((row: unknown[]) => row.map((v, i) => (i === publicKeyAt ? `${v}_renamed` : v))),
+        },
       },
     };
     expect((await sandbox.request('POST', '/_sandbox/import', renamed)).status).toBe(200);
@@ -118,12 +124,48 @@ describe('POST /_sandbox/import', () => {
     ['a wrong format', (s: any) => ({ ...s, format: 'something.else' }), 'format', /"paysandbox\.snapshot"/],
     ['a wrong version', (s: any) => ({ ...s, version: 9 }), 'version', /1, the snapshot layout/],
     ['a newer schema', (s: any) => ({ ...s, schema_version: 999 }), 'schema_version', /newer sandbox/],
-    ['an unknown table', (s: any) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }), 'tables.ledgers', /table "ledgers"/],
-    ['an unknown column', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }), 'tables.merchants.columns', /no column "colour"/],
-    ['a short row', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }), 'tables.merchants.rows.0', /1 values for 5 columns/],
-    ['an object in a cell', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678', 'api', 'EUR']] } } }), 'tables.merchants.rows.0', /column name \(TEXT\): must be a string, not \{"a":1\}/],
-    ['a broken reference', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }), 'tables', /does not fit the database/],
-    ['a duplicate key', (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [...s.tables.merchants.rows, s.tables.merchants.rows[0]] } } }), 'tables', /UNIQUE/],
+    [
+      'an unknown table',
+      (s: any) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }),
+      'tables.ledgers',
+      /table "ledgers"/,
+    ],
+    [
+      'an unknown column',
+      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }),
+      'tables.merchants.columns',
+      /no column "colour"/,
+    ],
+    [
+      'a short row',
+      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }),
+      'tables.merchants.rows.0',
+      /1 values for 5 columns/,
+    ],
+    [
+      'an object in a cell',
+      (s: any) => ({
+        ...s,
+        tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678', 'api', 'EUR']] } },
+      }),
+      'tables.merchants.rows.0',
+      /column name \(TEXT\): must be a string, not \{"a":1\}/,
+    ],
+    [
+      'a broken reference',
+      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }),
+      'tables',
+      /does not fit the database/,
+    ],
+    [
+      'a duplicate key',
+      (s: any) => ({
+        ...s,
+        tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [...s.tables.merchants.rows, s.tables.merchants.rows[0]] } },
+      }),
+      'tables',
+      /UNIQUE/,
+    ],
     ['no tables', (s: any) => ({ format: s.format, version: s.version, schema_version: s.schema_version }), 'tables', /tables is required/],
   ])('refuses %s with a 400 naming the field, and changes nothing', async (_what, spoil, param, message) => {
     const sandbox = open();
@@ -143,35 +185,56 @@ describe('POST /_sandbox/import', () => {
     ['payments', 'status', 'weird', /column status.*one of/],
     ['payments', 'amount', 'abc', /column amount.*integer/],
     ['payments', 'metadata', '"a string"', /column metadata.*JSON object/],
-  ])('refuses a %s row whose %s is %j with a 400 naming table, row and column, and changes nothing', async (table, column, value, message) => {
-    const sandbox = open();
-    const payment = await createPayment(sandbox, { capture: false });
-    const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
-    const dump = snapshot.tables[table];
-    const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[]) => row.map((cell, i) => (dump.columns[i] === column ? value : cell))) } } };
-    const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
-    expect(res.status, res.text).toBe(400);
-    expect(res.json.error.code).toBe('parameter_invalid');
-    expect(res.json.error.param).toBe(`tables.${table}.rows.0`);
-    expect(res.json.error.message).toMatch(new RegExp(`table ${table}`));
-    expect(res.json.error.message).toMatch(message);
-    // Rolled back: the payment still reads, lists and captures.
-    expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
-    expect((await sandbox.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).status).toBe(200);
-    expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
-    expect((await sandbox.request('POST', `/v1/payments/${payment.id}/capture`, {}, AUTH)).status).toBe(200);
-  });
+  ])(
+    'refuses a %s row whose %s is %j with a 400 naming table, row and column, and changes nothing',
+    async (table, column, value, message) => {
+      const sandbox = open();
+      const payment = await createPayment(sandbox, { capture: false });
+      const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
+      const dump = snapshot.tables[table];
+      const spoilt = {
+        ...snapshot,
+        tables: {
+          ...snapshot.tables,
+          [table]: { ...dump, rows: dump.rows.map((row: unknown[]) => row.map((cell, i) => (dump.columns[i] === column ? value : cell))) },
+        },
+      };
+      const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.error.code).toBe('parameter_invalid');
+      expect(res.json.error.param).toBe(`tables.${table}.rows.0`);
+      expect(res.json.error.message).toMatch(new RegExp(`table ${table}`));
+      expect(res.json.error.message).toMatch(message);
+      // Rolled back: the payment still reads, lists and captures.
+      expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+      expect((await sandbox.request('GET', `/v1/payments/${payment.id}`, undefined, AUTH)).status).toBe(200);
+      expect((await sandbox.request('GET', '/v1/payments', undefined, AUTH)).status).toBe(200);
+      expect((await sandbox.request('POST', `/v1/payments/${payment.id}/capture`, {}, AUTH)).status).toBe(200);
+    },
+  );
 
   // SQLite takes most wrong types silently and fails on others (an INTEGER PRIMARY KEY): each is a
   // 400 before anything is written, naming the table, row and column.
   it.each([
     ['a string in an integer column', 'payments', 'amount', 'abc', /column amount \(INTEGER\): must be an integer/],
     ['a string in an INTEGER PRIMARY KEY', 'jobs', 'id', 'x1', /column id \(INTEGER\): must be an integer/],
-    ['an object in a text column', 'payments', 'currency', { code: 'eur' }, /column currency \(TEXT\): must be a string, not \{"code":"eur"\}/],
+    [
+      'an object in a text column',
+      'payments',
+      'currency',
+      { code: 'eur' },
+      /column currency \(TEXT\): must be a string, not \{"code":"eur"\}/,
+    ],
     ['binary data in a text column', 'payments', 'id', { $base64: 'AAAA' }, /column id \(TEXT\): must be a string, not binary data/],
     ['an array', 'payments', 'metadata', ['a'], /column metadata \(TEXT\): must be a string, not \["a"\]/],
     ['a boolean', 'payments', 'capture', true, /column capture \(INTEGER\): must be an integer.*not true/],
-    ['a huge number', 'terminals', 'ter_no', 1e20, /column ter_no \(INTEGER\): must be an integer between -9007199254740991 and 9007199254740991, not 100000000000000000000/],
+    [
+      'a huge number',
+      'terminals',
+      'ter_no',
+      1e20,
+      /column ter_no \(INTEGER\): must be an integer between -9007199254740991 and 9007199254740991, not 100000000000000000000/,
+    ],
     ['null in a NOT NULL column', 'payments', 'currency', null, /column currency \(TEXT\): must have a value, not null/],
   ])('refuses %s with a 400 naming table and column, and imports nothing', async (_what, table, column, value, message) => {
     const sandbox = open();
@@ -181,7 +244,18 @@ describe('POST /_sandbox/import', () => {
     const dump = snapshot.tables[table];
     expect(dump.columns).toContain(column);
     const last = dump.rows.length - 1;
-    const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[], r: number) => row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell))) } } };
+    const spoilt = {
+      ...snapshot,
+      tables: {
+        ...snapshot.tables,
+        [table]: {
+          ...dump,
+          rows: dump.rows.map((row: unknown[], r: number) =>
+            row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell)),
+          ),
+        },
+      },
+    };
     const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
     expect(res.status, res.text).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: `tables.${table}.rows.${last}` });
@@ -197,7 +271,10 @@ describe('POST /_sandbox/import', () => {
     const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
     const dump = snapshot.tables.payments;
     const at = dump.columns.indexOf('currency');
-    const without = { columns: dump.columns.filter((_: string, i: number) => i !== at), rows: dump.rows.map((row: unknown[]) => row.filter((_, i) => i !== at)) };
+    const without = {
+      columns: dump.columns.filter((_: string, i: number) => i !== at),
+      rows: dump.rows.map((row: unknown[]) => row.filter((_, i) => i !== at)),
+    };
     const res = await sandbox.request('POST', '/_sandbox/import', { ...snapshot, tables: { ...snapshot.tables, payments: without } });
     expect(res.status, res.text).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'tables.payments.columns' });
@@ -212,16 +289,36 @@ describe('POST /_sandbox/import', () => {
     const snapshot = (await sandbox.request('GET', '/_sandbox/export')).json;
     const tables = Object.keys(snapshot.tables).filter((table) => snapshot.tables[table].rows.length > 0);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...tables), fc.nat(), fc.nat(), fc.oneof(nastyValue, fc.constantFrom(1e20, -1e20, 2 ** 63, 1.5, { $base64: 'AAAA' }, [1], true)), async (table, r, c, value) => {
-        const dump = snapshot.tables[table];
-        const row = r % dump.rows.length;
-        const column = c % dump.columns.length;
-        const spoilt = { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((cells: unknown[], i: number) => (i !== row ? cells : cells.map((cell, j) => (j === column ? value : cell)))) } } };
-        const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
-        expect(res.status, `${table}.${dump.columns[column]} = ${JSON.stringify(value)?.slice(0, 60)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-        if (res.status !== 200) expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
-        else expect((await sandbox.request('POST', '/_sandbox/import', snapshot)).status).toBe(200);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...tables),
+        fc.nat(),
+        fc.nat(),
+        fc.oneof(nastyValue, fc.constantFrom(1e20, -1e20, 2 ** 63, 1.5, { $base64: 'AAAA' }, [1], true)),
+        async (table, r, c, value) => {
+          const dump = snapshot.tables[table];
+          const row = r % dump.rows.length;
+          const column = c % dump.columns.length;
+          const spoilt = {
+            ...snapshot,
+            tables: {
+              ...snapshot.tables,
+              [table]: {
+                ...dump,
+                rows: dump.rows.map((cells: unknown[], i: number) =>
+                  i !== row ? cells : cells.map((cell, j) => (j === column ? value : cell)),
+                ),
+              },
+            },
+          };
+          const res = await sandbox.request('POST', '/_sandbox/import', spoilt);
+          expect(
+            res.status,
+            `${table}.${dump.columns[column]} = ${JSON.stringify(value)?.slice(0, 60)}: ${res.text.slice(0, 300)}`,
+          ).toBeLessThan(500);
+          if (res.status !== 200) expect((await sandbox.request('GET', '/_sandbox/export')).json.tables).toEqual(snapshot.tables);
+          else expect((await sandbox.request('POST', '/_sandbox/import', snapshot)).status).toBe(200);
+        },
+      ),
       fuzzOptions(150),
     );
   }, 120_000);
@@ -233,7 +330,18 @@ describe('POST /_sandbox/import', () => {
     const spoil = (table: string, column: string, value: unknown) => {
       const dump = snapshot.tables[table];
       const last = dump.rows.length - 1;
-      return { ...snapshot, tables: { ...snapshot.tables, [table]: { ...dump, rows: dump.rows.map((row: unknown[], r: number) => row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell))) } } };
+      return {
+        ...snapshot,
+        tables: {
+          ...snapshot.tables,
+          [table]: {
+            ...dump,
+            rows: dump.rows.map((row: unknown[], r: number) =>
+              row.map((cell, i) => (r === last && dump.columns[i] === column ? value : cell)),
+            ),
+          },
+        },
+      };
     };
     for (const [table, column, value] of [
       ['transactions', 'outcome', 'nope'],
@@ -273,7 +381,11 @@ describe('POST /_sandbox/import', () => {
 describe('the control guard', () => {
   it('export, import and reset answer only callers with the control token when one is set (a snapshot holds every secret)', async () => {
     const sandbox = open({ controlToken: 'ctl_secret_1' });
-    for (const [method, path] of [['GET', '/_sandbox/export'], ['POST', '/_sandbox/import'], ['POST', '/_sandbox/reset']] as const) {
+    for (const [method, path] of [
+      ['GET', '/_sandbox/export'],
+      ['POST', '/_sandbox/import'],
+      ['POST', '/_sandbox/reset'],
+    ] as const) {
       const res = await sandbox.request(method, path, method === 'POST' ? {} : undefined);
       expect([path, res.status, res.json.error.code]).toEqual([path, 401, 'control_forbidden']);
     }
@@ -292,7 +404,17 @@ describe('POST /_sandbox/reset', () => {
     const res = await sandbox.request('POST', '/_sandbox/reset');
     expect(res.status).toBe(200);
     expect(res.json.reset).toBe(true);
-    expect(res.json.tables).toMatchObject({ merchants: 2, terminals: 2, api_keys: 2, transactions: 0, challenges: 0, events: 0, deliveries: 0, jobs: 0, scenario_entries: 2 });
+    expect(res.json.tables).toMatchObject({
+      merchants: 2,
+      terminals: 2,
+      api_keys: 2,
+      transactions: 0,
+      challenges: 0,
+      events: 0,
+      deliveries: 0,
+      jobs: 0,
+      scenario_entries: 2,
+    });
     for (const [table, count] of Object.entries(res.json.tables)) {
       if (!['merchants', 'terminals', 'api_keys', 'scenario_entries'].includes(table)) expect([table, count]).toEqual([table, 0]);
     }
@@ -311,7 +433,10 @@ describe('webhook fault rules after reset and import', () => {
     const delivery = { id: 'dlv_probe', endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never;
     return sandbox.services.faults.shape(delivery, 1, {} as never, () => ({}) as never).fault;
   }
-  const specs = async (sandbox: TestSandbox) => ((await sandbox.request('GET', '/_sandbox/faults')).json.data as Array<{ spec: string; source: string }>).map((r) => `${r.source}:${r.spec}`);
+  const specs = async (sandbox: TestSandbox) =>
+    ((await sandbox.request('GET', '/_sandbox/faults')).json.data as Array<{ spec: string; source: string }>).map(
+      (r) => `${r.source}:${r.spec}`,
+    );
 
   it('reset drops the rules set through the API and re-applies the --faults ones, in the list and in effect', async () => {
     const sandbox = open({ faults: 'fail-first=1' });
@@ -327,7 +452,7 @@ describe('webhook fault rules after reset and import', () => {
     expect(shapeLabel(sandbox)).toBe('fail-first=1');
   });
 
-  it('import replaces the rules with the snapshot\'s, in the list and in effect', async () => {
+  it("import replaces the rules with the snapshot's, in the list and in effect", async () => {
     const sandbox = open();
     await sandbox.request('POST', '/_sandbox/faults', { spec: 'fail-first=2' });
     const withRule = (await sandbox.request('GET', '/_sandbox/export')).json;

@@ -11,7 +11,13 @@ beforeEach(() => {
 });
 afterEach(() => sb.close());
 
-const card = (fields: Record<string, unknown> = {}) => ({ number: '4000 0000 0000 9995', exp_month: 3, exp_year: 2029, cvc: '314', ...fields });
+const card = (fields: Record<string, unknown> = {}) => ({
+  number: '4000 0000 0000 9995',
+  exp_month: 3,
+  exp_year: 2029,
+  cvc: '314',
+  ...fields,
+});
 
 describe('POST /v1/tokens', () => {
   it('returns tok_... with brand, last4 and expiry, never the number or cvc', async () => {
@@ -34,7 +40,12 @@ describe('POST /v1/tokens', () => {
     const token = (await sb.request('POST', '/v1/tokens', { card: card() }, AUTH)).json.id;
     for (let i = 0; i < 2; i++) {
       const payment = await createPayment(sb, { token });
-      expect(payment).toMatchObject({ status: 'declined', decline_code: 'insufficient_funds', token, card: { last4: '9995', exp_month: 3, exp_year: 2029 } });
+      expect(payment).toMatchObject({
+        status: 'declined',
+        decline_code: 'insufficient_funds',
+        token,
+        card: { last4: '9995', exp_month: 3, exp_year: 2029 },
+      });
     }
   });
 
@@ -64,14 +75,25 @@ describe('predefined test tokens', () => {
   it.each(TEST_CARDS.map((c) => [c.token, c.number]))('GET /v1/tokens/%s shows card ...%s', async (token, number) => {
     const res = await sb.request('GET', `/v1/tokens/${token}`, undefined, AUTH);
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ id: token, object: 'token', predefined: true, created_at: null, card: { last4: number.slice(-4), exp_month: 12, exp_year: 2031 } });
+    expect(res.json).toMatchObject({
+      id: token,
+      object: 'token',
+      predefined: true,
+      created_at: null,
+      card: { last4: number.slice(-4), exp_month: 12, exp_year: 2031 },
+    });
     expect(res.text).not.toContain(number);
   });
 
   it('every merchant can use them', async () => {
     const res = await sb.request('GET', '/v1/tokens/tok_visa', undefined, { authorization: 'Bearer sk_test_other' });
     expect(res.status).toBe(200);
-    const payment = await sb.request('POST', '/v1/payments', { amount: 100, currency: 'EUR', token: 'tok_visa' }, { authorization: 'Bearer sk_test_other' });
+    const payment = await sb.request(
+      'POST',
+      '/v1/payments',
+      { amount: 100, currency: 'EUR', token: 'tok_visa' },
+      { authorization: 'Bearer sk_test_other' },
+    );
     expect(payment.json.status).toBe('authorized');
   });
 
@@ -108,20 +130,38 @@ describe('card numbers at rest', () => {
 
   it.each([
     ['a string', { card: '4000000000009995|03|2029|7391' }, 'card', 'got a string of 29 characters'],
-    ['an object of the wrong shape', { card: card({ number: { pan: '4000000000009995' }, cvc: '7391' }) }, 'card.number', 'got an object with 1 field'],
-    ['a cvc of the wrong type', { card: card({ number: '4000000000009995', cvc: { value: '7391' } }) }, 'card.cvc', 'got an object with 1 field'],
+    [
+      'an object of the wrong shape',
+      { card: card({ number: { pan: '4000000000009995' }, cvc: '7391' }) },
+      'card.number',
+      'got an object with 1 field',
+    ],
+    [
+      'a cvc of the wrong type',
+      { card: card({ number: '4000000000009995', cvc: { value: '7391' } }) },
+      'card.cvc',
+      'got an object with 1 field',
+    ],
     ['an array', { card: ['4000000000009995', '7391'] }, 'card', 'got an array of 2 items'],
     ['a number as a number', { card: card({ number: 4000000000009995, cvc: '7391' }) }, 'card.number', 'got a number'],
-    ['a wrong expiry beside the number', { card: card({ exp_month: '03', cvc: '7391' }) }, 'card.exp_month', 'got a string of 2 characters'],
-  ])('a card given as %s is a 400 that echoes neither the number nor the cvc, even stored by an Idempotency-Key', async (_name, body, param, says) => {
-    const res = await sb.request('POST', '/v1/tokens', body, { ...AUTH, 'idempotency-key': 'bad-card' });
-    expect(res.status).toBe(400);
-    expect(res.json.error.param).toBe(param);
-    expect(res.json.error.message).toContain(says);
-    expect(res.text).not.toContain('4000000000009995');
-    expect(res.text).not.toContain('7391');
-    expect(sb.db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(1);
-    expect(everything()).not.toContain('4000000000009995');
-    expect(everything()).not.toContain('7391');
-  });
+    [
+      'a wrong expiry beside the number',
+      { card: card({ exp_month: '03', cvc: '7391' }) },
+      'card.exp_month',
+      'got a string of 2 characters',
+    ],
+  ])(
+    'a card given as %s is a 400 that echoes neither the number nor the cvc, even stored by an Idempotency-Key',
+    async (_name, body, param, says) => {
+      const res = await sb.request('POST', '/v1/tokens', body, { ...AUTH, 'idempotency-key': 'bad-card' });
+      expect(res.status).toBe(400);
+      expect(res.json.error.param).toBe(param);
+      expect(res.json.error.message).toContain(says);
+      expect(res.text).not.toContain('4000000000009995');
+      expect(res.text).not.toContain('7391');
+      expect(sb.db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(1);
+      expect(everything()).not.toContain('4000000000009995');
+      expect(everything()).not.toContain('7391');
+    },
+  );
 });

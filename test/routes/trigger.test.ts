@@ -42,7 +42,9 @@ describe('trigger, for every event type', () => {
     expect(res.json.event).toMatchObject({ object: 'event', event: type, merchant_id: 'mer_sandbox' });
     expect(res.json.event.id).toMatch(/^evt_/);
     expect(countOf(type)).toBe(1);
-    expect(res.json.events.filter((e: { type: string }) => e.type === type)).toEqual([{ id: res.json.event.id, type, resource_id: res.json.event.resource_id }]);
+    expect(res.json.events.filter((e: { type: string }) => e.type === type)).toEqual([
+      { id: res.json.event.id, type, resource_id: res.json.event.resource_id },
+    ]);
     // The event's status is the object's status as the API shows it now.
     expect(await statusOfRelated(type, res.json.related)).toBe(res.json.event.data.status);
     expect(res.json.delivery).toBeNull();
@@ -51,7 +53,13 @@ describe('trigger, for every event type', () => {
   it('a triggered payment is a real EUR 20.00 payment tagged with the event it was made for', async () => {
     const res = await trigger({ type: 'payment.captured' });
     const payment = (await sb.request('GET', `/v1/payments/${res.json.related.payment_id}`, undefined, AUTH)).json;
-    expect(payment).toMatchObject({ status: 'captured', amount: 2000, currency: 'EUR', amount_captured: 2000, metadata: { sandbox_trigger: 'payment.captured' } });
+    expect(payment).toMatchObject({
+      status: 'captured',
+      amount: 2000,
+      currency: 'EUR',
+      amount_captured: 2000,
+      metadata: { sandbox_trigger: 'payment.captured' },
+    });
     expect(res.json.events.map((e: { type: string }) => e.type)).toEqual(['payment.authorized', 'payment.captured']);
     expect(res.json.event.data).toMatchObject({ payment_id: payment.id, status: 'captured', amount: 2000, currency: 'EUR' });
   });
@@ -65,12 +73,21 @@ describe('trigger --payment', () => {
     expect(captured.json.related).toEqual({ payment_id: payment.id });
     const refunded = await trigger({ type: 'refund.succeeded', payment_id: payment.id });
     expect(refunded.status, refunded.text).toBe(201);
-    expect(refunded.json.event.data).toMatchObject({ payment_id: payment.id, status: 'succeeded', amount: 1050, payment_status: 'refunded' });
+    expect(refunded.json.event.data).toMatchObject({
+      payment_id: payment.id,
+      status: 'succeeded',
+      amount: 1050,
+      payment_status: 'refunded',
+    });
     expect(eventTypes(sb, payment.id)).toEqual(['payment.authorized', 'payment.captured', 'refund.created', 'refund.succeeded']);
   });
 
   it('passes, fails or expires an open 3-D Secure challenge', async () => {
-    for (const [type, status] of [['payment.authorized', 'captured'], ['payment.declined', 'declined'], ['payment.expired', 'expired']] as const) {
+    for (const [type, status] of [
+      ['payment.authorized', 'captured'],
+      ['payment.declined', 'declined'],
+      ['payment.expired', 'expired'],
+    ] as const) {
       const payment = await createPayment(sb, { token: 'tok_threeds_required' });
       const res = await trigger({ type, payment_id: payment.id });
       expect(res.status, res.text).toBe(201);
@@ -141,8 +158,16 @@ describe('trigger --to', () => {
   it('adds one manual delivery of exactly that event to the URL', async () => {
     const res = await trigger({ type: 'refund.failed', to: 'http://127.0.0.1:9/hook' });
     expect(res.status, res.text).toBe(201);
-    expect(res.json.delivery).toMatchObject({ event_id: res.json.event.id, event: 'refund.failed', url: 'http://127.0.0.1:9/hook', manual: true, status: 'pending' });
-    const rows = sb.db.prepare('SELECT event_id AS eventId, url, body FROM deliveries WHERE url = ?').all('http://127.0.0.1:9/hook') as Array<{ eventId: string; body: string }>;
+    expect(res.json.delivery).toMatchObject({
+      event_id: res.json.event.id,
+      event: 'refund.failed',
+      url: 'http://127.0.0.1:9/hook',
+      manual: true,
+      status: 'pending',
+    });
+    const rows = sb.db
+      .prepare('SELECT event_id AS eventId, url, body FROM deliveries WHERE url = ?')
+      .all('http://127.0.0.1:9/hook') as Array<{ eventId: string; body: string }>;
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.body)).toMatchObject({ event: 'refund.failed', id: res.json.event.id, data: { status: 'failed' } });
   });
@@ -154,7 +179,13 @@ describe('trigger input', () => {
     [{ type: 'payment.exploded' }, 400, 'parameter_invalid', 'type', 'checkout.session.expired'],
     [{ type: 'payment.captured', to: 'ftp://x' }, 400, 'parameter_invalid', 'to', 'http(s) URL'],
     [{ type: 'payment.captured', colour: 'red' }, 400, 'parameter_unknown', 'colour', 'not a field'],
-    [{ type: 'payment.captured', payment_id: 'pay_missing' }, 404, 'resource_missing', 'payment_id', 'no payment or transaction pay_missing'],
+    [
+      { type: 'payment.captured', payment_id: 'pay_missing' },
+      404,
+      'resource_missing',
+      'payment_id',
+      'no payment or transaction pay_missing',
+    ],
     [{ type: 'payment.captured', merchant: 'mer_nobody' }, 404, 'resource_missing', 'merchant', 'no merchant mer_nobody'],
   ])('%j is a %i %s on %s', async (body, status, code, param, message) => {
     const res = await trigger(body);

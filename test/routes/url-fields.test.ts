@@ -17,11 +17,19 @@ afterEach(() => sb.close());
 /** URLs the old pattern let through that the WHATWG parser refuses. */
 const NOT_URLS = ['http://shop.example:99999/r', 'http://%zz/r', 'http://[::1/r'];
 
-const session = (fields: Record<string, unknown>) => ({ amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', ...fields });
+const session = (fields: Record<string, unknown>) => ({
+  amount: 100,
+  currency: 'EUR',
+  methods: ['card'],
+  return_url: 'https://shop.example/r',
+  ...fields,
+});
 const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
 
 /** [field as named in the error, path (given the seeded ids), headers, body with `url` in that field] */
-const FIELDS: Array<[string, (ids: Awaited<ReturnType<typeof seedObjects>>) => string, Record<string, string>, (url: string) => Record<string, unknown>]> = [
+const FIELDS: Array<
+  [string, (ids: Awaited<ReturnType<typeof seedObjects>>) => string, Record<string, string>, (url: string) => Record<string, unknown>]
+> = [
   ['webhook_url', () => '/api/s2s', {}, (url) => s2sBody({ webhook_url: url })],
   ['return_url', () => '/api/s2s', {}, (url) => s2sBody({ return_url: url })],
   ['source_url', () => '/api/s2s', {}, (url) => s2sBody({ source_url: url })],
@@ -41,13 +49,15 @@ const FIELDS: Array<[string, (ids: Awaited<ReturnType<typeof seedObjects>>) => s
 const PLACEHOLDER_IDS = { endpoint: '{id}', delivery: '{id}', event: '{id}' } as unknown as Awaited<ReturnType<typeof seedObjects>>;
 
 describe('URL fields are checked with the WHATWG parser', () => {
-  const cases = FIELDS.flatMap(([field, path, headers, body]) => NOT_URLS.map((url) => ({ field, route: path(PLACEHOLDER_IDS), path, headers, body, url })));
+  const cases = FIELDS.flatMap(([field, path, headers, body]) =>
+    NOT_URLS.map((url) => ({ field, route: path(PLACEHOLDER_IDS), path, headers, body, url })),
+  );
   it.each(cases)('$field of POST $route: $url is a 400 naming the field', async ({ field, path, headers, body, url }) => {
-      const ids = await seedObjects(sb);
-      const res = await sb.request('POST', path(ids), body(url), headers);
-      expect(res.status, res.text).toBe(400);
-      expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: field });
-      expect(res.json.error.message).toContain('http(s) URL');
+    const ids = await seedObjects(sb);
+    const res = await sb.request('POST', path(ids), body(url), headers);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: field });
+    expect(res.json.error.message).toContain('http(s) URL');
   });
 
   it('URLs the parser accepts still pass: ports up to 65535, IPv6 hosts, query and fragment', async () => {
@@ -66,7 +76,9 @@ describe('a stored return_url that is no URL never fails a completion', () => {
     sb.db.prepare('UPDATE transactions SET return_url = ?').run(NOT_URLS[0]);
     sb.db.prepare('UPDATE challenges SET return_url = ?').run(NOT_URLS[0]);
 
-    const done = await sb.request('POST', path, `csrf=${await csrfOf(sb, path)}&otp=123456&action=submit`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const done = await sb.request('POST', path, `csrf=${await csrfOf(sb, path)}&otp=123456&action=submit`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(done.status, done.text).toBe(303);
     expect(done.headers.get('location')).toBe(authurl);
     const page = await sb.request('GET', path);
@@ -87,7 +99,9 @@ describe('a stored return_url that is no URL never fails a completion', () => {
     const path = new URL(url).pathname;
     sb.db.prepare('UPDATE payments SET return_url = ?').run(NOT_URLS[2]);
     sb.db.prepare('UPDATE challenges SET return_url = ?').run(NOT_URLS[2]);
-    const done = await sb.request('POST', path, `csrf=${await csrfOf(sb, path)}&otp=123456&action=submit`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const done = await sb.request('POST', path, `csrf=${await csrfOf(sb, path)}&otp=123456&action=submit`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(done.status, done.text).toBe(303);
     expect(done.headers.get('location')).toBe(url);
     expect((await sb.request('GET', path)).status).toBe(200);
@@ -98,7 +112,12 @@ describe('a stored return_url that is no URL never fails a completion', () => {
     const created = await sb.request('POST', '/v1/checkout/sessions', session({}), AUTH);
     const path = new URL(created.json.url).pathname;
     sb.db.prepare('UPDATE checkout_sessions SET return_url = ?').run(NOT_URLS[0]);
-    const paid = await sb.request('POST', `${path}/card`, `csrf=${await csrfOf(sb, path)}&number=4242424242424242&expiry=12/30&cvc=123&name=Jane`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const paid = await sb.request(
+      'POST',
+      `${path}/card`,
+      `csrf=${await csrfOf(sb, path)}&number=4242424242424242&expiry=12/30&cvc=123&name=Jane`,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    );
     expect(paid.status, paid.text).toBe(303);
     expect(paid.headers.get('location')).toBe(path);
     const page = await sb.request('GET', path);

@@ -19,7 +19,15 @@ describe('POST /v1/refunds', () => {
     const paid = await createPayment(sb);
     const res = await refund({ payment_id: paid.id, reason: 'requested_by_customer' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ object: 'refund', payment_id: paid.id, amount: 1050, currency: 'EUR', reason: 'requested_by_customer', status: 'pending', failure_reason: null });
+    expect(res.json).toMatchObject({
+      object: 'refund',
+      payment_id: paid.id,
+      amount: 1050,
+      currency: 'EUR',
+      reason: 'requested_by_customer',
+      status: 'pending',
+      failure_reason: null,
+    });
     expect(res.json.id).toMatch(/^rfd_/);
     expect(eventTypes(sb, paid.id)).toEqual(['payment.authorized', 'payment.captured', 'refund.created']);
     expect((await payment(paid.id)).status).toBe('captured');
@@ -29,7 +37,14 @@ describe('POST /v1/refunds', () => {
     expect(shown.json.status).toBe('succeeded');
     expect(await payment(paid.id)).toMatchObject({ status: 'refunded', amount_refunded: 1050 });
     expect(eventTypes(sb, paid.id)).toEqual(['payment.authorized', 'payment.captured', 'refund.created', 'refund.succeeded']);
-    expect(lastEventData(sb, paid.id, 'refund.succeeded')).toMatchObject({ refund_id: res.json.id, payment_id: paid.id, status: 'succeeded', amount: 1050, payment_status: 'refunded', amount_refunded: 1050 });
+    expect(lastEventData(sb, paid.id, 'refund.succeeded')).toMatchObject({
+      refund_id: res.json.id,
+      payment_id: paid.id,
+      status: 'succeeded',
+      amount: 1050,
+      payment_status: 'refunded',
+      amount_refunded: 1050,
+    });
     expect(deliveryUrls(sb, paid.id, 'refund.succeeded')).toEqual(['https://shop.example/webhooks']);
   });
 
@@ -101,7 +116,9 @@ describe('POST /v1/refunds', () => {
     const res = await refund({ payment_id: paid.id });
     expect(res.status).toBe(422);
     expect(res.json.error).toMatchObject({ code: 'not_refundable', param: 'payment_id' });
-    expect(res.json.error.message).toContain(`payment ${paid.id} is ${state}; only a captured or partially_refunded payment can be refunded${hint}`);
+    expect(res.json.error.message).toContain(
+      `payment ${paid.id} is ${state}; only a captured or partially_refunded payment can be refunded${hint}`,
+    );
   });
 
   it('a fully refunded payment is not refundable', async () => {
@@ -151,7 +168,12 @@ describe('GET /v1/refunds', () => {
     expect(res.json.has_more).toBe(false);
     const page = await sb.request('GET', `/v1/refunds?payment_id=${paid.id}&limit=2`, undefined, AUTH);
     expect(page.json.has_more).toBe(true);
-    const next = await sb.request('GET', `/v1/refunds?payment_id=${paid.id}&limit=2&starting_after=${page.json.data[1].id}`, undefined, AUTH);
+    const next = await sb.request(
+      'GET',
+      `/v1/refunds?payment_id=${paid.id}&limit=2&starting_after=${page.json.data[1].id}`,
+      undefined,
+      AUTH,
+    );
     expect(next.json.data.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
     expect((await sb.request('GET', '/v1/refunds', undefined, AUTH)).json.data).toHaveLength(4);
   });

@@ -34,7 +34,8 @@ afterAll(() => sb.close());
 
 /** Every schema, strict all the way down, so an answer with a field the view does not name fails. */
 function strict<T extends z.ZodType>(schema: T): z.ZodType {
-  if (schema instanceof z.ZodObject) return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([key, value]) => [key, strict(value as z.ZodType)])));
+  if (schema instanceof z.ZodObject)
+    return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([key, value]) => [key, strict(value as z.ZodType)])));
   if (schema instanceof z.ZodNullable) return strict(schema.unwrap() as z.ZodType).nullable();
   if (schema instanceof z.ZodOptional) return strict(schema.unwrap() as z.ZodType).optional();
   if (schema instanceof z.ZodArray) return z.array(strict(schema.element as z.ZodType));
@@ -114,7 +115,11 @@ describe('one answer of each kind is exactly its view', () => {
     expect(strict(s2sPaymentView).safeParse(created.json).error).toBeUndefined();
     const status = await sb.request('GET', new URL(created.json.authstatus).pathname);
     expect(strict(s2sStatusView).safeParse(status.json).error).toBeUndefined();
-    const refund = await sb.request('POST', '/api/transactions/refund-request', { transID: created.json.transID, refundAmount: '1.00', public_key: 'pk_test_1001' });
+    const refund = await sb.request('POST', '/api/transactions/refund-request', {
+      transID: created.json.transID,
+      refundAmount: '1.00',
+      public_key: 'pk_test_1001',
+    });
     expect(refund.status, refund.text).toBe(200);
     expect(strict(s2sRefundView).safeParse(refund.json).error).toBeUndefined();
   });

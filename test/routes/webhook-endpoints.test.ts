@@ -19,7 +19,12 @@ function api(method: string, path: string, body?: unknown, headers: Record<strin
 }
 
 async function createEndpoint(body: Record<string, unknown> = {}, headers = AUTH) {
-  const res = await api('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks', events: ['payment.authorized'], ...body }, headers);
+  const res = await api(
+    'POST',
+    '/v1/webhook_endpoints',
+    { url: 'https://shop.example/hooks', events: ['payment.authorized'], ...body },
+    headers,
+  );
   expect(res.status).toBe(200);
   return res.json;
 }
@@ -29,7 +34,11 @@ const withoutRequestId = (json: any) => ({ ...json, error: { ...json.error, requ
 
 describe('POST /v1/webhook_endpoints', () => {
   it('creates an enabled endpoint and shows its whsec_ secret', async () => {
-    const res = await api('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks', events: ['payment.authorized', 'refund.succeeded'], description: 'orders' });
+    const res = await api('POST', '/v1/webhook_endpoints', {
+      url: 'https://shop.example/hooks',
+      events: ['payment.authorized', 'refund.succeeded'],
+      description: 'orders',
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
       object: 'webhook_endpoint',
@@ -59,10 +68,20 @@ describe('POST /v1/webhook_endpoints', () => {
     [{ url: 'https://shop.example/hooks' }, 'parameter_missing', 'events', 'events is required'],
     [{ url: 'https://shop.example/hooks', events: [] }, 'parameter_invalid', 'events', 'non-empty list of event names'],
     [{ url: 'https://shop.example/hooks', events: 'payment.authorized' }, 'parameter_invalid', 'events', 'non-empty list of event names'],
-    [{ url: 'https://shop.example/hooks', events: ['payment.authorised'] }, 'parameter_invalid', 'events.0', '"payment.authorised" is not an event name'],
+    [
+      { url: 'https://shop.example/hooks', events: ['payment.authorised'] },
+      'parameter_invalid',
+      'events.0',
+      '"payment.authorised" is not an event name',
+    ],
     [{ url: 'https://shop.example/hooks', events: ['*', 'refund.failed'] }, 'parameter_invalid', 'events', 'send ["*"] alone'],
     [{ url: 'https://shop.example/hooks', events: ['*'], enabled: 'yes' }, 'parameter_invalid', 'enabled', 'true to send events'],
-    [{ url: 'https://shop.example/hooks', events: ['*'], description: 'x'.repeat(501) }, 'parameter_invalid', 'description', 'up to 500 characters'],
+    [
+      { url: 'https://shop.example/hooks', events: ['*'], description: 'x'.repeat(501) },
+      'parameter_invalid',
+      'description',
+      'up to 500 characters',
+    ],
     [{ url: 'https://shop.example/hooks', events: ['*'], secret: 'whsec_mine' }, 'parameter_unknown', 'secret', 'secret is not a field'],
   ])('refuses %j with 400 %s on %s', async (body, code, param, message) => {
     const res = await api('POST', '/v1/webhook_endpoints', body);
@@ -108,7 +127,13 @@ describe('reading, updating and deleting', () => {
     sandbox.clock.advance(60_000);
     const post = await api('POST', `/v1/webhook_endpoints/${created.id}`, { url: 'http://127.0.0.1:8080/in', events: ['refund.failed'] });
     expect(post.status).toBe(200);
-    expect(post.json).toMatchObject({ url: 'http://127.0.0.1:8080/in', events: ['refund.failed'], description: '', enabled: true, updated_at: '2026-01-15T12:01:00.000Z' });
+    expect(post.json).toMatchObject({
+      url: 'http://127.0.0.1:8080/in',
+      events: ['refund.failed'],
+      description: '',
+      enabled: true,
+      updated_at: '2026-01-15T12:01:00.000Z',
+    });
     const patch = await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { enabled: false, description: 'paused' });
     expect(patch.json).toMatchObject({ url: 'http://127.0.0.1:8080/in', events: ['refund.failed'], description: 'paused', enabled: false });
     expect((await api('GET', `/v1/webhook_endpoints/${created.id}`)).json.enabled).toBe(false);
@@ -199,7 +224,7 @@ describe('POST /v1/webhook_endpoints/{id}/rotate_secret', () => {
 });
 
 describe('isolation: another merchant sees nothing', () => {
-  it('answers every route on another merchant\'s endpoint exactly like a missing one', async () => {
+  it("answers every route on another merchant's endpoint exactly like a missing one", async () => {
     const mine = await createEndpoint();
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/v1/webhook_endpoints/{id}'],
@@ -212,14 +237,19 @@ describe('isolation: another merchant sees nothing', () => {
       const theirs = await api(method, path.replace('{id}', mine.id), body, OTHER);
       const missing = await api(method, path.replace('{id}', 'we_0000000000000000'), body, OTHER);
       expect(theirs.status, `${method} ${path}`).toBe(404);
-      expect(withoutRequestId(theirs.json), `${method} ${path}`).toEqual(withoutRequestId({ ...missing.json, error: { ...missing.json.error, message: missing.json.error.message.replace('we_0000000000000000', mine.id) } }));
+      expect(withoutRequestId(theirs.json), `${method} ${path}`).toEqual(
+        withoutRequestId({
+          ...missing.json,
+          error: { ...missing.json.error, message: missing.json.error.message.replace('we_0000000000000000', mine.id) },
+        }),
+      );
     }
     // Nothing changed for the owner.
     const after = (await api('GET', `/v1/webhook_endpoints/${mine.id}`)).json;
     expect(after).toMatchObject({ description: '', enabled: true, previous_secret_expires_at: null });
   });
 
-  it('lists only the caller\'s endpoints and refuses another merchant\'s id as a cursor like an unknown one', async () => {
+  it("lists only the caller's endpoints and refuses another merchant's id as a cursor like an unknown one", async () => {
     const mine = await createEndpoint();
     const theirs = await createEndpoint({}, OTHER);
     expect((await api('GET', '/v1/webhook_endpoints', undefined, OTHER)).json.data.map((e: any) => e.id)).toEqual([theirs.id]);
@@ -253,10 +283,25 @@ describe('fan-out of published events', () => {
     const form = deliveries.filter((d) => d.endpointId === null);
     expect(form.map((d) => d.url)).toEqual(['http://127.0.0.1:9/webhooks']);
     // ...with exactly the spec §6.1 fields: data.object is the JSON envelope's, not the form's.
-    expect([...new URLSearchParams(form[0]!.body).keys()].sort()).toEqual(['bill_amt', 'bill_currency', 'ccno', 'mop', 'order_status', 'reference', 'response', 'status', 'transID']);
+    expect([...new URLSearchParams(form[0]!.body).keys()].sort()).toEqual([
+      'bill_amt',
+      'bill_currency',
+      'ccno',
+      'mop',
+      'order_status',
+      'reference',
+      'response',
+      'status',
+      'transID',
+    ]);
     for (const d of toEndpoints) {
       expect(d.contentType).toBe('application/json');
-      expect(JSON.parse(d.body)).toEqual({ event: 'payment.authorized', id: event.id, data: { object: 's2s_transaction', ...event.data }, created_at: '2026-01-15T12:00:00.000Z' });
+      expect(JSON.parse(d.body)).toEqual({
+        event: 'payment.authorized',
+        id: event.id,
+        data: { object: 's2s_transaction', ...event.data },
+        created_at: '2026-01-15T12:00:00.000Z',
+      });
     }
   });
 });

@@ -33,52 +33,90 @@ async function payment(on: TestSandbox = sb): Promise<string> {
   return res.json.transID as string;
 }
 
-const exists = async (transID: string, on: TestSandbox = sb, headers: Record<string, string> = {}) => (await on.request('GET', `/_sandbox/transactions/${transID}`, undefined, headers)).status === 200;
+const exists = async (transID: string, on: TestSandbox = sb, headers: Record<string, string> = {}) =>
+  (await on.request('GET', `/_sandbox/transactions/${transID}`, undefined, headers)).status === 200;
 
 /** A write of the kind the route takes (a form or JSON), with `headers` on top. */
 function write(route: { method: string; path: string }, headers: Record<string, string>) {
-  return isForm(route.path) ? sb.request(route.method, route.path, 'csrf=x', { ...FORM, ...headers }) : sb.request(route.method, route.path, '{}', { ...JSON_TYPE, ...headers });
+  return isForm(route.path)
+    ? sb.request(route.method, route.path, 'csrf=x', { ...FORM, ...headers })
+    : sb.request(route.method, route.path, '{}', { ...JSON_TYPE, ...headers });
 }
 
 it('finds the control routes in the app, the dashboard and the state routes included', () => {
   const names = ROUTES.map((route) => `${route.method} ${route.path}`);
-  expect(names).toEqual(expect.arrayContaining(['POST /_sandbox/reset', 'GET /_sandbox/export', 'POST /_sandbox/import', 'GET /_sandbox/', 'GET /_sandbox', 'POST /_sandbox/dashboard/authenticate', 'DELETE /_sandbox/faults', 'GET /_sandbox/stream']));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      'POST /_sandbox/reset',
+      'GET /_sandbox/export',
+      'POST /_sandbox/import',
+      'GET /_sandbox/',
+      'GET /_sandbox',
+      'POST /_sandbox/dashboard/authenticate',
+      'DELETE /_sandbox/faults',
+      'GET /_sandbox/stream',
+    ]),
+  );
   expect(WRITES.length).toBeGreaterThan(15);
 });
 
 describe('Host allowlist (DNS rebinding)', () => {
-  it.each(ROUTES.map((route) => [route.method, route.path] as const))('%s %s with Host evil.example is 403 host_not_allowed and changes nothing', async (method, path) => {
-    const before = dbFingerprint(sb);
-    const res = await sb.request(method, path, method === 'GET' ? undefined : '{}', { ...JSON_TYPE, host: 'evil.example:4010', accept: 'text/html' });
-    expect(res.status).toBe(403);
-    expect(res.json.error).toMatchObject({ code: 'host_not_allowed', param: 'host' });
-    expect(res.json.error.message).toContain('"evil.example:4010"');
-    expect(res.json.error.message).toContain('--allowed-host evil.example');
-    expect(dbFingerprint(sb)).toEqual(before);
-  });
+  it.each(ROUTES.map((route) => [route.method, route.path] as const))(
+    '%s %s with Host evil.example is 403 host_not_allowed and changes nothing',
+    async (method, path) => {
+      const before = dbFingerprint(sb);
+      const res = await sb.request(method, path, method === 'GET' ? undefined : '{}', {
+        ...JSON_TYPE,
+        host: 'evil.example:4010',
+        accept: 'text/html',
+      });
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'host_not_allowed', param: 'host' });
+      expect(res.json.error.message).toContain('"evil.example:4010"');
+      expect(res.json.error.message).toContain('--allowed-host evil.example');
+      expect(dbFingerprint(sb)).toEqual(before);
+    },
+  );
 
   it('GET /_sandbox/export under a foreign name gives away no key, even with the control token', async () => {
     const guarded = createTestSandbox({ controlToken: 'ctl_secret' });
     try {
-      const res = await guarded.request('GET', '/_sandbox/export', undefined, { host: 'rebind.evil.example', authorization: 'Bearer ctl_secret' });
+      const res = await guarded.request('GET', '/_sandbox/export', undefined, {
+        host: 'rebind.evil.example',
+        authorization: 'Bearer ctl_secret',
+      });
       expect(res.status).toBe(403);
       expect(res.text).not.toContain(CREDS.privateKey);
       expect(res.text).not.toContain(CREDS.apiKey);
       expect(res.text).not.toContain(CREDS.secret);
-      expect((await guarded.request('GET', '/_sandbox/export', undefined, { host: '127.0.0.1:4010', authorization: 'Bearer ctl_secret' })).text).toContain(CREDS.privateKey);
+      expect(
+        (await guarded.request('GET', '/_sandbox/export', undefined, { host: '127.0.0.1:4010', authorization: 'Bearer ctl_secret' })).text,
+      ).toContain(CREDS.privateKey);
     } finally {
       guarded.close();
     }
   });
 
-  it.each(['localhost:4010', 'localhost', '127.0.0.1:4010', '127.8.9.10:1', '[::1]:4010', 'app.localhost:4010', 'sandbox.test', 'SANDBOX.TEST:8080'])('answers Host %s (loopback, or the host of --public-url)', async (host) => {
+  it.each([
+    'localhost:4010',
+    'localhost',
+    '127.0.0.1:4010',
+    '127.8.9.10:1',
+    '[::1]:4010',
+    'app.localhost:4010',
+    'sandbox.test',
+    'SANDBOX.TEST:8080',
+  ])('answers Host %s (loopback, or the host of --public-url)', async (host) => {
     expect((await sb.request('GET', '/_sandbox/export', undefined, { host })).status).toBe(200);
     expect((await sb.request('GET', '/_sandbox/', undefined, { host })).status).toBe(200);
   });
 
-  it.each(['127.0.0.1.evil.example', 'localhost.evil.example', '1127.0.0.1', '[::2]:4010', 'sandbox.test.evil.example'])('refuses Host %s', async (host) => {
-    expect((await sb.request('GET', '/_sandbox/health', undefined, { host })).status).toBe(403);
-  });
+  it.each(['127.0.0.1.evil.example', 'localhost.evil.example', '1127.0.0.1', '[::2]:4010', 'sandbox.test.evil.example'])(
+    'refuses Host %s',
+    async (host) => {
+      expect((await sb.request('GET', '/_sandbox/health', undefined, { host })).status).toBe(403);
+    },
+  );
 
   it('answers every --allowed-host (at any port unless the entry names one)', async () => {
     const lan = createTestSandbox({ allowedHost: ['sandbox.internal', '192.168.1.5:4010'] });
@@ -98,7 +136,12 @@ describe('Host allowlist (DNS rebinding)', () => {
   it('the host of an https --public-url, and a write from that origin behind a TLS proxy', async () => {
     const proxied = createTestSandbox({ publicUrl: 'https://pay.example.dev' });
     try {
-      const res = await proxied.request('POST', '/_sandbox/clock/advance', { duration: '1s' }, { host: 'pay.example.dev', origin: 'https://pay.example.dev', 'sec-fetch-site': 'same-origin' });
+      const res = await proxied.request(
+        'POST',
+        '/_sandbox/clock/advance',
+        { duration: '1s' },
+        { host: 'pay.example.dev', origin: 'https://pay.example.dev', 'sec-fetch-site': 'same-origin' },
+      );
       expect(res.status, res.text).toBe(200);
       expect((await proxied.request('GET', '/_sandbox/health', undefined, { host: 'sandbox.test' })).status).toBe(403);
     } finally {
@@ -108,46 +151,65 @@ describe('Host allowlist (DNS rebinding)', () => {
 });
 
 describe('cross-site writes', () => {
-  it.each(WRITES.map((route) => [route.method, route.path] as const))('%s %s refuses Sec-Fetch-Site cross-site and same-site, a foreign Origin and Origin null', async (method, path) => {
-    const before = dbFingerprint(sb);
-    for (const headers of [
-      { 'sec-fetch-site': 'cross-site' },
-      { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:5173' },
-      { origin: 'http://evil.example' },
-      { origin: 'null' },
-      { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' },
-      { host: '127.0.0.1:4010', origin: 'https://127.0.0.1:4010' },
-    ]) {
-      const res = await write({ method, path }, headers);
-      expect(res.status, JSON.stringify(headers)).toBe(403);
-      expect(res.json.error.code).toBe('cross_site_refused');
-      // A body-less write (what a page's no-cors fetch() can send without a preflight) too.
-      const bodiless = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0', ...headers });
-      expect(bodiless.status, `body-less ${JSON.stringify(headers)}`).toBe(403);
-      expect(bodiless.json.error.code).toBe('cross_site_refused');
-    }
-    expect(dbFingerprint(sb)).toEqual(before);
-  });
+  it.each(WRITES.map((route) => [route.method, route.path] as const))(
+    '%s %s refuses Sec-Fetch-Site cross-site and same-site, a foreign Origin and Origin null',
+    async (method, path) => {
+      const before = dbFingerprint(sb);
+      for (const headers of [
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:5173' },
+        { origin: 'http://evil.example' },
+        { origin: 'null' },
+        { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' },
+        { host: '127.0.0.1:4010', origin: 'https://127.0.0.1:4010' },
+      ]) {
+        const res = await write({ method, path }, headers);
+        expect(res.status, JSON.stringify(headers)).toBe(403);
+        expect(res.json.error.code).toBe('cross_site_refused');
+        // A body-less write (what a page's no-cors fetch() can send without a preflight) too.
+        const bodiless = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0', ...headers });
+        expect(bodiless.status, `body-less ${JSON.stringify(headers)}`).toBe(403);
+        expect(bodiless.json.error.code).toBe('cross_site_refused');
+      }
+      expect(dbFingerprint(sb)).toEqual(before);
+    },
+  );
 
   // The Origin must be the sandbox's own exactly: one that merely starts with it (another port
   // whose number begins with 4010, a host under it) or carries userinfo is another page's.
-  const LOOKALIKES = ['http://127.0.0.1:40101', 'http://127.0.0.1:4010.evil.test', 'http://127.0.0.1:4010@evil.test', 'http://user@127.0.0.1:4010', 'http://127.0.0.1:4010:4010', 'http://127.0.0.1:4010/'];
+  const LOOKALIKES = [
+    'http://127.0.0.1:40101',
+    'http://127.0.0.1:4010.evil.test',
+    'http://127.0.0.1:4010@evil.test',
+    'http://user@127.0.0.1:4010',
+    'http://127.0.0.1:4010:4010',
+    'http://127.0.0.1:4010/',
+  ];
 
-  it.each(WRITES.map((route) => [route.method, route.path] as const))('%s %s refuses an Origin that only starts with its own', async (method, path) => {
-    const before = dbFingerprint(sb);
-    for (const origin of LOOKALIKES) {
-      const res = await write({ method, path }, { host: '127.0.0.1:4010', origin });
-      expect(res.status, origin).toBe(403);
-      expect(res.json.error).toMatchObject({ code: 'cross_site_refused', param: 'origin' });
-    }
-    expect(dbFingerprint(sb)).toEqual(before);
-  });
+  it.each(WRITES.map((route) => [route.method, route.path] as const))(
+    '%s %s refuses an Origin that only starts with its own',
+    async (method, path) => {
+      const before = dbFingerprint(sb);
+      for (const origin of LOOKALIKES) {
+        const res = await write({ method, path }, { host: '127.0.0.1:4010', origin });
+        expect(res.status, origin).toBe(403);
+        expect(res.json.error).toMatchObject({ code: 'cross_site_refused', param: 'origin' });
+      }
+      expect(dbFingerprint(sb)).toEqual(before);
+    },
+  );
 
-  it('refuses an Origin that only starts with --public-url\'s, and takes that origin itself', async () => {
+  it("refuses an Origin that only starts with --public-url's, and takes that origin itself", async () => {
     const proxied = createTestSandbox({ publicUrl: 'https://pay.example.dev' });
     try {
-      const advance = (origin: string) => proxied.request('POST', '/_sandbox/clock/advance', { duration: '1s' }, { host: 'pay.example.dev', origin });
-      for (const origin of ['https://pay.example.dev.evil.test', 'https://pay.example.dev:4430', 'https://pay.example.dev@evil.test', 'https://user@pay.example.dev']) {
+      const advance = (origin: string) =>
+        proxied.request('POST', '/_sandbox/clock/advance', { duration: '1s' }, { host: 'pay.example.dev', origin });
+      for (const origin of [
+        'https://pay.example.dev.evil.test',
+        'https://pay.example.dev:4430',
+        'https://pay.example.dev@evil.test',
+        'https://user@pay.example.dev',
+      ]) {
         expect((await advance(origin)).status, origin).toBe(403);
       }
       expect((await advance('https://pay.example.dev')).status).toBe(200);
@@ -159,7 +221,12 @@ describe('cross-site writes', () => {
   it('a cross-site HTML form (urlencoded or text/plain) to POST /_sandbox/reset wipes nothing', async () => {
     const transID = await payment();
     for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
-      const res = await sb.request('POST', '/_sandbox/reset', 'a=b', { 'content-type': type, host: '127.0.0.1:4010', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' });
+      const res = await sb.request('POST', '/_sandbox/reset', 'a=b', {
+        'content-type': type,
+        host: '127.0.0.1:4010',
+        origin: 'http://evil.example',
+        'sec-fetch-site': 'cross-site',
+      });
       expect(res.status).toBe(403);
       expect(res.json.error.code).toBe('cross_site_refused');
     }
@@ -194,7 +261,11 @@ describe('cross-site writes', () => {
   it('the sign-in form refuses a cross-site post too', async () => {
     const guarded = createTestSandbox({ controlToken: 'ctl_secret' });
     try {
-      const res = await guarded.request('POST', '/_sandbox/login', 'token=ctl_secret', { ...FORM, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' });
+      const res = await guarded.request('POST', '/_sandbox/login', 'token=ctl_secret', {
+        ...FORM,
+        origin: 'http://evil.example',
+        'sec-fetch-site': 'cross-site',
+      });
       expect(res.status).toBe(403);
       expect(res.headers.get('set-cookie')).toBeNull();
       expect((await guarded.request('POST', '/_sandbox/login', 'token=ctl_secret', { ...FORM, ...SAME_ORIGIN })).status).toBe(303);
@@ -204,37 +275,50 @@ describe('cross-site writes', () => {
   });
 
   it('reads stay open to the dashboard: a GET carries no write check', async () => {
-    expect((await sb.request('GET', '/_sandbox/health', undefined, { 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' })).status).toBe(200);
+    expect(
+      (await sb.request('GET', '/_sandbox/health', undefined, { 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' })).status,
+    ).toBe(200);
   });
 });
 
 describe('JSON-only writes on the JSON routes', () => {
-  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s refuses a body that is not application/json (a form, text/plain, no Content-Type)', async (method, path) => {
-    const before = dbFingerprint(sb);
-    for (const [body, headers] of [
-      ['a=b', FORM],
-      ['{}', { 'content-type': 'text/plain' }],
-      // A body with no Content-Type at all (content-length as a socket would send it).
-      ['{}', { 'content-type': '', 'content-length': '2' }],
-    ] as const) {
-      const res = await sb.request(method, path, body, headers);
-      expect(res.status, `${headers['content-type']}`).toBe(400);
-      expect(res.json.error.code).toBe('unsupported_content_type');
-      expect(res.json.error.message).toContain('Content-Type must be application/json');
-    }
-    expect(dbFingerprint(sb)).toEqual(before);
-  });
+  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))(
+    '%s %s refuses a body that is not application/json (a form, text/plain, no Content-Type)',
+    async (method, path) => {
+      const before = dbFingerprint(sb);
+      for (const [body, headers] of [
+        ['a=b', FORM],
+        ['{}', { 'content-type': 'text/plain' }],
+        // A body with no Content-Type at all (content-length as a socket would send it).
+        ['{}', { 'content-type': '', 'content-length': '2' }],
+      ] as const) {
+        const res = await sb.request(method, path, body, headers);
+        expect(res.status, `${headers['content-type']}`).toBe(400);
+        expect(res.json.error.code).toBe('unsupported_content_type');
+        expect(res.json.error.message).toContain('Content-Type must be application/json');
+      }
+      expect(dbFingerprint(sb)).toEqual(before);
+    },
+  );
 
   // The document marks these bodies optional (or absent): a generated client sends no body and no
   // Content-Type, and the guard lets that through to the route, which answers as for {}.
-  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))('%s %s takes a write with no body and no Content-Type as far as the route', async (method, path) => {
-    const res = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0' });
-    expect(res.status, res.text).toBeLessThan(500);
-    expect(res.json?.error?.code, res.text).not.toBe('unsupported_content_type');
-  });
+  it.each(WRITES.filter((route) => !isForm(route.path)).map((route) => [route.method, route.path] as const))(
+    '%s %s takes a write with no body and no Content-Type as far as the route',
+    async (method, path) => {
+      const res = await sb.request(method, path, undefined, { 'content-type': '', 'content-length': '0' });
+      expect(res.status, res.text).toBeLessThan(500);
+      expect(res.json?.error?.code, res.text).not.toBe('unsupported_content_type');
+    },
+  );
 
   it('POST /_sandbox/chargebacks/{id}/win with no body, as the document says, decides the chargeback', async () => {
-    const payment = await sb.request('POST', '/v1/payments', { amount: 1050, currency: 'EUR' }, { authorization: `Bearer ${CREDS.apiKey}` });
+    const payment = await sb.request(
+      'POST',
+      '/v1/payments',
+      { amount: 1050, currency: 'EUR' },
+      { authorization: `Bearer ${CREDS.apiKey}` },
+    );
     const opened = await sb.request('POST', '/_sandbox/chargebacks', { payment_id: payment.json.id });
     expect(opened.status, opened.text).toBe(201);
     const won = await sb.app.request(`/_sandbox/chargebacks/${opened.json.id}/win`, { method: 'POST', headers: { 'content-length': '0' } });
@@ -244,7 +328,12 @@ describe('JSON-only writes on the JSON routes', () => {
 
   it('a body-less POST /_sandbox/reset from another origin wipes nothing; from no browser at all (the CLI, a generated client) it resets', async () => {
     const transID = await payment();
-    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' }]) {
+    for (const headers of [
+      { origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+      { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' },
+    ]) {
       const res = await sb.app.request('/_sandbox/reset', { method: 'POST', headers: { 'content-length': '0', ...headers } });
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('cross_site_refused');
@@ -264,10 +353,30 @@ describe('JSON-only writes on the JSON routes', () => {
   it('what the CLI sends still works: JSON with no Origin, or {} on a body-less write, or the same origin', async () => {
     const transID = await payment();
     expect((await sb.app.request('/_sandbox/faults', { method: 'DELETE', headers: JSON_TYPE, body: '{}' })).status).toBe(200);
-    expect((await sb.app.request('/_sandbox/clock/advance', { method: 'POST', headers: { ...JSON_TYPE, ...SAME_ORIGIN }, body: JSON.stringify({ duration: '1s' }) })).status).toBe(200);
+    expect(
+      (
+        await sb.app.request('/_sandbox/clock/advance', {
+          method: 'POST',
+          headers: { ...JSON_TYPE, ...SAME_ORIGIN },
+          body: JSON.stringify({ duration: '1s' }),
+        })
+      ).status,
+    ).toBe(200);
     // A typed address or bookmark is Sec-Fetch-Site: none.
-    expect((await sb.app.request('/_sandbox/clock/advance', { method: 'POST', headers: { ...JSON_TYPE, 'sec-fetch-site': 'none' }, body: JSON.stringify({ duration: '1s' }) })).status).toBe(200);
-    const reset = await sb.app.request('/_sandbox/reset', { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{}' });
+    expect(
+      (
+        await sb.app.request('/_sandbox/clock/advance', {
+          method: 'POST',
+          headers: { ...JSON_TYPE, 'sec-fetch-site': 'none' },
+          body: JSON.stringify({ duration: '1s' }),
+        })
+      ).status,
+    ).toBe(200);
+    const reset = await sb.app.request('/_sandbox/reset', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: '{}',
+    });
     expect(reset.status).toBe(200);
     expect(await exists(transID)).toBe(false);
   });
@@ -277,7 +386,12 @@ describe('JSON-only writes on the JSON routes', () => {
     const page = await sb.request('GET', '/_sandbox/', undefined, SAME_ORIGIN);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
     // Chromium sends Origin: null from the dashboard (its Referrer-Policy is no-referrer); Sec-Fetch-Site vouches for it.
-    const res = await sb.request('POST', '/_sandbox/dashboard/authenticate', new URLSearchParams({ csrf, subject: 'transaction', id: transID, outcome: 'approve' }).toString(), { ...FORM, ...SAME_ORIGIN, origin: 'null' });
+    const res = await sb.request(
+      'POST',
+      '/_sandbox/dashboard/authenticate',
+      new URLSearchParams({ csrf, subject: 'transaction', id: transID, outcome: 'approve' }).toString(),
+      { ...FORM, ...SAME_ORIGIN, origin: 'null' },
+    );
     expect(res.status, res.text).toBe(303);
     expect((await sb.request('GET', `/_sandbox/transactions/${transID}`)).json.status).toBe('Test Approved');
   });
@@ -288,7 +402,9 @@ describe('--allowed-host and SANDBOX_ALLOWED_HOSTS', () => {
     expect(loadConfig({ allowedHost: ['a.internal', 'b.internal:81'] }, {}).allowedHosts).toEqual(['a.internal', 'b.internal:81']);
     expect(loadConfig({ allowedHost: 'a.internal' }, {}).allowedHosts).toEqual(['a.internal']);
     expect(loadConfig({}, { SANDBOX_ALLOWED_HOSTS: 'a.internal, 10.0.0.5:4010,' }).allowedHosts).toEqual(['a.internal', '10.0.0.5:4010']);
-    expect(loadConfig({ allowedHost: ['flag.internal'] }, { SANDBOX_ALLOWED_HOSTS: 'env.internal' }).allowedHosts).toEqual(['flag.internal']);
+    expect(loadConfig({ allowedHost: ['flag.internal'] }, { SANDBOX_ALLOWED_HOSTS: 'env.internal' }).allowedHosts).toEqual([
+      'flag.internal',
+    ]);
     expect(loadConfig({}, {}).allowedHosts).toEqual([]);
   });
 
@@ -312,7 +428,10 @@ describe('--allowed-host and SANDBOX_ALLOWED_HOSTS', () => {
     }
   });
 
-  it.each(['http://a.internal', 'a.internal/path', 'a b', 'a.internal:port'])('refuses --allowed-host %s with a message naming the flag', (host) => {
-    expect(() => loadConfig({ allowedHost: [host] }, {})).toThrow(/--allowed-host must be a host name or address/);
-  });
+  it.each(['http://a.internal', 'a.internal/path', 'a b', 'a.internal:port'])(
+    'refuses --allowed-host %s with a message naming the flag',
+    (host) => {
+      expect(() => loadConfig({ allowedHost: [host] }, {})).toThrow(/--allowed-host must be a host name or address/);
+    },
+  );
 });

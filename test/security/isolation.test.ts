@@ -56,7 +56,8 @@ const V1: Array<[string, (id: SeededObjects) => Call]> = [
 function comparable(text: string, ids: SeededObjects): unknown {
   const body = JSON.parse(text);
   delete body.error.request_id;
-  for (const key of Object.keys(MISSING) as Array<keyof SeededObjects>) body.error.message = body.error.message.replaceAll(ids[key], MISSING[key]);
+  for (const key of Object.keys(MISSING) as Array<keyof SeededObjects>)
+    body.error.message = body.error.message.replaceAll(ids[key], MISSING[key]);
   return body;
 }
 
@@ -86,33 +87,55 @@ describe('sk_test_other on sk_test_sandbox objects (every /v1/ route)', () => {
 
   it('the owner reaches every object the matrix aims at (the 404s are about the key)', async () => {
     for (const [name, build] of V1) {
-      if (name.startsWith('DELETE') || name.includes('expire') || name.includes('cancel') || name.includes('capture') || name.includes('rotate')) continue;
+      if (
+        name.startsWith('DELETE') ||
+        name.includes('expire') ||
+        name.includes('cancel') ||
+        name.includes('capture') ||
+        name.includes('rotate')
+      )
+        continue;
       const [method, path, body] = build(ids);
       const res = await sb.request(method, path, body, OWNER);
       expect(res.status, `${name}: ${res.text}`).toBeLessThan(300);
     }
   });
 
-  it.each(['/v1/payments', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints'])('GET %s lists none of the other merchant\'s objects', async (path) => {
-    const own = await sb.request('GET', path, undefined, OWNER);
-    expect(own.json.data.length).toBeGreaterThan(0);
-    const other = await sb.request('GET', path, undefined, OTHER);
-    expect(other.status).toBe(200);
-    const mine = new Set(own.json.data.map((o: { id: string }) => o.id));
-    for (const o of other.json.data as Array<{ id: string }>) expect(mine.has(o.id)).toBe(false);
-  });
+  it.each(['/v1/payments', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints'])(
+    "GET %s lists none of the other merchant's objects",
+    async (path) => {
+      const own = await sb.request('GET', path, undefined, OWNER);
+      expect(own.json.data.length).toBeGreaterThan(0);
+      const other = await sb.request('GET', path, undefined, OTHER);
+      expect(other.status).toBe(200);
+      const mine = new Set(own.json.data.map((o: { id: string }) => o.id));
+      for (const o of other.json.data as Array<{ id: string }>) expect(mine.has(o.id)).toBe(false);
+    },
+  );
 });
 
 describe('terminal credentials of the /api/ family', () => {
   it('refund-request with pk_test_2002 on a 1001 transaction is a 404 identical to a missing transID', async () => {
     const before = dbFingerprint(sb);
-    const foreign = await sb.request('POST', '/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: CREDS.other.publicKey });
-    const missing = await sb.request('POST', '/api/transactions/refund-request', { transID: MISSING.transApproved, refundAmount: '1.00', public_key: CREDS.other.publicKey });
+    const foreign = await sb.request('POST', '/api/transactions/refund-request', {
+      transID: ids.transApproved,
+      refundAmount: '1.00',
+      public_key: CREDS.other.publicKey,
+    });
+    const missing = await sb.request('POST', '/api/transactions/refund-request', {
+      transID: MISSING.transApproved,
+      refundAmount: '1.00',
+      public_key: CREDS.other.publicKey,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.code).toBe('resource_missing');
     expect(comparable(foreign.text, { ...MISSING, transApproved: ids.transApproved })).toEqual(comparable(missing.text, MISSING));
     expect(dbFingerprint(sb)).toEqual(before);
-    const own = await sb.request('POST', '/api/transactions/refund-request', { transID: ids.transApproved, refundAmount: '1.00', public_key: CREDS.publicKey });
+    const own = await sb.request('POST', '/api/transactions/refund-request', {
+      transID: ids.transApproved,
+      refundAmount: '1.00',
+      public_key: CREDS.publicKey,
+    });
     expect(own.status, own.text).toBe(200);
   });
 
@@ -125,19 +148,29 @@ describe('terminal credentials of the /api/ family', () => {
   });
 
   it("encrypted S2S sealed with 2002's public key but 1001's private key does not decrypt", async () => {
-    const plain = new URLSearchParams({ ...(s2sBody({ terNO: '1001', public_key: CREDS.publicKey }) as Record<string, string>), encryption_method: 'none' }).toString();
+    const plain = new URLSearchParams({
+      ...(s2sBody({ terNO: '1001', public_key: CREDS.publicKey }) as Record<string, string>),
+      encryption_method: 'none',
+    }).toString();
     const data = buildEncryptedData(plain, { privateKey: CREDS.privateKey, publicKey: CREDS.other.publicKey });
     const before = dbFingerprint(sb);
-    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(data)}`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(data)}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('decryption_failed');
     expect(dbFingerprint(sb)).toEqual(before);
   });
 
-  it("encrypted S2S for terminal 2002 naming terNO 1001 inside is a 401", async () => {
-    const plain = new URLSearchParams({ ...(s2sBody({ terNO: '1001', public_key: CREDS.other.publicKey }) as Record<string, string>), encryption_method: 'none' }).toString();
+  it('encrypted S2S for terminal 2002 naming terNO 1001 inside is a 401', async () => {
+    const plain = new URLSearchParams({
+      ...(s2sBody({ terNO: '1001', public_key: CREDS.other.publicKey }) as Record<string, string>),
+      encryption_method: 'none',
+    }).toString();
     const data = buildEncryptedData(plain, { privateKey: CREDS.other.privateKey, publicKey: CREDS.other.publicKey });
-    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(data)}`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await sb.request('POST', '/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(data)}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('invalid_credentials');
   });

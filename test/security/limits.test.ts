@@ -44,7 +44,11 @@ describe('body size limit: 413 with the error shape', () => {
 });
 
 /** Opens a raw socket, runs `drive` on it, and resolves with what the server sent and how long until it closed. */
-function rawExchange(port: number, drive: (socket: net.Socket) => void, deadlineMs: number): Promise<{ text: string; closedAfterMs: number }> {
+function rawExchange(
+  port: number,
+  drive: (socket: net.Socket) => void,
+  deadlineMs: number,
+): Promise<{ text: string; closedAfterMs: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -79,7 +83,10 @@ describe('slow clients on a real server', () => {
   const errors: string[] = [];
   beforeAll(async () => {
     const logger = { ...silentLogger, error: (message: string) => void errors.push(message) };
-    running = await startServer({ ...loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), headersTimeoutMs: 400, requestTimeoutMs: 1200 }, { logger });
+    running = await startServer(
+      { ...loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), headersTimeoutMs: 400, requestTimeoutMs: 1200 },
+      { logger },
+    );
     port = Number(new URL(running.url).port);
   });
   afterAll(() => running.close());
@@ -142,7 +149,9 @@ describe('control API: loopback only without a token', () => {
   });
 
   /** A request that claims to come from `address` (what @hono/node-server's getConnInfo reads). */
-  const from = (address: string) => ({ incoming: { socket: { remoteAddress: address, remotePort: 40000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } } });
+  const from = (address: string) => ({
+    incoming: { socket: { remoteAddress: address, remotePort: 40000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } },
+  });
 
   // Read from the app, so a control route added later is covered too.
   const CONTROL_ROUTES = controlRoutes().map((route) => [route.method, route.path] as const);
@@ -151,7 +160,11 @@ describe('control API: loopback only without a token', () => {
     const sb = createTestSandbox();
     try {
       const before = dbFingerprint(sb);
-      const res = await sb.app.request(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' }, from('10.0.0.5'));
+      const res = await sb.app.request(
+        path,
+        { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' },
+        from('10.0.0.5'),
+      );
       expect(res.status).toBe(401);
       const body = await res.json();
       expect(body.error.code).toBe('control_forbidden');
@@ -175,22 +188,25 @@ describe('control API: loopback only without a token', () => {
   describe('with --control-token', () => {
     const TOKEN = 'ctl_secret_token_123';
     // The sign-in form is the one route a browser without the token must reach.
-    it.each(CONTROL_ROUTES.filter(([, path]) => path !== '/_sandbox/login'))('%s %s: no bearer, a wrong one of another length and of the same length are all 401', async (method, path) => {
-      const sb = createTestSandbox({ controlToken: TOKEN });
-      try {
-        const before = dbFingerprint(sb);
-        for (const auth of [undefined, 'Bearer nope', `Bearer ${TOKEN.slice(0, -1)}X`, `Bearer ${TOKEN}extra`, TOKEN, `Basic ${TOKEN}`]) {
-          const headers: Record<string, string> = { 'content-type': 'application/json' };
-          if (auth) headers.authorization = auth;
-          const res = await sb.app.request(path, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
-          expect(res.status, `${auth}`).toBe(401);
-          expect((await res.json()).error.code).toBe('control_forbidden');
+    it.each(CONTROL_ROUTES.filter(([, path]) => path !== '/_sandbox/login'))(
+      '%s %s: no bearer, a wrong one of another length and of the same length are all 401',
+      async (method, path) => {
+        const sb = createTestSandbox({ controlToken: TOKEN });
+        try {
+          const before = dbFingerprint(sb);
+          for (const auth of [undefined, 'Bearer nope', `Bearer ${TOKEN.slice(0, -1)}X`, `Bearer ${TOKEN}extra`, TOKEN, `Basic ${TOKEN}`]) {
+            const headers: Record<string, string> = { 'content-type': 'application/json' };
+            if (auth) headers.authorization = auth;
+            const res = await sb.app.request(path, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
+            expect(res.status, `${auth}`).toBe(401);
+            expect((await res.json()).error.code).toBe('control_forbidden');
+          }
+          expect(dbFingerprint(sb)).toEqual(before);
+        } finally {
+          sb.close();
         }
-        expect(dbFingerprint(sb)).toEqual(before);
-      } finally {
-        sb.close();
-      }
-    });
+      },
+    );
 
     it('the right bearer works from any address', async () => {
       const sb = createTestSandbox({ controlToken: TOKEN });

@@ -26,7 +26,11 @@ describe.each(['pretty', 'json'] as const)('the %s log', (format) => {
     const line = await waitFor(() => lines.find((l) => l.includes('FORGED')), 'the request line');
     expect(lines.filter((l) => l.includes('FORGED'))).toHaveLength(1);
     expect(line).not.toMatch(/[\n\r\u001b]/);
-    expect(line).toContain(format === 'json' ? '\\nFORGED line\\r12:00:00.000 GET /admin 200\\u001b[31m' : '\\nFORGED line\\r12:00:00.000 GET /admin 200\\x1b[31m');
+    expect(line).toContain(
+      format === 'json'
+        ? '\\nFORGED line\\r12:00:00.000 GET /admin 200\\u001b[31m'
+        : '\\nFORGED line\\r12:00:00.000 GET /admin 200\\x1b[31m',
+    );
   });
 
   it('writes a webhook_url with terminal escape codes as text', async () => {
@@ -37,12 +41,16 @@ describe.each(['pretty', 'json'] as const)('the %s log', (format) => {
     const res = await fetch(`${sandbox.url}/api/s2s`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook\u001b[31mRED\u001b]0;title\u0007\u009b2J` })),
+      body: JSON.stringify(
+        s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook\u001b[31mRED\u001b]0;title\u0007\u009b2J` }),
+      ),
     });
     expect(res.status).toBe(200);
     const line = await waitFor(() => lines.find((l) => l.includes('RED')), 'the webhook attempt line');
     expect(lines.join('\n')).not.toMatch(/[\u001b\u0007\u009b]/);
-    expect(line).toContain(format === 'json' ? '/hook\\u001b[31mRED\\u001b]0;title\\u0007\\u009b2J' : '/hook\\x1b[31mRED\\x1b]0;title\\x07\\x9b2J');
+    expect(line).toContain(
+      format === 'json' ? '/hook\\u001b[31mRED\\u001b]0;title\\u0007\\u009b2J' : '/hook\\x1b[31mRED\\x1b]0;title\\x07\\x9b2J',
+    );
     if (format === 'json') expect(JSON.parse(line).url).toBe(`${merchant.url}/hook\u001b[31mRED\u001b]0;title\u0007\u009b2J`);
   });
 });
@@ -54,6 +62,10 @@ it('escapes C0, DEL, C1 and the Unicode line separators, and leaves other text a
 it('a bug line keeps its stack frames on indented lines, and a forged line in its message stays text', () => {
   const lines: string[] = [];
   const logger = createLogger({ format: 'pretty', quiet: false, write: (line) => lines.push(line) });
-  logger.error('500 on GET /\n12:00:00.000 GET /admin 200 (req_1): boom\nFORGED', { stack: 'Error: boom\nFORGED\n    at handler (/app/x.js:1:2)\n    at next (/app/y.js:3:4)' });
-  expect(lines).toEqual(['500 on GET /\\n12:00:00.000 GET /admin 200 (req_1): boom\\nFORGED\n    at handler (/app/x.js:1:2)\n    at next (/app/y.js:3:4)']);
+  logger.error('500 on GET /\n12:00:00.000 GET /admin 200 (req_1): boom\nFORGED', {
+    stack: 'Error: boom\nFORGED\n    at handler (/app/x.js:1:2)\n    at next (/app/y.js:3:4)',
+  });
+  expect(lines).toEqual([
+    '500 on GET /\\n12:00:00.000 GET /admin 200 (req_1): boom\\nFORGED\n    at handler (/app/x.js:1:2)\n    at next (/app/y.js:3:4)',
+  ]);
 });

@@ -33,7 +33,11 @@ describe('one page-headers policy on every page', () => {
   it('customer pages: authentication (framable), its result and 404; checkout, its 410 and 404 (not framable)', async () => {
     sb = createTestSandbox();
     const seeded = await seedObjects(sb);
-    const nb = await sb.request('POST', '/api/s2s', s2sBody({ mop: 'NB', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }));
+    const nb = await sb.request(
+      'POST',
+      '/api/s2s',
+      s2sBody({ mop: 'NB', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+    );
     const pages: Array<[string, boolean, number]> = [
       [`/authenticate/${seeded.challengeToken}`, true, 200],
       [new URL(nb.json.authurl).pathname, true, 200],
@@ -49,7 +53,12 @@ describe('one page-headers policy on every page', () => {
     // A finished challenge shows its result page; a completed session's link answers 410.
     await sb.request('POST', `/_sandbox/transactions/${seeded.transPending}/authenticate`, { outcome: 'approve' });
     expectPolicy(await sb.request('GET', `/authenticate/${seeded.challengeToken}`), 'result page', true);
-    const sepa = await sb.request('POST', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/r' }, BEARER);
+    const sepa = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 100, currency: 'EUR', methods: ['sepa'], return_url: 'https://shop.example/r' },
+      BEARER,
+    );
     await sb.request('POST', '/_sandbox/clock/advance', { duration: '25h' });
     const gone = await sb.request('GET', new URL(sepa.json.url).pathname);
     expect(gone.status).toBe(410);

@@ -37,7 +37,15 @@ function hostileFixtures(): string {
   writeFileSync(
     file,
     JSON.stringify({
-      merchants: [{ id: 'mer_sandbox', name: XSS, webhook_secret: 'whsec_test_sandbox', api_keys: ['sk_test_sandbox'], terminals: [{ terNO: 1001, public_key: 'pk_test_1001', private_key: 'pv_test_1001' }] }],
+      merchants: [
+        {
+          id: 'mer_sandbox',
+          name: XSS,
+          webhook_secret: 'whsec_test_sandbox',
+          api_keys: ['sk_test_sandbox'],
+          terminals: [{ terNO: 1001, public_key: 'pk_test_1001', private_key: 'pv_test_1001' }],
+        },
+      ],
     }),
   );
   return file;
@@ -50,7 +58,11 @@ describe('XSS through every field a page shows', () => {
     ['UPICOLLECT', { mop: 'UPICOLLECT', ccno: undefined, ccvv: undefined, month: undefined, year: undefined, vpa: 'someone@bank' }],
   ])('S2S %s: reference, product_name, fullname and the merchant name are escaped on the authentication page', async (_mop, extra) => {
     sb = createTestSandbox({ fixtures: hostileFixtures() });
-    const body = Object.fromEntries(Object.entries(s2sBody({ reference: XSS.slice(0, 60), product_name: XSS, fullname: XSS, ...extra })).filter(([, v]) => v !== undefined));
+    const body = Object.fromEntries(
+      Object.entries(s2sBody({ reference: XSS.slice(0, 60), product_name: XSS, fullname: XSS, ...extra })).filter(
+        ([, v]) => v !== undefined,
+      ),
+    );
     const created = await sb.request('POST', '/api/s2s', body);
     expect(created.status, created.text).toBe(200);
     const path = new URL(created.json.authurl).pathname;
@@ -67,9 +79,24 @@ describe('XSS through every field a page shows', () => {
 
   it('a /v1/ payment 3-D Secure page escapes reference and description', async () => {
     sb = createTestSandbox();
-    const res = await sb.request('POST', '/v1/payments', { amount: 500, currency: 'EUR', card: { number: '4000000000003220', exp_month: 12, exp_year: 2030, cvc: '123' }, reference: XSS.slice(0, 64), description: XSS, return_url: 'https://shop.example/r' }, BEARER);
+    const res = await sb.request(
+      'POST',
+      '/v1/payments',
+      {
+        amount: 500,
+        currency: 'EUR',
+        card: { number: '4000000000003220', exp_month: 12, exp_year: 2030, cvc: '123' },
+        reference: XSS.slice(0, 64),
+        description: XSS,
+        return_url: 'https://shop.example/r',
+      },
+      BEARER,
+    );
     expect(res.status, res.text).toBe(200);
-    const url: string = res.json.next_action?.redirect_url ?? res.json.next_action?.url ?? JSON.stringify(res.json).match(/http:\/\/sandbox\.test\/authenticate\/[^"]+/)![0];
+    const url: string =
+      res.json.next_action?.redirect_url ??
+      res.json.next_action?.url ??
+      JSON.stringify(res.json).match(/http:\/\/sandbox\.test\/authenticate\/[^"]+/)![0];
     const page = await sb.request('GET', new URL(url).pathname);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('<script>alert(1)');
@@ -79,7 +106,19 @@ describe('XSS through every field a page shows', () => {
   it('the checkout page escapes the reference, the merchant name and the logo URL attribute', async () => {
     sb = createTestSandbox({ fixtures: hostileFixtures() });
     const logo = `https://shop.example/logo.png?"><script>alert(1)</script>`;
-    const res = await sb.request('POST', '/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['card', 'ideal', 'sepa'], return_url: 'https://shop.example/return', reference: XSS.slice(0, 64), branding: { logo_url: logo } }, BEARER);
+    const res = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      {
+        amount: 2500,
+        currency: 'EUR',
+        methods: ['card', 'ideal', 'sepa'],
+        return_url: 'https://shop.example/return',
+        reference: XSS.slice(0, 64),
+        branding: { logo_url: logo },
+      },
+      BEARER,
+    );
     expect(res.status, res.text).toBe(200);
     const path = new URL(res.json.url).pathname;
     for (const method of ['card', 'ideal', 'sepa']) {
@@ -91,7 +130,12 @@ describe('XSS through every field a page shows', () => {
     }
     // Form values the customer typed are echoed back escaped on a refused form.
     const csrf = await csrfOf(sb, path);
-    const refused = await sb.request('POST', `${path}/card`, new URLSearchParams({ csrf, number: XSS, expiry: XSS, cvc: '1', name: XSS }).toString(), FORM);
+    const refused = await sb.request(
+      'POST',
+      `${path}/card`,
+      new URLSearchParams({ csrf, number: XSS, expiry: XSS, cvc: '1', name: XSS }).toString(),
+      FORM,
+    );
     expect(refused.status).toBe(400);
     expect(refused.text).not.toContain('<script>alert(1)');
     const sepa = await sb.request('POST', `${path}/sepa`, new URLSearchParams({ csrf, iban: XSS, holder: XSS }).toString(), FORM);
@@ -100,9 +144,35 @@ describe('XSS through every field a page shows', () => {
   });
 
   it.each([
-    ['checkout branding.logo_url', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', branding: { logo_url: 'javascript:alert(1)' } }, 'branding.logo_url'],
-    ['checkout return_url', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'javascript:alert(1)' }, 'return_url'],
-    ['/v1/payments return_url', '/v1/payments', { amount: 100, currency: 'EUR', card: { number: '4000000000003220', exp_month: 12, exp_year: 2030, cvc: '123' }, return_url: 'javascript:alert(1)//https://x' }, 'return_url'],
+    [
+      'checkout branding.logo_url',
+      '/v1/checkout/sessions',
+      {
+        amount: 100,
+        currency: 'EUR',
+        methods: ['card'],
+        return_url: 'https://shop.example/r',
+        branding: { logo_url: 'javascript:alert(1)' },
+      },
+      'branding.logo_url',
+    ],
+    [
+      'checkout return_url',
+      '/v1/checkout/sessions',
+      { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'javascript:alert(1)' },
+      'return_url',
+    ],
+    [
+      '/v1/payments return_url',
+      '/v1/payments',
+      {
+        amount: 100,
+        currency: 'EUR',
+        card: { number: '4000000000003220', exp_month: 12, exp_year: 2030, cvc: '123' },
+        return_url: 'javascript:alert(1)//https://x',
+      },
+      'return_url',
+    ],
     ['S2S return_url', '/api/s2s', s2sBody({ return_url: 'javascript:alert(1)' }), 'return_url'],
     ['S2S return_url (data:)', '/api/s2s', s2sBody({ return_url: 'data:text/html,<script>alert(1)</script>' }), 'return_url'],
   ])('%s with a javascript: URL is a 400 naming the field, and nothing is stored', async (_name, path, body, param) => {
@@ -130,17 +200,49 @@ describe('XSS through the dashboard columns', () => {
   it('references, webhook URLs, event data and attempt bodies are escaped on every tab and the delivery page', async () => {
     sb = createTestSandbox({ fixtures: hostileFixtures() });
     const hookUrl = `http://127.0.0.1:9/h?x=${encodeURIComponent(XSS)}`;
-    const s2s = await sb.request('POST', '/api/s2s', s2sBody({ reference: XSS.slice(0, 64), product_name: XSS, fullname: XSS, ccno: '4242424242424242', webhook_url: `http://127.0.0.1:9/h?x="><script>alert(1)</script>` }));
+    const s2s = await sb.request(
+      'POST',
+      '/api/s2s',
+      s2sBody({
+        reference: XSS.slice(0, 64),
+        product_name: XSS,
+        fullname: XSS,
+        ccno: '4242424242424242',
+        webhook_url: `http://127.0.0.1:9/h?x="><script>alert(1)</script>`,
+      }),
+    );
     expect(s2s.status, s2s.text).toBe(200);
     const pending = await sb.request('POST', '/api/s2s', s2sBody({ reference: `${XSS.slice(0, 50)}-2` }));
     expect(pending.status).toBe(200);
-    const pay = await sb.request('POST', '/v1/payments', { amount: 100, currency: 'EUR', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' }, reference: XSS.slice(0, 64), description: XSS, metadata: { note: XSS }, webhook_url: 'http://127.0.0.1:9/w' }, BEARER);
+    const pay = await sb.request(
+      'POST',
+      '/v1/payments',
+      {
+        amount: 100,
+        currency: 'EUR',
+        card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+        reference: XSS.slice(0, 64),
+        description: XSS,
+        metadata: { note: XSS },
+        webhook_url: 'http://127.0.0.1:9/w',
+      },
+      BEARER,
+    );
     expect(pay.status, pay.text).toBe(200);
-    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: XSS.slice(0, 64) }, BEARER);
+    const session = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', reference: XSS.slice(0, 64) },
+      BEARER,
+    );
     expect(session.status).toBe(200);
     expect(hookUrl).toContain('%3Cscript');
     for (const tab of ['transactions', 'payments', 'sessions', 'events', 'deliveries']) {
-      for (const path of [`/_sandbox/?tab=${tab}`, `/_sandbox/dashboard/fragment?tab=${tab}&q=${encodeURIComponent(XSS)}`, `/_sandbox/dashboard/fragment?tab=${tab}`]) {
+      for (const path of [
+        `/_sandbox/?tab=${tab}`,
+        `/_sandbox/dashboard/fragment?tab=${tab}&q=${encodeURIComponent(XSS)}`,
+        `/_sandbox/dashboard/fragment?tab=${tab}`,
+      ]) {
         const res = await sb.request('GET', path);
         expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200);
         expect(res.text, path).not.toContain('<script>alert(1)');
@@ -172,16 +274,31 @@ describe('CSRF on page forms', () => {
     const wrong = csrf!.slice(0, -1) + (csrf!.endsWith('A') ? 'B' : 'A');
     for (const token of [undefined, '', wrong, 'short']) {
       const before = dbFingerprint(sb);
-      const fields = { subject: 'transaction', id: pending.json.transID, outcome: 'approve', ...(token === undefined ? {} : { csrf: token }) };
+      const fields = {
+        subject: 'transaction',
+        id: pending.json.transID,
+        outcome: 'approve',
+        ...(token === undefined ? {} : { csrf: token }),
+      };
       const auth = await sb.request('POST', '/_sandbox/dashboard/authenticate', new URLSearchParams(fields).toString(), FORM);
       expect(auth.status, auth.text).toBe(401);
       expect(auth.json.error.param).toBe('csrf');
-      const replay = await sb.request('POST', `/_sandbox/dashboard/deliveries/${delivery}/replay`, new URLSearchParams(token === undefined ? {} : { csrf: token }).toString(), FORM);
+      const replay = await sb.request(
+        'POST',
+        `/_sandbox/dashboard/deliveries/${delivery}/replay`,
+        new URLSearchParams(token === undefined ? {} : { csrf: token }).toString(),
+        FORM,
+      );
       // Replay validates the form first: a missing csrf field is a 400 parameter_missing, a wrong one a 401.
       expect(replay.status).toBe(token === undefined ? 400 : 401);
       expect(dbFingerprint(sb)).toEqual(before);
     }
-    const ok = await sb.request('POST', '/_sandbox/dashboard/authenticate', new URLSearchParams({ csrf: csrf!, subject: 'transaction', id: pending.json.transID, outcome: 'approve' }).toString(), FORM);
+    const ok = await sb.request(
+      'POST',
+      '/_sandbox/dashboard/authenticate',
+      new URLSearchParams({ csrf: csrf!, subject: 'transaction', id: pending.json.transID, outcome: 'approve' }).toString(),
+      FORM,
+    );
     expect(ok.status).toBe(303);
   });
 
@@ -201,7 +318,11 @@ describe('CSRF on page forms', () => {
   it('POST /authenticate/:token: approve, OTP and cancel without the right token are refused and change nothing', async () => {
     sb = createTestSandbox();
     const card = await sb.request('POST', '/api/s2s', s2sBody());
-    const bank = await sb.request('POST', '/api/s2s', s2sBody({ mop: 'NB', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }));
+    const bank = await sb.request(
+      'POST',
+      '/api/s2s',
+      s2sBody({ mop: 'NB', ccno: undefined, ccvv: undefined, month: undefined, year: undefined }),
+    );
     const cardPath = new URL(card.json.authurl).pathname;
     const bankPath = new URL(bank.json.authurl).pathname;
     const cardCsrf = await csrfOf(sb, cardPath);
@@ -215,13 +336,26 @@ describe('CSRF on page forms', () => {
     const status = await sb.request('GET', `/_sandbox/transactions/${card.json.transID}`);
     expect(status.json.status).toBe('Pending');
     // With the right token the same form works (so the refusals above were about the token).
-    const ok = await sb.request('POST', cardPath, new URLSearchParams({ csrf: cardCsrf, otp: '123456', action: 'submit' }).toString(), FORM);
+    const ok = await sb.request(
+      'POST',
+      cardPath,
+      new URLSearchParams({ csrf: cardCsrf, otp: '123456', action: 'submit' }).toString(),
+      FORM,
+    );
     expect(ok.status).toBe(303);
   });
 
   it('POST /pay/:token/{card,ideal,ideal/outcome,sepa} without the right token are refused and change nothing', async () => {
     sb = createTestSandbox();
-    const make = async () => (await sb.request('POST', '/v1/checkout/sessions', { amount: 2500, currency: 'EUR', methods: ['card', 'ideal', 'sepa'], return_url: 'https://shop.example/return' }, BEARER)).json;
+    const make = async () =>
+      (
+        await sb.request(
+          'POST',
+          '/v1/checkout/sessions',
+          { amount: 2500, currency: 'EUR', methods: ['card', 'ideal', 'sepa'], return_url: 'https://shop.example/return' },
+          BEARER,
+        )
+      ).json;
     const session = await make();
     const other = await make();
     const path = new URL(session.url).pathname;
@@ -233,7 +367,12 @@ describe('CSRF on page forms', () => {
     await refusedEverywhere(`${path}/ideal/outcome`, { outcome: 'paid' }, csrf, otherCsrf);
     const view = await sb.request('GET', `/v1/checkout/sessions/${session.id}`, undefined, BEARER);
     expect(view.json.status).toBe('open');
-    const ok = await sb.request('POST', `${path}/card`, new URLSearchParams({ csrf, number: '4242424242424242', expiry: '12/30', cvc: '123', name: 'Jane Doe' }).toString(), FORM);
+    const ok = await sb.request(
+      'POST',
+      `${path}/card`,
+      new URLSearchParams({ csrf, number: '4242424242424242', expiry: '12/30', cvc: '123', name: 'Jane Doe' }).toString(),
+      FORM,
+    );
     expect(ok.status).toBe(303);
   });
 });

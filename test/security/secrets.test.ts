@@ -25,7 +25,8 @@ vi.mock('../../src/crypto/signature.js', async (importOriginal) => {
 const safeEqual = vi.mocked(signature.safeEqual);
 
 /** Whether safeEqual compared `secret` with what the request sent, in either order. */
-const compared = (secret: string, sent: string) => safeEqual.mock.calls.some(([a, b]) => (a === secret && b === sent) || (a === sent && b === secret));
+const compared = (secret: string, sent: string) =>
+  safeEqual.mock.calls.some(([a, b]) => (a === secret && b === sent) || (a === sent && b === secret));
 
 describe('safeEqual', () => {
   it.each([
@@ -101,11 +102,18 @@ describe('every secret comparison uses safeEqual and refuses wrong secrets of an
     expect(res.status).toBe(403);
     expect(compared(csrf, wrong)).toBe(true);
 
-    const session = await sb.request('POST', '/v1/checkout/sessions', { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r' }, { authorization: `Bearer ${CREDS.apiKey}` });
+    const session = await sb.request(
+      'POST',
+      '/v1/checkout/sessions',
+      { amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r' },
+      { authorization: `Bearer ${CREDS.apiKey}` },
+    );
     const payPath = new URL(session.json.url).pathname;
     const payCsrf = await csrfOf(sb, payPath);
     const payWrong = payCsrf.slice(0, -1) + (payCsrf.endsWith('A') ? 'B' : 'A');
-    const pay = await sb.request('POST', `${payPath}/card`, `csrf=${payWrong}&number=4242424242424242&expiry=12/30&cvc=123&name=J`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const pay = await sb.request('POST', `${payPath}/card`, `csrf=${payWrong}&number=4242424242424242&expiry=12/30&cvc=123&name=J`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(pay.status).toBe(403);
     expect(compared(payCsrf, payWrong)).toBe(true);
   });
@@ -125,22 +133,58 @@ describe('secrets never reach the log', () => {
       const cards = ['4000000000003220', '4000008400001629', '4242424242424242', '4000000000000069', '4000000000003221'];
       // Secrets the banner never prints: these must appear nowhere in the output at all.
       const wrongKeys = ['sk_test_wrong_key_8841', 'sk_live_real_key_9931', 'pk_test_wrong_7719'];
-      const encryptedData = buildEncryptedData(new URLSearchParams({ ...(s2sBody({ ccno: '4000000000000069', webhook_url: `${receiver.url}/enc` }) as Record<string, string>), terNO: '1001', encryption_method: 'aes256' }).toString(), { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey });
+      const encryptedData = buildEncryptedData(
+        new URLSearchParams({
+          ...(s2sBody({ ccno: '4000000000000069', webhook_url: `${receiver.url}/enc` }) as Record<string, string>),
+          terNO: '1001',
+          encryption_method: 'aes256',
+        }).toString(),
+        { privateKey: CREDS.privateKey, publicKey: CREDS.publicKey },
+      );
 
       expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4000000000003220', ccvv: '987' })), json)).status).toBe(200);
-      expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${receiver.url}/hook` })), json)).status).toBe(200);
+      expect(
+        (await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${receiver.url}/hook` })), json)).status,
+      ).toBe(200);
       expect((await post('/api/s2s', JSON.stringify(s2sBody({ ccno: '4000000000003221' })), json)).status).toBe(400);
       expect((await post('/api/s2s', JSON.stringify(s2sBody({ public_key: 'pk_test_wrong_7719' })), json)).status).toBe(401);
-      const enc = await post('/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(encryptedData)}`, { 'content-type': 'application/x-www-form-urlencoded' });
+      const enc = await post('/api/s2s/encrypt', `encrypted_data=${encodeURIComponent(encryptedData)}`, {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
       expect(enc.status, await enc.clone().text()).toBe(200);
-      expect((await post('/v1/payments', JSON.stringify({ amount: 100, currency: 'EUR', card: { number: '4000008400001629', exp_month: 12, exp_year: 2030, cvc: '456' }, return_url: 'https://shop.example/r' }), { ...json, ...bearer })).status).toBe(200);
-      expect((await post('/v1/tokens', JSON.stringify({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '456' } }), { ...json, ...bearer })).status).toBe(200);
-      for (const key of wrongKeys.slice(0, 2)) expect((await fetch(`${url}/v1/payments`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+      expect(
+        (
+          await post(
+            '/v1/payments',
+            JSON.stringify({
+              amount: 100,
+              currency: 'EUR',
+              card: { number: '4000008400001629', exp_month: 12, exp_year: 2030, cvc: '456' },
+              return_url: 'https://shop.example/r',
+            }),
+            { ...json, ...bearer },
+          )
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await post('/v1/tokens', JSON.stringify({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '456' } }), {
+            ...json,
+            ...bearer,
+          })
+        ).status,
+      ).toBe(200);
+      for (const key of wrongKeys.slice(0, 2))
+        expect((await fetch(`${url}/v1/payments`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
       expect((await fetch(`${url}/v1/payments?api_key=${CREDS.apiKey}`, { headers: bearer })).status).toBe(400);
       expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}` } })).status).toBe(200);
       expect((await fetch(`${url}/_sandbox/health`, { headers: { authorization: `Bearer ${controlToken}x` } })).status).toBe(401);
       // The webhooks are sent (and logged) too.
-      await waitFor(() => receiver.received.length >= 2 && (sandbox.stdout.match(/"type":"webhook"/g) ?? []).length >= 2, 'two webhook log lines', 10_000);
+      await waitFor(
+        () => receiver.received.length >= 2 && (sandbox.stdout.match(/"type":"webhook"/g) ?? []).length >= 2,
+        'two webhook log lines',
+        10_000,
+      );
       await waitFor(() => (sandbox.stdout.match(/"type":"request"/g) ?? []).length >= 12, 'twelve request log lines', 10_000);
 
       const logLines = sandbox.stdout.split('\n').filter((line) => line.startsWith('{'));
@@ -148,7 +192,16 @@ describe('secrets never reach the log', () => {
       expect(logLines.length).toBeGreaterThanOrEqual(14);
       for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
       // The banner lists the seeded credentials and two test cards on purpose; log lines list none.
-      for (const secret of [CREDS.apiKey, CREDS.privateKey, CREDS.publicKey, CREDS.secret, CREDS.other.apiKey, '"987"', '"456"', ...cards]) {
+      for (const secret of [
+        CREDS.apiKey,
+        CREDS.privateKey,
+        CREDS.publicKey,
+        CREDS.secret,
+        CREDS.other.apiKey,
+        '"987"',
+        '"456"',
+        ...cards,
+      ]) {
         expect(log + sandbox.stderr, `a log line contains ${secret}`).not.toContain(secret);
       }
       for (const secret of [...wrongKeys, controlToken, encryptedData.slice(0, 40), encodeURIComponent(encryptedData).slice(0, 40)]) {
@@ -169,7 +222,8 @@ describe('card numbers and CVVs are written nowhere', () => {
     try {
       const { url } = sandbox;
       const headers = { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` };
-      const post = (path: string, body: unknown, extra: Record<string, string> = {}) => fetch(url + path, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown, extra: Record<string, string> = {}) =>
+        fetch(url + path, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
       // Numbers the start banner never prints (it shows two test cards by design), each with its own CVV.
       const cards = [
         { number: '4000000000009995', cvc: '7391' },
@@ -193,18 +247,43 @@ describe('card numbers and CVVs are written nowhere', () => {
       ];
       for (const [i, body] of malformed.entries()) {
         for (const path of ['/v1/tokens', '/v1/payments']) {
-          const res = await post(path, path === '/v1/payments' ? { amount: 100, currency: 'EUR', ...body } : body, { 'idempotency-key': `bad-card-${i}-${path}` });
+          const res = await post(path, path === '/v1/payments' ? { amount: 100, currency: 'EUR', ...body } : body, {
+            'idempotency-key': `bad-card-${i}-${path}`,
+          });
           expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
         }
       }
       // Payments by card and by token, and an S2S payment with ccno and ccvv.
-      expect((await post('/v1/payments', { amount: 100, currency: 'EUR', card: { ...c, exp_month: 12, exp_year: 2030 }, return_url: 'https://shop.example/r' }, { 'idempotency-key': 'card-pay' })).status).toBe(200);
-      for (const token of tokens) expect((await post('/v1/payments', { amount: 100, currency: 'EUR', token, return_url: 'https://shop.example/r' })).status).toBe(200);
-      expect((await fetch(`${url}/api/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(s2sBody({ ccno: b.number, ccvv: b.cvc })) })).status).toBe(200);
+      expect(
+        (
+          await post(
+            '/v1/payments',
+            { amount: 100, currency: 'EUR', card: { ...c, exp_month: 12, exp_year: 2030 }, return_url: 'https://shop.example/r' },
+            { 'idempotency-key': 'card-pay' },
+          )
+        ).status,
+      ).toBe(200);
+      for (const token of tokens)
+        expect((await post('/v1/payments', { amount: 100, currency: 'EUR', token, return_url: 'https://shop.example/r' })).status).toBe(
+          200,
+        );
+      expect(
+        (
+          await fetch(`${url}/api/s2s`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(s2sBody({ ccno: b.number, ccvv: b.cvc })),
+          })
+        ).status,
+      ).toBe(200);
 
       const exported = await (await fetch(`${url}/_sandbox/export`)).text();
       expect(exported).toContain(tokens[0]);
-      await waitFor(() => (sandbox.stdout.match(/"type":"request"/g) ?? []).length >= 3 + malformed.length * 2 + 1 + tokens.length + 1 + 1, 'a log line per request', 10_000);
+      await waitFor(
+        () => (sandbox.stdout.match(/"type":"request"/g) ?? []).length >= 3 + malformed.length * 2 + 1 + tokens.length + 1 + 1,
+        'a log line per request',
+        10_000,
+      );
 
       const places = {
         'the database file': readFileSync(file).toString('latin1'),

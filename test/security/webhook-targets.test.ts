@@ -62,10 +62,17 @@ const ACCEPTED = [
 ];
 
 /** [field, route, headers, body with `url` in that field] of every field that takes a webhook URL. */
-const FIELDS: Array<[string, (ids: Awaited<ReturnType<typeof seedObjects>>) => string, Record<string, string>, (url: string) => Record<string, unknown>]> = [
+const FIELDS: Array<
+  [string, (ids: Awaited<ReturnType<typeof seedObjects>>) => string, Record<string, string>, (url: string) => Record<string, unknown>]
+> = [
   ['webhook_url', () => '/api/s2s', {}, (url) => s2sBody({ webhook_url: url })],
   ['webhook_url', () => '/v1/payments', AUTH, (url) => paymentBody({ webhook_url: url })],
-  ['webhook_url', () => '/v1/checkout/sessions', AUTH, (url) => ({ amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', webhook_url: url })],
+  [
+    'webhook_url',
+    () => '/v1/checkout/sessions',
+    AUTH,
+    (url) => ({ amount: 100, currency: 'EUR', methods: ['card'], return_url: 'https://shop.example/r', webhook_url: url }),
+  ],
   ['url', () => '/v1/webhook_endpoints', AUTH, (url) => ({ url, events: ['*'] })],
   ['url', (ids) => `/v1/webhook_endpoints/${ids.endpoint}`, AUTH, (url) => ({ url })],
   ['to', (ids) => `/_sandbox/deliveries/${ids.delivery}/replay`, {}, (url) => ({ to: url })],
@@ -76,15 +83,39 @@ const FIELDS: Array<[string, (ids: Awaited<ReturnType<typeof seedObjects>>) => s
 const count = (table: string) => sb.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 
 describe('registration', () => {
-  it.each(FIELDS.map(([field, path, headers, body]) => ({ field, path, headers, body, route: path({ endpoint: '{id}', delivery: '{id}', event: '{id}' } as never) })))(
+  it.each(
+    FIELDS.map(([field, path, headers, body]) => ({
+      field,
+      path,
+      headers,
+      body,
+      route: path({ endpoint: '{id}', delivery: '{id}', event: '{id}' } as never),
+    })),
+  )(
     '$field of POST $route refuses the control API with a 400 naming the field, and stores nothing',
     async ({ field, path, headers, body }) => {
       const ids = await seedObjects(sb);
-      const before = { payments: count('payments'), transactions: count('transactions'), deliveries: count('deliveries'), events: count('events'), endpoints: sb.db.prepare('SELECT url FROM webhook_endpoints').pluck().all() };
+      const before = {
+        payments: count('payments'),
+        transactions: count('transactions'),
+        deliveries: count('deliveries'),
+        events: count('events'),
+        endpoints: sb.db.prepare('SELECT url FROM webhook_endpoints').pluck().all(),
+      };
       const res = await sb.request('POST', path(ids), body('http://127.0.0.1:4010/_sandbox/reset'), headers);
       expect(res.status, res.text).toBe(400);
-      expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: field, message: expect.stringContaining(`${field} points at the sandbox's own control API`) });
-      expect({ payments: count('payments'), transactions: count('transactions'), deliveries: count('deliveries'), events: count('events'), endpoints: sb.db.prepare('SELECT url FROM webhook_endpoints').pluck().all() }).toEqual(before);
+      expect(res.json.error).toMatchObject({
+        code: 'parameter_invalid',
+        param: field,
+        message: expect.stringContaining(`${field} points at the sandbox's own control API`),
+      });
+      expect({
+        payments: count('payments'),
+        transactions: count('transactions'),
+        deliveries: count('deliveries'),
+        events: count('events'),
+        endpoints: sb.db.prepare('SELECT url FROM webhook_endpoints').pluck().all(),
+      }).toEqual(before);
     },
   );
 
@@ -102,13 +133,32 @@ describe('registration', () => {
 
 describe('the rule', () => {
   it('reads the path as the router does', () => {
-    expect(['/_sandbox', '/_Sandbox/x', '/%5F%73andbox', '//_sandbox', '\\_sandbox', '/a/b/../../_sandbox', '/%2e%2e/_sandbox'].map(isControlPath)).toEqual(Array(7).fill(true));
+    expect(
+      ['/_sandbox', '/_Sandbox/x', '/%5F%73andbox', '//_sandbox', '\\_sandbox', '/a/b/../../_sandbox', '/%2e%2e/_sandbox'].map(
+        isControlPath,
+      ),
+    ).toEqual(Array(7).fill(true));
     expect(['/', '/api/s2s', '/hooks/_sandbox', '/sandbox', '/%5Xsandbox'].map(isControlPath)).toEqual(Array(5).fill(false));
   });
 
   it('knows loopback and unspecified addresses in the forms DNS and the OS give them', () => {
-    expect(['127.0.0.1', '127.255.0.9', '0.0.0.0', '::1', '::', '[::1]', '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::7f00:1'].map(isLocalAddress)).toEqual(Array(10).fill(true));
-    expect(['128.0.0.1', '10.0.0.1', '::2', 'fe80::1', '::ffff:a00:1', '2001:db8::1', 'localhost'].map(isLocalAddress)).toEqual(Array(7).fill(false));
+    expect(
+      [
+        '127.0.0.1',
+        '127.255.0.9',
+        '0.0.0.0',
+        '::1',
+        '::',
+        '[::1]',
+        '::ffff:127.0.0.1',
+        '::ffff:7f00:1',
+        '0:0:0:0:0:ffff:7f00:1',
+        '::7f00:1',
+      ].map(isLocalAddress),
+    ).toEqual(Array(10).fill(true));
+    expect(['128.0.0.1', '10.0.0.1', '::2', 'fe80::1', '::ffff:a00:1', '2001:db8::1', 'localhost'].map(isLocalAddress)).toEqual(
+      Array(7).fill(false),
+    );
   });
 
   it('compares names without case or trailing dots', () => {

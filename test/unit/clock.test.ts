@@ -48,8 +48,10 @@ it('asOf reads an earlier time while its work runs, never a later one, then the 
   expect(seen).toEqual([T + 15 * 60_000, T + 15 * 60_000]);
   expect(clock.now()).toBe(T + HOUR);
   expect(clock.asOf(T + 2 * HOUR, () => clock.now())).toBe(T + HOUR);
-  expect(() => clock.asOf(T, () => {
-    throw new Error('work failed');
-  })).toThrow('work failed');
+  expect(() =>
+    clock.asOf(T, () => {
+      throw new Error('work failed');
+    }),
+  ).toThrow('work failed');
   expect(clock.now()).toBe(T + HOUR);
 });

@@ -87,7 +87,17 @@ describe('loadConfig flags and environment', () => {
   });
 
   it('takes SANDBOX_* variables when no flag is given', () => {
-    const config = loadConfig({}, { SANDBOX_PORT: '5000', SANDBOX_HOST: '::1', SANDBOX_DB: '/tmp/x.db', SANDBOX_RETRY: 'none', SANDBOX_LOG_FORMAT: 'json', SANDBOX_PUBLIC_URL: 'http://h:1' });
+    const config = loadConfig(
+      {},
+      {
+        SANDBOX_PORT: '5000',
+        SANDBOX_HOST: '::1',
+        SANDBOX_DB: '/tmp/x.db',
+        SANDBOX_RETRY: 'none',
+        SANDBOX_LOG_FORMAT: 'json',
+        SANDBOX_PUBLIC_URL: 'http://h:1',
+      },
+    );
     expect(config).toMatchObject({ port: 5000, host: '::1', dbPath: '/tmp/x.db', retry: [], logFormat: 'json', publicUrl: 'http://h:1' });
   });
 
@@ -96,19 +106,40 @@ describe('loadConfig flags and environment', () => {
   });
 
   it('takes the variables of the other options too', () => {
-    const config = loadConfig({}, { SANDBOX_SIGNATURE: 'timestamped', SANDBOX_HEADER_PREFIX: 'Acme', SANDBOX_WEBHOOK_TIMEOUT: '2s', SANDBOX_AUTO_AUTHENTICATE: 'decline:5s', SANDBOX_QUIET: 'true', SANDBOX_SCENARIO: 'outcomes-by-amount' });
-    expect(config).toMatchObject({ signatureMode: 'timestamped', headerPrefix: 'Acme', webhookTimeoutMs: 2000, autoAuthenticate: { outcome: 'decline', delayMs: 5000 }, quiet: true });
+    const config = loadConfig(
+      {},
+      {
+        SANDBOX_SIGNATURE: 'timestamped',
+        SANDBOX_HEADER_PREFIX: 'Acme',
+        SANDBOX_WEBHOOK_TIMEOUT: '2s',
+        SANDBOX_AUTO_AUTHENTICATE: 'decline:5s',
+        SANDBOX_QUIET: 'true',
+        SANDBOX_SCENARIO: 'outcomes-by-amount',
+      },
+    );
+    expect(config).toMatchObject({
+      signatureMode: 'timestamped',
+      headerPrefix: 'Acme',
+      webhookTimeoutMs: 2000,
+      autoAuthenticate: { outcome: 'decline', delayMs: 5000 },
+      quiet: true,
+    });
     expect(config.scenarioPath).toMatch(/fixtures\/scenarios\/outcomes-by-amount\.json$/);
   });
 
   it('takes the standard signature mode (Standard Webhooks) from --signature or SANDBOX_SIGNATURE', () => {
     expect(loadConfig({ signature: 'standard' }, {}).signatureMode).toBe('standard');
     expect(loadConfig({}, { SANDBOX_SIGNATURE: 'standard' }).signatureMode).toBe('standard');
-    expect(() => loadConfig({}, { SANDBOX_SIGNATURE: 'svix' })).toThrow('SANDBOX_SIGNATURE must be plain or timestamped or standard, got "svix"');
+    expect(() => loadConfig({}, { SANDBOX_SIGNATURE: 'svix' })).toThrow(
+      'SANDBOX_SIGNATURE must be plain or timestamped or standard, got "svix"',
+    );
   });
 
   it('takes the delays of the chargeback card and the slow SEPA IBAN from flags or variables', () => {
-    expect(loadConfig({ chargebackDelay: '2s' }, { SANDBOX_SEPA_DELAY: '500ms' })).toMatchObject({ chargebackDelayMs: 2000, sepaDelayMs: 500 });
+    expect(loadConfig({ chargebackDelay: '2s' }, { SANDBOX_SEPA_DELAY: '500ms' })).toMatchObject({
+      chargebackDelayMs: 2000,
+      sepaDelayMs: 500,
+    });
   });
 
   it('treats an empty variable as unset', () => {
@@ -156,7 +187,9 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
   });
 
   it('a bad environment value is quoted under the variable the user set', () => {
-    expect(failure({}, { SANDBOX_RETRY: 'often' }).message).toBe('SANDBOX_RETRY must be dev, realistic, none or a list like 1s,5s,1m, got "often"');
+    expect(failure({}, { SANDBOX_RETRY: 'often' }).message).toBe(
+      'SANDBOX_RETRY must be dev, realistic, none or a list like 1s,5s,1m, got "often"',
+    );
   });
 
   it('quotes the bad value so the user sees what was read', () => {
@@ -166,7 +199,15 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
 
 describe('a mistyped SANDBOX_* variable', () => {
   it('is named with the variable it is closest to', () => {
-    expect(unknownVariableWarnings({ SANDBOX_PROT: '5000', SANDBOX_ULR: 'http://127.0.0.1:4011', SANDBOX_CONTROL_TOKN: 't', SANDBOX_PORT: '1', PATH: '/bin' })).toEqual([
+    expect(
+      unknownVariableWarnings({
+        SANDBOX_PROT: '5000',
+        SANDBOX_ULR: 'http://127.0.0.1:4011',
+        SANDBOX_CONTROL_TOKN: 't',
+        SANDBOX_PORT: '1',
+        PATH: '/bin',
+      }),
+    ).toEqual([
       'SANDBOX_CONTROL_TOKN is set, but no sandbox option reads it; did you mean SANDBOX_CONTROL_TOKEN?',
       'SANDBOX_PROT is set, but no sandbox option reads it; did you mean SANDBOX_PORT?',
       'SANDBOX_ULR is set, but no sandbox option reads it; did you mean SANDBOX_URL?',
@@ -174,7 +215,9 @@ describe('a mistyped SANDBOX_* variable', () => {
   });
 
   it('leaves alone the variables the sandbox reads and other SANDBOX_* names that are no near miss', () => {
-    expect(unknownVariableWarnings({ SANDBOX_URL: '', SANDBOX_DB: 'x.db', SANDBOX_CLI: 'npx sandbox', SANDBOX_PID: '12', SANDBOX_HEX: 'ff' })).toEqual([]);
+    expect(
+      unknownVariableWarnings({ SANDBOX_URL: '', SANDBOX_DB: 'x.db', SANDBOX_CLI: 'npx sandbox', SANDBOX_PID: '12', SANDBOX_HEX: 'ff' }),
+    ).toEqual([]);
   });
 });
 
@@ -185,7 +228,9 @@ describe('--db in a folder that does not exist', () => {
       const db = join(root, 'typo', 'x.db');
       const err = failure({ db });
       expect(err.param).toBe('db');
-      expect(err.message).toBe(`--db is "${db}", in a folder that does not exist (${join(root, 'typo')}); create that folder first, or give a path under the working directory (${process.cwd()}), where missing folders are created`);
+      expect(err.message).toBe(
+        `--db is "${db}", in a folder that does not exist (${join(root, 'typo')}); create that folder first, or give a path under the working directory (${process.cwd()}), where missing folders are created`,
+      );
       expect(failure({}, { SANDBOX_DB: join(root, 'typo', 'x.db') }).message).toMatch(/^SANDBOX_DB is "/);
       // An existing folder anywhere is fine.
       expect(loadConfig({ db: join(root, 'x.db') }, {}).dbPath).toBe(join(root, 'x.db'));

@@ -5,7 +5,15 @@ import { openDatabase } from '../../src/store/open-database.js';
 import { createCredentialsRepo } from '../../src/store/credentials-repo.js';
 
 const fixtures = (publicKey: string) => ({
-  merchants: [{ id: 'mer_a', name: 'Shop A', webhook_secret: 'whsec_aaaaaaaa', api_keys: ['sk_test_a'], terminals: [{ terNO: 7001, public_key: publicKey, private_key: 'pv_a' }] }],
+  merchants: [
+    {
+      id: 'mer_a',
+      name: 'Shop A',
+      webhook_secret: 'whsec_aaaaaaaa',
+      api_keys: ['sk_test_a'],
+      terminals: [{ terNO: 7001, public_key: publicKey, private_key: 'pv_a' }],
+    },
+  ],
 });
 
 describe('credentials repository', () => {
@@ -26,9 +34,24 @@ describe('credentials repository', () => {
     const db = openDatabase(':memory:');
     const repo = createCredentialsRepo(db);
     repo.seed(fixtures('pk_one'));
-    const lists = () => ({ merchants: repo.merchants(), terminals: repo.terminals(), apiKeys: repo.apiKeys(), encrypted: repo.terminalOfEncryptedData('Q2lwaGVypk_b') });
+    const lists = () => ({
+      merchants: repo.merchants(),
+      terminals: repo.terminals(),
+      apiKeys: repo.apiKeys(),
+      encrypted: repo.terminalOfEncryptedData('Q2lwaGVypk_b'),
+    });
     const before = lists();
-    const made = { id: 'mer_b', name: 'Shop B', webhookSecret: 'whsec_bbbbbbbb', currency: 'EUR', apiKey: 'sk_test_0', terminals: [{ terNo: 7003, publicKey: 'pk_b', privateKey: 'pv_b' }, { terNo: 7002, publicKey: 'pk_b2', privateKey: 'pv_b' }] };
+    const made = {
+      id: 'mer_b',
+      name: 'Shop B',
+      webhookSecret: 'whsec_bbbbbbbb',
+      currency: 'EUR',
+      apiKey: 'sk_test_0',
+      terminals: [
+        { terNo: 7003, publicKey: 'pk_b', privateKey: 'pv_b' },
+        { terNo: 7002, publicKey: 'pk_b2', privateKey: 'pv_b' },
+      ],
+    };
     db.transaction(() => repo.create(made))();
     repo.added(made);
     const remembered = lists();

@@ -15,7 +15,14 @@ const HEALTHY = 'http://127.0.0.1:10';
 /** Queues one webhook per URL, oldest first. */
 function queue(urls: string[]): void {
   sb.store.tx(() => {
-    urls.forEach((url, i) => sb.services.events.publish({ merchantId: 'mer_sandbox', resourceId: `pay_${i}`, event: { type: 'payment.captured', data: { payment_id: `pay_${i}` } }, webhook: { format: 'envelope', url } }));
+    urls.forEach((url, i) =>
+      sb.services.events.publish({
+        merchantId: 'mer_sandbox',
+        resourceId: `pay_${i}`,
+        event: { type: 'payment.captured', data: { payment_id: `pay_${i}` } },
+        webhook: { format: 'envelope', url },
+      }),
+    );
   });
 }
 
@@ -24,7 +31,7 @@ const claim = (busy: Map<string, number>) => {
   return sb.store.deliveries.claimDue(now, now + 10_000, 32, receiverOf, 8, busy).map((d) => d.url);
 };
 
-it('claims a healthy origin\'s webhook queued behind 400 rows of an origin already at its cap', () => {
+it("claims a healthy origin's webhook queued behind 400 rows of an origin already at its cap", () => {
   sb = createTestSandbox();
   queue([...Array.from({ length: 400 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/hook`]);
   expect(claim(new Map([[DEAD, 8]]))).toEqual([`${HEALTHY}/hook`]);

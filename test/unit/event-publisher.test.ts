@@ -31,9 +31,21 @@ it('records the event and queues the JSON envelope to the request URL and to eac
   sb.services.webhookEndpoints.create(MERCHANT, { url: 'http://127.0.0.1:9/disabled', events: ['*'], enabled: false });
   sb.services.webhookEndpoints.create('mer_other', { url: 'http://127.0.0.1:9/other-merchant', events: ['*'] });
 
-  const event = publish({ merchantId: MERCHANT, resourceId: 'pay_1', event: { type: 'payment.captured', data: { payment_id: 'pay_1', amount: 1000 } }, webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' } })!;
+  const event = publish({
+    merchantId: MERCHANT,
+    resourceId: 'pay_1',
+    event: { type: 'payment.captured', data: { payment_id: 'pay_1', amount: 1000 } },
+    webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' },
+  })!;
 
-  expect(sb.store.events.get(event.id)).toEqual({ id: event.id, merchantId: MERCHANT, type: 'payment.captured', resourceId: 'pay_1', data: { payment_id: 'pay_1', amount: 1000 }, createdAt: sb.clock.now() });
+  expect(sb.store.events.get(event.id)).toEqual({
+    id: event.id,
+    merchantId: MERCHANT,
+    type: 'payment.captured',
+    resourceId: 'pay_1',
+    data: { payment_id: 'pay_1', amount: 1000 },
+    createdAt: sb.clock.now(),
+  });
   const body = eventEnvelope(event);
   expect(deliveriesOf(event.id).map((d) => [d.url, d.endpointId, d.contentType, d.body, d.manual])).toEqual([
     ['http://127.0.0.1:9/all', all.id, 'application/json', body, false],
@@ -83,7 +95,12 @@ it('emits the status entry, then event.created, only once the transaction has co
 it('a change without an event writes nothing and shows only its status', async () => {
   const { seen } = sandbox();
   const before = sb.store.events.list({ limit: 100 }).length;
-  const event = publish({ merchantId: MERCHANT, resourceId: 'cs_1', webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' }, status: { kind: 'session.updated', data: { id: 'cs_1', status: 'open' } } });
+  const event = publish({
+    merchantId: MERCHANT,
+    resourceId: 'cs_1',
+    webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' },
+    status: { kind: 'session.updated', data: { id: 'cs_1', status: 'open' } },
+  });
   expect(event).toBeUndefined();
   expect(sb.store.events.list({ limit: 100 })).toHaveLength(before);
   await sb.store.batch.committed();
@@ -95,7 +112,12 @@ it('writes nothing when the caller’s transaction rolls back', () => {
   let id = '';
   expect(() =>
     sb.store.tx(() => {
-      id = sb.services.events.publish({ merchantId: MERCHANT, resourceId: 'pay_1', event: { type: 'payment.captured', data: {} }, webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' } })!.id;
+      id = sb.services.events.publish({
+        merchantId: MERCHANT,
+        resourceId: 'pay_1',
+        event: { type: 'payment.captured', data: {} },
+        webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' },
+      })!.id;
       throw new Error('the change failed');
     }),
   ).toThrow('the change failed');
@@ -107,6 +129,13 @@ it('resends a recorded event as one manual delivery', () => {
   sandbox();
   const event = publish({ merchantId: MERCHANT, resourceId: 'pay_1', event: { type: 'payment.captured', data: {} } })!;
   expect(deliveriesOf(event.id)).toEqual([]);
-  const id = sb.store.tx(() => sb.services.events.resend(event, { url: 'http://127.0.0.1:9/again', endpointId: null, contentType: 'application/json', body: eventEnvelope(event) }));
+  const id = sb.store.tx(() =>
+    sb.services.events.resend(event, {
+      url: 'http://127.0.0.1:9/again',
+      endpointId: null,
+      contentType: 'application/json',
+      body: eventEnvelope(event),
+    }),
+  );
   expect(deliveriesOf(event.id).map((d) => [d.id, d.url, d.manual])).toEqual([[id, 'http://127.0.0.1:9/again', true]]);
 });

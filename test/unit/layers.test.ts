@@ -59,7 +59,9 @@ function sourceImports(): SourceImport[] {
   return sourceFiles(SRC).flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => ({
       from: relative(SRC, file).split(sep).join('/'),
-      to: relative(SRC, resolve(dirname(file), match[1] ?? match[2]!)).split(sep).join('/'),
+      to: relative(SRC, resolve(dirname(file), match[1] ?? match[2]!))
+        .split(sep)
+        .join('/'),
     })),
   );
 }
@@ -81,7 +83,8 @@ it('reads the import statements of every layer under src/', () => {
   const imports = sourceImports();
   expect(imports.length).toBeGreaterThan(500);
   const folders = new Set(imports.map((i) => folderOf(i.from)));
-  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'views', 'services', 'webhooks', 'http', 'pages']) expect(folders).toContain(layer);
+  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'views', 'services', 'webhooks', 'http', 'pages'])
+    expect(folders).toContain(layer);
 });
 
 it('domain imports nothing but domain and src/errors.ts', () => {
@@ -108,7 +111,11 @@ it('the serializers of JSON answers live in src/views: no other folder writes a 
   const exempt = ['src/views', 'src/runtime', 'src/store', 'src/cli'];
   const offending = sourceFiles(SRC)
     .filter((file) => !exempt.some((dir) => relative(ROOT, file).startsWith(dir)))
-    .flatMap((file) => readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (ISO_BY_HAND.test(line) ? [`${relative(ROOT, file)}:${i + 1}`] : [])));
+    .flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (ISO_BY_HAND.test(line) ? [`${relative(ROOT, file)}:${i + 1}`] : [])),
+    );
   expect(offending).toEqual([]);
 });
 

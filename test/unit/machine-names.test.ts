@@ -4,7 +4,10 @@
 import { describe, expect, it, vi } from 'vitest';
 
 const answers: Record<string, Array<{ address: string; family: number }>> = {
-  'rebind.example': [{ address: '203.0.113.7', family: 4 }, { address: '127.0.0.1', family: 4 }],
+  'rebind.example': [
+    { address: '203.0.113.7', family: 4 },
+    { address: '127.0.0.1', family: 4 },
+  ],
   'mapped.example': [{ address: '::ffff:127.0.0.1', family: 6 }],
   'elsewhere.example': [{ address: '203.0.113.7', family: 4 }],
 };
@@ -24,7 +27,9 @@ const refusal = (url: string) => controlTargetRefusal(new URL(url), where);
 
 describe('controlTargetRefusal', () => {
   it('refuses /_sandbox on a name that DNS points at this machine, and says why', async () => {
-    expect(await refusal('http://rebind.example:4010/_sandbox/reset')).toMatch(/^not sent: the URL points at the sandbox's own control API \(\/_sandbox on rebind\.example:4010\)/);
+    expect(await refusal('http://rebind.example:4010/_sandbox/reset')).toMatch(
+      /^not sent: the URL points at the sandbox's own control API \(\/_sandbox on rebind\.example:4010\)/,
+    );
     expect(await refusal('http://Mapped.Example./%5Fsandbox')).toBeDefined();
     expect(lookups).toEqual(['rebind.example', 'mapped.example']);
   });

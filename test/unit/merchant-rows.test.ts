@@ -8,7 +8,9 @@ describe('merchant rows', () => {
   it('knows the owner of the rows of every table of the schema', () => {
     const db = openDatabase(':memory:');
     const ownership = createMerchantRows(db).ownership();
-    const tables = (db.pragma('table_list') as Array<{ name: string; schema: string }>).filter((t) => t.schema === 'main' && !t.name.startsWith('sqlite_')).map((t) => t.name);
+    const tables = (db.pragma('table_list') as Array<{ name: string; schema: string }>)
+      .filter((t) => t.schema === 'main' && !t.name.startsWith('sqlite_'))
+      .map((t) => t.name);
     expect(Object.keys(ownership).sort()).toEqual(tables.sort());
     for (const [table, condition] of Object.entries(ownership)) expect(condition === null, table).toBe(SHARED_TABLES.has(table));
     db.close();

@@ -20,7 +20,9 @@ function offenders(pattern: RegExp, allowed: string[]): string[] {
   return sources(SRC).flatMap((path) => {
     const file = relative(SRC, path);
     if (allowed.includes(file)) return [];
-    return readFileSync(path, 'utf8').split('\n').flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
   });
 }
 

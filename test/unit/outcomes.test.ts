@@ -52,11 +52,14 @@ describe('scriptForCard', () => {
     for (const token of tokens) expect(token).toMatch(/^tok_[a-z_]+$/);
   });
 
-  it.each([['5555555555554444'], ['378282246310005'], ['4000000000000077']])('an unlisted Luhn-valid card %s gets a challenge that approves', (number) => {
-    expect(scriptForCard(number)).toEqual(DEFAULT_SCRIPT);
-    expect(DEFAULT_SCRIPT.challenge).toBe(true);
-    expect(DEFAULT_SCRIPT.authorisation).toEqual({ result: 'approve' });
-  });
+  it.each([['5555555555554444'], ['378282246310005'], ['4000000000000077']])(
+    'an unlisted Luhn-valid card %s gets a challenge that approves',
+    (number) => {
+      expect(scriptForCard(number)).toEqual(DEFAULT_SCRIPT);
+      expect(DEFAULT_SCRIPT.challenge).toBe(true);
+      expect(DEFAULT_SCRIPT.authorisation).toEqual({ result: 'approve' });
+    },
+  );
 });
 
 describe('declineMessage', () => {

@@ -1,6 +1,13 @@
 // The payment state machine: every (state, operation) pair, legal or not, against the one table.
 import { describe, expect, it } from 'vitest';
-import { canApply, nextPaymentState, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../../src/domain/payment-state.js';
+import {
+  canApply,
+  nextPaymentState,
+  PAYMENT_STATES,
+  PAYMENT_TRANSITIONS,
+  type PaymentOperation,
+  type PaymentState,
+} from '../../src/domain/payment-state.js';
 import { SandboxError } from '../../src/errors.js';
 
 /** The machine written out by hand: operation -> [from states] -> to. The code's table must equal it. */
@@ -30,24 +37,29 @@ describe('payment state machine', () => {
     expect(nextPaymentState('pay_x', state, operation)).toBe(EXPECTED[operation].to);
   });
 
-  it.each(pairs.filter(([state, op]) => !EXPECTED[op].from.includes(state)))('%s --%s--> refused with 409 naming the state', (state, operation) => {
-    expect(canApply(state, operation)).toBe(false);
-    let error: unknown;
-    try {
-      nextPaymentState('pay_x', state, operation);
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(SandboxError);
-    const sandboxError = error as SandboxError;
-    expect(sandboxError.code).toBe('invalid_state');
-    expect(sandboxError.status).toBe(409);
-    expect(sandboxError.message).toContain(`payment pay_x is ${state};`);
-    expect(sandboxError.message).toContain(`only a payment that is ${EXPECTED[operation].from.join(' or ')}`);
-  });
+  it.each(pairs.filter(([state, op]) => !EXPECTED[op].from.includes(state)))(
+    '%s --%s--> refused with 409 naming the state',
+    (state, operation) => {
+      expect(canApply(state, operation)).toBe(false);
+      let error: unknown;
+      try {
+        nextPaymentState('pay_x', state, operation);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(SandboxError);
+      const sandboxError = error as SandboxError;
+      expect(sandboxError.code).toBe('invalid_state');
+      expect(sandboxError.status).toBe(409);
+      expect(sandboxError.message).toContain(`payment pay_x is ${state};`);
+      expect(sandboxError.message).toContain(`only a payment that is ${EXPECTED[operation].from.join(' or ')}`);
+    },
+  );
 
   it('says it in plain words for cancel after capture', () => {
-    expect(() => nextPaymentState('pay_x', 'captured', 'cancel')).toThrow('payment pay_x is captured; only a payment that is processing or requires_action or authorized can be canceled');
+    expect(() => nextPaymentState('pay_x', 'captured', 'cancel')).toThrow(
+      'payment pay_x is captured; only a payment that is processing or requires_action or authorized can be canceled',
+    );
   });
 
   it('lets no state but the final ones be a dead end', () => {

@@ -40,9 +40,12 @@ describe('public keys that end with one another', () => {
 
 describe('the public key index', () => {
   const terminal = (terNo: number, publicKey: string, merchantId = 'mer_a') => ({ terNo, publicKey, merchantId, privateKey: 'pv' });
-  const index = new PublicKeyIndex([terminal(1001, 'pk_test_1001'), ...Array.from({ length: 500 }, (_, n) => terminal(9001 + n, `pk_test_${9001 + n}`, 'mer_b'))]);
+  const index = new PublicKeyIndex([
+    terminal(1001, 'pk_test_1001'),
+    ...Array.from({ length: 500 }, (_, n) => terminal(9001 + n, `pk_test_${9001 + n}`, 'mer_b')),
+  ]);
 
-  it('finds the stored key a new one ends with, is the end of, or equals, except the terminal\'s own', () => {
+  it("finds the stored key a new one ends with, is the end of, or equals, except the terminal's own", () => {
     expect(index.clashWith('1001')?.terNo).toBe(1001);
     expect(index.clashWith('t_9250')?.terNo).toBe(9250);
     expect(index.clashWith('Apk_test_1001')?.terNo).toBe(1001);
@@ -52,7 +55,7 @@ describe('the public key index', () => {
     expect(index.clashWith('pk_test_2002')).toBeUndefined();
   });
 
-  it('matches the end of encrypted_data to its terminal, and forgets a removed merchant\'s', () => {
+  it("matches the end of encrypted_data to its terminal, and forgets a removed merchant's", () => {
     const copy = new PublicKeyIndex([terminal(1001, 'pk_test_1001'), terminal(9001, 'pk_test_9001', 'mer_b')]);
     expect(copy.terminalEndingWith('Q2lwaGVypk_test_9001')?.terNo).toBe(9001);
     expect(copy.terminalEndingWith('Q2lwaGVypk_test_9002')).toBeUndefined();
@@ -69,12 +72,20 @@ describe('a fixtures file', () => {
     try {
       const path = join(dir, 'fixtures.json');
       const terminal = (terNO: number, public_key: string) => ({ terNO, public_key, private_key: `pv_${terNO}` });
-      writeFileSync(path, JSON.stringify({
-        merchants: [
-          { id: 'mer_a', name: 'A', webhook_secret: 'whsec_aaaaaaaa', terminals: [terminal(1, 'pk_test_1001')] },
-          { id: 'mer_b', name: 'B', webhook_secret: 'whsec_bbbbbbbb', terminals: [terminal(2, 'pk_test_2002'), terminal(3, 'live_pk_test_1001')] },
-        ],
-      }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          merchants: [
+            { id: 'mer_a', name: 'A', webhook_secret: 'whsec_aaaaaaaa', terminals: [terminal(1, 'pk_test_1001')] },
+            {
+              id: 'mer_b',
+              name: 'B',
+              webhook_secret: 'whsec_bbbbbbbb',
+              terminals: [terminal(2, 'pk_test_2002'), terminal(3, 'live_pk_test_1001')],
+            },
+          ],
+        }),
+      );
       expect(() => readFixtures(path)).toThrow(
         `fixtures ${path}: merchants.1.terminals.1.public_key: "live_pk_test_1001" ends with "pk_test_1001" (merchants.0.terminals.0.public_key); public keys of different terminals may never end with one another`,
       );

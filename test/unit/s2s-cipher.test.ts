@@ -42,11 +42,9 @@ function opensslEncrypt(plaintext: string): string {
 }
 
 function opensslDecrypt(singleBase64: string): string {
-  return execFileSync(
-    OPENSSL,
-    ['enc', '-d', '-aes-256-cbc', '-K', hex(KEY_ASCII), '-iv', hex(IV_ASCII), '-base64', '-A'],
-    { input: singleBase64 },
-  ).toString('utf8');
+  return execFileSync(OPENSSL, ['enc', '-d', '-aes-256-cbc', '-K', hex(KEY_ASCII), '-iv', hex(IV_ASCII), '-base64', '-A'], {
+    input: singleBase64,
+  }).toString('utf8');
 }
 
 const once = (b64: string): string => Buffer.from(b64, 'base64').toString('ascii');

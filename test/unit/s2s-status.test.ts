@@ -22,12 +22,15 @@ const EXPECTED: Record<S2SOperation, { from: OrderStatusName[]; to: OrderStatusN
 const NAMES = Object.keys(ORDER_STATUS) as OrderStatusName[];
 const code = (name: OrderStatusName) => ORDER_STATUS[name].code;
 /** The event of from -> to in the hand-written table, if any row allows it. */
-const expectedEvent = (from: OrderStatusName, to: OrderStatusName) => Object.values(EXPECTED).find((row) => row.to === to && row.from.includes(from))?.event;
+const expectedEvent = (from: OrderStatusName, to: OrderStatusName) =>
+  Object.values(EXPECTED).find((row) => row.to === to && row.from.includes(from))?.event;
 const pairs = NAMES.flatMap((from) => NAMES.map((to) => [from, to] as const));
 
 describe('S2S status machine', () => {
   it('has exactly the changes written out here', () => {
-    const table = Object.fromEntries(Object.entries(S2S_TRANSITIONS).map(([op, row]) => [op, { from: [...row.from], to: row.to, event: row.event }]));
+    const table = Object.fromEntries(
+      Object.entries(S2S_TRANSITIONS).map(([op, row]) => [op, { from: [...row.from], to: row.to, event: row.event }]),
+    );
     expect(table).toEqual(EXPECTED);
   });
 
@@ -50,7 +53,9 @@ describe('S2S status machine', () => {
     expect(error).toBeInstanceOf(SandboxError);
     expect((error as SandboxError).code).toBe('invalid_state');
     expect((error as SandboxError).status).toBe(409);
-    expect((error as SandboxError).message).toContain(`transaction 100000000000001 is ${ORDER_STATUS[from].text} (order_status ${code(from)});`);
+    expect((error as SandboxError).message).toContain(
+      `transaction 100000000000001 is ${ORDER_STATUS[from].text} (order_status ${code(from)});`,
+    );
   });
 
   it('says it in plain words for a refund of a declined transaction', () => {
@@ -68,7 +73,11 @@ describe('S2S status machine', () => {
   });
 
   it('accepts refunds and chargebacks only from Test Approved and Partially Refunded', () => {
-    const from = (op: S2SOperation) => Object.values(ORDER_STATUS).map((s) => s.code).filter((c) => canApply(c, op)).sort((a, b) => a - b);
+    const from = (op: S2SOperation) =>
+      Object.values(ORDER_STATUS)
+        .map((s) => s.code)
+        .filter((c) => canApply(c, op))
+        .sort((a, b) => a - b);
     expect(from('refund_full')).toEqual([6, 25]);
     expect(from('refund_partial')).toEqual([6, 25]);
     expect(from('chargeback')).toEqual([6, 25]);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { hmacHex, safeEqual, signatureHeader, signatureHeaders, signedPayload, standardSecret, verifySignature, verifyWebhook } from '../../src/crypto/signature.js';
+import {
+  hmacHex,
+  safeEqual,
+  signatureHeader,
+  signatureHeaders,
+  signedPayload,
+  standardSecret,
+  verifySignature,
+  verifyWebhook,
+} from '../../src/crypto/signature.js';
 
 // GitHub's documented webhook example, recomputed by hand with the openssl CLI:
 //   printf '%s' 'Hello, World!' | openssl dgst -sha256 -hmac "It's a Secret to Everybody"
@@ -52,7 +61,9 @@ describe('signatureHeaders', () => {
       'x-sandbox-signature': `sha256=${SANDBOX_HEX}`,
       'x-sandbox-signature-previous': `sha256=${OLD_SECRET_HEX}`,
     });
-    expect(signatureHeaders({ ...input, prefix: 'Acme', mode: 'timestamped', secrets: ['whsec_test_sandbox'] })).toEqual({ 'x-acme-signature': `sha256=${TIMESTAMPED_HEX}` });
+    expect(signatureHeaders({ ...input, prefix: 'Acme', mode: 'timestamped', secrets: ['whsec_test_sandbox'] })).toEqual({
+      'x-acme-signature': `sha256=${TIMESTAMPED_HEX}`,
+    });
   });
 
   it('signs the Standard Webhooks way in standard mode, both secrets space-separated during a rotation', () => {
@@ -75,7 +86,14 @@ describe('standardSecret', () => {
 
 describe('verifyWebhook', () => {
   it('accepts the -Previous header for a receiver that still has the old secret, and nothing signed otherwise', () => {
-    const headers = signatureHeaders({ prefix: 'Sandbox', id: 'evt_1', timestamp: TS, body: BODY, mode: 'plain', secrets: ['whsec_test_sandbox', 'whsec_old'] });
+    const headers = signatureHeaders({
+      prefix: 'Sandbox',
+      id: 'evt_1',
+      timestamp: TS,
+      body: BODY,
+      mode: 'plain',
+      secrets: ['whsec_test_sandbox', 'whsec_old'],
+    });
     const options = { mode: 'plain' as const, prefix: 'Sandbox' };
     expect(verifyWebhook(headers, 'whsec_test_sandbox', BODY, options)).toBe(true);
     expect(verifyWebhook(headers, 'whsec_old', BODY, options)).toBe(true);

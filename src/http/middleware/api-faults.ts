@@ -95,7 +95,14 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (chosen.faults.length === 0) return next();
     const label = faultLabel(chosen.faults);
     c.set('fault', label);
-    faults.recordInjected({ at: deps.services.clock.now(), requestId: c.get('requestId'), method: c.req.method, path, fault: label, origin: chosen.origin });
+    faults.recordInjected({
+      at: deps.services.clock.now(),
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path,
+      fault: label,
+      origin: chosen.origin,
+    });
 
     const latency = chosen.faults.find((f) => f.kind === 'latency');
     if (latency) await hold(c, parseDuration(latency.value!)!);
@@ -106,7 +113,12 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
       const same = c.req.method === 'POST' ? ' with the same Idempotency-Key' : '';
       const advice = retry ? `retry after ${FAULT_RETRY_AFTER_S} s${same}` : `retry the request${same}`;
       const source = chosen.origin === 'header' ? `the ${FAULT_HEADER} header` : `fault rule ${chosen.origin}`;
-      throw new SandboxError(STATUS_CODES[ending.value!]!, `${source} asked for status=${ending.value}: an injected fault, nothing was changed; ${advice}`, undefined, retry);
+      throw new SandboxError(
+        STATUS_CODES[ending.value!]!,
+        `${source} asked for status=${ending.value}: an injected fault, nothing was changed; ${advice}`,
+        undefined,
+        retry,
+      );
     }
     // The log's status for an answer never sent is 444 (nginx's "no response"); the label says what happened.
     if (ending.kind === 'reset') {

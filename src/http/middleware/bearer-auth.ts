@@ -15,21 +15,42 @@ export function bearerAuth(services: Services): MiddlewareHandler {
   return async (c, next) => {
     const header = c.req.header('authorization');
     if (header === undefined || header.trim() === '') {
-      throw new SandboxError('authentication_required', 'send your API key as Authorization: Bearer sk_test_... (the sandbox seeds sk_test_sandbox)', undefined, CHALLENGE);
+      throw new SandboxError(
+        'authentication_required',
+        'send your API key as Authorization: Bearer sk_test_... (the sandbox seeds sk_test_sandbox)',
+        undefined,
+        CHALLENGE,
+      );
     }
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (!match || !KEY_FORMAT.test(match[1]!)) {
-      throw new SandboxError('authentication_required', 'the Authorization header must be "Bearer " followed by an API key such as sk_test_sandbox', undefined, CHALLENGE);
+      throw new SandboxError(
+        'authentication_required',
+        'the Authorization header must be "Bearer " followed by an API key such as sk_test_sandbox',
+        undefined,
+        CHALLENGE,
+      );
     }
     const key = match[1]!;
     if (key.startsWith('sk_live_')) {
-      throw new SandboxError('live_key_rejected', 'live keys are never accepted by the sandbox; use a test key such as sk_test_sandbox', undefined, CHALLENGE);
+      throw new SandboxError(
+        'live_key_rejected',
+        'live keys are never accepted by the sandbox; use a test key such as sk_test_sandbox',
+        undefined,
+        CHALLENGE,
+      );
     }
     // Every key is compared in constant time (safeEqual), as terminal keys are, so response timing
     // reveals nothing of a key; a sandbox holds a handful. An unknown key's answer never echoes it.
     let merchant: Merchant | undefined;
     for (const entry of credentials.apiKeys()) if (safeEqual(entry.key, key)) merchant = credentials.merchant(entry.merchantId);
-    if (!merchant) throw new SandboxError('invalid_credentials', 'the API key is not known to this sandbox; use a key from its fixtures, such as sk_test_sandbox', undefined, CHALLENGE);
+    if (!merchant)
+      throw new SandboxError(
+        'invalid_credentials',
+        'the API key is not known to this sandbox; use a key from its fixtures, such as sk_test_sandbox',
+        undefined,
+        CHALLENGE,
+      );
     c.set('merchant', merchant);
     await next();
   };

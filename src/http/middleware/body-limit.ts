@@ -25,7 +25,10 @@ function isNodeRequest(env: unknown): boolean {
 }
 
 function incomplete(): SandboxError {
-  return new SandboxError('body_incomplete', 'the body ended before its end: the connection closed mid-body or its chunked encoding is malformed; send the whole body');
+  return new SandboxError(
+    'body_incomplete',
+    'the body ended before its end: the connection closed mid-body or its chunked encoding is malformed; send the whole body',
+  );
 }
 
 /** Reads and drops what is left of a body, up to DRAIN_BYTES or DRAIN_MS. */

@@ -68,14 +68,22 @@ function refuseCrossSite(c: Context, trustedOrigins: readonly string[]): void {
   // "none" is a navigation the user started (typed address, bookmark), never a page's doing.
   if (site !== undefined) {
     if (site === 'same-origin' || site === 'none') return;
-    throw new SandboxError('cross_site_refused', `the browser marked this ${c.req.method} as Sec-Fetch-Site: ${site}: the control API takes state-changing requests only from its own pages (same origin, port included); use the dashboard at this address, or the CLI`, 'sec-fetch-site');
+    throw new SandboxError(
+      'cross_site_refused',
+      `the browser marked this ${c.req.method} as Sec-Fetch-Site: ${site}: the control API takes state-changing requests only from its own pages (same origin, port included); use the dashboard at this address, or the CLI`,
+      'sec-fetch-site',
+    );
   }
   // Older browsers send only Origin: it must be this sandbox's own.
   const origin = c.req.header('origin');
   if (origin === undefined) return;
   const own = `${new URL(c.req.url).protocol}//${requestHost(c)}`.toLowerCase();
   if (origin.toLowerCase() !== own && !trustedOrigins.includes(origin.toLowerCase())) {
-    throw new SandboxError('cross_site_refused', `this ${c.req.method} came from a page at Origin ${origin}, not from this sandbox (${own}): the control API takes state-changing requests only from its own origin, port included; use the dashboard at this address, or the CLI`, 'origin');
+    throw new SandboxError(
+      'cross_site_refused',
+      `this ${c.req.method} came from a page at Origin ${origin}, not from this sandbox (${own}): the control API takes state-changing requests only from its own origin, port included; use the dashboard at this address, or the CLI`,
+      'origin',
+    );
   }
 }
 
@@ -89,7 +97,10 @@ function bodiless(c: Context): boolean {
 function requireJsonOrNothing(c: Context): void {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || (type === '' && bodiless(c))) return;
-  throw new SandboxError('unsupported_content_type', `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'no Content-Type on a body'}; send a JSON body with that header (or no body at all where the route takes none), as the CLI does`);
+  throw new SandboxError(
+    'unsupported_content_type',
+    `Content-Type must be application/json on ${c.req.method} ${c.req.path}, got ${type ? `"${type}"` : 'no Content-Type on a body'}; send a JSON body with that header (or no body at all where the route takes none), as the CLI does`,
+  );
 }
 
 /**
@@ -97,7 +108,10 @@ function requireJsonOrNothing(c: Context): void {
  * JSON routes. `allowedAt` names the methods a path takes (method-not-allowed.ts); without it every
  * write is held to (d).
  */
-export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>, allowedAt?: (path: string) => string[]): MiddlewareHandler {
+export function controlGuard(
+  config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>,
+  allowedAt?: (path: string) => string[],
+): MiddlewareHandler {
   const publicUrl = config.publicUrl === undefined ? undefined : new URL(config.publicUrl);
   const extraHosts = [...(publicUrl ? [publicUrl.host] : []), ...config.allowedHosts];
   // Behind a TLS proxy the browser's Origin is --public-url's (https) while this request is plain http.
@@ -106,7 +120,11 @@ export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' |
   return async (c, next) => {
     const host = requestHost(c);
     if (!hostAllowed(host, extraHosts)) {
-      throw new SandboxError('host_not_allowed', `/_sandbox answers only to a loopback Host such as 127.0.0.1 or localhost, or the host of --public-url (this request named host "${host}"); if you reach the sandbox by that name on purpose, start it with --allowed-host ${splitHost(host).name}`, 'host');
+      throw new SandboxError(
+        'host_not_allowed',
+        `/_sandbox answers only to a loopback Host such as 127.0.0.1 or localhost, or the host of --public-url (this request named host "${host}"); if you reach the sandbox by that name on purpose, start it with --allowed-host ${splitHost(host).name}`,
+        'host',
+      );
     }
     if (token !== undefined) {
       if (c.req.path !== LOGIN_PATH) {
@@ -115,11 +133,17 @@ export function controlGuard(config: Pick<Config, 'controlToken' | 'publicUrl' |
         if (!safeEqual(sent, token)) {
           // A person opening the dashboard gets the sign-in form rather than a JSON error.
           if (c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) return c.redirect(LOGIN_PATH, 303);
-          throw new SandboxError('control_forbidden', 'the control API needs Authorization: Bearer <control token> (set with --control-token)');
+          throw new SandboxError(
+            'control_forbidden',
+            'the control API needs Authorization: Bearer <control token> (set with --control-token)',
+          );
         }
       }
     } else if (!isLoopback(clientIp(c))) {
-      throw new SandboxError('control_forbidden', 'the control API answers loopback callers only; start the sandbox with --control-token to allow others');
+      throw new SandboxError(
+        'control_forbidden',
+        'the control API answers loopback callers only; start the sandbox with --control-token to allow others',
+      );
     }
     if (!SAFE_METHODS.has(c.req.method)) {
       refuseCrossSite(c, trustedOrigins);

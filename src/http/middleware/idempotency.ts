@@ -24,7 +24,11 @@ export function idempotency(services: Services): MiddlewareHandler {
     const path = c.req.path;
     if (key === undefined || c.req.method !== 'POST' || !(path.startsWith('/api/') || path.startsWith('/v1/'))) return next();
     if (!KEY_PATTERN.test(key)) {
-      throw new SandboxError('parameter_invalid', `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`, IDEMPOTENCY_HEADER);
+      throw new SandboxError(
+        'parameter_invalid',
+        `the ${IDEMPOTENCY_HEADER} header must be 1-255 printable ASCII characters, such as a UUID; got ${key.length} characters`,
+        IDEMPOTENCY_HEADER,
+      );
     }
     const body = await bodyText(c);
     const scope = authenticatedMerchant(services, c, body);

@@ -15,6 +15,13 @@ export function requestContext(logger: Logger): MiddlewareHandler {
     await next();
     // Responses built by hand (idempotent replays) did not take the prepared header.
     if (!c.res.headers.has('X-Request-Id')) c.header('X-Request-Id', requestId);
-    logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId, fault: c.get('fault') });
+    logger.request({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: performance.now() - started,
+      requestId,
+      fault: c.get('fault'),
+    });
   };
 }

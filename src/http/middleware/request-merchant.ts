@@ -62,6 +62,7 @@ export function authenticatedMerchant(services: Services, c: Context, body: stri
   if (fields === null || typeof fields !== 'object') return undefined;
   const { terNO, public_key: publicKey } = fields as Record<string, unknown>;
   if (path === '/api/s2s') return terminalOf(services, terNO, publicKey)?.merchantId;
-  if (path === '/api/transactions/refund-request' && typeof publicKey === 'string') return quietly(() => terminalWithPublicKey(services, publicKey))?.merchantId;
+  if (path === '/api/transactions/refund-request' && typeof publicKey === 'string')
+    return quietly(() => terminalWithPublicKey(services, publicKey))?.merchantId;
   return undefined;
 }

@@ -15,7 +15,10 @@ export type PaysandboxClient = ReturnType<typeof paysandboxClient>;
 
 /** The body of a successful answer, or an Error naming the call and the sandbox's message. */
 function ok<T>(call: string, answer: { data?: T; error?: { error: { code: string; message: string } }; response: Response }): T {
-  if (answer.data === undefined) throw new Error(`${call}: ${answer.response.status} ${answer.error ? `${answer.error.error.code}: ${answer.error.error.message}` : 'no body'}`);
+  if (answer.data === undefined)
+    throw new Error(
+      `${call}: ${answer.response.status} ${answer.error ? `${answer.error.error.code}: ${answer.error.error.message}` : 'no body'}`,
+    );
   return answer.data;
 }
 
@@ -35,9 +38,20 @@ export interface PaymentFlow {
 
 /** Authorizes 1050 EUR with the default test card, captures 600 of it, refunds 200, and cancels a second payment. */
 export async function payCaptureRefund(client: PaysandboxClient, reference: string): Promise<PaymentFlow> {
-  const created = ok('create', await client.POST('/v1/payments', { body: { amount: 1050, currency: 'EUR', capture: false, reference, metadata: { order_id: reference } } }));
-  const captured = ok('capture', await client.POST('/v1/payments/{id}/capture', { params: { path: { id: created.id } }, body: { amount: 600 } }));
-  const refund = ok('refund', await client.POST('/v1/refunds', { body: { payment_id: captured.id, amount: 200, reason: 'requested_by_customer' } }));
+  const created = ok(
+    'create',
+    await client.POST('/v1/payments', {
+      body: { amount: 1050, currency: 'EUR', capture: false, reference, metadata: { order_id: reference } },
+    }),
+  );
+  const captured = ok(
+    'capture',
+    await client.POST('/v1/payments/{id}/capture', { params: { path: { id: created.id } }, body: { amount: 600 } }),
+  );
+  const refund = ok(
+    'refund',
+    await client.POST('/v1/refunds', { body: { payment_id: captured.id, amount: 200, reason: 'requested_by_customer' } }),
+  );
   // Cancel takes no body: the generated types let the call leave it out.
   const second = ok('create second', await client.POST('/v1/payments', { body: { amount: 700, currency: 'EUR', capture: false } }));
   const canceled = ok('cancel', await client.POST('/v1/payments/{id}/cancel', { params: { path: { id: second.id } } }));
@@ -58,7 +72,12 @@ export async function eventNames(client: PaysandboxClient, paymentId: string): P
 
 /** Opens a hosted checkout session for 2500 EUR (card or iDEAL) and reads it back. */
 export async function openCheckout(client: PaysandboxClient, returnUrl: string) {
-  const session = ok('checkout', await client.POST('/v1/checkout/sessions', { body: { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: returnUrl } }));
+  const session = ok(
+    'checkout',
+    await client.POST('/v1/checkout/sessions', {
+      body: { amount: 2500, currency: 'EUR', methods: ['card', 'ideal'], return_url: returnUrl },
+    }),
+  );
   const again = ok('checkout show', await client.GET('/v1/checkout/sessions/{id}', { params: { path: { id: session.id } } }));
   const methods: Array<'card' | 'ideal' | 'sepa'> = again.methods;
   return { id: session.id, url: session.url, status: again.status, methods, paymentId: again.payment_id };

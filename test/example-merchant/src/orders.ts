@@ -27,7 +27,16 @@ export class Orders {
 
   /** Opens a new order waiting for payment. */
   create(amount: number, currency: string): Order {
-    const order: Order = { id: `order_${++this.next}`, amount, currency, status: 'awaiting_payment', sessionId: null, paymentId: null, latestEvent: null, declinedAttempts: 0 };
+    const order: Order = {
+      id: `order_${++this.next}`,
+      amount,
+      currency,
+      status: 'awaiting_payment',
+      sessionId: null,
+      paymentId: null,
+      latestEvent: null,
+      declinedAttempts: 0,
+    };
     this.byId.set(order.id, order);
     return order;
   }

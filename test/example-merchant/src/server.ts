@@ -57,7 +57,8 @@ export async function startShop(config: ShopConfig) {
       const url = new URL(req.url ?? '/', baseUrl);
       if (req.method === 'POST' && url.pathname === '/orders') {
         const input = JSON.parse((await readBody(req)) || '{}') as { amount?: number; currency?: string };
-        if (!Number.isInteger(input.amount) || input.amount! <= 0) return send(res, 400, { error: 'amount must be a whole number of cents above 0' });
+        if (!Number.isInteger(input.amount) || input.amount! <= 0)
+          return send(res, 400, { error: 'amount must be a whole number of cents above 0' });
         const order = orders.create(input.amount!, input.currency ?? 'EUR');
         const session = await createCheckout(order.id, order.amount, order.currency);
         order.sessionId = session.id;
@@ -70,7 +71,9 @@ export async function startShop(config: ShopConfig) {
       }
       if (req.method === 'GET' && url.pathname === '/checkout/return') {
         // Never trust ?status= here: anyone can type it. Show a waiting page; the webhook decides.
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html><p>Thank you! We are confirming your payment.</p>');
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end('<!DOCTYPE html><p>Thank you! We are confirming your payment.</p>');
         return;
       }
       if (req.method === 'POST' && url.pathname === '/webhooks') {

@@ -22,7 +22,9 @@ export function signatureIsValid(rawBody: string, header: string | undefined, se
 }
 
 /** What the handler did with one request, as it answers it. */
-export type HandleResult = { status: 200; outcome: 'applied' | 'duplicate' | 'ignored' } | { status: 400; outcome: 'bad_signature' | 'bad_body' };
+export type HandleResult =
+  | { status: 200; outcome: 'applied' | 'duplicate' | 'ignored' }
+  | { status: 400; outcome: 'bad_signature' | 'bad_body' };
 
 /** Applies gateway events to orders, each event id once. */
 export class WebhookHandler {
