@@ -4,7 +4,7 @@
 import { DEFAULT_FIXTURES } from '../dist/config.js';
 import { scriptForCard } from '../dist/domain/outcomes.js';
 import { openDatabase } from '../dist/store/open-database.js';
-import { readFixtures } from '../dist/store/credentials-repo.js';
+import { readFixtures } from '../dist/store/fixtures.js';
 import { createStore } from '../dist/store/store.js';
 import { measure } from './lib/load.js';
 import { routeExists } from './lib/probe.js';

@@ -3,6 +3,7 @@
 // dist/ (npm run build first). Missed targets are printed, never fatal; a crash, a broken
 // endpoint or a lost acknowledged payment exits non-zero.
 import { benchThroughput } from './throughput.js';
+import { benchPeer } from './peer.js';
 import { benchWebhookLatency, benchDeliveries } from './webhooks.js';
 import { benchStartup } from './startup.js';
 import { benchRows } from './rows.js';
@@ -25,6 +26,7 @@ const settings = quick ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } } :
 
 const SECTIONS = [
   ['throughput', benchThroughput],
+  ['peer', benchPeer],
   ['webhook latency', benchWebhookLatency],
   ['webhook deliveries', benchDeliveries],
   ['start-up', benchStartup],

@@ -3,7 +3,7 @@
 // not autocannon's whole-millisecond histogram.
 import autocannon from 'autocannon';
 import { summarise } from './stats.js';
-import { cpuMsOf } from './processes.js';
+import { cpuMsOf, mainThreadCpuMsOf } from './processes.js';
 
 function run(options, onLatency) {
   return new Promise((resolve, reject) => {
@@ -25,11 +25,13 @@ export async function measure(url, request, { seconds, warmupSeconds, connection
   const latencies = [];
   const statuses = {};
   const cpuBefore = serverPid ? cpuMsOf(serverPid) : NaN;
+  const mainCpuBefore = serverPid ? mainThreadCpuMsOf(serverPid) : NaN;
   const result = await run({ ...base, duration: seconds }, (status, ms) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (status >= 200 && status < 300) latencies.push(ms);
   });
   const cpuMs = serverPid ? cpuMsOf(serverPid) - cpuBefore : NaN;
+  const mainCpuMs = serverPid ? mainThreadCpuMsOf(serverPid) - mainCpuBefore : NaN;
   const ok = latencies.length;
   const total = result.requests.total;
   const lat = summarise(latencies);
@@ -46,5 +48,7 @@ export async function measure(url, request, { seconds, warmupSeconds, connection
     seconds: result.duration,
     // The server's own CPU per answered request: steadier than req/s on a shared machine.
     cpuUsPerRequest: (cpuMs * 1000) / total,
+    /** The same for the server's main thread only (the event loop and the SQLite writer). */
+    mainCpuUsPerRequest: (mainCpuMs * 1000) / total,
   };
 }

@@ -34,7 +34,8 @@ export function killAll() {
   for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-function track(child, label) {
+/** Tracks a child: its last output, and a promise of its exit. */
+export function track(child, label) {
   live.add(child);
   let output = '';
   const keep = (chunk) => {
@@ -74,7 +75,7 @@ async function readReadyFile(path, tracked, deadlineMs) {
 }
 
 /** A child server: its URL and pid, and ways to stop it. */
-function handle(child, tracked, url, spawnedAt) {
+export function handle(child, tracked, url, spawnedAt) {
   return {
     url,
     pid: child.pid,
@@ -146,7 +147,7 @@ export async function startScript(script, args = [], { ipc = false, nodeFlags = 
 }
 
 /** A port on 127.0.0.1 that was free a moment ago, for servers that cannot listen on port 0 and say which port they got. */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -207,6 +208,16 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux
 /** CPU time a process has used so far (user + system), in ms, from /proc/<pid>/stat. */
 export function cpuMsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/**
+ * CPU time of a process's main thread (the event loop, where the one SQLite writer runs), in ms:
+ * /proc/<pid>/task/<pid>/stat. The rest of cpuMsOf is other threads: V8's GC helpers, libuv's
+ * pool, and worker threads.
+ */
+export function mainThreadCpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
