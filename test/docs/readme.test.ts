@@ -17,7 +17,7 @@ import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
 import { leftBehind, standing } from './leftovers.js';
 import { installPackedSandbox, linkPackage, type PackedProject } from './packed-install.js';
-import { satisfied, STANDS_IN_FOR, writeStandIns } from './workflow-stand-ins.js';
+import { ACTIONS, satisfied, STANDS_IN_FOR, writeStandIns } from './workflow-stand-ins.js';
 import { documentedWorkflows, endJob, runJob } from './workflows.js';
 import { processesIn } from '../helpers/bash-script.js';
 
@@ -184,14 +184,20 @@ describe('the GitHub Actions workflows of README.md and docs/, step by step in t
         // A command that does not use the URL the job's own sandbox got would reach 4010 on a runner,
         // where nothing listens: here it gets a port where nothing listens, not another test's sandbox.
         const env = { ...project!.env, SANDBOX_URL: 'http://127.0.0.1:9' };
-        const { steps, groups } = await runJob(workflow, job, { dir: project!.dir, env, satisfied: satisfied(project!.dir) });
+        const { steps, groups } = await runJob(workflow, job, {
+          dir: project!.dir,
+          env,
+          satisfied: satisfied(project!.dir),
+          actions: ACTIONS,
+        });
         try {
           const report = steps.map((step) => `${step.result}: ${step.step}\n${step.output}`).join('\n');
           expect(
             steps.filter((step) => step.result === 'failure').map((step) => step.step),
             report,
           ).toEqual([]);
-          if (steps.some((step) => /sandbox stop/.test(step.step))) {
+          // The job stopped its sandbox itself, with `sandbox stop` or the post step of the Action.
+          if (steps.some((step) => /sandbox stop/.test(step.step) || step.step.startsWith('Post '))) {
             expect(
               processesIn(project!.dir).filter((left) => /sandbox(\.js)? start/.test(left.command)),
               report,

@@ -3,7 +3,8 @@
 // the packed project, each a small stand-in that does what the page says the real one does
 // against the sandbox (pays and waits for the webhook, creates a merchant per worker, ...), so the
 // workflow's own steps run exactly as printed around them. Also what stands for each `uses:`
-// action, and for the `run:` steps that only install what the packed project already installed.
+// action (this repository's own Action runs for real), and for the `run:` steps that only install
+// what the packed project already installed.
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,11 @@ export const STANDS_IN_FOR = [
   '.github/workflows/php.yml',
   '.github/workflows/python.yml',
   '.github/workflows/webhooks.yml',
+  '.github/workflows/sandbox-action.yml',
 ];
+
+/** The JavaScript actions the workflows run for real: this repository's Action, by the name docs/ci.md gives it. */
+export const ACTIONS: Record<string, string> = { 'paysandbox/paysandbox': ROOT };
 
 /** `npm test`: a test file that starts its own sandbox with startSandbox() and pays with it. */
 const LIBRARY_TEST = `import { test } from 'node:test';
@@ -37,13 +42,27 @@ test('a payment against startSandbox()', async () => {
 
 /**
  * \`./gradlew integrationTest\`: a card payment with 3-D Secure against $GATEWAY_URL (the job's
- * --auto-authenticate approves it), whose webhook goes to a receiver of its own.
+ * --auto-authenticate approves it), whose webhook goes to a receiver of its own. With the Action's
+ * outputs in its environment it pays with TERNO and PUBLIC_KEY, and the webhook's signature must
+ * verify with WEBHOOK_SECRET.
  */
 const INTEGRATION_SUITE = `import http from 'node:http';
+import { createHmac } from 'node:crypto';
 let received = 0;
-const server = http.createServer((req, res) => req.resume().on('end', () => { received++; res.end('ok'); }));
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk)).on('end', () => {
+    const signed = 'sha256=' + createHmac('sha256', process.env.WEBHOOK_SECRET ?? '').update(Buffer.concat(chunks)).digest('hex');
+    if (process.env.WEBHOOK_SECRET && req.headers['x-sandbox-signature'] !== signed) {
+      console.error('integration: the webhook signature does not verify with WEBHOOK_SECRET');
+      process.exit(1);
+    }
+    received++;
+    res.end('ok');
+  });
+});
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const body = { public_key: 'pk_test_1001', terNO: 1001, bill_amt: '10.50', bill_currency: 'EUR', product_name: 'Mug', reference: 'ci-1', mop: 'CC',
+const body = { public_key: process.env.PUBLIC_KEY ?? 'pk_test_1001', terNO: Number(process.env.TERNO ?? 1001), bill_amt: '10.50', bill_currency: 'EUR', product_name: 'Mug', reference: 'ci-1', mop: 'CC',
   ccno: '4000000000003220', ccvv: '123', month: '12', year: '30', webhook_url: 'http://127.0.0.1:' + server.address().port + '/hook', return_url: 'http://127.0.0.1/return' };
 const payment = await (await fetch(process.env.GATEWAY_URL + '/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
 console.log('integration: payment', payment.transID, payment.status);
