@@ -5,6 +5,7 @@
 // follow from its state, and answers 409/422 where it cannot. The whole trigger is one
 // transaction: it produces the event or changes nothing.
 import { type EventType } from '../domain/event-types.js';
+import type { PaymentFamily } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Merchant } from '../store/credentials-repo.js';
@@ -205,7 +206,7 @@ export class Triggers {
             currency: existing.transaction.currency,
           }
       : undefined;
-    const related = (settlementId: string, id: string, family: 'v1' | 's2s'): Related => ({
+    const related = (settlementId: string, id: string, family: PaymentFamily): Related => ({
       settlement_id: settlementId,
       ...(family === 'v1' ? { payment_id: id } : { transID: id }),
     });
