@@ -11,7 +11,7 @@ import { parseFaultSpec } from './webhooks/fault-rules.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
 import { readScenarioFile, resolveScenarioFile } from './services/scenarios.js';
 import { CODE_DIR } from './code-dir.js';
-import { SIGNATURE_MODES, type SignatureMode } from './crypto/signature.js';
+import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type { SignatureMode };

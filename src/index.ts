@@ -19,5 +19,6 @@ export { startServer, type RunningServer } from './server/start-server.js';
 export { SandboxError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 export { TEST_CARDS } from './domain/outcomes.js';
 export { OUTCOME_WORDS } from './domain/outcome-spec.js';
-export { verifySignature, verifyWebhook, signatureHeaders, standardSecret, type SignatureMode } from './crypto/signature.js';
+export { verifySignature, verifyWebhook, signatureHeaders, standardSecret } from './crypto/signature.js';
+export type { SignatureMode } from './domain/vocabularies.js';
 export { encryptText, decryptText, buildEncryptedData } from './crypto/s2s-cipher.js';

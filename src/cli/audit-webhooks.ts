@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
-import { auditInputProblem, runWebhookAudit, AUDIT_SIGNATURE_MODES, type AuditMaterial, type AuditSettings } from '../webhooks/audit.js';
-import type { SignatureMode } from '../config.js';
+import { auditInputProblem, runWebhookAudit, type AuditMaterial, type AuditSettings } from '../webhooks/audit.js';
+import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
@@ -98,7 +98,7 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
     )
     .requiredOption('--to <url>', "your webhook handler's URL, e.g. http://127.0.0.1:3000/webhooks")
     .option('--secret <secret>', "the secret your handler verifies with (default: the merchant's webhook secret)")
-    .option('--signature <mode>', `the signature mode your handler verifies: ${AUDIT_SIGNATURE_MODES.join(' or ')}`, 'plain')
+    .option('--signature <mode>', `the signature mode your handler verifies: ${SIGNATURE_MODES.join(' or ')}`, 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature', 'Sandbox')
     .option(
       '--url <url>',

@@ -2,22 +2,23 @@
 // 3-D Secure / bank challenge of an S2S transaction or a /v1/ payment without a browser, as the
 // customer would on the authentication page, over the control API.
 import type { Command } from 'commander';
-import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import { AUTHENTICATION_OUTCOMES } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import type { AuthenticateResultView } from '../views/authentication.js';
-
-const OUTCOMES = Object.keys(OUTCOME_VERDICTS);
 
 /** Adds `sandbox authenticate`. */
 export function addAuthenticateCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('authenticate <id> <outcome>')
-      .description(`complete the open authentication of an S2S transID or a /v1/ payment id (pay_...): ${OUTCOMES.join(', ')}`),
+      .description(
+        `complete the open authentication of an S2S transID or a /v1/ payment id (pay_...): ${AUTHENTICATION_OUTCOMES.join(', ')}`,
+      ),
   ).action(async (id: string, outcome: string, flags: ClientFlags) => {
-    if (!Object.hasOwn(OUTCOME_VERDICTS, outcome)) throw new CliError(`outcome must be one of ${OUTCOMES.join(', ')}; got "${outcome}"`);
+    if (!(AUTHENTICATION_OUTCOMES as readonly string[]).includes(outcome))
+      throw new CliError(`outcome must be one of ${AUTHENTICATION_OUTCOMES.join(', ')}; got "${outcome}"`);
     const result = await new ControlClient(flags).post<AuthenticateResultView>(`/transactions/${encodeURIComponent(id)}/authenticate`, {
       outcome,
     });

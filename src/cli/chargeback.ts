@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { formatDecimalMoney } from '../domain/money.js';
-import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
+import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, orList } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -65,7 +65,7 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
     });
 
   clientOptions(program.command('chargebacks').description('list chargebacks, newest first'))
-    .option('--status <status>', 'open, won or lost')
+    .option('--status <status>', orList(CHARGEBACK_STATUSES))
     .option('--payment <id>', 'only those of this transID or payment id')
     .option('--limit <n>', 'at most this many', '50')
     .action(async (flags: ClientFlags & { status?: string; payment?: string; limit: string }) => {

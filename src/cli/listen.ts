@@ -4,7 +4,8 @@
 // `listen --count 1` shows one event and what became of its webhooks.
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { SIGNATURE_MODES, signatureHeaders, type SignatureMode } from '../crypto/signature.js';
+import { signatureHeaders } from '../crypto/signature.js';
+import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -67,11 +68,11 @@ export function addListenCommand(program: Command, io: CliIo): void {
     .option('--forward-to <url>', 'POST each event, re-signed with --secret, to this URL')
     .option('--secret <secret>', 'the signing secret for --forward-to', 'whsec_test_sandbox')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature of forwarded events', 'Sandbox')
-    .option('--signature <mode>', 'plain, timestamped or standard, for forwarded events', 'plain')
+    .option('--signature <mode>', `${orList(SIGNATURE_MODES)}, for forwarded events`, 'plain')
     .option('--count <n>', 'stop after this many events, once each webhook of the last one has had its first attempt')
     .action(async (flags: ListenFlags) => {
       if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
-        throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
+        throw new CliError(`--signature must be ${orList(SIGNATURE_MODES)}, got "${flags.signature}"`);
       if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo))
         throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
       const limit = flags.count === undefined ? Infinity : Number(flags.count);

@@ -4,7 +4,8 @@
 // sandbox that sent it (--url) tells, for the delivery in X-<prefix>-Delivery-Id, the endpoint
 // and the merchant it was sent for (GET /_sandbox/deliveries/{id}).
 import type http from 'node:http';
-import { standardSecret, verifyWebhook, type SignatureMode } from '../crypto/signature.js';
+import { standardSecret, verifyWebhook } from '../crypto/signature.js';
+import type { SignatureMode } from '../domain/vocabularies.js';
 import { ControlClient } from './control-client.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { FaultListView } from '../views/fault-rule.js';

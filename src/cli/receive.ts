@@ -8,7 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { SIGNATURE_MODES, verifyWebhook, type SignatureMode } from '../crypto/signature.js';
+import { verifyWebhook } from '../crypto/signature.js';
+import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
@@ -116,7 +117,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--private-key <key>', 'terminal private_key, to decrypt S2S data (with --public-key)')
     .option('--public-key <key>', 'terminal public_key, to decrypt S2S data (with --private-key)')
     .option('--status <code>', 'the HTTP status to answer with', '200')
-    .option('--signature <mode>', 'plain, timestamped or standard, as the sandbox (or the endpoint) signs', 'plain')
+    .option('--signature <mode>', `${orList(SIGNATURE_MODES)}, as the sandbox (or the endpoint) signs`, 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
     .option('--reject-invalid', 'answer 400 to a webhook whose signature does not verify (the sandbox then retries it)')
     .option('--count <n>', 'stop after this many webhooks');
@@ -130,7 +131,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
       if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
-        throw new CliError(`--signature must be plain, timestamped or standard, got "${flags.signature}"`);
+        throw new CliError(`--signature must be ${orList(SIGNATURE_MODES)}, got "${flags.signature}"`);
       if (Boolean(flags.privateKey) !== Boolean(flags.publicKey))
         throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
       const limit = flags.count === undefined ? Infinity : Number(flags.count);

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { formatDecimalAmount } from '../domain/money.js';
+import { orList, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
@@ -59,7 +60,7 @@ export function addSettleCommand(program: Command, io: CliIo): void {
     });
 
   clientOptions(program.command('settlements [id]').description('list settlements, or show one with its payments and clawbacks'))
-    .option('--status <status>', 'created or paid')
+    .option('--status <status>', orList(SETTLEMENT_STATUSES))
     .option('--limit <n>', 'at most this many', '50')
     .action(async (id: string | undefined, flags: ClientFlags & { status?: string; limit: string }) => {
       const client = new ControlClient(flags);

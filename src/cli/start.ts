@@ -5,7 +5,9 @@ import type { Command } from 'commander';
 import kleur from 'kleur';
 import { loadConfig, START_DEFAULTS, START_ENV, type ConfigFlags } from '../config.js';
 import { formatDuration } from '../domain/duration.js';
+import { OTP_PASS } from '../domain/outcomes.js';
 import { standardSecret } from '../crypto/signature.js';
+import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { shippedScenarioNames } from '../services/scenarios.js';
 import { VERSION } from '../version.js';
@@ -41,9 +43,16 @@ export function banner(running: RunningServer): string {
     );
   }
   if (created > 0) lines.push(`  ${kleur.dim(`${created} merchant${created === 1 ? '' : 's'} created on demand: sandbox merchants list`)}`);
-  lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold('123456')}; see README.`, '');
+  lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold(OTP_PASS)}; see README.`, '');
   return lines.join('\n');
 }
+
+/** What each --signature mode signs, for the help. */
+const SIGNS: Record<SignatureMode, string> = {
+  plain: 'HMAC of the body',
+  timestamped: 'HMAC of "<timestamp>.<body>"',
+  standard: 'Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature',
+};
 
 // No commander defaults: a default given to commander would always win over the environment.
 // The defaults live in START_DEFAULTS (config.ts); the help shows them with each variable.
@@ -64,13 +73,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
     .option('--fixtures <file>', help('fixtures', 'merchants, terminals and keys to seed', 'the shipped fixtures/default.json'))
     .option('--retry <profile>', help('retry', 'webhook retries: dev, realistic, none, or a list like 1s,5s,1m'))
     .option('--header-prefix <name>', help('headerPrefix', 'the word in X-<name>-Signature and the other webhook headers'))
-    .option(
-      '--signature <mode>',
-      help(
-        'signature',
-        'plain (HMAC of the body), timestamped (HMAC of "<timestamp>.<body>") or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)',
-      ),
-    )
+    .option('--signature <mode>', help('signature', orList(SIGNATURE_MODES.map((mode) => `${mode} (${SIGNS[mode]})`))))
     .option('--control-token <token>', help('controlToken', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)'))
     .option(
       '--allowed-host <host>',

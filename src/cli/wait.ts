@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { unknownEventProblem } from '../domain/event-types.js';
+import { DELIVERY_WAIT_STATUSES, orList, type DeliveryWaitStatus } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -17,7 +18,8 @@ import type { ListView } from '../views/list.js';
 /** The fields of a delivery that wait prints. */
 type DeliveryItem = Pick<DeliveryView, 'id' | 'event' | 'url' | 'status' | 'attempts' | 'last_response_status' | 'last_error'>;
 
-const STATUSES = ['succeeded', 'failed', 'any'] as const;
+/** What each --status waits for, for the help. */
+const WAITS_FOR: Record<DeliveryWaitStatus, string> = { succeeded: '2xx received', failed: 'retries exhausted', any: 'queued at all' };
 const POLL_MS = 250;
 const SHOWN = 20;
 
@@ -46,14 +48,14 @@ export function addWaitCommand(program: Command, io: CliIo): void {
         'first wait until this file (from sandbox start --ready-file) names a sandbox that answers, and use that sandbox; without --event, print its URL and exit 0',
       )
       .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
-      .option('--status <status>', 'succeeded (2xx received), failed (retries exhausted) or any (queued at all)', 'succeeded')
+      .option('--status <status>', orList(DELIVERY_WAIT_STATUSES.map((status) => `${status} (${WAITS_FOR[status]})`)), 'succeeded')
       .option('--timeout <duration>', 'how long to wait, e.g. 30s or 2m', '30s'),
   ).action(async (flags: ClientFlags & { event?: string; readyFile?: string; to?: string; status: string; timeout: string }) => {
     const timeoutMs = parseDuration(flags.timeout);
     if (timeoutMs === undefined || timeoutMs <= 0)
       throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
-    if (!(STATUSES as readonly string[]).includes(flags.status))
-      throw new CliError(`--status must be succeeded, failed or any, got "${flags.status}"`);
+    if (!(DELIVERY_WAIT_STATUSES as readonly string[]).includes(flags.status))
+      throw new CliError(`--status must be ${orList(DELIVERY_WAIT_STATUSES)}, got "${flags.status}"`);
     if (flags.event === undefined && flags.readyFile === undefined)
       throw new CliError(
         'give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE',

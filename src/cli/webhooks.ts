@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { parseDuration } from '../domain/duration.js';
+import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './program.js';
@@ -135,7 +136,7 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
   const webhooks = program.command('webhooks').description('inspect, replay and retry webhook deliveries of a running sandbox');
 
   clientOptions(webhooks.command('list').description('list deliveries, newest first'))
-    .option('--status <status>', 'pending, succeeded or failed')
+    .option('--status <status>', orList(DELIVERY_STATUSES))
     .option('--event <type>', 'only this event type, e.g. payment.authorized')
     .option('--event-id <id>', 'only deliveries of this event')
     .option('--since <when>', 'created within a duration (10m, 1h) or since an ISO time')

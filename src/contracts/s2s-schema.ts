@@ -7,10 +7,8 @@ import { luhnValid, normaliseCardNumber } from '../domain/card.js';
 import { parseDecimalAmount } from '../domain/money.js';
 import { httpUrl } from './v1-common.js';
 import { DECIMAL_AMOUNT_PATTERN } from './patterns.js';
-
-/** The six payment modes of spec §2.1. */
-export const MOPS = ['CC', 'DC', 'NB', 'WALLET', 'UPICOLLECT', 'QRINTENT'] as const;
-export type Mop = (typeof MOPS)[number];
+import { MOPS, type Mop } from '../domain/vocabularies.js';
+import { VPA_APPROVE, VPA_DECLINE } from '../domain/outcomes.js';
 
 /** A decimal amount above 0 with at most 8 digits and 2 decimals (bill_amt, refundAmount), after trimming. */
 export const DECIMAL_AMOUNT = /^(?!0*(\.0*)?$)\d{1,8}(\.\d{1,2})?$/;
@@ -57,7 +55,7 @@ export const s2sFields = {
     'an http(s) URL that receives the status webhook, e.g. "https://shop.example/webhooks"',
   ),
   return_url: httpUrl('return_url', 'https://shop.example/return').describe('an http(s) URL the customer returns to after authentication'),
-  mop: z.enum(MOPS).describe('one of CC, DC, NB, WALLET, UPICOLLECT, QRINTENT'),
+  mop: z.enum(MOPS).describe(`one of ${MOPS.join(', ')}`),
   fullname: optionalText('the customer full name (printable text, up to 255 characters)'),
   bill_email: z.email().max(254).optional().describe('an e-mail address such as "jane@example.com"'),
   bill_address: optionalText('the billing street address'),
@@ -86,7 +84,7 @@ export const s2sFields = {
     .string()
     .regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z0-9.-]{1,64}$/)
     .optional()
-    .describe('the customer UPI VPA: a handle, "@" and a provider, e.g. "success@upi" (UPICOLLECT only)'),
+    .describe(`the customer UPI VPA: a handle, "@" and a provider, e.g. "${VPA_APPROVE}@upi" (UPICOLLECT only)`),
   bank: optionalText('the bank code for NB, or the wallet for WALLET (optional: the page asks)', 64),
 };
 
@@ -132,7 +130,7 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
   if (body.mop === 'UPICOLLECT' && !body.vpa)
     issue(
       'vpa',
-      'vpa is required when mop is UPICOLLECT: send the customer VPA, e.g. "success@upi" (approves), "failure@upi" (declines) or any other to wait for approval',
+      `vpa is required when mop is UPICOLLECT: send the customer VPA, e.g. "${VPA_APPROVE}@upi" (approves), "${VPA_DECLINE}@upi" (declines) or any other to wait for approval`,
     );
 }
 

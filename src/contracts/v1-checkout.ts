@@ -3,12 +3,10 @@
 import * as z from 'zod';
 import { currencyCode, httpUrl, minorAmount } from './v1-common.js';
 import { wordsPattern } from './patterns.js';
-
-/** The payment methods a hosted page can offer (spec §4.4: the values seen). */
-export const CHECKOUT_METHODS = ['card', 'ideal', 'sepa'] as const;
+import { CHECKOUT_METHODS, type CheckoutMethod } from '../domain/vocabularies.js';
 
 /** Methods that only exist in euros: iDEAL (Dutch banks) and SEPA Direct Debit. */
-export const EUR_ONLY_METHODS: ReadonlySet<string> = new Set(['ideal', 'sepa']);
+export const EUR_ONLY_METHODS: ReadonlySet<string> = new Set<CheckoutMethod>(['ideal', 'sepa']);
 
 /** Session lifetime bounds in seconds (docs/decisions.md: spec §8 says "short-lived" without a number). */
 export const EXPIRES_IN = { min: 60, max: 86_400, default: 1_800 } as const;
@@ -19,7 +17,7 @@ export const checkoutSessionSchema = z
     amount: minorAmount('the amount to charge'),
     currency: currencyCode(),
     methods: z
-      .array(z.enum(CHECKOUT_METHODS).describe('one of "card", "ideal", "sepa"'))
+      .array(z.enum(CHECKOUT_METHODS).describe(`one of ${CHECKOUT_METHODS.map((method) => JSON.stringify(method)).join(', ')}`))
       .min(1)
       .meta({ uniqueItems: true })
       .describe('a non-empty list of distinct methods from "card", "ideal", "sepa", e.g. ["card", "ideal"]'),

@@ -2,15 +2,16 @@
 // error messages and the OpenAPI text.
 import * as z from 'zod';
 import { listQueryFields, minorAmount } from './v1-common.js';
-
-/** Why a refund is made (the familiar three). */
-export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+import { REFUND_REASONS } from '../domain/vocabularies.js';
 
 /** POST /v1/refunds. */
 export const createRefundSchema = z.strictObject({
   payment_id: z.string().min(1).max(64).describe('the id of a captured payment, e.g. "pay_3kTMd9Qx81LbZc0a"'),
   amount: minorAmount('the amount to refund, at most what is left (default: all that is left)').optional(),
-  reason: z.enum(REFUND_REASONS).optional().describe('one of "duplicate", "fraudulent", "requested_by_customer"'),
+  reason: z
+    .enum(REFUND_REASONS)
+    .optional()
+    .describe(`one of ${REFUND_REASONS.map((reason) => JSON.stringify(reason)).join(', ')}`),
 });
 
 /** A validated refund request. */

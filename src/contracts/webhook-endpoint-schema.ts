@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, isEventType } from '../domain/event-types.js';
 import { httpUrl, listQueryFields, unixSeconds } from './v1-common.js';
-import { SIGNATURE_MODES } from '../crypto/signature.js';
+import { SIGNATURE_MODES } from '../domain/vocabularies.js';
 
 const url = httpUrl('url', 'https://shop.example/webhooks');
 

@@ -9,12 +9,7 @@
 // X-<Prefix>-Signature-Previous. Standard Webhooks defines space-separated signatures for exactly
 // this case, so that mode lists both in webhook-signature.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-
-/** Every signature mode, as --signature, SANDBOX_SIGNATURE and an endpoint's `signature` take it. */
-export const SIGNATURE_MODES = ['plain', 'timestamped', 'standard'] as const;
-
-/** How webhooks are signed. */
-export type SignatureMode = (typeof SIGNATURE_MODES)[number];
+import type { SignatureMode } from '../domain/vocabularies.js';
 
 /** The secrets that sign one delivery and how: current first, then the replaced one while a rotation lasts. */
 export interface WebhookSigning {

@@ -171,10 +171,14 @@ export function judgeOtp(otp: string): OtpVerdict {
   return 'retry';
 }
 
+/** The UPI VPA handles of docs/decisions.md: success@... approves, failure@... declines. */
+export const VPA_APPROVE = 'success';
+export const VPA_DECLINE = 'failure';
+
 /** UPI collect: success@... approves, failure@... declines, anything else waits for the customer. */
 export function outcomeForVpa(vpa: string): 'approve' | 'decline' | 'wait' {
   const handle = vpa.split('@')[0]!.toLowerCase();
-  if (handle === 'success') return 'approve';
-  if (handle === 'failure') return 'decline';
+  if (handle === VPA_APPROVE) return 'approve';
+  if (handle === VPA_DECLINE) return 'decline';
   return 'wait';
 }

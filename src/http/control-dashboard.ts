@@ -16,7 +16,8 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
 import { ListFragment, type TableContext } from '../pages/dashboard-tables.js';
 import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import { DASHBOARD_TABS, TAB_STATUSES } from '../services/dashboard-queries.js';
+import { TAB_STATUSES } from '../services/dashboard-queries.js';
+import { AUTHENTICATION_OUTCOMES, DASHBOARD_TABS } from '../domain/vocabularies.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
@@ -57,7 +58,7 @@ export const dashboardAuthenticateForm = z.object({
   csrf: z.string(),
   subject: z.enum(['transaction', 'payment']).describe('"transaction" (an S2S transID) or "payment" (a /v1/ pay_... id)'),
   id: z.string().min(1).max(100).describe('the transID or payment id'),
-  outcome: z.enum(['approve', 'decline']).describe('"approve" or "decline"'),
+  outcome: z.enum(AUTHENTICATION_OUTCOMES).extract(['approve', 'decline']).describe('"approve" or "decline"'),
   back: z
     .string()
     .regex(/^\/_sandbox\/[^\s]*$/)

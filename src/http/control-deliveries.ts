@@ -12,6 +12,7 @@ import { httpUrl } from '../contracts/v1-common.js';
 import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { SINCE_PATTERN } from '../contracts/patterns.js';
+import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
 
 const since = z
   .string()
@@ -27,7 +28,7 @@ const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks').optional().describe(
 /** GET /_sandbox/deliveries query. */
 export const deliveryQuery = z
   .object({
-    status: z.enum(['pending', 'succeeded', 'failed']).optional().describe('pending, succeeded or failed'),
+    status: z.enum(DELIVERY_STATUSES).optional().describe(orList(DELIVERY_STATUSES)),
     event: z.string().optional().describe('an event type such as payment.authorized'),
     event_id: z.string().optional().describe('an event id (evt_...)'),
     url: z.string().optional().describe('the exact webhook URL'),

@@ -8,7 +8,7 @@ import { DURATION_PATTERN } from '../contracts/patterns.js';
 import { parseDuration } from '../domain/duration.js';
 import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
 import type { Services } from '../services/services.js';
-import { CHARGEBACK_REASONS } from '../store/chargebacks-repo.js';
+import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, orList, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { controlRoute } from './control-route.js';
@@ -66,7 +66,7 @@ export const openChargebackSchema = z
 
 /** GET /_sandbox/chargebacks query. */
 export const chargebackQuery = z.strictObject({
-  status: z.enum(['open', 'won', 'lost']).optional().describe('open, won or lost'),
+  status: z.enum(CHARGEBACK_STATUSES).optional().describe(orList(CHARGEBACK_STATUSES)),
   payment: z.string().optional().describe('a /v1/ payment id or S2S transID'),
   merchant,
   limit,
@@ -86,7 +86,7 @@ export const settleSchema = z.strictObject({
 
 /** GET /_sandbox/settlements query. */
 export const settlementQuery = z.strictObject({
-  status: z.enum(['created', 'paid']).optional().describe('created or paid'),
+  status: z.enum(SETTLEMENT_STATUSES).optional().describe(orList(SETTLEMENT_STATUSES)),
   merchant,
   limit,
 });

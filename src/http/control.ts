@@ -9,6 +9,7 @@ import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
 import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
+import { AUTHENTICATION_OUTCOMES, orList } from '../domain/vocabularies.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
@@ -22,7 +23,7 @@ import { iso } from '../views/time.js';
 
 /** POST /_sandbox/transactions/:transID/authenticate body. */
 export const authenticateSchema = z.object({
-  outcome: z.enum(['approve', 'decline', 'cancel', 'expire']).describe('"approve", "decline", "cancel" or "expire"'),
+  outcome: z.enum(AUTHENTICATION_OUTCOMES).describe(orList(AUTHENTICATION_OUTCOMES, true)),
 });
 
 /** POST /_sandbox/clock/advance body. */

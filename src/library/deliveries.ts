@@ -1,6 +1,7 @@
 // Webhook deliveries as the library hands them to a test: typed, with every attempt and the body
 // already parsed, and the one-line summaries a failed wait prints.
-import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
+import type { DeliveryStatus } from '../domain/vocabularies.js';
 
 /** One POST of a delivery and what came back. */
 export interface SandboxDeliveryAttempt {

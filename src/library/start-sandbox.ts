@@ -10,7 +10,15 @@ import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import type { TableCounts } from '../services/snapshot.js';
 import { describeAttempts, describeDelivery, toSandboxDelivery, type SandboxDelivery } from './deliveries.js';
 import { unknownEventProblem } from '../domain/event-types.js';
-import { standardSecret, type SignatureMode } from '../crypto/signature.js';
+import { standardSecret } from '../crypto/signature.js';
+import {
+  AUTHENTICATION_OUTCOMES,
+  orList,
+  type AuthenticationOutcome,
+  type DeliveryStatus,
+  type DeliveryWaitStatus,
+  type SignatureMode,
+} from '../domain/vocabularies.js';
 import { validate } from '../contracts/validate.js';
 import { createMerchantSchema, type MerchantRecord } from '../services/merchants.js';
 import { auditInputProblem, runWebhookAudit, type AuditResult } from '../webhooks/audit.js';
@@ -66,7 +74,7 @@ export interface WaitForDeliveryOptions {
   /** The exact URL the webhook goes to. */
   url?: string;
   /** 'succeeded' (default), 'failed' (retries exhausted), or 'any' (queued, in any state). */
-  status?: 'succeeded' | 'failed' | 'any';
+  status?: DeliveryWaitStatus;
   /** Real milliseconds to wait before rejecting (default 5000). */
   timeoutMs?: number;
   /** An extra test, e.g. (d) => d.body.transID === transID. */
@@ -113,7 +121,7 @@ export interface SandboxHandle {
   /** Deletes a merchant made by createMerchant() with everything it owns; returns how many rows of each table went. */
   deleteMerchant(id: string): Promise<TableCounts>;
   /** Completes the open 3-D Secure / bank challenge of a transID (or /v1/ payment id) without a browser. */
-  authenticate(id: string, outcome: 'approve' | 'decline' | 'cancel' | 'expire'): Promise<AuthenticationResult>;
+  authenticate(id: string, outcome: AuthenticationOutcome): Promise<AuthenticationResult>;
   /**
    * Resolves with the newest matching delivery; rejects after timeoutMs listing every delivery so
    * far, or at once for an unknown event name or when every matching delivery failed for good.
@@ -228,7 +236,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const timeoutMs = wanted.timeoutMs ?? 5000;
     const unknown = wanted.event === undefined ? undefined : unknownEventProblem('event', wanted.event);
     if (unknown) return Promise.reject(new SandboxError('parameter_invalid', `waitForDelivery: ${unknown}`, 'event'));
-    const matching = (rowStatus?: 'pending' | 'succeeded' | 'failed') =>
+    const matching = (rowStatus?: DeliveryStatus) =>
       services.deliveries
         .records({ eventType: wanted.event, url: wanted.url, status: rowStatus, limit: 1000 })
         .map((row) => toSandboxDelivery(row, services.deliveries.attemptsOf(row.id)))
@@ -324,7 +332,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       if (!verdict)
         throw new SandboxError(
           'parameter_invalid',
-          `outcome must be "approve", "decline", "cancel" or "expire", got ${JSON.stringify(outcome)}`,
+          `outcome must be ${orList(AUTHENTICATION_OUTCOMES, true)}, got ${JSON.stringify(outcome)}`,
           'outcome',
         );
       const done = services.auth.completeFor(id, verdict).challenge;

@@ -4,7 +4,8 @@
 // plain form buttons, so the pages work without JavaScript.
 import { raw } from 'hono/html';
 import { formatDecimalAmount } from '../domain/money.js';
-import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
+import type { Challenge } from '../store/challenges-repo.js';
+import type { ChallengeKind } from '../domain/vocabularies.js';
 import { LocalTime } from './layout.js';
 
 /** One choice on the bank or wallet page. */

@@ -6,7 +6,8 @@ import type { Child } from 'hono/jsx';
 import { formatMoney } from '../domain/money.js';
 import { TEST_CARDS, OTP_PASS } from '../domain/outcomes.js';
 import { IDEAL_BANKS, SEPA_TEST_IBANS, formatIban } from '../domain/local-methods.js';
-import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutMethod } from '../domain/vocabularies.js';
 
 /** The page's names of the methods. */
 export const METHOD_LABELS: Record<CheckoutMethod, string> = { card: 'Card', ideal: 'iDEAL', sepa: 'SEPA Direct Debit' };

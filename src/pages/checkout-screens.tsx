@@ -4,7 +4,8 @@
 import { formatMoney } from '../domain/money.js';
 import { DECLINE_MESSAGES, type DeclineCode } from '../domain/outcomes.js';
 import { IDEAL_OUTCOMES, IDEAL_OUTCOME_TEXT, idealBank } from '../domain/local-methods.js';
-import type { CheckoutMethod, CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutMethod } from '../domain/vocabularies.js';
 import type { Payment } from '../store/payments-repo.js';
 import { Layout, LocalTime, ResultIcon, Summary } from './layout.js';
 import { CardForm, IdealForm, MerchantHeader, METHOD_LABELS, MethodTabs, SepaForm, type FormState } from './checkout-parts.js';

@@ -5,10 +5,10 @@ import type { Child } from 'hono/jsx';
 import { formatDecimalMoney as money } from '../domain/money.js';
 import { iso } from '../views/time.js';
 import { statusText } from '../domain/order-status.js';
+import type { DashboardTab } from '../domain/vocabularies.js';
 import type {
   ChargebackRow,
   DashboardPage,
-  DashboardTab,
   DeliveryRow,
   EventRow,
   PaymentRow,

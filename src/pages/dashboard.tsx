@@ -4,7 +4,8 @@
 import type { Child } from 'hono/jsx';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
-import { TAB_STATUSES, type DashboardTab } from '../services/dashboard-queries.js';
+import { TAB_STATUSES } from '../services/dashboard-queries.js';
+import { DASHBOARD_TABS, type DashboardTab } from '../domain/vocabularies.js';
 import { when } from './dashboard-tables.js';
 import { DOCTYPE, DocumentHead } from './layout.js';
 
@@ -96,7 +97,7 @@ export function DashboardPage(props: {
   return (
     <DashboardShell title={`${TAB_LABELS[view.tab]} · paysandbox`} now={props.now}>
       <nav class="tabs" aria-label="Lists">
-        {(Object.keys(TAB_LABELS) as DashboardTab[]).map((tab) => (
+        {DASHBOARD_TABS.map((tab) => (
           <a href={listHref({ tab, merchant: view.merchant })} aria-current={tab === view.tab ? 'page' : undefined}>
             {TAB_LABELS[tab]}
           </a>

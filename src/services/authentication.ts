@@ -6,7 +6,8 @@ import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
 import { statusText } from '../domain/order-status.js';
 import type { AutoAuthenticate } from '../domain/outcome-spec.js';
 import { SandboxError } from '../errors.js';
-import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
+import type { Challenge } from '../store/challenges-repo.js';
+import type { AuthenticationOutcome, ChallengeKind, ChallengeState } from '../domain/vocabularies.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 
@@ -14,7 +15,12 @@ import type { JobRunner } from './job-runner.js';
 export type Verdict = 'pass' | 'fail' | 'cancel' | 'expire';
 
 /** The control API's words for verdicts. */
-export const OUTCOME_VERDICTS: Record<string, Verdict> = { approve: 'pass', decline: 'fail', cancel: 'cancel', expire: 'expire' };
+export const OUTCOME_VERDICTS: Record<AuthenticationOutcome, Verdict> = {
+  approve: 'pass',
+  decline: 'fail',
+  cancel: 'cancel',
+  expire: 'expire',
+};
 
 /** What owns a challenge: applies the verdict and says where the customer goes next. */
 export interface ChallengeSubject {
@@ -26,7 +32,7 @@ export interface ChallengeSubject {
   neverExpires?(challenge: Challenge): boolean;
 }
 
-const STATE_OF: Record<Verdict, 'passed' | 'failed' | 'cancelled' | 'expired'> = {
+const STATE_OF: Record<Verdict, Exclude<ChallengeState, 'open'>> = {
   pass: 'passed',
   fail: 'failed',
   cancel: 'cancelled',
@@ -49,7 +55,7 @@ export class Authentication {
     jobs.register('challenge.expire', (job) => this.expireIfOpen(job.subjectId));
     this.auto = deps.config.autoAuthenticate;
     jobs.register('challenge.auto', (job) => {
-      if (this.find(job.subjectId)?.state === 'open') this.complete(job.subjectId, OUTCOME_VERDICTS[String(job.payload.outcome)]!);
+      if (this.find(job.subjectId)?.state === 'open') this.complete(job.subjectId, OUTCOME_VERDICTS[job.payload.outcome]);
     });
   }
 

@@ -9,7 +9,8 @@ import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { nextPaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
-import type { Chargeback, ChargebackFilter, ChargebackReason } from '../store/chargebacks-repo.js';
+import type { Chargeback, ChargebackFilter } from '../store/chargebacks-repo.js';
+import type { ChargebackReason, ChargebackStatus, PaymentFamily } from '../domain/vocabularies.js';
 import type { Job } from '../store/jobs-repo.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -103,7 +104,7 @@ export class Chargebacks {
     );
   }
 
-  private decide(idOrSubject: string, status: 'won' | 'lost'): Chargeback {
+  private decide(idOrSubject: string, status: Exclude<ChargebackStatus, 'open'>): Chargeback {
     const { store, clock } = this.deps;
     return store.tx(() => {
       const found = this.resolve(idOrSubject);
@@ -156,7 +157,7 @@ export class Chargebacks {
 
   private insert(
     merchantId: string,
-    subjectType: 's2s' | 'v1',
+    subjectType: PaymentFamily,
     subjectId: string,
     currency: string,
     left: number,

@@ -9,6 +9,7 @@ import { idealBank, sepaOutcome, type IdealOutcome } from '../domain/local-metho
 import { SandboxError } from '../errors.js';
 import type { CardInput } from '../contracts/v1-tokens.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutMethod } from '../domain/vocabularies.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { CheckoutSessions } from './checkout-sessions.js';
 import type { ServiceDeps } from './deps.js';
@@ -150,7 +151,13 @@ export class CheckoutPayments {
     else this.payments.cancel(payment.merchantId, payment.id);
   }
 
-  private createLocal(session: CheckoutSession, method: 'ideal' | 'sepa', label: string, last4: string, holder?: string): Payment {
+  private createLocal(
+    session: CheckoutSession,
+    method: Exclude<CheckoutMethod, 'card'>,
+    label: string,
+    last4: string,
+    holder?: string,
+  ): Payment {
     const merchant = this.deps.store.credentials.merchant(session.merchantId)!;
     return this.payments.createWithoutCard(merchant, {
       amount: session.amount,

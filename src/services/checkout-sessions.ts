@@ -7,6 +7,7 @@ import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { CheckoutSessionInput } from '../contracts/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
+import type { CheckoutStatus } from '../domain/vocabularies.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
@@ -123,7 +124,7 @@ export class CheckoutSessions {
   }
 
   /** Moves an open session to its final state and publishes the event, in one transaction. */
-  private end(session: CheckoutSession, status: 'complete' | 'expired', paymentId: string | null): boolean {
+  private end(session: CheckoutSession, status: Exclude<CheckoutStatus, 'open'>, paymentId: string | null): boolean {
     const { store, clock } = this.deps;
     return store.tx(() => {
       if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.onExpire(session);

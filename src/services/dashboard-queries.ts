@@ -5,25 +5,27 @@
 // 008, 009 and 012). Read-only; never writes.
 import { ORDER_STATUS } from '../domain/order-status.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
+import {
+  CHARGEBACK_STATUSES,
+  CHECKOUT_SESSION_STATUSES,
+  DELIVERY_STATUSES,
+  SETTLEMENT_STATUSES,
+  type DashboardTab,
+  type PaymentFamily,
+} from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { ServiceDeps } from './deps.js';
-
-/** The lists the dashboard shows, one tab each. */
-export const DASHBOARD_TABS = ['transactions', 'payments', 'sessions', 'chargebacks', 'settlements', 'events', 'deliveries'] as const;
-
-/** One dashboard tab. */
-export type DashboardTab = (typeof DASHBOARD_TABS)[number];
 
 /** The status filter values of each tab (transactions: order_status codes). */
 export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   transactions: Object.values(ORDER_STATUS).map((s) => String(s.code)),
   payments: PAYMENT_STATES,
-  sessions: ['open', 'complete', 'expired'],
-  chargebacks: ['open', 'won', 'lost'],
-  settlements: ['created', 'paid'],
+  sessions: CHECKOUT_SESSION_STATUSES,
+  chargebacks: CHARGEBACK_STATUSES,
+  settlements: SETTLEMENT_STATUSES,
   events: [],
-  deliveries: ['pending', 'succeeded', 'failed'],
+  deliveries: DELIVERY_STATUSES,
 };
 
 /** Filters of one list page; `startingAfter` is the id of the last row of the previous page. */
@@ -87,7 +89,7 @@ export interface SessionRow {
 export interface ChargebackRow {
   id: string;
   merchantId: string;
-  family: 's2s' | 'v1';
+  family: PaymentFamily;
   subjectId: string;
   amount: number;
   currency: string;

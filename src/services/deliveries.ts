@@ -4,7 +4,8 @@
 import { parseDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
-import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../store/deliveries-repo.js';
+import type { DeliveryStatus } from '../domain/vocabularies.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
 import type { WebhookSigning } from '../crypto/signature.js';

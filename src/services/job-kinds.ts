@@ -1,19 +1,20 @@
 // Every kind of timed job, with the payload its handler reads: the one list a service picks from
 // when it schedules work for later. A new kind is a line here; JobRunner.schedule and register
 // then type-check its name and payload.
+import type { AuthenticationOutcome, PaymentFamily } from '../domain/vocabularies.js';
 
 /** The payload of each job kind (most need only their subject id). */
 export interface JobPayloads {
   /** A 3-D Secure / bank page challenge ran out of time (subject: challenge token). */
   'challenge.expire': Record<string, never>;
   /** --auto-authenticate completes a challenge by itself (subject: challenge token). */
-  'challenge.auto': { outcome: string };
+  'challenge.auto': { outcome: AuthenticationOutcome };
   /** An S2S refund reaches its outcome (subject: refund id). */
   'refund.complete': Record<string, never>;
   /** A /v1/ refund reaches its outcome (subject: refund id). */
   'v1_refund.complete': Record<string, never>;
   /** The chargeback test card opens its chargeback (subject: transID or payment id). */
-  'chargeback.open': { family: 's2s' | 'v1' };
+  'chargeback.open': { family: PaymentFamily };
   /** A checkout session ran out of time (subject: session id). */
   'checkout.expire': Record<string, never>;
   /** A submitted SEPA Direct Debit settles or fails (subject: payment id). */

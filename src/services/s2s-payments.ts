@@ -10,7 +10,8 @@ import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type Scri
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
-import type { Challenge, ChallengeKind } from '../store/challenges-repo.js';
+import type { Challenge } from '../store/challenges-repo.js';
+import type { ChallengeKind, Mop } from '../domain/vocabularies.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
 import { s2sWebhookFields } from '../webhooks/payloads.js';
@@ -32,7 +33,7 @@ export interface S2SCreated {
   challenge: Challenge | undefined;
 }
 
-const CHALLENGE_KIND: Record<string, ChallengeKind> = {
+const CHALLENGE_KIND: Record<Mop, ChallengeKind> = {
   CC: 'otp',
   DC: 'otp',
   NB: 'bank',

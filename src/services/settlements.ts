@@ -8,6 +8,7 @@ import { currencyExponent } from '../domain/currencies.js';
 import { newId } from '../domain/ids.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import type { PaymentState } from '../domain/payment-state.js';
+import type { PaymentFamily } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import type {
   OwedAdjustment,
@@ -183,7 +184,7 @@ export class Settlements {
   }
 
   /** The settlement that carries a payment (either family), if one does. */
-  settlementOf(subjectType: 's2s' | 'v1', subjectId: string): Settlement | undefined {
+  settlementOf(subjectType: PaymentFamily, subjectId: string): Settlement | undefined {
     const item = this.deps.store.settlements.itemFor(subjectType, subjectId);
     return item ? this.deps.store.settlements.get(item.settlementId) : undefined;
   }

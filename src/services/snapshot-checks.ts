@@ -6,6 +6,13 @@ import { cellTypeProblem, type ColumnRule, type StateTables, type TableDump } fr
 import { publicKeyClashText, PUBLIC_KEY_RULE } from '../domain/public-keys.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
+import {
+  CHALLENGE_KINDS,
+  CHALLENGE_STATES,
+  CHECKOUT_SESSION_STATUSES,
+  DELIVERY_STATUSES,
+  REFUND_STATUSES,
+} from '../domain/vocabularies.js';
 import type { Store } from '../store/store.js';
 
 // ---- What an imported row must hold to be readable ----------------------------------------------
@@ -34,11 +41,11 @@ const JSON_COLUMNS: Record<string, Record<string, 'object' | 'array'>> = {
 const ENUM_COLUMNS: Record<string, Record<string, readonly (string | number)[]>> = {
   payments: { status: PAYMENT_STATES },
   transactions: { order_status: Object.values(ORDER_STATUS).map((s) => s.code) },
-  challenges: { state: ['open', 'passed', 'failed', 'cancelled', 'expired'], kind: ['otp', 'bank', 'wallet', 'upi', 'qr'] },
-  deliveries: { status: ['pending', 'succeeded', 'failed'] },
-  checkout_sessions: { status: ['open', 'complete', 'expired'] },
-  s2s_refunds: { status: ['pending', 'succeeded', 'failed'] },
-  refunds_v1: { status: ['pending', 'succeeded', 'failed'] },
+  challenges: { state: CHALLENGE_STATES, kind: CHALLENGE_KINDS },
+  deliveries: { status: DELIVERY_STATUSES },
+  checkout_sessions: { status: CHECKOUT_SESSION_STATUSES },
+  s2s_refunds: { status: REFUND_STATUSES },
+  refunds_v1: { status: REFUND_STATUSES },
 };
 
 /** The repository getter of a table, by the column holding its key: the last check reads each row through it. */

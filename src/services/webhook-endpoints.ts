@@ -3,7 +3,8 @@
 // EventPublisher sends every published event to each subscribed endpoint of its merchant.
 import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.js';
-import type { SignatureMode, WebhookSigning } from '../crypto/signature.js';
+import type { WebhookSigning } from '../crypto/signature.js';
+import type { SignatureMode } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Delivery } from '../store/deliveries-repo.js';

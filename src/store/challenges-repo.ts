@@ -1,11 +1,7 @@
 // Authentication challenges: the 3-D Secure / bank / UPI page behind an authurl. A challenge
 // belongs to a subject (an S2S transaction, a /v1/ payment, ...) and is single-use.
 import type { Db } from './open-database.js';
-
-/** Which page the customer sees. */
-export type ChallengeKind = 'otp' | 'bank' | 'wallet' | 'upi' | 'qr';
-/** open until the customer (or the control API, or the clock) completes it. */
-export type ChallengeState = 'open' | 'passed' | 'failed' | 'cancelled' | 'expired';
+import type { ChallengeKind, ChallengeState } from '../domain/vocabularies.js';
 
 /** A stored challenge. `details` holds what the page shows (amount, merchant, masked card...). */
 export interface Challenge {

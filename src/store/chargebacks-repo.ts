@@ -1,30 +1,12 @@
 // Chargebacks: one row per dispute opened on an S2S transaction or a /v1/ payment.
 import type { Db } from './open-database.js';
-
-/** The chargeback reasons a merchant meets most (the familiar card-network categories). */
-export const CHARGEBACK_REASONS = [
-  'fraudulent',
-  'product_not_received',
-  'duplicate',
-  'unrecognized',
-  'credit_not_processed',
-  'general',
-] as const;
-
-/** One chargeback reason. */
-export type ChargebackReason = (typeof CHARGEBACK_REASONS)[number];
-
-/** open until decided; won (for the merchant) or lost (for the customer). */
-export type ChargebackStatus = 'open' | 'won' | 'lost';
-
-/** Which family the disputed payment belongs to: an S2S transaction or a /v1/ payment. */
-export type SubjectType = 's2s' | 'v1';
+import type { ChargebackReason, ChargebackStatus, PaymentFamily } from '../domain/vocabularies.js';
 
 /** A stored chargeback. Money in minor units, times in sandbox-clock milliseconds. */
 export interface Chargeback {
   id: string;
   merchantId: string;
-  subjectType: SubjectType;
+  subjectType: PaymentFamily;
   /** The transID (s2s) or payment id (v1). */
   subjectId: string;
   amount: number;
@@ -63,7 +45,7 @@ export function createChargebacksRepo(db: Db) {
     /** The open chargeback of a transaction or payment, if it has one. */
     openFor: (subjectId: string) => openOf.get(subjectId) as Chargeback | undefined,
     /** Decides an open chargeback; false when it was no longer open. */
-    decide: (id: string, status: 'won' | 'lost', now: number) => decide.run(status, now, id).changes === 1,
+    decide: (id: string, status: Exclude<ChargebackStatus, 'open'>, now: number) => decide.run(status, now, id).changes === 1,
     /** Newest first. */
     list(filter: ChargebackFilter): Chargeback[] {
       const where: string[] = [];

@@ -1,11 +1,7 @@
 // Hosted checkout sessions (migration 007): created by POST /v1/checkout/sessions, found by the
 // page through their URL token, and moved open -> complete | expired exactly once.
 import type { Db } from './open-database.js';
-
-/** The payment methods a session can offer. */
-export type CheckoutMethod = 'card' | 'ideal' | 'sepa';
-/** open until paid (complete) or out of time / ended by the merchant (expired). */
-export type CheckoutStatus = 'open' | 'complete' | 'expired';
+import type { CheckoutMethod, CheckoutStatus } from '../domain/vocabularies.js';
 
 /** What the page remembers between its steps. */
 export interface CheckoutAttempt {

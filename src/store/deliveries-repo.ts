@@ -2,9 +2,7 @@
 // the worker leases due rows so two passes never send the same attempt twice.
 import type { Db } from './open-database.js';
 import type { Statement } from 'better-sqlite3';
-
-/** pending: waiting for its next attempt; succeeded: a 2xx came back; failed: retries exhausted. */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+import type { DeliveryStatus } from '../domain/vocabularies.js';
 
 /** A stored delivery. `manual` ones (replays) are tried once and never retried by themselves. */
 export interface Delivery {

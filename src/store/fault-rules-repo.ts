@@ -1,9 +1,7 @@
 // Fault rules (migrations 005 and 015): one row per fault kind per target and merchant. Read once into memory by the
 // fault injector and written only through it, so the send path never queries this table.
 import type { Db } from './open-database.js';
-
-/** Where a rule applies: everywhere, one registered endpoint or URL (webhooks), or one route (API faults). */
-export type FaultScope = 'global' | 'endpoint' | 'url' | 'route';
+import type { FaultScope, FaultSource } from '../domain/vocabularies.js';
 
 /** A stored fault rule; `value` is the text after `=` (N, a duration, a probability) or null. */
 export interface FaultRule {
@@ -16,7 +14,7 @@ export interface FaultRule {
   value: string | null;
   /** The chance an API fault fires on a matching request; null = every time. */
   probability: number | null;
-  source: 'flag' | 'api' | 'scenario';
+  source: FaultSource;
   createdAt: number;
 }
 

@@ -1,9 +1,7 @@
 // S2S refunds: one row per accepted refund request. A row that has not failed holds its amount,
 // so "left to refund" is computed here and nowhere else.
 import type { Db } from './open-database.js';
-
-/** pending: reserved, waiting for the refund.complete job; succeeded / failed: final. */
-export type S2SRefundStatus = 'pending' | 'succeeded' | 'failed';
+import type { RefundStatus } from '../domain/vocabularies.js';
 
 /** A stored S2S refund. Money in minor units of the transaction's currency. */
 export interface S2SRefund {
@@ -12,7 +10,7 @@ export interface S2SRefund {
   merchantId: string;
   amount: number;
   currency: string;
-  status: S2SRefundStatus;
+  status: RefundStatus;
   failureReason: string | null;
   createdAt: number;
   completedAt: number | null;
@@ -35,7 +33,7 @@ export function createS2SRefundsRepo(db: Db) {
     /** Minor units refunded or reserved (pending + succeeded) on a transaction. */
     heldAmount: (transId: string) => held.get(transId) as number,
     /** Moves a pending refund to its final status; false when it was no longer pending. */
-    finish: (id: string, status: Exclude<S2SRefundStatus, 'pending'>, failureReason: string | null, now: number) =>
+    finish: (id: string, status: Exclude<RefundStatus, 'pending'>, failureReason: string | null, now: number) =>
       finish.run(status, failureReason, now, id).changes === 1,
   };
 }

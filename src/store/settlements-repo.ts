@@ -2,10 +2,7 @@
 // carries, and the clawbacks (adjustments) each takes back. Also finds the payments of both
 // families that no settlement carries yet, and what happened to settled ones since.
 import type { Db } from './open-database.js';
-import type { SubjectType } from './chargebacks-repo.js';
-
-/** created when batched; paid when the payout happened. */
-export type SettlementStatus = 'created' | 'paid';
+import type { AdjustmentKind, PaymentFamily, SettlementStatus } from '../domain/vocabularies.js';
 
 /** A stored settlement. Money in minor units of `currency`, times in sandbox-clock milliseconds. */
 export interface Settlement {
@@ -30,20 +27,17 @@ export interface Settlement {
 /** One payment in a settlement: what was captured, the fee on it, and what was refunded of it. */
 export interface SettlementItem {
   settlementId: string;
-  subjectType: SubjectType;
+  subjectType: PaymentFamily;
   subjectId: string;
   gross: number;
   fee: number;
   refunded: number;
 }
 
-/** What a clawback takes back: the rest of a refund, or a lost chargeback. */
-export type AdjustmentKind = 'refund' | 'chargeback';
-
 /** One clawback in a settlement, on a payment an earlier settlement paid out. `amount` < 0. */
 export interface SettlementAdjustment {
   settlementId: string;
-  subjectType: SubjectType;
+  subjectType: PaymentFamily;
   subjectId: string;
   kind: AdjustmentKind;
   /** The lost chargeback (kind chargeback); null for refunds. */
@@ -56,7 +50,7 @@ export type OwedAdjustment = Omit<SettlementAdjustment, 'settlementId'> & { merc
 
 /** A payment no settlement carries yet, as the batching needs it. */
 export interface Unsettled {
-  subjectType: SubjectType;
+  subjectType: PaymentFamily;
   subjectId: string;
   merchantId: string;
   currency: string;
@@ -113,7 +107,7 @@ export function createSettlementsRepo(db: Db) {
     get: (id: string) => byId.get(id) as Settlement | undefined,
     items: (settlementId: string) => itemsOf.all(settlementId) as SettlementItem[],
     /** The item that settled a payment, if one did. */
-    itemFor: (subjectType: SubjectType, subjectId: string) => itemOf.get(subjectType, subjectId) as SettlementItem | undefined,
+    itemFor: (subjectType: PaymentFamily, subjectId: string) => itemOf.get(subjectType, subjectId) as SettlementItem | undefined,
     /** Marks a created settlement paid; false when it already was. */
     markPaid: (id: string, now: number) => markPaid.run(now, id).changes === 1,
     /** Payments of both families in a settleable status that no settlement carries, oldest first. */

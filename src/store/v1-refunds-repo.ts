@@ -1,8 +1,6 @@
 // /v1/ refunds of bearer-API payments. A pending row reserves its amount until it fails.
 import type { Db } from './open-database.js';
-
-/** pending until its completion job runs; then succeeded or failed. */
-export type V1RefundStatus = 'pending' | 'succeeded' | 'failed';
+import type { RefundStatus } from '../domain/vocabularies.js';
 
 /** A stored /v1/ refund. */
 export interface V1Refund {
@@ -12,7 +10,7 @@ export interface V1Refund {
   amount: number;
   currency: string;
   reason: string | null;
-  status: V1RefundStatus;
+  status: RefundStatus;
   failureReason: string | null;
   createdAt: number;
   updatedAt: number;
@@ -47,7 +45,7 @@ export function createV1RefundsRepo(db: Db) {
     /** Minor units reserved by refunds of the payment that are still pending. */
     pendingAmount: (paymentId: string) => held.get(paymentId) as number,
     /** Ends a pending refund; false when it was no longer pending. */
-    finish: (id: string, status: 'succeeded' | 'failed', failureReason: string | null, now: number) =>
+    finish: (id: string, status: Exclude<RefundStatus, 'pending'>, failureReason: string | null, now: number) =>
       finish.run(status, failureReason, now, id).changes === 1,
     list(filter: V1RefundFilter): V1Refund[] {
       const where = ['merchant_id = ?'];

@@ -1,7 +1,7 @@
 // Registered webhook endpoints of the /v1/ family: where a merchant's events go, which events,
 // and the secret(s) that sign them. Deleted rows stay (hidden) so queued deliveries still sign.
 import type { Db } from './open-database.js';
-import type { SignatureMode } from '../crypto/signature.js';
+import type { SignatureMode } from '../domain/vocabularies.js';
 
 /** A stored webhook endpoint. `events` is a list of event names or ['*']. */
 export interface WebhookEndpoint {

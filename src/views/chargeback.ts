@@ -1,6 +1,7 @@
 // A chargeback (dispute) as the control API shows it, for both families.
 import * as z from 'zod';
-import { CHARGEBACK_REASONS, type Chargeback } from '../store/chargebacks-repo.js';
+import type { Chargeback } from '../store/chargebacks-repo.js';
+import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, PAYMENT_FAMILIES } from '../domain/vocabularies.js';
 import { iso, isoTime } from './time.js';
 
 /** A chargeback. */
@@ -9,13 +10,13 @@ export const chargebackView = z
     id: z.string().describe('dp_...'),
     object: z.literal('chargeback'),
     merchant_id: z.string(),
-    family: z.enum(['s2s', 'v1']).describe('s2s (a transID) or v1 (a pay_... payment)'),
+    family: z.enum(PAYMENT_FAMILIES).describe('s2s (a transID) or v1 (a pay_... payment)'),
     payment_id: z.string().nullable().describe('the /v1/ payment; null for S2S'),
     transID: z.string().nullable().describe('the S2S transaction; null for /v1/'),
     amount: z.number().int().describe('minor units'),
     currency: z.string(),
     reason: z.enum(CHARGEBACK_REASONS),
-    status: z.enum(['open', 'won', 'lost']),
+    status: z.enum(CHARGEBACK_STATUSES),
     created_at: isoTime,
     updated_at: isoTime,
   })

@@ -1,7 +1,7 @@
 // A hosted checkout session as GET /v1/checkout/sessions/{id} (and the create answer and the
 // session's events) show it.
 import * as z from 'zod';
-import { CHECKOUT_METHODS } from '../contracts/v1-checkout.js';
+import { CHECKOUT_METHODS, CHECKOUT_SESSION_STATUSES } from '../domain/vocabularies.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
@@ -11,7 +11,7 @@ export const checkoutSessionView = z
     id: z.string().describe('cs_...'),
     object: z.literal('checkout.session'),
     url: z.string().describe('the hosted page: redirect the customer here; single-use, unguessable'),
-    status: z.enum(['open', 'complete', 'expired']),
+    status: z.enum(CHECKOUT_SESSION_STATUSES),
     amount: z.number().int().describe('minor units'),
     currency: z.string(),
     methods: z.array(z.enum(CHECKOUT_METHODS)),

@@ -2,12 +2,11 @@
 // with the request it sends (or sent) and every attempt.
 import * as z from 'zod';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
+import { DELIVERY_STATUSES } from '../domain/vocabularies.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
 /** How much of a response body an attempt shows (the log keeps 16 KiB). */
 const RESPONSE_EXCERPT_CHARS = 1000;
-
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** A delivery as lists show it. */
 export const deliveryView = z

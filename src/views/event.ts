@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { EventRecord } from '../store/events-repo.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-types.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { CHARGEBACK_STATUSES, REFUND_STATUSES } from '../domain/vocabularies.js';
 import { checkoutSessionView } from './checkout-session.js';
 import { deliveryView } from './delivery.js';
 import { paymentView } from './payment.js';
@@ -56,7 +57,7 @@ export const refundEventData = z
     object: z.literal('refund'),
     refund_id: z.string(),
     payment_id: z.string(),
-    status: z.enum(['pending', 'succeeded', 'failed']),
+    status: z.enum(REFUND_STATUSES),
     amount: minor,
     currency: z.string(),
     reason: z.string().nullable(),
@@ -75,7 +76,7 @@ export const chargebackEventData = z
     amount: minor,
     currency: z.string(),
     reason: z.string(),
-    status: z.enum(['open', 'won', 'lost']),
+    status: z.enum(CHARGEBACK_STATUSES),
     payment_status: z.string(),
   })
   .meta({ id: 'ChargebackEventData' });

@@ -1,6 +1,7 @@
 // A fault rule (webhook or API side) as the control API shows it, and the fault list (the rules and the seed).
 import * as z from 'zod';
 import type { FaultRule } from '../store/fault-rules-repo.js';
+import { FAULT_SCOPES, FAULT_SOURCES } from '../domain/vocabularies.js';
 import { listOf } from './list.js';
 import { iso, isoTime } from './time.js';
 
@@ -8,16 +9,14 @@ import { iso, isoTime } from './time.js';
 export const faultRuleView = z
   .object({
     id: z.string(),
-    scope: z.enum(['global', 'endpoint', 'url', 'route']),
+    scope: z.enum(FAULT_SCOPES),
     target: z.string().nullable().describe('the endpoint id, URL or route pattern; null for global rules'),
     merchant: z.string().nullable().describe('the merchant the rule is aimed at (merchant=); null for every merchant'),
     fault: z.string().describe('the fault kind, e.g. duplicate, fail-first, timeout'),
     value: z.string().nullable(),
     probability: z.number().nullable().describe('the chance (p=) that an API rule fires; null: always'),
     spec: z.string().describe('the rule in the fault grammar, as --faults takes it'),
-    source: z
-      .enum(['flag', 'api', 'scenario'])
-      .describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
+    source: z.enum(FAULT_SOURCES).describe('flag (--faults at start), api (the control API) or scenario (a scenario file or document)'),
     created_at: isoTime,
   })
   .meta({ id: 'FaultRule' });

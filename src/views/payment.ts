@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
+import { CHECKOUT_METHODS } from '../domain/vocabularies.js';
 import type { Payment } from '../store/payments-repo.js';
 import { cardView } from './token.js';
 import { iso, isoTime } from './time.js';
@@ -15,7 +16,7 @@ export const paymentView = z
     status: z.enum(PAYMENT_STATES),
     amount: z.number().int().describe('minor units'),
     currency: z.string().describe('ISO 4217, upper case'),
-    method: z.enum(['card', 'ideal', 'sepa']).describe('card; ideal or sepa for payments made on the hosted checkout page'),
+    method: z.enum(CHECKOUT_METHODS).describe('card; ideal or sepa for payments made on the hosted checkout page'),
     routing: z.enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct']),
     acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
     capture: z.boolean(),

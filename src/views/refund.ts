@@ -1,6 +1,6 @@
 // The /v1/ refund object.
 import * as z from 'zod';
-import { REFUND_REASONS } from '../contracts/v1-refunds.js';
+import { REFUND_REASONS, REFUND_STATUSES } from '../domain/vocabularies.js';
 import type { V1Refund } from '../store/v1-refunds-repo.js';
 import { iso, isoTime } from './time.js';
 
@@ -13,7 +13,7 @@ export const refundView = z
     amount: z.number().int().describe('minor units'),
     currency: z.string().describe('ISO 4217, upper case'),
     reason: z.enum(REFUND_REASONS).nullable(),
-    status: z.enum(['pending', 'succeeded', 'failed']).describe('pending, then succeeded or failed 2 s (sandbox time) later'),
+    status: z.enum(REFUND_STATUSES).describe('pending, then succeeded or failed 2 s (sandbox time) later'),
     failure_reason: z.string().nullable(),
     created_at: isoTime,
     updated_at: isoTime,

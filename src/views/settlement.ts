@@ -1,9 +1,10 @@
 // A settlement with its payments and clawbacks, as the control API and the settlement events show it.
 import * as z from 'zod';
 import type { Settlement, SettlementAdjustment, SettlementItem } from '../store/settlements-repo.js';
+import { ADJUSTMENT_KINDS, PAYMENT_FAMILIES, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
-const family = z.enum(['s2s', 'v1']);
+const family = z.enum(PAYMENT_FAMILIES);
 const minor = (hint: string) => z.number().int().describe(`${hint}, in minor units`);
 
 /** A settlement. */
@@ -12,7 +13,7 @@ export const settlementView = z
     id: z.string().describe('st_...'),
     object: z.literal('settlement'),
     merchant_id: z.string(),
-    status: z.enum(['created', 'paid']),
+    status: z.enum(SETTLEMENT_STATUSES),
     currency: z.string(),
     count: z.number().int().describe('payments carried; 0 when it holds clawbacks only'),
     gross: minor('captured'),
@@ -31,7 +32,7 @@ export const settlementView = z
       z.object({
         family,
         id: z.string(),
-        kind: z.enum(['refund', 'chargeback']),
+        kind: z.enum(ADJUSTMENT_KINDS),
         chargeback_id: z.string().nullable(),
         amount: minor('taken back (< 0)'),
       }),

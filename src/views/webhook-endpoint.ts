@@ -1,7 +1,7 @@
 // A /v1/ webhook endpoint as the API shows it. The signing secret is in the answer only when it is
 // new (create, rotate_secret); every other answer leaves it out.
 import * as z from 'zod';
-import { SIGNATURE_MODES } from '../crypto/signature.js';
+import { SIGNATURE_MODES } from '../domain/vocabularies.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { iso, isoOrNull, isoTime } from './time.js';

@@ -4,7 +4,7 @@
 // with the time limit), and checking what it answers. Cases run one after another, in a fixed order,
 // because two of them (duplicate, out of order) are about the order a handler sees deliveries in.
 import { randomBytes } from 'node:crypto';
-import type { SignatureMode } from '../config.js';
+import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import type { TerminalKeys } from '../crypto/s2s-cipher.js';
 import { parseHttpUrl } from '../domain/http-url.js';
 import { controlTargetProblem } from '../domain/control-target.js';
@@ -15,9 +15,6 @@ import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest, type OutgoingWebhook } from './delivery-worker.js';
 import { postWebhook, type PostResult } from './http-sender.js';
 import { eventEnvelope, s2sWebhookBody } from './payloads.js';
-
-/** The signature modes the audit signs (each maps to the worker's own signing call). */
-export const AUDIT_SIGNATURE_MODES: readonly SignatureMode[] = ['plain', 'timestamped', 'standard'];
 
 /** How old the stale-timestamp case's timestamp is: twice the 5 minutes a handler should allow. */
 export const STALE_AGE_SECONDS = 600;
@@ -69,10 +66,10 @@ export function auditInputProblem(
     };
   // The audit's forged and replayed events must not reach a sandbox's control API, as no delivery does.
   if (isControlTarget(parsed, { host: '127.0.0.1', publicUrl: undefined })) return { key: 'url', problem: controlTargetProblem(url) };
-  if (!AUDIT_SIGNATURE_MODES.includes(settings.signatureMode))
+  if (!SIGNATURE_MODES.includes(settings.signatureMode))
     return {
       key: 'signature',
-      problem: `must be ${AUDIT_SIGNATURE_MODES.join(' or ')} (the mode the handler verifies), got ${JSON.stringify(settings.signatureMode)}`,
+      problem: `must be ${SIGNATURE_MODES.join(' or ')} (the mode the handler verifies), got ${JSON.stringify(settings.signatureMode)}`,
     };
   if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(settings.headerPrefix))
     return {

@@ -17,7 +17,7 @@
 // Pure parsing and formatting only; src/webhooks/faults.ts applies the rules.
 import { formatDuration, parseDuration } from '../domain/duration.js';
 import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, type ApiFault } from '../domain/api-faults.js';
-import type { FaultScope } from '../store/fault-rules-repo.js';
+import type { FaultScope } from '../domain/vocabularies.js';
 
 /** One parsed rule, before it is stored. */
 export interface FaultRuleSpec {

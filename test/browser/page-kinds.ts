@@ -3,7 +3,7 @@
 // checkout (card, iDEAL, SEPA), the iDEAL test bank, used and expired links, the 404s, and every
 // dashboard tab with a delivery page. Shared by the accessibility and the page-rendering tests.
 import { expect } from 'vitest';
-import { DASHBOARD_TABS } from '../../src/services/dashboard-queries.js';
+import { DASHBOARD_TABS } from '../../src/domain/vocabularies.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 
 const BEARER = { authorization: `Bearer ${CREDS.apiKey}` };
