@@ -1,17 +1,15 @@
 // The library entry of paysandbox: startSandbox() for test suites, and the pieces a merchant's
 // tests reuse (signature check, S2S cipher, test cards, the outcome vocabulary).
-export {
-  startSandbox,
-  type StartSandboxOptions,
-  type SandboxHandle,
-  type SandboxCredentials,
-  type MerchantCredentials,
-  type CreateMerchantOptions,
-  type CreatedMerchant,
-  type WaitForDeliveryOptions,
-  type AuthenticationResult,
-  type AuditWebhooksOptions,
-} from './library/start-sandbox.js';
+export { startSandbox, type StartSandboxOptions, type SandboxHandle } from './library/start-sandbox.js';
+export type {
+  SandboxCredentials,
+  MerchantCredentials,
+  CreateMerchantOptions,
+  CreatedMerchant,
+  WaitForDeliveryOptions,
+  AuthenticationResult,
+  AuditWebhooksOptions,
+} from './library/handle-types.js';
 export type { AuditResult, AuditCase } from './webhooks/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';
 export { loadConfig, type Config, type ConfigFlags } from './config.js';

@@ -12,6 +12,8 @@ import { systemClock, type Clock } from '../runtime/clock.js';
 import { ActivityBus } from '../runtime/activity.js';
 import { Outbox } from '../webhooks/outbox.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
+import { FaultInjector } from '../webhooks/faults.js';
+import { webhookSigning } from '../webhooks/webhook-request.js';
 import { createServices, type Services } from '../services/services.js';
 import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
 import { createOutcomeOverride } from '../http/outcome-override.js';
@@ -54,15 +56,16 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   const clock = options.clock ?? systemClock(store.clock);
   const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
   const activity = new ActivityBus();
-  const outbox = new Outbox(store, clock);
+  // The delivery side first: the outbox the services write to wakes the worker, which signs and
+  // shapes each attempt; the services then read its fault rules and its attempts in flight.
+  const faults = new FaultInjector({ config, store, clock, activity });
+  const signing = webhookSigning({ store, config, clock });
+  const worker = new DeliveryWorker({ store, clock, config, activity, logger, signing, shaper: faults.webhooks });
+  const outbox = new Outbox(store, clock, worker);
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
-  const services = createServices(deps);
-  const worker = new DeliveryWorker(store, clock, config, activity, logger, (delivery) => services.webhookSigning(delivery));
-  outbox.onEnqueue = () => worker.wake();
-  worker.shaper = services.faults;
-  services.snapshot.deliveriesInFlight = (merchantId) => (merchantId === undefined ? worker.busy : worker.busyFor(merchantId));
+  const services = createServices(deps, { faults, signing, inFlight: worker });
   const appDeps: AppDeps = {
     config,
     logger,

@@ -2,7 +2,7 @@
 // payments service (so its payment.* events fire as for any payment), tagged with
 // metadata.checkout_session. The session completes when its payment is authorized (card, iDEAL
 // Paid) or submitted (SEPA, which settles later); a declined, cancelled or expired attempt leaves
-// the session open for another try. Payments report every status change here, so a 3-D Secure
+// the session open for another try. Every payment status change is signalled here, so a 3-D Secure
 // challenge finished by the page, the control API or the clock completes the session alike.
 import { declineMessage } from '../domain/outcomes.js';
 import { idealBank, sepaOutcome, type IdealOutcome } from '../domain/local-methods.js';
@@ -15,16 +15,13 @@ import type { CheckoutSessions } from './checkout-sessions.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { Payments } from './payments.js';
-import { toPaymentView } from '../views/payment.js';
+import type { Signals } from './signals.js';
 
 /** The metadata key that ties a payment to its checkout session. */
 export const SESSION_METADATA_KEY = 'checkout_session';
 
 /** Where the customer goes after a card attempt: the merchant, the 3-D Secure page, or back to the form. */
 export type CardAttemptResult = { next: 'complete' } | { next: 'authenticate'; url: string } | { next: 'retry'; payment: Payment };
-
-/** Statuses in which a payment is still waiting for the customer or the acquirer. */
-const IN_FLIGHT: ReadonlySet<string> = new Set(['processing', 'requires_action']);
 
 /** The page's payment attempts. */
 export class CheckoutPayments {
@@ -33,19 +30,16 @@ export class CheckoutPayments {
     private readonly jobs: JobRunner,
     private readonly sessions: CheckoutSessions,
     private readonly payments: Payments,
+    signals: Signals,
   ) {
-    sessions.paymentLookup = (id) => {
-      const payment = deps.store.payments.get(id);
-      return payment && toPaymentView(payment, payments.nextActionUrl(payment));
-    };
-    sessions.onExpire = (session) => this.abandonInFlight(session, 'expire');
-    payments.statusListeners.push((payment) => this.paymentChanged(payment));
+    // A signal, not a call: the payments service is built before this one, which is built from it.
+    signals.on('payment.status', (payment) => this.paymentChanged(payment));
     jobs.register('checkout.sepa_settle', (job) => this.settleSepa(job.subjectId, job.payload.result === 'fail'));
   }
 
   /** The session's latest attempt, for the page's notices. */
   lastAttempt(session: CheckoutSession): Payment | undefined {
-    return session.lastPaymentId ? this.deps.store.payments.get(session.lastPaymentId) : undefined;
+    return this.sessions.lastAttempt(session);
   }
 
   /** Pays with a card; 3-D Secure comes back to /pay/<token>/return. */
@@ -140,15 +134,7 @@ export class CheckoutPayments {
   private startAttempt(session: CheckoutSession): void {
     const current = this.deps.store.checkoutSessions.get(session.id)!;
     if (current.status !== 'open') throw new SandboxError('invalid_state', `checkout session ${session.id} is ${current.status}`);
-    this.abandonInFlight(current, 'cancel');
-  }
-
-  /** Ends the latest attempt if it still waits for the customer: an Open iDEAL payment expires with its session; otherwise it is cancelled. */
-  private abandonInFlight(session: CheckoutSession, why: 'cancel' | 'expire'): void {
-    const payment = this.lastAttempt(session);
-    if (!payment || !IN_FLIGHT.has(payment.status) || payment.method === 'sepa') return;
-    if (why === 'expire' && payment.method === 'ideal') this.payments.move(payment, 'expire');
-    else this.payments.cancel(payment.merchantId, payment.id);
+    this.sessions.abandonAttempt(current, 'cancel');
   }
 
   private createLocal(
@@ -186,7 +172,7 @@ export class CheckoutPayments {
     else this.approve(payment);
   }
 
-  /** Payments call this after every status change (inside its transaction). */
+  /** After every payment status change (inside its transaction): an authorized attempt completes its open session. */
   private paymentChanged(payment: Payment): void {
     const sessionId = payment.metadata[SESSION_METADATA_KEY];
     if (!sessionId || payment.status !== 'authorized') return;

@@ -1,7 +1,8 @@
 // Hosted checkout sessions (spec §4.4, 2.5): created by the merchant, paid once on the page at
 // their URL, and ended by completion, by the expire call or by time (a job). Every ending
-// publishes its event in the same transaction as the state change. Payment attempts made on the
-// page live in checkout-payments.ts; this module owns the session itself.
+// publishes its event in the same transaction as the state change; an expiring session ends its
+// payment still in flight (an Open iDEAL payment expires, a pending card challenge is cancelled).
+// Payment attempts made on the page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
@@ -12,23 +13,21 @@ import type { Merchant } from '../store/credentials-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
+import type { Payments } from './payments.js';
+import type { Payment } from '../store/payments-repo.js';
 import { toCheckoutSessionView } from '../views/checkout-session.js';
-import type { PaymentView } from '../views/payment.js';
+import { toPaymentView, type PaymentView } from '../views/payment.js';
 
-/** Looks up a payment as the API shows it (the payments service provides it): the session's answer reads its status, its events carry it whole. */
-export type PaymentLookup = (paymentId: string) => PaymentView | undefined;
+/** Statuses in which a payment is still waiting for the customer or the acquirer. */
+const IN_FLIGHT: ReadonlySet<string> = new Set(['processing', 'requires_action']);
 
 /** The session use cases. */
 export class CheckoutSessions {
-  /** Set once the payments service exists (it is built after this one). */
-  paymentLookup: PaymentLookup = () => undefined;
-  /** Set by the page's payment attempts: settles a payment still in flight when the session expires. */
-  onExpire: (session: CheckoutSession) => void = () => {};
-
   constructor(
     private readonly deps: ServiceDeps,
     private readonly jobs: JobRunner,
     private readonly events: EventPublisher,
+    private readonly payments: Payments,
   ) {
     jobs.register('checkout.expire', (job) => {
       const session = deps.store.checkoutSessions.get(job.subjectId);
@@ -109,6 +108,19 @@ export class CheckoutSessions {
     this.deps.store.checkoutSessions.setAttempt(session.id, lastPaymentId, attempt, this.deps.clock.now());
   }
 
+  /** The session's latest payment attempt. */
+  lastAttempt(session: CheckoutSession): Payment | undefined {
+    return session.lastPaymentId ? this.deps.store.payments.get(session.lastPaymentId) : undefined;
+  }
+
+  /** Ends the latest attempt if it still waits for the customer: an Open iDEAL payment expires with its session; otherwise it is cancelled. */
+  abandonAttempt(session: CheckoutSession, why: 'cancel' | 'expire'): void {
+    const payment = this.lastAttempt(session);
+    if (!payment || !IN_FLIGHT.has(payment.status) || payment.method === 'sepa') return;
+    if (why === 'expire' && payment.method === 'ideal') this.payments.move(payment, 'expire');
+    else this.payments.cancel(payment.merchantId, payment.id);
+  }
+
   /** Completes an open session with its payment; call inside store.tx. False when it was not open. */
   complete(session: CheckoutSession, paymentId: string): boolean {
     return this.end(session, 'complete', paymentId);
@@ -119,7 +131,7 @@ export class CheckoutSessions {
     return toCheckoutSessionView(
       session,
       this.deps.publicUrl.base,
-      session.paymentId ? this.paymentLookup(session.paymentId)?.status : undefined,
+      session.paymentId ? this.paymentView(session.paymentId)?.status : undefined,
     );
   }
 
@@ -127,11 +139,11 @@ export class CheckoutSessions {
   private end(session: CheckoutSession, status: Exclude<CheckoutStatus, 'open'>, paymentId: string | null): boolean {
     const { store, clock } = this.deps;
     return store.tx(() => {
-      if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.onExpire(session);
+      if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.abandonAttempt(session, 'expire');
       if (!store.checkoutSessions.finish(session.id, status, paymentId, clock.now())) return false;
       this.jobs.cancel('checkout.expire', session.id);
       const after = store.checkoutSessions.get(session.id)!;
-      const payment = paymentId ? this.paymentLookup(paymentId) : undefined;
+      const payment = paymentId ? this.paymentView(paymentId) : undefined;
       const data = { ...toCheckoutSessionView(after, this.deps.publicUrl.base, payment?.status), payment: payment ?? null };
       this.events.publish({
         merchantId: after.merchantId,
@@ -142,6 +154,12 @@ export class CheckoutSessions {
       });
       return true;
     });
+  }
+
+  /** A payment as the API shows it: the session's answer reads its status, its events carry it whole. */
+  private paymentView(paymentId: string): PaymentView | undefined {
+    const payment = this.deps.store.payments.get(paymentId);
+    return payment && toPaymentView(payment, this.payments.nextActionUrl(payment));
   }
 
   /** Expires a session whose time ran out before its job ran (the job may lag the clock), as of its expires_at. */

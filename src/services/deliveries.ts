@@ -7,7 +7,7 @@ import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../store/deliveries-repo.js';
 import type { DeliveryStatus } from '../domain/vocabularies.js';
 import type { EventRecord } from '../store/events-repo.js';
-import { buildWebhookRequest } from '../webhooks/delivery-worker.js';
+import { buildWebhookRequest } from '../webhooks/webhook-request.js';
 import type { WebhookSigning } from '../crypto/signature.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope } from '../webhooks/payloads.js';

@@ -17,6 +17,7 @@ import type { Authentication, ChallengeSubject, Verdict } from './authentication
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
+import type { Signals } from './signals.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
@@ -36,15 +37,14 @@ type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'decl
 
 /** The /v1/ payment use cases. */
 export class Payments implements ChallengeSubject {
-  /** Told of every status change, inside its transaction (hosted checkout follows its payments). */
-  readonly statusListeners: Array<(payment: Payment) => void> = [];
-
   constructor(
     private readonly deps: ServiceDeps,
     private readonly auth: Authentication,
     private readonly events: EventPublisher,
     private readonly jobs: JobRunner,
     private readonly tokens: Tokens,
+    /** Told of every status change ('payment.status'), inside its transaction: hosted checkout follows its payments. */
+    private readonly signals: Signals,
   ) {
     auth.registerSubject('payment', this);
   }
@@ -242,7 +242,7 @@ export class Payments implements ChallengeSubject {
       ? paymentEvent(updated, event, paymentEventData(updated))
       : { merchantId: updated.merchantId, resourceId: updated.id };
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
-    for (const listener of this.statusListeners) listener(updated);
+    this.signals.emit('payment.status', updated);
     return updated;
   }
 

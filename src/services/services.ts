@@ -20,12 +20,15 @@ import { Settlements } from './settlements.js';
 import { Triggers } from './triggers.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import { Deliveries } from './deliveries.js';
-import { FaultInjector } from '../webhooks/faults.js';
+import type { FaultInjector } from '../webhooks/faults.js';
+import type { DeliveriesInFlight } from '../webhooks/in-flight.js';
+import type { SigningResolver } from '../webhooks/webhook-request.js';
 import { WebhookEndpoints } from './webhook-endpoints.js';
 import { Idempotency } from './idempotency.js';
 import { DashboardQueries } from './dashboard-queries.js';
 import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
+import { Signals } from './signals.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
 export type CredentialLookups = Pick<
@@ -33,30 +36,40 @@ export type CredentialLookups = Pick<
   'merchant' | 'merchants' | 'terminal' | 'terminalByPublicKey' | 'terminalOfEncryptedData' | 'terminals' | 'apiKeys'
 >;
 
+/** What the services take from the delivery side, which is built before them: the outbox they write to wakes its worker. */
+export interface DeliverySide {
+  /** The fault rules (the worker shapes its attempts by their `webhooks`). */
+  faults: FaultInjector;
+  /** How a delivery is signed: a registered endpoint's mode and secrets (two while rotating), else the merchant's secret. */
+  signing: SigningResolver;
+  /** The worker's attempts in flight, which a reset waits for. */
+  inFlight: DeliveriesInFlight;
+}
+
 /** Creates the services; the order is the order of their dependencies. */
-export function createServices(deps: ServiceDeps) {
+export function createServices(deps: ServiceDeps, { faults, signing, inFlight }: DeliverySide) {
+  const signals = new Signals();
+  // The fault rules live in memory: a reset or import replaced the table under them.
+  signals.on('state.replaced', (how) => faults.stateReplaced(how));
   const jobs = new JobRunner(deps);
   const events = new EventPublisher(deps);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, events);
-  // Before the scenarios: a scenario document's `faults` are fault rules.
-  const faults = new FaultInjector(deps);
   const scenarios = new Scenarios(deps, faults);
-  const snapshot = new Snapshot(deps, scenarios);
+  const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
   const tokens = new Tokens(deps);
-  const payments = new Payments(deps, auth, events, jobs, tokens);
+  const payments = new Payments(deps, auth, events, jobs, tokens, signals);
   const v1Refunds = new V1Refunds(deps, payments, jobs, events);
-  const checkout = new CheckoutSessions(deps, jobs, events);
-  const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments);
+  const checkout = new CheckoutSessions(deps, jobs, events, payments);
+  const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments, signals);
   const webhookEndpoints = new WebhookEndpoints(deps);
   const idempotency = new Idempotency(deps);
-  /** How a delivery is signed: a registered endpoint's mode and secrets (two while rotating), else the merchant's secret. */
-  const webhookSigning = (delivery: Delivery) => webhookEndpoints.signingFor(delivery);
+  /** How a delivery is signed, as the worker signs it. */
+  const webhookSigning = signing;
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
-  snapshot.onReplaced.push((how) => faults.stateReplaced(how));
   const merchants = new Merchants(deps, snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);

@@ -10,6 +10,8 @@ import { createStateTables, type TableDump } from '../store/state-tables.js';
 import { CREDENTIAL_TABLES, type RowCounts } from '../store/merchant-rows.js';
 import type { ServiceDeps } from './deps.js';
 import type { Scenarios } from './scenarios.js';
+import type { Signals, StateReplacement } from './signals.js';
+import type { DeliveriesInFlight } from '../webhooks/in-flight.js';
 import { checkImported, checkTypes, refusePublicKeyClash } from './snapshot-checks.js';
 import { iso } from '../views/time.js';
 
@@ -47,20 +49,14 @@ export type TableCounts = Record<string, number>;
 /** Exports, imports and resets the whole state. */
 export class Snapshot {
   private readonly state;
-  /**
-   * Set by the server: webhook attempts in flight (of one merchant, or of all when `merchantId` is
-   * undefined), which a wipe must not pull the rows from under.
-   */
-  deliveriesInFlight: (merchantId?: string) => number = () => 0;
-  /**
-   * Called after a reset or import committed, for services that keep state in memory (the fault
-   * injector's rules): services.ts adds them here, since they are built after this one.
-   */
-  readonly onReplaced: Array<(how: 'reset' | 'import') => void> = [];
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly scenarios: Scenarios,
+    /** The delivery worker's attempts in flight, which a wipe must not pull the rows from under. */
+    private readonly inFlight: DeliveriesInFlight,
+    /** Told once a reset or import committed ('state.replaced'), for what keeps state in memory. */
+    private readonly signals: Signals,
   ) {
     this.state = createStateTables(deps.store.db);
   }
@@ -206,8 +202,8 @@ export class Snapshot {
     );
   }
 
-  private announce(how: 'reset' | 'import'): void {
-    for (const listener of this.onReplaced) listener(how);
+  private announce(how: StateReplacement): void {
+    this.signals.emit('state.replaced', how);
     this.deps.activity.publish({ kind: 'state.reset', at: this.deps.clock.now(), data: { how } });
     this.deps.logger.info(how === 'reset' ? 'state reset: every table but the credentials emptied' : 'state replaced from a snapshot');
   }
@@ -215,7 +211,7 @@ export class Snapshot {
   /** Waits (real time, bounded by the webhook timeout) until no webhook attempt of the merchant (or of any, when undefined) is in flight. */
   private async quiesce(merchantId?: string): Promise<void> {
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs * 2 + 1000;
-    while (this.deliveriesInFlight(merchantId) > 0) {
+    while ((merchantId === undefined ? this.inFlight.busy : this.inFlight.busyFor(merchantId)) > 0) {
       if (Date.now() > deadline)
         throw new SandboxError(
           'invalid_state',

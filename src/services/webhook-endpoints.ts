@@ -1,13 +1,12 @@
 // Registered webhook endpoints: CRUD for /v1/webhook_endpoints and the secrets that sign the
-// deliveries to them (the current one, plus the previous one for 24 h after a rotation). The
-// EventPublisher sends every published event to each subscribed endpoint of its merchant.
+// deliveries to them (the current one, plus the previous one for 24 h after a rotation; the worker
+// picks them per delivery with webhookSigning, webhooks/webhook-request.ts). The EventPublisher
+// sends every published event to each subscribed endpoint of its merchant.
 import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.js';
-import type { WebhookSigning } from '../crypto/signature.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
-import type { Delivery } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { ServiceDeps } from './deps.js';
 import { cursorRow, readPage } from './pagination.js';
@@ -138,20 +137,5 @@ export class WebhookEndpoints {
       store.webhookEndpoints.update(rotated);
       return rotated;
     });
-  }
-
-  /**
-   * How a delivery is signed: to a registered endpoint, in its own mode (else the sandbox's) with its secrets (current first,
-   * then the previous one while valid); to a URL given in a request, with the merchant's secret.
-   */
-  signingFor(delivery: Delivery): WebhookSigning {
-    const endpoint = delivery.endpointId ? this.deps.store.webhookEndpoints.get(delivery.endpointId) : undefined;
-    if (!endpoint)
-      return { mode: this.deps.config.signatureMode, secrets: [this.deps.store.credentials.merchant(delivery.merchantId)!.webhookSecret] };
-    const secrets = [endpoint.secret];
-    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > this.deps.clock.now()) {
-      secrets.push(endpoint.previousSecret);
-    }
-    return { mode: endpoint.signature ?? this.deps.config.signatureMode, secrets };
   }
 }

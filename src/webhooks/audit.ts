@@ -12,7 +12,7 @@ import { isControlTarget } from '../runtime/machine-names.js';
 import { newId } from '../domain/ids.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
-import { buildWebhookRequest, type OutgoingWebhook } from './delivery-worker.js';
+import { buildWebhookRequest, type OutgoingWebhook } from './webhook-request.js';
 import { postWebhook, type PostResult } from './http-sender.js';
 import { eventEnvelope, s2sWebhookBody } from './payloads.js';
 

@@ -1,17 +1,16 @@
-// Fault injection: the AttemptShaper the delivery worker calls before every attempt, and the
-// standing API fault rules the api-faults middleware asks about every request. Rules come from
-// --faults at start, POST /_sandbox/faults, `sandbox faults set` and scenario files (grammar in
-// fault-rules.ts); per fault kind the most specific rule wins (webhooks: endpoint, then URL, then
-// global; API: route, then every route; a merchant= rule over one for every merchant). Randomness
-// (fail=P, p=P) comes from one seeded generator, so a run with the same --fault-seed repeats exactly.
+// Fault injection: the fault rules, the standing API fault rules the api-faults middleware asks
+// about every request, and (webhook-faults.ts, built here as `webhooks`) the AttemptShaper the
+// delivery worker calls before every attempt. Rules come from --faults at start, POST
+// /_sandbox/faults, `sandbox faults set` and scenario files (grammar in fault-rules.ts); per fault
+// kind the most specific rule wins (webhooks: endpoint, then URL, then global; API: route, then
+// every route; a merchant= rule over one for every merchant). Randomness (fail=P, p=P) comes from
+// one seeded generator, so a run with the same --fault-seed repeats exactly.
 import { randomInt } from 'node:crypto';
 import { newId } from '../domain/ids.js';
-import { parseDuration, formatDuration } from '../domain/duration.js';
 import { SandboxError } from '../errors.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Store } from '../store/store.js';
-import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import type { ActivityBus } from '../runtime/activity.js';
 import {
@@ -23,17 +22,10 @@ import {
   type ApiFaultKind,
   type RoutePattern,
 } from '../domain/api-faults.js';
-import type { AttemptShaper, OutgoingWebhook, Resigner, ShapedAttempt } from './delivery-worker.js';
-import { formatFaultRule, parseFaultSpec, type FaultKind } from './fault-rules.js';
+import { formatFaultRule, parseFaultSpec } from './fault-rules.js';
+import { WebhookFaults } from './webhook-faults.js';
 import { toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
 import { listView, wholeList } from '../views/list.js';
-
-/** How long `reorder` holds a delivery waiting for the next one to the same target (sandbox time). */
-export const REORDER_WINDOW_MS = 30_000;
-/** How old a stale-timestamp attempt claims to be. */
-export const STALE_TIMESTAMP_S = 3600;
-/** The secret a bad-signature attempt is signed with instead of the real one. */
-const WRONG_SECRET = 'whsec_injected_wrong_secret';
 
 /** What the fault engine is built from (a subset of the services' dependencies: webhooks do not import services). */
 export interface FaultEngineDeps {
@@ -79,8 +71,8 @@ function seededRandom(seed: number): () => number {
 /** A rule as the control API shows it, with its spec written back in the fault grammar. */
 export const faultRuleView = (rule: FaultRule) => toFaultRuleView(rule, formatFaultRule(rule));
 
-/** Holds the fault rules and shapes webhook attempts by them. */
-export class FaultInjector implements AttemptShaper {
+/** Holds the fault rules, draws the API faults a request gets, and shapes webhook attempts through `webhooks`. */
+export class FaultInjector {
   private rules: FaultRule[] = [];
   /** The webhook rules of `rules` (the API ones are apart in apiRules). */
   private webhookRules: FaultRule[] = [];
@@ -89,25 +81,22 @@ export class FaultInjector implements AttemptShaper {
   private readonly injected: InjectedFault[] = [];
   private seed: number;
   private random: () => number;
-  /** reorder: per target (endpoint id or URL), the delivery held back for the next one. */
-  private readonly heldByTarget = new Map<string, string>();
-  /** reorder: held deliveries, with the delivery that overtook them once there is one. */
-  private readonly held = new Map<string, { partner?: string }>();
-  /** reorder: delivery that overtook -> the held one to release once its attempt is recorded. */
-  private readonly releases = new Map<string, string>();
+  /** The delivery worker's AttemptShaper: the webhook rules applied to each attempt. */
+  readonly webhooks: WebhookFaults;
 
   constructor(private readonly deps: FaultEngineDeps) {
     this.seed = deps.config.faultSeed ?? randomInt(2 ** 31);
     this.random = seededRandom(this.seed);
+    this.webhooks = new WebhookFaults(deps, { rules: () => this.webhookRules, draw: () => this.random(), seed: () => this.seed });
     this.applyStartRules();
     this.reload();
   }
 
   /**
-   * The rules live in memory; a reset or import replaced the table under them (Snapshot calls this
-   * through onReplaced). A reset re-applies the --faults rules and restarts the fail=P generator
-   * from its seed, as a start does; both reload the table, and reorder forgets the deliveries it
-   * held, which are gone.
+   * The rules live in memory; a reset or import replaced the table under them (services.ts calls
+   * this on the 'state.replaced' signal). A reset re-applies the --faults rules and restarts the
+   * fail=P generator from its seed, as a start does; both reload the table, and reorder forgets the
+   * deliveries it held, which are gone.
    */
   stateReplaced(how: 'reset' | 'import'): void {
     if (how === 'reset') {
@@ -115,9 +104,7 @@ export class FaultInjector implements AttemptShaper {
       // As at start: fail=P draws the same sequence again, so tests separated by resets repeat.
       this.setSeed(this.seed);
     }
-    this.heldByTarget.clear();
-    this.held.clear();
-    this.releases.clear();
+    this.webhooks.forgetHeld();
     this.reload();
   }
 
@@ -216,123 +203,6 @@ export class FaultInjector implements AttemptShaper {
       throw new SandboxError('resource_missing', `no fault rule ${id}; GET /_sandbox/faults lists them`, 'id');
     this.reload();
     return removed;
-  }
-
-  /** AttemptShaper: applies the rules that match the delivery to this attempt. */
-  shape(delivery: Delivery, attempt: number, request: OutgoingWebhook, resign: Resigner): ShapedAttempt {
-    const active = this.rulesFor(delivery);
-    if (active.size === 0) return { request, fault: null };
-    const now = this.deps.clock.now();
-    const labels: string[] = [];
-    const value = (kind: FaultKind) => active.get(kind)?.value ?? null;
-    const count = (kind: FaultKind) => (active.has(kind) ? Number(value(kind) ?? 1) : 0);
-
-    if (active.has('delay') && attempt === 1) {
-      const due = delivery.createdAt + parseDuration(value('delay')!)!;
-      if (now < due) return { request, fault: null, holdUntil: due };
-      labels.push(`delay=${value('delay')}`);
-    }
-    if (active.has('reorder') && attempt === 1) {
-      const decision = this.reorder(delivery, now);
-      if (decision.holdUntil !== undefined) return { request, fault: null, holdUntil: decision.holdUntil };
-      labels.push(decision.label);
-    }
-    const failFirst = count('fail-first');
-    if (attempt <= failFirst) {
-      labels.push(`fail-first=${failFirst}`);
-      return {
-        request,
-        fault: labels.join(', '),
-        injectedFailure: `fail-first=${failFirst}: attempt ${attempt} failed on purpose; nothing was sent`,
-      };
-    }
-    if (active.has('fail') && this.random() < Number(value('fail'))) {
-      labels.push(`fail=${value('fail')}`);
-      return {
-        request,
-        fault: labels.join(', '),
-        injectedFailure: `fail=${value('fail')}: this attempt failed on purpose (seed ${this.seed}); nothing was sent`,
-      };
-    }
-    const overrides: { timestamp?: number; secrets?: readonly string[] } = {};
-    if (active.has('bad-signature')) {
-      overrides.secrets = [WRONG_SECRET];
-      labels.push('bad-signature');
-    }
-    if (active.has('stale-timestamp')) {
-      // The signature stays consistent with the old timestamp, as a replayed request's would.
-      overrides.timestamp = Math.floor(now / 1000) - STALE_TIMESTAMP_S;
-      labels.push('stale-timestamp');
-    }
-    const shaped: ShapedAttempt = { request: overrides.secrets || overrides.timestamp ? resign(overrides) : request, fault: null };
-    const lostAcks = count('lost-ack');
-    if (lostAcks > 0 && attempt - failFirst <= lostAcks) {
-      shaped.treatAsFailure = true;
-      labels.push(lostAcks === 1 ? 'lost-ack' : `lost-ack=${lostAcks}`);
-    }
-    if (active.has('duplicate')) {
-      shaped.duplicates = count('duplicate');
-      labels.push(`duplicate=${shaped.duplicates}`);
-    }
-    shaped.fault = labels.length ? labels.join(', ') : null;
-    return shaped;
-  }
-
-  /** AttemptShaper: once an overtaking delivery is recorded, the one it overtook falls due. */
-  settled(delivery: Delivery): void {
-    const heldId = this.releases.get(delivery.id);
-    if (heldId === undefined) return;
-    this.releases.delete(delivery.id);
-    this.deps.store.deliveries.reschedule(heldId, this.deps.clock.now());
-  }
-
-  /** reorder: hold the first delivery to a target; the next one goes first, then the held one. */
-  private reorder(delivery: Delivery, now: number): { holdUntil: number; label?: undefined } | { holdUntil?: undefined; label: string } {
-    const target = delivery.endpointId ?? delivery.url;
-    const mine = this.held.get(delivery.id);
-    if (mine) {
-      this.held.delete(delivery.id);
-      if (this.heldByTarget.get(target) === delivery.id) this.heldByTarget.delete(target);
-      return {
-        label: mine.partner
-          ? `reorder: held back, sent after ${mine.partner}`
-          : `reorder: held ${formatDuration(REORDER_WINDOW_MS)}, no later delivery came; sent alone`,
-      };
-    }
-    const heldId = this.heldByTarget.get(target);
-    if (heldId !== undefined) {
-      this.heldByTarget.delete(target);
-      this.held.set(heldId, { partner: delivery.id });
-      this.releases.set(delivery.id, heldId);
-      return { label: `reorder: sent before ${heldId}` };
-    }
-    this.heldByTarget.set(target, delivery.id);
-    this.held.set(delivery.id, {});
-    return { holdUntil: now + REORDER_WINDOW_MS };
-  }
-
-  /** Per fault kind, the most specific rule that matches the delivery. */
-  private rulesFor(delivery: Delivery): Map<FaultKind, FaultRule> {
-    const place = (rule: FaultRule) =>
-      rule.scope === 'endpoint'
-        ? rule.target === delivery.endpointId
-          ? 3
-          : 0
-        : rule.scope === 'url'
-          ? rule.target === delivery.url
-            ? 2
-            : 0
-          : 1;
-    // A merchant= rule counts only for that merchant's deliveries, and over any rule without one.
-    const rank = (rule: FaultRule) => (rule.merchant === '' ? place(rule) : rule.merchant === delivery.merchantId ? place(rule) + 3 : 0);
-    const best = new Map<FaultKind, FaultRule>();
-    for (const rule of this.webhookRules) {
-      const r = rank(rule);
-      if (r === 0) continue;
-      const current = best.get(rule.fault as FaultKind);
-      if (!current || rank(current) < r) best.set(rule.fault as FaultKind, rule);
-    }
-    return best;
   }
 
   private refuseUnknownTargets(spec: string, param: string): void {

@@ -19,12 +19,13 @@ export interface DeliveryTarget {
 
 /** Writes events and deliveries; called inside a db transaction by the EventPublisher. */
 export class Outbox {
-  /** Called after a delivery is queued; start-server.ts sets it to wake the delivery worker. */
-  onEnqueue: () => void = () => {};
+  private readonly wakeWorker = () => this.worker.wake();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** The delivery worker, woken after every delivery queued. */
+    private readonly worker: { wake(): void },
   ) {}
 
   /** Records an event (the merchant-visible fact) and returns it. */
@@ -51,7 +52,7 @@ export class Outbox {
       createdAt: now,
     });
     // Woken once the caller's synchronous transaction is done; the worker itself waits for the batch's commit before claiming.
-    queueMicrotask(this.onEnqueue);
+    queueMicrotask(this.wakeWorker);
     return id;
   }
 }

@@ -87,10 +87,10 @@ describe('a scoped reset and webhooks in flight', () => {
       if (item.kind === 'delivery.attempted' || item.kind === 'state.reset') seen.push(item.kind);
     });
     // Let the webhook go only once the reset is waiting for it.
-    const { snapshot } = env.sandbox.services;
-    const inFlight = snapshot.deliveriesInFlight;
+    const { worker } = env.sandbox;
+    const busyFor = worker.busyFor.bind(worker);
     let asked = false;
-    snapshot.deliveriesInFlight = (merchantId) => ((asked = true), inFlight(merchantId));
+    worker.busyFor = (merchantId) => ((asked = true), busyFor(merchantId));
     const reset = env.http.post('/_sandbox/reset', { merchant: a.id });
     await waitFor(() => asked, 'the reset to wait for webhooks in flight');
     releaseAll();

@@ -351,7 +351,7 @@ describe('standing API fault rules', () => {
 describe('merchant= on webhook fault rules', () => {
   /** What the fault injector would do to the first attempt of a delivery of `merchantId`. */
   const shapeLabel = (merchantId: string) =>
-    sb.services.faults.shape(
+    sb.services.faults.webhooks.shape(
       { id: 'dlv_probe', merchantId, endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never,
       1,
       {} as never,

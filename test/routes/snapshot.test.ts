@@ -431,7 +431,7 @@ describe('webhook fault rules after reset and import', () => {
   /** What the fault injector would do to the first attempt of a delivery to http://merchant.test/hook. */
   function shapeLabel(sandbox: TestSandbox): string | null {
     const delivery = { id: 'dlv_probe', endpointId: null, url: 'http://merchant.test/hook', createdAt: 0 } as never;
-    return sandbox.services.faults.shape(delivery, 1, {} as never, () => ({}) as never).fault;
+    return sandbox.services.faults.webhooks.shape(delivery, 1, {} as never, () => ({}) as never).fault;
   }
   const specs = async (sandbox: TestSandbox) =>
     ((await sandbox.request('GET', '/_sandbox/faults')).json.data as Array<{ spec: string; source: string }>).map(

@@ -3,7 +3,7 @@
 // the query inside SQLite, so another origin's webhook queued behind hundreds of its rows is still
 // claimed, and a receiver's own backlog never lets it take more than its cap.
 import { afterEach, expect, it } from 'vitest';
-import { receiverOf } from '../../src/webhooks/delivery-worker.js';
+import { receiverOf } from '../../src/webhooks/in-flight.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sb: TestSandbox;
