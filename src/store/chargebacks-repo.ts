@@ -76,6 +76,3 @@ export function createChargebacksRepo(db: Db) {
     },
   };
 }
-
-/** The chargebacks repository. */
-export type ChargebacksRepo = ReturnType<typeof createChargebacksRepo>;

@@ -228,6 +228,3 @@ export function createDeliveriesRepo(db: Db) {
     },
   };
 }
-
-/** The deliveries repository. */
-export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;

@@ -111,6 +111,3 @@ export function createMerchantRows(db: Db) {
     },
   };
 }
-
-/** The merchant rows of one sandbox. */
-export type MerchantRows = ReturnType<typeof createMerchantRows>;

@@ -186,6 +186,3 @@ export function createSettlementsRepo(db: Db) {
     },
   };
 }
-
-/** The settlements repository. */
-export type SettlementsRepo = ReturnType<typeof createSettlementsRepo>;
