@@ -5,10 +5,10 @@ import type { Child } from 'hono/jsx';
 import { formatDecimalMoney as money } from '../domain/money.js';
 import { iso } from '../views/time.js';
 import { statusText } from '../domain/order-status.js';
+import type { DashboardTab } from '../services/dashboard-queries.js';
 import type {
   ChargebackRow,
   DashboardPage,
-  DashboardTab,
   DeliveryRow,
   EventRow,
   PaymentRow,
@@ -16,7 +16,7 @@ import type {
   SettlementRow,
   TabRows,
   TransactionRow,
-} from '../services/dashboard-queries.js';
+} from '../services/dashboard-rows.js';
 
 /** What every table needs besides its rows: the CSRF token of its forms and the page URL to come back to. */
 export interface TableContext {
