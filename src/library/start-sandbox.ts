@@ -13,7 +13,8 @@ import { unknownEventProblem } from '../domain/event-types.js';
 import { standardSecret, type SignatureMode } from '../crypto/signature.js';
 import { validate } from '../contracts/validate.js';
 import { createMerchantSchema, type MerchantRecord } from '../services/merchants.js';
-import { auditInputProblem, runWebhookAudit, type AuditResult } from '../webhooks/audit.js';
+import { auditInputProblem, type AuditResult } from '../webhooks/audit.js';
+import { runWebhookAudit } from '../webhooks/audit-cases.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
