@@ -7,7 +7,8 @@ import kleur from 'kleur';
 import { signatureHeaders } from '../crypto/signature.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
-import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from './control-client.js';
+import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './program.js';
 import type { ControlEventDetailView } from '../views/event.js';
 
@@ -70,77 +71,101 @@ export function addListenCommand(program: Command, io: CliIo): void {
     .option('--header-prefix <name>', 'the word in X-<name>-Signature of forwarded events', 'Sandbox')
     .option('--signature <mode>', `${orList(SIGNATURE_MODES)}, for forwarded events`, 'plain')
     .option('--count <n>', 'stop after this many events, once each webhook of the last one has had its first attempt')
-    .action(async (flags: ListenFlags) => {
-      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
-        throw new CliError(`--signature must be ${orList(SIGNATURE_MODES)}, got "${flags.signature}"`);
-      if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo))
-        throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
-      const limit = flags.count === undefined ? Infinity : Number(flags.count);
-      if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
-      const patterns = (flags.events ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const client = new ControlClient(flags);
-      const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      let seen = 0;
-      // Once --count events were seen: the deliveries of the last one still waiting for their first attempt.
-      let awaiting: Set<string> | undefined;
-      try {
-        await client.stream(
-          async ({ event: kind, data }) => {
-            const item = JSON.parse(data) as Record<string, any>;
-            const type = kind === 'event.created' || kind === 'delivery.attempted' ? item.event : undefined;
-            if (type === undefined || !matchesEvents(patterns, type)) return;
-            if (kind === 'event.created') {
-              if (awaiting) return;
-              const last = seen + 1 >= limit;
-              const detail =
-                flags.forwardTo || last ? await client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
-              const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
-              if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
-              else {
-                const answer = !forwarded
-                  ? ''
-                  : forwarded.status === null
-                    ? kleur.red(`failed: ${forwarded.error}`)
-                    : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
-                io.out(
-                  `${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`,
-                );
-              }
-              seen++;
-              if (last) {
-                // Every attempt comes on the stream after its event.created, so none of these is missed.
-                awaiting = new Set(detail!.deliveries.map((d) => d.id));
-                if (awaiting.size === 0) controller.abort();
-              }
-              return;
-            }
-            if (awaiting && !awaiting.has(item.id)) return;
-            if (flags.json) {
-              io.out(JSON.stringify(item));
-            } else {
-              const answer = item.response_status ?? kleur.red(item.error ?? 'error');
-              const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
-              io.out(
-                `${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`,
-              );
-            }
-            if (awaiting?.delete(item.id) && awaiting.size === 0) controller.abort();
-          },
-          controller.signal,
-          () =>
-            io.err(
-              kleur.dim(
-                `listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`,
-              ),
-            ),
-        );
-      } finally {
-        process.off('SIGINT', stop);
-      }
-    });
+    .action((flags: ListenFlags) => runListen(flags, io));
+}
+
+/** Tails the stream until Ctrl-C, or until --count events and the first attempts of the last one's webhooks were shown. */
+async function runListen(flags: ListenFlags, io: CliIo): Promise<void> {
+  signatureModeFlag(flags.signature);
+  if (flags.forwardTo && !/^https?:\/\/[^\s/]+/.test(flags.forwardTo))
+    throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks, got "${flags.forwardTo}"`);
+  const limit = countFlag(flags.count);
+  const patterns = (flags.events ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const client = new ControlClient(flags);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  const tail = new Tail(client, flags, io, patterns, limit, stop);
+  try {
+    await client.stream(
+      (event) => tail.take(event),
+      controller.signal,
+      () =>
+        io.err(
+          kleur.dim(
+            `listening to ${client.base}${patterns.length ? ` for ${patterns.join(', ')}` : ''}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''} (Ctrl-C to stop)`,
+          ),
+        ),
+    );
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
+
+/** One item of the stream as parsed: its fields depend on its kind (event.created, delivery.attempted). */
+type StreamItem = Record<string, any>;
+
+/** What listen shows of the stream: the matching events (forwarded with --forward-to) and their delivery attempts. */
+class Tail {
+  private seen = 0;
+  /** Once --count events were seen: the deliveries of the last one still waiting for their first attempt. */
+  private awaiting: Set<string> | undefined;
+
+  constructor(
+    private readonly client: ControlClient,
+    private readonly flags: ListenFlags,
+    private readonly io: CliIo,
+    private readonly patterns: string[],
+    private readonly limit: number,
+    private readonly stop: () => void,
+  ) {}
+
+  /** Shows one stream event, if it is an event or attempt of a matching type. */
+  async take({ event: kind, data }: StreamEvent): Promise<void> {
+    const item = JSON.parse(data) as StreamItem;
+    const type = kind === 'event.created' || kind === 'delivery.attempted' ? item.event : undefined;
+    if (type === undefined || !matchesEvents(this.patterns, type)) return;
+    if (kind === 'event.created') return this.created(item, type);
+    if (this.awaiting && !this.awaiting.has(item.id)) return;
+    if (this.flags.json) {
+      this.io.out(JSON.stringify(item));
+    } else {
+      const answer = item.response_status ?? kleur.red(item.error ?? 'error');
+      const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
+      this.io.out(
+        `${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`,
+      );
+    }
+    if (this.awaiting?.delete(item.id) && this.awaiting.size === 0) this.stop();
+  }
+
+  /** An event: shown (and forwarded); the last of --count starts the wait for its deliveries' first attempts. */
+  private async created(item: StreamItem, type: string): Promise<void> {
+    const { flags, io } = this;
+    if (this.awaiting) return;
+    const last = this.seen + 1 >= this.limit;
+    const detail =
+      flags.forwardTo || last ? await this.client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
+    const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
+    if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
+    else {
+      const answer = !forwarded
+        ? ''
+        : forwarded.status === null
+          ? kleur.red(`failed: ${forwarded.error}`)
+          : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
+      io.out(
+        `${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`,
+      );
+    }
+    this.seen++;
+    if (last) {
+      // Every attempt comes on the stream after its event.created, so none of these is missed.
+      this.awaiting = new Set(detail!.deliveries.map((d) => d.id));
+      if (this.awaiting.size === 0) this.stop();
+    }
+  }
 }

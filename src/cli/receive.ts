@@ -13,6 +13,7 @@ import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabular
 import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
+import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './program.js';
 import { looksLikeWebhook, signatureProblem } from './receive-diagnosis.js';
 
@@ -123,84 +124,102 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--count <n>', 'stop after this many webhooks');
   sandboxOptions(command, 'the sandbox that sends the webhooks, asked whose secret signs a delivery that does not verify')
     .option('--json', 'print one JSON line per webhook')
-    .action(async (flags: ReceiveFlags) => {
-      const status = Number(flags.status);
-      if (!Number.isInteger(status) || status < 200 || status > 599)
-        throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
-      const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
-      if (!(SIGNATURE_MODES as readonly string[]).includes(flags.signature))
-        throw new CliError(`--signature must be ${orList(SIGNATURE_MODES)}, got "${flags.signature}"`);
-      if (Boolean(flags.privateKey) !== Boolean(flags.publicKey))
-        throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
-      const limit = flags.count === undefined ? Infinity : Number(flags.count);
-      if (!(limit > 0)) throw new CliError(`--count must be a whole number above 0, got "${flags.count}"`);
-      // Checks --url now; it is asked only when a signature does not verify.
-      new ControlClient(flags);
-      let received = 0;
-      // Lines come out in the order the requests arrived, even while one waits for the sandbox's answer.
-      let printing = Promise.resolve();
-      let stop: () => void = () => {};
-      const stopped = new Promise<void>((resolve) => (stop = resolve));
-      const server = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          const path = req.url ?? '/';
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (!looksLikeWebhook(req.method, req.headers)) {
-            // A browser's GET /favicon.ico, a health check: not a webhook, so not counted or verified.
-            const answer = req.method !== 'POST' ? 404 : flags.rejectInvalid ? 400 : status;
-            res.writeHead(answer, { 'content-type': 'text/plain' }).end('not a webhook (sandbox receive)');
-            const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
-            io.err(
-              kleur.dim(
-                `${clock()} ${req.method} ${path}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
-              ),
-            );
-            return;
-          }
-          const view = readWebhook(path, req.headers, body, flags);
-          if (flags.rejectInvalid && !view.signature_valid) {
-            res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid signature (sandbox receive --reject-invalid)');
-          } else {
-            res
-              .writeHead(status, { 'content-type': 'text/plain' })
-              .end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
-          }
-          printing = printing.then(async () => {
-            if (received >= limit) return;
-            if (!view.signature_valid) view.signature_problem = await signatureProblem(req.headers, body, flags);
-            io.out(flags.json ? JSON.stringify(view) : printable(view));
-            if (++received >= limit) stop();
-          });
-        });
-      });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (err: NodeJS.ErrnoException) =>
-          reject(
-            new CliError(
-              err.code === 'EADDRINUSE'
-                ? `port ${port} is already in use; pass --port 0 or another port`
-                : `cannot listen on ${flags.host}:${port}: ${err.message}`,
-            ),
-          ),
-        );
-        server.listen(port, flags.host, resolve);
-      });
-      const address = server.address() as AddressInfo;
-      // On stderr, like listen's: with --json, stdout carries only the webhooks.
-      io.err(
-        `receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
-      );
-      process.once('SIGINT', stop);
-      await stopped;
-      process.off('SIGINT', stop);
-      await printing;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+    .action((flags: ReceiveFlags) => runReceive(flags, io));
+}
+
+/** The flags' numbers, checked before anything listens: the status to answer, the port, how many webhooks to take. */
+function checkFlags(flags: ReceiveFlags): { status: number; port: number; limit: number } {
+  const status = Number(flags.status);
+  if (!Number.isInteger(status) || status < 200 || status > 599)
+    throw new CliError(`--status must be an HTTP status from 200 to 599, got "${flags.status}"`);
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`--port must be a whole number from 0 to 65535, got "${flags.port}"`);
+  signatureModeFlag(flags.signature);
+  if (Boolean(flags.privateKey) !== Boolean(flags.publicKey))
+    throw new CliError('--private-key and --public-key go together: pass both to decrypt S2S data');
+  const limit = countFlag(flags.count);
+  // Checks --url now; it is asked only when a signature does not verify.
+  new ControlClient(flags);
+  return { status, port, limit };
+}
+
+/** Receives webhooks until --count of them were printed or Ctrl-C. */
+async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
+  const { status, port, limit } = checkFlags(flags);
+  let received = 0;
+  // Lines come out in the order the requests arrived, even while one waits for the sandbox's answer.
+  let printing = Promise.resolve();
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (!looksLikeWebhook(req.method, req.headers)) return answerNotWebhook(req, res, flags, status, io);
+      const view = readWebhook(path, req.headers, body, flags);
+      answerWebhook(res, view, flags, status);
+      printing = printing.then(async () => {
+        if (received >= limit) return;
+        if (!view.signature_valid) view.signature_problem = await signatureProblem(req.headers, body, flags);
+        io.out(flags.json ? JSON.stringify(view) : printable(view));
+        if (++received >= limit) stop();
       });
     });
+  });
+  await listenOn(server, port, flags.host);
+  const address = server.address() as AddressInfo;
+  // On stderr, like listen's: with --json, stdout carries only the webhooks.
+  io.err(
+    `receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
+  );
+  process.once('SIGINT', stop);
+  await stopped;
+  process.off('SIGINT', stop);
+  await printing;
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Answers a request that is no webhook (a browser's GET /favicon.ico, a health check): not counted or verified, one line on stderr. */
+function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, flags: ReceiveFlags, status: number, io: CliIo): void {
+  const answer = req.method !== 'POST' ? 404 : flags.rejectInvalid ? 400 : status;
+  res.writeHead(answer, { 'content-type': 'text/plain' }).end('not a webhook (sandbox receive)');
+  const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
+  io.err(
+    kleur.dim(
+      `${clock()} ${req.method} ${req.url ?? '/'}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
+    ),
+  );
+}
+
+/** Answers a webhook: --status, or 400 to a bad signature with --reject-invalid. */
+function answerWebhook(res: http.ServerResponse, view: ReceivedView, flags: ReceiveFlags, status: number): void {
+  if (flags.rejectInvalid && !view.signature_valid) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid signature (sandbox receive --reject-invalid)');
+  } else {
+    res
+      .writeHead(status, { 'content-type': 'text/plain' })
+      .end(status < 300 ? 'ok' : `answered ${status} on purpose (sandbox receive --status)`);
+  }
+}
+
+/** Listens on host:port; a busy port or another failure is a CliError that says what to do. */
+function listenOn(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new CliError(
+          err.code === 'EADDRINUSE'
+            ? `port ${port} is already in use; pass --port 0 or another port`
+            : `cannot listen on ${host}:${port}: ${err.message}`,
+        ),
+      ),
+    );
+    server.listen(port, host, resolve);
+  });
 }

@@ -61,11 +61,26 @@ function help(key: keyof ConfigFlags, text: string, defaultText?: string): strin
   return `${text} (${shown === undefined ? '' : `default: ${shown}, `}env: ${START_ENV[key]})`;
 }
 
+/** The flags of `sandbox start`: the configuration's, and what the process does with files and its parent. */
+type StartFlags = ConfigFlags & { readyFile?: string; pidFile?: string | true; keepRunning?: boolean };
+
 /** Adds `sandbox start`. */
 export function addStartCommand(program: Command, io: CliIo): void {
-  program
-    .command('start')
-    .description('run the sandbox (HTTP API, pages, webhook delivery) in the foreground')
+  const command = program.command('start').description('run the sandbox (HTTP API, pages, webhook delivery) in the foreground');
+  addServerOptions(command);
+  addBehaviourOptions(command);
+  addProcessOptions(command);
+  command
+    .addHelpText(
+      'after',
+      '\nEach option is taken from its flag, else its SANDBOX_* variable, else its default.\nThe sandbox stops cleanly (exit status 0) on SIGTERM, SIGINT or SIGHUP, and when the process that started it exits\n(its parent; for npx and npm start, npm itself), unless --keep-running.',
+    )
+    .action((flags: StartFlags) => runStart(flags, io));
+}
+
+/** Where the sandbox listens, what it stores and seeds, and how it signs and guards. */
+function addServerOptions(command: Command): void {
+  command
     .option('-p, --port <port>', help('port', 'port to listen on; 0 picks a free port'))
     .option('--host <host>', help('host', 'address to listen on'))
     .option('--db <path>', help('db', 'SQLite database file, or :memory:'))
@@ -83,7 +98,12 @@ export function addStartCommand(program: Command, io: CliIo): void {
         'none',
       ),
       (host: string, hosts: string[] = []) => [...hosts, host],
-    )
+    );
+}
+
+/** How long pages, webhooks and faults take, and the scripted outcomes. */
+function addBehaviourOptions(command: Command): void {
+  command
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
     .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
     .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
@@ -117,7 +137,12 @@ export function addStartCommand(program: Command, io: CliIo): void {
       '--chargeback-delay <duration>',
       help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'),
     )
-    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
+    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'));
+}
+
+/** The files it writes, when it stops, and what it prints. */
+function addProcessOptions(command: Command): void {
+  command
     .option(
       '--ready-file <file>',
       "write the base URL to this file once the sandbox answers (a dead sandbox's file is removed at start), removed when it exits; sandbox wait --ready-file reads it",
@@ -131,59 +156,57 @@ export function addStartCommand(program: Command, io: CliIo): void {
       '-q, --quiet',
       help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'),
     )
-    .option('--log-format <format>', help('logFormat', 'pretty or json'))
-    .addHelpText(
-      'after',
-      '\nEach option is taken from its flag, else its SANDBOX_* variable, else its default.\nThe sandbox stops cleanly (exit status 0) on SIGTERM, SIGINT or SIGHUP, and when the process that started it exits\n(its parent; for npx and npm start, npm itself), unless --keep-running.',
-    )
-    .action(async (flags: ConfigFlags & { readyFile?: string; pidFile?: string | true; keepRunning?: boolean }) => {
-      const { readyFile, pidFile, keepRunning, ...configFlags } = flags;
-      const config = loadConfig(configFlags);
-      const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
-      // A dead sandbox's file would name it to whoever reads the file before this one answers.
-      if (readyFile) await clearStaleReadyFile(readyFile);
-      const running = await startServer(config);
-      // Signals are handled before anything is printed: a script that sends SIGINT the moment it
-      // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).
-      let resolveStopped: () => void = () => {};
-      const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
-      let stopping = false;
-      const stop = (reason: string) => {
-        if (stopping) {
-          // A second signal means "now": every acknowledged payment and queued webhook is already committed.
-          io.err(`${reason} again: exiting without waiting`);
-          process.exit(130);
-        }
-        stopping = true;
-        unwatch();
-        // The sandbox takes no new connections from here on, so the file no longer names one that answers.
-        if (readyFile) removeOwnReadyFile(readyFile, running.url);
-        io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
-        const exit = () => {
-          if (pidPath) removeOwnPidFile(pidPath);
-          resolveStopped();
-          // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
-          // the sandbox itself is closed; nothing of ours is left, so leave now.
-          setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
-        };
-        running.close().then(exit, exit);
-      };
-      const unwatch = keepRunning
-        ? () => {}
-        : watchParent((gone) => stop(`the process that started the sandbox (${gone.name}, pid ${gone.pid}) exited`));
-      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
-      if (!config.quiet) io.out(banner(running));
-      io.out(`Listening on ${running.url}`);
-      try {
-        if (pidPath) writePidFile(pidPath);
-        if (readyFile) writeReadyFile(readyFile, running.url);
-      } catch (err) {
-        // Never leave a listening sandbox (or a file naming it) behind a failed start.
-        unwatch();
-        if (pidPath) removeOwnPidFile(pidPath);
-        await running.close();
-        throw err;
-      }
-      await stopped;
-    });
+    .option('--log-format <format>', help('logFormat', 'pretty or json'));
+}
+
+/** Starts the sandbox and waits until it is stopped. */
+async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
+  const { readyFile, pidFile, keepRunning, ...configFlags } = flags;
+  const config = loadConfig(configFlags);
+  const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
+  // A dead sandbox's file would name it to whoever reads the file before this one answers.
+  if (readyFile) await clearStaleReadyFile(readyFile);
+  const running = await startServer(config);
+  // Signals are handled before anything is printed: a script that sends SIGINT the moment it
+  // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) {
+      // A second signal means "now": every acknowledged payment and queued webhook is already committed.
+      io.err(`${reason} again: exiting without waiting`);
+      process.exit(130);
+    }
+    stopping = true;
+    unwatch();
+    // The sandbox takes no new connections from here on, so the file no longer names one that answers.
+    if (readyFile) removeOwnReadyFile(readyFile, running.url);
+    io.out(kleur.dim(`${reason}: finishing in-flight webhooks and closing the database...`));
+    const exit = () => {
+      if (pidPath) removeOwnPidFile(pidPath);
+      resolveStopped();
+      // Lookups of unreachable webhook hosts can keep the event loop alive for minutes after
+      // the sandbox itself is closed; nothing of ours is left, so leave now.
+      setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
+    };
+    running.close().then(exit, exit);
+  };
+  const unwatch = keepRunning
+    ? () => {}
+    : watchParent((gone) => stop(`the process that started the sandbox (${gone.name}, pid ${gone.pid}) exited`));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  if (!config.quiet) io.out(banner(running));
+  io.out(`Listening on ${running.url}`);
+  try {
+    if (pidPath) writePidFile(pidPath);
+    if (readyFile) writeReadyFile(readyFile, running.url);
+  } catch (err) {
+    // Never leave a listening sandbox (or a file naming it) behind a failed start.
+    unwatch();
+    if (pidPath) removeOwnPidFile(pidPath);
+    await running.close();
+    throw err;
+  }
+  await stopped;
 }

@@ -3,8 +3,8 @@
 // closed) and waits for the process to exit, so the next step may reuse the port or the database.
 import { readFileSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseDuration } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
+import { timeoutFlag } from './flag-checks.js';
 import { DEFAULT_PID_FILE, readPidFile } from './pid-file.js';
 import type { CliIo } from './program.js';
 
@@ -32,9 +32,7 @@ export function addStopCommand(program: Command, io: CliIo): void {
     .option('--pid-file <file>', 'the file given to sandbox start --pid-file', DEFAULT_PID_FILE)
     .option('--timeout <duration>', 'how long to wait for the clean shutdown, e.g. 15s', '15s')
     .action(async (flags: { pidFile: string; timeout: string }) => {
-      const timeoutMs = parseDuration(flags.timeout);
-      if (timeoutMs === undefined || timeoutMs <= 0)
-        throw new CliError(`--timeout must be a duration like 15s or 1m, got "${flags.timeout}"`);
+      const timeoutMs = timeoutFlag(flags.timeout, '15s or 1m');
       const pid = readPidFile(flags.pidFile);
       if (pid === undefined)
         throw new CliError(

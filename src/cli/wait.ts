@@ -5,11 +5,11 @@
 // it first waits for the sandbox that file names to answer (ready-file.ts), and without --event
 // that is all it waits for: it prints the URL.
 import type { Command } from 'commander';
-import { parseDuration } from '../domain/duration.js';
 import { unknownEventProblem } from '../domain/event-types.js';
 import { DELIVERY_WAIT_STATUSES, orList, type DeliveryWaitStatus } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import { timeoutFlag } from './flag-checks.js';
 import type { CliIo } from './program.js';
 import { waitForReadyFile } from './ready-file.js';
 import type { DeliveryView } from '../views/delivery.js';
@@ -34,6 +34,9 @@ export function deliveryLine(d: DeliveryItem): string {
   return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`;
 }
 
+/** The flags of `sandbox wait`. */
+type WaitFlags = ClientFlags & { event?: string; readyFile?: string; to?: string; status: string; timeout: string };
+
 /** Adds `sandbox wait`. */
 export function addWaitCommand(program: Command, io: CliIo): void {
   clientOptions(
@@ -50,64 +53,79 @@ export function addWaitCommand(program: Command, io: CliIo): void {
       .option('--to <webhook-url>', 'only deliveries to this exact webhook URL')
       .option('--status <status>', orList(DELIVERY_WAIT_STATUSES.map((status) => `${status} (${WAITS_FOR[status]})`)), 'succeeded')
       .option('--timeout <duration>', 'how long to wait, e.g. 30s or 2m', '30s'),
-  ).action(async (flags: ClientFlags & { event?: string; readyFile?: string; to?: string; status: string; timeout: string }) => {
-    const timeoutMs = parseDuration(flags.timeout);
-    if (timeoutMs === undefined || timeoutMs <= 0)
-      throw new CliError(`--timeout must be a duration like 30s or 2m, got "${flags.timeout}"`);
-    if (!(DELIVERY_WAIT_STATUSES as readonly string[]).includes(flags.status))
-      throw new CliError(`--status must be ${orList(DELIVERY_WAIT_STATUSES)}, got "${flags.status}"`);
-    if (flags.event === undefined && flags.readyFile === undefined)
-      throw new CliError(
-        'give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE',
-      );
-    // A misspelt event would never arrive: refuse it now rather than after the whole timeout.
-    const unknown = flags.event === undefined ? undefined : unknownEventProblem('--event', flags.event);
-    if (unknown) throw new CliError(unknown);
-    const deadline = Date.now() + timeoutMs;
-    if (flags.readyFile !== undefined) {
-      flags.url = await waitForReadyFile(flags.readyFile, deadline, flags.controlToken);
-      if (flags.event === undefined) {
-        io.out(flags.json ? JSON.stringify({ url: flags.url }) : flags.url);
-        return;
-      }
-    }
-    const client = new ControlClient(flags);
-    const filter = { event: flags.event, url: flags.to };
-    const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
+  ).action((flags: WaitFlags) => runWait(flags, io));
+}
 
-    const first = async (status?: string) =>
-      (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
-    // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
-    // every one failed for good (retries exhausted), so the timeout would only be waited out.
-    const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
+/** The timeout in milliseconds, once every flag was checked (before any request). */
+function checkFlags(flags: WaitFlags): number {
+  const timeoutMs = timeoutFlag(flags.timeout, '30s or 2m');
+  if (!(DELIVERY_WAIT_STATUSES as readonly string[]).includes(flags.status))
+    throw new CliError(`--status must be ${orList(DELIVERY_WAIT_STATUSES)}, got "${flags.status}"`);
+  if (flags.event === undefined && flags.readyFile === undefined)
+    throw new CliError(
+      'give --event TYPE to wait for a webhook, or --ready-file FILE to wait for the sandbox started with --ready-file FILE',
+    );
+  // A misspelt event would never arrive: refuse it now rather than after the whole timeout.
+  const unknown = flags.event === undefined ? undefined : unknownEventProblem('--event', flags.event);
+  if (unknown) throw new CliError(unknown);
+  return timeoutMs;
+}
 
-    let failedForGood = false;
-    for (;;) {
-      const found = await first(flags.status === 'any' ? undefined : flags.status);
-      if (found) {
-        io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
-        return;
-      }
-      if ((failedForGood = await hopeless()) || Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
-    }
-
-    // What did arrive: deliveries of the event first; when there are none, whatever there is.
-    let seen = (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, limit: SHOWN })).data;
-    let scope = `of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
-    if (seen.length === 0) {
-      seen = (await client.get<ListView<DeliveryView>>('/deliveries', { limit: SHOWN })).data;
-      scope = 'of any event';
-    }
-    io.exitCode = 1;
-    if (flags.json) {
-      io.out(JSON.stringify({ found: false, failed_for_good: failedForGood, timeout_ms: timeoutMs, seen }, null, 2));
+/** Waits for the sandbox of --ready-file, then for the delivery; prints it, or what did arrive (exit 1). */
+async function runWait(flags: WaitFlags, io: CliIo): Promise<void> {
+  const timeoutMs = checkFlags(flags);
+  const deadline = Date.now() + timeoutMs;
+  if (flags.readyFile !== undefined) {
+    flags.url = await waitForReadyFile(flags.readyFile, deadline, flags.controlToken);
+    if (flags.event === undefined) {
+      io.out(flags.json ? JSON.stringify({ url: flags.url }) : flags.url);
       return;
     }
-    const lines = seen.length ? seen.map((d) => `  ${deliveryLine(d)}`) : ['  none'];
-    const why = failedForGood
-      ? `no ${wanted} will come: every one failed for good (no retries left)`
-      : `no ${wanted} within ${flags.timeout}`;
-    io.err([`${why}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
-  });
+  }
+  const client = new ControlClient(flags);
+  const filter = { event: flags.event, url: flags.to };
+  const first = async (status?: string) =>
+    (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
+  // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
+  // every one failed for good (retries exhausted), so the timeout would only be waited out.
+  const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
+
+  let failedForGood = false;
+  for (;;) {
+    const found = await first(flags.status === 'any' ? undefined : flags.status);
+    if (found) {
+      io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
+      return;
+    }
+    if ((failedForGood = await hopeless()) || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+  }
+  await reportMissing(client, flags, io, { failedForGood, timeoutMs });
+}
+
+/** Says why no delivery was found, with the deliveries that did arrive: of the event first; when there are none, whatever there is. */
+async function reportMissing(
+  client: ControlClient,
+  flags: WaitFlags,
+  io: CliIo,
+  outcome: { failedForGood: boolean; timeoutMs: number },
+): Promise<void> {
+  const filter = { event: flags.event, url: flags.to };
+  let seen = (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, limit: SHOWN })).data;
+  let scope = `of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
+  if (seen.length === 0) {
+    seen = (await client.get<ListView<DeliveryView>>('/deliveries', { limit: SHOWN })).data;
+    scope = 'of any event';
+  }
+  io.exitCode = 1;
+  if (flags.json) {
+    io.out(JSON.stringify({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, null, 2));
+    return;
+  }
+  const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
+  const lines = seen.length ? seen.map((d) => `  ${deliveryLine(d)}`) : ['  none'];
+  const why = outcome.failedForGood
+    ? `no ${wanted} will come: every one failed for good (no retries left)`
+    : `no ${wanted} within ${flags.timeout}`;
+  io.err([`${why}; deliveries ${scope}, newest first (${seen.length}${seen.length === SHOWN ? '+' : ''}):`, ...lines].join('\n'));
 }

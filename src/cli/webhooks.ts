@@ -1,10 +1,9 @@
 // `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API.
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { parseDuration } from '../domain/duration.js';
 import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
-import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import { timeoutFlag } from './flag-checks.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
 import type { DeliveryDetailView, DeliveryView, RetryFailedView } from '../views/delivery.js';
@@ -51,13 +50,12 @@ function progressBar(done: number, total: number, succeeded: number, failed: num
   return `retrying ${kleur.green('#'.repeat(filled))}${kleur.dim('-'.repeat(width - filled))} ${done}/${total}  ${kleur.green(`${succeeded} delivered`)}, ${kleur.red(`${failed} failed`)}`;
 }
 
-async function retryFailed(
-  client: ControlClient,
-  flags: ClientFlags & { since?: string; wait: boolean; timeout: string },
-  io: CliIo,
-): Promise<void> {
-  const timeoutMs = parseDuration(flags.timeout);
-  if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like 60s or 5m, got "${flags.timeout}"`);
+/** The flags of `sandbox webhooks retry-failed`. */
+type RetryFlags = ClientFlags & { since?: string; wait: boolean; timeout: string };
+
+/** Requeues failed deliveries and, unless --no-wait, waits for their outcomes (exit 1 when any failed again or is pending). */
+async function retryFailed(client: ControlClient, flags: RetryFlags, io: CliIo): Promise<void> {
+  const timeoutMs = timeoutFlag(flags.timeout, '60s or 5m');
   const body = flags.since ? { since: flags.since } : {};
   if (!flags.wait) {
     const result = await client.post<RetryFailedView>('/deliveries/retry-failed', body);
@@ -65,58 +63,16 @@ async function retryFailed(
     return;
   }
   // Subscribe before requeueing so no outcome is missed; outcomes come from the activity stream.
-  const outcomes = new Map<string, string>();
-  let wanted: Set<string> | undefined;
-  let finished: () => void = () => {};
-  const allDone = new Promise<void>((resolve) => (finished = resolve));
-  let lastDrawn = -1;
-  let showBar = false;
-  const tally = () => {
-    let succeeded = 0;
-    let failed = 0;
-    for (const id of wanted ?? []) {
-      const status = outcomes.get(id);
-      if (status === 'succeeded') succeeded++;
-      else if (status === 'failed') failed++;
-    }
-    return { succeeded, failed, done: succeeded + failed };
-  };
-  const update = () => {
-    if (!wanted) return;
-    const { succeeded, failed, done } = tally();
-    // A line per tenth of the way, so a log file gets a readable bar too.
-    const step = Math.floor((done / wanted.size) * 10);
-    if (showBar && step !== lastDrawn) {
-      lastDrawn = step;
-      io.err(progressBar(done, wanted.size, succeeded, failed));
-    }
-    if (done === wanted.size) finished();
-  };
+  const outcomes = new RetryOutcomes(io);
   const controller = new AbortController();
-  let streaming: Promise<void> = Promise.resolve();
-  await new Promise<void>((opened, failedToOpen) => {
-    streaming = client
-      .stream(
-        (event) => {
-          if (event.event !== 'delivery.attempted') return;
-          const data = JSON.parse(event.data) as { id: string; status: string };
-          if (data.status !== 'pending') outcomes.set(data.id, data.status);
-          update();
-        },
-        controller.signal,
-        opened,
-      )
-      .catch(failedToOpen);
-  });
+  const { streaming } = await openStream(client, outcomes, controller.signal);
   try {
     const result = await client.post<{ count: number; ids: string[] }>('/deliveries/retry-failed', body);
-    wanted = new Set(result.ids);
-    showBar = !flags.json && result.count > PROGRESS_THRESHOLD;
-    update();
+    outcomes.expect(result.ids, !flags.json && result.count > PROGRESS_THRESHOLD);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([allDone, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    await Promise.race([outcomes.allDone, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    const { succeeded, failed, done } = tally();
+    const { succeeded, failed, done } = outcomes.tally();
     const pending = result.count - done;
     if (flags.json) io.out(JSON.stringify({ count: result.count, ids: result.ids, succeeded, failed, pending }, null, 2));
     else
@@ -131,10 +87,85 @@ async function retryFailed(
   }
 }
 
+/** Reads the activity stream's delivery attempts into `outcomes`; resolves once the stream is open (`streaming` ends with it). */
+async function openStream(client: ControlClient, outcomes: RetryOutcomes, signal: AbortSignal): Promise<{ streaming: Promise<void> }> {
+  let streaming: Promise<void> = Promise.resolve();
+  await new Promise<void>((opened, failedToOpen) => {
+    streaming = client
+      .stream(
+        (event) => {
+          if (event.event !== 'delivery.attempted') return;
+          outcomes.attempted(JSON.parse(event.data) as { id: string; status: string });
+        },
+        signal,
+        opened,
+      )
+      .catch(failedToOpen);
+  });
+  return { streaming };
+}
+
+/** The outcomes of requeued deliveries as the stream reports them, drawn as a progress bar above PROGRESS_THRESHOLD. */
+class RetryOutcomes {
+  private readonly outcomes = new Map<string, string>();
+  private wanted: Set<string> | undefined;
+  private lastDrawn = -1;
+  private showBar = false;
+  private finished: () => void = () => {};
+  /** Settles once every requeued delivery succeeded or failed. */
+  readonly allDone = new Promise<void>((resolve) => (this.finished = resolve));
+
+  constructor(private readonly io: CliIo) {}
+
+  /** One delivery.attempted of the stream. */
+  attempted(data: { id: string; status: string }): void {
+    if (data.status !== 'pending') this.outcomes.set(data.id, data.status);
+    this.update();
+  }
+
+  /** The ids the requeue answered with: the deliveries whose outcomes are awaited. */
+  expect(ids: string[], showBar: boolean): void {
+    this.wanted = new Set(ids);
+    this.showBar = showBar;
+    this.update();
+  }
+
+  /** How many of the requeued deliveries succeeded and failed so far. */
+  tally(): { succeeded: number; failed: number; done: number } {
+    let succeeded = 0;
+    let failed = 0;
+    for (const id of this.wanted ?? []) {
+      const status = this.outcomes.get(id);
+      if (status === 'succeeded') succeeded++;
+      else if (status === 'failed') failed++;
+    }
+    return { succeeded, failed, done: succeeded + failed };
+  }
+
+  private update(): void {
+    if (!this.wanted) return;
+    const { succeeded, failed, done } = this.tally();
+    // A line per tenth of the way, so a log file gets a readable bar too.
+    const step = Math.floor((done / this.wanted.size) * 10);
+    if (this.showBar && step !== this.lastDrawn) {
+      this.lastDrawn = step;
+      this.io.err(progressBar(done, this.wanted.size, succeeded, failed));
+    }
+    if (done === this.wanted.size) this.finished();
+  }
+}
+
 /** Adds `sandbox webhooks ...`. */
 export function addWebhooksCommand(program: Command, io: CliIo): void {
   const webhooks = program.command('webhooks').description('inspect, replay and retry webhook deliveries of a running sandbox');
+  addListCommand(webhooks, io);
+  addShowCommand(webhooks, io);
+  addReplayCommand(webhooks, io);
+  addRetryFailedCommand(webhooks, io);
+}
 
+/** `sandbox webhooks list`: a table of deliveries, newest first. */
+function addListCommand(webhooks: Command, io: CliIo): void {
   clientOptions(webhooks.command('list').description('list deliveries, newest first'))
     .option('--status <status>', orList(DELIVERY_STATUSES))
     .option('--event <type>', 'only this event type, e.g. payment.authorized')
@@ -169,14 +200,20 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
       );
       if (page.has_more) io.out(kleur.dim(`more: --limit ${Number(flags.limit) * 2}, or narrow with --status/--event/--since`));
     });
+}
 
+/** `sandbox webhooks show`: one delivery's request and attempts. */
+function addShowCommand(webhooks: Command, io: CliIo): void {
   clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(
     async (id: string, flags: ClientFlags) => {
       const delivery = await new ControlClient(flags).get<DeliveryDetailView>(`/deliveries/${encodeURIComponent(id)}`);
       io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
     },
   );
+}
 
+/** `sandbox webhooks replay`: an event sent again as a new manual delivery. */
+function addReplayCommand(webhooks: Command, io: CliIo): void {
   clientOptions(
     webhooks
       .command('replay <id>')
@@ -192,7 +229,10 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
           : `replaying ${delivery.event} ${delivery.event_id} as ${kleur.bold(delivery.id)} -> ${delivery.url} (fresh signature; a manual delivery is tried once, never retried)`,
       );
     });
+}
 
+/** `sandbox webhooks retry-failed`. */
+function addRetryFailedCommand(webhooks: Command, io: CliIo): void {
   clientOptions(
     webhooks
       .command('retry-failed')
@@ -201,7 +241,5 @@ export function addWebhooksCommand(program: Command, io: CliIo): void {
     .option('--since <when>', 'only deliveries created within a duration (1h) or since an ISO time')
     .option('--no-wait', 'requeue and return at once')
     .option('--timeout <duration>', 'how long to wait for the outcome', '60s')
-    .action(async (flags: ClientFlags & { since?: string; wait: boolean; timeout: string }) =>
-      retryFailed(new ControlClient(flags), flags, io),
-    );
+    .action(async (flags: RetryFlags) => retryFailed(new ControlClient(flags), flags, io));
 }

@@ -13,7 +13,8 @@ import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import { createMerchantSchema } from '../services/merchants.js';
 import type { Services } from '../services/services.js';
 import type { TableCounts } from '../services/snapshot.js';
-import { auditInputProblem, runWebhookAudit, type AuditResult } from '../webhooks/audit.js';
+import { auditInputProblem, type AuditResult } from '../webhooks/audit.js';
+import { runWebhookAudit } from '../webhooks/audit-cases.js';
 import { createdMerchant, credentialsOf } from './credentials.js';
 import type { SandboxDelivery } from './deliveries.js';
 import type {

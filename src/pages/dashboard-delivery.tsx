@@ -2,7 +2,7 @@
 // sent (headers and body) and the response excerpt, the Replay button, and the replays and other
 // deliveries of the same event with their latest answer. Below the button is the live fragment.
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
-import type { DeliveryRow } from '../services/dashboard-queries.js';
+import type { DeliveryRow } from '../services/dashboard-rows.js';
 import { Status, when } from './dashboard-tables.js';
 import { DashboardShell } from './dashboard.js';
 

@@ -16,7 +16,7 @@ import type {
   SettlementRow,
   TabRows,
   TransactionRow,
-} from '../services/dashboard-queries.js';
+} from '../services/dashboard-rows.js';
 
 /** What every table needs besides its rows: the CSRF token of its forms and the page URL to come back to. */
 export interface TableContext {

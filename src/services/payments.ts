@@ -3,13 +3,11 @@
 // cancel, expire. Every status change goes through the payment-state table and publishes its
 // event in the same transaction as the change.
 import { urlWithQuery } from '../domain/http-url.js';
-import { newId } from '../domain/ids.js';
 import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
-import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import type { Payment, PaymentFilter } from '../store/payments-repo.js';
@@ -19,6 +17,7 @@ import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { Signals } from './signals.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
+import { newPayment, WITHOUT_CARD, type PaymentStart } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
 
@@ -52,7 +51,7 @@ export class Payments implements ChallengeSubject {
   /** Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the card. */
   create(merchant: Merchant, input: CreatePaymentInput, forcedScript?: ScriptedOutcome): PaymentCreated {
     refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
-    const { store, clock } = this.deps;
+    const { store } = this.deps;
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
@@ -64,15 +63,12 @@ export class Payments implements ChallengeSubject {
         'return_url',
       );
     }
-    const now = clock.now();
-    const payment: Payment = {
-      id: newId('pay'),
+    const start: PaymentStart = {
       merchantId: merchant.id,
       amount: input.amount,
       currency: input.currency,
       method: input.method,
       routing: input.routing,
-      acquirer: ROUTING_ACQUIRERS[input.routing],
       customer: Object.fromEntries(Object.entries(input.customer ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
       instrumentLabel: card.brand,
       cardLast4: card.last4,
@@ -83,41 +79,16 @@ export class Payments implements ChallengeSubject {
       description: input.description ?? null,
       metadata: input.metadata ?? {},
       capture: input.capture,
-      amountCaptured: 0,
-      amountRefunded: 0,
-      status: 'processing',
-      declineCode: null,
-      failureMessage: null,
       webhookUrl: input.webhook_url ?? null,
       returnUrl: input.return_url ?? null,
       script,
-      createdAt: now,
-      updatedAt: now,
     };
+    const payment = newPayment(start, this.deps.clock.now());
     return store.tx(() => {
       store.payments.insert(payment);
-      if (!script.challenge) {
-        const answer = this.authorise(payment);
-        return { payment: store.payments.get(payment.id)!, answer };
-      }
-      const waiting = this.move(payment, 'require_action');
-      this.auth.open({
-        subjectType: 'payment',
-        subjectId: payment.id,
-        merchantId: merchant.id,
-        kind: 'otp',
-        returnUrl: payment.returnUrl!,
-        details: {
-          merchant: merchant.name,
-          amount: String(payment.amount),
-          currency: payment.currency,
-          card: card.masked,
-          brand: card.brand,
-          reference: payment.reference ?? payment.id,
-          ...(payment.description ? { product: payment.description } : {}),
-        },
-      });
-      return { payment: waiting, answer: waiting };
+      if (script.challenge) return this.requireAction(merchant, payment, card);
+      const answer = this.authorise(payment);
+      return { payment: store.payments.get(payment.id)!, answer };
     });
   }
 
@@ -136,37 +107,10 @@ export class Payments implements ChallengeSubject {
       webhookUrl: string | null;
     },
   ): Payment {
-    const now = this.deps.clock.now();
-    const payment: Payment = {
-      id: newId('pay'),
-      merchantId: merchant.id,
-      amount: input.amount,
-      currency: input.currency,
-      method: input.method,
-      routing: 'smart',
-      acquirer: ROUTING_ACQUIRERS.smart,
-      customer: input.customer,
-      // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
-      instrumentLabel: input.label,
-      cardLast4: input.last4,
-      cardExpMonth: 0,
-      cardExpYear: 0,
-      token: null,
-      reference: input.reference,
-      description: null,
-      metadata: input.metadata,
-      capture: true,
-      amountCaptured: 0,
-      amountRefunded: 0,
-      status: 'processing',
-      declineCode: null,
-      failureMessage: null,
-      webhookUrl: input.webhookUrl,
-      returnUrl: null,
-      script: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
-      createdAt: now,
-      updatedAt: now,
-    };
+    const { label, last4, ...fields } = input;
+    // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
+    const start = { ...fields, ...WITHOUT_CARD, merchantId: merchant.id, instrumentLabel: label, cardLast4: last4 };
+    const payment = newPayment(start, this.deps.clock.now());
     this.deps.store.payments.insert(payment);
     return payment;
   }
@@ -269,6 +213,28 @@ export class Payments implements ChallengeSubject {
       { payment_id: payment.id, status: payment.status },
       this.auth.url(challenge.token),
     );
+  }
+
+  /** Moves a new payment to requires_action behind a 3-D Secure page; inside store.tx. */
+  private requireAction(merchant: Merchant, payment: Payment, card: ResolvedCard): PaymentCreated {
+    const waiting = this.move(payment, 'require_action');
+    this.auth.open({
+      subjectType: 'payment',
+      subjectId: payment.id,
+      merchantId: merchant.id,
+      kind: 'otp',
+      returnUrl: payment.returnUrl!,
+      details: {
+        merchant: merchant.name,
+        amount: String(payment.amount),
+        currency: payment.currency,
+        card: card.masked,
+        brand: card.brand,
+        reference: payment.reference ?? payment.id,
+        ...(payment.description ? { product: payment.description } : {}),
+      },
+    });
+    return { payment: waiting, answer: waiting };
   }
 
   /**

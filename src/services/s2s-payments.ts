@@ -1,9 +1,8 @@
 // S2S payments (/api/s2s and /api/s2s/encrypt): create a transaction, decide its scripted
 // outcome, open the challenge behind authurl, and finalise it with its webhook in one transaction.
-import { cardBrand, expiryInPast, maskCardNumber, normaliseCardNumber } from '../domain/card.js';
+import { expiryInPast, normaliseCardNumber } from '../domain/card.js';
 import { urlWithQuery } from '../domain/http-url.js';
-import { newToken, newTransId } from '../domain/ids.js';
-import { parseDecimalAmount } from '../domain/money.js';
+import { newTransId } from '../domain/ids.js';
 import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-status.js';
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
@@ -19,6 +18,7 @@ import type { Authentication, ChallengeSubject, Verdict } from './authentication
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
+import { newTransaction } from './new-transaction.js';
 
 /** Who is asking, beyond the body: the connection's address and any forced script. */
 export interface S2SRequestContext {
@@ -58,93 +58,54 @@ export class S2SPayments implements ChallengeSubject {
     refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
     const { store, clock } = this.deps;
     const now = clock.now();
-    const merchant = store.credentials.merchant(terminal.merchantId)!;
-    const amount = parseDecimalAmount(input.bill_amt, input.bill_currency)!;
-    let number: string | undefined;
-    if (input.mop === 'CC' || input.mop === 'DC') {
-      number = normaliseCardNumber(input.ccno!);
-      if (expiryInPast(Number(input.month), Number(input.year), now)) {
-        throw new SandboxError(
-          'parameter_invalid',
-          `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`,
-          'year',
-        );
-      }
-    }
+    const number = cardNumber(input, now);
     const script = ctx.forcedScript ?? this.scriptFor(input, number);
-    const { reference } = input;
-
     return store.tx(() => {
-      const existing = store.transactions.byReference(terminal.terNo, reference);
-      if (existing) {
-        // Most often a retry after an answer that never arrived: say where that payment's status is.
-        const authstatus = `${this.deps.publicUrl.base}/api/s2s/status/${existing.statusToken}`;
-        throw new SandboxError(
-          'reference_in_use',
-          `reference "${reference}" was already used on terminal ${terminal.terNo} by transID ${existing.transId}; if this is a retry of that payment, look it up at its authstatus URL ${authstatus} instead of creating it again; for a new payment send a new, unique order id`,
-          'reference',
-        );
-      }
-      const transaction: Transaction = {
-        transId: this.unusedTransId(),
-        merchantId: terminal.merchantId,
-        terNo: terminal.terNo,
-        reference,
-        amount,
-        currency: input.bill_currency,
-        mop: input.mop,
-        brand: number ? cardBrand(number) : input.mop,
-        ccno: number ? maskCardNumber(number) : null,
-        orderStatus: ORDER_STATUS.pending.code,
-        response: '',
-        productName: input.product_name,
-        webhookUrl: input.webhook_url,
-        returnUrl: input.return_url,
-        billIp: ctx.billIp,
-        customer: pickCustomer(input),
-        encryptionMethod: input.encryption_method ?? 'none',
-        script,
-        statusToken: newToken(),
-        refunded: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      let challenge: Challenge | undefined;
-      if (script.challenge) {
-        transaction.response =
-          input.mop === 'CC' || input.mop === 'DC'
-            ? 'Payment pending: redirect the customer to authurl to complete 3-D Secure authentication'
-            : 'Payment pending: redirect the customer to authurl to complete the payment';
-        store.transactions.insert(transaction);
-        this.events.publish(transactionChange(transaction));
-        const upi = input.mop === 'UPICOLLECT';
-        challenge = this.auth.open({
-          subjectType: 'transaction',
-          subjectId: transaction.transId,
-          merchantId: merchant.id,
-          kind: CHALLENGE_KIND[input.mop]!,
-          returnUrl: input.return_url,
-          lifetimeMs: upi ? this.deps.config.upiCollectWindowMs : undefined,
-          details: {
-            merchant: merchant.name,
-            amount: String(amount),
-            currency: input.bill_currency,
-            card: transaction.ccno ?? '',
-            brand: transaction.brand,
-            reference,
-            product: input.product_name,
-            ...(input.vpa ? { vpa: input.vpa } : {}),
-            ...(input.bank ? { bank: input.bank } : {}),
-          },
-        });
-      } else {
-        transaction.response = 'Payment pending: awaiting the acquirer';
-        store.transactions.insert(transaction);
-        this.events.publish(transactionChange(transaction));
-        this.authorise(transaction);
-      }
+      this.refuseUsedReference(terminal.terNo, input.reference);
+      const start = { transId: this.unusedTransId(), terminal, billIp: ctx.billIp, number, script, now };
+      const transaction = newTransaction(input, start);
+      store.transactions.insert(transaction);
+      this.events.publish(transactionChange(transaction));
+      if (script.challenge) return { transaction, challenge: this.openChallenge(transaction, input) };
+      this.authorise(transaction);
       // A pending transaction is exactly what was inserted; one decided at once is read back.
-      return { transaction: challenge ? transaction : store.transactions.get(transaction.transId)!, challenge };
+      return { transaction: store.transactions.get(transaction.transId)!, challenge: undefined };
+    });
+  }
+
+  /** Refuses a reference already used on the terminal; most often a retry after an answer that never arrived, so it says where that payment's status is. */
+  private refuseUsedReference(terNo: number, reference: string): void {
+    const existing = this.deps.store.transactions.byReference(terNo, reference);
+    if (!existing) return;
+    const authstatus = `${this.deps.publicUrl.base}/api/s2s/status/${existing.statusToken}`;
+    throw new SandboxError(
+      'reference_in_use',
+      `reference "${reference}" was already used on terminal ${terNo} by transID ${existing.transId}; if this is a retry of that payment, look it up at its authstatus URL ${authstatus} instead of creating it again; for a new payment send a new, unique order id`,
+      'reference',
+    );
+  }
+
+  /** Opens the page behind authurl where the customer authenticates or approves the transaction. */
+  private openChallenge(transaction: Transaction, input: S2SPaymentInput): Challenge {
+    const merchant = this.deps.store.credentials.merchant(transaction.merchantId)!;
+    return this.auth.open({
+      subjectType: 'transaction',
+      subjectId: transaction.transId,
+      merchantId: merchant.id,
+      kind: CHALLENGE_KIND[input.mop]!,
+      returnUrl: input.return_url,
+      lifetimeMs: input.mop === 'UPICOLLECT' ? this.deps.config.upiCollectWindowMs : undefined,
+      details: {
+        merchant: merchant.name,
+        amount: String(transaction.amount),
+        currency: input.bill_currency,
+        card: transaction.ccno ?? '',
+        brand: transaction.brand,
+        reference: transaction.reference,
+        product: input.product_name,
+        ...(input.vpa ? { vpa: input.vpa } : {}),
+        ...(input.bank ? { bank: input.bank } : {}),
+      },
     });
   }
 
@@ -247,23 +208,15 @@ export function transactionChange(transaction: Transaction, type?: string): Chan
   };
 }
 
-const CUSTOMER_FIELDS = [
-  'fullname',
-  'bill_email',
-  'bill_address',
-  'bill_city',
-  'bill_state',
-  'bill_zip',
-  'bill_country',
-  'bill_phone',
-  'source',
-  'source_url',
-  'vpa',
-  'bank',
-] as const;
-
-function pickCustomer(input: S2SPaymentInput): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field]!;
-  return out;
+/** The normalised number of a CC or DC payment's card; refuses a card whose expiry is past. */
+function cardNumber(input: S2SPaymentInput, now: number): string | undefined {
+  if (input.mop !== 'CC' && input.mop !== 'DC') return undefined;
+  if (expiryInPast(Number(input.month), Number(input.year), now)) {
+    throw new SandboxError(
+      'parameter_invalid',
+      `the card expired in ${input.month}/${input.year}; send a month and year that are not in the past, e.g. month "12" and year "30"`,
+      'year',
+    );
+  }
+  return normaliseCardNumber(input.ccno!);
 }

@@ -47,6 +47,3 @@ export function createChallengesRepo(db: Db) {
     setTriesLeft: (token: string, tries: number) => setTries.run(tries, token),
   };
 }
-
-/** The challenges repository. */
-export type ChallengesRepo = ReturnType<typeof createChallengesRepo>;

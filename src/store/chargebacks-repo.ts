@@ -58,6 +58,3 @@ export function createChargebacksRepo(db: Db) {
     },
   };
 }
-
-/** The chargebacks repository. */
-export type ChargebacksRepo = ReturnType<typeof createChargebacksRepo>;

@@ -72,6 +72,3 @@ export function createCheckoutSessionsRepo(db: Db) {
       setAttempt.run(lastPaymentId, JSON.stringify(attempt), now, id),
   };
 }
-
-/** The checkout sessions repository. */
-export type CheckoutSessionsRepo = ReturnType<typeof createCheckoutSessionsRepo>;

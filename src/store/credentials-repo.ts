@@ -47,46 +47,82 @@ function inserted<T>(list: readonly T[], item: T, before: (listed: T) => boolean
   return copy;
 }
 
-/** Prepared statements over the credential tables. */
-export function createCredentialsRepo(db: Db) {
-  const upsertMerchant = db.prepare(
-    'INSERT INTO merchants (id, name, webhook_secret) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, webhook_secret = excluded.webhook_secret',
-  );
-  const upsertTerminal = db.prepare(
-    'INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?) ON CONFLICT(ter_no) DO UPDATE SET merchant_id = excluded.merchant_id, public_key = excluded.public_key, private_key = excluded.private_key',
-  );
-  const upsertKey = db.prepare(
-    'INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id',
-  );
-  const MERCHANT = 'id, name, webhook_secret AS webhookSecret, currency, created_by AS createdBy';
-  const TERMINAL = 'ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey';
-  const merchantById = db.prepare(`SELECT ${MERCHANT} FROM merchants WHERE id = ?`);
-  const terminalByNo = db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE ter_no = ?`);
-  const terminalByKey = db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE public_key = ?`);
-  const allTerminals = db.prepare(`SELECT ${TERMINAL} FROM terminals ORDER BY ter_no`);
-  const allMerchants = db.prepare(`SELECT ${MERCHANT} FROM merchants ORDER BY rowid`);
-  const insertCreated = db.prepare("INSERT INTO merchants (id, name, webhook_secret, currency, created_by) VALUES (?, ?, ?, ?, 'api')");
-  const insertTerminal = db.prepare('INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?)');
-  const insertKey = db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?)');
-  const highestTerNo = db.prepare('SELECT MAX(ter_no) FROM terminals').pluck();
-  // The lowest free number from @first on: @first itself, or the first one after a taken number.
-  const freeTerNo = db
-    .prepare(
-      `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM terminals WHERE ter_no = @first) THEN @first ELSE (SELECT t.ter_no + 1 FROM terminals t
-        WHERE t.ter_no >= @first AND t.ter_no < @last AND NOT EXISTS (SELECT 1 FROM terminals u WHERE u.ter_no = t.ter_no + 1) ORDER BY t.ter_no LIMIT 1) END`,
-    )
-    .pluck();
-  const createdIds = db.prepare("SELECT id FROM merchants WHERE created_by = 'api'").pluck();
-  const allKeys = db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key');
+const MERCHANT = 'id, name, webhook_secret AS webhookSecret, currency, created_by AS createdBy';
+const TERMINAL = 'ter_no AS terNo, merchant_id AS merchantId, public_key AS publicKey, private_key AS privateKey';
 
-  // Credentials change only when seeded, created, deleted, imported or reset, yet every request
-  // reads them: they are remembered here until forget(), which seed() and the snapshot's import
-  // and reset call. A merchant made or deleted on demand is added to or taken from what is
-  // remembered (added(), removed()): reading every merchant again after each one made cost each
-  // create 36 ms at 5 000 merchants.
-  const cache = new Map<string, unknown>();
-  const remembered = <T>(key: string, read: () => T): T => {
-    if (cache.has(key)) return cache.get(key) as T;
+/** The credential tables' prepared statements. */
+function prepareStatements(db: Db) {
+  return {
+    upsertMerchant: db.prepare(
+      'INSERT INTO merchants (id, name, webhook_secret) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, webhook_secret = excluded.webhook_secret',
+    ),
+    upsertTerminal: db.prepare(
+      'INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?) ON CONFLICT(ter_no) DO UPDATE SET merchant_id = excluded.merchant_id, public_key = excluded.public_key, private_key = excluded.private_key',
+    ),
+    upsertKey: db.prepare(
+      'INSERT INTO api_keys (key, merchant_id) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET merchant_id = excluded.merchant_id',
+    ),
+    merchantById: db.prepare(`SELECT ${MERCHANT} FROM merchants WHERE id = ?`),
+    terminalByNo: db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE ter_no = ?`),
+    terminalByKey: db.prepare(`SELECT ${TERMINAL} FROM terminals WHERE public_key = ?`),
+    allTerminals: db.prepare(`SELECT ${TERMINAL} FROM terminals ORDER BY ter_no`),
+    allMerchants: db.prepare(`SELECT ${MERCHANT} FROM merchants ORDER BY rowid`),
+    insertCreated: db.prepare("INSERT INTO merchants (id, name, webhook_secret, currency, created_by) VALUES (?, ?, ?, ?, 'api')"),
+    insertTerminal: db.prepare('INSERT INTO terminals (ter_no, merchant_id, public_key, private_key) VALUES (?, ?, ?, ?)'),
+    insertKey: db.prepare('INSERT INTO api_keys (key, merchant_id) VALUES (?, ?)'),
+    highestTerNo: db.prepare('SELECT MAX(ter_no) FROM terminals').pluck(),
+    // The lowest free number from @first on: @first itself, or the first one after a taken number.
+    freeTerNo: db
+      .prepare(
+        `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM terminals WHERE ter_no = @first) THEN @first ELSE (SELECT t.ter_no + 1 FROM terminals t
+        WHERE t.ter_no >= @first AND t.ter_no < @last AND NOT EXISTS (SELECT 1 FROM terminals u WHERE u.ter_no = t.ter_no + 1) ORDER BY t.ter_no LIMIT 1) END`,
+      )
+      .pluck(),
+    createdIds: db.prepare("SELECT id FROM merchants WHERE created_by = 'api'").pluck(),
+    allKeys: db.prepare('SELECT key, merchant_id AS merchantId FROM api_keys ORDER BY key'),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/**
+ * Writes the fixtures in one transaction; a fixtures terminal whose public key clashes with another
+ * stored terminal's (docs/decisions.md) is refused, and nothing is written.
+ */
+function seedFixtures(db: Db, sql: Statements, fixtures: Fixtures): void {
+  db.transaction(() => {
+    for (const m of fixtures.merchants) {
+      sql.upsertMerchant.run(m.id, m.name, m.webhook_secret);
+      for (const t of m.terminals) sql.upsertTerminal.run(t.terNO, m.id, t.public_key, t.private_key);
+      for (const key of m.api_keys) sql.upsertKey.run(key, m.id);
+    }
+    // Checked against what the database holds now, inside the transaction.
+    const stored = new PublicKeyIndex(sql.allTerminals.all() as Terminal[]);
+    for (const t of fixtures.merchants.flatMap((m) => m.terminals)) {
+      const other = stored.clashWith(t.public_key, t.terNO);
+      if (other) {
+        throw new Error(
+          `the fixtures terminal ${t.terNO} has public_key ${JSON.stringify(t.public_key)}, which ${publicKeyClashText(t.public_key, other.publicKey)}, the public_key of terminal ${other.terNo} (merchant ${other.merchantId}) in the database; ${PUBLIC_KEY_RULE}: give the fixtures terminal another public_key, or start on another --db`,
+        );
+      }
+    }
+  })();
+}
+
+/**
+ * What the repository remembers. Credentials change only when seeded, created, deleted, imported or
+ * reset, yet every request reads them: they are remembered here until forget(), which seed() and
+ * the snapshot's import and reset call. A merchant made or deleted on demand is added to or taken
+ * from what is remembered (added(), removed()): reading every merchant again after each one made
+ * cost each create 36 ms at 5 000 merchants.
+ */
+class RememberedCredentials {
+  private readonly cache = new Map<string, unknown>();
+  private publicKeys: PublicKeyIndex | undefined;
+
+  /** The value remembered under `key`, or what `read` returns (remembered when found). */
+  get<T>(key: string, read: () => T): T {
+    if (this.cache.has(key)) return this.cache.get(key) as T;
     const value = read();
     // Misses are not remembered: requests choose the keys looked up (any terNO, any public_key),
     // so remembering them would let a client grow this map without end. Hits are bounded by the
@@ -96,99 +132,103 @@ export function createCredentialsRepo(db: Db) {
     if (value === undefined) return value;
     if (Array.isArray(value)) value.forEach((item) => Object.freeze(item));
     else Object.freeze(value);
-    cache.set(key, value);
+    this.cache.set(key, value);
     return value;
-  };
+  }
+
+  /** The terminals `terminals` reads, by public key; built once until forget(). */
+  keyIndex(terminals: () => readonly Terminal[]): PublicKeyIndex {
+    this.publicKeys ??= new PublicKeyIndex(terminals());
+    return this.publicKeys;
+  }
+
+  /** Adds a merchant whose create() committed. */
+  added(merchant: NewMerchant): void {
+    const { id, name, webhookSecret, currency, apiKey } = merchant;
+    const made = merchant.terminals.map((t) => Object.freeze({ ...t, merchantId: id }));
+    // Each where the queries read it (ORDER BY rowid, ter_no, key).
+    this.update<Merchant>('merchants', (list) => [
+      ...list,
+      Object.freeze({ id, name, webhookSecret, currency, createdBy: 'api' as const }),
+    ]);
+    this.update<Terminal>('terminals', (list) => made.reduce((sorted, t) => inserted(sorted, t, (a) => a.terNo < t.terNo), list));
+    this.update<ApiKey>('api_keys', (list) => inserted(list, Object.freeze({ key: apiKey, merchantId: id }), (a) => a.key < apiKey));
+    this.publicKeys?.add(made);
+  }
+
+  /** Takes out a merchant whose deletion committed. */
+  removed(merchantId: string): void {
+    for (const [key, value] of this.cache) {
+      const item = value as Partial<Merchant & Terminal>;
+      if (!Array.isArray(value) && (item.id === merchantId || item.merchantId === merchantId)) this.cache.delete(key);
+    }
+    this.update<Merchant>('merchants', (list) => list.filter((m) => m.id !== merchantId));
+    this.update<Terminal>('terminals', (list) => list.filter((t) => t.merchantId !== merchantId));
+    this.update<ApiKey>('api_keys', (list) => list.filter((k) => k.merchantId !== merchantId));
+    this.publicKeys?.removeMerchant(merchantId);
+  }
+
+  /** Drops everything remembered. */
+  forget(): void {
+    this.cache.clear();
+    this.publicKeys = undefined;
+  }
+
   /** Replaces a remembered list, if there is one, with `change` of it (whose new items are frozen). */
-  const update = <T extends object>(key: string, change: (list: readonly T[]) => readonly T[]) => {
-    const list = cache.get(key) as readonly T[] | undefined;
-    if (list) cache.set(key, change(list));
-  };
-  const terminals = (): readonly Terminal[] => remembered('terminals', () => allTerminals.all() as Terminal[]);
-  let publicKeys: PublicKeyIndex | undefined;
-  const keyIndex = () => (publicKeys ??= new PublicKeyIndex(terminals()));
-  const forget = () => {
-    cache.clear();
-    publicKeys = undefined;
-  };
+  private update<T extends object>(key: string, change: (list: readonly T[]) => readonly T[]): void {
+    const list = this.cache.get(key) as readonly T[] | undefined;
+    if (list) this.cache.set(key, change(list));
+  }
+}
+
+/** Prepared statements over the credential tables. */
+export function createCredentialsRepo(db: Db) {
+  const sql = prepareStatements(db);
+  const remembered = new RememberedCredentials();
+  const terminals = (): readonly Terminal[] => remembered.get('terminals', () => sql.allTerminals.all() as Terminal[]);
+  const keyIndex = () => remembered.keyIndex(terminals);
+  const forget = () => remembered.forget();
 
   return {
-    /**
-     * Writes the fixtures; running it again with the same file changes nothing. A fixtures terminal
-     * whose public key clashes with another stored terminal's (docs/decisions.md) is refused, and
-     * nothing is written.
-     */
+    /** Writes the fixtures; running it again with the same file changes nothing. A clashing public key is refused (seedFixtures). */
     seed(fixtures: Fixtures): void {
       try {
-        db.transaction(() => {
-          for (const m of fixtures.merchants) {
-            upsertMerchant.run(m.id, m.name, m.webhook_secret);
-            for (const t of m.terminals) upsertTerminal.run(t.terNO, m.id, t.public_key, t.private_key);
-            for (const key of m.api_keys) upsertKey.run(key, m.id);
-          }
-          // Checked against what the database holds now, inside the transaction.
-          const stored = new PublicKeyIndex(allTerminals.all() as Terminal[]);
-          for (const t of fixtures.merchants.flatMap((m) => m.terminals)) {
-            const other = stored.clashWith(t.public_key, t.terNO);
-            if (other) {
-              throw new Error(
-                `the fixtures terminal ${t.terNO} has public_key ${JSON.stringify(t.public_key)}, which ${publicKeyClashText(t.public_key, other.publicKey)}, the public_key of terminal ${other.terNo} (merchant ${other.merchantId}) in the database; ${PUBLIC_KEY_RULE}: give the fixtures terminal another public_key, or start on another --db`,
-              );
-            }
-          }
-        })();
+        seedFixtures(db, sql, fixtures);
       } finally {
         forget();
       }
     },
     /** Adds a merchant made through the control API (inside the caller's transaction); call added() once committed. */
     create(merchant: NewMerchant): void {
-      insertCreated.run(merchant.id, merchant.name, merchant.webhookSecret, merchant.currency);
-      for (const t of merchant.terminals) insertTerminal.run(t.terNo, merchant.id, t.publicKey, t.privateKey);
-      insertKey.run(merchant.apiKey, merchant.id);
+      sql.insertCreated.run(merchant.id, merchant.name, merchant.webhookSecret, merchant.currency);
+      for (const t of merchant.terminals) sql.insertTerminal.run(t.terNo, merchant.id, t.publicKey, t.privateKey);
+      sql.insertKey.run(merchant.apiKey, merchant.id);
     },
     /** Remembers a merchant whose create() committed. */
-    added(merchant: NewMerchant): void {
-      const { id, name, webhookSecret, currency, apiKey } = merchant;
-      const made = merchant.terminals.map((t) => Object.freeze({ ...t, merchantId: id }));
-      // Each where the queries read it (ORDER BY rowid, ter_no, key).
-      update<Merchant>('merchants', (list) => [...list, Object.freeze({ id, name, webhookSecret, currency, createdBy: 'api' as const })]);
-      update<Terminal>('terminals', (list) => made.reduce((sorted, t) => inserted(sorted, t, (a) => a.terNo < t.terNo), list));
-      update<ApiKey>('api_keys', (list) => inserted(list, Object.freeze({ key: apiKey, merchantId: id }), (a) => a.key < apiKey));
-      publicKeys?.add(made);
-    },
+    added: (merchant: NewMerchant) => remembered.added(merchant),
     /** Forgets a merchant whose deletion committed. */
-    removed(merchantId: string): void {
-      for (const [key, value] of cache) {
-        const item = value as Partial<Merchant & Terminal>;
-        if (!Array.isArray(value) && (item.id === merchantId || item.merchantId === merchantId)) cache.delete(key);
-      }
-      update<Merchant>('merchants', (list) => list.filter((m) => m.id !== merchantId));
-      update<Terminal>('terminals', (list) => list.filter((t) => t.merchantId !== merchantId));
-      update<ApiKey>('api_keys', (list) => list.filter((k) => k.merchantId !== merchantId));
-      publicKeys?.removeMerchant(merchantId);
-    },
+    removed: (merchantId: string) => remembered.removed(merchantId),
     /** The highest terNO of any terminal (0 when there is none). */
-    highestTerNo: () => (highestTerNo.get() as number | null) ?? 0,
+    highestTerNo: () => (sql.highestTerNo.get() as number | null) ?? 0,
     /** The lowest terNO from `first` to `last` that no terminal has; null when every one is taken. */
-    freeTerNo: (first: number, last: number) => freeTerNo.get({ first, last }) as number | null,
+    freeTerNo: (first: number, last: number) => sql.freeTerNo.get({ first, last }) as number | null,
     /** A stored terminal whose public key is `publicKey`, ends it or ends with it (public-key-index.ts). */
     publicKeyClash: (publicKey: string) => keyIndex().clashWith(publicKey),
     /** Two stored terminals whose public keys clash, read afresh (an import checks what it wrote); undefined when none do. */
-    storedPublicKeyClash: () => findPublicKeyClash(allTerminals.all() as Terminal[]),
+    storedPublicKeyClash: () => findPublicKeyClash(sql.allTerminals.all() as Terminal[]),
     /** The ids of the merchants made through the control API. */
-    createdIds: () => createdIds.all() as string[],
+    createdIds: () => sql.createdIds.all() as string[],
     /** Drops what was remembered: call after the credential tables were written behind this repo's back. */
     forget,
-    merchant: (id: string) => remembered(`merchant:${id}`, () => merchantById.get(id) as Merchant | undefined),
-    terminal: (terNo: number) => remembered(`terminal:${terNo}`, () => terminalByNo.get(terNo) as Terminal | undefined),
+    merchant: (id: string) => remembered.get(`merchant:${id}`, () => sql.merchantById.get(id) as Merchant | undefined),
+    terminal: (terNo: number) => remembered.get(`terminal:${terNo}`, () => sql.terminalByNo.get(terNo) as Terminal | undefined),
     terminalByPublicKey: (publicKey: string) =>
-      remembered(`public_key:${publicKey}`, () => terminalByKey.get(publicKey) as Terminal | undefined),
+      remembered.get(`public_key:${publicKey}`, () => sql.terminalByKey.get(publicKey) as Terminal | undefined),
     /** The terminal whose public key ends `encryptedData`: the one place encrypted_data is matched to its terminal. */
     terminalOfEncryptedData: (encryptedData: string) => keyIndex().terminalEndingWith(encryptedData),
     terminals,
-    merchants: (): readonly Merchant[] => remembered('merchants', () => allMerchants.all() as Merchant[]),
-    apiKeys: (): readonly ApiKey[] => remembered('api_keys', () => allKeys.all() as ApiKey[]),
+    merchants: (): readonly Merchant[] => remembered.get('merchants', () => sql.allMerchants.all() as Merchant[]),
+    apiKeys: (): readonly ApiKey[] => remembered.get('api_keys', () => sql.allKeys.all() as ApiKey[]),
   };
 }
 

@@ -50,6 +50,3 @@ export function createEventsRepo(db: Db) {
     },
   };
 }
-
-/** The events repository. */
-export type EventsRepo = ReturnType<typeof createEventsRepo>;

@@ -43,6 +43,3 @@ export function createFaultRulesRepo(db: Db) {
     clearSource: (source: FaultRule['source']) => removeSource.run(source).changes,
   };
 }
-
-/** The fault rules repository. */
-export type FaultRulesRepo = ReturnType<typeof createFaultRulesRepo>;

@@ -48,6 +48,3 @@ export function createIdempotencyRepo(db: Db) {
     purge: (cutoff: number) => purge.run(cutoff).changes,
   };
 }
-
-/** The idempotency repository. */
-export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;

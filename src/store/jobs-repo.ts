@@ -36,6 +36,3 @@ export function createJobsRepo(db: Db) {
     expedite: (kind: string, subjectId: string, now: number) => expedite.run(now, kind, subjectId, now).changes,
   };
 }
-
-/** The jobs repository. */
-export type JobsRepo = ReturnType<typeof createJobsRepo>;

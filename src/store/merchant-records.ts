@@ -38,6 +38,3 @@ export function createMerchantRecords(db: Db) {
     position: (id: string) => position.get(id) as number | undefined,
   };
 }
-
-/** The merchant records of one sandbox. */
-export type MerchantRecords = ReturnType<typeof createMerchantRecords>;

@@ -44,50 +44,53 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** How many rows of each table a merchant owns (tables with none left out). */
 export type RowCounts = Record<string, number>;
 
+/** Every table of the main schema, by name. */
+function tables(db: Db): string[] {
+  return (db.pragma('table_list') as Array<{ schema: string; name: string; type: string }>)
+    .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
+    .map((t) => t.name)
+    .sort();
+}
+
+const hasMerchantColumn = (db: Db, table: string) =>
+  (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).some((c) => c.name === 'merchant_id');
+
+/** The condition selecting a merchant's rows of `table`, or null for a shared table. */
+function ownership(db: Db, table: string): string | null {
+  if (SHARED_TABLES.has(table)) return null;
+  const through = OWNED_THROUGH[table];
+  const direct = hasMerchantColumn(db, table) ? 'merchant_id = @m' : undefined;
+  if (through !== undefined && direct !== undefined) return `${direct} OR (${through})`;
+  if (through !== undefined || direct !== undefined) return (through ?? direct)!;
+  throw new Error(
+    `table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`,
+  );
+}
+
+/**
+ * Every table a merchant can own rows of, with its condition; tables owned through another come
+ * first, since their conditions read the tables they go through, and the credentials last.
+ */
+function owned(db: Db, keepCredentials: boolean): Array<[string, string]> {
+  const all = tables(db).flatMap((table): Array<[string, string]> => {
+    const condition = ownership(db, table);
+    if (condition === null || (keepCredentials && CREDENTIAL_TABLES.has(table))) return [];
+    const withCredentials = keepCredentials ? undefined : OWNED_WITH_CREDENTIALS[table];
+    return [[table, withCredentials === undefined ? condition : `(${condition}) OR ${withCredentials}`]];
+  });
+  const rank = ([table]: [string, string]) => (CREDENTIAL_TABLES.has(table) ? 2 : table in OWNED_THROUGH ? 0 : 1);
+  return all.sort((a, b) => rank(a) - rank(b));
+}
+
 /** Counts and deletes the rows of one merchant. */
 export function createMerchantRows(db: Db) {
-  const tables = () =>
-    (db.pragma('table_list') as Array<{ schema: string; name: string; type: string }>)
-      .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
-      .map((t) => t.name)
-      .sort();
-  const hasMerchantColumn = (table: string) =>
-    (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).some((c) => c.name === 'merchant_id');
-
-  /** The condition selecting a merchant's rows of `table`, or null for a shared table. */
-  function ownership(table: string): string | null {
-    if (SHARED_TABLES.has(table)) return null;
-    const through = OWNED_THROUGH[table];
-    const direct = hasMerchantColumn(table) ? 'merchant_id = @m' : undefined;
-    if (through !== undefined && direct !== undefined) return `${direct} OR (${through})`;
-    if (through !== undefined || direct !== undefined) return (through ?? direct)!;
-    throw new Error(
-      `table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`,
-    );
-  }
-
-  /**
-   * Every table a merchant can own rows of, with its condition; tables owned through another come
-   * first, since their conditions read the tables they go through, and the credentials last.
-   */
-  function owned(keepCredentials: boolean): Array<[string, string]> {
-    const all = tables().flatMap((table): Array<[string, string]> => {
-      const condition = ownership(table);
-      if (condition === null || (keepCredentials && CREDENTIAL_TABLES.has(table))) return [];
-      const withCredentials = keepCredentials ? undefined : OWNED_WITH_CREDENTIALS[table];
-      return [[table, withCredentials === undefined ? condition : `(${condition}) OR ${withCredentials}`]];
-    });
-    const rank = ([table]: [string, string]) => (CREDENTIAL_TABLES.has(table) ? 2 : table in OWNED_THROUGH ? 0 : 1);
-    return all.sort((a, b) => rank(a) - rank(b));
-  }
-
   return {
     /** Every table's ownership rule (throws naming a table that has none): for the coverage test. */
-    ownership: (): Record<string, string | null> => Object.fromEntries(tables().map((table) => [table, ownership(table)])),
+    ownership: (): Record<string, string | null> => Object.fromEntries(tables(db).map((table) => [table, ownership(db, table)])),
     /** How many rows of each table the merchant owns, credentials included. */
     count(merchantId: string): RowCounts {
       const counts: RowCounts = {};
-      for (const [table, condition] of owned(false)) {
+      for (const [table, condition] of owned(db, false)) {
         const n = db
           .prepare(`SELECT COUNT(*) FROM ${quote(table)} WHERE ${condition}`)
           .pluck()
@@ -103,7 +106,7 @@ export function createMerchantRows(db: Db) {
     remove(merchantId: string, keepCredentials: boolean): RowCounts {
       db.pragma('defer_foreign_keys = ON');
       const removed: RowCounts = {};
-      for (const [table, condition] of owned(keepCredentials)) {
+      for (const [table, condition] of owned(db, keepCredentials)) {
         const n = db.prepare(`DELETE FROM ${quote(table)} WHERE ${condition}`).run({ m: merchantId }).changes;
         if (n > 0) removed[table] = n;
       }
@@ -111,6 +114,3 @@ export function createMerchantRows(db: Db) {
     },
   };
 }
-
-/** The merchant rows of one sandbox. */
-export type MerchantRows = ReturnType<typeof createMerchantRows>;

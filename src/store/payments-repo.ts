@@ -113,6 +113,3 @@ export function createPaymentsRepo(db: Db) {
     },
   };
 }
-
-/** The payments repository. */
-export type PaymentsRepo = ReturnType<typeof createPaymentsRepo>;

@@ -37,6 +37,3 @@ export function createS2SRefundsRepo(db: Db) {
       finish.run(status, failureReason, now, id).changes === 1,
   };
 }
-
-/** The S2S refunds repository. */
-export type S2SRefundsRepo = ReturnType<typeof createS2SRefundsRepo>;

@@ -45,6 +45,3 @@ export function createScenariosRepo(db: Db) {
     clear: () => clear.run().changes,
   };
 }
-
-/** The scenarios repository. */
-export type ScenariosRepo = ReturnType<typeof createScenariosRepo>;

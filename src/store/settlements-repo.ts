@@ -81,6 +81,74 @@ const ADJUSTMENT_COLUMNS =
 const ITEM_COLUMNS = 'settlement_id AS settlementId, subject_type AS subjectType, subject_id AS subjectId, gross, fee, refunded';
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
+/** Payments of both families in a settleable status that no settlement carries, oldest first. */
+function readUnsettled(db: Db, filter: UnsettledFilter): Unsettled[] {
+  const v1Where = [`p.status IN (${marks(filter.v1Statuses.length)})`];
+  const s2sWhere = [`t.order_status IN (${marks(filter.s2sCodes.length)})`];
+  const v1Args: unknown[] = [...filter.v1Statuses];
+  const s2sArgs: unknown[] = [...filter.s2sCodes];
+  if (filter.merchantId)
+    v1Where.push('p.merchant_id = ?'), s2sWhere.push('t.merchant_id = ?'), v1Args.push(filter.merchantId), s2sArgs.push(filter.merchantId);
+  if (filter.currency)
+    v1Where.push('p.currency = ?'), s2sWhere.push('t.currency = ?'), v1Args.push(filter.currency), s2sArgs.push(filter.currency);
+  const sql = `
+    SELECT 'v1' AS subjectType, p.id AS subjectId, p.merchant_id AS merchantId, p.currency, p.amount_captured AS gross,
+      p.amount_refunded AS refunded, p.created_at AS createdAt
+    FROM payments p WHERE ${v1Where.join(' AND ')}
+      AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.subject_type = 'v1' AND i.subject_id = p.id)
+    UNION ALL
+    SELECT 's2s', t.trans_id, t.merchant_id, t.currency, t.amount, t.refunded, t.created_at
+    FROM transactions t WHERE ${s2sWhere.join(' AND ')}
+      AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.subject_type = 's2s' AND i.subject_id = t.trans_id)
+    ORDER BY createdAt, subjectId`;
+  return db.prepare(sql).all(...v1Args, ...s2sArgs) as Unsettled[];
+}
+
+/**
+ * Clawbacks owed by payments an earlier settlement carries: the part of their refunds that
+ * succeeded after it (beyond what it and earlier clawbacks deducted), and each chargeback lost
+ * since that no clawback took yet. Grouped later by the settled payment's merchant and currency.
+ */
+function readOwedAdjustments(db: Db, filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.merchantId) where.push('s.merchant_id = ?'), args.push(filter.merchantId);
+  if (filter.currency) where.push('s.currency = ?'), args.push(filter.currency);
+  // The settlement that carried the payment decides the merchant and currency owed.
+  const and = where.map((condition) => ` AND ${condition}`).join('');
+  const only = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const sql = `
+    SELECT * FROM (
+      SELECT i.subject_type AS subjectType, i.subject_id AS subjectId, 'refund' AS kind, NULL AS chargebackId,
+        s.merchant_id AS merchantId, s.currency,
+        -(COALESCE(p.amount_refunded, t.refunded, 0) - i.refunded
+          + COALESCE((SELECT SUM(a.amount) FROM settlement_adjustments a
+              WHERE a.subject_type = i.subject_type AND a.subject_id = i.subject_id AND a.kind = 'refund'), 0)) AS amount
+      FROM settlement_items i JOIN settlements s ON s.id = i.settlement_id
+        LEFT JOIN payments p ON i.subject_type = 'v1' AND p.id = i.subject_id
+        LEFT JOIN transactions t ON i.subject_type = 's2s' AND t.trans_id = i.subject_id
+      ${only}
+    ) WHERE amount < 0
+    UNION ALL
+    SELECT c.subject_type, c.subject_id, 'chargeback', c.id, s.merchant_id, s.currency, -c.amount
+    FROM chargebacks c
+      JOIN settlement_items i ON i.subject_type = c.subject_type AND i.subject_id = c.subject_id
+      JOIN settlements s ON s.id = i.settlement_id
+    WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id)${and}
+    ORDER BY subjectType, subjectId, kind`;
+  return db.prepare(sql).all(...args, ...args) as OwedAdjustment[];
+}
+
+/** One page of settlements, newest first. */
+function listSettlements(db: Db, filter: SettlementFilter): Settlement[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
+  if (filter.status) where.push('status = ?'), args.push(filter.status);
+  const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+  return db.prepare(sql).all(...args, filter.limit) as Settlement[];
+}
+
 /** Prepared statements over the settlements and settlement_items tables. */
 export function createSettlementsRepo(db: Db) {
   const insert =
@@ -111,75 +179,10 @@ export function createSettlementsRepo(db: Db) {
     /** Marks a created settlement paid; false when it already was. */
     markPaid: (id: string, now: number) => markPaid.run(now, id).changes === 1,
     /** Payments of both families in a settleable status that no settlement carries, oldest first. */
-    unsettled(filter: UnsettledFilter): Unsettled[] {
-      const v1Where = [`p.status IN (${marks(filter.v1Statuses.length)})`];
-      const s2sWhere = [`t.order_status IN (${marks(filter.s2sCodes.length)})`];
-      const v1Args: unknown[] = [...filter.v1Statuses];
-      const s2sArgs: unknown[] = [...filter.s2sCodes];
-      if (filter.merchantId)
-        v1Where.push('p.merchant_id = ?'),
-          s2sWhere.push('t.merchant_id = ?'),
-          v1Args.push(filter.merchantId),
-          s2sArgs.push(filter.merchantId);
-      if (filter.currency)
-        v1Where.push('p.currency = ?'), s2sWhere.push('t.currency = ?'), v1Args.push(filter.currency), s2sArgs.push(filter.currency);
-      const sql = `
-        SELECT 'v1' AS subjectType, p.id AS subjectId, p.merchant_id AS merchantId, p.currency, p.amount_captured AS gross,
-          p.amount_refunded AS refunded, p.created_at AS createdAt
-        FROM payments p WHERE ${v1Where.join(' AND ')}
-          AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.subject_type = 'v1' AND i.subject_id = p.id)
-        UNION ALL
-        SELECT 's2s', t.trans_id, t.merchant_id, t.currency, t.amount, t.refunded, t.created_at
-        FROM transactions t WHERE ${s2sWhere.join(' AND ')}
-          AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.subject_type = 's2s' AND i.subject_id = t.trans_id)
-        ORDER BY createdAt, subjectId`;
-      return db.prepare(sql).all(...v1Args, ...s2sArgs) as Unsettled[];
-    },
-    /**
-     * Clawbacks owed by payments an earlier settlement carries: the part of their refunds that
-     * succeeded after it (beyond what it and earlier clawbacks deducted), and each chargeback lost
-     * since that no clawback took yet. Grouped later by the settled payment's merchant and currency.
-     */
-    owedAdjustments(filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
-      const where: string[] = [];
-      const args: unknown[] = [];
-      if (filter.merchantId) where.push('s.merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.currency) where.push('s.currency = ?'), args.push(filter.currency);
-      // The settlement that carried the payment decides the merchant and currency owed.
-      const and = where.map((condition) => ` AND ${condition}`).join('');
-      const only = where.length ? `WHERE ${where.join(' AND ')}` : '';
-      const sql = `
-        SELECT * FROM (
-          SELECT i.subject_type AS subjectType, i.subject_id AS subjectId, 'refund' AS kind, NULL AS chargebackId,
-            s.merchant_id AS merchantId, s.currency,
-            -(COALESCE(p.amount_refunded, t.refunded, 0) - i.refunded
-              + COALESCE((SELECT SUM(a.amount) FROM settlement_adjustments a
-                  WHERE a.subject_type = i.subject_type AND a.subject_id = i.subject_id AND a.kind = 'refund'), 0)) AS amount
-          FROM settlement_items i JOIN settlements s ON s.id = i.settlement_id
-            LEFT JOIN payments p ON i.subject_type = 'v1' AND p.id = i.subject_id
-            LEFT JOIN transactions t ON i.subject_type = 's2s' AND t.trans_id = i.subject_id
-          ${only}
-        ) WHERE amount < 0
-        UNION ALL
-        SELECT c.subject_type, c.subject_id, 'chargeback', c.id, s.merchant_id, s.currency, -c.amount
-        FROM chargebacks c
-          JOIN settlement_items i ON i.subject_type = c.subject_type AND i.subject_id = c.subject_id
-          JOIN settlements s ON s.id = i.settlement_id
-        WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id)${and}
-        ORDER BY subjectType, subjectId, kind`;
-      return db.prepare(sql).all(...args, ...args) as OwedAdjustment[];
-    },
+    unsettled: (filter: UnsettledFilter) => readUnsettled(db, filter),
+    /** Clawbacks owed by payments an earlier settlement carries (readOwedAdjustments). */
+    owedAdjustments: (filter: { merchantId?: string; currency?: string }) => readOwedAdjustments(db, filter),
     /** Newest first. */
-    list(filter: SettlementFilter): Settlement[] {
-      const where: string[] = [];
-      const args: unknown[] = [];
-      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.status) where.push('status = ?'), args.push(filter.status);
-      const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-      return db.prepare(sql).all(...args, filter.limit) as Settlement[];
-    },
+    list: (filter: SettlementFilter) => listSettlements(db, filter),
   };
 }
-
-/** The settlements repository. */
-export type SettlementsRepo = ReturnType<typeof createSettlementsRepo>;

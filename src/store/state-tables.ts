@@ -74,46 +74,72 @@ export function cellTypeProblem(rule: ColumnRule, value: unknown): string | null
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Ordinary tables of the main schema but the schema's own, by name; `wr` marks WITHOUT ROWID ones. */
+function tableList(db: Db) {
+  return (db.pragma('table_list') as Array<{ schema: string; name: string; type: string; wr: number }>)
+    .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_') && !SCHEMA_TABLES.has(t.name))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** True when `table` is a WITHOUT ROWID table. */
+const withoutRowid = (db: Db, table: string) => Boolean(tableList(db).find((t) => t.name === table)?.wr);
+
+function columnInfo(db: Db, table: string) {
+  return db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+    pk: number;
+  }>;
+}
+
+/** What each column of `table` takes (PRAGMA table_info), in schema order. */
+function columnRules(db: Db, table: string): ColumnRule[] {
+  const info = columnInfo(db, table);
+  const rowidTable = tableList(db).find((t) => t.name === table)?.wr !== 1;
+  const keyColumns = info.filter((c) => c.pk > 0).length;
+  return info.map((c) => {
+    const type = c.type.toUpperCase();
+    const rowidKey = rowidTable && keyColumns === 1 && c.pk > 0 && type === 'INTEGER';
+    return { name: c.name, type, required: !rowidKey && (c.notnull === 1 || c.pk > 0), defaulted: c.dflt_value !== null };
+  });
+}
+
+/** The largest value of any of `columns` in any of `tables` that has them (0 for none). */
+function newestTime(db: Db, tables: readonly string[], columns: readonly string[]): number {
+  let newest = 0;
+  for (const table of tables) {
+    const names = columnInfo(db, table).map((c) => c.name);
+    for (const column of names.filter((name) => columns.includes(name))) {
+      const value = db
+        .prepare(`SELECT MAX(${quote(column)}) FROM ${quote(table)}`)
+        .pluck()
+        .get();
+      if (typeof value === 'number' && value > newest) newest = value;
+    }
+  }
+  return newest;
+}
+
 /** Reads and replaces whole tables. */
 export function createStateTables(db: Db) {
   const schemaVersion = db.prepare('SELECT MAX(version) FROM schema_migrations').pluck();
-  /** Ordinary tables of the main schema; `wr` marks WITHOUT ROWID ones. */
-  const tableList = () =>
-    (db.pragma('table_list') as Array<{ schema: string; name: string; type: string; wr: number }>)
-      .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_') && !SCHEMA_TABLES.has(t.name))
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
-  const tables = () => tableList().map((t) => t.name);
-  const columnInfo = (table: string) =>
-    db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{
-      name: string;
-      type: string;
-      notnull: number;
-      dflt_value: unknown;
-      pk: number;
-    }>;
-  const columnsOf = (table: string) => columnInfo(table).map((c) => c.name);
+  const tables = () => tableList(db).map((t) => t.name);
+  const columnsOf = (table: string) => columnInfo(db, table).map((c) => c.name);
 
   return {
     /** Every state table (all but schema_migrations), by name. */
     tables,
     columnsOf,
     /** What each column takes (PRAGMA table_info), in schema order. */
-    columnRules(table: string): ColumnRule[] {
-      const info = columnInfo(table);
-      const rowidTable = tableList().find((t) => t.name === table)?.wr !== 1;
-      const keyColumns = info.filter((c) => c.pk > 0).length;
-      return info.map((c) => {
-        const type = c.type.toUpperCase();
-        const rowidKey = rowidTable && keyColumns === 1 && c.pk > 0 && type === 'INTEGER';
-        return { name: c.name, type, required: !rowidKey && (c.notnull === 1 || c.pk > 0), defaulted: c.dflt_value !== null };
-      });
-    },
+    columnRules: (table: string) => columnRules(db, table),
     /** The highest migration applied. */
     schemaVersion: () => (schemaVersion.get() as number | null) ?? 0,
     /** Every row of a table, in insertion (rowid) order, or key order for WITHOUT ROWID tables. */
     dump(table: string): TableDump {
       const columns = columnsOf(table);
-      const order = tableList().find((t) => t.name === table)?.wr ? '' : ' ORDER BY rowid';
+      const order = withoutRowid(db, table) ? '' : ' ORDER BY rowid';
       const rows = (
         db
           .prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}${order}`)
@@ -140,22 +166,10 @@ export function createStateTables(db: Db) {
         `INSERT INTO ${quote(table)} (${dump.columns.map(quote).join(', ')}) VALUES (${dump.columns.map(() => '?').join(', ')})`,
       );
       const rowids = dump.rows.map((row) => statement.run(...row.map(fromJson)).lastInsertRowid);
-      return tableList().find((t) => t.name === table)?.wr ? [] : rowids;
+      return withoutRowid(db, table) ? [] : rowids;
     },
     /** The largest value of any of `columns` in any table that has them (0 for none): the newest time recorded. */
-    newestTime(columns: readonly string[]): number {
-      let newest = 0;
-      for (const table of tables()) {
-        for (const column of columnsOf(table).filter((name) => columns.includes(name))) {
-          const value = db
-            .prepare(`SELECT MAX(${quote(column)}) FROM ${quote(table)}`)
-            .pluck()
-            .get();
-          if (typeof value === 'number' && value > newest) newest = value;
-        }
-      }
-      return newest;
-    },
+    newestTime: (columns: readonly string[]) => newestTime(db, tables(), columns),
     /** The stored values of `columns` for the rows with these rowids, by rowid (after affinity conversions). */
     storedRows(table: string, columns: string[]): Map<number | bigint, unknown[]> {
       const rows = db

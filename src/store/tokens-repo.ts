@@ -37,6 +37,3 @@ export function createTokensRepo(db: Db) {
     },
   };
 }
-
-/** The tokens repository. */
-export type TokensRepo = ReturnType<typeof createTokensRepo>;

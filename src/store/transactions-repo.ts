@@ -98,6 +98,3 @@ export function createTransactionsRepo(db: Db) {
     },
   };
 }
-
-/** The transactions repository. */
-export type TransactionsRepo = ReturnType<typeof createTransactionsRepo>;

@@ -19,6 +19,3 @@ export function createTriggersRepo(db: Db) {
     eventsSince: (mark: number): EventRecord[] => (since.all(mark) as Row[]).map((row) => ({ ...row, data: JSON.parse(row.data) })),
   };
 }
-
-/** The triggers repository. */
-export type TriggersRepo = ReturnType<typeof createTriggersRepo>;

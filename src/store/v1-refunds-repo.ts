@@ -57,6 +57,3 @@ export function createV1RefundsRepo(db: Db) {
     },
   };
 }
-
-/** The /v1/ refunds repository. */
-export type V1RefundsRepo = ReturnType<typeof createV1RefundsRepo>;

@@ -77,6 +77,3 @@ export function createWebhookEndpointsRepo(db: Db) {
     },
   };
 }
-
-/** The webhook endpoints repository. */
-export type WebhookEndpointsRepo = ReturnType<typeof createWebhookEndpointsRepo>;

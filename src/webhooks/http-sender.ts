@@ -32,6 +32,26 @@ function classify(err: NodeJS.ErrnoException): string {
 /** Decides before anything is sent that a URL must not be: the reason, or undefined to send. */
 export type TargetCheck = (url: URL) => Promise<string | undefined>;
 
+/** A POST never sent: its URL is no http(s) URL, or the target check refused it. */
+const notSent = (errorMessage: string): PostResult => ({
+  status: null,
+  headers: null,
+  body: null,
+  latencyMs: 0,
+  errorKind: 'invalid_url',
+  errorMessage,
+});
+
+/** `text` as a URL to POST to, or undefined when it is no http(s) URL. */
+function httpUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
 export async function postWebhook(
   request: { url: string; headers: Record<string, string>; body: string },
@@ -40,26 +60,43 @@ export async function postWebhook(
 ): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
-  let url: URL;
-  try {
-    url = new URL(request.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-  } catch {
-    return {
-      status: null,
-      headers: null,
-      body: null,
-      latencyMs: 0,
-      errorKind: 'invalid_url',
-      errorMessage: `not an http(s) URL: ${request.url}`,
-    };
-  }
+  const url = httpUrl(request.url);
+  if (!url) return notSent(`not an http(s) URL: ${request.url}`);
   const refused = check ? await check(url) : undefined;
-  if (refused !== undefined)
-    return { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'invalid_url', errorMessage: refused };
+  if (refused !== undefined) return notSent(refused);
+  return send(url, request, timeoutMs, elapsed);
+}
+
+/** The attempt graded by the answer's status: 2xx succeeds; a redirect is not followed. */
+function graded(answer: http.IncomingMessage, body: string): Omit<PostResult, 'latencyMs'> {
+  const status = answer.statusCode ?? 0;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const ok = status >= 200 && status < 300;
+  const redirect = status >= 300 && status < 400;
+  return {
+    status,
+    headers,
+    body,
+    errorKind: ok ? null : redirect ? 'redirect' : 'http_status',
+    errorMessage: ok
+      ? null
+      : redirect
+        ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)`
+        : `answered ${status}`,
+  };
+}
+
+/** Sends the POST and waits for its answer, at most `timeoutMs`; `elapsed` times it. */
+function send(
+  url: URL,
+  request: { headers: Record<string, string>; body: string },
+  timeoutMs: number,
+  elapsed: () => number,
+): Promise<PostResult> {
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
-
   return new Promise((resolve) => {
     let settled = false;
     const done = (result: Omit<PostResult, 'latencyMs'>) => {
@@ -78,25 +115,7 @@ export async function postWebhook(
     let size = 0;
     // The status and headers decide the attempt; of the body only the first 16 KiB is kept, so an
     // answer with a huge or endless body is graded as soon as that much (or all of it) is in.
-    const answered = () => {
-      const status = answer!.statusCode ?? 0;
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(answer!.headers))
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      const ok = status >= 200 && status < 300;
-      const redirect = status >= 300 && status < 400;
-      done({
-        status,
-        headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        errorKind: ok ? null : redirect ? 'redirect' : 'http_status',
-        errorMessage: ok
-          ? null
-          : redirect
-            ? `answered ${status} (redirects are not followed; answer 2xx at the webhook URL itself)`
-            : `answered ${status}`,
-      });
-    };
+    const answered = () => done(graded(answer!, Buffer.concat(chunks).toString('utf8')));
     const timer = setTimeout(() => {
       // A status that came in time stands, even while its body is still arriving.
       if (answer) answered();

@@ -1,0 +1,39 @@
+// How a /v1/ payment begins, whether a request's card or hosted checkout's iDEAL and SEPA create it:
+// in `processing`, nothing captured or refunded yet, answered by the acquirer of its routing.
+import { newId } from '../domain/ids.js';
+import { ROUTING_ACQUIRERS } from '../domain/routing.js';
+import type { Payment } from '../store/payments-repo.js';
+
+/** The fields every new payment starts with alike, which newPayment fills in. */
+type StartsAlike = 'id' | 'acquirer' | 'amountCaptured' | 'amountRefunded' | 'status' | 'declineCode' | 'failureMessage';
+
+/** What tells one new payment from another. */
+export type PaymentStart = Omit<Payment, StartsAlike | 'createdAt' | 'updatedAt'> & { routing: keyof typeof ROUTING_ACQUIRERS };
+
+/** What a payment without a card (iDEAL, SEPA) has where a card payment has its request's fields: smart routing, captured at once, no 3-D Secure. */
+export const WITHOUT_CARD = {
+  routing: 'smart',
+  cardExpMonth: 0,
+  cardExpYear: 0,
+  token: null,
+  description: null,
+  capture: true,
+  returnUrl: null,
+  script: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
+} satisfies Partial<PaymentStart>;
+
+/** A new payment, not stored yet, created at `now`. */
+export function newPayment(start: PaymentStart, now: number): Payment {
+  return {
+    ...start,
+    id: newId('pay'),
+    acquirer: ROUTING_ACQUIRERS[start.routing],
+    amountCaptured: 0,
+    amountRefunded: 0,
+    status: 'processing',
+    declineCode: null,
+    failureMessage: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
