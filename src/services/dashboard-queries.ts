@@ -11,7 +11,6 @@ import {
   DELIVERY_STATUSES,
   SETTLEMENT_STATUSES,
   type DashboardTab,
-  type PaymentFamily,
 } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
