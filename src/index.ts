@@ -11,7 +11,9 @@ export {
   type WaitForDeliveryOptions,
   type AuthenticationResult,
   type AuditWebhooksOptions,
+  type DiagnoseSignatureOptions,
 } from './library/start-sandbox.js';
+export type { SignatureDiagnosis, SignatureCause } from './crypto/signature-findings.js';
 export type { AuditResult, AuditCase } from './webhooks/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';
 export { loadConfig, type Config, type ConfigFlags } from './config.js';

@@ -15,6 +15,8 @@ import { validate } from '../contracts/validate.js';
 import { createMerchantSchema, type MerchantRecord } from '../services/merchants.js';
 import { auditInputProblem, runWebhookAudit, type AuditResult } from '../webhooks/audit.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
+import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
+import type { SignatureDiagnosis } from '../crypto/signature-findings.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -95,6 +97,15 @@ export interface AuditWebhooksOptions {
   merchant?: string;
 }
 
+/** What diagnoseSignature() takes: what your handler received, and the secret it verified with. */
+export interface DiagnoseSignatureOptions {
+  /** The request headers, as node:http (req.headers) or a framework gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body, exactly as received. */
+  body: string | Buffer;
+  secret?: string;
+}
+
 /** A running sandbox for tests. */
 export interface SandboxHandle {
   /** Base URL, e.g. http://127.0.0.1:38211 */
@@ -133,6 +144,11 @@ export interface SandboxHandle {
    * resolves with each case's result; `passed` is false when a must-pass case failed.
    */
   auditWebhooks(url: string, options?: AuditWebhooksOptions): Promise<AuditResult>;
+  /**
+   * Why your handler's signature check fails: give it the headers, the raw body (text or Buffer) and
+   * the secret your handler had; answers {valid, cause, message} as POST /_sandbox/signatures/diagnose.
+   */
+  diagnoseSignature(received: DiagnoseSignatureOptions): SignatureDiagnosis;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -348,6 +364,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       // Events from a private copy of the fixtures, so the audit adds nothing to this sandbox's state or deliveries.
       const material = syntheticAuditMaterial(config.fixturesPath, options.merchant ?? credentials.merchantId);
       return runWebhookAudit(url, { ...material, secret: options.secret ?? material.secret }, settings);
+    },
+    diagnoseSignature({ headers, body, secret }) {
+      const given = Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      return services.signatures.diagnose(validate(diagnoseSignatureSchema, { headers: given, body: text, secret }));
     },
     clock: {
       now: () => services.clock.now(),

@@ -26,6 +26,7 @@ import { Idempotency } from './idempotency.js';
 import { DashboardQueries } from './dashboard-queries.js';
 import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
+import { Signatures } from './signatures.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
 export type CredentialLookups = Pick<
@@ -56,6 +57,7 @@ export function createServices(deps: ServiceDeps) {
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
+  const signatures = new Signatures(deps, webhookSigning);
   snapshot.onReplaced.push((how) => faults.stateReplaced(how));
   const merchants = new Merchants(deps, snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
@@ -99,6 +101,7 @@ export function createServices(deps: ServiceDeps) {
     webhookEndpoints,
     idempotency,
     deliveries,
+    signatures,
     faults,
     scenarios,
     snapshot,
