@@ -105,7 +105,7 @@ function rotation(given: string, signer: KnownSecret, c: SecretContext, previous
         : `; it stopped signing ${ago(until)} ago, 24 h after the rotation`;
     return `that is ${secretName(other)}, replaced by a rotation ${ago(at)} ago: ${c.what} is signed with the new one${still}; verify with the new secret: ${whereToFind(signer)}`;
   }
-  return `${c.what} was signed before endpoint ${signer.owner.id}'s secret was rotated (${ago(signer.replaced!.at)} ago), with the secret that rotation replaced, and your handler has the new one: replay it for a signature made with the new secret (sandbox webhooks replay ${c.deliveryId})`;
+  return `${c.what} was signed before endpoint ${signer.owner.id}'s secret was rotated (${ago(signer.replaced?.at ?? c.now)} ago), with the secret that rotation replaced, and your handler has the new one: replay it for a signature made with the new secret (sandbox webhooks replay ${c.deliveryId})`;
 }
 
 /**

@@ -91,9 +91,10 @@ function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext, sent: SentAttempt
   const mode = found?.mode ?? sent.mode;
   const names = signingHeaders(mode, c.prefix);
   const what = `attempt ${sent.attempt} of delivery ${sent.deliveryId}`;
-  const mine = r.secret === undefined ? undefined : matchKey(r.headers, r.body, verifierKey(r.secret, mode), mode, c.prefix);
-  if (mine?.spelling.form === 'exact' && mine.header === names.signature) {
-    const whose = found && sameSecret(r.secret!, found.signer, mode) ? ` (${secretName(found.signer)})` : '';
+  const secret = r.secret;
+  const mine = secret === undefined ? undefined : matchKey(r.headers, r.body, verifierKey(secret, mode), mode, c.prefix);
+  if (secret !== undefined && mine?.spelling.form === 'exact' && mine.header === names.signature) {
+    const whose = found && sameSecret(secret, found.signer, mode) ? ` (${secretName(found.signer)})` : '';
     return (
       staleness(r.headers, mode, c, sent) ?? {
         valid: true,

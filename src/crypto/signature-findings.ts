@@ -83,7 +83,7 @@ export const invalid = (cause: SignatureCause, message: string): SignatureDiagno
 export function shown(name: string, prefix: string): string {
   if (!name.startsWith('x-')) return name;
   const words = name.split('-').slice(2);
-  return [`X-${prefix}`, ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('-');
+  return [`X-${prefix}`, ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join('-');
 }
 
 /** What a signature is, in a mode: what a correct check computes. */
@@ -102,11 +102,12 @@ export function staleness(
   sent?: SentAttempt,
 ): SignatureDiagnosis | undefined {
   const name = signingHeaders(mode, c.prefix).timestamp;
-  const timestamp = name === undefined ? NaN : Number(headers[name]);
+  if (name === undefined) return undefined;
+  const timestamp = Number(headers[name]);
   if (!Number.isInteger(timestamp)) return undefined;
   const off = c.time.wall / 1000 - timestamp;
   if (Math.abs(off) <= TIMESTAMP_TOLERANCE_S) return undefined;
-  const header = shown(name!, c.prefix);
+  const header = shown(name, c.prefix);
   if (sent?.fault?.includes('stale-timestamp'))
     return invalid(
       'stale_timestamp',

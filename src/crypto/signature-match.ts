@@ -103,10 +103,10 @@ export function entryDigest(entry: string, mode: SignatureMode): Buffer | undefi
 export function signedText(headers: HeaderMap, body: string, mode: SignatureMode, prefix: string): string | undefined {
   const names = signingHeaders(mode, prefix);
   if (mode === 'plain') return body;
-  const timestamp = headers[names.timestamp!];
+  const timestamp = names.timestamp === undefined ? undefined : headers[names.timestamp];
   if (timestamp === undefined) return undefined;
   if (mode === 'timestamped') return `${timestamp}.${body}`;
-  const id = headers[names.id!];
+  const id = names.id === undefined ? undefined : headers[names.id];
   return id === undefined ? undefined : `${id}.${timestamp}.${body}`;
 }
 
@@ -124,10 +124,10 @@ export function matchKey(
   const names = signingHeaders(mode, prefix);
   for (const header of [names.signature, names.previous]) {
     const value = header === undefined ? undefined : headers[header];
-    if (value === undefined) continue;
+    if (header === undefined || value === undefined) continue;
     for (const entry of signatureEntries(value, mode)) {
       const spelling = spellingOf(entry, digest, mode);
-      if (spelling) return { spelling, header: header! };
+      if (spelling) return { spelling, header };
     }
   }
   return undefined;

@@ -49,7 +49,7 @@ function withoutWhitespace(text: string): string {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
+    const char = text.charAt(i);
     if (inString) {
       out += char;
       if (char === '\\') out += text[++i] ?? '';

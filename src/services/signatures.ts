@@ -26,7 +26,8 @@ const EVENT_DELIVERIES = 100;
 
 /** Header names in lower case, a repeated header's values joined as node:http joins them. */
 function lowerCased(headers: ReceivedWebhook['headers']): HeaderMap {
-  const out: Record<string, string> = {};
+  // No prototype: a header named __proto__ is a name like any other.
+  const out: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');
   }
@@ -53,13 +54,14 @@ export class Signatures {
 
   /**
    * Why a received webhook's signature does (not) verify: {valid, cause, message} (SIGNATURE_CAUSES).
-   * `checkedAt` is the wall-clock ms the handler checked the timestamp at (default now).
+   * `checkedAt` is the wall-clock ms the handler checked the timestamp at (default now; the dashboard
+   * passes an attempt's time, startedAt minus the clock's offset, to judge it as it was received).
    */
   diagnose(received: ReceivedWebhook, options: { checkedAt?: number } = {}): SignatureDiagnosis {
     const { clock, config } = this.deps;
     const headers = lowerCased(received.headers);
-    const now = clock.now();
     const offset = clock.offset();
+    const wall = options.checkedAt ?? clock.now() - offset;
     const { sent, named } = this.sentAttempt(headers);
     return diagnoseSignature(
       { headers, body: received.body, secret: received.secret },
@@ -68,7 +70,7 @@ export class Signatures {
         sent,
         named,
         secrets: this.knownSecrets(),
-        time: { wall: options.checkedAt ?? now - offset, sandbox: now, offset },
+        time: { wall, sandbox: wall + offset, offset },
       },
     );
   }

@@ -35,6 +35,19 @@ describe('timestamped mode', () => {
     expect(answer.message).toContain('your handler compares it with wall time');
   });
 
+  it("services.signatures.diagnose() on a recorded attempt, judged when it was sent (the dashboard's call)", async () => {
+    const hook = await s2sWebhook(env);
+    const { services } = env.sandbox;
+    const [attempt] = services.deliveries.attemptsOf(hook.headers['x-sandbox-delivery-id'] ?? '');
+    const recorded = { headers: attempt?.requestHeaders ?? {}, body: attempt?.requestBody ?? '' };
+    const atSend = (attempt?.startedAt ?? 0) - services.clock.offset();
+    expect(services.signatures.diagnose(recorded, { checkedAt: atSend })).toMatchObject({ valid: true, cause: 'valid' });
+    // The same request checked ten minutes later, as a replayed capture is.
+    const later = services.signatures.diagnose(recorded, { checkedAt: atSend + 600_000 });
+    expect(later).toMatchObject({ valid: false, cause: 'stale_timestamp' });
+    expect(later.message).toContain('sandbox webhooks replay whd_');
+  });
+
   it('stale_timestamp from the stale-timestamp fault, and injected_fault from bad-signature, each naming the rule', async () => {
     for (const [fault, cause] of [
       ['stale-timestamp', 'stale_timestamp'],
