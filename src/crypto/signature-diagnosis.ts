@@ -117,7 +117,7 @@ function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext, sent: SentAttempt
       'unknown',
       `the body and headers are those of ${what}, but none of the secrets that sign it now made that signature (its endpoint's secret was rotated again since): sandbox webhooks replay ${sent.deliveryId} sends it again, freshly signed`,
     );
-  if (r.secret !== undefined) {
+  if (secret !== undefined) {
     const previousHeader = mine?.spelling.form === 'exact' && mine.header === names.previous;
     const context = {
       mode,
@@ -128,7 +128,7 @@ function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext, sent: SentAttempt
       deliveryId: sent.deliveryId,
       prefix: c.prefix,
     };
-    const finding = secretFinding(r.secret, found.signer, context, previousHeader);
+    const finding = secretFinding(secret, found.signer, context, previousHeader);
     return invalid(finding.cause, finding.message);
   }
   return (

@@ -72,8 +72,8 @@ export function diagnoseUnsent(r: ReceivedRequest, c: DiagnosisContext): Signatu
         message: `signature valid: made over this body with ${secretName(known)}; ${named}`,
       }));
     }
+    const keys = [secret === undefined ? undefined : verifierKey(secret, mode), ...c.secrets.map((k) => signerKey(k.value, mode))];
     for (const variant of bodyVariants(r.body)) {
-      const keys = [secret === undefined ? undefined : verifierKey(secret, mode), ...c.secrets.map((k) => signerKey(k.value, mode))];
       const change = bodyDifference(variant, r.body);
       if (change && keys.some((key) => at(key, variant)?.spelling.form === 'exact')) {
         return invalid(change.change, `the body ${change.how}, and the signature matches it as it was before; ${RAW_BODY}`);
