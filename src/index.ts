@@ -9,7 +9,9 @@ export type {
   WaitForDeliveryOptions,
   AuthenticationResult,
   AuditWebhooksOptions,
+  DiagnoseSignatureOptions,
 } from './library/handle-types.js';
+export type { SignatureDiagnosis, SignatureCause } from './crypto/signature-findings.js';
 export type { AuditResult, AuditCase } from './webhooks/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';
 export { loadConfig, type Config, type ConfigFlags } from './config.js';

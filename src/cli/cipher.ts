@@ -16,8 +16,9 @@ interface KeyFlags {
   json?: boolean;
 }
 
-async function readProcessStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError('no text: give it as an argument or pipe it on stdin');
+/** All of standard input as UTF-8 text; `missing` is the error when it is a terminal (nothing piped). */
+export async function readProcessStdin(missing = 'no text: give it as an argument or pipe it on stdin'): Promise<string> {
+  if (process.stdin.isTTY) throw new CliError(missing);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -26,7 +27,7 @@ async function readProcessStdin(): Promise<string> {
 /** The argument, or stdin without the one line ending that `echo` and editors add. */
 async function inputText(io: CipherIo, argument: string | undefined): Promise<string> {
   if (argument !== undefined) return argument;
-  const text = await (io.readStdin ?? readProcessStdin)();
+  const text = await (io.readStdin ?? (() => readProcessStdin()))();
   return text.replace(/\r?\n$/, '');
 }
 

@@ -26,6 +26,7 @@ import { addTriggerCommand } from './trigger.js';
 import { addAuthenticateCommand } from './authenticate.js';
 import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
+import { addVerifyCommand } from './verify.js';
 import { CliError, errorBody, jsonRequested } from './cli-error.js';
 
 /** Where a command writes; tests capture it. */
@@ -81,6 +82,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addAuthenticateCommand(program, io);
   addMerchantsCommand(program, io);
   addAuditWebhooksCommand(program, io);
+  addVerifyCommand(program, io);
   return program;
 }
 

@@ -47,6 +47,11 @@ export function signatureHeader(secret: string, mode: SignatureMode, body: strin
 /** Canonical base64, padded or not: what every Standard Webhooks library decodes the same way. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 
+/** True for non-empty canonical base64 (padded or not), the form a Standard Webhooks key takes after whsec_. */
+export function isCanonicalBase64(text: string): boolean {
+  return text !== '' && BASE64.test(text);
+}
+
 /**
  * The secret as a Standard Webhooks library takes it (`whsec_<base64>`). Secrets the sandbox makes
  * already are; one that is not base64 after whsec_ (the seeded whsec_test_sandbox) becomes
@@ -54,13 +59,17 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3
  */
 export function standardSecret(secret: string): string {
   const body = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  return body !== '' && BASE64.test(body) ? secret : `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+  return isCanonicalBase64(body) ? secret : `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+}
+
+/** The HMAC key the sandbox signs with in standard mode: the base64 after whsec_ of the secret's standard form, decoded. */
+export function standardKey(secret: string): Buffer {
+  return Buffer.from(standardSecret(secret).replace(/^whsec_/, ''), 'base64');
 }
 
 /** `v1,<base64 HMAC-SHA256>` of "<id>.<timestamp>.<body>" under a secret's Standard Webhooks key. */
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(standardSecret(secret).replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 /** The signature headers of one webhook request in its mode (names in lower case). */

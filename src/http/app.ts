@@ -25,6 +25,7 @@ import { stateRoutes } from './control-state.js';
 import { controlDeliveryRoutes } from './control-deliveries.js';
 import { controlDisputeRoutes } from './control-disputes.js';
 import { controlMerchantRoutes } from './control-merchants.js';
+import { controlSignatureRoutes } from './control-signatures.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
@@ -138,6 +139,7 @@ export function createApp(deps: AppDeps) {
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
   app.route('/_sandbox', controlMerchantRoutes(deps));
+  app.route('/_sandbox', controlSignatureRoutes(deps));
   return app;
 }
 

@@ -33,6 +33,7 @@ import { controlTransactionView, s2sEncryptedPaymentView, s2sPaymentView, s2sRef
 import { scenarioListView } from '../views/scenario-entry.js';
 import { importView, merchantResetView, resetView } from '../views/state.js';
 import { merchantsOpenApi } from './control-merchants.js';
+import { signaturesOpenApi } from './control-signatures.js';
 import { resetSchema } from './control-state.js';
 import { PAGE_ROUTES } from './openapi-pages.js';
 import { faultHeaderPattern } from '../contracts/patterns.js';
@@ -564,6 +565,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...disputesOpenApi,
   ...dashboardOpenApi,
   ...merchantsOpenApi,
+  ...signaturesOpenApi,
   ...PAGE_ROUTES,
 ];
 

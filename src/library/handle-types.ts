@@ -78,3 +78,12 @@ export interface AuditWebhooksOptions {
   /** Whose events and secret (default: the first merchant, mer_sandbox). */
   merchant?: string;
 }
+
+/** What diagnoseSignature() takes: what your handler received, and the secret it verified with. */
+export interface DiagnoseSignatureOptions {
+  /** The request headers, as node:http (req.headers) or a framework gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body, exactly as received. */
+  body: string | Buffer;
+  secret?: string;
+}

@@ -22,10 +22,13 @@ import type {
   AuthenticationResult,
   CreatedMerchant,
   CreateMerchantOptions,
+  DiagnoseSignatureOptions,
   SandboxCredentials,
   WaitForDeliveryOptions,
 } from './handle-types.js';
 import { allDeliveries, DeliveryWaits } from './wait-for-delivery.js';
+import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
+import type { SignatureDiagnosis } from '../crypto/signature-findings.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -68,6 +71,11 @@ export interface SandboxHandle {
    * resolves with each case's result; `passed` is false when a must-pass case failed.
    */
   auditWebhooks(url: string, options?: AuditWebhooksOptions): Promise<AuditResult>;
+  /**
+   * Why your handler's signature check fails: give it the headers, the raw body (text or Buffer) and
+   * the secret your handler had; answers {valid, cause, message} as POST /_sandbox/signatures/diagnose.
+   */
+  diagnoseSignature(received: DiagnoseSignatureOptions): SignatureDiagnosis;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -109,6 +117,13 @@ function completeChallenge(services: Services, id: string, outcome: Parameters<S
       'outcome',
     );
   return services.auth.completeFor(id, verdict).challenge;
+}
+
+/** diagnoseSignature(): the headers a framework gives (undefined ones dropped) and the body as text, as the control route takes them. */
+function diagnoseSignature(services: Services, { headers, body, secret }: DiagnoseSignatureOptions): SignatureDiagnosis {
+  const given = Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  return services.signatures.diagnose(validate(diagnoseSignatureSchema, { headers: given, body: text, secret }));
 }
 
 /** auditWebhooks(): each setting defaults to what this sandbox sends with. */
@@ -183,6 +198,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     waitForDelivery: (wanted) => waits.wait(wanted),
     deliveries: () => allDeliveries(services),
     auditWebhooks: async (url, options = {}) => auditWebhooks(server, credentials.merchantId, url, options),
+    diagnoseSignature: (received) => diagnoseSignature(services, received),
     clock: {
       now: () => services.clock.now(),
       advance: (duration) => wake(advanceClock(services, duration)),

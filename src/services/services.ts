@@ -29,6 +29,7 @@ import { DashboardQueries } from './dashboard-queries.js';
 import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
 import { Signals } from './signals.js';
+import { Signatures } from './signatures.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
 export type CredentialLookups = Pick<
@@ -70,6 +71,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   /** The secrets that sign a delivery: a registered endpoint's own (two while rotating), else the merchant's signing secret. */
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
+  const signatures = new Signatures(deps, webhookSigning);
   const merchants = new Merchants(deps, snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
@@ -112,6 +114,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     webhookEndpoints,
     idempotency,
     deliveries,
+    signatures,
     faults,
     scenarios,
     snapshot,

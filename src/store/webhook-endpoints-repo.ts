@@ -49,6 +49,7 @@ export function createWebhookEndpointsRepo(db: Db) {
   const liveByMerchant = db.prepare(
     `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND deleted_at IS NULL AND enabled = 1 ORDER BY created_at, id`,
   );
+  const everyOne = db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`);
   const softDelete = db.prepare(
     'UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ? AND deleted_at IS NULL',
   );
@@ -69,6 +70,8 @@ export function createWebhookEndpointsRepo(db: Db) {
     /** The merchant's enabled, not deleted endpoints, oldest first (the fan-out order). */
     enabledFor: (merchantId: string) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!),
     delete: (id: string, now: number) => softDelete.run(now, now, id).changes === 1,
+    /** Every endpoint of every merchant, deleted ones included, oldest first (the secrets a signature diagnosis tries). */
+    all: () => (everyOne.all() as Row[]).map((row) => fromRow(row)!),
     list(filter: WebhookEndpointFilter): WebhookEndpoint[] {
       const rows = filter.startingAfter
         ? pageAfter.all(filter.merchantId, filter.startingAfter.createdAt, filter.startingAfter.id, filter.limit)

@@ -188,6 +188,15 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     pass: () => start(['audit-webhooks', '--to', `${handler.url}/webhooks`, '--json']).run,
     fail: () => start(['audit-webhooks', '--to', 'not-a-url', '--json']).run,
   },
+  verify: {
+    pass: () => {
+      const body = 'transID=1&status=Test+Approved';
+      writeFileSync(join(dir, 'body'), body);
+      const header = `X-Sandbox-Signature: ${signatureHeader(CREDS.secret, 'plain', body, 0)}`;
+      return sandboxCli(['verify', '--body', join(dir, 'body'), '--header', header, '--secret', CREDS.secret, '--json']);
+    },
+    fail: () => sandboxCli(['verify', '--body', join(dir, 'body'), '--header', 'no colon', '--json']),
+  },
   encrypt: {
     pass: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
     fail: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--json']).run,

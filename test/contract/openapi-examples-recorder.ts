@@ -228,7 +228,13 @@ async function control(r: Recorder, paymentId: string) {
     to: 'http://127.0.0.1:3000/webhooks',
   });
   const deliveries = await r.json('GET', '/_sandbox/deliveries', '/_sandbox/deliveries?limit=2');
-  await r.json('GET', '/_sandbox/deliveries/{id}', `/_sandbox/deliveries/${deliveries.data[0].id}`);
+  const delivery = await r.json('GET', '/_sandbox/deliveries/{id}', `/_sandbox/deliveries/${deliveries.data[0].id}`);
+  // A handler that read its secret from a file with the newline at its end.
+  await r.json('POST', '/_sandbox/signatures/diagnose', '/_sandbox/signatures/diagnose', {
+    headers: delivery.request.headers,
+    body: delivery.request.body,
+    secret: `${CREDS.secret}\n`,
+  });
   await r.json('POST', '/_sandbox/deliveries/{id}/replay', `/_sandbox/deliveries/${deliveries.data[0].id}/replay`, {
     to: 'http://127.0.0.1:3000/webhooks-staging',
   });

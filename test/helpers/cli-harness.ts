@@ -1,6 +1,7 @@
 // Runs the `sandbox` CLI in-process (buildProgram with captured output) against a real sandbox.
 import kleur from 'kleur';
-import { buildProgram, userErrorMessage, type CliIo } from '../../src/cli/program.js';
+import { buildProgram, userErrorMessage } from '../../src/cli/program.js';
+import type { CipherIo } from '../../src/cli/cipher.js';
 import { CommanderError } from 'commander';
 
 kleur.enabled = false;
@@ -14,11 +15,12 @@ export interface CliRun {
   exitCode: number;
 }
 
-/** Runs `sandbox <args>` and captures stdout, stderr and a user error. */
-export async function runCli(args: string[]): Promise<CliRun> {
+/** Runs `sandbox <args>` and captures stdout, stderr and a user error; `stdin` is what standard input holds. */
+export async function runCli(args: string[], stdin?: string): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  const io: CipherIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  if (stdin !== undefined) io.readStdin = async () => stdin;
   let error: string | undefined;
   try {
     await buildProgram(io).parseAsync(['node', 'sandbox', ...args]);

@@ -1,0 +1,31 @@
+// POST /_sandbox/signatures/diagnose: why a webhook handler's signature check fails, answered from
+// what the handler received and what the sandbox sent and signed with (services/signatures.ts).
+import { Hono } from 'hono';
+import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
+import { validate } from '../contracts/validate.js';
+import { signatureDiagnosisView, toSignatureDiagnosisView } from '../views/signature-diagnosis.js';
+import type { AppDeps, AppEnv } from './app.js';
+import { controlRoute } from './control-route.js';
+import type { OpenApiRoute } from './openapi.js';
+import { readJson } from './validation.js';
+
+/** POST /signatures/diagnose under /_sandbox. */
+export function controlSignatureRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.post('/signatures/diagnose', async (c) => {
+    const received = validate(diagnoseSignatureSchema, await readJson(c));
+    return c.json(toSignatureDiagnosisView(deps.services.signatures.diagnose(received)));
+  });
+  return app;
+}
+
+/** The routes of this module, for /openapi.json. */
+export const signaturesOpenApi: OpenApiRoute[] = [
+  controlRoute(
+    'post',
+    '/signatures/diagnose',
+    'Why a webhook signature check fails: send the headers, raw body and secret your handler had; the sandbox compares them with what it sent and signed with',
+    '{valid, cause, message}: whether the signature verifies, the cause when it does not, and one line saying what to change',
+    { body: diagnoseSignatureSchema, responseSchema: signatureDiagnosisView },
+  ),
+];

@@ -1,0 +1,136 @@
+// Signature diagnosis: why a merchant's webhook handler refuses a signature. The headers it
+// received name a delivery (X-Sandbox-Delivery-Id, else X-Sandbox-Event-Id or webhook-id); the
+// attempt it got is the one whose signature (else timestamp, else attempt number) it has, as the
+// attempt log recorded it. With the secrets that signed it and every secret the sandbox holds, the
+// rules of crypto/signature-diagnosis.ts say what differs. Headers that name nothing known are
+// diagnosed from the request alone.
+import type { WebhookSigning } from '../crypto/signature.js';
+import type { KnownSecret } from '../crypto/secret-diagnosis.js';
+import { diagnoseSignature } from '../crypto/signature-diagnosis.js';
+import type { SentAttempt, SignatureDiagnosis } from '../crypto/signature-findings.js';
+import type { HeaderMap } from '../crypto/signature-match.js';
+import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
+import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
+import type { ServiceDeps } from './deps.js';
+import { PREVIOUS_SECRET_LIFETIME_MS } from './webhook-endpoints.js';
+
+/** What a webhook handler received: headers as node:http or a framework gives them, the raw body, the secret it verified with. */
+export interface ReceivedWebhook {
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  body: string;
+  secret?: string | undefined;
+}
+
+/** Deliveries of one event the diagnosis reads at most, when only the event id is known. */
+const EVENT_DELIVERIES = 100;
+
+/** Header names in lower case, a repeated header's values joined as node:http joins them. */
+function lowerCased(headers: ReceivedWebhook['headers']): HeaderMap {
+  // No prototype: a header named __proto__ is a name like any other.
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return out;
+}
+
+/** An endpoint's secrets: the current one, and the one its last rotation replaced. */
+function endpointSecrets(endpoint: WebhookEndpoint): KnownSecret[] {
+  const owner = { kind: 'endpoint' as const, id: endpoint.id, merchantId: endpoint.merchantId };
+  const secrets: KnownSecret[] = [{ value: endpoint.secret, owner }];
+  if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null) {
+    const until = endpoint.previousSecretExpiresAt;
+    secrets.push({ value: endpoint.previousSecret, owner, replaced: { at: until - PREVIOUS_SECRET_LIFETIME_MS, until } });
+  }
+  return secrets;
+}
+
+/** The signature diagnosis use case. */
+export class Signatures {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly signing: (delivery: Delivery) => WebhookSigning,
+  ) {}
+
+  /**
+   * Why a received webhook's signature does (not) verify: {valid, cause, message} (SIGNATURE_CAUSES).
+   * `checkedAt` is the wall-clock ms the handler checked the timestamp at (default now; the dashboard
+   * passes an attempt's time, startedAt minus the clock's offset, to judge it as it was received).
+   */
+  diagnose(received: ReceivedWebhook, options: { checkedAt?: number } = {}): SignatureDiagnosis {
+    const { clock, config } = this.deps;
+    const headers = lowerCased(received.headers);
+    const offset = clock.offset();
+    const wall = options.checkedAt ?? clock.now() - offset;
+    const { sent, named } = this.sentAttempt(headers);
+    return diagnoseSignature(
+      { headers, body: received.body, secret: received.secret },
+      {
+        prefix: config.headerPrefix,
+        sent,
+        named,
+        secrets: this.knownSecrets(),
+        time: { wall, sandbox: wall + offset, offset },
+      },
+    );
+  }
+
+  /** The attempt the headers name, or what they name when there is none to compare with. */
+  private sentAttempt(headers: HeaderMap): { sent?: SentAttempt; named?: { what: string; known: boolean } } {
+    const { deliveries } = this.deps.store;
+    const p = `x-${this.deps.config.headerPrefix.toLowerCase()}`;
+    const deliveryId = headers[`${p}-delivery-id`];
+    const eventId = headers[`${p}-event-id`] ?? headers['webhook-id'];
+    let candidates: Delivery[];
+    if (deliveryId !== undefined) {
+      const delivery = deliveries.get(deliveryId);
+      if (!delivery) return { named: { what: `delivery ${deliveryId}`, known: false } };
+      candidates = [delivery];
+    } else if (eventId !== undefined) {
+      candidates = deliveries.list({ eventId, limit: EVENT_DELIVERIES });
+      if (candidates.length === 0) return { named: { what: `event ${eventId}`, known: false } };
+    } else return {};
+    const tried = candidates.flatMap((delivery) => deliveries.attempts(delivery.id).map((attempt) => ({ delivery, attempt })));
+    const signature = (h: HeaderMap) => h[`${p}-signature`] ?? h['webhook-signature'];
+    const timestamp = (h: HeaderMap) => h[`${p}-timestamp`] ?? h['webhook-timestamp'];
+    const same = (pick: (h: HeaderMap) => string | undefined) => (t: { attempt: DeliveryAttempt }) =>
+      pick(t.attempt.requestHeaders) !== undefined && pick(t.attempt.requestHeaders) === pick(headers);
+    const latest = tried.reduce<(typeof tried)[number] | undefined>(
+      (a, b) => (!a || b.attempt.startedAt > a.attempt.startedAt ? b : a),
+      undefined,
+    );
+    const found = tried.find(same(signature)) ?? tried.find(same(timestamp)) ?? tried.find(same((h) => h[`${p}-attempt`])) ?? latest;
+    // A delivery never tried yet was never received: there is nothing to compare with.
+    if (!found) return { named: { what: deliveryId === undefined ? `event ${eventId}` : `delivery ${deliveryId}`, known: true } };
+    const { delivery, attempt } = found;
+    return {
+      sent: {
+        deliveryId: delivery.id,
+        attempt: attempt.attempt,
+        headers: attempt.requestHeaders,
+        body: attempt.requestBody,
+        fault: attempt.fault,
+        signers: this.signersOf(delivery),
+        mode: this.signing(delivery).mode,
+      },
+    };
+  }
+
+  /** The secrets that may have signed a delivery: its endpoint's (current and replaced), else its merchant's. */
+  private signersOf(delivery: Delivery): KnownSecret[] {
+    const { store } = this.deps;
+    const endpoint = delivery.endpointId === null ? undefined : store.webhookEndpoints.get(delivery.endpointId);
+    if (endpoint) return endpointSecrets(endpoint);
+    const merchant = store.credentials.merchant(delivery.merchantId);
+    return merchant ? [{ value: merchant.webhookSecret, owner: { kind: 'merchant', id: merchant.id, merchantId: merchant.id } }] : [];
+  }
+
+  /** Every secret the sandbox holds: each merchant's webhook secret and each endpoint's, deleted endpoints included. */
+  private knownSecrets(): KnownSecret[] {
+    const { store } = this.deps;
+    const merchants = store.credentials
+      .merchants()
+      .map((m): KnownSecret => ({ value: m.webhookSecret, owner: { kind: 'merchant', id: m.id, merchantId: m.id } }));
+    return [...merchants, ...store.webhookEndpoints.all().flatMap(endpointSecrets)];
+  }
+}
