@@ -34,7 +34,7 @@ export const DURATION_PATTERN = `^\\s*(?:${NUMBER}|${DURATION_WITH_UNITS})\\s*$`
 /** A duration with units that is more than 0, never negative (POST /_sandbox/clock/advance). */
 export const POSITIVE_DURATION_PATTERN = `^\\s*(?!(?:0+(?:\\.0+)?(?:ms|s|m|h|d))+\\s*$)${DURATION_WITH_UNITS}\\s*$`;
 
-/** A duration back from now, or a time from an ISO date on (services/deliveries.ts parseSince). */
+/** A duration back from now, or a time from an ISO date on (domain/since.ts parseSince). */
 export const SINCE_PATTERN = `^(?:\\s*(?:${NUMBER}|${DURATION_WITH_UNITS})\\s*|\\d{4}-\\d{2}-\\d{2}.*)$`;
 
 /**

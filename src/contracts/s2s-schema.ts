@@ -177,3 +177,11 @@ export const s2sEncryptedSchema = z
 
 /** A validated S2S payment request. */
 export type S2SPaymentInput = z.output<typeof s2sPaymentSchema> & { encryption_method?: 'aes256' | 'none' };
+
+/** POST /api/s2s/encrypt form: the endpoint reads this one field itself; what is inside is validated by s2sEncryptedSchema. */
+export const s2sEncryptedForm = z.object({
+  encrypted_data: z
+    .string()
+    .min(1)
+    .describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
+});

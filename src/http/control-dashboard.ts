@@ -6,7 +6,6 @@
 // post to it nor read it.
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
-import * as z from 'zod';
 import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
@@ -17,7 +16,7 @@ import { ListFragment, type TableContext } from '../pages/dashboard-tables.js';
 import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { TAB_STATUSES } from '../services/dashboard-queries.js';
-import { AUTHENTICATION_OUTCOMES, DASHBOARD_TABS } from '../domain/vocabularies.js';
+import { dashboardAuthenticateForm, dashboardQuery, dashboardReplayForm } from '../contracts/dashboard.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
@@ -26,48 +25,6 @@ import { validate } from '../contracts/validate.js';
 
 /** Rows per list page. */
 export const DASHBOARD_PAGE_SIZE = 50;
-
-const blank = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value;
-
-/** GET /_sandbox/ and /_sandbox/dashboard/fragment query. */
-export const dashboardQuery = z
-  .object({
-    tab: z
-      .enum(DASHBOARD_TABS)
-      .optional()
-      .describe(`one of ${DASHBOARD_TABS.join(', ')}`),
-    merchant: z.preprocess(blank, z.string().max(100).optional()).describe('a merchant id such as mer_sandbox: only its rows'),
-    status: z.preprocess(blank, z.string().max(40).optional()).describe("a status of the tab's list (see the Status filter)"),
-    type: z
-      .preprocess(
-        blank,
-        z
-          .string()
-          .regex(/^[a-z0-9_.]{1,64}$/)
-          .optional(),
-      )
-      .describe('an event type such as payment.authorized'),
-    q: z.preprocess(blank, z.string().max(200).optional()).describe('an id or reference, matched exactly (at most 200 characters)'),
-    starting_after: z.preprocess(blank, z.string().max(100).optional()).describe('the id of the last row of the previous page'),
-  })
-  .strict();
-
-/** POST /_sandbox/dashboard/authenticate form. */
-export const dashboardAuthenticateForm = z.object({
-  csrf: z.string(),
-  subject: z.enum(['transaction', 'payment']).describe('"transaction" (an S2S transID) or "payment" (a /v1/ pay_... id)'),
-  id: z.string().min(1).max(100).describe('the transID or payment id'),
-  outcome: z.enum(AUTHENTICATION_OUTCOMES).extract(['approve', 'decline']).describe('"approve" or "decline"'),
-  back: z
-    .string()
-    .regex(/^\/_sandbox\/[^\s]*$/)
-    .optional()
-    .describe('a dashboard path under /_sandbox/ to return to'),
-});
-
-/** POST .../replay form. */
-export const dashboardReplayForm = z.object({ csrf: z.string() });
 
 const page = (
   method: 'get' | 'post',

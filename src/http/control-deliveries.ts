@@ -2,59 +2,13 @@
 // events (list, show, replay), with the fault rules and the activity stream mounted alongside.
 // Behind the control guard (middleware/control-guard.ts) like all of /_sandbox.
 import { Hono } from 'hono';
-import * as z from 'zod';
-import { queryInteger } from '../contracts/v1-common.js';
-import { parseSince } from '../services/deliveries.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
-import { httpUrl } from '../contracts/v1-common.js';
 import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { SINCE_PATTERN } from '../contracts/patterns.js';
-import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
-
-const since = z
-  .string()
-  .refine((text) => parseSince(text, 0) !== undefined, {
-    message: 'since must be a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"',
-  })
-  .meta({ pattern: SINCE_PATTERN })
-  .optional()
-  .describe('a duration back from now such as "10m" or "1h", or an ISO time such as "2026-01-15T12:00:00Z"');
-const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000');
-const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks').optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks');
-
-/** GET /_sandbox/deliveries query. */
-export const deliveryQuery = z
-  .object({
-    status: z.enum(DELIVERY_STATUSES).optional().describe(orList(DELIVERY_STATUSES)),
-    event: z.string().optional().describe('an event type such as payment.authorized'),
-    event_id: z.string().optional().describe('an event id (evt_...)'),
-    url: z.string().optional().describe('the exact webhook URL'),
-    merchant: z.string().optional().describe('a merchant id such as mer_sandbox'),
-    since,
-    limit,
-    starting_after: z.string().optional().describe('the id of the last delivery of the previous page'),
-  })
-  .strict();
-
-/** GET /_sandbox/events query. */
-export const eventQuery = z
-  .object({
-    type: z.string().optional().describe('an event type such as payment.authorized'),
-    resource: z.string().optional().describe('the id of the object the event is about (transID, pay_...)'),
-    merchant: z.string().optional().describe('a merchant id such as mer_sandbox'),
-    since,
-    limit,
-    starting_after: z.string().optional().describe('the id of the last event of the previous page'),
-  })
-  .strict();
-
-/** POST .../replay body (optional). */
-export const replayBody = z.object({ to: url }).strict();
-/** POST /_sandbox/deliveries/retry-failed body (optional). */
-export const retryBody = z.object({ since }).strict();
+import { deliveryQuery, replayBody, retryBody } from '../contracts/deliveries.js';
+import { eventQuery } from '../contracts/events.js';
 
 /** /deliveries, /events, /faults and /stream under /_sandbox. */
 export function controlDeliveryRoutes(deps: AppDeps) {

@@ -1,32 +1,12 @@
 // Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
 // effects are in src/webhooks/fault-rules.ts and faults.ts; docs/api-faults.md explains both.
 import { Hono } from 'hono';
-import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { faultRuleView } from '../webhooks/faults.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { faultSpecPattern } from '../contracts/patterns.js';
-import { API_FAULT_KINDS } from '../domain/api-faults.js';
-import { FAULT_KINDS } from '../webhooks/fault-rules.js';
-
-/** The shape of a fault spec, for the document (the parser checks the rest). */
-const FAULT_SPEC_PATTERN = faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]);
-
-/** POST /_sandbox/faults body. */
-export const setSchema = z
-  .object({
-    spec: z
-      .string()
-      .meta({ pattern: FAULT_SPEC_PATTERN })
-      .optional()
-      .describe(
-        'a fault spec such as "duplicate=2", "url=http://127.0.0.1:3000/hook:fail-first=2" or "route=POST /v1/payments:status=503,p=0.2" (see docs/api-faults.md)',
-      ),
-    seed: z.number().int().min(0).max(0xffffffff).optional().describe('a whole number from 0 to 4294967295'),
-  })
-  .strict();
+import { faultRuleSchema } from '../contracts/faults.js';
 
 /** GET /faults (seed and rules), POST /faults {spec?, seed?}, DELETE /faults and /faults/{id}. */
 export function controlFaultRoutes(deps: AppDeps) {
@@ -36,7 +16,7 @@ export function controlFaultRoutes(deps: AppDeps) {
   app.get('/faults', (c) => c.json(faults.list()));
 
   app.post('/faults', async (c) => {
-    const body = validate(setSchema, await readJson(c));
+    const body = validate(faultRuleSchema, await readJson(c));
     if (body.spec === undefined && body.seed === undefined) {
       throw new SandboxError(
         'parameter_missing',

@@ -2,9 +2,7 @@
 // worker), GET lists the seeded and created ones a page at a time, DELETE removes a created one with everything it
 // owns. The use cases are in services/merchants.ts.
 import { Hono } from 'hono';
-import * as z from 'zod';
-import { queryInteger } from '../contracts/v1-common.js';
-import { createMerchantSchema, MERCHANT_PAGE } from '../services/merchants.js';
+import { createMerchantSchema, MERCHANT_PAGE, merchantListQuery } from '../contracts/merchants.js';
 import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantView, toMerchantView } from '../views/merchant.js';
 import { listView } from '../views/list.js';
 import type { AppDeps, AppEnv } from './app.js';
@@ -12,21 +10,6 @@ import type { OpenApiRoute } from './openapi.js';
 import { controlRoute } from './control-route.js';
 import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
-
-/** GET /_sandbox/merchants query: the list parameters of the other control lists. */
-export const merchantListQuery = z
-  .object({
-    limit: queryInteger(1, 1000)
-      .optional()
-      .describe(`how many merchants to return, a whole number from 1 to 1000 (default ${MERCHANT_PAGE})`),
-    starting_after: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe('the id of the last merchant of the previous page; the list continues after it'),
-  })
-  .strict();
 
 /** GET and POST /merchants, GET and DELETE /merchants/{id} under /_sandbox. */
 export function controlMerchantRoutes(deps: AppDeps) {

@@ -1,7 +1,7 @@
 // The scenario queue over the control API: GET /_sandbox/scenarios lists it, POST appends a
 // scenario document's entries, DELETE empties it.
 import { Hono } from 'hono';
-import { scenarioDocumentSchema } from '../services/scenarios.js';
+import { scenarioDocumentSchema } from '../contracts/scenarios.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -3,28 +3,16 @@
 // Mounted ahead of the app-wide 1 MiB body limit, because a snapshot is often larger; the import
 // route sets its own limit.
 import { Hono } from 'hono';
-import * as z from 'zod';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { readJson, readOptionalJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { resetSchema } from '../contracts/state.js';
 import { toImportView, toMerchantResetView, toResetView } from '../views/state.js';
 
 /** The largest snapshot POST /_sandbox/import takes. */
 export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
-
-/** POST /_sandbox/reset body (optional). */
-export const resetSchema = z
-  .object({
-    merchant: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe('a merchant id such as mer_sandbox: empty only its state and leave every other merchant as it is'),
-  })
-  .strict();
 
 /** The reset, export and import routes. */
 export function stateRoutes(deps: AppDeps) {

@@ -2,41 +2,23 @@
 // (loopback or the --control-token, loopback Hosts, same-origin JSON writes) is decided once for
 // all of /_sandbox by middleware/control-guard.ts.
 import { Hono } from 'hono';
-import * as z from 'zod';
 import { setCookie } from 'hono/cookie';
 import { SandboxError } from '../errors.js';
 import { ControlLoginPage } from '../pages/control-login.js';
 import { safeEqual } from '../crypto/signature.js';
-import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
+import { parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import { AUTHENTICATION_OUTCOMES, orList } from '../domain/vocabularies.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { POSITIVE_DURATION_PATTERN } from '../contracts/patterns.js';
+import { authenticateSchema } from '../contracts/authentication.js';
+import { advanceSchema } from '../contracts/clock.js';
 import { toClockView, toHealthView } from '../views/clock.js';
 import { toPaymentView } from '../views/payment.js';
 import { toControlTransactionView, toS2SStatusView } from '../views/s2s.js';
 import { iso } from '../views/time.js';
-
-/** POST /_sandbox/transactions/:transID/authenticate body. */
-export const authenticateSchema = z.object({
-  outcome: z.enum(AUTHENTICATION_OUTCOMES).describe(orList(AUTHENTICATION_OUTCOMES, true)),
-});
-
-/** POST /_sandbox/clock/advance body. */
-export const advanceSchema = z.object({
-  duration: z
-    .string()
-    .superRefine((text, ctx) => {
-      const problem = clockAdvanceProblem(text);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .meta({ pattern: POSITIVE_DURATION_PATTERN })
-    .describe('a duration with a unit such as "15m", "90s", "2h" or "1d" (at most 3650d); never negative'),
-});
 
 /** Health, the sign-in form, transactions and their authentication, and the clock under /_sandbox; the other control modules mount their own. */
 export function controlRoutes(deps: AppDeps) {

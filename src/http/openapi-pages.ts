@@ -1,7 +1,9 @@
 // The customer's pages (3-D Secure / bank / UPI / QR authentication, hosted checkout), the control
 // sign-in page and the static assets in /openapi.json: what each answers (HTML, a 303 to the next
 // page, an HTML page at an error status), so the document covers every route the app serves.
-import * as z from 'zod';
+import { authenticatePageForm } from '../contracts/authentication.js';
+import { checkoutPageForm } from '../contracts/checkout-page.js';
+import { loginForm } from '../contracts/control-login.js';
 import type { OpenApiRoute } from './openapi.js';
 
 const page = (
@@ -34,17 +36,6 @@ const FORM_PAGES = {
   422: 'the code or card was refused: the page again with a notice',
 };
 
-// The pages read their forms themselves (a customer's browser sends them); these are the fields they take.
-const authenticateForm = z.object({
-  csrf: z.string().describe('the token of the page that sent the form'),
-  action: z.enum(['approve', 'decline', 'cancel', 'submit']).optional().describe('the button pressed'),
-  otp: z.string().optional().describe('the one-time code, 4 to 8 digits (OTP challenges)'),
-});
-const checkoutForm = z
-  .record(z.string(), z.string())
-  .describe("the fields of the page's form (card details, bank, IBAN) and its csrf token");
-const loginForm = z.object({ token: z.string().describe('the --control-token value') });
-
 /** The customer's pages, the sign-in page and the assets. */
 export const PAGE_ROUTES: OpenApiRoute[] = [
   page(
@@ -60,7 +51,7 @@ export const PAGE_ROUTES: OpenApiRoute[] = [
     'Approve, decline, cancel or submit the one-time code; then back to the merchant',
     'the page again when the code was wrong',
     {
-      body: authenticateForm,
+      body: authenticatePageForm,
       bodyType: 'application/x-www-form-urlencoded',
       redirects: { 303: "the merchant's return_url (or the checkout page) with the outcome" },
       htmlAnswers: { ...LINK_PAGES, ...FORM_PAGES, 409: 'the authentication was already decided: its result page' },
@@ -70,7 +61,7 @@ export const PAGE_ROUTES: OpenApiRoute[] = [
     htmlAnswers: CHECKOUT_LINK_PAGES,
   }),
   page('post', '/pay/:token/card', 'Pay the session by card', 'the page again with a notice', {
-    body: checkoutForm,
+    body: checkoutPageForm,
     bodyType: 'application/x-www-form-urlencoded',
     redirects: { 303: "the authentication page, the merchant's return_url, or the page again" },
     htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
@@ -80,7 +71,7 @@ export const PAGE_ROUTES: OpenApiRoute[] = [
     htmlAnswers: CHECKOUT_LINK_PAGES,
   }),
   page('post', '/pay/:token/ideal', 'Pay the session with iDEAL: on to the bank page', 'the page again with a notice', {
-    body: checkoutForm,
+    body: checkoutPageForm,
     bodyType: 'application/x-www-form-urlencoded',
     redirects: { 303: 'the bank page' },
     htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
@@ -90,13 +81,13 @@ export const PAGE_ROUTES: OpenApiRoute[] = [
     htmlAnswers: CHECKOUT_LINK_PAGES,
   }),
   page('post', '/pay/:token/ideal/outcome', 'The outcome picked on the bank page', 'the page again with a notice', {
-    body: checkoutForm,
+    body: checkoutPageForm,
     bodyType: 'application/x-www-form-urlencoded',
     redirects: { 303: "the merchant's return_url, or the checkout page" },
     htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
   }),
   page('post', '/pay/:token/sepa', 'Pay the session by SEPA Direct Debit', 'the page again with a notice', {
-    body: checkoutForm,
+    body: checkoutPageForm,
     bodyType: 'application/x-www-form-urlencoded',
     redirects: { 303: "the merchant's return_url" },
     htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },

@@ -8,15 +8,17 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlRoute } from './control-route.js';
-import { advanceSchema, authenticateSchema } from './control.js';
+import { authenticateSchema } from '../contracts/authentication.js';
+import { advanceSchema } from '../contracts/clock.js';
 import { eventsOpenApi } from './events.js';
-import { s2sEncryptedSchema, s2sPaymentSchema } from '../contracts/s2s-schema.js';
-import { refundRequestSchema } from './refunds.js';
+import { s2sEncryptedForm, s2sEncryptedSchema, s2sPaymentSchema } from '../contracts/s2s-schema.js';
+import { refundRequestSchema } from '../contracts/s2s-refunds.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
-import { deliveryQuery, eventQuery, replayBody, retryBody } from './control-deliveries.js';
-import { setSchema as faultSchema } from './control-faults.js';
-import { scenarioDocumentSchema } from '../services/scenarios.js';
-import { snapshotSchema } from '../services/snapshot.js';
+import { deliveryQuery, replayBody, retryBody } from '../contracts/deliveries.js';
+import { eventQuery } from '../contracts/events.js';
+import { faultRuleSchema } from '../contracts/faults.js';
+import { scenarioDocumentSchema } from '../contracts/scenarios.js';
+import { resetSchema, snapshotSchema } from '../contracts/state.js';
 import { paymentsOpenApi } from './payments.js';
 import { tokensOpenApi } from './tokens.js';
 import { v1RefundsOpenApi } from './v1-refunds.js';
@@ -34,7 +36,6 @@ import { scenarioListView } from '../views/scenario-entry.js';
 import { importView, merchantResetView, resetView } from '../views/state.js';
 import { merchantsOpenApi } from './control-merchants.js';
 import { signaturesOpenApi } from './control-signatures.js';
-import { resetSchema } from './control-state.js';
 import { PAGE_ROUTES } from './openapi-pages.js';
 import { faultHeaderPattern } from '../contracts/patterns.js';
 import { FAULT_STATUSES } from '../domain/api-faults.js';
@@ -420,14 +421,6 @@ const FOUNDATION_ROUTES: OpenApiRoute[] = [
   },
 ];
 
-// The encrypted endpoint reads one form field itself; what is inside is validated by s2sEncryptedSchema.
-const encryptedForm = z.object({
-  encrypted_data: z
-    .string()
-    .min(1)
-    .describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
-});
-
 /** The routes of s2s-encrypted.ts and refunds.ts, which export no list. */
 const S2S_ROUTES: OpenApiRoute[] = [
   {
@@ -436,7 +429,7 @@ const S2S_ROUTES: OpenApiRoute[] = [
     tag: 'S2S',
     auth: 'terminal',
     summary: 'Create an S2S payment from encrypted parameters (spec §4.2); x-encrypted-parameters are the fields inside',
-    body: encryptedForm,
+    body: s2sEncryptedForm,
     bodyType: 'application/x-www-form-urlencoded',
     encryptedBody: s2sEncryptedSchema,
     response: 'the spec §2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
@@ -502,7 +495,7 @@ const CONTROL_ROUTES: OpenApiRoute[] = [
     responseSchema: faultListView,
   }),
   controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', {
-    body: faultSchema,
+    body: faultRuleSchema,
     status: 201,
     responseSchema: faultsSetView,
     errors: ['resource_missing'],

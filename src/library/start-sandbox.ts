@@ -10,7 +10,7 @@ import { SandboxError } from '../errors.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
-import { createMerchantSchema } from '../services/merchants.js';
+import { createMerchantSchema } from '../contracts/merchants.js';
 import type { Services } from '../services/services.js';
 import type { TableCounts } from '../services/snapshot.js';
 import { auditInputProblem, type AuditResult } from '../webhooks/audit.js';

@@ -1,7 +1,7 @@
 // The webhook workbench's use cases: list and inspect deliveries and events, replay an event as a
 // new manual delivery, and requeue failed deliveries. The control API and the CLI reach the outbox
 // only through here; sending stays the delivery worker's job.
-import { parseDuration } from '../domain/duration.js';
+import { parseSince } from '../domain/since.js';
 import { SandboxError } from '../errors.js';
 import { refuseControlTarget } from '../runtime/machine-names.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../store/deliveries-repo.js';
@@ -20,15 +20,6 @@ import { listView, type ListView } from '../views/list.js';
 
 /** retry-failed requeues at most this many deliveries per call. */
 const RETRY_FAILED_MAX = 10_000;
-
-/** Reads `since` as a duration back from now ("10m") or an ISO time; undefined when it is neither. */
-export function parseSince(text: string, now: number): number | undefined {
-  const ms = parseDuration(text);
-  if (ms !== undefined) return now - ms;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : at;
-}
 
 /** Filters of the delivery list, as the control API takes them. */
 export interface DeliveryQuery {

@@ -2,9 +2,9 @@
 // document; import() replaces all state with one in a single transaction; reset() empties every
 // table but the credentials, drops the merchants made on demand and reseeds; replaceMerchant()
 // does the same for one merchant's rows. Tables come from the schema, so new ones are included.
-import * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { validate } from '../contracts/validate.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema } from '../contracts/state.js';
 import { readFixtures } from '../store/fixtures.js';
 import { createStateTables, type TableDump } from '../store/state-tables.js';
 import { CREDENTIAL_TABLES, type RowCounts } from '../store/merchant-rows.js';
@@ -14,25 +14,6 @@ import type { Signals, StateReplacement } from './signals.js';
 import type { DeliveriesInFlight } from '../webhooks/in-flight.js';
 import { checkImported, checkTypes, refusePublicKeyClash } from './snapshot-checks.js';
 import { iso } from '../views/time.js';
-
-/** The `format` of every snapshot document. */
-export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
-/** The document layout version; bumped only when the layout (not the schema) changes. */
-export const SNAPSHOT_VERSION = 1;
-
-// Cells are checked against their column's type by checkTypes, so the 400 can name the column.
-const cellSchema = z.unknown().describe('a value of the column\'s type: a string, a number, null, or {"$base64": "..."} for binary data');
-
-/** A snapshot document (POST /_sandbox/import). */
-export const snapshotSchema = z.object({
-  format: z.literal(SNAPSHOT_FORMAT).describe(`"${SNAPSHOT_FORMAT}" (a file written by sandbox export)`),
-  version: z.literal(SNAPSHOT_VERSION).describe(`${SNAPSHOT_VERSION}, the snapshot layout this sandbox reads`),
-  schema_version: z.number().int().nonnegative().describe('the migration number of the sandbox that exported it'),
-  exported_at: z.string().optional(),
-  tables: z
-    .record(z.string(), z.object({ columns: z.array(z.string()).min(1), rows: z.array(z.array(cellSchema)) }).strict())
-    .describe('an object of tables, each {"columns": [...], "rows": [[...], ...]}'),
-});
 
 /** A snapshot document as exported. */
 export interface SnapshotDocument {
