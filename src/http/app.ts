@@ -36,8 +36,7 @@ import { openApiRoutes } from './openapi.js';
 import { authenticatePages } from './authenticate-pages.js';
 import { checkoutSessionRoutes } from './checkout-sessions.js';
 import { checkoutPages } from './checkout-pages.js';
-import { PAGE_CSS } from '../pages/styles.js';
-import { FAVICON_SVG, LOCAL_TIME_JS } from '../pages/page-assets.js';
+import { assetRoutes } from './assets.js';
 import { pageHeaders } from './page-headers.js';
 import { allowedMethods } from './method-not-allowed.js';
 
@@ -112,15 +111,7 @@ export function createApp(deps: AppDeps) {
   app.use('/pay/*', pageHeaders('checkout'));
   app.use('/_sandbox/login', pageHeaders('control'));
 
-  app.get('/assets/pay.css', (c) => {
-    c.header('Cache-Control', 'public, max-age=3600');
-    return c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
-  });
-  app.get('/assets/local-time.js', (c) =>
-    c.body(LOCAL_TIME_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
-  );
-  app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
-
+  app.route('/', assetRoutes());
   app.route('/', s2sRoutes(deps));
   app.route('/', s2sEncryptedRoutes(deps));
   app.route('/', refundRoutes(deps));

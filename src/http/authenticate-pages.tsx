@@ -7,6 +7,9 @@ import type { AppDeps, AppEnv } from './app.js';
 import { safeEqual } from '../crypto/signature.js';
 import { kindProblem } from '../pages/challenge-kinds.js';
 import { ChallengePage, MessagePage, ResultPage } from '../pages/authenticate.js';
+import { authenticatePageForm } from '../contracts/authentication.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { FORM_PAGES, LINK_PAGES, pageRoute } from './openapi-pages.js';
 
 /** The authentication page routes. */
 export function authenticatePages(deps: AppDeps) {
@@ -73,3 +76,26 @@ export function authenticatePages(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const authenticatePagesOpenApi: OpenApiRoute[] = [
+  pageRoute(
+    'get',
+    '/authenticate/:token',
+    'The authentication page of a payment (3-D Secure, bank, UPI or QR), or its result once decided',
+    'an HTML page',
+    { htmlAnswers: LINK_PAGES },
+  ),
+  pageRoute(
+    'post',
+    '/authenticate/:token',
+    'Approve, decline, cancel or submit the one-time code; then back to the merchant',
+    'the page again when the code was wrong',
+    {
+      body: authenticatePageForm,
+      bodyType: 'application/x-www-form-urlencoded',
+      redirects: { 303: "the merchant's return_url (or the checkout page) with the outcome" },
+      htmlAnswers: { ...LINK_PAGES, ...FORM_PAGES, 409: 'the authentication was already decided: its result page' },
+    },
+  ),
+];

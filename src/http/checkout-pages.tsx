@@ -16,6 +16,9 @@ import type { CheckoutMethod } from '../domain/vocabularies.js';
 import type { FormState } from '../pages/checkout-parts.js';
 import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from '../pages/checkout-screens.js';
 import { MessagePage } from '../pages/authenticate.js';
+import { checkoutPageForm } from '../contracts/checkout-page.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { CHECKOUT_LINK_PAGES, FORM_PAGES, pageRoute } from './openapi-pages.js';
 
 /** The merchant's return_url with the session id and the status the customer left with; the session's own page if it is no URL. */
 export function merchantReturnUrl(session: CheckoutSession, status: string): string {
@@ -215,3 +218,42 @@ export function checkoutPages(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const checkoutPagesOpenApi: OpenApiRoute[] = [
+  pageRoute('get', '/pay/:token', 'The hosted checkout page of a session (?method=card, ideal or sepa)', 'an HTML page', {
+    htmlAnswers: CHECKOUT_LINK_PAGES,
+  }),
+  pageRoute('post', '/pay/:token/card', 'Pay the session by card', 'the page again with a notice', {
+    body: checkoutPageForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    redirects: { 303: "the authentication page, the merchant's return_url, or the page again" },
+    htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
+  }),
+  pageRoute('get', '/pay/:token/return', 'Where the authentication page sends the customer back to', 'the page again', {
+    redirects: { 303: "the merchant's return_url once complete, else the checkout page" },
+    htmlAnswers: CHECKOUT_LINK_PAGES,
+  }),
+  pageRoute('post', '/pay/:token/ideal', 'Pay the session with iDEAL: on to the bank page', 'the page again with a notice', {
+    body: checkoutPageForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    redirects: { 303: 'the bank page' },
+    htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
+  }),
+  pageRoute('get', '/pay/:token/ideal', "The iDEAL bank's page, where the customer picks the payment's outcome", 'an HTML page', {
+    redirects: { 303: 'the checkout page when no iDEAL payment is open' },
+    htmlAnswers: CHECKOUT_LINK_PAGES,
+  }),
+  pageRoute('post', '/pay/:token/ideal/outcome', 'The outcome picked on the bank page', 'the page again with a notice', {
+    body: checkoutPageForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    redirects: { 303: "the merchant's return_url, or the checkout page" },
+    htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
+  }),
+  pageRoute('post', '/pay/:token/sepa', 'Pay the session by SEPA Direct Debit', 'the page again with a notice', {
+    body: checkoutPageForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    redirects: { 303: "the merchant's return_url" },
+    htmlAnswers: { ...CHECKOUT_LINK_PAGES, ...FORM_PAGES },
+  }),
+];

@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
 import { checkoutSessionView } from '../views/checkout-session.js';
 import { readJson } from './validation.js';

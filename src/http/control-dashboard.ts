@@ -18,7 +18,7 @@ import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { TAB_STATUSES } from '../services/dashboard-queries.js';
 import { dashboardAuthenticateForm, dashboardQuery, dashboardReplayForm } from '../contracts/dashboard.js';
 import type { AppDeps, AppEnv } from './app.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
 import { readForm, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -9,6 +9,11 @@ import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { deliveryQuery, replayBody, retryBody } from '../contracts/deliveries.js';
 import { eventQuery } from '../contracts/events.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { controlRoute } from './control-route.js';
+import { deliveryDetailView, deliveryView, retryFailedView } from '../views/delivery.js';
+import { controlEventDetailView, controlEventView } from '../views/event.js';
+import { listOf } from '../views/list.js';
 
 /** /deliveries, /events, /faults and /stream under /_sandbox. */
 export function controlDeliveryRoutes(deps: AppDeps) {
@@ -43,3 +48,47 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   app.route('/', controlStreamRoutes(deps));
   return app;
 }
+
+/** The routes of this module, for /openapi.json (the faults and the stream list theirs). */
+export const deliveriesOpenApi: OpenApiRoute[] = [
+  controlRoute(
+    'get',
+    '/deliveries',
+    'List webhook deliveries, newest first, with filters',
+    'the deliveries with status, attempts and last result',
+    { query: deliveryQuery, responseSchema: listOf(deliveryView) },
+  ),
+  controlRoute(
+    'post',
+    '/deliveries/retry-failed',
+    'Put failed deliveries (created since a time, or all) back in the queue, due now',
+    'the deliveries requeued',
+    { body: retryBody, bodyOptional: true, responseSchema: retryFailedView },
+  ),
+  controlRoute(
+    'get',
+    '/deliveries/:id',
+    'One delivery with every attempt (request and response headers and bodies, latency, error kind)',
+    'the delivery and its attempts',
+    { responseSchema: deliveryDetailView },
+  ),
+  controlRoute('post', '/deliveries/:id/replay', 'Send a delivery again now, once, optionally to another URL', 'the new manual delivery', {
+    body: replayBody,
+    bodyOptional: true,
+    status: 201,
+    responseSchema: deliveryView,
+  }),
+  controlRoute('get', '/events', 'List events of every merchant, newest first, with filters', 'the events', {
+    query: eventQuery,
+    responseSchema: listOf(controlEventView),
+  }),
+  controlRoute('get', '/events/:id', 'One event with its deliveries', 'the event and its deliveries', {
+    responseSchema: controlEventDetailView,
+  }),
+  controlRoute('post', '/events/:id/replay', 'Deliver an event again now, once, optionally to another URL', 'the new manual delivery', {
+    body: replayBody,
+    bodyOptional: true,
+    status: 201,
+    responseSchema: deliveryView,
+  }),
+];

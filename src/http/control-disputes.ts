@@ -9,7 +9,7 @@ import { parseDuration } from '../domain/duration.js';
 import type { EventType } from '../domain/event-types.js';
 import type { Services } from '../services/services.js';
 import type { AppDeps, AppEnv } from './app.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -7,6 +7,9 @@ import { faultRuleView } from '../webhooks/faults.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { faultRuleSchema } from '../contracts/faults.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { controlRoute } from './control-route.js';
+import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-rule.js';
 
 /** GET /faults (seed and rules), POST /faults {spec?, seed?}, DELETE /faults and /faults/{id}. */
 export function controlFaultRoutes(deps: AppDeps) {
@@ -33,3 +36,22 @@ export function controlFaultRoutes(deps: AppDeps) {
   app.delete('/faults/:id', (c) => c.json({ deleted: faults.remove(c.req.param('id')) }));
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const faultsOpenApi: OpenApiRoute[] = [
+  controlRoute('get', '/faults', 'The fault injection rules and their seed', 'the rules in the list envelope, with the seed', {
+    responseSchema: faultListView,
+  }),
+  controlRoute('post', '/faults', 'Add a fault injection rule (and/or reseed)', 'the rules added and the full list', {
+    body: faultRuleSchema,
+    status: 201,
+    responseSchema: faultsSetView,
+    errors: ['resource_missing'],
+  }),
+  controlRoute('delete', '/faults', 'Remove every fault injection rule', 'how many rules were removed', {
+    responseSchema: faultsDeletedView,
+  }),
+  controlRoute('delete', '/faults/:id', 'Remove one fault injection rule', 'how many rules were removed', {
+    responseSchema: faultsDeletedView,
+  }),
+];

@@ -6,7 +6,7 @@ import { createMerchantSchema, MERCHANT_PAGE, merchantListQuery } from '../contr
 import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantView, toMerchantView } from '../views/merchant.js';
 import { listView } from '../views/list.js';
 import type { AppDeps, AppEnv } from './app.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
 import { readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';

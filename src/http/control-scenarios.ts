@@ -6,7 +6,10 @@ import type { AppDeps, AppEnv } from './app.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { listView, wholeList } from '../views/list.js';
-import { toScenarioEntryView } from '../views/scenario-entry.js';
+import { scenarioListView, toScenarioEntryView } from '../views/scenario-entry.js';
+import * as z from 'zod';
+import type { OpenApiRoute } from './openapi-route.js';
+import { controlRoute } from './control-route.js';
 
 /** GET, POST and DELETE /_sandbox/scenarios. */
 export function scenarioRoutes(deps: AppDeps) {
@@ -25,3 +28,19 @@ export function scenarioRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const scenariosOpenApi: OpenApiRoute[] = [
+  controlRoute('get', '/scenarios', 'The scenario queue', 'the queued scenario entries in the list envelope', {
+    responseSchema: scenarioListView,
+  }),
+  controlRoute('post', '/scenarios', 'Append a scenario document to the queue', 'the entries added and the queue', {
+    body: scenarioDocumentSchema,
+    status: 201,
+    responseSchema: scenarioListView.extend({ added: z.number().int() }),
+    errors: ['resource_missing'],
+  }),
+  controlRoute('delete', '/scenarios', 'Empty the scenario queue', 'how many entries were removed, and the empty queue', {
+    responseSchema: scenarioListView.extend({ removed: z.number().int() }),
+  }),
+];

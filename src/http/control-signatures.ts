@@ -6,7 +6,7 @@ import { validate } from '../contracts/validate.js';
 import { signatureDiagnosisView, toSignatureDiagnosisView } from '../views/signature-diagnosis.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { controlRoute } from './control-route.js';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 import { readJson } from './validation.js';
 
 /** POST /signatures/diagnose under /_sandbox. */

@@ -8,8 +8,11 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { readJson, readOptionalJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { resetSchema } from '../contracts/state.js';
-import { toImportView, toMerchantResetView, toResetView } from '../views/state.js';
+import { resetSchema, snapshotSchema } from '../contracts/state.js';
+import { importView, merchantResetView, resetView, toImportView, toMerchantResetView, toResetView } from '../views/state.js';
+import * as z from 'zod';
+import type { OpenApiRoute } from './openapi-route.js';
+import { controlRoute } from './control-route.js';
 
 /** The largest snapshot POST /_sandbox/import takes. */
 export const SNAPSHOT_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -56,3 +59,24 @@ export function stateRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const stateOpenApi: OpenApiRoute[] = [
+  controlRoute(
+    'post',
+    '/reset',
+    'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state',
+    'how many rows each table kept; with merchant, how many rows of each table went',
+    { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] },
+  ),
+  controlRoute('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', {
+    responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes'),
+  }),
+  controlRoute(
+    'post',
+    '/import',
+    'Replace the whole state with a snapshot document (up to 256 MiB) in one transaction',
+    'how many rows each table holds now',
+    { body: snapshotSchema, responseSchema: importView },
+  ),
+];

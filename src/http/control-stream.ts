@@ -7,6 +7,8 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppDeps, AppEnv } from './app.js';
 import { iso } from '../views/time.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { controlRoute } from './control-route.js';
 
 /** How often an idle stream sends a heartbeat comment. */
 export const HEARTBEAT_MS = 15_000;
@@ -71,3 +73,14 @@ export function controlStreamRoutes(deps: AppDeps, options: { heartbeatMs?: numb
   );
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const streamOpenApi: OpenApiRoute[] = [
+  controlRoute(
+    'get',
+    '/stream',
+    'Server-sent events of sandbox activity (requests, events, delivery attempts)',
+    'a text/event-stream that stays open; each item is `event: <kind>` with JSON data {kind, at, ...}: event.created carries {id, event, resource_id}, naming the event `event` as every control event does',
+    { responseType: 'text/event-stream' },
+  ),
+];

@@ -15,10 +15,14 @@ import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { authenticateSchema } from '../contracts/authentication.js';
 import { advanceSchema } from '../contracts/clock.js';
-import { toClockView, toHealthView } from '../views/clock.js';
+import { clockAdvanceView, clockView, healthView, toClockView, toHealthView } from '../views/clock.js';
 import { toPaymentView } from '../views/payment.js';
-import { toControlTransactionView, toS2SStatusView } from '../views/s2s.js';
+import { controlTransactionView, toControlTransactionView, toS2SStatusView } from '../views/s2s.js';
 import { iso } from '../views/time.js';
+import type { OpenApiRoute } from './openapi-route.js';
+import { authenticateResultView } from '../views/authentication.js';
+import { loginForm } from '../contracts/control-login.js';
+import { pageRoute } from './openapi-pages.js';
 
 /** Health, the sign-in form, transactions and their authentication, and the clock under /_sandbox; the other control modules mount their own. */
 export function controlRoutes(deps: AppDeps) {
@@ -81,3 +85,75 @@ export function controlRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The JSON routes of this module, for /openapi.json (the sign-in form is in loginOpenApi). */
+export const controlOpenApi: OpenApiRoute[] = [
+  {
+    method: 'get',
+    path: '/_sandbox/health',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Liveness, version and the sandbox clock',
+    response: '{status: "ok", version, time}',
+    responseSchema: healthView,
+  },
+  {
+    method: 'get',
+    path: '/_sandbox/transactions/:transID',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Everything about one S2S transaction, any merchant',
+    response: 'the status fields plus terNO, merchant_id, URLs, refunded_amt and the authentication state',
+    responseSchema: controlTransactionView,
+  },
+  {
+    method: 'post',
+    path: '/_sandbox/transactions/:transID/authenticate',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Complete the customer authentication of an S2S transID or a /v1/ payment id (pay_...) without a browser',
+    body: authenticateSchema,
+    response: 'the transaction status (or the /v1/ payment) after the outcome, authentication and redirect_url',
+    responseSchema: authenticateResultView,
+    errors: ['resource_missing', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/_sandbox/clock/advance',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now',
+    body: advanceSchema,
+    response: '{now, offset_ms, offset, jobs_run}',
+    responseSchema: clockAdvanceView,
+  },
+  {
+    method: 'get',
+    path: '/_sandbox/clock',
+    tag: 'Sandbox control',
+    auth: 'control',
+    summary: 'The sandbox time and how far it is ahead of the wall clock (kept in the database across restarts)',
+    response: '{now, offset_ms, offset}',
+    responseSchema: clockView,
+  },
+];
+
+/** The sign-in form of this module, for /openapi.json (listed with the pages). */
+export const loginOpenApi: OpenApiRoute[] = [
+  pageRoute('get', '/_sandbox/login', 'Dashboard sign-in form (only needed with --control-token)', 'an HTML form', {
+    tag: 'Sandbox control',
+  }),
+  pageRoute(
+    'post',
+    '/_sandbox/login',
+    'Trade the control token (form field token) for an HttpOnly cookie scoped to /_sandbox',
+    'a redirect to the dashboard, with the cookie set',
+    {
+      tag: 'Sandbox control',
+      body: loginForm,
+      bodyType: 'application/x-www-form-urlencoded',
+      status: 303,
+      htmlAnswers: { 401: 'the token is wrong: the form again' },
+    },
+  ),
+];

@@ -6,8 +6,9 @@ import type { AppDeps, AppEnv } from './app.js';
 import { terminalWithPublicKey } from './terminal-auth.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { toS2SRefundView } from '../views/s2s.js';
+import { s2sRefundView, toS2SRefundView } from '../views/s2s.js';
 import { refundRequestSchema } from '../contracts/s2s-refunds.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** The refund-request route. */
 export function refundRoutes(deps: AppDeps) {
@@ -23,3 +24,18 @@ export function refundRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const refundsOpenApi: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/api/transactions/refund-request',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Refund all or part of an approved S2S transaction (spec §4.3)',
+    body: refundRequestSchema,
+    response: 'the spec §2.4 fields, order_status 8 Request Processed',
+    responseSchema: s2sRefundView,
+    errors: ['invalid_credentials', 'resource_missing', 'amount_too_large', 'not_refundable'],
+  },
+];

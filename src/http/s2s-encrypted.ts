@@ -9,11 +9,12 @@ import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
-import { toS2SEncryptedPaymentView } from '../views/s2s.js';
-import { s2sEncryptedSchema } from '../contracts/s2s-schema.js';
+import { s2sEncryptedPaymentView, toS2SEncryptedPaymentView } from '../views/s2s.js';
+import { s2sEncryptedForm, s2sEncryptedSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
 import { readForm } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** The response header that reports input accepted in a non-canonical form (single base64, no '=' padding). */
 export const WARNING_HEADER = 'X-Sandbox-Warning';
@@ -80,3 +81,20 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const s2sEncryptedOpenApi: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/api/s2s/encrypt',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Create an S2S payment from encrypted parameters (spec §4.2); x-encrypted-parameters are the fields inside',
+    body: s2sEncryptedForm,
+    bodyType: 'application/x-www-form-urlencoded',
+    encryptedBody: s2sEncryptedSchema,
+    response: 'the spec §2.3 fields: authurl, transID, reference, order_status, status, bill_amt, bill_currency, response',
+    responseSchema: s2sEncryptedPaymentView,
+    errors: ['decryption_failed', 'invalid_credentials', 'reference_in_use'],
+  },
+];

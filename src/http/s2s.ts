@@ -8,7 +8,8 @@ import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import { toS2SPaymentView, toS2SStatusView, type S2SPaymentView } from '../views/s2s.js';
+import { s2sPaymentView, s2sStatusView, toS2SPaymentView, toS2SStatusView, type S2SPaymentView } from '../views/s2s.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** The spec §2.2 answer of a created payment, with its challenge page and authstatus URL. */
 export function s2sResponse(deps: AppDeps, created: S2SCreated): S2SPaymentView {
@@ -49,3 +50,27 @@ export function s2sRoutes(deps: AppDeps) {
 
   return app;
 }
+
+/** The routes of this module, for /openapi.json. */
+export const s2sOpenApi: OpenApiRoute[] = [
+  {
+    method: 'post',
+    path: '/api/s2s',
+    tag: 'S2S',
+    auth: 'terminal',
+    summary: 'Create a server-to-server card or alternative payment (spec §4.1)',
+    body: s2sPaymentSchema,
+    response: 'the spec §2.2 fields: transID, order_status, status, authurl when the customer must authenticate, authstatus, ...',
+    responseSchema: s2sPaymentView,
+    errors: ['invalid_credentials', 'reference_in_use'],
+  },
+  {
+    method: 'get',
+    path: '/api/s2s/status/:token',
+    tag: 'S2S',
+    auth: 'none',
+    summary: 'The authstatus URL: the transaction status as it is now',
+    response: 'transID, reference, order_status, status, response, bill_amt, bill_currency, tdate',
+    responseSchema: s2sStatusView,
+  },
+];
