@@ -5,24 +5,33 @@ import type { AppDeps, AppEnv } from './app.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
-import { checkoutSessionView } from '../views/checkout-session.js';
+import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
+import { checkoutSessionView, toCheckoutSessionView } from '../views/checkout-session.js';
+import { toPaymentView } from '../views/payment.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 
 /** The /v1/checkout/sessions routes. */
 export function checkoutSessionRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const sessions = deps.services.checkout;
+  const { services } = deps;
+  const sessions = services.checkout;
+  // The session with its payment's current status, as the API shows the payment.
+  const view = (session: CheckoutSession) => {
+    const payment = sessions.paymentOf(session);
+    const status = payment && toPaymentView(payment, services.payments.nextActionUrl(payment)).status;
+    return toCheckoutSessionView(session, services.publicUrl(), status);
+  };
 
   app.post('/v1/checkout/sessions', async (c) => {
     const input = validate(checkoutSessionSchema, await readJson(c));
     const session = sessions.create(currentMerchant(c), input);
-    return c.json(sessions.view(session));
+    return c.json(view(session));
   });
 
-  app.get('/v1/checkout/sessions/:id', (c) => c.json(sessions.view(sessions.get(currentMerchant(c).id, c.req.param('id')))));
+  app.get('/v1/checkout/sessions/:id', (c) => c.json(view(sessions.get(currentMerchant(c).id, c.req.param('id')))));
 
-  app.post('/v1/checkout/sessions/:id/expire', (c) => c.json(sessions.view(sessions.expire(currentMerchant(c).id, c.req.param('id')))));
+  app.post('/v1/checkout/sessions/:id/expire', (c) => c.json(view(sessions.expire(currentMerchant(c).id, c.req.param('id')))));
 
   return app;
 }

@@ -22,6 +22,8 @@ import type { OpenApiRoute } from './openapi-route.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
 import { readForm, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { toDeliveryDetailView } from '../views/delivery.js';
+import { faultListAnswer } from './control-faults.js';
 
 /** Rows per list page. */
 export const DASHBOARD_PAGE_SIZE = 50;
@@ -194,7 +196,8 @@ export function dashboardRoutes(deps: AppDeps) {
   });
 
   const deliveryParts = (id: string) => {
-    const delivery = services.deliveries.get(id);
+    const detail = services.deliveries.get(id);
+    const delivery = toDeliveryDetailView(detail.delivery, detail.request, detail.attempts);
     return { delivery, attempts: queries.attempts(id), siblings: queries.siblings(delivery.event_id, id) };
   };
 
@@ -205,7 +208,7 @@ export function dashboardRoutes(deps: AppDeps) {
   app.get('/_sandbox/dashboard/deliveries/:id/fragment', (c) => c.html(String(DeliveryFragment(deliveryParts(c.req.param('id'))))));
 
   const faultParts = () => {
-    const { seed, data: rules } = services.faults.list();
+    const { seed, data: rules } = faultListAnswer(services.faults);
     return { seed, rules, injected: services.faults.recentInjected() };
   };
   app.get('/_sandbox/dashboard/faults', (c) => c.html(FaultsPage({ ...faultParts(), now: services.clock.now() })));

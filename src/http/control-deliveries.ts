@@ -11,16 +11,16 @@ import { deliveryQuery, replayBody, retryBody } from '../contracts/deliveries.js
 import { eventQuery } from '../contracts/events.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
-import { deliveryDetailView, deliveryView, retryFailedView } from '../views/delivery.js';
-import { controlEventDetailView, controlEventView } from '../views/event.js';
-import { listOf } from '../views/list.js';
+import { deliveryDetailView, deliveryView, retryFailedView, toDeliveryDetailView, toDeliveryView } from '../views/delivery.js';
+import { controlEventDetailView, controlEventView, toControlEventDetailView, toControlEventView } from '../views/event.js';
+import { listOf, listView } from '../views/list.js';
 
 /** /deliveries, /events, /faults and /stream under /_sandbox. */
 export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { deliveries } = deps.services;
 
-  app.get('/deliveries', (c) => c.json(deliveries.list(validateQuery(c, deliveryQuery))));
+  app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery)), toDeliveryView)));
 
   app.post('/deliveries/retry-failed', async (c) => {
     const body = validate(retryBody, await readOptionalJson(c));
@@ -29,19 +29,25 @@ export function controlDeliveryRoutes(deps: AppDeps) {
     return c.json(result);
   });
 
-  app.get('/deliveries/:id', (c) => c.json(deliveries.get(c.req.param('id'))));
+  app.get('/deliveries/:id', (c) => {
+    const { delivery, request, attempts } = deliveries.get(c.req.param('id'));
+    return c.json(toDeliveryDetailView(delivery, request, attempts));
+  });
 
   app.post('/deliveries/:id/replay', async (c) => {
     const { to } = validate(replayBody, await readOptionalJson(c));
-    return c.json(deliveries.replay(c.req.param('id'), to), 201);
+    return c.json(toDeliveryView(deliveries.replay(c.req.param('id'), to)), 201);
   });
 
-  app.get('/events', (c) => c.json(deliveries.listEvents(validateQuery(c, eventQuery))));
-  app.get('/events/:id', (c) => c.json(deliveries.getEvent(c.req.param('id'))));
+  app.get('/events', (c) => c.json(listView(deliveries.listEvents(validateQuery(c, eventQuery)), toControlEventView)));
+  app.get('/events/:id', (c) => {
+    const { event, payload, deliveries: sent } = deliveries.getEvent(c.req.param('id'));
+    return c.json(toControlEventDetailView(event, payload, sent));
+  });
 
   app.post('/events/:id/replay', async (c) => {
     const { to } = validate(replayBody, await readOptionalJson(c));
-    return c.json(deliveries.replayEvent(c.req.param('id'), to), 201);
+    return c.json(toDeliveryView(deliveries.replayEvent(c.req.param('id'), to)), 201);
   });
 
   app.route('/', controlFaultRoutes(deps));

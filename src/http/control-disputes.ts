@@ -14,14 +14,17 @@ import { controlRoute } from './control-route.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { chargebackView, toChargebackView } from '../views/chargeback.js';
+import { toDeliveryView } from '../views/delivery.js';
 import { toControlEventView, triggerResultView } from '../views/event.js';
 import { listOf, listView, wholeList } from '../views/list.js';
-import { settlementView } from '../views/settlement.js';
+import { settlementView, toSettlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
 
 /** A settlement with the items it pays out. */
 function settlementWithItems(services: Services, id: string) {
-  return services.settlements.view(services.settlements.get(id));
+  const { settlements } = services;
+  const s = settlements.get(id);
+  return toSettlementView(s, settlements.items(s.id), settlements.adjustments(s.id), settlements.feeTerms(s.currency));
 }
 
 /** /chargebacks, /settlements and /events/trigger under /_sandbox. */
@@ -73,7 +76,7 @@ export function controlDisputeRoutes(deps: AppDeps) {
       to: body.to,
       merchantId: body.merchant,
     });
-    const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : undefined;
+    const delivery = result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : undefined;
     return c.json(
       {
         type: body.type,

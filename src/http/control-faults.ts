@@ -3,20 +3,32 @@
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app.js';
-import { faultRuleView } from '../webhooks/faults.js';
+import type { FaultRule } from '../store/fault-rules-repo.js';
+import { formatFaultRule } from '../webhooks/fault-rules.js';
+import type { FaultInjector } from '../webhooks/faults.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { faultRuleSchema } from '../contracts/faults.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
-import { faultListView, faultsDeletedView, faultsSetView } from '../views/fault-rule.js';
+import { faultListView, faultsDeletedView, faultsSetView, toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
+import { listView, wholeList } from '../views/list.js';
+
+/** A rule as the control API shows it, with its spec written back in the fault grammar. */
+export const faultRuleAnswer = (rule: FaultRule) => toFaultRuleView(rule, formatFaultRule(rule));
+
+/** Every rule in the list envelope, with the seed (the dashboard's Faults page shows the same). */
+export function faultListAnswer(faults: FaultInjector): FaultListView {
+  const { rules, seed } = faults.list();
+  return { ...listView(wholeList(rules), faultRuleAnswer), seed };
+}
 
 /** GET /faults (seed and rules), POST /faults {spec?, seed?}, DELETE /faults and /faults/{id}. */
 export function controlFaultRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { faults } = deps.services;
 
-  app.get('/faults', (c) => c.json(faults.list()));
+  app.get('/faults', (c) => c.json(faultListAnswer(faults)));
 
   app.post('/faults', async (c) => {
     const body = validate(faultRuleSchema, await readJson(c));
@@ -29,7 +41,7 @@ export function controlFaultRoutes(deps: AppDeps) {
     }
     const added = body.spec === undefined ? [] : faults.add(body.spec);
     if (body.seed !== undefined) faults.setSeed(body.seed);
-    return c.json({ added: added.map(faultRuleView), ...faults.list() }, 201);
+    return c.json({ added: added.map(faultRuleAnswer), ...faultListAnswer(faults) }, 201);
   });
 
   app.delete('/faults', (c) => c.json({ deleted: faults.remove() }));

@@ -126,13 +126,9 @@ export class CheckoutSessions {
     return this.end(session, 'complete', paymentId);
   }
 
-  /** The API view of a session, with its payment's current status. */
-  view(session: CheckoutSession) {
-    return toCheckoutSessionView(
-      session,
-      this.deps.publicUrl.base,
-      session.paymentId ? this.paymentView(session.paymentId)?.status : undefined,
-    );
+  /** The payment that completed the session, if one did. */
+  paymentOf(session: CheckoutSession): Payment | undefined {
+    return session.paymentId ? this.deps.store.payments.get(session.paymentId) : undefined;
   }
 
   /** Moves an open session to its final state and publishes the event, in one transaction. */
@@ -156,7 +152,7 @@ export class CheckoutSessions {
     });
   }
 
-  /** A payment as the API shows it: the session's answer reads its status, its events carry it whole. */
+  /** A payment as the API shows it, for the session's events, which carry it whole. */
   private paymentView(paymentId: string): PaymentView | undefined {
     const payment = this.deps.store.payments.get(paymentId);
     return payment && toPaymentView(payment, this.payments.nextActionUrl(payment));

@@ -14,9 +14,7 @@ import { eventEnvelope } from '../webhooks/payloads.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import { cursorRow, readPage } from './pagination.js';
-import { toControlEventView, type ControlEventDetailView, type ControlEventView } from '../views/event.js';
-import { toDeliveryDetailView, toDeliveryView, type DeliveryDetailView, type DeliveryView } from '../views/delivery.js';
-import { listView, type ListView } from '../views/list.js';
+import type { Page } from '../views/list.js';
 
 /** retry-failed requeues at most this many deliveries per call. */
 const RETRY_FAILED_MAX = 10_000;
@@ -43,7 +41,30 @@ export interface EventQuery {
   starting_after?: string;
 }
 
-/** Deliveries and events for the control API. */
+/** The request a delivery sends: the next attempt's (not sent yet, signed as of now) or the last one's. */
+export interface DeliveryRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  sent: boolean;
+  note: string;
+}
+
+/** A delivery with its request and every attempt, oldest first. */
+export interface DeliveryDetail {
+  delivery: Delivery;
+  request: DeliveryRequest;
+  attempts: DeliveryAttempt[];
+}
+
+/** An event with the body as delivered (or as it would be, when never delivered) and its deliveries, newest first. */
+export interface EventDetail {
+  event: EventRecord;
+  payload: { contentType: string; body: string };
+  deliveries: Delivery[];
+}
+
+/** Deliveries and events for the control API, as records (the routes serialize them). */
 export class Deliveries {
   constructor(
     private readonly deps: ServiceDeps,
@@ -52,7 +73,7 @@ export class Deliveries {
   ) {}
 
   /** One page of deliveries, newest first. */
-  list(q: DeliveryQuery): ListView<DeliveryView> {
+  list(q: DeliveryQuery): Page<Delivery> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
     const startingAfter = cursorRow(
@@ -61,7 +82,7 @@ export class Deliveries {
       `starting_after names no delivery ("${q.starting_after}"); pass the id of the last delivery of the previous page`,
     );
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
-    const page = readPage(limit, (n) =>
+    return readPage(limit, (n) =>
       store.deliveries.list({
         merchantId: q.merchant,
         status: q.status,
@@ -73,11 +94,10 @@ export class Deliveries {
         limit: n,
       }),
     );
-    return listView(page, toDeliveryView);
   }
 
   /** A delivery with its request and every attempt. */
-  get(id: string): DeliveryDetailView {
+  get(id: string): DeliveryDetail {
     const d = this.find(id);
     const attempts = this.deps.store.deliveries.attempts(id);
     const last = attempts[attempts.length - 1];
@@ -86,7 +106,7 @@ export class Deliveries {
       d.status === 'pending' || !last
         ? buildWebhookRequest(d, d.attempts + 1, this.deps.config, this.signing(d), Math.floor(this.deps.clock.now() / 1000))
         : undefined;
-    const request = preview
+    const request: DeliveryRequest = preview
       ? {
           url: preview.url,
           headers: preview.headers,
@@ -95,12 +115,12 @@ export class Deliveries {
           note: 'the next attempt, signed as of now; it is signed again when sent',
         }
       : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };
-    return toDeliveryDetailView(d, request, attempts);
+    return { delivery: d, request, attempts };
   }
 
-  /** A delivery's summary row, as lists show it. */
-  view(id: string): DeliveryView {
-    return toDeliveryView(this.find(id));
+  /** One delivery; a 404 naming the id when there is none. */
+  byId(id: string): Delivery {
+    return this.find(id);
   }
 
   /** Stored deliveries as they are, newest first: for the library's handle, which builds its own view. */
@@ -114,7 +134,7 @@ export class Deliveries {
   }
 
   /** Sends the delivery's event again as a new manual delivery (same event id, fresh signature, never retried). */
-  replay(id: string, to?: string) {
+  replay(id: string, to?: string): Delivery {
     refuseControlTarget(to, 'to', this.deps.config);
     const d = this.find(id);
     const event = this.deps.store.events.get(d.eventId)!;
@@ -128,7 +148,7 @@ export class Deliveries {
   }
 
   /** Sends an event again, like its latest delivery (or as its JSON envelope to `to` when it had none). */
-  replayEvent(eventId: string, to?: string) {
+  replayEvent(eventId: string, to?: string): Delivery {
     refuseControlTarget(to, 'to', this.deps.config);
     const event = this.findEvent(eventId);
     const [latest] = this.deps.store.deliveries.list({ eventId, limit: 1 });
@@ -154,7 +174,7 @@ export class Deliveries {
   }
 
   /** One page of events, newest first. */
-  listEvents(q: EventQuery): ListView<ControlEventView> {
+  listEvents(q: EventQuery): Page<EventRecord> {
     const { store, clock } = this.deps;
     const limit = q.limit ?? 50;
     const startingAfter = cursorRow(
@@ -163,29 +183,25 @@ export class Deliveries {
       `starting_after names no event ("${q.starting_after}"); pass the id of the last event of the previous page`,
     );
     const since = q.since === undefined ? undefined : parseSince(q.since, clock.now());
-    const page = readPage(limit, (n) =>
+    return readPage(limit, (n) =>
       store.events.list({ merchantId: q.merchant, type: q.type, resourceId: q.resource, since, startingAfter, limit: n }),
     );
-    return listView(page, toControlEventView);
   }
 
   /** An event with its deliveries and the payload they carry. */
-  getEvent(id: string): ControlEventDetailView {
+  getEvent(id: string): EventDetail {
     const event = this.findEvent(id);
     const deliveries = this.deps.store.deliveries.list({ eventId: id, limit: 100 });
     const first = deliveries[deliveries.length - 1];
-    return {
-      ...toControlEventView(event),
-      payload: first
-        ? { content_type: first.contentType, body: first.body }
-        : { content_type: 'application/json', body: eventEnvelope(event) },
-      deliveries: deliveries.map(toDeliveryView),
-    };
+    const payload = first
+      ? { contentType: first.contentType, body: first.body }
+      : { contentType: 'application/json', body: eventEnvelope(event) };
+    return { event, payload, deliveries };
   }
 
-  private enqueueManual(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>) {
+  private enqueueManual(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>): Delivery {
     const id = this.deps.store.tx(() => this.events.resend(event, target));
-    return toDeliveryView(this.deps.store.deliveries.get(id)!);
+    return this.deps.store.deliveries.get(id)!;
   }
 
   private find(id: string): Delivery {

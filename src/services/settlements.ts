@@ -21,7 +21,7 @@ import type {
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
-import { toSettlementView } from '../views/settlement.js';
+import { toSettlementView, type FeeTerms } from '../views/settlement.js';
 
 /**
  * The fee model, in one place: 1.4% of each payment's captured amount (in basis points, rounded
@@ -175,12 +175,9 @@ export class Settlements {
     return this.deps.store.settlements.adjustments(id);
   }
 
-  /** A settlement as the control API and the events show it. */
-  view(s: Settlement) {
-    return toSettlementView(s, this.items(s.id), this.adjustments(s.id), {
-      percent_basis_points: FEE_MODEL.percentBasisPoints,
-      fixed_per_payment: settlementFee(0, s.currency),
-    });
+  /** The fee terms of a settlement in `currency`, as its answers and events state them. */
+  feeTerms(currency: string): FeeTerms {
+    return { percentBasisPoints: FEE_MODEL.percentBasisPoints, fixedPerPayment: settlementFee(0, currency) };
   }
 
   /** The settlement that carries a payment (either family), if one does. */
@@ -202,7 +199,8 @@ export class Settlements {
   }
 
   private publish(s: Settlement, type: 'settlement.created' | 'settlement.paid'): void {
-    const view = this.view(s);
+    // The event carries the settlement as the control API shows it.
+    const view = toSettlementView(s, this.items(s.id), this.adjustments(s.id), this.feeTerms(s.currency));
     const { object: _object, id, ...data } = view;
     this.events.publish({ merchantId: s.merchantId, resourceId: s.id, event: { type, data: { settlement_id: id, ...data } } });
   }

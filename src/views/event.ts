@@ -1,12 +1,13 @@
 // The one event serializer: the spec §6.2 envelope plus object "event" (GET /v1/events), and the
 // control API's event, which is that view plus what only the sandbox's operator sees.
 import * as z from 'zod';
+import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-types.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { CHARGEBACK_STATUSES, REFUND_STATUSES } from '../domain/vocabularies.js';
 import { checkoutSessionView } from './checkout-session.js';
-import { deliveryView } from './delivery.js';
+import { deliveryView, toDeliveryView } from './delivery.js';
 import { paymentView } from './payment.js';
 import { settlementView } from './settlement.js';
 import { iso, isoTime } from './time.js';
@@ -208,6 +209,19 @@ export const controlEventDetailView = controlEventView.extend({
 
 /** The control event detail's TS type. */
 export type ControlEventDetailView = ControlEventView & Pick<z.infer<typeof controlEventDetailView>, 'payload' | 'deliveries'>;
+
+/** An event with the body as delivered (or as it would be) and its deliveries, newest first. */
+export function toControlEventDetailView(
+  event: EventRecord,
+  payload: { contentType: string; body: string },
+  deliveries: Delivery[],
+): ControlEventDetailView {
+  return {
+    ...toControlEventView(event),
+    payload: { content_type: payload.contentType, body: payload.body },
+    deliveries: deliveries.map(toDeliveryView),
+  };
+}
 
 /** POST /_sandbox/events/trigger: the event asked for, every event the trigger recorded, the objects behind them and the manual delivery. */
 export const triggerResultView = z.object({

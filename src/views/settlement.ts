@@ -43,15 +43,18 @@ export const settlementView = z
 /** The settlement's TS type. */
 export type SettlementView = z.infer<typeof settlementView>;
 
-/** The fee model a settlement states (the settlements service holds it). */
-export type FeeModelView = SettlementView['fee_model'];
+/** The fee terms a settlement states, in minor units of its currency (the settlements service holds them). */
+export interface FeeTerms {
+  percentBasisPoints: number;
+  fixedPerPayment: number;
+}
 
 /** A settlement with its payments and clawbacks. */
 export function toSettlementView(
   s: Settlement,
   items: SettlementItem[],
   adjustments: SettlementAdjustment[],
-  feeModel: FeeModelView,
+  fees: FeeTerms,
 ): SettlementView {
   return {
     id: s.id,
@@ -65,7 +68,7 @@ export function toSettlementView(
     refunds: s.refunds,
     adjustments: s.adjustments,
     net: s.net,
-    fee_model: feeModel,
+    fee_model: { percent_basis_points: fees.percentBasisPoints, fixed_per_payment: fees.fixedPerPayment },
     pay_at: iso(s.payAt),
     paid_at: isoOrNull(s.paidAt),
     created_at: iso(s.createdAt),

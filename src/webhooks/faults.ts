@@ -22,10 +22,8 @@ import {
   type ApiFaultKind,
   type RoutePattern,
 } from '../domain/api-faults.js';
-import { formatFaultRule, parseFaultSpec } from './fault-rules.js';
+import { parseFaultSpec } from './fault-rules.js';
 import { WebhookFaults } from './webhook-faults.js';
-import { toFaultRuleView, type FaultListView } from '../views/fault-rule.js';
-import { listView, wholeList } from '../views/list.js';
 
 /** What the fault engine is built from (a subset of the services' dependencies: webhooks do not import services). */
 export interface FaultEngineDeps {
@@ -67,9 +65,6 @@ function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-/** A rule as the control API shows it, with its spec written back in the fault grammar. */
-export const faultRuleView = (rule: FaultRule) => toFaultRuleView(rule, formatFaultRule(rule));
 
 /** Holds the fault rules, draws the API faults a request gets, and shapes webhook attempts through `webhooks`. */
 export class FaultInjector {
@@ -117,9 +112,9 @@ export class FaultInjector {
     });
   }
 
-  /** Every rule in the list envelope, with the seed. */
-  list(): FaultListView {
-    return { ...listView(wholeList(this.rules), faultRuleView), seed: this.seed };
+  /** Every rule, oldest first, with the seed of the random faults. */
+  list(): { rules: FaultRule[]; seed: number } {
+    return { rules: [...this.rules], seed: this.seed };
   }
 
   /**

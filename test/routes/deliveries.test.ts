@@ -181,9 +181,10 @@ describe('/_sandbox/faults', () => {
     expect((await sb.request('DELETE', '/_sandbox/faults/flt_missing')).status).toBe(404);
   });
 
-  it('--faults rules are listed as set by the flag', () => {
+  it('--faults rules are listed as set by the flag', async () => {
     const flagged = createTestSandbox({ faults: 'url=http://127.0.0.1:3000/hook:fail-first=2;reorder' });
-    expect(flagged.services.faults.list().data.map((r) => [r.spec, r.source])).toEqual([
+    const listed = (await flagged.request('GET', '/_sandbox/faults')).json as { data: Array<{ spec: string; source: string }> };
+    expect(listed.data.map((r) => [r.spec, r.source])).toEqual([
       ['url=http://127.0.0.1:3000/hook:fail-first=2', 'flag'],
       ['reorder', 'flag'],
     ]);

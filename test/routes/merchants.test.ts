@@ -414,7 +414,7 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
       if (columns.includes('merchant_id'))
         expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);
     }
-    expect(sb.services.faults.list().data).toEqual([]);
+    expect(sb.services.faults.list().rules).toEqual([]);
     // Its credentials no longer authenticate; the others still do.
     expect((await sb.get('/v1/payments', bearer(a))).status).toBe(401);
     expect((await sb.post('/api/s2s', s2sBody({ terNO: a.terNO, public_key: a.public_key }))).status).toBe(401);
