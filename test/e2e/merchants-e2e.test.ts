@@ -21,7 +21,7 @@ describe('webhooks of created merchants', () => {
   const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
   it("go to each merchant's own URL, signed with its own secret, and its events list only its own", async () => {
-    const workers = [];
+    const workers: Array<{ api_key: string; webhook_secret: string }> = [];
     for (const n of [1, 2, 3]) workers.push((await env.http.post('/_sandbox/merchants', { name: `Worker ${n}` })).json);
     const paid = await Promise.all(
       workers.map(async (m, n) => {
