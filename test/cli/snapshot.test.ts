@@ -20,12 +20,7 @@ afterEach(async () => {
 });
 
 async function pay(server: RunningServer, reference: string, ccno = '4000000000003220') {
-  const res = await fetch(`${server.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ reference, ccno })),
-  });
-  return (await res.json()) as { transID: string; order_status: string };
+  return (await api(server.url).post('/api/s2s', s2sBody({ reference, ccno }))).json as { transID: string; order_status: string };
 }
 
 describe('sandbox export / import', () => {
