@@ -9,6 +9,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3
  * The secret as a Standard Webhooks library takes it: the sandbox's standardSecret()
  * (src/crypto/signature.ts), repeated here because the Action runs from its checkout, where no
  * dist/ is built; test/cli/github-action.test.ts holds the two to the same answers.
+ * @param {string} secret
+ * @returns {string}
  */
 export function standardSecret(secret) {
   const body = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;

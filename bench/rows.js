@@ -75,7 +75,7 @@ function seed(db, count) {
  */
 function timeBoth(n, small, large, fn) {
   const samples = [[], []];
-  [small, large].forEach((side) => fn(side));
+  for (const side of [small, large]) fn(side);
   for (let i = 0; i < n; i++) {
     [small, large].forEach((side, k) => {
       const t0 = performance.now();

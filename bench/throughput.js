@@ -105,17 +105,14 @@ export async function benchThroughput(ctx) {
         method: 'POST',
         path: '/api/s2s',
         headers: jsonHeaders(),
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify(
-            s2sFields({
-              card: CARDS.challenge,
-              reference: uniqueReference('m'),
-              webhookUrl,
-              terminal: terminals[(dealt += 1) % terminals.length],
-            }),
-          ),
-        }),
+        setupRequest: (req) => {
+          dealt += 1;
+          const terminal = terminals[dealt % terminals.length];
+          return {
+            ...req,
+            body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('m'), webhookUrl, terminal })),
+          };
+        },
       },
     });
     const single = report.rows.find((row) => row.id === 'challenge');
@@ -177,7 +174,10 @@ export async function benchThroughput(ctx) {
       alternateWith: unkeyed,
       request: {
         ...unkeyed,
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${uniqueReference('key')}-${(keys += 1)}` } }),
+        setupRequest: (req) => {
+          keys += 1;
+          return { ...req, headers: { ...req.headers, 'idempotency-key': `${uniqueReference('key')}-${keys}` } };
+        },
       },
     });
 

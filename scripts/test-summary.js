@@ -1,10 +1,11 @@
-// Prints one plain line totalling the vitest JSON reports of `npm test` (the main suite and the
-// worked example), so CI logs end with "tests: N passed, N failed" whatever the runner prints.
-// The PHP and Python example shops count in the main report: test/examples/ makes each of their
-// cases one vitest test (a skipped PHP run counts as skipped).
+// Prints one plain line totalling the vitest JSON reports of `npm test` (each project's run and the
+// worked example's, scripts/run-tests.js), so CI logs end with "tests: N passed, N failed" whatever
+// the runner prints. The PHP and Python example shops count in the examples report:
+// test/examples/ makes each of their cases one vitest test (a skipped PHP run counts as skipped).
 import { existsSync, readFileSync } from 'node:fs';
+import { RUNS } from './run-tests.js';
 
-const reports = ['test-artifacts/vitest-main.json', 'test-artifacts/vitest-example.json'];
+const reports = RUNS.map((name) => `test-artifacts/vitest-${name}.json`);
 let passed = 0;
 let failed = 0;
 let skipped = 0;

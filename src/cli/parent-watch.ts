@@ -97,7 +97,8 @@ function isGone(watched: ProcessInfo): boolean {
   const stat = procStat(watched.pid);
   if (stat) return stat[0] === 'Z' || (watched.startedAt !== undefined && stat[19] !== watched.startedAt);
   // With /proc, no entry means no process; without it, ask the kernel.
-  if ((procAvailable ??= procStat(process.pid) !== undefined)) return true;
+  procAvailable ??= procStat(process.pid) !== undefined;
+  if (procAvailable) return true;
   try {
     process.kill(watched.pid, 0);
     return false;

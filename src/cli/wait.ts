@@ -97,7 +97,8 @@ async function runWait(flags: WaitFlags, io: CliIo): Promise<void> {
       io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
       return;
     }
-    if ((failedForGood = await hopeless()) || Date.now() >= deadline) break;
+    failedForGood = await hopeless();
+    if (failedForGood || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
   }
   await reportMissing(client, flags, io, { failedForGood, timeoutMs });

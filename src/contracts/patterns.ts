@@ -16,8 +16,8 @@ export function anyCase(word: string): string {
 
 /** A pattern matching exactly one of `words`, in any letter case when `caseless`, spaces around allowed when `trimmed`. */
 export function wordsPattern(words: readonly string[], options: { caseless?: boolean; trimmed?: boolean } = {}): string {
-  const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const alternatives = words.map((word) => (options.caseless ? anyCase(word) : escape(word))).join('|');
+  const escapeWord = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const alternatives = words.map((word) => (options.caseless ? anyCase(word) : escapeWord(word))).join('|');
   const space = options.trimmed ? '\\s*' : '';
   return `^${space}(?:${alternatives})${space}$`;
 }

@@ -117,15 +117,16 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
         month: 'the expiry month, two digits 01-12',
         year: 'the two-digit expiry year',
       }[missing];
-      return issue(missing, `${missing} is required when mop is ${body.mop}: send ${hint}`);
+      issue(missing, `${missing} is required when mop is ${body.mop}: send ${hint}`);
+      return;
     }
+    // The first problem only, in the order a person fixes them.
     const number = normaliseCardNumber(body.ccno!);
-    if (!/^\d{13,19}$/.test(number))
-      return issue('ccno', 'ccno must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242');
-    if (!luhnValid(number)) return issue('ccno', 'ccno fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242');
-    if (!/^\d{3,4}$/.test(body.ccvv!)) return issue('ccvv', 'ccvv must be 3 or 4 digits');
-    if (!/^(0[1-9]|1[0-2])$/.test(body.month!)) return issue('month', `month must be two digits from 01 to 12, got "${body.month}"`);
-    if (!/^\d{2}$/.test(body.year!)) return issue('year', `year must be the two-digit expiry year such as "30", got "${body.year}"`);
+    if (!/^\d{13,19}$/.test(number)) issue('ccno', 'ccno must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242');
+    else if (!luhnValid(number)) issue('ccno', 'ccno fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242');
+    else if (!/^\d{3,4}$/.test(body.ccvv!)) issue('ccvv', 'ccvv must be 3 or 4 digits');
+    else if (!/^(0[1-9]|1[0-2])$/.test(body.month!)) issue('month', `month must be two digits from 01 to 12, got "${body.month}"`);
+    else if (!/^\d{2}$/.test(body.year!)) issue('year', `year must be the two-digit expiry year such as "30", got "${body.year}"`);
   }
   if (body.mop === 'UPICOLLECT' && !body.vpa)
     issue(
@@ -146,7 +147,7 @@ const MODE_RULES = {
       then: {
         required: ['ccno', 'ccvv', 'month', 'year'],
         properties: {
-          ccno: { pattern: '^[\\s-]*(?:\\d[\\s-]*){13,19}$', minimum: 1e12, maximum: 9_999_999_999_999_999_999 },
+          ccno: { pattern: '^[\\s-]*(?:\\d[\\s-]*){13,19}$', minimum: 1e12, maximum: 1e19 },
           ccvv: { pattern: '^\\d{3,4}$', minimum: 100, maximum: 9999 },
           month: { pattern: '^(?:0[1-9]|1[0-2])$', minimum: 10, maximum: 12 },
           year: { pattern: '^\\d{2}$', minimum: 10, maximum: 99 },

@@ -128,7 +128,7 @@ export function checkoutPages(deps: AppDeps) {
     const { session, form } = loaded;
     const { card, holder, state } = parseCardForm(form);
     if (!card) return page(c, session, 'card', 400, { state, notice: { kind: 'error', text: 'Check the highlighted fields.' } });
-    let result;
+    let result: ReturnType<typeof checkoutPayments.payCard>;
     try {
       result = checkoutPayments.payCard(session, card, holder);
     } catch (err) {

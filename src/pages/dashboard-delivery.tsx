@@ -78,7 +78,7 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
       {siblings.length === 0 ? (
         <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
       ) : (
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="replays">
+        <section class="table-scroll" tabindex={0} aria-labelledby="replays">
           <table class="siblings">
             <thead>
               <tr>
@@ -108,7 +108,7 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </>
   );

@@ -9,7 +9,7 @@ import { DashboardShell } from './dashboard.js';
 
 function Table(props: { label: string; heads: string[]; empty: string; children: Child[] }) {
   return (
-    <div class="table-scroll" tabindex={0} role="region" aria-label={props.label}>
+    <section class="table-scroll" tabindex={0} aria-label={props.label}>
       <table data-list={props.label}>
         <thead>
           <tr>
@@ -30,7 +30,7 @@ function Table(props: { label: string; heads: string[]; empty: string; children:
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

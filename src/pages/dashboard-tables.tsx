@@ -77,7 +77,7 @@ const eventsOf = (id: string) => `/_sandbox/?tab=events&q=${encodeURIComponent(i
 function Table(props: { tab: DashboardTab; heads: string[]; count: number; children: Child }) {
   return (
     // Focusable, so a keyboard can scroll the table sideways on a narrow screen.
-    <div class="table-scroll" tabindex={0} role="region" aria-label={`${props.tab} list`}>
+    <section class="table-scroll" tabindex={0} aria-label={`${props.tab} list`}>
       <table data-tab={props.tab}>
         <thead>
           <tr>
@@ -98,7 +98,7 @@ function Table(props: { tab: DashboardTab; heads: string[]; count: number; child
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

@@ -193,7 +193,10 @@ export class DashboardQueries {
 
   private statement(sql: string) {
     let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.deps.store.db.prepare(sql)));
+    if (!statement) {
+      statement = this.deps.store.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
     return statement;
   }
 }

@@ -56,7 +56,10 @@ export class EventPublisher {
         data: { id: event.id, event: event.type, resource_id: event.resourceId },
       });
     }
-    if (entries.length > 0) this.deps.store.batch.afterCommit(() => entries.forEach((entry) => this.deps.activity.publish(entry)));
+    if (entries.length > 0)
+      this.deps.store.batch.afterCommit(() => {
+        for (const entry of entries) this.deps.activity.publish(entry);
+      });
     return event;
   }
 

@@ -122,9 +122,13 @@ export class JobRunner {
       next = this.deps.store.jobs.nextDueAt();
     } catch (err) {
       // arm() also runs from a microtask after schedule(), where a throw would end the process.
-      return this.retryLater(`timed jobs could not read the next due time: ${(err as Error).message}`);
+      this.retryLater(`timed jobs could not read the next due time: ${(err as Error).message}`);
+      return;
     }
-    if (next !== null) return this.armAt(next);
+    if (next !== null) {
+      this.armAt(next);
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = undefined;
   }

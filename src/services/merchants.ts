@@ -109,7 +109,7 @@ export class Merchants {
     const terminals = input.terminals?.map((t) => ({ terNo: t.terNO, publicKey: t.public_key, privateKey: t.private_key })) ?? [
       this.newTerminal(),
     ];
-    terminals.forEach((t, index) => this.refuseTaken(t, terminals.slice(0, index)));
+    for (const [index, t] of terminals.entries()) this.refuseTaken(t, terminals.slice(0, index));
     const merchant: NewMerchant = {
       id: newId('mer'),
       name: input.name ?? `Merchant ${terminals[0]!.terNo}`,

@@ -124,15 +124,19 @@ export class S2SPayments implements ChallengeSubject {
     const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
     // Only a Pending transaction waits for its challenge; any other status is final for it.
     if (!canApply(transaction.orderStatus, 'approve')) return;
-    if (verdict === 'pass') return this.authorise(transaction);
+    if (verdict === 'pass') {
+      this.authorise(transaction);
+      return;
+    }
     // A bank, wallet or UPI page is declined by the customer; only a card's 3-D Secure can fail.
-    if (verdict === 'fail')
-      return this.finalise(
-        transaction,
-        'declined',
-        declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'),
-      );
-    if (verdict === 'cancel') return this.finalise(transaction, 'cancelled', 'Cancelled: the customer cancelled the authentication');
+    if (verdict === 'fail') {
+      this.finalise(transaction, 'declined', declineMessage(challenge.kind === 'otp' ? 'authentication_failed' : 'declined_by_customer'));
+      return;
+    }
+    if (verdict === 'cancel') {
+      this.finalise(transaction, 'cancelled', 'Cancelled: the customer cancelled the authentication');
+      return;
+    }
     const late =
       challenge.kind === 'upi'
         ? 'did not approve the UPI collect request within the collect window'
@@ -156,7 +160,10 @@ export class S2SPayments implements ChallengeSubject {
   private authorise(transaction: Transaction): void {
     const answer = transaction.script.authorisation;
     if (answer.result === 'hang') return;
-    if (answer.result === 'decline') return this.finalise(transaction, 'declined', declineMessage(answer.code));
+    if (answer.result === 'decline') {
+      this.finalise(transaction, 'declined', declineMessage(answer.code));
+      return;
+    }
     this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
     if (transaction.script.chargeback) {
       // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.

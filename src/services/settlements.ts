@@ -87,7 +87,10 @@ export class Settlements {
       const group = (merchantId: string, currency: string) => {
         const key = `${merchantId} ${currency}`;
         let found = groups.get(key);
-        if (!found) groups.set(key, (found = { merchantId, currency, payments: [], clawbacks: [] }));
+        if (!found) {
+          found = { merchantId, currency, payments: [], clawbacks: [] };
+          groups.set(key, found);
+        }
         return found;
       };
       const narrow = { merchantId: input.merchantId, currency: input.currency };

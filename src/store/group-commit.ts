@@ -178,12 +178,15 @@ export class GroupCommit {
     if (busy === undefined || !isDatabaseBusy(busy)) {
       this.lockWaiters = [];
       this.lockPollMs = LOCK_POLL_FIRST_MS;
-      waiters.forEach((w) => (busy === undefined ? w.resolve() : w.reject(busy)));
+      for (const w of waiters) {
+        if (busy === undefined) w.resolve();
+        else w.reject(busy);
+      }
       return;
     }
     const now = Date.now();
     this.lockWaiters = waiters.filter((w) => w.deadline > now);
-    waiters.filter((w) => w.deadline <= now).forEach((w) => w.reject(busy));
+    for (const w of waiters) if (w.deadline <= now) w.reject(busy);
     if (this.lockWaiters.length > 0) this.pollLock();
     else this.lockPollMs = LOCK_POLL_FIRST_MS;
   }
@@ -203,12 +206,12 @@ export class GroupCommit {
         throw err;
       }
     } catch (err) {
-      waiters.forEach((w) => w.reject(err));
+      for (const w of waiters) w.reject(err);
       // The delivery worker waits here for a wake-up; a failed batch must not leave it asleep.
-      after.forEach((fn) => fn());
+      for (const fn of after) fn();
       return;
     }
-    waiters.forEach((w) => w.resolve());
-    after.forEach((fn) => fn());
+    for (const w of waiters) w.resolve();
+    for (const fn of after) fn();
   }
 }

@@ -13,6 +13,7 @@ import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
 
 const ARTIFACTS = 'test-artifacts';
 const LOGO_SVG =
@@ -54,19 +55,13 @@ afterEach(async () => {
   expect(blocked, 'requests that left 127.0.0.1').toEqual([]);
 });
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${CREDS.apiKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+/** The seeded merchant's bearer API on the test's sandbox. */
+const v1 = () => api(server.url, { authorization: `Bearer ${CREDS.apiKey}` });
 
 let orders = 0;
 async function createSession(overrides: Record<string, unknown> = {}) {
   orders++;
-  const res = await api('POST', '/v1/checkout/sessions', {
+  const res = await v1().post('/v1/checkout/sessions', {
     amount: 2450,
     currency: 'EUR',
     methods: ['card', 'ideal', 'sepa'],
@@ -120,7 +115,7 @@ describe('hosted checkout in Chromium', () => {
     expect(events.map((e) => e.event)).toEqual(
       expect.arrayContaining(['payment.requires_action', 'payment.authorized', 'payment.captured']),
     );
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
+    expect((await v1().get(`/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
       status: 'complete',
       payment_id: completed.data.payment_id,
     });
@@ -133,7 +128,7 @@ describe('hosted checkout in Chromium', () => {
     await page.click('button[type=submit]');
     await page.waitForSelector('.notice.error');
     expect(await page.textContent('.notice.error')).toContain('Your card was declined: the issuer declined the card');
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json.status).toBe('open');
+    expect((await v1().get(`/v1/checkout/sessions/${session.id}`)).json.status).toBe('open');
     await fillCard('4242424242424242');
     await page.click('button[type=submit]');
     await page.waitForURL(returned(session.id));
@@ -154,7 +149,7 @@ describe('hosted checkout in Chromium', () => {
     await page.waitForSelector('.notice.error');
     expect(await page.textContent('.notice.error')).toContain('Your iDEAL payment failed');
     await waitFor(() => eventsAt(session.hooks).some((e) => e.event === 'payment.declined'), 'payment.declined');
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json.status).toBe('open');
+    expect((await v1().get(`/v1/checkout/sessions/${session.id}`)).json.status).toBe('open');
   });
 
   it('SEPA: processing first, then succeeded once the sandbox clock passes the settlement', async () => {
@@ -164,7 +159,7 @@ describe('hosted checkout in Chromium', () => {
     await page.fill('#sepa-holder', 'Jane Doe');
     await page.click('button[type=submit]');
     await page.waitForURL(returned(session.id));
-    expect((await api('GET', `/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
+    expect((await v1().get(`/v1/checkout/sessions/${session.id}`)).json).toMatchObject({
       status: 'complete',
       payment_status: 'processing',
     });
@@ -176,7 +171,7 @@ describe('hosted checkout in Chromium', () => {
     });
     expect(advanced.status).toBe(200);
     await waitFor(
-      async () => (await api('GET', `/v1/checkout/sessions/${session.id}`)).json.payment_status === 'captured',
+      async () => (await v1().get(`/v1/checkout/sessions/${session.id}`)).json.payment_status === 'captured',
       'the SEPA payment to settle',
     );
     await waitFor(() => eventsAt(session.hooks).some((e) => e.event === 'payment.captured'), 'payment.captured at the webhook_url');

@@ -11,6 +11,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
 
 const ARTIFACTS = 'test-artifacts';
 
@@ -51,14 +52,8 @@ afterEach(async () => {
   expect(consoleErrors, 'console errors in the page').toEqual([]);
 });
 
-async function api(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+/** The test's sandbox. */
+const sandbox = () => api(server.url);
 
 /** Opens a dashboard page and waits until its live script is subscribed to the stream. */
 async function openLive(path: string) {
@@ -74,8 +69,7 @@ describe('dashboard in Chromium', () => {
   it('shows a new /v1/ payment without a reload', async () => {
     await openLive('/_sandbox/?tab=payments');
     await expect(page.locator('td.empty').textContent()).resolves.toContain('Nothing here yet');
-    const created = await api(
-      'POST',
+    const created = await sandbox().post(
       '/v1/payments',
       {
         amount: 2599,
@@ -101,8 +95,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('Replay sends the event again: back on the delivery, the replay appears with its answer; its page shows the attempt', async () => {
-    const t = await api(
-      'POST',
+    const t = await sandbox().post(
       '/api/s2s',
       s2sBody({ ccno: '4242424242424242', reference: 'order-replay', webhook_url: `${merchant.url}/hooks/replay` }),
     );
@@ -141,8 +134,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('Approve on a pending authentication moves the transaction to Test Approved', async () => {
-    const t = await api(
-      'POST',
+    const t = await sandbox().post(
       '/api/s2s',
       s2sBody({ ccno: '4000000000003220', reference: 'order-approve', webhook_url: `${merchant.url}/hooks/approve` }),
     );
@@ -162,7 +154,7 @@ describe('dashboard in Chromium', () => {
     const noJs = await browser.newContext({ javaScriptEnabled: false });
     try {
       const plain = await noJs.newPage();
-      const t = await api('POST', '/api/s2s', s2sBody({ ccno: '4000000000003220', reference: 'order-nojs' }));
+      const t = await sandbox().post('/api/s2s', s2sBody({ ccno: '4000000000003220', reference: 'order-nojs' }));
       await plain.goto(`${server.url}/_sandbox/?tab=transactions&q=order-nojs`);
       await plain.locator(`tr[data-id="${t.json.transID}"] button[value=decline]`).click();
       await plain.waitForURL((url) => url.searchParams.get('q') === 'order-nojs');

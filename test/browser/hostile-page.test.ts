@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
 
 const TOKEN = 'ctl_hostile_test_token';
 
@@ -42,18 +43,14 @@ async function startHostileSite(target: string) {
 
 /** An approved S2S payment on `sandbox`; returns its transID. */
 async function pay(sandbox: RunningServer): Promise<string> {
-  const res = await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242' })),
-  });
+  const res = await api(sandbox.url).post('/api/s2s', s2sBody({ ccno: '4242424242424242' }));
   expect(res.status).toBe(200);
-  return ((await res.json()) as { transID: string }).transID;
+  return res.json.transID;
 }
 
 /** The status of GET /_sandbox/transactions/{transID}, as the CLI would ask. */
 async function transactionStatus(sandbox: RunningServer, transID: string): Promise<number> {
-  return (await fetch(`${sandbox.url}/_sandbox/transactions/${transID}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status;
+  return (await api(sandbox.url, { authorization: `Bearer ${TOKEN}` }).get(`/_sandbox/transactions/${transID}`)).status;
 }
 
 /** Opens the hostile page and resolves with the sandbox's answer to its POST /_sandbox/reset (and the request's headers). */

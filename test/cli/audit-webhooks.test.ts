@@ -9,6 +9,7 @@ import { runCli } from '../helpers/cli-harness.js';
 import { runBuiltCli } from '../helpers/cli-sandbox.js';
 import { carefulHandler, startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
 
 let receiver: FakeMerchant | undefined;
 let dir: string;
@@ -105,7 +106,7 @@ describe('sandbox audit-webhooks', () => {
       expect(result.cases.every((c: { result: string }) => c.result !== 'fail')).toBe(true);
       // The pair came from the sandbox: its payment is a payment of mer_other there.
       const paymentId = JSON.parse(receiver.received[0]!.body).data.payment_id;
-      const events = await (await fetch(`${sandbox.url}/_sandbox/events?resource=${paymentId}`)).json();
+      const events = (await api(sandbox.url).get(`/_sandbox/events?resource=${paymentId}`)).json;
       // Both events may carry the same millisecond, so their list order is not fixed.
       expect(events.data.map((e: { event: string; merchant_id: string }) => `${e.event} ${e.merchant_id}`).sort()).toEqual([
         'payment.authorized mer_other',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { api } from '../helpers/http.js';
 
 let sandbox: RunningServer;
 beforeAll(async () => {
@@ -12,13 +13,7 @@ afterAll(() => sandbox.close());
 
 const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
 const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  (await (
-    await fetch(sandbox.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    })
-  ).json()) as any;
+  (await api(sandbox.url).post(path, body, headers)).json;
 
 it('approves a /v1/ payment in requires_action by its pay_ id', async () => {
   const payment = await post(

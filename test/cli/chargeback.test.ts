@@ -1,8 +1,10 @@
 // `sandbox chargeback`, `sandbox chargebacks` through the program object against a real sandbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
-import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { api } from '../helpers/http.js';
+import { AUTH } from '../helpers/payments-api.js';
 
 let sandbox: RunningServer;
 beforeEach(async () => {
@@ -13,21 +15,11 @@ afterEach(() => sandbox.close());
 const cli = (...args: string[]) => runCli([...args, '--url', sandbox.url]);
 
 async function s2sPayment(ccno = '4242424242424242'): Promise<string> {
-  const res = await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno })),
-  });
-  return ((await res.json()) as { transID: string }).transID;
+  return (await api(sandbox.url).post('/api/s2s', s2sBody({ ccno }))).json.transID;
 }
 
 async function v1Payment(): Promise<string> {
-  const res = await fetch(`${sandbox.url}/v1/payments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
-    body: JSON.stringify({ amount: 1050, currency: 'EUR', token: 'tok_visa' }),
-  });
-  return ((await res.json()) as { id: string }).id;
+  return (await api(sandbox.url, AUTH).post('/v1/payments', { amount: 1050, currency: 'EUR', token: 'tok_visa' })).json.id;
 }
 
 describe('sandbox chargeback', () => {

@@ -13,6 +13,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { carefulHandler, startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { api } from '../helpers/http.js';
 import '../helpers/cli-harness.js';
 
 let sandbox: RunningServer;
@@ -52,17 +53,13 @@ function start(args: string[]) {
 
 const sandboxCli = (args: string[]) => start([...args, '--url', sandbox.url]).run;
 
-async function control<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sandbox.url}/_sandbox${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as T;
+/** POSTs `body` to the control API's `path` (under /_sandbox) and resolves with the answer's JSON. */
+async function control(path: string, body: unknown) {
+  return (await api(sandbox.url).post(`/_sandbox${path}`, body)).json;
 }
 
 async function trigger(type: string, extra: Record<string, unknown> = {}) {
-  return control('POST', '/events/trigger', { type, ...extra });
+  return control('/events/trigger', { type, ...extra });
 }
 
 /** How each --json command succeeds and how it fails; the keys are the commands' names. */
@@ -181,7 +178,7 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     fail: () => start(['merchants', 'list', '--json', '--url', NOWHERE]).run,
   },
   'merchants delete': {
-    pass: async () => sandboxCli(['merchants', 'delete', (await control('POST', '/merchants', {})).id, '--json']),
+    pass: async () => sandboxCli(['merchants', 'delete', (await control('/merchants', {})).id, '--json']),
     fail: () => sandboxCli(['merchants', 'delete', 'mer_sandbox', '--json']),
   },
   'audit-webhooks': {

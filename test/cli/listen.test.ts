@@ -7,6 +7,7 @@ import { matchesEvents } from '../../src/cli/listen.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { api } from '../helpers/http.js';
 import '../helpers/cli-harness.js';
 
 let sandbox: RunningServer;
@@ -27,11 +28,7 @@ async function listen(args: string[]) {
 }
 
 async function pay(ccno: string) {
-  await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno, webhook_url: merchant.url + '/hook' })),
-  });
+  await api(sandbox.url).post('/api/s2s', s2sBody({ ccno, webhook_url: `${merchant.url}/hook` }));
 }
 
 it('tails events and attempts, and forwards each event re-signed with --secret', async () => {

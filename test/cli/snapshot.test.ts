@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { api } from '../helpers/http.js';
 
 let source: RunningServer;
 let target: RunningServer;
@@ -19,12 +20,7 @@ afterEach(async () => {
 });
 
 async function pay(server: RunningServer, reference: string, ccno = '4000000000003220') {
-  const res = await fetch(`${server.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ reference, ccno })),
-  });
-  return (await res.json()) as { transID: string; order_status: string };
+  return (await api(server.url).post('/api/s2s', s2sBody({ reference, ccno }))).json as { transID: string; order_status: string };
 }
 
 describe('sandbox export / import', () => {
@@ -36,7 +32,7 @@ describe('sandbox export / import', () => {
     expect(doc).toMatchObject({ format: 'paysandbox.snapshot', version: 1 });
     expect(exported.out).toMatch(/^ {6}"rows": \[\n {8}\["mer_sandbox","Sandbox Merchant","whsec_test_sandbox","fixtures","EUR"\],\n/m);
     // The same document the control API serves.
-    const served = await (await fetch(`${source.url}/_sandbox/export`)).json();
+    const served = (await api(source.url).get('/_sandbox/export')).json;
     expect(doc.tables).toEqual(served.tables);
 
     const file = join(dir, 'state.json');
@@ -45,9 +41,9 @@ describe('sandbox export / import', () => {
     const imported = await runCli(['import', file, '--url', target.url]);
     expect(imported.error).toBeUndefined();
     expect(imported.out).toMatch(new RegExp(`^imported ${file}: .*2 merchants.*1 transactions`));
-    const shown = await (await fetch(`${target.url}/_sandbox/transactions/${pending.transID}`)).json();
+    const shown = (await api(target.url).get(`/_sandbox/transactions/${pending.transID}`)).json;
     expect(shown.authentication.state).toBe('open');
-    const after = await (await fetch(`${target.url}/_sandbox/export`)).json();
+    const after = (await api(target.url).get('/_sandbox/export')).json;
     expect(after.tables).toEqual(served.tables);
   });
 

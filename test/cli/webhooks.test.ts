@@ -8,6 +8,7 @@ import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.j
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { api } from '../helpers/http.js';
 
 let sandbox: RunningServer;
 let merchant: FakeMerchant;
@@ -23,12 +24,7 @@ afterEach(async () => {
 });
 
 async function pay(path = '/hook'): Promise<string> {
-  const res = await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: merchant.url + path })),
-  });
-  return ((await res.json()) as { transID: string }).transID;
+  return (await api(sandbox.url).post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: merchant.url + path }))).json.transID;
 }
 
 const finished = async (count: number) =>

@@ -77,7 +77,10 @@ function checkOutput(sample: string, run: CommandRun, where: string, status?: nu
   else if (failure) expect(run.code, `${where} should fail as the page shows; it printed ${printed}`).not.toBe(0);
   else expect(run.code, `${where} exited ${run.code}: ${printed}`).toBe(0);
   // A JSON sample of a JSON answer; a sample of part of one (`... | head -12`) is text.
-  if (/^[{[]/.test(sample) && isJson(run.stdout)) return checkJson(sample, run, where);
+  if (/^[{[]/.test(sample) && isJson(run.stdout)) {
+    checkJson(sample, run, where);
+    return;
+  }
   if (!sample && /^\s*[{[]/.test(run.stdout)) {
     // No sample shown: the answer may be anything but an error the page does not mention.
     expect((JSON.parse(run.stdout) as { error?: unknown }).error, `${where} answered ${run.stdout}`).toBeUndefined();

@@ -45,7 +45,8 @@ export class DocRunner {
 
   /** Runs one command to its end in the page's bash, in the project directory. */
   run(command: string, timeoutMs = 30_000): Promise<CommandRun> {
-    const shell = (this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env }));
+    this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env });
+    const shell = this.shell;
     const mark = `__docs_${randomBytes(6).toString('hex')}`;
     return new Promise((resolve, reject) => {
       let stdout = '';
@@ -62,8 +63,14 @@ export class DocRunner {
           stderr: stderr.slice(0, -mark.length - 1),
         });
       };
-      const onOut = (chunk: Buffer) => ((stdout += chunk.toString()), check());
-      const onErr = (chunk: Buffer) => ((stderr += chunk.toString()), check());
+      const onOut = (chunk: Buffer) => {
+        stdout += chunk.toString();
+        check();
+      };
+      const onErr = (chunk: Buffer) => {
+        stderr += chunk.toString();
+        check();
+      };
       const timer = setTimeout(() => {
         finish();
         shell.kill('SIGKILL');

@@ -3,6 +3,8 @@
 // rules (which fail, duplicate or delay every later delivery), merchants and scenario entries.
 // A page cleans up what it creates; the docs test compares the sandbox before and after each one.
 
+import { api } from '../helpers/http.js';
+
 /** What the control and bearer APIs show of one kind of thing that outlives a page. */
 export type Standing = Map<string, string>;
 
@@ -15,9 +17,9 @@ interface Merchant {
 /** Every webhook endpoint, fault rule, merchant and scenario entry of the sandbox at `base`, by id. */
 export async function standing(base: string): Promise<Standing> {
   const get = async <T>(path: string, key?: string) => {
-    const answer = await fetch(`${base}${path}`, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-    if (!answer.ok) throw new Error(`GET ${path} answered ${answer.status}: ${await answer.text()}`);
-    return ((await answer.json()) as { data: T[] }).data;
+    const answer = await api(base, key ? { authorization: `Bearer ${key}` } : {}).get(path);
+    if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}: ${answer.text}`);
+    return (answer.json as { data: T[] }).data;
   };
   const found: Standing = new Map();
   const merchants = await get<Merchant>('/_sandbox/merchants');

@@ -12,6 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
+import { api } from '../helpers/http.js';
 import { blocksIn, docBlocks } from './doc-blocks.js';
 import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
@@ -82,8 +83,8 @@ function receiver(): DocRunner['background'][number] | undefined {
 
 /** The URL of every webhook delivery so far (from the control API: quicker than one more npx). */
 async function deliveryUrls(): Promise<string[]> {
-  const answer = await fetch(`${SANDBOX}/_sandbox/deliveries?limit=1000`);
-  return ((await answer.json()) as { data: { url: string }[] }).data.map((delivery) => delivery.url);
+  const answer = await api(SANDBOX).get('/_sandbox/deliveries?limit=1000');
+  return (answer.json as { data: { url: string }[] }).data.map((delivery) => delivery.url);
 }
 
 /** Every webhook an example asked for went to the reader's own machine, never out to a network. */

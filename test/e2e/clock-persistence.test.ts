@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/index.js';
+import { api } from '../helpers/http.js';
 
 const DAY = 86_400_000;
 let dir: string;
@@ -25,15 +26,10 @@ async function start(db: string): Promise<SandboxHandle> {
   return sandbox;
 }
 
-async function call(sandbox: SandboxHandle, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(sandbox.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.credentials.apiKey}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  expect(res.status, JSON.stringify(json)).toBeLessThan(300);
-  return json;
+async function call(sandbox: SandboxHandle, method: string, path: string, body?: unknown) {
+  const res = await api(sandbox.url, { authorization: `Bearer ${sandbox.credentials.apiKey}` }).request(method, path, body);
+  expect(res.status, res.text).toBeLessThan(300);
+  return res.json;
 }
 
 const pay = (sandbox: SandboxHandle) => call(sandbox, 'POST', '/v1/payments', { amount: 1000, currency: 'EUR', token: 'tok_visa' });

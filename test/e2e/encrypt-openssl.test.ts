@@ -53,7 +53,7 @@ describe.skipIf(!existsSync(OPENSSL))('encrypted S2S against the openssl command
       }),
       encryption_method: 'aes256',
     };
-    const query = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+    const query = new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
     const res = await postEncrypted(opensslEncrypt(query) + CREDS.publicKey);
     expect(res.status).toBe(200);
     expect(res.warning).toBeNull();

@@ -21,7 +21,7 @@ describe('webhooks of created merchants', () => {
   const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
 
   it("go to each merchant's own URL, signed with its own secret, and its events list only its own", async () => {
-    const workers = [];
+    const workers: Array<{ api_key: string; webhook_secret: string }> = [];
     for (const n of [1, 2, 3]) workers.push((await env.http.post('/_sandbox/merchants', { name: `Worker ${n}` })).json);
     const paid = await Promise.all(
       workers.map(async (m, n) => {
@@ -47,7 +47,9 @@ describe('webhooks of created merchants', () => {
 describe('a scoped reset and webhooks in flight', () => {
   // The receiver holds every webhook until the test lets it go; a held attempt times out after 3 s.
   const waiting: Array<() => void> = [];
-  const releaseAll = () => waiting.splice(0).forEach((release) => release());
+  const releaseAll = () => {
+    for (const release of waiting.splice(0)) release();
+  };
   const env = useSandboxWithMerchant({
     each: true,
     flags: { retry: 'none', webhookTimeout: '3s' },
@@ -90,7 +92,10 @@ describe('a scoped reset and webhooks in flight', () => {
     const { worker } = env.sandbox;
     const busyFor = worker.busyFor.bind(worker);
     let asked = false;
-    worker.busyFor = (merchantId) => ((asked = true), busyFor(merchantId));
+    worker.busyFor = (merchantId) => {
+      asked = true;
+      return busyFor(merchantId);
+    };
     const reset = env.http.post('/_sandbox/reset', { merchant: a.id });
     await waitFor(() => asked, 'the reset to wait for webhooks in flight');
     releaseAll();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { S2SPaymentView } from '../../src/views/s2s.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = `${ROOT}bin/sandbox.js`;
@@ -21,7 +22,7 @@ interface Run {
 }
 
 function run(args: string[]): Run {
-  const env = { ...process.env, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.FORCE_COLOR;
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -94,7 +95,7 @@ describe('sandbox start (a real process)', () => {
         body: JSON.stringify(s2sBody()),
       });
       expect(payment.status).toBe(200);
-      expect((await payment.json()).authurl.startsWith(`${url}/authenticate/`)).toBe(true);
+      expect(((await payment.json()) as S2SPaymentView).authurl.startsWith(`${url}/authenticate/`)).toBe(true);
     } finally {
       r.child.kill('SIGTERM');
     }

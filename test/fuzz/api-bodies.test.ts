@@ -151,7 +151,9 @@ describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
   it('POST /api/s2s/encrypt: mutated parameters inside a valid encryption', async () => {
     const inner = { ...s2sBody({ reference: 'fuzz-enc' }), encryption_method: 'aes256' };
     const stringify = (b: Record<string, unknown>) =>
-      new URLSearchParams(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
+      new URLSearchParams(
+        Object.entries(b).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]),
+      ).toString();
     const body = fc.record({
       raw: mutatedBody(inner).map(
         (b) =>

@@ -260,7 +260,9 @@ export function jsonBody(valid: Record<string, unknown>): fc.Arbitrary<FuzzBody>
 export function formBody(valid: Record<string, string>): fc.Arbitrary<FuzzBody> {
   // URLSearchParams, not encodeURIComponent: it encodes lone surrogates (as U+FFFD) instead of throwing.
   const encode = (b: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
+    new URLSearchParams(
+      Object.entries(b).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]),
+    ).toString();
   const text = fc.oneof(
     { weight: 8, arbitrary: mutatedBody(valid).map(encode) },
     {

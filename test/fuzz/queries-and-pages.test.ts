@@ -67,7 +67,9 @@ const queryString = fc
     { maxLength: 4 },
   )
   .map((pairs) =>
-    pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]) => [k, v.replace(/[\ud800-\udfff]/g, '')])).toString()}` : '',
+    pairs.length
+      ? `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, v.replace(/[\ud800-\udfff]/g, '')])).toString()}`
+      : '',
   );
 
 const GETS: Array<[string, string, boolean]> = [

@@ -14,10 +14,14 @@ export interface HttpAnswer {
   json: any;
 }
 
-/** A client over `send`: `body` objects go as JSON, strings as they are, and a body-less control write as {} (as the CLI sends it). */
-export function httpClient(send: Send) {
+/**
+ * A client over `send`: `body` objects go as JSON, strings as they are, and a body-less control write as {} (as the CLI sends it).
+ * `defaults` go with every request (a bearer key, say); a request's own headers win.
+ */
+export function httpClient(send: Send, defaults: Record<string, string> = {}) {
   /** Sends `method path` and reads the whole answer; redirects are returned, not followed. */
-  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  async function request(method: string, path: string, body?: unknown, ownHeaders: Record<string, string> = {}): Promise<HttpAnswer> {
+    const headers = { ...defaults, ...ownHeaders };
     const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
     // The control API takes writes only as JSON; a test that means to send something else says so in headers.
     if (
@@ -62,7 +66,7 @@ export function httpClient(send: Send) {
 /** The client type. */
 export type HttpClient = ReturnType<typeof httpClient>;
 
-/** A client for a sandbox (or any server) listening at `baseUrl`. */
-export function api(baseUrl: string): HttpClient {
-  return httpClient((path, init) => fetch(baseUrl + path, init));
+/** A client for a sandbox (or any server) listening at `baseUrl`, sending `defaults` (e.g. an Authorization header) with every request. */
+export function api(baseUrl: string, defaults: Record<string, string> = {}): HttpClient {
+  return httpClient((path, init) => fetch(baseUrl + path, init), defaults);
 }

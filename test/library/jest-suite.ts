@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox, verifySignature, type SandboxHandle } from '../../src/index.js';
+import type { S2SPaymentView } from '../../src/views/s2s.js';
 
 type Fn = () => unknown;
 declare const describe: (name: string, fn: () => void) => void;
@@ -57,7 +58,7 @@ describe('checkout against paysandbox (jest style)', () => {
         year: '30',
       }),
     });
-    const payment = await res.json();
+    const payment = (await res.json()) as S2SPaymentView;
     expect(payment.status).toBe('Pending');
 
     await sandbox.authenticate(payment.transID, 'approve');
@@ -89,7 +90,7 @@ describe('checkout against paysandbox (jest style)', () => {
         year: '30',
       }),
     });
-    const payment = await res.json();
+    const payment = (await res.json()) as S2SPaymentView;
     expect(payment.status).toBe('Test Declined');
     expect(payment.response).toMatch(/^insufficient_funds/);
   });

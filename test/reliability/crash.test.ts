@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/crypto/signature.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { api } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
 
@@ -40,13 +41,12 @@ async function startChild(db: string): Promise<CliSandbox> {
 /** POSTs one frictionless S2S payment; resolves with the answer, or undefined when the connection died. */
 async function pay(url: string, reference: string, webhookUrl: string): Promise<Record<string, string> | undefined> {
   try {
-    const res = await fetch(`${url}/api/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(s2sBody({ reference, ccno: '4242424242424242', webhook_url: webhookUrl, bill_amt: '12.34' })),
-    });
-    if (res.status !== 200) throw new Error(`payment ${reference}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, string>;
+    const res = await api(url).post(
+      '/api/s2s',
+      s2sBody({ reference, ccno: '4242424242424242', webhook_url: webhookUrl, bill_amt: '12.34' }),
+    );
+    if (res.status !== 200) throw new Error(`payment ${reference}: ${res.status} ${res.text}`);
+    return res.json as Record<string, string>;
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('payment ')) throw err;
     return undefined;

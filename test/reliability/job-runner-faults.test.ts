@@ -6,6 +6,14 @@ import { silentLogger } from '../../src/runtime/logger.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
+// The job kinds these tests register, known to the runner's types like the sandbox's own.
+declare module '../../src/services/job-kinds.js' {
+  interface JobPayloads {
+    'test.flaky': Record<string, never>;
+    'test.ok': Record<string, never>;
+  }
+}
+
 let sandbox: TestSandbox;
 
 afterEach(() => {

@@ -17,6 +17,13 @@ import { s2sBody } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
+// The job kinds these tests register, known to the runner's types like the sandbox's own.
+declare module '../../src/services/job-kinds.js' {
+  interface JobPayloads {
+    'test.during-lock': Record<string, never>;
+  }
+}
+
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();

@@ -163,8 +163,10 @@ describe('X-Sandbox-Fault', () => {
 describe('faults act only on requests that authenticate', () => {
   const KEYS = { publicKey: CREDS.publicKey, privateKey: CREDS.privateKey };
   /** A POST /api/s2s/encrypt form of an S2S body, encrypted with `keys`. */
-  const encrypted = (body: Record<string, unknown>, keys = KEYS) => {
-    const query = new URLSearchParams(Object.entries({ ...body, encryption_method: 'none' }).map(([k, v]) => [k, String(v)])).toString();
+  const encrypted = (body: Record<string, unknown>, keys: { publicKey: string; privateKey: string } = KEYS) => {
+    const query = new URLSearchParams(
+      Object.entries({ ...body, encryption_method: 'none' }).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
     return { encrypted_data: buildEncryptedData(query, keys) };
   };
   type Send = (headers: Record<string, string>) => Promise<{ status: number; json: any }>;

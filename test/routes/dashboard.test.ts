@@ -162,7 +162,7 @@ describe('lists', () => {
   it('serves the list alone as the fragment the live script swaps in', async () => {
     const t = await s2s();
     const res = await page('/_sandbox/dashboard/fragment?tab=transactions');
-    expect(res.text).toMatch(/^<div class="table-scroll"[^>]*><table data-tab="transactions">/);
+    expect(res.text).toMatch(/^<section class="table-scroll"[^>]*><table data-tab="transactions">/);
     expect(rowIds(res.text)).toEqual([t.transID]);
     expect(res.text).not.toContain('<html');
     expect(res.headers.get('cache-control')).toBe('no-store');

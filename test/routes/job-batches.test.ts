@@ -5,6 +5,13 @@ import { afterEach, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
+// The job kinds these tests register, known to the runner's types like the sandbox's own.
+declare module '../../src/services/job-kinds.js' {
+  interface JobPayloads {
+    'test.batch': Record<string, never>;
+  }
+}
+
 let sandbox: TestSandbox | undefined;
 afterEach(() => {
   sandbox?.services.jobs.stop();

@@ -409,7 +409,7 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
     expect(res.json).toMatchObject({ id: a.id, deleted: true, removed: { merchants: 1, terminals: 1, api_keys: 1 } });
     expect(await tables()).toEqual(before);
     // Checked in the database by its own columns too.
-    for (const table of sb.db.pragma('table_list').map((t: any) => t.name as string)) {
+    for (const table of (sb.db.pragma('table_list') as Array<{ name: string }>).map((t) => t.name)) {
       const columns = (sb.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);
       if (columns.includes('merchant_id'))
         expect(sb.db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE merchant_id = ?`).pluck().get(a.id), table).toBe(0);

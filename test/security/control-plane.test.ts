@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import type { ErrorBody } from '../../src/errors.js';
 import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
 import { controlRoutes } from '../helpers/control-routes.js';
@@ -155,14 +156,15 @@ describe('cross-site writes', () => {
     '%s %s refuses Sec-Fetch-Site cross-site and same-site, a foreign Origin and Origin null',
     async (method, path) => {
       const before = dbFingerprint(sb);
-      for (const headers of [
+      const refused: Record<string, string>[] = [
         { 'sec-fetch-site': 'cross-site' },
         { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:5173' },
         { origin: 'http://evil.example' },
         { origin: 'null' },
         { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' },
         { host: '127.0.0.1:4010', origin: 'https://127.0.0.1:4010' },
-      ]) {
+      ];
+      for (const headers of refused) {
         const res = await write({ method, path }, headers);
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(res.json.error.code).toBe('cross_site_refused');
@@ -238,11 +240,12 @@ describe('cross-site writes', () => {
     try {
       const transID = await payment(guarded);
       const cookie = 'sandbox_control=ctl_secret';
-      for (const headers of [
+      const crossSite: Record<string, string>[] = [
         { origin: 'http://127.0.0.1:5173', 'sec-fetch-site': 'same-site' },
         { origin: 'http://127.0.0.1:5173' },
         { 'sec-fetch-site': 'same-site' },
-      ]) {
+      ];
+      for (const headers of crossSite) {
         const res = await guarded.request('POST', '/_sandbox/reset', '{}', { ...JSON_TYPE, host: '127.0.0.1:4010', cookie, ...headers });
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(res.json.error.code).toBe('cross_site_refused');
@@ -328,15 +331,16 @@ describe('JSON-only writes on the JSON routes', () => {
 
   it('a body-less POST /_sandbox/reset from another origin wipes nothing; from no browser at all (the CLI, a generated client) it resets', async () => {
     const transID = await payment();
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { origin: 'http://evil.example' },
       { 'sec-fetch-site': 'cross-site' },
       { origin: 'null' },
       { host: '127.0.0.1:4010', origin: 'http://127.0.0.1:5173' },
-    ]) {
+    ];
+    for (const headers of foreign) {
       const res = await sb.app.request('/_sandbox/reset', { method: 'POST', headers: { 'content-length': '0', ...headers } });
       expect(res.status, JSON.stringify(headers)).toBe(403);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('cross_site_refused');
+      expect(((await res.json()) as ErrorBody).error.code).toBe('cross_site_refused');
     }
     expect(await exists(transID)).toBe(true);
     expect((await sb.app.request('/_sandbox/reset', { method: 'POST' })).status).toBe(200);
@@ -347,7 +351,7 @@ describe('JSON-only writes on the JSON routes', () => {
     await sb.app.request('/_sandbox/faults', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ spec: 'duplicate=2' }) });
     const res = await sb.app.request('/_sandbox/faults', { method: 'DELETE' });
     expect(res.status).toBe(200);
-    expect((await res.json()).deleted).toBeGreaterThan(0);
+    expect(((await res.json()) as { deleted: number }).deleted).toBeGreaterThan(0);
   });
 
   it('what the CLI sends still works: JSON with no Origin, or {} on a body-less write, or the same origin', async () => {

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import type { ErrorBody } from '../../src/errors.js';
 import { controlGuard } from '../../src/http/middleware/control-guard.js';
 import { isLoopback } from '../../src/http/middleware/client-ip.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
@@ -166,7 +167,7 @@ describe('control API: loopback only without a token', () => {
         from('10.0.0.5'),
       );
       expect(res.status).toBe(401);
-      const body = await res.json();
+      const body = (await res.json()) as ErrorBody;
       expect(body.error.code).toBe('control_forbidden');
       expect(body.error.message).toContain('--control-token');
       expect(dbFingerprint(sb)).toEqual(before);
@@ -199,7 +200,7 @@ describe('control API: loopback only without a token', () => {
             if (auth) headers.authorization = auth;
             const res = await sb.app.request(path, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
             expect(res.status, `${auth}`).toBe(401);
-            expect((await res.json()).error.code).toBe('control_forbidden');
+            expect(((await res.json()) as ErrorBody).error.code).toBe('control_forbidden');
           }
           expect(dbFingerprint(sb)).toEqual(before);
         } finally {

@@ -14,8 +14,12 @@ afterEach(async () => {
 });
 // The sandbox's own colours are ESC bytes too: switched off, any ESC left came from a caller.
 const colours = kleur.enabled;
-beforeAll(() => void (kleur.enabled = false));
-afterAll(() => void (kleur.enabled = colours));
+beforeAll(() => {
+  kleur.enabled = false;
+});
+afterAll(() => {
+  kleur.enabled = colours;
+});
 
 describe.each(['pretty', 'json'] as const)('the %s log', (format) => {
   it('writes one line for a request whose path holds %0a, %0d and ESC', async () => {

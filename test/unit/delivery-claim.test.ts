@@ -15,14 +15,13 @@ const HEALTHY = 'http://127.0.0.1:10';
 /** Queues one webhook per URL, oldest first. */
 function queue(urls: string[]): void {
   sb.store.tx(() => {
-    urls.forEach((url, i) =>
+    for (const [i, url] of urls.entries())
       sb.services.events.publish({
         merchantId: 'mer_sandbox',
         resourceId: `pay_${i}`,
         event: { type: 'payment.captured', data: { payment_id: `pay_${i}` } },
         webhook: { format: 'envelope', url },
-      }),
-    );
+      });
   });
 }
 

@@ -8,7 +8,9 @@ import { GroupCommit } from '../../src/store/group-commit.js';
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
 let n = 0;
 const open: Database.Database[] = [];
-afterEach(() => open.splice(0).forEach((db) => db.open && db.close()));
+afterEach(() => {
+  for (const db of open.splice(0)) if (db.open) db.close();
+});
 
 /** A writer connection with a batch, and a second connection that sees only committed rows. */
 function setup() {

@@ -119,7 +119,7 @@ it("013 keeps each token's brand, last 4, expiry and its card's outcome, drops t
     );
     // Every test card, and a Luhn-valid number outside the table (the default outcome).
     const numbers = [...TEST_CARDS.map((card) => card.number), '5555555555554444'];
-    numbers.forEach((number, i) => insert.run(`tok_${i}`, number, cardBrand(number), number.slice(-4)));
+    for (const [i, number] of numbers.entries()) insert.run(`tok_${i}`, number, cardBrand(number), number.slice(-4));
     const keep = db.prepare(
       "INSERT INTO idempotency_keys (scope, key, fingerprint, method, path, state, response_status, response_body, created_at) VALUES ('mer_a', ?, 'f', 'POST', ?, 'done', ?, ?, 1)",
     );

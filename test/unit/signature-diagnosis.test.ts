@@ -6,7 +6,8 @@ import { bodyDifference } from '../../src/domain/body-difference.js';
 import type { KnownSecret } from '../../src/crypto/secret-diagnosis.js';
 import { diagnoseSignature } from '../../src/crypto/signature-diagnosis.js';
 import type { DiagnosisContext, SentAttempt } from '../../src/crypto/signature-findings.js';
-import { signatureHeaders, type SignatureMode } from '../../src/crypto/signature.js';
+import { signatureHeaders } from '../../src/crypto/signature.js';
+import type { SignatureMode } from '../../src/domain/vocabularies.js';
 
 describe('bodyDifference', () => {
   const sent = '{"event":"payment.authorized","id":"evt_1","data":{"amount":1050,"name":"Zoë"}}';

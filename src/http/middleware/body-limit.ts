@@ -50,7 +50,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 }
 
 /** Reads a chunked (or in-process) body up to maxSize; undefined when it went over the limit. */
-async function readCounted(body: ReadableStream<Uint8Array>, maxSize: number): Promise<Uint8Array | undefined> {
+async function readCounted(body: ReadableStream<Uint8Array>, maxSize: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -1,0 +1,31 @@
+// Writes test-artifacts/typed-client/paysandbox-api.d.ts, the `paths` openapi-typescript makes of
+// the OpenAPI document: test/contract/typed-client/merchant-client.ts imports it. The test
+// (test/contract/typed-client.test.ts) writes it from a running sandbox's /openapi.json; this
+// script writes it from the built document (dist/) so `npm run typecheck` can check the client
+// and its test without starting a sandbox. Run after `npm run build`.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+
+/** Where the generated types go. */
+export const TYPED_CLIENT_TYPES = join(fileURLToPath(new URL('..', import.meta.url)), 'test-artifacts/typed-client/paysandbox-api.d.ts');
+
+/**
+ * Generates the types of `document` (an OpenAPI 3.1 document) into TYPED_CLIENT_TYPES.
+ * @param {import('openapi-typescript').OpenAPI3} document
+ * @param {string} source what the document came from, for the file's first line
+ * @returns {Promise<void>}
+ */
+export async function writeTypedClientTypes(document, source) {
+  mkdirSync(dirname(TYPED_CLIENT_TYPES), { recursive: true });
+  writeFileSync(TYPED_CLIENT_TYPES, `// Generated from ${source}.\n${astToString(await openapiTS(document))}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { buildOpenApiDocument, OPENAPI_ROUTES } = await import('../dist/http/openapi.js');
+  await writeTypedClientTypes(
+    buildOpenApiDocument(OPENAPI_ROUTES, 'http://127.0.0.1:4010'),
+    'the built OpenAPI document (scripts/typed-client-types.js)',
+  );
+}
