@@ -67,8 +67,8 @@ function certificateOf(text: string, path: string, key: 'cert' | 'webhookCa', fr
 function ownCertificate(options: TlsOptions, refuse: Refuse): OwnCertificate | undefined {
   const { cert, key } = options;
   if (cert.value === undefined && key.value === undefined) return undefined;
-  if (key.value === undefined) refuse('key', cert.from, 'is missing: --cert needs --key FILE, the private key of that certificate');
-  if (cert.value === undefined) refuse('cert', key.from, 'is missing: --key needs --cert FILE, the certificate of that key');
+  if (key.value === undefined) refuse('cert', cert.from, 'needs --key FILE too (or SANDBOX_TLS_KEY): the private key of that certificate');
+  if (cert.value === undefined) refuse('key', key.from, 'needs --cert FILE too (or SANDBOX_TLS_CERT): the certificate of that key');
   const certText = readText(cert.value, 'cert', cert.from, refuse);
   const keyText = readText(key.value, 'key', key.from, refuse);
   const certificate = certificateOf(certText, cert.value, 'cert', cert.from, refuse);
