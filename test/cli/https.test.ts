@@ -119,6 +119,15 @@ describe('sandbox start --https', () => {
     expect(payment.next_action.url.startsWith(`${sandbox.url}/`), payment.next_action.url).toBe(true);
   });
 
+  it("lets the CLI's own commands in with NODE_EXTRA_CA_CERTS, and says so when it is missing", async () => {
+    const trusted = await runBuiltCli(['merchants', 'list', '--url', sandbox.url], { env: { NODE_EXTRA_CA_CERTS: caFile } });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toContain('mer_sandbox');
+    const untrusted = await runBuiltCli(['merchants', 'list', '--url', sandbox.url], { env: { NODE_EXTRA_CA_CERTS: '' } });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toContain('answered with a certificate this command does not trust; run the command with NODE_EXTRA_CA_CERTS');
+  });
+
   it("answers PHP with a stream context's cafile", async () => {
     const php = `$c = stream_context_create(['ssl' => ['cafile' => $argv[2]]]); echo file_get_contents($argv[1] . '/_sandbox/health', false, $c);`;
     const out = await run('php', ['-r', php, '--', sandbox.url, caFile]);
