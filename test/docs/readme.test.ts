@@ -49,6 +49,7 @@ const PAGES = [
   'example-merchant',
   'merchants',
   'dashboard',
+  'https',
   'reliability',
   'security',
   'decisions',
