@@ -12,6 +12,7 @@ import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-s
 import { readScenarioFile, resolveScenarioFile } from './services/scenarios.js';
 import { CODE_DIR } from './code-dir.js';
 import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
+import { tlsSettings, type HttpsSetting } from './tls/tls-settings.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type { SignatureMode };
@@ -59,6 +60,10 @@ export interface Config {
   readonly chargebackDelayMs: number;
   /** How long the slow SEPA test IBAN AT321904300235473204 takes to settle. */
   readonly sepaDelayMs: number;
+  /** --https or --cert/--key: serve TLS (with the merchant's certificate, or else the local CA's); undefined for plain HTTP. */
+  readonly https: HttpsSetting;
+  /** PEM text of each --webhook-ca file: CAs webhook deliveries trust besides the system's. */
+  readonly webhookCa: readonly string[];
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -86,6 +91,11 @@ export interface ConfigFlags {
   autoAuthenticate?: string;
   chargebackDelay?: string;
   sepaDelay?: string;
+  https?: boolean | string;
+  cert?: string;
+  key?: string;
+  /** --webhook-ca, repeatable. */
+  webhookCa?: string | string[];
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
@@ -135,6 +145,10 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
   chargebackDelay: 'SANDBOX_CHARGEBACK_DELAY',
   sepaDelay: 'SANDBOX_SEPA_DELAY',
+  https: 'SANDBOX_HTTPS',
+  cert: 'SANDBOX_TLS_CERT',
+  key: 'SANDBOX_TLS_KEY',
+  webhookCa: 'SANDBOX_WEBHOOK_CA',
 });
 
 /** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
@@ -276,6 +290,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const scenario = text('scenario');
   const scenarioPath = scenario.value === undefined ? undefined : resolveScenarioFile(scenario.value, scenario.from);
   if (scenarioPath !== undefined) readScenarioFile(scenarioPath, scenario.from);
+  const tls = tlsSettings({ https: setting('https'), cert: text('cert'), key: text('key'), webhookCa: setting('webhookCa') }, bad);
 
   return Object.freeze({
     port: portNumber,
@@ -303,5 +318,6 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     autoAuthenticate,
     chargebackDelayMs: duration('chargebackDelay'),
     sepaDelayMs: duration('sepaDelay'),
+    ...tls,
   });
 }

@@ -10,6 +10,7 @@ export const CLI_ERROR_CODES = {
   invalid_input: 'a flag or argument has a value the command refuses (checked before any request)',
   sandbox_unreachable: 'nothing answers at --url',
   not_a_sandbox: 'something answers at --url, but not a sandbox control API',
+  certificate_untrusted: 'an --https sandbox answers at --url with a certificate this process does not trust (set NODE_EXTRA_CA_CERTS)',
   stream_broken: 'the activity stream of the sandbox ended while the command read it',
   start_failed: 'sandbox start could not start (a busy port, an unwritable database, bad fixtures)',
 } as const;

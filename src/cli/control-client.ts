@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import { ApiError, CliError } from './cli-error.js';
 import { CLIENT_ENV } from '../config.js';
+import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
 
 /** Where the CLI finds a sandbox when neither --url nor SANDBOX_URL says. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -134,6 +135,8 @@ export class ControlClient {
       return await fetch(this.base + path, init);
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
+      if (isUntrustedCertificate(err))
+        throw new CliError(`${this.base} answered with a certificate this command does not trust; ${TRUST_HINT}`, 'certificate_untrusted');
       throw new CliError(`no sandbox answers at ${this.base}; start one with \`npx sandbox start\``, 'sandbox_unreachable');
     }
   }

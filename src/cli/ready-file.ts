@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { ensureDirectory } from '../store/sandbox-dir.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
+import { isUntrustedCertificate } from '../tls/untrusted.js';
 
 /** How often `sandbox wait --ready-file` looks at the file and asks the sandbox it names. */
 const READY_POLL_MS = 100;
@@ -18,8 +19,9 @@ async function answers(url: string): Promise<boolean> {
   try {
     await fetch(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(1000) });
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    // An --https sandbox whose CA this process does not trust still answers.
+    return isUntrustedCertificate(err);
   }
 }
 
@@ -79,6 +81,8 @@ export async function waitForReadyFile(path: string, deadline: number, controlTo
         await new ControlClient({ url, controlToken }).get('/health');
         return url;
       } catch (err) {
+        // An --https sandbox whose CA this process does not trust (NODE_EXTRA_CA_CERTS) answers all the same.
+        if (err instanceof CliError && err.code === 'certificate_untrusted') return url;
         if (!(err instanceof CliError)) throw err;
         problem = `${path} names ${url}: ${err.message.replace(/; start one with .*$/, '')}`;
       }

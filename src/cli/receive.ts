@@ -5,6 +5,7 @@
 // signature that does not verify is explained (receive-diagnosis.ts); a request that is not a
 // webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import kleur from 'kleur';
@@ -29,6 +30,7 @@ interface ReceiveFlags {
   count?: string;
   json?: boolean;
   rejectInvalid?: boolean;
+  https?: boolean;
   url: string;
   controlToken?: string;
 }
@@ -121,7 +123,11 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     .option('--signature <mode>', `${orList(SIGNATURE_MODES)}, as the sandbox (or the endpoint) signs`, 'plain')
     .option('--header-prefix <name>', 'the word in X-<name>-Signature, as the sandbox was started with', 'Sandbox')
     .option('--reject-invalid', 'answer 400 to a webhook whose signature does not verify (the sandbox then retries it)')
-    .option('--count <n>', 'stop after this many webhooks');
+    .option('--count <n>', 'stop after this many webhooks')
+    .option(
+      '--https',
+      "serve TLS with the local CA's certificate (.sandbox/tls/, made if missing), which a sandbox started in this folder trusts",
+    );
   sandboxOptions(command, 'the sandbox that sends the webhooks, asked whose secret signs a delivery that does not verify')
     .option('--json', 'print one JSON line per webhook')
     .action((flags: ReceiveFlags) => runReceive(flags, io));
@@ -152,7 +158,7 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
   let printing = Promise.resolve();
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const server = http.createServer((req, res) => {
+  const handle: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -168,12 +174,13 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
         if (++received >= limit) stop();
       });
     });
-  });
+  };
+  const server = flags.https ? await httpsServer(handle) : http.createServer(handle);
   await listenOn(server, port, flags.host);
   const address = server.address() as AddressInfo;
   // On stderr, like listen's: with --json, stdout carries only the webhooks.
   io.err(
-    `receiving webhooks at http://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
+    `receiving webhooks at ${flags.https ? 'https' : 'http'}://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
   );
   process.once('SIGINT', stop);
   await stopped;
@@ -183,6 +190,13 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** A TLS server with the local CA's certificate for localhost, 127.0.0.1 and ::1 (local-ca.ts, loaded only here). */
+async function httpsServer(handle: http.RequestListener): Promise<https.Server> {
+  const { localCa } = await import('../tls/local-ca.js');
+  const { cert, key } = localCa();
+  return https.createServer({ cert, key }, handle);
 }
 
 /** Answers a request that is no webhook (a browser's GET /favicon.ico, a health check): not counted or verified, one line on stderr. */
@@ -209,7 +223,7 @@ function answerWebhook(res: http.ServerResponse, view: ReceivedView, flags: Rece
 }
 
 /** Listens on host:port; a busy port or another failure is a CliError that says what to do. */
-function listenOn(server: http.Server, port: number, host: string): Promise<void> {
+function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(

@@ -24,6 +24,7 @@ export function banner(running: RunningServer): string {
     `  ${kleur.dim('API       ')} ${running.url}`,
     `  ${kleur.dim('Dashboard ')} ${running.url}/_sandbox/`,
     `  ${kleur.dim('Database  ')} ${config.dbPath}`,
+    ...tlsLines(running),
     `  ${kleur.dim('Webhooks  ')} retry ${config.retry.length ? config.retry.map(formatDuration).join(', ') : 'none'}; signed ${config.signatureMode === 'standard' ? 'webhook-signature' : `X-${config.headerPrefix}-Signature`} (${config.signatureMode})`,
     '',
   ];
@@ -45,6 +46,20 @@ export function banner(running: RunningServer): string {
   if (created > 0) lines.push(`  ${kleur.dim(`${created} merchant${created === 1 ? '' : 's'} created on demand: sandbox merchants list`)}`);
   lines.push('', `  Test cards: 4242424242424242 approves at once, 4000000000003220 asks for OTP ${kleur.bold(OTP_PASS)}; see README.`, '');
   return lines.join('\n');
+}
+
+/** The banner's HTTPS lines: the certificate served and, for the local CA's, how each client trusts it. */
+function tlsLines(running: RunningServer): string[] {
+  const { tls } = running;
+  if (!tls) return [];
+  if (!tls.caFile) return [`  ${kleur.dim('HTTPS     ')} certificate ${tls.certFile} (--cert)`];
+  const ca = tls.caFile;
+  return [
+    `  ${kleur.dim('HTTPS     ')} certificate ${tls.certFile}, signed by the local CA ${kleur.bold(ca)}`,
+    `  ${kleur.dim('  trust it')} Node: NODE_EXTRA_CA_CERTS=${ca}   curl: curl --cacert ${ca}`,
+    `  ${kleur.dim('          ')} PHP: CURLOPT_CAINFO => '${ca}' or stream context ['ssl' => ['cafile' => '${ca}']]`,
+    `  ${kleur.dim('          ')} Python: ssl.create_default_context(cafile='${ca}') or SSL_CERT_FILE=${ca}`,
+  ];
 }
 
 /** What each --signature mode signs, for the help. */
@@ -69,6 +84,7 @@ export function addStartCommand(program: Command, io: CliIo): void {
   const command = program.command('start').description('run the sandbox (HTTP API, pages, webhook delivery) in the foreground');
   addServerOptions(command);
   addBehaviourOptions(command);
+  addTlsOptions(command);
   addProcessOptions(command);
   command
     .addHelpText(
@@ -138,6 +154,30 @@ function addBehaviourOptions(command: Command): void {
       help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'),
     )
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'));
+}
+
+/** HTTPS: how it serves TLS, and which CAs its webhook deliveries trust (docs/https.md). */
+function addTlsOptions(command: Command): void {
+  command
+    .option(
+      '--https',
+      help(
+        'https',
+        'serve over TLS with a certificate from a local CA made under .sandbox/tls/ (the banner says how to trust it); the variable takes 1 or true',
+        'off',
+      ),
+    )
+    .option('--cert <file>', help('cert', 'serve over TLS with this PEM certificate (e.g. made by mkcert); needs --key', 'none'))
+    .option('--key <file>', help('key', "the PEM private key of --cert's certificate", 'none'))
+    .option(
+      '--webhook-ca <file>',
+      help(
+        'webhookCa',
+        'also trust this PEM CA certificate for https:// webhook receivers; repeatable, or comma-separated in the variable',
+        'none',
+      ),
+      (file: string, files: string[] = []) => [...files, file],
+    );
 }
 
 /** The files it writes, when it stops, and what it prints. */

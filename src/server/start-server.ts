@@ -2,6 +2,7 @@
 // starts the delivery worker and job runner. close() undoes it in the reverse order.
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../store/open-database.js';
@@ -21,12 +22,15 @@ import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
 import { StartError } from './start-error.js';
+import { deliveryCas, servingTls, type ServingTls } from '../tls/serving-tls.js';
 
 /** A running sandbox. */
 export interface RunningServer {
-  /** The base URL it answers on, e.g. http://127.0.0.1:4010 */
+  /** The base URL it answers on, e.g. http://127.0.0.1:4010 (https:// with --https) */
   url: string;
   config: Config;
+  /** The certificate served with --https (and the local CA to trust); undefined over plain HTTP. */
+  tls: ServingTls | undefined;
   db: Db;
   store: Store;
   clock: Clock;
@@ -38,7 +42,7 @@ export interface RunningServer {
 }
 
 /** Everything but the listening socket: used by startServer and by route tests. */
-export function buildSandbox(config: Config, options: { clock?: Clock; logger?: Logger; db?: Db } = {}) {
+export function buildSandbox(config: Config, options: { clock?: Clock; logger?: Logger; db?: Db; webhookCa?: readonly string[] } = {}) {
   let db: Db;
   try {
     db = options.db ?? openDatabase(config.dbPath);
@@ -60,7 +64,16 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   // shapes each attempt; the services then read its fault rules and its attempts in flight.
   const faults = new FaultInjector({ config, store, clock, activity });
   const signing = webhookSigning({ store, config, clock });
-  const worker = new DeliveryWorker({ store, clock, config, activity, logger, signing, shaper: faults.webhooks });
+  const worker = new DeliveryWorker({
+    store,
+    clock,
+    config,
+    activity,
+    logger,
+    signing,
+    shaper: faults.webhooks,
+    webhookCa: options.webhookCa ?? config.webhookCa,
+  });
   const outbox = new Outbox(store, clock, worker);
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
@@ -109,8 +122,10 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   // Before the database is opened: a refused start must not migrate or seed under the running one.
   const lock = await lockDatabase(config.dbPath);
   let built: ReturnType<typeof buildSandbox>;
+  let tls: ServingTls | undefined;
   try {
-    built = buildSandbox(config, options);
+    tls = await servingTls(config);
+    built = buildSandbox(config, { ...options, webhookCa: deliveryCas(config, tls) });
   } catch (err) {
     await lock?.release();
     throw err;
@@ -121,7 +136,9 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   const server = createAdaptorServer({
     fetch: built.app.fetch,
     hostname: config.host,
-    serverOptions: { connectionsCheckingInterval: checkEveryMs },
+    ...(tls
+      ? { createServer: createHttpsServer, serverOptions: { connectionsCheckingInterval: checkEveryMs, cert: tls.cert, key: tls.key } }
+      : { serverOptions: { connectionsCheckingInterval: checkEveryMs } }),
   }) as Server;
   // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
   server.headersTimeout = config.headersTimeoutMs;
@@ -136,7 +153,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
     throw err;
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  const url = `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   built.publicUrl.base = config.publicUrl ?? url;
   if (lock) lock.url = url;
   built.worker.start();
@@ -167,6 +184,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   return {
     url,
     config,
+    tls,
     db: built.db,
     store: built.store,
     clock: built.clock,

@@ -27,6 +27,8 @@ export interface DeliveryWorkerOptions {
   signing: SigningResolver;
   /** Asked before every attempt: fault injection's webhook rules may change, hold or fail it. */
   shaper: AttemptShaper;
+  /** PEM CAs an https receiver may use besides Node's roots (--webhook-ca, the local CA); the same array every time. */
+  webhookCa?: readonly string[];
 }
 
 const MAX_IN_FLIGHT = 32;
@@ -221,9 +223,9 @@ export class DeliveryWorker implements DeliveriesInFlight {
     const result: PostResult =
       shaped.injectedFailure !== undefined
         ? { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure }
-        : await postWebhook(shaped.request, config.webhookTimeoutMs, this.checkTarget);
+        : await postWebhook(shaped.request, config.webhookTimeoutMs, this.checkTarget, this.options.webhookCa);
     for (let copy = 0; copy < (shaped.duplicates ?? 0); copy++) {
-      const extra = await postWebhook(shaped.request, config.webhookTimeoutMs, this.checkTarget);
+      const extra = await postWebhook(shaped.request, config.webhookTimeoutMs, this.checkTarget, this.options.webhookCa);
       this.recorder.copy(delivery, attempt, shaped.request, extra, copy + 1);
     }
     // Take the write lock the way requests do (waiting with timers): failing to record the

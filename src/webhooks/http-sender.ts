@@ -3,6 +3,7 @@
 // and at most the first 16 KiB of its body is read.
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 
 /** The outcome of one POST: a status, or an error kind a merchant can act on. */
 export interface PostResult {
@@ -19,6 +20,20 @@ export interface PostResult {
 const RESPONSE_EXCERPT_BYTES = 16 * 1024;
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+/** One agent per list of extra CAs (--webhook-ca and the local CA), made once: its TLS context trusts them besides Node's roots. */
+const trustingAgents = new WeakMap<readonly string[], https.Agent>();
+
+/** The https agent for a send that also trusts `extraCa` (PEM); a context, not `ca`, so no request rebuilds the CA list. */
+function httpsAgentFor(extraCa: readonly string[] | undefined): https.Agent {
+  if (!extraCa?.length) return httpsAgent;
+  let agent = trustingAgents.get(extraCa);
+  if (!agent) {
+    const secureContext = tls.createSecureContext({ ca: [...tls.rootCertificates, ...extraCa] });
+    agent = new https.Agent({ keepAlive: true, maxSockets: 64, secureContext });
+    trustingAgents.set(extraCa, agent);
+  }
+  return agent;
+}
 
 function classify(err: NodeJS.ErrnoException): string {
   const code = err.code ?? '';
@@ -52,11 +67,15 @@ function httpUrl(text: string): URL | undefined {
   }
 }
 
-/** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
+/**
+ * POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws.
+ * An https receiver's certificate may chain to Node's roots or to one of `extraCa` (PEM).
+ */
 export async function postWebhook(
   request: { url: string; headers: Record<string, string>; body: string },
   timeoutMs: number,
   check?: TargetCheck,
+  extraCa?: readonly string[],
 ): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
@@ -64,7 +83,7 @@ export async function postWebhook(
   if (!url) return notSent(`not an http(s) URL: ${request.url}`);
   const refused = check ? await check(url) : undefined;
   if (refused !== undefined) return notSent(refused);
-  return send(url, request, timeoutMs, elapsed);
+  return send(url, request, timeoutMs, elapsed, extraCa);
 }
 
 /** The attempt graded by the answer's status: 2xx succeeds; a redirect is not followed. */
@@ -94,6 +113,7 @@ function send(
   request: { headers: Record<string, string>; body: string },
   timeoutMs: number,
   elapsed: () => number,
+  extraCa: readonly string[] | undefined,
 ): Promise<PostResult> {
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
@@ -107,7 +127,7 @@ function send(
     };
     const req = (secure ? https : http).request(url, {
       method: 'POST',
-      agent: secure ? httpsAgent : httpAgent,
+      agent: secure ? httpsAgentFor(extraCa) : httpAgent,
       headers: { ...request.headers, 'content-length': String(payload.length) },
     });
     let answer: http.IncomingMessage | undefined;

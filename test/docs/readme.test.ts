@@ -50,6 +50,7 @@ const PAGES = [
   'example-merchant',
   'merchants',
   'dashboard',
+  'https',
   'reliability',
   'security',
   'decisions',

@@ -2,8 +2,8 @@
 // flags every browser test uses, and a context that lets requests reach 127.0.0.1 only.
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 
-/** Launches headless Chromium. */
-export function launchChromium(): Promise<Browser> {
+/** Launches headless Chromium, with `extraArgs` after the usual flags. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -15,6 +15,7 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
