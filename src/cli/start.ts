@@ -11,7 +11,7 @@ import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabular
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { shippedScenarioNames } from '../services/scenarios.js';
 import { VERSION } from '../version.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';
 import { DEFAULT_PID_FILE, removeOwnPidFile, writePidFile } from './pid-file.js';
 import { clearStaleReadyFile, removeOwnReadyFile, writeReadyFile } from './ready-file.js';
