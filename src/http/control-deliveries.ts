@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { queryInteger } from '../contracts/v1-common.js';
 import { parseSince } from '../services/deliveries.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
 import { httpUrl } from '../contracts/v1-common.js';

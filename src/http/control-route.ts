@@ -1,6 +1,6 @@
 // The OpenAPI entry of a /_sandbox route: the control tag, the control credential and the mount
 // prefix, so each control module lists only what differs.
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** An OpenApiRoute for `/_sandbox${path}`. */
 export function controlRoute(

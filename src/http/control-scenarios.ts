@@ -2,7 +2,7 @@
 // scenario document's entries, DELETE empties it.
 import { Hono } from 'hono';
 import { scenarioDocumentSchema } from '../services/scenarios.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { listView, wholeList } from '../views/list.js';

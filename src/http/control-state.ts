@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { readJson, readOptionalJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { toImportView, toMerchantResetView, toResetView } from '../views/state.js';

@@ -11,7 +11,7 @@ import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { AUTHENTICATION_OUTCOMES, orList } from '../domain/vocabularies.js';
 import { VERSION } from '../version.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -2,7 +2,7 @@
 // sign-in page and the static assets in /openapi.json: what each answers (HTML, a 303 to the next
 // page, an HTML page at an error status), so the document covers every route the app serves.
 import * as z from 'zod';
-import type { OpenApiRoute } from './openapi.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 const page = (
   method: OpenApiRoute['method'],

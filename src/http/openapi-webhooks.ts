@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../domain/event-types.js';
 import { eventEnvelopeSchema, s2sWebhookFields } from '../views/event.js';
-import type { Components } from './openapi.js';
+import type { Components } from './openapi-components.js';
 
 /** The headers every delivery carries (docs/webhooks.md; --header-prefix renames "Sandbox"). */
 const DELIVERY_HEADERS = [

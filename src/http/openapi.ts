@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { controlRoute } from './control-route.js';
 import { advanceSchema, authenticateSchema } from './control.js';
 import { eventsOpenApi } from './events.js';
@@ -41,47 +41,8 @@ import { FAULT_STATUSES } from '../domain/api-faults.js';
 import { webhookOperations } from './openapi-webhooks.js';
 import { loadExamples, type OpenApiExamples } from './openapi-examples.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
-
-/**
- * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
- * OpenApiRoute[]`), and openapi.ts adds the list to OPENAPI_ROUTES.
- */
-export interface OpenApiRoute {
-  /** Lowercase HTTP method. */
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** The full path as mounted, Hono style: '/v1/payments/:id' (openapi.ts turns :id into {id}). */
-  path: string;
-  /** One line: what the route does. */
-  summary: string;
-  /** Group in the document, e.g. 'S2S', 'Payments', 'Webhook endpoints', 'Sandbox control'. */
-  tag: string;
-  /** Which credential the route takes. */
-  auth: 'bearer' | 'terminal' | 'control' | 'none';
-  /** The zod schema that validates the body, when there is one. */
-  body?: z.ZodType;
-  /** True when the body may be left out entirely. */
-  bodyOptional?: boolean;
-  /** The schema of the parameters inside an encrypted body (shown as x-encrypted-parameters). */
-  encryptedBody?: z.ZodType;
-  /** The body media type; application/json unless said otherwise. */
-  bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
-  /** The zod schema that validates the query string (lists, filters). */
-  query?: z.ZodType;
-  /** The success status; 200 unless said otherwise. */
-  status?: number;
-  /** What the success answer holds. */
-  response: string;
-  /** The zod schema of the success body, when one exists. */
-  responseSchema?: z.ZodType;
-  /** The success answer's media type: application/json (with responseSchema), text/html for pages, text/event-stream... */
-  responseType?: string;
-  /** Redirects the route answers besides its success (status -> where to), each with a Location header. */
-  redirects?: Record<number, string>;
-  /** HTML pages the route answers at an error status (status -> what the page says), besides the JSON error body. */
-  htmlAnswers?: Record<number, string>;
-  /** Error codes this route can answer with, beyond the ones every route can give. */
-  errors?: ErrorCode[];
-}
+import type { OpenApiRoute } from './openapi-route.js';
+import { Components, ERROR_SCHEMA } from './openapi-components.js';
 
 /** Converts a zod schema to the JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) of its input. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -94,24 +55,6 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
-
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['type', 'code', 'message', 'request_id'],
-      properties: {
-        type: { type: 'string', enum: [...new Set(Object.values(ERROR_CATALOGUE).map((e) => e.type))] },
-        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
-        message: { type: 'string', description: 'names the field and says how to fix it' },
-        param: { type: 'string', description: 'the offending field, when there is one' },
-        request_id: { type: 'string', description: 'req_..., also in the X-Request-Id header' },
-      },
-    },
-  },
-};
 
 const SECURITY: Record<OpenApiRoute['auth'], Array<Record<string, string[]>>> = {
   bearer: [{ apiKey: [] }],
@@ -156,43 +99,6 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
       'injected_gateway_timeout',
     );
   return codes;
-}
-
-/**
- * Collects the named schemas (zod `.meta({ id })`) of every conversion into components.schemas, so
- * the document's components come out of the same schemas that validate and serialize; a name used
- * for two different shapes is a bug and throws.
- */
-export class Components {
-  /** components.schemas: the Error body and every named schema met so far. */
-  readonly schemas: Record<string, unknown> = { Error: ERROR_SCHEMA };
-
-  /** The JSON Schema of `schema`'s input (requests) or output (answers), named schemas as $refs. */
-  of(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
-    delete json.$schema;
-    const defs = (json.$defs ?? {}) as Record<string, unknown>;
-    delete json.$defs;
-    for (const [name, def] of Object.entries(defs)) this.add(name, def);
-    const id = z.globalRegistry.get(schema)?.id;
-    if (!id) return this.refs(json);
-    // A named root comes out either inline or as a $ref to its own $defs entry (added above).
-    if (json.$ref !== `#/$defs/${id}`) this.add(id, json);
-    return { $ref: `#/components/schemas/${id}` };
-  }
-
-  private add(name: string, def: unknown): void {
-    const text = JSON.stringify(this.refs(def));
-    const known = this.schemas[name];
-    if (known !== undefined && JSON.stringify(known) !== text)
-      throw new Error(`OpenAPI component ${name} has two shapes (a request and an answer?): give one of them another id`);
-    this.schemas[name] = JSON.parse(text);
-  }
-
-  /** Points zod's local $defs references at components.schemas. */
-  private refs<T>(json: T): T {
-    return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
-  }
 }
 
 function queryParameters(schema: z.ZodType, components: Components): unknown[] {

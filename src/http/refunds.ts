@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { terminalWithPublicKey } from './terminal-auth.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -1,0 +1,45 @@
+// The entry a route module writes for each route it documents; openapi.ts builds the document from
+// them. Apart from openapi.ts, which imports every route module's list, so no route imports it back.
+import type * as z from 'zod';
+import type { ErrorCode } from '../errors.js';
+
+/**
+ * One documented route. Route modules export a list of these (e.g. `export const paymentsOpenApi:
+ * OpenApiRoute[]`), and openapi.ts adds the list to OPENAPI_ROUTES.
+ */
+export interface OpenApiRoute {
+  /** Lowercase HTTP method. */
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The full path as mounted, Hono style: '/v1/payments/:id' (openapi.ts turns :id into {id}). */
+  path: string;
+  /** One line: what the route does. */
+  summary: string;
+  /** Group in the document, e.g. 'S2S', 'Payments', 'Webhook endpoints', 'Sandbox control'. */
+  tag: string;
+  /** Which credential the route takes. */
+  auth: 'bearer' | 'terminal' | 'control' | 'none';
+  /** The zod schema that validates the body, when there is one. */
+  body?: z.ZodType;
+  /** True when the body may be left out entirely. */
+  bodyOptional?: boolean;
+  /** The schema of the parameters inside an encrypted body (shown as x-encrypted-parameters). */
+  encryptedBody?: z.ZodType;
+  /** The body media type; application/json unless said otherwise. */
+  bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
+  /** The zod schema that validates the query string (lists, filters). */
+  query?: z.ZodType;
+  /** The success status; 200 unless said otherwise. */
+  status?: number;
+  /** What the success answer holds. */
+  response: string;
+  /** The zod schema of the success body, when one exists. */
+  responseSchema?: z.ZodType;
+  /** The success answer's media type: application/json (with responseSchema), text/html for pages, text/event-stream... */
+  responseType?: string;
+  /** Redirects the route answers besides its success (status -> where to), each with a Location header. */
+  redirects?: Record<number, string>;
+  /** HTML pages the route answers at an error status (status -> what the page says), besides the JSON error body. */
+  htmlAnswers?: Record<number, string>;
+  /** Error codes this route can answer with, beyond the ones every route can give. */
+  errors?: ErrorCode[];
+}
