@@ -9,7 +9,7 @@ import { OTP_PASS } from '../domain/outcomes.js';
 import { standardSecret } from '../crypto/signature.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
-import { shippedScenarioNames } from '../services/scenarios.js';
+import { shippedScenarioNames } from '../contracts/scenario-file.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';

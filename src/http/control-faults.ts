@@ -1,5 +1,5 @@
 // Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
-// effects are in src/webhooks/fault-rules.ts and faults.ts; docs/api-faults.md explains both.
+// effects are in src/domain/fault-spec.ts and src/webhooks/faults.ts; docs/api-faults.md explains both.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { SandboxError } from '../errors.js';
@@ -9,7 +9,7 @@ import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { faultSpecPattern } from '../contracts/patterns.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
-import { FAULT_KINDS } from '../webhooks/fault-rules.js';
+import { FAULT_KINDS } from '../domain/fault-spec.js';
 
 /** The shape of a fault spec, for the document (the parser checks the rest). */
 const FAULT_SPEC_PATTERN = faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]);

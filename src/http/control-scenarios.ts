@@ -1,7 +1,7 @@
 // The scenario queue over the control API: GET /_sandbox/scenarios lists it, POST appends a
 // scenario document's entries, DELETE empties it.
 import { Hono } from 'hono';
-import { scenarioDocumentSchema } from '../services/scenarios.js';
+import { scenarioDocumentSchema } from '../contracts/scenario-file.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

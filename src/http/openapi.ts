@@ -15,7 +15,7 @@ import { refundRequestSchema } from './refunds.js';
 import { webhookEndpointsOpenApi } from './webhook-endpoints.js';
 import { deliveryQuery, eventQuery, replayBody, retryBody } from './control-deliveries.js';
 import { setSchema as faultSchema } from './control-faults.js';
-import { scenarioDocumentSchema } from '../services/scenarios.js';
+import { scenarioDocumentSchema } from '../contracts/scenario-file.js';
 import { snapshotSchema } from '../services/snapshot.js';
 import { paymentsOpenApi } from './payments.js';
 import { tokensOpenApi } from './tokens.js';

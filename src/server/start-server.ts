@@ -66,7 +66,14 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
-  const services = createServices(deps, { faults, signing, inFlight: worker });
+  let services: Services;
+  try {
+    // The --scenario file is read here (the scenario service): a bad one stops the start.
+    services = createServices(deps, { faults, signing, inFlight: worker });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const appDeps: AppDeps = {
     config,
     logger,
