@@ -5,11 +5,10 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
 import { closestNames } from './domain/closest-names.js';
-import { parseRetryProfile, type RetryProfile } from './webhooks/retry-schedule.js';
+import { parseRetryProfile, type RetryProfile } from './domain/retry-profile.js';
 import { parseDuration } from './domain/duration.js';
-import { parseFaultSpec } from './webhooks/fault-rules.js';
+import { parseFaultSpec } from './domain/fault-spec.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
-import { readScenarioFile, resolveScenarioFile } from './services/scenarios.js';
 import { CODE_DIR } from './code-dir.js';
 import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
 import { tlsSettings, type HttpsSetting } from './tls/tls-settings.js';
@@ -52,8 +51,11 @@ export interface Config {
   readonly faultSeed: number | undefined;
   /** How long an API `timeout` fault holds a connection without an answer before closing it. */
   readonly faultTimeoutMs: number;
-  /** The --scenario file, resolved to an absolute path and checked once at start. */
-  readonly scenarioPath: string | undefined;
+  /**
+   * --scenario as given (a file path or a shipped scenario's name) and the flag or variable that set
+   * it; the scenario service resolves and reads it when the sandbox is built (contracts/scenario-file.ts).
+   */
+  readonly scenario: Readonly<{ file: string; from: string }> | undefined;
   /** --auto-authenticate, parsed: every new challenge completes by itself after the delay. */
   readonly autoAuthenticate: AutoAuthenticate | undefined;
   /** How long after approval (S2S) or capture (/v1/) the chargeback test card 4000000000000259 opens its chargeback. */
@@ -286,10 +288,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const autoAuthenticate = auto.value === undefined ? undefined : parseAutoAuthenticate(auto.value);
   if (auto.value !== undefined && !autoAuthenticate)
     bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
-  // The file is read and checked now so a bad one stops the start; a reset reads it again.
   const scenario = text('scenario');
-  const scenarioPath = scenario.value === undefined ? undefined : resolveScenarioFile(scenario.value, scenario.from);
-  if (scenarioPath !== undefined) readScenarioFile(scenarioPath, scenario.from);
+  if (scenario.value !== undefined && !scenario.value.trim())
+    bad('scenario', scenario.from, 'must be a scenario file path or a shipped scenario name');
   const tls = tlsSettings({ https: setting('https'), cert: text('cert'), key: text('key'), webhookCa: setting('webhookCa') }, bad);
 
   return Object.freeze({
@@ -314,7 +315,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     faults: faultSpec,
     faultSeed,
     faultTimeoutMs,
-    scenarioPath,
+    scenario: scenario.value === undefined ? undefined : Object.freeze({ file: scenario.value, from: scenario.from }),
     autoAuthenticate,
     chargebackDelayMs: duration('chargebackDelay'),
     sepaDelayMs: duration('sepaDelay'),

@@ -13,7 +13,7 @@ import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import type { MerchantView } from '../views/merchant.js';
 import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
 

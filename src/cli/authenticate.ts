@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { AUTHENTICATION_OUTCOMES } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import type { AuthenticateResultView } from '../views/authentication.js';
 
 /** Adds `sandbox authenticate`. */

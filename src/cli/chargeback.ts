@@ -7,7 +7,7 @@ import { formatDecimalMoney } from '../domain/money.js';
 import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, orList } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { ChargebackView } from '../views/chargeback.js';
 import type { ListView } from '../views/list.js';

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { buildEncryptedData, decryptText, encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 
 /** CliIo plus where standard input comes from (tests pass text; the default reads process.stdin). */
 export interface CipherIo extends CliIo {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { clockAdvanceProblem } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import type { ClockAdvanceView, ClockView } from '../views/clock.js';
 
 function ahead(view: ClockView): string {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import { FAULT_SOURCE_LABELS, type FaultListView, type FaultsDeletedView, type FaultsSetView } from '../views/fault-rule.js';
 

@@ -9,7 +9,7 @@ import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabular
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import type { ControlEventDetailView } from '../views/event.js';
 
 interface ListenFlags extends ClientFlags {

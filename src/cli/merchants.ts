@@ -2,7 +2,7 @@
 // worker in any language gets a merchant of its own (`sandbox merchants create --json`).
 import type { Command } from 'commander';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { DeletedMerchantView, MerchantView } from '../views/merchant.js';
 

@@ -28,22 +28,7 @@ import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { CliError, errorBody, jsonRequested } from './cli-error.js';
-
-/** Where a command writes; tests capture it. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Exit code set by commands that fail without throwing (e.g. `sandbox wait`). */
-  exitCode?: number;
-  /** --json was asked for: errors go to stderr as one JSON object (execute() sets it). */
-  json?: boolean;
-}
-
-/** Standard output and error of the process. */
-export const processIo: CliIo = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
-};
+import { processIo, type CliIo } from './io.js';
 
 /** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
 export function invokedName(argv: string[]): string {

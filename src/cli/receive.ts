@@ -15,7 +15,7 @@ import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { looksLikeWebhook, signatureProblem } from './receive-diagnosis.js';
 
 interface ReceiveFlags {

@@ -7,7 +7,7 @@ import kleur from 'kleur';
 import { formatDecimalAmount } from '../domain/money.js';
 import { orList, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { ListView } from '../views/list.js';
 import type { SettlementView } from '../views/settlement.js';

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { ImportView, MerchantResetView, ResetView } from '../views/state.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { removedSummary } from './merchants.js';
 
 interface Snapshot {

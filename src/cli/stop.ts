@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
 import { timeoutFlag } from './flag-checks.js';
 import { DEFAULT_PID_FILE, readPidFile } from './pid-file.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 
 function isRunning(pid: number): boolean {
   try {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import kleur from 'kleur';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import type { TriggerResultView } from '../views/event.js';
 
 /** Adds `sandbox trigger`. */

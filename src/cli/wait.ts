@@ -10,7 +10,7 @@ import { DELIVERY_WAIT_STATUSES, orList, type DeliveryWaitStatus } from '../doma
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import { timeoutFlag } from './flag-checks.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { waitForReadyFile } from './ready-file.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';

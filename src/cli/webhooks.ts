@@ -4,7 +4,7 @@ import kleur from 'kleur';
 import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import { timeoutFlag } from './flag-checks.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { DeliveryDetailView, DeliveryView, RetryFailedView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';

@@ -1,8 +1,8 @@
-// POST /_sandbox/faults: a fault rule in the one fault grammar (webhooks/fault-rules.ts parses it)
+// POST /_sandbox/faults: a fault rule in the one fault grammar (domain/fault-spec.ts parses it)
 // and/or a seed for the random ones.
 import * as z from 'zod';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
-import { FAULT_KINDS } from '../webhooks/fault-rules.js';
+import { FAULT_KINDS } from '../domain/fault-spec.js';
 import { faultSpecPattern } from './patterns.js';
 
 /** The shape of a fault spec, for the document (the parser checks the rest). */

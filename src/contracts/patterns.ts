@@ -48,7 +48,7 @@ export function faultHeaderPattern(statuses: readonly number[]): string {
 }
 
 /**
- * A fault spec (webhooks/fault-rules.ts): rulesets split by ";", each optional filters ending in
+ * A fault spec (domain/fault-spec.ts): rulesets split by ";", each optional filters ending in
  * ":" and then a comma-separated list of fault names (`kinds`, or p) with an optional =value. The
  * values and filters are checked by the parser; the pattern holds the shape and the names.
  */

@@ -1,14 +1,9 @@
 // createApp(deps): the whole HTTP surface as one Hono app. Each interface is a sub-app in its own
 // module; this file only orders the middleware and mounts them.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
-import type { Config } from '../config.js';
 import { SandboxError, errorBody } from '../errors.js';
-import type { Logger } from '../runtime/logger.js';
-import type { Services } from '../services/services.js';
-import type { ScriptedOutcome } from '../domain/outcomes.js';
-import type { Merchant, Terminal } from '../store/credentials-repo.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { createOnError } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
@@ -40,27 +35,6 @@ import { assetRoutes } from './assets.js';
 import { pageHeaders } from './page-headers.js';
 import { allowedMethods } from './method-not-allowed.js';
 
-/** Hono variables set by middleware. */
-export type AppEnv = { Variables: { requestId: string; merchant?: Merchant; fault?: string } };
-
-/** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
-export type OutcomeOverride = (
-  c: Context,
-  family: 's2s' | 'v1',
-  input: Record<string, unknown>,
-  terminal: Terminal | undefined,
-) => ScriptedOutcome | undefined;
-
-/** What the HTTP layer needs. */
-export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  services: Services;
-  /** Wakes the delivery worker and the job runner (after a clock advance or a requeue). */
-  wake(): void;
-  forcedScript: OutcomeOverride;
-}
-
 /** Builds the Hono app of one sandbox. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -74,10 +48,10 @@ export function createApp(deps: AppDeps) {
         'method_not_allowed',
         `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`,
       );
-      return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 405, { Allow: allowed.join(', ') });
+      return c.json(errorBody(err, c.var.requestId ?? 'req_unknown'), 405, { Allow: allowed.join(', ') });
     }
     const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
-    return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
+    return c.json(errorBody(err, c.var.requestId ?? 'req_unknown'), 404);
   });
   app.use('*', requestContext(deps.logger));
   // Durability: an answer leaves only once the writes it reports are committed (group commit).

@@ -3,7 +3,7 @@
 // The screens are in src/pages/authenticate.tsx.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { safeEqual } from '../crypto/signature.js';
 import { kindProblem } from '../pages/challenge-kinds.js';
 import { ChallengePage, MessagePage, ResultPage } from '../pages/authenticate.js';

@@ -8,7 +8,7 @@ import { safeEqual } from '../crypto/signature.js';
 import { urlWithQuery } from '../domain/http-url.js';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { cardSchema, type CardInput } from '../contracts/v1-tokens.js';
 import { readForm } from './validation.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';

@@ -1,7 +1,7 @@
 // The checkout session API (spec §4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
-// Bearer-authenticated by the /v1/* middleware, which sets c.get('merchant').
+// Bearer-authenticated by the /v1/* middleware, which sets c.var.merchant.
 import { Hono } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { checkoutSessionSchema } from '../contracts/v1-checkout.js';

@@ -5,7 +5,8 @@
 // forms carry a CSRF token of this process: a web page open in the developer's browser can neither
 // post to it nor read it.
 import { Hono } from 'hono';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { safeEqual } from '../crypto/signature.js';
 import { newSecret } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
@@ -17,7 +18,7 @@ import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { TAB_STATUSES } from '../services/dashboard-queries.js';
 import { dashboardAuthenticateForm, dashboardQuery, dashboardReplayForm } from '../contracts/dashboard.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
 import { readForm, validateQuery } from './validation.js';
@@ -110,10 +111,10 @@ export function dashboardRoutes(deps: AppDeps) {
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
   const pageHeaders = sharedPageHeaders('control');
-  const noStore: MiddlewareHandler = async (c, next) => {
+  const noStore = createMiddleware<AppEnv>(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
-  };
+  });
   for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, pageHeaders);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);

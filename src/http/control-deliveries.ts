@@ -2,7 +2,7 @@
 // events (list, show, replay), with the fault rules and the activity stream mounted alongside.
 // Behind the control guard (middleware/control-guard.ts) like all of /_sandbox.
 import { Hono } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { controlFaultRoutes } from './control-faults.js';
 import { controlStreamRoutes } from './control-stream.js';
 import { readOptionalJson, validateQuery } from './validation.js';

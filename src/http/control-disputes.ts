@@ -8,7 +8,7 @@ import { settlementQuery, settleSchema } from '../contracts/settlements.js';
 import { parseDuration } from '../domain/duration.js';
 import type { EventType } from '../domain/event-types.js';
 import type { Services } from '../services/services.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';

@@ -1,10 +1,10 @@
 // Fault injection through the control API: GET/POST/DELETE /_sandbox/faults. The grammar and its
-// effects are in src/webhooks/fault-rules.ts and faults.ts; docs/api-faults.md explains both.
+// effects are in src/domain/fault-spec.ts and src/webhooks/faults.ts; docs/api-faults.md explains both.
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
-import { formatFaultRule } from '../webhooks/fault-rules.js';
+import { formatFaultRule } from '../domain/fault-spec.js';
 import type { FaultInjector } from '../webhooks/faults.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

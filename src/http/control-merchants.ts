@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { createMerchantSchema, MERCHANT_PAGE, merchantListQuery } from '../contracts/merchants.js';
 import { deletedMerchantView, merchantListView, merchantView, toDeletedMerchantView, toMerchantView } from '../views/merchant.js';
 import { listView } from '../views/list.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';
 import { readOptionalJson, validateQuery } from './validation.js';

@@ -1,8 +1,8 @@
 // The scenario queue over the control API: GET /_sandbox/scenarios lists it, POST appends a
 // scenario document's entries, DELETE empties it.
 import { Hono } from 'hono';
-import { scenarioDocumentSchema } from '../contracts/scenarios.js';
-import type { AppDeps, AppEnv } from './app.js';
+import { scenarioDocumentSchema } from '../contracts/scenario-file.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { listView, wholeList } from '../views/list.js';

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
 import { validate } from '../contracts/validate.js';
 import { signatureDiagnosisView, toSignatureDiagnosisView } from '../views/signature-diagnosis.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { controlRoute } from './control-route.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { readJson } from './validation.js';

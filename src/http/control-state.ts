@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { readJson, readOptionalJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { resetSchema, snapshotSchema } from '../contracts/state.js';

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { iso } from '../views/time.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { controlRoute } from './control-route.js';

@@ -9,7 +9,7 @@ import { safeEqual } from '../crypto/signature.js';
 import { parseDuration } from '../domain/duration.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
 import { VERSION } from '../version.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { CONTROL_COOKIE } from './middleware/control-guard.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';

@@ -2,7 +2,7 @@
 // webhooks carry, newest first. Another merchant's event is a 404 like a missing one.
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import { listEventsQuery } from '../contracts/webhook-endpoint-schema.js';

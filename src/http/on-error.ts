@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../runtime/logger.js';
+import type { AppEnv } from './app-env.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 
 /** The body the answer carries for `err` (and its status), for JSON routes and pages alike. */
@@ -33,9 +34,9 @@ export function toSandboxError(err: unknown, dbPath = 'the --db file'): SandboxE
 
 /** Hono onError handler. */
 export function createOnError(logger: Logger, dbPath?: string) {
-  return (err: Error, c: Context) => {
+  return (err: Error, c: Context<AppEnv>) => {
     const sandboxError = toSandboxError(err, dbPath);
-    const requestId = (c.get('requestId') as string | undefined) ?? 'req_unknown';
+    const requestId = c.var.requestId ?? 'req_unknown';
     // The stack goes as a field: the logger escapes the message and indents the frames, so a path cannot forge lines.
     if (sandboxError.code === 'internal_error')
       logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { VERSION } from '../version.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { assetsOpenApi } from './assets.js';
 import { authenticatePagesOpenApi } from './authenticate-pages.js';
 import { checkoutPagesOpenApi } from './checkout-pages.js';

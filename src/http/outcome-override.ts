@@ -7,7 +7,7 @@ import { DECLINE_MESSAGES } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { Services } from '../services/services.js';
 import type { PaymentFacts } from '../services/scenarios.js';
-import type { OutcomeOverride } from './app.js';
+import type { OutcomeOverride } from './app-env.js';
 
 /** The request header that forces one request's outcome. */
 export const OUTCOME_HEADER = 'X-Sandbox-Outcome';
@@ -54,7 +54,7 @@ export function createOutcomeOverride(services: Services): OutcomeOverride {
       return outcome;
     }
     // /v1/ requests carry no terminal: their merchant is the one bearerAuth found.
-    const merchantId = terminal?.merchantId ?? (c.get('merchant') as { id: string } | undefined)?.id;
+    const merchantId = terminal?.merchantId ?? c.var.merchant?.id;
     return services.scenarios.take(paymentFacts(family, input, terminal?.terNo, merchantId));
   };
 }

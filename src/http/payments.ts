@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { Payments } from '../services/payments.js';
 import type { Payment } from '../store/payments-repo.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { cancelPaymentSchema, capturePaymentSchema, createPaymentSchema, listPaymentsQuery } from '../contracts/v1-payments.js';

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { decryptText, splitEncryptedData } from '../crypto/s2s-cipher.js';
 import { safeEqual } from '../crypto/signature.js';
 import { SandboxError } from '../errors.js';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
 import { s2sEncryptedPaymentView, toS2SEncryptedPaymentView } from '../views/s2s.js';

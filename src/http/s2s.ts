@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
 import type { S2SCreated } from '../services/s2s-payments.js';
-import type { AppEnv, AppDeps } from './app.js';
+import type { AppEnv, AppDeps } from './app-env.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';

@@ -1,6 +1,6 @@
 // POST /v1/tokens and GET /v1/tokens/{id}: save a card once, pay with tok_... later.
 import { Hono } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { createTokenSchema } from '../contracts/v1-tokens.js';

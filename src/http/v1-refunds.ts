@@ -1,6 +1,6 @@
 // The bearer payment API's refunds: POST /v1/refunds, GET /v1/refunds/{id}, GET /v1/refunds.
 import { Hono } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { createRefundSchema, listRefundsQuery } from '../contracts/v1-refunds.js';

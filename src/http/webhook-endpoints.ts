@@ -2,7 +2,7 @@
 // when it is new (create, rotate_secret); every other answer leaves it out.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { AppDeps, AppEnv } from './app.js';
+import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema } from '../contracts/webhook-endpoint-schema.js';

@@ -16,7 +16,8 @@ import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { FaultInjector } from '../webhooks/faults.js';
 import { webhookSigning } from '../webhooks/webhook-request.js';
 import { createServices, type Services } from '../services/services.js';
-import { createApp, type AppDeps, type SandboxApp } from '../http/app.js';
+import { createApp, type SandboxApp } from '../http/app.js';
+import type { AppDeps } from '../http/app-env.js';
 import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
@@ -78,7 +79,14 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
-  const services = createServices(deps, { faults, signing, inFlight: worker });
+  let services: Services;
+  try {
+    // The --scenario file is read here (the scenario service): a bad one stops the start.
+    services = createServices(deps, { faults, signing, inFlight: worker });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const appDeps: AppDeps = {
     config,
     logger,

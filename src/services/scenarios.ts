@@ -1,17 +1,13 @@
 // Scripted outcomes for CI: a queue of entries loaded from a scenario file (--scenario FILE) or
 // POST /_sandbox/scenarios. The first entry with uses left that matches a payment decides its
 // outcome and loses one use. Precedence: X-Sandbox-Outcome header, scenario, test card/VPA, default.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename } from 'node:path';
+import { readScenarioFile, resolveScenarioFile, type ScenarioDocument } from '../contracts/scenario-file.js';
 import { parseOutcomeSpec } from '../domain/outcome-spec.js';
-import { scenarioDocumentSchema, type ScenarioDocument } from '../contracts/scenarios.js';
 import type { ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
-import { validate } from '../contracts/validate.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
-import { CODE_DIR } from '../code-dir.js';
 import type { FaultInjector } from '../webhooks/faults.js';
 
 /** What a payment offers to match on; absent facts match only entries that leave them open. */
@@ -46,11 +42,17 @@ export function entryMatches(entry: ScenarioEntry, facts: PaymentFacts): boolean
 
 /** The scenario queue. */
 export class Scenarios {
+  /** The --scenario file, resolved once (a shipped name or a path from the working directory at start). */
+  private readonly startupFile: string | undefined;
+
   constructor(
     private readonly deps: ServiceDeps,
     /** Where a document's `faults` go. */
     private readonly faults: FaultInjector,
   ) {
+    // Read and checked now, as the sandbox is built, so a bad file stops the start; a reset reads it again.
+    const option = deps.config.scenario;
+    this.startupFile = option && resolveScenarioFile(option.file, option.from);
     this.loadStartupFile();
   }
 
@@ -111,70 +113,13 @@ export class Scenarios {
 
   /** Loads --scenario FILE into an empty queue (at start and after a reset). */
   loadStartupFile(): void {
-    const path = this.deps.config.scenarioPath;
+    const path = this.startupFile;
     if (path === undefined) return;
-    const doc = readScenarioFile(path);
+    const doc = readScenarioFile(path, this.deps.config.scenario?.from);
     this.deps.store.tx(() => {
       this.clear();
       this.add(doc, basename(path, '.json'));
     });
     this.faults.replaceScenarioRules(doc.faults, 'faults');
-  }
-}
-
-/** fixtures/scenarios/ of the installed package, which merchants' projects do not have. */
-export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../fixtures/scenarios/', CODE_DIR));
-
-/** The names of the shipped scenarios, e.g. 3ds-fails-then-approves. */
-export function shippedScenarioNames(): string[] {
-  return readdirSync(SHIPPED_SCENARIOS_DIR)
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => basename(file, '.json'))
-    .sort();
-}
-
-/**
- * The file behind --scenario: a path relative to `cwd`, else the name of a shipped scenario (with
- * or without .json). A path wins, so a merchant's own file may share a shipped name.
- */
-export function resolveScenarioFile(nameOrPath: string, from = '--scenario', cwd = process.cwd()): string {
-  const path = resolve(cwd, nameOrPath);
-  if (existsSync(path)) return path;
-  const shipped = shippedScenarioNames();
-  const name = basename(nameOrPath, '.json');
-  if (nameOrPath === name || nameOrPath === `${name}.json`) {
-    if (shipped.includes(name)) return resolve(SHIPPED_SCENARIOS_DIR, `${name}.json`);
-  }
-  throw missingScenario(from, path, shipped);
-}
-
-function missingScenario(from: string, path: string, shipped: string[]): SandboxError {
-  return new SandboxError(
-    'parameter_invalid',
-    `${from}: scenario file ${path} does not exist; shipped scenarios, given by name: ${shipped.join(', ')}`,
-    'scenario',
-  );
-}
-
-/** Reads and checks a scenario file; errors name the option (`from`), the file and the first bad field. */
-export function readScenarioFile(path: string, from = '--scenario'): ScenarioDocument {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingScenario(from, path, shippedScenarioNames());
-    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${(err as Error).message}`, 'scenario');
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${(err as Error).message}`, 'scenario');
-  }
-  try {
-    return validate(scenarioDocumentSchema, raw);
-  } catch (err) {
-    const e = err as SandboxError;
-    throw new SandboxError('parameter_invalid', `${from} ${path}: ${e.message}`, 'scenario');
   }
 }

@@ -97,7 +97,7 @@ function seedFixtures(db: Db, sql: Statements, fixtures: Fixtures): void {
       for (const key of m.api_keys) sql.upsertKey.run(key, m.id);
     }
     // Checked against what the database holds now, inside the transaction.
-    const stored = new PublicKeyIndex(sql.allTerminals.all() as Terminal[]);
+    const stored = new PublicKeyIndex<Terminal>(sql.allTerminals.all() as Terminal[]);
     for (const t of fixtures.merchants.flatMap((m) => m.terminals)) {
       const other = stored.clashWith(t.public_key, t.terNO);
       if (other) {
@@ -118,7 +118,7 @@ function seedFixtures(db: Db, sql: Statements, fixtures: Fixtures): void {
  */
 class RememberedCredentials {
   private readonly cache = new Map<string, unknown>();
-  private publicKeys: PublicKeyIndex | undefined;
+  private publicKeys: PublicKeyIndex<Terminal> | undefined;
 
   /** The value remembered under `key`, or what `read` returns (remembered when found). */
   get<T>(key: string, read: () => T): T {
@@ -137,7 +137,7 @@ class RememberedCredentials {
   }
 
   /** The terminals `terminals` reads, by public key; built once until forget(). */
-  keyIndex(terminals: () => readonly Terminal[]): PublicKeyIndex {
+  keyIndex(terminals: () => readonly Terminal[]): PublicKeyIndex<Terminal> {
     this.publicKeys ??= new PublicKeyIndex(terminals());
     return this.publicKeys;
   }

@@ -3,15 +3,21 @@
 // stored key clashes with a new one (docs/decisions.md: public keys never end with one another).
 // Both are a few map lookups and a binary search, however many terminals there are.
 import { insertionPoint } from '../domain/sorted.js';
-import type { Terminal } from './credentials-repo.js';
 
 const reverse = (text: string) => text.split('').reverse().join('');
 
 /** The first index of `sorted` whose `reversed` is not below `key`. */
 const lowerBound = (sorted: ReadonlyArray<{ reversed: string }>, key: string) => insertionPoint(sorted, (item) => item.reversed < key);
 
+/** What the index reads of a terminal; generic, so the index needs nothing of the repository that holds it. */
+export interface KeyedTerminal {
+  terNo: number;
+  merchantId: string;
+  publicKey: string;
+}
+
 /** Every terminal by public key, kept up to date as merchants come and go. */
-export class PublicKeyIndex {
+export class PublicKeyIndex<Terminal extends KeyedTerminal> {
   private readonly byKey = new Map<string, Terminal>();
   /** How many public keys have each length; a text's endings are tried at these lengths, longest first. */
   private readonly lengthCounts = new Map<number, number>();

@@ -9,7 +9,7 @@ import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { Store } from '../store/store.js';
 import type { ShapedAttempt } from './attempt-shaper.js';
 import type { PostResult } from './http-sender.js';
-import { nextRetryDelay } from './retry-schedule.js';
+import { nextRetryDelay } from '../domain/retry-profile.js';
 import type { OutgoingWebhook } from './webhook-request.js';
 
 /** The attempt row of one POST (or of an injected failure) and what came back. */

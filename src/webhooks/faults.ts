@@ -1,7 +1,7 @@
 // Fault injection: the fault rules, the standing API fault rules the api-faults middleware asks
 // about every request, and (webhook-faults.ts, built here as `webhooks`) the AttemptShaper the
 // delivery worker calls before every attempt. Rules come from --faults at start, POST
-// /_sandbox/faults, `sandbox faults set` and scenario files (grammar in fault-rules.ts); per fault
+// /_sandbox/faults, `sandbox faults set` and scenario files (grammar in domain/fault-spec.ts); per fault
 // kind the most specific rule wins (webhooks: endpoint, then URL, then global; API: route, then
 // every route; a merchant= rule over one for every merchant). Randomness (fail=P, p=P) comes from
 // one seeded generator, so a run with the same --fault-seed repeats exactly.
@@ -22,7 +22,7 @@ import {
   type ApiFaultKind,
   type RoutePattern,
 } from '../domain/api-faults.js';
-import { parseFaultSpec } from './fault-rules.js';
+import { formatFaultRule, parseFaultSpec } from '../domain/fault-spec.js';
 import { WebhookFaults } from './webhook-faults.js';
 
 /** What the fault engine is built from (a subset of the services' dependencies: webhooks do not import services). */

@@ -8,7 +8,7 @@ import type { Delivery } from '../store/deliveries-repo.js';
 import type { FaultRule } from '../store/fault-rules-repo.js';
 import type { Store } from '../store/store.js';
 import type { AttemptShaper, ShapedAttempt } from './attempt-shaper.js';
-import type { FaultKind } from './fault-rules.js';
+import type { FaultKind } from '../domain/fault-spec.js';
 import type { OutgoingWebhook, Resigner } from './webhook-request.js';
 
 /** How long `reorder` holds a delivery waiting for the next one to the same target (sandbox time). */

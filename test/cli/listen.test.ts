@@ -2,7 +2,8 @@
 import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { verifySignature } from '../../src/crypto/signature.js';
-import { buildProgram, type CliIo } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/program.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { matchesEvents } from '../../src/cli/listen.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';

@@ -1,6 +1,7 @@
 // `sandbox receive` in-process: verifies signatures, decrypts S2S data, prints, answers --status.
 import { afterEach, expect, it } from 'vitest';
-import { buildProgram, type CliIo } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/program.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
 import { signatureHeader, signatureHeaders } from '../../src/crypto/signature.js';
 import type { RunningServer } from '../../src/server/start-server.js';

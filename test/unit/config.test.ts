@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURES, loadConfig, unknownVariableWarnings, type ConfigFlags } from '../../src/config.js';
 import { SandboxError } from '../../src/errors.js';
-import { RETRY_PROFILES } from '../../src/webhooks/retry-schedule.js';
+import { RETRY_PROFILES } from '../../src/domain/retry-profile.js';
 
 function failure(flags: ConfigFlags, env: NodeJS.ProcessEnv = {}): SandboxError {
   try {
@@ -124,7 +124,7 @@ describe('loadConfig flags and environment', () => {
       autoAuthenticate: { outcome: 'decline', delayMs: 5000 },
       quiet: true,
     });
-    expect(config.scenarioPath).toMatch(/fixtures\/scenarios\/outcomes-by-amount\.json$/);
+    expect(config.scenario).toEqual({ file: 'outcomes-by-amount', from: 'SANDBOX_SCENARIO' });
   });
 
   it('takes the standard signature mode (Standard Webhooks) from --signature or SANDBOX_SIGNATURE', () => {

@@ -119,6 +119,102 @@ it('the serializers of JSON answers live in src/views: no other folder writes a 
   expect(offending).toEqual([]);
 });
 
+// The top-level files of src/ are a layer of their own: errors.ts and code-dir.ts are leaves that
+// anything may import; config.ts (the only reader of process.env) parses options with the grammars of
+// domain/ and crypto/ and nothing above them, so no service, route or webhook module sits under it.
+const TOP_LEVEL_RULES: Record<string, (to: string) => boolean> = {
+  'errors.ts': () => false,
+  'code-dir.ts': () => false,
+  'version.ts': (to) => to === 'code-dir.js',
+  'config.ts': (to) => ['domain', 'crypto'].includes(folderOf(to) ?? '') || ['errors.js', 'code-dir.js'].includes(to),
+};
+
+it('the top-level files of src/ import only what their layer allows, and nothing imports index.ts', () => {
+  const imports = sourceImports();
+  const topLevel = imports.filter((i) => folderOf(i.from) === undefined);
+  expect(new Set(topLevel.map((i) => i.from))).toContain('config.ts');
+  const offending = topLevel.filter((i) => TOP_LEVEL_RULES[i.from]?.(i.to) === false).map((i) => `${i.from} -> ${i.to}`);
+  // index.ts is the library's entry: importing it from inside would tie a module to the whole package.
+  const intoIndex = imports.filter((i) => i.to === 'index.js').map((i) => `${i.from} -> ${i.to}`);
+  expect([...offending, ...intoIndex]).toEqual([]);
+});
+
+/** The file cycles of an import graph: each strongly connected set, as one shortest path that closes on itself. */
+function fileCycles(edges: Map<string, Set<string>>): string[] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  // Tarjan's algorithm: a node whose low link is its own index closes a strongly connected set.
+  const connect = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const to of edges.get(node) ?? []) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const members = new Set<string>();
+    let member: string;
+    do {
+      member = stack.pop()!;
+      members.add(member);
+    } while (member !== node);
+    if (members.size > 1 || edges.get(node)?.has(node)) cycles.push(shortestLoop(node, members, edges).join(' -> '));
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) connect(node);
+  return cycles;
+}
+
+/** The shortest path from `start` back to itself inside `members` (breadth first). */
+function shortestLoop(start: string, members: Set<string>, edges: Map<string, Set<string>>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (const node of queue) {
+    for (const to of edges.get(node) ?? []) {
+      if (to === start) {
+        const path = [node];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (members.has(to) && !cameFrom.has(to)) {
+        cameFrom.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start, start];
+}
+
+/** Every file under src/ and the files it imports (type imports included), by path without extension. */
+function fileGraph(): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const { from, to } of sourceImports()) {
+    const source = from.replace(/\.tsx?$/, '');
+    edges.set(source, (edges.get(source) ?? new Set()).add(to.replace(/\.js$/, '')));
+  }
+  return edges;
+}
+
+it('no file under src/ imports itself back through others (type imports count: they tie the files together too)', () => {
+  const edges = fileGraph();
+  expect(edges.size).toBeGreaterThan(200);
+  // The check finds a cycle when there is one: a planted a -> b -> a is reported as one.
+  expect(
+    fileCycles(
+      new Map([
+        ['a', new Set(['b'])],
+        ['b', new Set(['a', 'c'])],
+      ]),
+    ),
+  ).toEqual(['a -> b -> a']);
+  expect(fileCycles(edges)).toEqual([]);
+});
+
 it('no two folders under src/ import each other, directly or through others', () => {
   const edges = new Map<string, Set<string>>();
   for (const { from, to } of sourceImports()) {

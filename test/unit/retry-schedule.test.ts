@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextRetryDelay, parseRetryProfile, RETRY_PROFILES } from '../../src/webhooks/retry-schedule.js';
+import { nextRetryDelay, parseRetryProfile, RETRY_PROFILES } from '../../src/domain/retry-profile.js';
 
 const S = 1000;
 const MIN = 60 * S;

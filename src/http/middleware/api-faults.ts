@@ -7,13 +7,14 @@
 // answer is then stored under its Idempotency-Key), and only then drops it.
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { FAULT_HEADER, faultLabel, parseFaultHeader, type ApiFault } from '../../domain/api-faults.js';
 import { parseDuration } from '../../domain/duration.js';
 import { SandboxError, type ErrorCode } from '../../errors.js';
 import { authenticatedMerchant } from './request-merchant.js';
 import { bodyText } from '../validation.js';
-import type { AppDeps, AppEnv } from '../app.js';
+import type { AppDeps, AppEnv } from '../app-env.js';
 
 /** The catalogue code of each status= answer. */
 const STATUS_CODES: Record<string, ErrorCode> = {
@@ -88,7 +89,7 @@ async function faultsFor(deps: AppDeps, c: Context<AppEnv>): Promise<{ faults: A
 /** Applies X-Sandbox-Fault and the standing API fault rules to /api/* and /v1/* requests. */
 export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const { faults, batch } = deps.services;
-  return async (c, next) => {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const path = c.req.path;
     if (!path.startsWith('/api/') && !path.startsWith('/v1/')) return next();
     const chosen = await faultsFor(deps, c);
@@ -97,7 +98,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set('fault', label);
     faults.recordInjected({
       at: deps.services.clock.now(),
-      requestId: c.get('requestId'),
+      requestId: c.var.requestId,
       method: c.req.method,
       path,
       fault: label,
@@ -135,5 +136,5 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     await batch.committed();
     c.set('fault', `${label} (${c.res.status} committed, not sent)`);
     return withhold(c, 'close');
-  };
+  });
 }

@@ -1,6 +1,8 @@
 // Authorization: Bearer <key> on every /v1/ call. A key names one merchant; routes read it as
 // c.var.merchant and only ever look up that merchant's objects.
 import type { Context, MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
 import { safeEqual } from '../../crypto/signature.js';
 import type { Merchant } from '../../store/credentials-repo.js';
@@ -10,9 +12,9 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="paysandbox"' };
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_]{1,200}$/;
 
 /** Sets c.var.merchant from the bearer key; 401 when it is missing, malformed, unknown or live. */
-export function bearerAuth(services: Services): MiddlewareHandler {
+export function bearerAuth(services: Services): MiddlewareHandler<AppEnv> {
   const { credentials } = services;
-  return async (c, next) => {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('authorization');
     if (header === undefined || header.trim() === '') {
       throw new SandboxError(
@@ -53,12 +55,12 @@ export function bearerAuth(services: Services): MiddlewareHandler {
       );
     c.set('merchant', merchant);
     await next();
-  };
+  });
 }
 
 /** The merchant bearerAuth authenticated (every /v1/ route runs behind it). */
-export function currentMerchant(c: Context): Merchant {
-  const merchant = c.get('merchant') as Merchant | undefined;
+export function currentMerchant(c: Context<AppEnv>): Merchant {
+  const merchant = c.var.merchant;
   if (!merchant) throw new Error('bearerAuth must run before a /v1/ route');
   return merchant;
 }

@@ -7,6 +7,8 @@
 // - over the limit: the rest is read and dropped (bounded), then a 413 with Connection: close, so the
 //   client reads the whole answer and then EOF. Closing with unread bytes in the socket would reset it.
 import type { Context, MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
 
 /** The limit in bytes and what to answer above it (onError throws or returns the 413). */
@@ -73,8 +75,8 @@ async function readCounted(body: ReadableStream<Uint8Array>, maxSize: number): P
 }
 
 /** Checks Content-Length against `maxSize`; only chunked bodies are counted as they stream in. */
-export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
-  return async (c, next) => {
+export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler<AppEnv> {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       return Number(length) > options.maxSize ? options.onError(c) : next();
@@ -91,5 +93,5 @@ export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
     }
     c.req.raw = new Request(c.req.raw, { body });
     return next();
-  };
+  });
 }

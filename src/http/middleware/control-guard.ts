@@ -17,6 +17,8 @@
 // A write to a /_sandbox path that does not take its method skips (d): routing answers it 405 with
 // Allow (or 404), as everywhere else, instead of asking for JSON it would never read.
 import type { Context, MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env.js';
 import { getCookie } from 'hono/cookie';
 import type { Config } from '../../config.js';
 import { safeEqual } from '../../crypto/signature.js';
@@ -111,13 +113,13 @@ function requireJsonOrNothing(c: Context): void {
 export function controlGuard(
   config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>,
   allowedAt?: (path: string) => string[],
-): MiddlewareHandler {
+): MiddlewareHandler<AppEnv> {
   const publicUrl = config.publicUrl === undefined ? undefined : new URL(config.publicUrl);
   const extraHosts = [...(publicUrl ? [publicUrl.host] : []), ...config.allowedHosts];
   // Behind a TLS proxy the browser's Origin is --public-url's (https) while this request is plain http.
   const trustedOrigins = publicUrl ? [publicUrl.origin.toLowerCase()] : [];
   const token = config.controlToken;
-  return async (c, next) => {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const host = requestHost(c);
     if (!hostAllowed(host, extraHosts)) {
       throw new SandboxError(
@@ -151,5 +153,5 @@ export function controlGuard(
       if (routed && !isFormRoute(c.req.path)) requireJsonOrNothing(c);
     }
     await next();
-  };
+  });
 }

@@ -4,6 +4,8 @@
 // merchant runs without idempotency: it can only end in an error that changes nothing.
 import { bodyText } from '../validation.js';
 import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { authenticatedMerchant } from './request-merchant.js';
@@ -18,8 +20,8 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 const storable = (status: number) => (status >= 200 && status < 300) || (status >= 400 && status < 500);
 
 /** Replays, refuses or records POSTs that carry an Idempotency-Key. */
-export function idempotency(services: Services): MiddlewareHandler {
-  return async (c, next) => {
+export function idempotency(services: Services): MiddlewareHandler<AppEnv> {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_HEADER);
     const path = c.req.path;
     if (key === undefined || c.req.method !== 'POST' || !(path.startsWith('/api/') || path.startsWith('/v1/'))) return next();
@@ -64,7 +66,7 @@ export function idempotency(services: Services): MiddlewareHandler {
     } finally {
       if (!stored) services.idempotency.release(scope, key);
     }
-  };
+  });
 }
 
 /** The symbol under which @hono/node-server's lightweight Response keeps [status, body, headers]. */

@@ -1,11 +1,13 @@
 // Gives each request an id (echoed as X-Request-Id and in error bodies) and logs one line for it.
 import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env.js';
 import { newId } from '../../domain/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 
 /** Request id + access log. */
-export function requestContext(logger: Logger): MiddlewareHandler {
-  return async (c, next) => {
+export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const requestId = newId('req');
     c.set('requestId', requestId);
     const started = performance.now();
@@ -21,7 +23,7 @@ export function requestContext(logger: Logger): MiddlewareHandler {
       status: c.res.status,
       ms: performance.now() - started,
       requestId,
-      fault: c.get('fault'),
+      fault: c.var.fault,
     });
-  };
+  });
 }

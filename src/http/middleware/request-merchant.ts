@@ -9,7 +9,8 @@ import type { Context } from 'hono';
 import { decryptText, splitEncryptedData } from '../../crypto/s2s-cipher.js';
 import { safeEqual } from '../../crypto/signature.js';
 import type { Services } from '../../services/services.js';
-import type { Merchant, Terminal } from '../../store/credentials-repo.js';
+import type { Terminal } from '../../store/credentials-repo.js';
+import type { AppEnv } from '../app-env.js';
 import { authenticateTerminal, terminalWithPublicKey } from '../terminal-auth.js';
 
 const STATUS_PATH = /^\/api\/s2s\/status\/([^/]+)$/;
@@ -47,9 +48,9 @@ function encryptedTerminal(services: Services, encryptedData: string): Terminal 
 }
 
 /** The id of the merchant whose credential the request carries and that credential proves, or undefined. */
-export function authenticatedMerchant(services: Services, c: Context, body: string): string | undefined {
+export function authenticatedMerchant(services: Services, c: Context<AppEnv>, body: string): string | undefined {
   const path = c.req.path;
-  if (path.startsWith('/v1/')) return (c.get('merchant') as Merchant | undefined)?.id;
+  if (path.startsWith('/v1/')) return c.var.merchant?.id;
   if (c.req.method === 'GET') {
     const token = STATUS_PATH.exec(path)?.[1];
     return token === undefined ? undefined : services.s2s.byStatusToken(token)?.merchantId;

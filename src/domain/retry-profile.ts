@@ -1,6 +1,6 @@
 // The retry profiles of docs/decisions.md. A profile is the list of waits after each failed attempt:
 // its length is the number of retries, so attempts = length + 1.
-import { parseDuration } from '../domain/duration.js';
+import { parseDuration } from './duration.js';
 
 /** Waits in milliseconds between consecutive attempts of one delivery. */
 export type RetryProfile = readonly number[];

@@ -1,10 +1,17 @@
-// The scenario document: a file of fixtures/scenarios/ (--scenario FILE) and the body of
-// POST /_sandbox/scenarios. services/scenarios.ts queues what it parses.
+// The scenario document (fixtures/scenarios/*.json, --scenario FILE and the body of POST
+// /_sandbox/scenarios) and the reading of a scenario file: below the services, so config-free
+// callers (the CLI's help text, the services' start and reset) share one reader.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { parseOutcomeSpec, OUTCOME_SPECS, OUTCOME_VOCABULARY } from '../domain/outcome-spec.js';
+import { CODE_DIR } from '../code-dir.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
-import { FAULT_KINDS, parseFaultSpec } from '../webhooks/fault-rules.js';
+import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
+import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
+import { SandboxError } from '../errors.js';
 import { faultSpecPattern, wordsPattern } from './patterns.js';
+import { validate } from './validate.js';
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
 // each check carries its own hint.
@@ -63,3 +70,60 @@ export const scenarioDocumentSchema = z
 
 /** A parsed scenario document. */
 export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
+
+/** fixtures/scenarios/ of the installed package, which merchants' projects do not have. */
+export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../fixtures/scenarios/', CODE_DIR));
+
+/** The names of the shipped scenarios, e.g. 3ds-fails-then-approves. */
+export function shippedScenarioNames(): string[] {
+  return readdirSync(SHIPPED_SCENARIOS_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => basename(file, '.json'))
+    .sort();
+}
+
+/**
+ * The file behind --scenario: a path relative to `cwd`, else the name of a shipped scenario (with
+ * or without .json). A path wins, so a merchant's own file may share a shipped name.
+ */
+export function resolveScenarioFile(nameOrPath: string, from = '--scenario', cwd = process.cwd()): string {
+  const path = resolve(cwd, nameOrPath);
+  if (existsSync(path)) return path;
+  const shipped = shippedScenarioNames();
+  const name = basename(nameOrPath, '.json');
+  if (nameOrPath === name || nameOrPath === `${name}.json`) {
+    if (shipped.includes(name)) return resolve(SHIPPED_SCENARIOS_DIR, `${name}.json`);
+  }
+  throw missingScenario(from, path, shipped);
+}
+
+function missingScenario(from: string, path: string, shipped: string[]): SandboxError {
+  return new SandboxError(
+    'parameter_invalid',
+    `${from}: scenario file ${path} does not exist; shipped scenarios, given by name: ${shipped.join(', ')}`,
+    'scenario',
+  );
+}
+
+/** Reads and checks a scenario file; errors name the option (`from`), the file and the first bad field. */
+export function readScenarioFile(path: string, from = '--scenario'): ScenarioDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingScenario(from, path, shippedScenarioNames());
+    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${(err as Error).message}`, 'scenario');
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${(err as Error).message}`, 'scenario');
+  }
+  try {
+    return validate(scenarioDocumentSchema, raw);
+  } catch (err) {
+    const e = err as SandboxError;
+    throw new SandboxError('parameter_invalid', `${from} ${path}: ${e.message}`, 'scenario');
+  }
+}

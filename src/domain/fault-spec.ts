@@ -14,10 +14,10 @@
 // e.g. "duplicate=2,delay=2s", "url=http://127.0.0.1:3000/hook:fail-first=2;reorder" or
 // "merchant=mer_x:route=POST /v1/payments:status=503,p=0.2".
 // Parsing does not look up ENDPOINT_ID; POST /_sandbox/faults refuses one that names no endpoint.
-// Pure parsing and formatting only; src/webhooks/faults.ts applies the rules.
-import { formatDuration, parseDuration } from '../domain/duration.js';
-import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, type ApiFault } from '../domain/api-faults.js';
-import type { FaultScope } from '../domain/vocabularies.js';
+// Pure parsing and formatting only (config checks --faults with it); src/webhooks/faults.ts applies the rules.
+import { formatDuration, parseDuration } from './duration.js';
+import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, type ApiFault } from './api-faults.js';
+import type { FaultScope } from './vocabularies.js';
 
 /** One parsed rule, before it is stored. */
 export interface FaultRuleSpec {
@@ -98,7 +98,8 @@ function readFilters(head: string): Filters | { problem: string } {
       return {
         problem: `has "${part}" where a filter belongs; filters are url=URL, endpoint=ID, route=[METHOD] PATH or merchant=ID, each followed by ":"`,
       };
-    const [, name, value] = match as unknown as [string, 'url' | 'endpoint' | 'route' | 'merchant', string];
+    const name = match[1] as 'url' | 'endpoint' | 'route' | 'merchant';
+    const value = match[2]!;
     if (name === 'merchant') {
       if (filters.merchant) return { problem: `names merchant= twice in "${head}"; give one merchant per ruleset` };
       if (!/^[A-Za-z0-9_-]{1,100}$/.test(value))

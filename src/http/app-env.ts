@@ -1,0 +1,39 @@
+// The types every route module and middleware share: what the HTTP layer is built from (AppDeps)
+// and the variables middleware sets on a request (AppEnv). They live apart from app.ts, which
+// imports every route module, so no route imports the module that mounts it.
+import type { Context } from 'hono';
+import type { Config } from '../config.js';
+import type { ScriptedOutcome } from '../domain/outcomes.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Services } from '../services/services.js';
+import type { Merchant, Terminal } from '../store/credentials-repo.js';
+
+/** The variables middleware sets, read as c.var.<name>: typed here, so no route casts them. */
+export type AppEnv = {
+  Variables: {
+    /** Set by requestContext on every request. */
+    requestId: string;
+    /** Set by bearerAuth on every /v1/ request. */
+    merchant?: Merchant;
+    /** Set by apiFaults when a fault is injected; the access log line shows it. */
+    fault?: string;
+  };
+};
+
+/** Decides a forced outcome for one request (X-Sandbox-Outcome header, scenarios). */
+export type OutcomeOverride = (
+  c: Context<AppEnv>,
+  family: 's2s' | 'v1',
+  input: Record<string, unknown>,
+  terminal: Terminal | undefined,
+) => ScriptedOutcome | undefined;
+
+/** What the HTTP layer needs. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  services: Services;
+  /** Wakes the delivery worker and the job runner (after a clock advance or a requeue). */
+  wake(): void;
+  forcedScript: OutcomeOverride;
+}
