@@ -12,6 +12,7 @@ import { isLoopback } from '../../src/http/middleware/client-ip.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { Hono } from 'hono';
 import { createOnError } from '../../src/http/on-error.js';
+import type { AppEnv } from '../../src/http/app-env.js';
 import { silentLogger } from '../../src/runtime/logger.js';
 import { CREDS, createTestSandbox } from '../helpers/test-sandbox.js';
 import { dbFingerprint } from '../fuzz/fuzz-kit.js';
@@ -221,7 +222,7 @@ describe('control API: loopback only without a token', () => {
   });
 
   it('controlGuard alone: a forged non-loopback address is refused, loopback passes', async () => {
-    const app = new Hono();
+    const app = new Hono<AppEnv>();
     app.onError(createOnError(silentLogger));
     app.use('*', controlGuard({ controlToken: undefined, publicUrl: undefined, allowedHosts: [] }));
     app.get('/x', (c) => c.text('ok'));
