@@ -1,9 +1,8 @@
 // The document's top-level `webhooks` (OpenAPI 3.1): what the sandbox POSTs to merchants. One entry
 // per /v1/ event name (the spec §6.2 JSON envelope, its data per event name) and the S2S form
 // webhook (the spec §6.1 query string, or data=<cipher> with encryption_method aes256).
-import * as z from 'zod';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../domain/event-types.js';
-import { eventEnvelopeSchema, s2sWebhookFields } from '../views/event.js';
+import { encryptedS2SWebhook, eventEnvelopeSchema, s2sWebhookFields } from '../views/event.js';
 import type { Components } from './openapi-components.js';
 
 /** The headers every delivery carries (docs/webhooks.md; --header-prefix renames "Sandbox"). */
@@ -29,11 +28,6 @@ const ANSWERS = {
   '200': { description: 'any 2xx within 5 s acknowledges the delivery' },
   '500': { description: 'anything else (or no answer in 5 s) is retried on the retry profile' },
 };
-
-// The encrypted S2S webhook: one field, the cipher of the same query string (docs/encryption.md).
-const encryptedS2SWebhook = z.strictObject({
-  data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys'),
-});
 
 /** The `webhooks` object: one operation per event name, and the S2S form webhook, each with its recorded example. */
 export function webhookOperations(components: Components, examples: Record<string, unknown>): Record<string, unknown> {

@@ -28,6 +28,11 @@ const S2S_FIELDS = {
 /** The S2S form webhook (spec §6.1): its fields and nothing else. */
 export const s2sWebhookFields = z.strictObject(S2S_FIELDS).meta({ id: 'S2SWebhookFields' });
 
+/** The encrypted S2S form webhook: one field, the cipher of the same query string (docs/encryption.md). */
+export const encryptedS2SWebhook = z.strictObject({
+  data: z.string().describe('base64 AES-256-CBC of the spec §6.1 query string, with the terminal keys'),
+});
+
 /** What data.object says an event is about: the discriminator of every event's data. */
 export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement';
 

@@ -232,3 +232,17 @@ it('no two folders under src/ import each other, directly or through others', ()
   for (const folder of edges.keys()) walk([folder]);
   expect([...cycles]).toEqual([]);
 });
+
+it('request schemas live in src/contracts: no route, service, page, library or CLI module defines an object schema', () => {
+  // Answers' schemas are in src/views, requests' in src/contracts (one module per resource); a
+  // z.object elsewhere is a second home for one of them.
+  const OBJECT_SCHEMA = /\bz\.(object|strictObject|looseObject)\(/;
+  const offending = ['src/http', 'src/services', 'src/pages', 'src/library', 'src/cli', 'src/webhooks']
+    .flatMap((layer) => sourceFiles(join(ROOT, layer)))
+    .flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (OBJECT_SCHEMA.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+  expect(offending).toEqual([]);
+});
