@@ -2,14 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 // The suite in projects by speed (`npm test` runs them in this order, each its own vitest run:
 // scripts/run-tests.js). `unit` is what a change needs first: pure rules and in-process routes
-// (app.request, no socket), well under a minute. The rest start real servers, processes or Chromium.
-// `npm run test:<project>` runs one; docs/ci.md "Developing paysandbox" has each one's duration.
+// (app.request, no socket). `fuzz` is in process too but CPU-bound; the rest start real servers,
+// processes or Chromium. `npm run test:<project>` runs one; README.md "Developing paysandbox" has
+// each one's size and time.
 
 /** In-process tests outside test/unit and test/routes: no socket, no child process. */
 const IN_PROCESS = [
-  'test/contract/openapi-examples.test.ts',
   'test/contract/request-schemas.test.ts',
-  'test/fuzz/**/*.test.ts',
   'test/reliability/job-runner-faults.test.ts',
   'test/security/isolation.test.ts',
   'test/security/page-headers.test.ts',
@@ -30,6 +29,8 @@ export default defineConfig({
     outputFile: { json: 'test-artifacts/vitest-run.json' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/routes/**/*.test.ts', ...IN_PROCESS] } },
+      // In process too, but thousands of generated requests per route: minutes of CPU.
+      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'] } },
       {
         extends: true,
         test: {

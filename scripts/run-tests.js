@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 
 /** The projects of vitest.config.ts, in the order they run. */
-export const PROJECTS = ['unit', 'e2e', 'cli', 'browser', 'docs', 'examples'];
+export const PROJECTS = ['unit', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
 /** The worked example's run: its own vitest config (it imports the built package by name). */
 const EXAMPLE = 'example';
 

@@ -86,11 +86,8 @@ export class Settlements {
       const groups = new Map<string, { merchantId: string; currency: string; payments: Unsettled[]; clawbacks: OwedAdjustment[] }>();
       const group = (merchantId: string, currency: string) => {
         const key = `${merchantId} ${currency}`;
-        let found = groups.get(key);
-        if (!found) {
-          found = { merchantId, currency, payments: [], clawbacks: [] };
-          groups.set(key, found);
-        }
+        const found = groups.get(key) ?? { merchantId, currency, payments: [], clawbacks: [] };
+        groups.set(key, found);
         return found;
       };
       const narrow = { merchantId: input.merchantId, currency: input.currency };
