@@ -22,7 +22,7 @@ import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
 import { StartError } from './start-error.js';
-import { deliveryCas, servingTls, type ServingTls } from '../tls/serving-tls.js';
+import { deliveryCas, servingTls, type ServingTls } from './serving-tls.js';
 
 /** A running sandbox. */
 export interface RunningServer {

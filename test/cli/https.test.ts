@@ -217,7 +217,7 @@ describe('startSandbox({ https: true })', () => {
       try {
         expect(sandbox.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
         expect(sandbox.server.tls?.caFile).toBe(join(dir, '.sandbox', 'tls', 'ca.pem'));
-        const health = await httpsJson(`${sandbox.url}/_sandbox/health`, sandbox.server.tls!.ca!);
+        const health = await httpsJson(`${sandbox.url}/_sandbox/health`, sandbox.server.tls?.ca ?? '');
         expect(health.json).toMatchObject({ status: 'ok' });
       } finally {
         await sandbox.close();
