@@ -1,7 +1,5 @@
 // loadConfig is the only reader of process.env: every other module receives a frozen Config.
 // Each docs/decisions.md choice that a merchant might want to change is a field here with a flag.
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
 import { closestNames } from './domain/closest-names.js';
@@ -12,6 +10,7 @@ import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-s
 import { CODE_DIR } from './code-dir.js';
 import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
 import { tlsSettings, type HttpsSetting } from './tls/tls-settings.js';
+import { databaseFolderProblem } from './store/sandbox-dir.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type { SignatureMode };
@@ -174,20 +173,6 @@ export function unknownVariableWarnings(env: NodeJS.ProcessEnv = process.env): s
       warnings.push(`${name} is set, but no sandbox option reads it; did you mean ${closest.map((s) => `SANDBOX_${s}`).join(' or ')}?`);
   }
   return warnings;
-}
-
-/**
- * Why the database cannot go at `path`: a missing folder is created only under the working
- * directory (the default .sandbox/); anywhere else it must exist, so a mistyped --db such as
- * /tmp/sandox/x.db is refused instead of leaving new folders around the disk.
- */
-function databaseFolderProblem(path: string, cwd: string): string | undefined {
-  if (path === ':memory:') return undefined;
-  const folder = dirname(resolve(cwd, path));
-  if (existsSync(folder)) return undefined;
-  const fromCwd = relative(cwd, folder);
-  if (fromCwd !== '..' && !fromCwd.startsWith(`..${sep}`) && !isAbsolute(fromCwd)) return undefined;
-  return `is "${path}", in a folder that does not exist (${folder}); create that folder first, or give a path under the working directory (${cwd}), where missing folders are created`;
 }
 
 /** The flag a user types for an option key: log-format for logFormat. */

@@ -23,7 +23,7 @@ import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
 import { StartError } from './start-error.js';
-import { deliveryCas, servingTls, type ServingTls } from '../tls/serving-tls.js';
+import { deliveryCas, servingTls, type ServingTls } from './serving-tls.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -122,6 +122,25 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
+/** The HTTP server (HTTPS with --https) of the app, with its slow-client limits. */
+function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined): Server {
+  // Node checks the two timeouts below only every connectionsCheckingInterval (30 s by default),
+  // which would let a slow client hold a socket for up to 40 s; check every second instead.
+  const checkEveryMs = Math.min(1000, config.headersTimeoutMs);
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: config.host,
+    ...(tls
+      ? { createServer: createHttpsServer, serverOptions: { connectionsCheckingInterval: checkEveryMs, cert: tls.cert, key: tls.key } }
+      : { serverOptions: { connectionsCheckingInterval: checkEveryMs } }),
+  }) as Server;
+  // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.keepAliveTimeout = 5_000;
+  return server;
+}
+
 /**
  * Starts a sandbox from a Config and resolves once it answers requests; refuses (StartError) a
  * database file another sandbox has open.
@@ -138,20 +157,7 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
     await lock?.release();
     throw err;
   }
-  // Node checks the two timeouts below only every connectionsCheckingInterval (30 s by default),
-  // which would let a slow client hold a socket for up to 40 s; check every second instead.
-  const checkEveryMs = Math.min(1000, config.headersTimeoutMs);
-  const server = createAdaptorServer({
-    fetch: built.app.fetch,
-    hostname: config.host,
-    ...(tls
-      ? { createServer: createHttpsServer, serverOptions: { connectionsCheckingInterval: checkEveryMs, cert: tls.cert, key: tls.key } }
-      : { serverOptions: { connectionsCheckingInterval: checkEveryMs } }),
-  }) as Server;
-  // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
-  server.headersTimeout = config.headersTimeoutMs;
-  server.requestTimeout = config.requestTimeoutMs;
-  server.keepAliveTimeout = 5_000;
+  const server = newServer(built.app, config, tls);
   let address: AddressInfo;
   try {
     address = await listen(server, config.port, config.host);

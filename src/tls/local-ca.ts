@@ -6,6 +6,7 @@
 // no API to make one); the keys come from node:crypto.
 import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import forge from 'node-forge';
 import { ensureDirectory, SANDBOX_DIR } from '../store/sandbox-dir.js';
@@ -49,7 +50,7 @@ function newKeyPair(): { publicKey: string; privateKey: string } {
 /** A positive random serial number (RFC 5280: unique per CA, at most 20 octets). */
 function serialNumber(): string {
   const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
+  bytes.writeUInt8(bytes.readUInt8(0) & 0x7f, 0);
   return bytes.toString('hex');
 }
 
@@ -68,7 +69,7 @@ function makeCa(): { ca: string; caKey: string } {
   const keys = newKeyPair();
   const cert = newCertificate(keys.publicKey, CA_LIFETIME_MS);
   const name = [
-    { name: 'commonName', value: `paysandbox local CA ${new Date().toISOString().slice(0, 10)}` },
+    { name: 'commonName', value: `paysandbox local CA (${hostname()})` },
     { name: 'organizationName', value: 'paysandbox (development only)' },
   ];
   cert.setSubject(name);
@@ -113,14 +114,22 @@ function readIfThere(path: string): string | undefined {
   }
 }
 
-/** True when `pem` is a certificate valid for at least another day whose key is `keyPem`. */
-function usable(pem: string | undefined, keyPem: string | undefined): pem is string {
-  if (pem === undefined || keyPem === undefined) return false;
+/** A certificate and its key, as PEM. */
+interface Pair {
+  cert: string;
+  key: string;
+}
+
+/** The pair when `cert` is a certificate valid for at least another day whose key is `key`; else undefined. */
+function usable(cert: string | undefined, key: string | undefined): Pair | undefined {
+  if (cert === undefined || key === undefined) return undefined;
   try {
-    const cert = new X509Certificate(pem);
-    return Date.parse(cert.validTo) - Date.now() > RENEW_BEFORE_MS && cert.checkPrivateKey(createPrivateKey(keyPem));
+    const parsed = new X509Certificate(cert);
+    return Date.parse(parsed.validTo) - Date.now() > RENEW_BEFORE_MS && parsed.checkPrivateKey(createPrivateKey(key))
+      ? { cert, key }
+      : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -149,29 +158,28 @@ function writeAtomically(path: string, text: string, mode: number): void {
 
 /** The files as they are, when all four are usable together; else undefined. */
 function current(path: (name: keyof typeof FILES) => string): Omit<LocalCa, 'caFile' | 'certFile' | 'keyFile'> | undefined {
-  const [ca, caKey, cert, key] = [readIfThere(path('ca')), readIfThere(path('caKey')), readIfThere(path('cert')), readIfThere(path('key'))];
-  return usable(ca, caKey) && usable(cert, key) && signedFor(cert, ca) ? { ca, cert, key: key! } : undefined;
+  const authority = usable(readIfThere(path('ca')), readIfThere(path('caKey')));
+  const server = usable(readIfThere(path('cert')), readIfThere(path('key')));
+  return authority && server && signedFor(server.cert, authority.cert) ? { ca: authority.cert, ...server } : undefined;
 }
 
 /** Makes what is missing or expired: the CA only when it must, then a server certificate it signs. */
 function renew(path: (name: keyof typeof FILES) => string): Omit<LocalCa, 'caFile' | 'certFile' | 'keyFile'> {
-  let ca = readIfThere(path('ca'));
-  let caKey = readIfThere(path('caKey'));
-  let renewServer = false;
-  if (!usable(ca, caKey)) {
-    ({ ca, caKey } = makeCa());
-    writeAtomically(path('caKey'), caKey, 0o600);
-    writeAtomically(path('ca'), ca, 0o644);
-    renewServer = true;
+  let authority = usable(readIfThere(path('ca')), readIfThere(path('caKey')));
+  let server: Pair | undefined;
+  if (authority) server = usable(readIfThere(path('cert')), readIfThere(path('key')));
+  else {
+    const made = makeCa();
+    authority = { cert: made.ca, key: made.caKey };
+    writeAtomically(path('caKey'), authority.key, 0o600);
+    writeAtomically(path('ca'), authority.cert, 0o644);
   }
-  let cert = readIfThere(path('cert'));
-  let key = readIfThere(path('key'));
-  if (renewServer || !usable(cert, key) || !signedFor(cert, ca)) {
-    ({ cert, key } = makeServerCertificate(ca, caKey!));
-    writeAtomically(path('key'), key, 0o600);
-    writeAtomically(path('cert'), cert, 0o644);
+  if (!server || !signedFor(server.cert, authority.cert)) {
+    server = makeServerCertificate(authority.cert, authority.key);
+    writeAtomically(path('key'), server.key, 0o600);
+    writeAtomically(path('cert'), server.cert, 0o644);
   }
-  return { ca, cert, key: key! };
+  return { ca: authority.cert, ...server };
 }
 
 /** How long a start waits for another one that is making the files (parallel test workers) before taking over. */

@@ -85,7 +85,7 @@ function ownCertificate(options: TlsOptions, refuse: Refuse): OwnCertificate | u
   if (!certificate.checkPrivateKey(privateKey))
     refuse('key', key.from, `"${key.value}" is not the private key of the certificate in "${cert.value}" (${cert.from})`);
   if (Date.parse(certificate.validTo) <= Date.now())
-    refuse('cert', cert.from, `"${cert.value}" expired on ${new Date(certificate.validTo).toISOString()}; make a new one`);
+    refuse('cert', cert.from, `"${cert.value}" expired (valid until ${certificate.validTo}); make a new one`);
   return Object.freeze({ certFile: cert.value, keyFile: key.value, cert: certText, key: keyText });
 }
 

@@ -14,6 +14,7 @@ import { launchChromium } from '../helpers/browser.js';
 import { runBuiltCli, startCliSandbox, type CliSandbox } from '../helpers/cli-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { localCa } from '../../src/tls/local-ca.js';
+import { startSandbox } from '../../src/library/start-sandbox.js';
 
 /** Runs a program to completion: its exit code and output. */
 function run(file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -202,6 +203,28 @@ describe('sandbox start --https', () => {
       expect(receiver.received.filter((text) => text.includes(id))).toEqual([]);
     } finally {
       receiver.close();
+    }
+  });
+});
+
+describe('startSandbox({ https: true })', () => {
+  it('serves TLS with the local CA made under the working directory, and returns https:// URLs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysandbox-https-lib-'));
+    const before = process.cwd();
+    process.chdir(dir);
+    try {
+      const sandbox = await startSandbox({ https: true });
+      try {
+        expect(sandbox.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+        expect(sandbox.server.tls?.caFile).toBe(join(dir, '.sandbox', 'tls', 'ca.pem'));
+        const health = await httpsJson(`${sandbox.url}/_sandbox/health`, sandbox.server.tls?.ca ?? '');
+        expect(health.json).toMatchObject({ status: 'ok' });
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      process.chdir(before);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
-import { StartError } from '../server/start-error.js';
+import { StartError } from './start-error.js';
 import { SANDBOX_DIR } from '../store/sandbox-dir.js';
 
 /** The certificate the sandbox serves, and where it is, for the banner. */
@@ -27,7 +27,7 @@ export async function servingTls(config: Config): Promise<ServingTls | undefined
   const own = config.https.certificate;
   if (own) return { cert: own.cert, key: own.key, certFile: resolve(own.certFile), caFile: undefined, ca: undefined };
   // Loaded only here: node-forge is needed once, at the start of an --https sandbox.
-  const { localCa } = await import('./local-ca.js');
+  const { localCa } = await import('../tls/local-ca.js');
   try {
     const made = localCa();
     return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca };
