@@ -3,6 +3,7 @@
 // page, an HTML page at an error status), so the document covers every route the app serves.
 import * as z from 'zod';
 import type { OpenApiRoute } from './openapi-route.js';
+import { CUSTOMER_PAGE } from './on-error.js';
 
 const page = (
   method: OpenApiRoute['method'],
@@ -18,6 +19,8 @@ const page = (
   tag: 'Pages',
   auth: 'none',
   responseType: 'text/html',
+  // A browser reads a customer page's errors: they are HTML pages too (http/on-error.ts).
+  ...(CUSTOMER_PAGE.test(path) ? { htmlErrors: true } : {}),
   ...extra,
 });
 

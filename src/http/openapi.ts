@@ -122,6 +122,8 @@ function successContent(route: OpenApiRoute, components: Components, example: un
   return undefined;
 }
 
+const HTML_ERROR = { 'text/html': { schema: { type: 'string' } } };
+
 function operation(route: OpenApiRoute, components: Components, examples: OpenApiExamples): Record<string, unknown> {
   const example = examples.operations[`${route.method} ${openApiPath(route.path)}`] ?? {};
   const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
@@ -170,8 +172,8 @@ function operation(route: OpenApiRoute, components: Components, examples: OpenAp
   for (const [status, where] of Object.entries(redirects)) responses[status] = { description: where, headers: LOCATION };
   for (const [status, codes] of byStatus) {
     responses[String(status)] = {
-      description: `error: ${codes.join(', ')}`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      description: `error: ${codes.join(', ')}${route.htmlErrors ? ' (an HTML page saying what went wrong and what to do)' : ''}`,
+      content: route.htmlErrors ? HTML_ERROR : { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
   for (const [status, what] of Object.entries(route.htmlAnswers ?? {})) {
