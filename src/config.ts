@@ -2,7 +2,6 @@
 // Each docs/decisions.md choice that a merchant might want to change is a field here with a flag.
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
-import { closestNames } from './domain/closest-names.js';
 import { parseRetryProfile, type RetryProfile } from './domain/retry-profile.js';
 import { parseDuration } from './domain/duration.js';
 import { parseFaultSpec } from './domain/fault-spec.js';
@@ -154,26 +153,6 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
 
 /** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
 export const CLIENT_ENV = Object.freeze({ url: 'SANDBOX_URL', controlToken: 'SANDBOX_CONTROL_TOKEN' });
-
-/**
- * One warning per SANDBOX_* variable that nothing reads but that is a near miss of one that is
- * (SANDBOX_PROT for SANDBOX_PORT): without it the typo is ignored and the default used silently.
- * Other SANDBOX_* names (a script's own SANDBOX_CLI) are left alone: the allowed distance grows
- * with the name, so a short name must be almost right to count as a typo.
- */
-export function unknownVariableWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
-  const known = [...new Set([...Object.values(START_ENV), ...Object.values(CLIENT_ENV)])];
-  const suffixes = known.map((name) => name.slice('SANDBOX_'.length));
-  const warnings: string[] = [];
-  for (const name of Object.keys(env).sort()) {
-    if (!name.startsWith('SANDBOX_') || known.includes(name)) continue;
-    const suffix = name.slice('SANDBOX_'.length);
-    const closest = closestNames(suffix, suffixes, Math.min(3, Math.ceil(suffix.length / 2)));
-    if (closest.length)
-      warnings.push(`${name} is set, but no sandbox option reads it; did you mean ${closest.map((s) => `SANDBOX_${s}`).join(' or ')}?`);
-  }
-  return warnings;
-}
 
 /** The flag a user types for an option key: log-format for logFormat. */
 function flagOf(key: keyof ConfigFlags): string {

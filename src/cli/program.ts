@@ -9,7 +9,7 @@ import kleur from 'kleur';
 import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
 import { StartError } from '../server/start-error.js';
-import { unknownVariableWarnings } from '../config.js';
+import { unknownVariableWarnings } from './env-warnings.js';
 import { addStartCommand } from './start.js';
 import { addStopCommand } from './stop.js';
 import { addCipherCommands } from './cipher.js';

@@ -2,9 +2,9 @@
 // module; this file only orders the middleware and mounts them.
 import { Hono } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
-import { SandboxError, errorBody } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
-import { createOnError } from './on-error.js';
+import { createOnError, errorAnswer } from './on-error.js';
 import { requestContext } from './middleware/request-context.js';
 import { s2sRoutes } from './s2s.js';
 import { s2sEncryptedRoutes } from './s2s-encrypted.js';
@@ -47,13 +47,22 @@ export function createApp(deps: AppDeps) {
       const err = new SandboxError(
         'method_not_allowed',
         `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`,
+        undefined,
+        { Allow: allowed.join(', ') },
       );
-      return c.json(errorBody(err, c.var.requestId ?? 'req_unknown'), 405, { Allow: allowed.join(', ') });
+      return errorAnswer(c, err);
     }
-    const err = new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`);
-    return c.json(errorBody(err, c.var.requestId ?? 'req_unknown'), 404);
+    return errorAnswer(
+      c,
+      new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`),
+    );
   });
   app.use('*', requestContext(deps.logger));
+  // Pages: one policy (page-headers.ts), set ahead of the body limit, so their error pages carry it too;
+  // the sign-in page's headers are separate from the control guard.
+  app.use('/authenticate/*', pageHeaders('authentication'));
+  app.use('/pay/*', pageHeaders('checkout'));
+  app.use('/_sandbox/login', pageHeaders('control'));
   // Durability: an answer leaves only once the writes it reports are committed (group commit).
   app.use('*', async (_c, next) => {
     await next();
@@ -80,10 +89,6 @@ export function createApp(deps: AppDeps) {
   app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
   app.use('*', idempotency(deps.services));
-  // Pages: one policy (page-headers.ts); the sign-in page's headers are separate from the control guard.
-  app.use('/authenticate/*', pageHeaders('authentication'));
-  app.use('/pay/*', pageHeaders('checkout'));
-  app.use('/_sandbox/login', pageHeaders('control'));
 
   app.route('/', assetRoutes());
   app.route('/', s2sRoutes(deps));

@@ -1,11 +1,13 @@
 // The one mapping from errors to answers: SandboxError -> its catalogue status and the documented
 // body; a database lock that outlasted the wait -> 503 database_busy; a full disk -> 507
 // storage_full; anything else is a bug -> 500 with the same shape and the request id to report.
+// The customer pages (/authenticate/, /pay/) answer the same errors as HTML pages (docs/errors.md).
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { SandboxError, errorBody } from '../errors.js';
 import type { Logger } from '../runtime/logger.js';
 import type { AppEnv } from './app-env.js';
+import { ErrorPage } from '../pages/error-page.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 
 /** The body the answer carries for `err` (and its status), for JSON routes and pages alike. */
@@ -40,7 +42,17 @@ export function createOnError(logger: Logger, dbPath?: string) {
     // The stack goes as a field: the logger escapes the message and indents the frames, so a path cannot forge lines.
     if (sandboxError.code === 'internal_error')
       logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });
-    for (const [name, value] of Object.entries(sandboxError.headers)) c.header(name, value);
-    return c.json(errorBody(sandboxError, requestId), sandboxError.status);
+    return errorAnswer(c, sandboxError);
   };
+}
+
+/** Paths a browser opens: the page at authurl and the hosted checkout page, with everything under them. */
+export const CUSTOMER_PAGE = /^\/(authenticate|pay)(\/|$)/;
+
+/** The answer to an error: its status and headers, with the documented JSON body, or an HTML page on a customer page's path. */
+export function errorAnswer(c: Context<AppEnv>, error: SandboxError): Response | Promise<Response> {
+  const requestId = c.var.requestId ?? 'req_unknown';
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  if (CUSTOMER_PAGE.test(c.req.path)) return c.html(ErrorPage({ error, requestId }), error.status);
+  return c.json(errorBody(error, requestId), error.status);
 }

@@ -65,6 +65,9 @@ function queryParameters(schema: z.ZodType, components: Components): unknown[] {
   }));
 }
 
+/** A customer page's errors are HTML pages (pages/error-page.tsx), not the JSON error body. */
+const HTML_ERROR = { 'text/html': { schema: { type: 'string' } } };
+
 const LOCATION = { Location: { description: 'where to go next', schema: { type: 'string', format: 'uri-reference' } } };
 
 /** The success answer's content: the response schema as JSON (with its recorded example), or text of the route's media type. */
@@ -134,8 +137,8 @@ function responses(route: OpenApiRoute, components: Components, example: unknown
   for (const [status, where] of Object.entries(redirects)) answers[status] = { description: where, headers: LOCATION };
   for (const [status, codes] of byStatus) {
     answers[String(status)] = {
-      description: `error: ${codes.join(', ')}`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      description: `error: ${codes.join(', ')}${route.htmlErrors ? ' (an HTML page saying what went wrong and what to do)' : ''}`,
+      content: route.htmlErrors ? HTML_ERROR : { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
   for (const [status, what] of Object.entries(route.htmlAnswers ?? {})) {

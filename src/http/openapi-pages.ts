@@ -2,6 +2,7 @@
 // sign-in form): what each answers (HTML, a 303 to the next page, an HTML page at an error status).
 // Each page module lists its own routes with pageRoute.
 import type { OpenApiRoute } from './openapi-route.js';
+import { CUSTOMER_PAGE } from './on-error.js';
 
 /** An OpenApiRoute of a customer's page: tag Pages, no credential, an HTML answer. */
 export const pageRoute = (
@@ -18,6 +19,8 @@ export const pageRoute = (
   tag: 'Pages',
   auth: 'none',
   responseType: 'text/html',
+  // A browser reads a customer page's errors: they are HTML pages too (http/on-error.ts).
+  ...(CUSTOMER_PAGE.test(path) ? { htmlErrors: true } : {}),
   ...extra,
 });
 

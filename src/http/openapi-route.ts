@@ -40,6 +40,8 @@ export interface OpenApiRoute {
   redirects?: Record<number, string>;
   /** HTML pages the route answers at an error status (status -> what the page says), besides the JSON error body. */
   htmlAnswers?: Record<number, string>;
+  /** A customer page: its errors are HTML pages (http/on-error.ts), not the JSON error body. */
+  htmlErrors?: boolean;
   /** Error codes this route can answer with, beyond the ones every route can give. */
   errors?: ErrorCode[];
 }

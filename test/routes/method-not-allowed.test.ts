@@ -1,5 +1,5 @@
 // A known path asked with a method it does not take answers 405 with an Allow header listing the
-// methods it does take (read from the app's own routes) and the standard error body; an unknown
+// methods it does take (read from the app's own routes) and the standard error body (an HTML page on the customer pages); an unknown
 // path stays a 404.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSandbox } from '../helpers/test-sandbox.js';
@@ -15,8 +15,6 @@ describe('405 for a known path with the wrong method', () => {
     ['DELETE', '/v1/payments/pay_123', 'GET, HEAD'],
     ['PATCH', '/v1/payments/pay_123/capture', 'POST'],
     ['POST', '/openapi.json', 'GET, HEAD'],
-    ['DELETE', '/authenticate/tok_unknown', 'GET, HEAD, POST'],
-    ['PUT', '/pay/tok_unknown', 'GET, HEAD'],
     ['DELETE', '/_sandbox/clock/advance', 'POST'],
   ])('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
     const res = await sandbox.request(method, path, undefined, AUTH);
@@ -25,6 +23,18 @@ describe('405 for a known path with the wrong method', () => {
     expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
     expect(res.json.error.message).toContain(`${path} does not take ${method}`);
     expect(res.json.error.request_id).toMatch(/^req_/);
+  });
+
+  // A browser opens the customer pages: their 405 is an HTML page (test/routes/page-errors.test.ts).
+  it.each([
+    ['DELETE', '/authenticate/tok_unknown', 'GET, HEAD, POST'],
+    ['PUT', '/pay/tok_unknown', 'GET, HEAD'],
+  ])('%s %s answers a 405 page with Allow: %s', async (method, path, allow) => {
+    const res = await sandbox.request(method, path);
+    expect(res.status, res.text).toBe(405);
+    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).toContain(`${path} does not take ${method}`);
   });
 
   // The control guard asks writes for JSON, but only on a route that takes the method: a write it

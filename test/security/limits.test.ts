@@ -32,8 +32,6 @@ describe('body size limit: 413 with the error shape', () => {
     ['/v1/payments', json, 'application/json', { authorization: `Bearer ${CREDS.apiKey}` }],
     ['/v1/checkout/sessions', json, 'application/json', { authorization: `Bearer ${CREDS.apiKey}` }],
     ['/_sandbox/faults', json, 'application/json', {}],
-    ['/authenticate/some-token', form, 'application/x-www-form-urlencoded', {}],
-    ['/pay/some-token/card', form, 'application/x-www-form-urlencoded', {}],
   ])('POST %s with a 2 MiB body', async (path, body, type, headers) => {
     const before = dbFingerprint(sb);
     const res = await sb.request('POST', path, body, { 'content-type': type, ...headers });
@@ -41,6 +39,16 @@ describe('body size limit: 413 with the error shape', () => {
     expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'body_too_large' });
     expect(res.json.error.message).toMatch(/larger than 1048576 bytes/);
     expect(res.json.error.request_id).toMatch(/^req_/);
+    expect(dbFingerprint(sb)).toEqual(before);
+  });
+
+  // A browser posts the customer pages' forms: their 413 is an HTML page (test/routes/page-errors.test.ts).
+  it.each(['/authenticate/some-token', '/pay/some-token/card'])('POST %s with a 2 MiB form: a 413 page', async (path) => {
+    const before = dbFingerprint(sb);
+    const res = await sb.request('POST', path, form, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).toMatch(/larger than 1048576 bytes/);
     expect(dbFingerprint(sb)).toEqual(before);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FIXTURES, loadConfig, unknownVariableWarnings, type ConfigFlags } from '../../src/config.js';
+import { DEFAULT_FIXTURES, loadConfig, type ConfigFlags } from '../../src/config.js';
+import { unknownVariableWarnings } from '../../src/cli/env-warnings.js';
 import { SandboxError } from '../../src/errors.js';
 import { RETRY_PROFILES } from '../../src/domain/retry-profile.js';
 

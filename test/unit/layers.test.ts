@@ -147,6 +147,7 @@ function fileCycles(edges: Map<string, Set<string>>): string[] {
   const stack: string[] = [];
   const cycles: string[] = [];
   // Tarjan's algorithm: a node whose low link is its own index closes a strongly connected set.
+  const lowest = (node: string, seen: number | undefined) => low.set(node, Math.min(low.get(node) ?? next, seen ?? next));
   const connect = (node: string): void => {
     index.set(node, next);
     low.set(node, next++);
@@ -154,16 +155,11 @@ function fileCycles(edges: Map<string, Set<string>>): string[] {
     for (const to of edges.get(node) ?? []) {
       if (!index.has(to)) {
         connect(to);
-        low.set(node, Math.min(low.get(node)!, low.get(to)!));
-      } else if (stack.includes(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+        lowest(node, low.get(to));
+      } else if (stack.includes(to)) lowest(node, index.get(to));
     }
     if (low.get(node) !== index.get(node)) return;
-    const members = new Set<string>();
-    let member: string;
-    do {
-      member = stack.pop()!;
-      members.add(member);
-    } while (member !== node);
+    const members = new Set(stack.splice(stack.lastIndexOf(node)));
     if (members.size > 1 || edges.get(node)?.has(node)) cycles.push(shortestLoop(node, members, edges).join(' -> '));
   };
   for (const node of [...edges.keys()].sort()) if (!index.has(node)) connect(node);
@@ -178,7 +174,7 @@ function shortestLoop(start: string, members: Set<string>, edges: Map<string, Se
     for (const to of edges.get(node) ?? []) {
       if (to === start) {
         const path = [node];
-        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        for (let step = cameFrom.get(node); step !== undefined; step = cameFrom.get(step)) path.unshift(step);
         return [...path, start];
       }
       if (members.has(to) && !cameFrom.has(to)) {
