@@ -1,5 +1,6 @@
 // loadConfig is the only reader of process.env: every other module receives a frozen Config.
 // Each docs/decisions.md choice that a merchant might want to change is a field here with a flag.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from './errors.js';
 import { parseRetryProfile, type RetryProfile } from './domain/retry-profile.js';
@@ -8,8 +9,8 @@ import { parseFaultSpec } from './domain/fault-spec.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
 import { CODE_DIR } from './code-dir.js';
 import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
-import { tlsSettings, type HttpsSetting } from './tls/tls-settings.js';
-import { databaseFolderProblem } from './store/sandbox-dir.js';
+import { tlsSettings, type HttpsSetting } from './crypto/tls-settings.js';
+import { databaseFolderProblem } from './domain/database-path.js';
 
 export type LogFormat = 'pretty' | 'json';
 export type { SignatureMode };
@@ -202,7 +203,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (!host.value!.trim()) bad('host', host.from, 'must be an address such as 127.0.0.1 or 0.0.0.0');
   const db = text('db');
   if (!db.value!.trim()) bad('db', db.from, 'must be a file path or :memory:');
-  const dbProblem = databaseFolderProblem(db.value!, process.cwd());
+  const dbProblem = databaseFolderProblem(db.value!, process.cwd(), existsSync);
   if (dbProblem) bad('db', db.from, dbProblem);
   const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
   const signature = oneOf('signature', SIGNATURE_MODES);

@@ -26,17 +26,3 @@ export function ensureDirectory(dir: string): void {
   if (basename(dir) === SANDBOX_DIR)
     writeFileSync(join(dir, '.gitignore'), '# Written by paysandbox: the sandbox database and process files are not for git.\n*\n');
 }
-
-/**
- * Why the database cannot go at `path`: a missing folder is created only under the working
- * directory (the default .sandbox/); anywhere else it must exist, so a mistyped --db such as
- * /tmp/sandox/x.db is refused instead of leaving new folders around the disk.
- */
-export function databaseFolderProblem(path: string, cwd: string): string | undefined {
-  if (path === ':memory:') return undefined;
-  const folder = dirname(resolve(cwd, path));
-  if (existsSync(folder)) return undefined;
-  const fromCwd = relative(cwd, folder);
-  if (fromCwd !== '..' && !fromCwd.startsWith(`..${sep}`) && !isAbsolute(fromCwd)) return undefined;
-  return `is "${path}", in a folder that does not exist (${folder}); create that folder first, or give a path under the working directory (${cwd}), where missing folders are created`;
-}
