@@ -119,8 +119,14 @@ function settlementWithItems(services: Services, id: string) {
 /** /chargebacks, /settlements and /events/trigger under /_sandbox. */
 export function controlDisputeRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { services } = deps;
+  chargebackRoutes(app, deps.services);
+  settlementRoutes(app, deps.services);
+  triggerRoute(app, deps.services);
+  return app;
+}
 
+/** Open, list, read and decide chargebacks. */
+function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/chargebacks', async (c) => {
     const body = validate(openChargebackSchema, await readJson(c));
     const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
@@ -138,7 +144,10 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.get('/chargebacks/:id', (c) => c.json(toChargebackView(services.chargebacks.get(c.req.param('id')))));
   app.post('/chargebacks/:id/win', (c) => c.json(toChargebackView(services.chargebacks.win(c.req.param('id')))));
   app.post('/chargebacks/:id/lose', (c) => c.json(toChargebackView(services.chargebacks.lose(c.req.param('id')))));
+}
 
+/** Settle, list and read settlements. */
+function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/settlements', async (c) => {
     const body = validate(settleSchema, await readOptionalJson(c));
     const created = services.settlements.settle({
@@ -156,7 +165,10 @@ export function controlDisputeRoutes(deps: AppDeps) {
   });
 
   app.get('/settlements/:id', (c) => c.json(settlementWithItems(services, c.req.param('id'))));
+}
 
+/** Produce an event on demand. */
+function triggerRoute(app: Hono<AppEnv>, services: Services) {
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
     const result = services.triggers.trigger({
@@ -177,8 +189,6 @@ export function controlDisputeRoutes(deps: AppDeps) {
       201,
     );
   });
-
-  return app;
 }
 
 /** The routes of this module, for /openapi.json. */

@@ -6,7 +6,7 @@ import { ORDER_STATUS } from '../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { TAB_STATUSES } from '../services/dashboard-queries.js';
 import { DASHBOARD_TABS, type DashboardTab } from '../domain/vocabularies.js';
-import { when } from './dashboard-tables.js';
+import { when } from './dashboard-cells.js';
 import { DOCTYPE, DocumentHead } from './layout.js';
 
 /** The filters of the list being shown, as the query string carries them. */
