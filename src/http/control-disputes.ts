@@ -2,75 +2,28 @@
 // `sandbox chargeback`, `sandbox settle` and `sandbox trigger`. Behind the control guard
 // (middleware/control-guard.ts) like all of /_sandbox. Money is integer minor units in both families here.
 import { Hono } from 'hono';
+import { chargebackQuery, openChargebackSchema } from '../contracts/chargebacks.js';
+import { triggerSchema } from '../contracts/events.js';
 import * as z from 'zod';
 import { currencyCode, queryInteger } from '../contracts/v1-common.js';
 import { DURATION_PATTERN } from '../contracts/patterns.js';
 import { parseDuration } from '../domain/duration.js';
-import { EVENT_TYPE_NAMES, unknownEventProblem, type EventType } from '../domain/event-types.js';
+import type { EventType } from '../domain/event-types.js';
 import type { Services } from '../services/services.js';
-import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, orList, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
+import { orList, SETTLEMENT_STATUSES } from '../domain/vocabularies.js';
 import type { AppDeps, AppEnv } from './app.js';
 import type { OpenApiRoute } from './openapi.js';
 import { controlRoute } from './control-route.js';
-import { httpUrl } from '../contracts/v1-common.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { chargebackView, toChargebackView } from '../views/chargeback.js';
-import { toControlEventView, triggerResultView } from '../views/event.js';
+import { toTriggerResultView, triggerResultView } from '../views/event.js';
 import { listOf, listView, wholeList } from '../views/list.js';
 import { settlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
 
 const limit = queryInteger(1, 1000).optional().describe('a whole number from 1 to 1000 (default 50)');
 const merchant = z.string().min(1).optional().describe('a merchant id such as mer_sandbox');
-const url = httpUrl('to', 'http://127.0.0.1:3000/webhooks');
-
-/** POST /_sandbox/chargebacks body: exactly one of transID / payment_id. */
-export const openChargebackSchema = z
-  .strictObject({
-    transID: z
-      .string()
-      .regex(/^\d{1,32}$/)
-      .optional()
-      .describe('the S2S transID of an approved transaction, e.g. "412345678901234"'),
-    payment_id: z
-      .string()
-      .regex(/^pay_[A-Za-z0-9]{1,64}$/)
-      .optional()
-      .describe('the id of a captured /v1/ payment, e.g. "pay_3kTMd9Qx81LbZc0a"'),
-    reason: z
-      .enum(CHARGEBACK_REASONS)
-      .optional()
-      .describe(`one of ${CHARGEBACK_REASONS.join(', ')} (default fraudulent)`),
-    amount: z
-      .number()
-      .int()
-      .positive()
-      .max(99_999_999_999)
-      .optional()
-      .describe('the disputed amount in minor units, e.g. 1050 for EUR 10.50 (default: all that is not refunded)'),
-  })
-  // Exactly one of the two, in JSON Schema terms.
-  .meta({ oneOf: [{ required: ['transID'] }, { required: ['payment_id'] }] })
-  .superRefine((body, ctx) => {
-    if (body.transID === undefined && body.payment_id === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['payment_id'],
-        message:
-          'payment_id or transID is required: send {"payment_id":"pay_..."} for a /v1/ payment or {"transID":"..."} for an S2S transaction',
-      });
-    if (body.transID !== undefined && body.payment_id !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['transID'], message: 'send either transID or payment_id, not both' });
-  });
-
-/** GET /_sandbox/chargebacks query. */
-export const chargebackQuery = z.strictObject({
-  status: z.enum(CHARGEBACK_STATUSES).optional().describe(orList(CHARGEBACK_STATUSES)),
-  payment: z.string().optional().describe('a /v1/ payment id or S2S transID'),
-  merchant,
-  limit,
-});
 
 /** POST /_sandbox/settlements body (optional). */
 export const settleSchema = z.strictObject({
@@ -89,26 +42,6 @@ export const settlementQuery = z.strictObject({
   status: z.enum(SETTLEMENT_STATUSES).optional().describe(orList(SETTLEMENT_STATUSES)),
   merchant,
   limit,
-});
-
-/** POST /_sandbox/events/trigger body. */
-export const triggerSchema = z.strictObject({
-  type: z
-    .string()
-    .superRefine((name, ctx) => {
-      const problem = unknownEventProblem('type', name);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .meta({ enum: EVENT_TYPE_NAMES })
-    .describe(`an event type: ${EVENT_TYPE_NAMES.join(', ')}`),
-  payment_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('an existing /v1/ payment id (pay_...) or S2S transID to produce the event on (default: a new payment)'),
-  to: url.optional().describe('an http(s) URL such as http://127.0.0.1:3000/webhooks, to also deliver the event to (once, never retried)'),
-  merchant,
 });
 
 /** A settlement with the items it pays out. */
@@ -171,23 +104,10 @@ function settlementRoutes(app: Hono<AppEnv>, services: Services) {
 function triggerRoute(app: Hono<AppEnv>, services: Services) {
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
-    const result = services.triggers.trigger({
-      type: body.type as EventType,
-      paymentId: body.payment_id,
-      to: body.to,
-      merchantId: body.merchant,
-    });
-    const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : undefined;
-    return c.json(
-      {
-        type: body.type,
-        event: toControlEventView(result.event),
-        events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
-        related: result.related,
-        delivery: delivery ?? null,
-      },
-      201,
-    );
+    const type = body.type as EventType;
+    const result = services.triggers.trigger({ type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant, set: body.set });
+    const delivery = result.deliveryId ? services.deliveries.view(result.deliveryId) : null;
+    return c.json(toTriggerResultView(type, result, delivery), 201);
   });
 }
 

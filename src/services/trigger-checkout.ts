@@ -1,18 +1,22 @@
 // How `sandbox trigger` produces the checkout.session.* events: a hosted checkout session it
-// creates, then pays with a test card or expires.
+// creates (with the --set fields laid over its request), then pays with a test card or expires.
+import { validate } from '../contracts/validate.js';
+import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
 import type { Merchant } from '../store/credentials-repo.js';
+import { type SetFields, withFields } from './trigger-set.js';
 import { type Driven, TRIGGER_DEFAULTS, type TriggerKit } from './trigger-types.js';
 
 /** A new checkout session, paid by card (checkout.session.completed) or expired. */
-export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, completed: boolean): Driven {
-  const session = kit.s.checkout.create(merchant, {
+export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, completed: boolean, fields: SetFields): Driven {
+  const request = {
     amount: TRIGGER_DEFAULTS.amount,
     currency: merchant.currency,
     methods: ['card'],
     return_url: TRIGGER_DEFAULTS.returnUrl,
     reference: `trigger_${completed ? 'completed' : 'expired'}`,
     expires_in: 1800,
-  });
+  };
+  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema, withFields(request, fields)));
   if (!completed) {
     kit.s.checkout.expire(merchant.id, session.id);
     return { resourceId: session.id, related: { checkout_session_id: session.id } };

@@ -1,24 +1,48 @@
 // How `sandbox trigger` produces the chargeback.* and settlement.* events: on a payment of either
 // family, new or given, through the real chargeback and settlement operations.
+import { openChargebackSchema } from '../contracts/chargebacks.js';
+import { validate } from '../contracts/validate.js';
 import type { EventType } from '../domain/event-types.js';
 import type { PaymentFamily } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
 import type { Merchant } from '../store/credentials-repo.js';
 import { SETTLEABLE_CODES, SETTLEABLE_STATES } from './settlements.js';
 import { newTriggerPayment } from './trigger-payments.js';
+import { type SetFields, withFields } from './trigger-set.js';
 import type { Driven, Existing, Related, TriggerKit } from './trigger-types.js';
 
 /** A chargeback opened on the payment (chargeback.created), then decided for won or lost. */
-export function chargebackEvent(kit: TriggerKit, type: EventType, merchant: Merchant, existing: Existing | undefined): Driven {
+export function chargebackEvent(
+  kit: TriggerKit,
+  type: EventType,
+  merchant: Merchant,
+  existing: Existing | undefined,
+  fields: SetFields,
+): Driven {
   const subject = existing
     ? { id: existing.family === 'v1' ? existing.payment.id : existing.transaction.transId, family: existing.family }
     : { id: newTriggerPayment(kit, merchant, type, 'tok_visa').id, family: 'v1' as const };
   const open = type === 'chargeback.created' ? undefined : kit.deps.store.chargebacks.openFor(subject.id);
-  let cb = open ?? kit.s.chargebacks.open(subject.family === 'v1' ? { paymentId: subject.id } : { transId: subject.id });
+  const changed = Object.keys(fields)[0];
+  if (open && changed !== undefined) {
+    throw new SandboxError(
+      'parameter_invalid',
+      `${changed} cannot change on chargeback ${open.id}, which is open on ${subject.id} already; ${type} decides it as it is. Leave out payment_id to open a new chargeback with it`,
+      `set.${changed}`,
+    );
+  }
+  let cb = open ?? openChargeback(kit, subject, fields);
   if (type === 'chargeback.won') cb = kit.s.chargebacks.win(cb.id);
   if (type === 'chargeback.lost') cb = kit.s.chargebacks.lose(cb.id);
   const related: Related = subject.family === 'v1' ? { payment_id: subject.id } : { transID: subject.id };
   return { resourceId: subject.id, related: { ...related, chargeback_id: cb.id } };
+}
+
+/** Opens a chargeback through the control API's own request, so a bad amount or reason is its 400. */
+function openChargeback(kit: TriggerKit, subject: { id: string; family: PaymentFamily }, fields: SetFields) {
+  const request = withFields(subject.family === 'v1' ? { payment_id: subject.id } : { transID: subject.id }, fields);
+  const body = validate(openChargebackSchema, request);
+  return kit.s.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
 }
 
 /** A settlement of the payment (settlement.created), paid out at once for settlement.paid. */

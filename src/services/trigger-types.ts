@@ -27,6 +27,8 @@ export interface TriggerInput {
   to?: string;
   /** Whose new objects these are (default: the first merchant of the fixtures, mer_sandbox). */
   merchantId?: string;
+  /** Fields of the request that creates the event's object, by dotted path (domain/trigger-fields.ts says which). */
+  set?: Record<string, unknown>;
 }
 
 /** The events of a /v1/ payment and its refunds. */

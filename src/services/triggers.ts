@@ -13,6 +13,7 @@ import type { ServiceDeps } from './deps.js';
 import { checkoutSessionEvent } from './trigger-checkout.js';
 import { chargebackEvent, settlementEvent } from './trigger-disputes.js';
 import { paymentEvent } from './trigger-payments.js';
+import { type SetFields, triggerFields } from './trigger-set.js';
 import type { Driven, Existing, TriggerInput, TriggerKit, TriggerResult, TriggerServices } from './trigger-types.js';
 
 /** Produces realistic events on demand. */
@@ -32,9 +33,10 @@ export class Triggers {
     const { store } = this.deps;
     const existing = input.paymentId === undefined ? undefined : this.existing(input.paymentId);
     const merchant = this.merchant(input.merchantId, existing);
+    const fields = triggerFields(input.type, input.set ?? {}, existing && named(existing));
     const produced = store.tx(() => {
       const mark = store.triggers.eventMark();
-      const { resourceId, related } = this.drive(input.type, merchant, existing);
+      const { resourceId, related } = this.drive(input.type, merchant, existing, fields);
       const events = store.triggers.eventsSince(mark);
       const event = events.filter((e) => e.type === input.type && e.resourceId === resourceId).pop();
       if (!event) {
@@ -54,7 +56,7 @@ export class Triggers {
 
   // One case per event name, checked to be exhaustive: a new name in event-types.ts fails the type
   // check here until it has a way to be triggered.
-  private drive(type: EventType, merchant: Merchant, existing: Existing | undefined): Driven {
+  private drive(type: EventType, merchant: Merchant, existing: Existing | undefined, fields: SetFields): Driven {
     switch (type) {
       case 'checkout.session.completed':
       case 'checkout.session.expired':
@@ -64,16 +66,16 @@ export class Triggers {
             `${type} comes from a checkout session the trigger creates and pays or expires; leave out payment_id`,
             'payment_id',
           );
-        return checkoutSessionEvent(this.kit, merchant, type === 'checkout.session.completed');
+        return checkoutSessionEvent(this.kit, merchant, type === 'checkout.session.completed', fields);
       case 'chargeback.created':
       case 'chargeback.won':
       case 'chargeback.lost':
-        return chargebackEvent(this.kit, type, merchant, existing);
+        return chargebackEvent(this.kit, type, merchant, existing, fields);
       case 'settlement.created':
       case 'settlement.paid':
         return settlementEvent(this.kit, type, merchant, existing);
       default:
-        return paymentEvent(this.kit, type, merchant, existing);
+        return paymentEvent(this.kit, type, merchant, existing, fields);
     }
   }
 
@@ -95,7 +97,7 @@ export class Triggers {
     if (existing && merchantId !== undefined && merchantId !== id) {
       throw new SandboxError(
         'parameter_invalid',
-        `${input(existing)} belongs to merchant ${id}, not ${merchantId}; leave merchant out when you pass payment_id`,
+        `${named(existing)} belongs to merchant ${id}, not ${merchantId}; leave merchant out when you pass payment_id`,
         'merchant',
       );
     }
@@ -113,6 +115,6 @@ export class Triggers {
   }
 }
 
-function input(existing: Existing): string {
+function named(existing: Existing): string {
   return existing.family === 'v1' ? `payment ${existing.payment.id}` : `transaction ${existing.transaction.transId}`;
 }
