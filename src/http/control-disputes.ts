@@ -161,7 +161,7 @@ export const disputesOpenApi: OpenApiRoute[] = [
   controlRoute(
     'post',
     '/events/trigger',
-    'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)',
+    'Produce an event of any type by driving the real services (optionally on an existing payment, with chosen fields of the request that makes its object, optionally also delivered to a URL)',
     'the event, every event the trigger recorded, the related object ids and the manual delivery',
     {
       responseSchema: triggerResultView,
