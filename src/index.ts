@@ -10,7 +10,9 @@ export type {
   AuthenticationResult,
   AuditWebhooksOptions,
   DiagnoseSignatureOptions,
+  TriggerOptions,
 } from './library/handle-types.js';
+export type { TriggeredEvent } from './views/event.js';
 export type { SignatureDiagnosis, SignatureCause } from './crypto/signature-findings.js';
 export type { AuditResult, AuditCase } from './webhooks/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';

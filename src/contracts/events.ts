@@ -1,5 +1,5 @@
 // The control API's event requests: the query of GET /_sandbox/events and the body of
-// POST /_sandbox/events/trigger (http/control-deliveries.ts and control-disputes.ts).
+// POST /_sandbox/events/trigger (http/control-deliveries.ts and control-disputes.ts, and trigger() of the library).
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, unknownEventProblem } from '../domain/event-types.js';
 import { limit, since } from './deliveries.js';
@@ -39,4 +39,10 @@ export const triggerSchema = z.strictObject({
     .optional()
     .describe('an http(s) URL such as http://127.0.0.1:3000/webhooks, to also deliver the event to (once, never retried)'),
   merchant,
+  set: z
+    .record(z.string().min(1).max(100), z.unknown())
+    .optional()
+    .describe(
+      'fields of the request that creates the event\'s object, by dotted path, e.g. {"amount": 1500, "metadata.order_id": "ord_42"}; which fields each event takes: sandbox trigger --help',
+    ),
 });

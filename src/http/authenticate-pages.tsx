@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
+import type { Challenge } from '../store/challenges-repo.js';
 import { safeEqual } from '../crypto/signature.js';
 import { kindProblem } from '../pages/challenge-kinds.js';
 import { ChallengePage, MessagePage, ResultPage } from '../pages/authenticate.js';
@@ -50,22 +51,7 @@ export function authenticatePages(deps: AppDeps) {
     }
     const action = String(form.action ?? 'submit');
     if (action === 'cancel') return c.redirect(auth.returnUrl(auth.complete(challenge.token, 'cancel')), 303);
-    if (challenge.kind === 'otp') {
-      const otp = String(form.otp ?? '').trim();
-      if (!/^\d{4,8}$/.test(otp))
-        return c.html(<ChallengePage challenge={challenge} now={now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
-      const result = auth.submitOtp(challenge.token, otp);
-      if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
-      const fresh = auth.find(challenge.token)!;
-      return c.html(
-        <ChallengePage
-          challenge={fresh}
-          now={now()}
-          notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`}
-        />,
-        422,
-      );
-    }
+    if (challenge.kind === 'otp') return answerOtp(c, deps, challenge, String(form.otp ?? ''));
     const problem = kindProblem(challenge, action, form);
     if (problem) return c.html(<ChallengePage challenge={challenge} now={now()} notice={problem} />, 400);
     if (action === 'approve' || action === 'decline') {
@@ -99,3 +85,21 @@ export const authenticatePagesOpenApi: OpenApiRoute[] = [
     },
   ),
 ];
+/** The answer to a one-time code: back to the shop when it ends the challenge, else the page with the tries left. */
+function answerOtp(c: Context, deps: AppDeps, challenge: Challenge, typed: string) {
+  const { auth, clock } = deps.services;
+  const otp = typed.trim();
+  if (!/^\d{4,8}$/.test(otp))
+    return c.html(<ChallengePage challenge={challenge} now={clock.now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
+  const result = auth.submitOtp(challenge.token, otp);
+  if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
+  const fresh = auth.find(challenge.token)!;
+  return c.html(
+    <ChallengePage
+      challenge={fresh}
+      now={clock.now()}
+      notice={`That code is incorrect. ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left.`}
+    />,
+    422,
+  );
+}

@@ -15,7 +15,7 @@ import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { chargebackView, toChargebackView } from '../views/chargeback.js';
 import { toDeliveryView } from '../views/delivery.js';
-import { toControlEventView, triggerResultView } from '../views/event.js';
+import { toTriggerResultView, triggerResultView } from '../views/event.js';
 import { listOf, listView, wholeList } from '../views/list.js';
 import { settlementView, toSettlementView } from '../views/settlement.js';
 import { readPage } from '../services/pagination.js';
@@ -30,8 +30,14 @@ function settlementWithItems(services: Services, id: string) {
 /** /chargebacks, /settlements and /events/trigger under /_sandbox. */
 export function controlDisputeRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { services } = deps;
+  chargebackRoutes(app, deps.services);
+  settlementRoutes(app, deps.services);
+  triggerRoute(app, deps.services);
+  return app;
+}
 
+/** Open, list, read and decide chargebacks. */
+function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/chargebacks', async (c) => {
     const body = validate(openChargebackSchema, await readJson(c));
     const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
@@ -49,7 +55,10 @@ export function controlDisputeRoutes(deps: AppDeps) {
   app.get('/chargebacks/:id', (c) => c.json(toChargebackView(services.chargebacks.get(c.req.param('id')))));
   app.post('/chargebacks/:id/win', (c) => c.json(toChargebackView(services.chargebacks.win(c.req.param('id')))));
   app.post('/chargebacks/:id/lose', (c) => c.json(toChargebackView(services.chargebacks.lose(c.req.param('id')))));
+}
 
+/** Settle, list and read settlements. */
+function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/settlements', async (c) => {
     const body = validate(settleSchema, await readOptionalJson(c));
     const created = services.settlements.settle({
@@ -67,29 +76,17 @@ export function controlDisputeRoutes(deps: AppDeps) {
   });
 
   app.get('/settlements/:id', (c) => c.json(settlementWithItems(services, c.req.param('id'))));
+}
 
+/** Produce an event on demand. */
+function triggerRoute(app: Hono<AppEnv>, services: Services) {
   app.post('/events/trigger', async (c) => {
     const body = validate(triggerSchema, await readJson(c));
-    const result = services.triggers.trigger({
-      type: body.type as EventType,
-      paymentId: body.payment_id,
-      to: body.to,
-      merchantId: body.merchant,
-    });
-    const delivery = result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : undefined;
-    return c.json(
-      {
-        type: body.type,
-        event: toControlEventView(result.event),
-        events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
-        related: result.related,
-        delivery: delivery ?? null,
-      },
-      201,
-    );
+    const type = body.type as EventType;
+    const result = services.triggers.trigger({ type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant, set: body.set });
+    const delivery = result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : null;
+    return c.json(toTriggerResultView(type, result, delivery), 201);
   });
-
-  return app;
 }
 
 /** The routes of this module, for /openapi.json. */
@@ -142,7 +139,7 @@ export const disputesOpenApi: OpenApiRoute[] = [
   controlRoute(
     'post',
     '/events/trigger',
-    'Produce an event of any type by driving the real services (optionally on an existing payment, optionally also delivered to a URL)',
+    'Produce an event of any type by driving the real services (optionally on an existing payment, with chosen fields of the request that makes its object, optionally also delivered to a URL)',
     'the event, every event the trigger recorded, the related object ids and the manual delivery',
     {
       responseSchema: triggerResultView,

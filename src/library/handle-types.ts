@@ -1,5 +1,5 @@
 // The option and result types of the startSandbox() handle: the credentials it hands out, what
-// createMerchant(), waitForDelivery(), authenticate() and auditWebhooks() take and give.
+// createMerchant(), waitForDelivery(), authenticate(), auditWebhooks() and trigger() take and give.
 import type { DeliveryWaitStatus, SignatureMode } from '../domain/vocabularies.js';
 import type { SandboxDelivery } from './deliveries.js';
 
@@ -86,4 +86,16 @@ export interface DiagnoseSignatureOptions {
   /** The raw body, exactly as received. */
   body: string | Buffer;
   secret?: string;
+}
+
+/** What trigger() takes besides the event type; every field is optional. */
+export interface TriggerOptions {
+  /** An existing /v1/ payment (pay_...) or S2S transID to produce the event on (default: a new payment). */
+  payment?: string;
+  /** Also deliver the event to this URL (once, signed, never retried). */
+  to?: string;
+  /** Whose new objects these are (default: the first merchant, mer_sandbox). */
+  merchant?: string;
+  /** Fields of the request that makes the event's object, by dotted path, e.g. { amount: 1500, 'metadata.order_id': 'ord_42' }. */
+  set?: Record<string, unknown>;
 }

@@ -24,11 +24,16 @@ import type {
   CreateMerchantOptions,
   DiagnoseSignatureOptions,
   SandboxCredentials,
+  TriggerOptions,
   WaitForDeliveryOptions,
 } from './handle-types.js';
 import { allDeliveries, DeliveryWaits } from './wait-for-delivery.js';
 import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
 import type { SignatureDiagnosis } from '../crypto/signature-findings.js';
+import { triggerSchema } from '../contracts/events.js';
+import type { EventType } from '../domain/event-types.js';
+import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';
+import { toDeliveryView } from '../views/delivery.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -76,6 +81,12 @@ export interface SandboxHandle {
    * the secret your handler had; answers {valid, cause, message} as POST /_sandbox/signatures/diagnose.
    */
   diagnoseSignature(received: DiagnoseSignatureOptions): SignatureDiagnosis;
+  /**
+   * Produces an event as `sandbox trigger` does (POST /_sandbox/events/trigger): real objects driven
+   * to it, optionally on an existing payment, with `set` fields, delivered to `to`; resolves with
+   * the same answer as that route. Bad options are the route's own errors (SandboxError).
+   */
+  trigger(type: string, options?: TriggerOptions): Promise<TriggeredEvent>;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -124,6 +135,20 @@ function diagnoseSignature(services: Services, { headers, body, secret }: Diagno
   const given = Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
   const text = typeof body === 'string' ? body : body.toString('utf8');
   return services.signatures.diagnose(validate(diagnoseSignatureSchema, { headers: given, body: text, secret }));
+}
+
+/** trigger(): the control route's checks and answer, so an option is judged as the body field it stands for. */
+function trigger(services: Services, type: string, options: TriggerOptions): TriggeredEvent {
+  const body = validate(triggerSchema, { type, payment_id: options.payment, to: options.to, merchant: options.merchant, set: options.set });
+  const event = body.type as EventType;
+  const result = services.triggers.trigger({
+    type: event,
+    paymentId: body.payment_id,
+    to: body.to,
+    merchantId: body.merchant,
+    set: body.set,
+  });
+  return toTriggerResultView(event, result, result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : null);
 }
 
 /** auditWebhooks(): each setting defaults to what this sandbox sends with. */
@@ -199,6 +224,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     deliveries: () => allDeliveries(services),
     auditWebhooks: async (url, options = {}) => auditWebhooks(server, credentials.merchantId, url, options),
     diagnoseSignature: (received) => diagnoseSignature(services, received),
+    trigger: async (type, options = {}) => wake(trigger(services, type, options)),
     clock: {
       now: () => services.clock.now(),
       advance: (duration) => wake(advanceClock(services, duration)),

@@ -179,20 +179,27 @@ export function CardForm(props: { session: CheckoutSession; state?: FormState })
         />
         <button type="submit">Pay {formatMoney(session.amount, session.currency)}</button>
       </form>
-      <TestData title="Test cards">
-        <ul>
-          {TEST_CARDS.filter((card) => SHOWN_CARDS.includes(card.number)).map((card) => (
-            <li>
-              <code>{card.number.replace(/(\d{4})(?=\d)/g, '$1 ')}</code> {card.description}
-            </li>
-          ))}
-        </ul>
-        <p>
-          Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is listed in the
-          sandbox's documentation of hosted checkout.
-        </p>
-      </TestData>
+      <TestCards />
     </>
+  );
+}
+
+/** The test cards a tester can copy, under the card form. */
+function TestCards() {
+  return (
+    <TestData title="Test cards">
+      <ul>
+        {TEST_CARDS.filter((card) => SHOWN_CARDS.includes(card.number)).map((card) => (
+          <li>
+            <code>{card.number.replace(/(\d{4})(?=\d)/g, '$1 ')}</code> {card.description}
+          </li>
+        ))}
+      </ul>
+      <p>
+        Any future expiry and any CVC. On the 3-D Secure page the code <code>{OTP_PASS}</code> passes. Every test card is listed in the
+        sandbox's documentation of hosted checkout.
+      </p>
+    </TestData>
   );
 }
 

@@ -3,7 +3,7 @@
 // deliveries of the same event with their latest answer. Below the button is the live fragment.
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { DeliveryRow } from '../services/dashboard-rows.js';
-import { Status, when } from './dashboard-tables.js';
+import { Status, when } from './dashboard-cells.js';
 import { DashboardShell } from './dashboard.js';
 
 /** How much of a response body the page shows (the attempt log keeps 16 KiB). */

@@ -4,7 +4,7 @@
 import type { Child } from 'hono/jsx';
 import type { InjectedFault } from '../webhooks/faults.js';
 import { FAULT_SOURCE_LABELS, type FaultRuleView } from '../views/fault-rule.js';
-import { when } from './dashboard-tables.js';
+import { when } from './dashboard-cells.js';
 import { DashboardShell } from './dashboard.js';
 
 function Table(props: { label: string; heads: string[]; empty: string; children: Child[] }) {

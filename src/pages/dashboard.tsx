@@ -6,7 +6,7 @@ import { ORDER_STATUS } from '../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../domain/event-types.js';
 import { TAB_STATUSES } from '../services/dashboard-queries.js';
 import { DASHBOARD_TABS, type DashboardTab } from '../domain/vocabularies.js';
-import { when } from './dashboard-tables.js';
+import { when } from './dashboard-cells.js';
 import { DOCTYPE, DocumentHead } from './layout.js';
 
 /** The filters of the list being shown, as the query string carries them. */
@@ -92,8 +92,6 @@ export function DashboardPage(props: {
   children: Child;
 }) {
   const { view } = props;
-  const statuses = TAB_STATUSES[view.tab];
-  const typed = view.tab === 'events' || view.tab === 'deliveries';
   return (
     <DashboardShell title={`${TAB_LABELS[view.tab]} · paysandbox`} now={props.now}>
       <nav class="tabs" aria-label="Lists">
@@ -104,55 +102,65 @@ export function DashboardPage(props: {
         ))}
         <a href="/_sandbox/dashboard/faults">Faults</a>
       </nav>
-      <form class="filters" method="get" action="/_sandbox/">
-        <input type="hidden" name="tab" value={view.tab} />
-        <label>
-          Merchant
-          <select name="merchant">
-            <option value="">every merchant</option>
-            {props.merchants.map((m) => (
-              <option value={m.id} selected={m.id === view.merchant}>{`${m.name} (${m.id})`}</option>
-            ))}
-          </select>
-        </label>
-        {statuses.length > 0 ? (
-          <label>
-            Status
-            <select name="status">
-              <option value="">any</option>
-              {statuses.map((s) => (
-                <option value={s} selected={s === view.status}>
-                  {statusLabel(view.tab, s)}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
-        {typed ? (
-          <label>
-            Event type
-            <select name="type">
-              <option value="">any</option>
-              {EVENT_TYPE_NAMES.map((t) => (
-                <option value={t} selected={t === view.type}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
-        <label>
-          Search
-          <input type="search" name="q" value={view.q ?? ''} placeholder={SEARCH_HINTS[view.tab]} size={32} />
-        </label>
-        <button class="primary" type="submit">
-          Filter
-        </button>
-        <a href={listHref({ tab: view.tab })}>Clear</a>
-      </form>
+      <Filters view={view} merchants={props.merchants} />
       <section id="list" data-live-src={props.fragmentHref} aria-live="polite">
         {props.children}
       </section>
     </DashboardShell>
+  );
+}
+
+/** The filter form of a tab: merchant, status (where the tab has them), event type, search. */
+function Filters(props: { view: ListView; merchants: Array<{ id: string; name: string }> }) {
+  const { view } = props;
+  const statuses = TAB_STATUSES[view.tab];
+  const typed = view.tab === 'events' || view.tab === 'deliveries';
+  return (
+    <form class="filters" method="get" action="/_sandbox/">
+      <input type="hidden" name="tab" value={view.tab} />
+      <label>
+        Merchant
+        <select name="merchant">
+          <option value="">every merchant</option>
+          {props.merchants.map((m) => (
+            <option value={m.id} selected={m.id === view.merchant}>{`${m.name} (${m.id})`}</option>
+          ))}
+        </select>
+      </label>
+      {statuses.length > 0 ? (
+        <label>
+          Status
+          <select name="status">
+            <option value="">any</option>
+            {statuses.map((s) => (
+              <option value={s} selected={s === view.status}>
+                {statusLabel(view.tab, s)}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {typed ? (
+        <label>
+          Event type
+          <select name="type">
+            <option value="">any</option>
+            {EVENT_TYPE_NAMES.map((t) => (
+              <option value={t} selected={t === view.type}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      <label>
+        Search
+        <input type="search" name="q" value={view.q ?? ''} placeholder={SEARCH_HINTS[view.tab]} size={32} />
+      </label>
+      <button class="primary" type="submit">
+        Filter
+      </button>
+      <a href={listHref({ tab: view.tab })}>Clear</a>
+    </form>
   );
 }

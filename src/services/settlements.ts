@@ -58,6 +58,14 @@ export interface SettleInput {
   payAfterMs?: number;
 }
 
+/** What one settlement batches: a merchant's unsettled payments and owed clawbacks in one currency. */
+interface SettlementGroup {
+  merchantId: string;
+  currency: string;
+  payments: Unsettled[];
+  clawbacks: OwedAdjustment[];
+}
+
 /** The settlement use cases. */
 export class Settlements {
   constructor(
@@ -83,7 +91,7 @@ export class Settlements {
       );
     }
     return store.tx(() => {
-      const groups = new Map<string, { merchantId: string; currency: string; payments: Unsettled[]; clawbacks: OwedAdjustment[] }>();
+      const groups = new Map<string, SettlementGroup>();
       const group = (merchantId: string, currency: string) => {
         const key = `${merchantId} ${currency}`;
         const found = groups.get(key) ?? { merchantId, currency, payments: [], clawbacks: [] };
@@ -95,56 +103,59 @@ export class Settlements {
         group(row.merchantId, row.currency).payments.push(row);
       for (const owed of store.settlements.owedAdjustments(narrow)) group(owed.merchantId, owed.currency).clawbacks.push(owed);
 
-      const created: Settlement[] = [];
       const now = clock.now();
-      for (const { merchantId, currency, payments, clawbacks } of groups.values()) {
-        const id = newId('st');
-        const items: SettlementItem[] = payments.map((r) => ({
-          settlementId: id,
-          subjectType: r.subjectType,
-          subjectId: r.subjectId,
-          gross: r.gross,
-          fee: settlementFee(r.gross, currency),
-          refunded: r.refunded,
-        }));
-        const adjustments: SettlementAdjustment[] = clawbacks.map((o) => ({
-          settlementId: id,
-          subjectType: o.subjectType,
-          subjectId: o.subjectId,
-          kind: o.kind,
-          chargebackId: o.chargebackId,
-          amount: o.amount,
-        }));
-        const sum = <T>(rows: T[], pick: (row: T) => number) => rows.reduce((total, row) => total + pick(row), 0);
-        const gross = sum(items, (i) => i.gross);
-        const fees = sum(items, (i) => i.fee);
-        const refunds = sum(items, (i) => i.refunded);
-        const adjusted = sum(adjustments, (a) => a.amount);
-        const settlement: Settlement = {
-          id,
-          merchantId,
-          currency,
-          gross,
-          fees,
-          refunds,
-          adjustments: adjusted,
-          net: gross - fees - refunds + adjusted,
-          count: items.length,
-          status: 'created',
-          payAt: now + payAfter,
-          paidAt: null,
-          createdAt: now,
-        };
-        store.settlements.insert(settlement);
-        for (const item of items) store.settlements.insertItem(item);
-        for (const adjustment of adjustments) store.settlements.insertAdjustment(adjustment);
-        this.publish(settlement, 'settlement.created');
-        if (payAfter === 0) this.payOut(id);
-        else this.jobs.schedule('settlement.pay', id, settlement.payAt);
-        created.push(store.settlements.get(id)!);
-      }
-      return created;
+      return [...groups.values()].map((g) => this.batch(g, now, payAfter));
     });
+  }
+
+  /** One settlement of a merchant's payments and clawbacks in one currency, paid out after payAfter ms. */
+  private batch(group: SettlementGroup, now: number, payAfter: number): Settlement {
+    const { store } = this.deps;
+    const { merchantId, currency, payments, clawbacks } = group;
+    const id = newId('st');
+    const items: SettlementItem[] = payments.map((r) => ({
+      settlementId: id,
+      subjectType: r.subjectType,
+      subjectId: r.subjectId,
+      gross: r.gross,
+      fee: settlementFee(r.gross, currency),
+      refunded: r.refunded,
+    }));
+    const adjustments: SettlementAdjustment[] = clawbacks.map((o) => ({
+      settlementId: id,
+      subjectType: o.subjectType,
+      subjectId: o.subjectId,
+      kind: o.kind,
+      chargebackId: o.chargebackId,
+      amount: o.amount,
+    }));
+    const sum = <T>(rows: T[], pick: (row: T) => number) => rows.reduce((total, row) => total + pick(row), 0);
+    const gross = sum(items, (i) => i.gross);
+    const fees = sum(items, (i) => i.fee);
+    const refunds = sum(items, (i) => i.refunded);
+    const adjusted = sum(adjustments, (a) => a.amount);
+    const settlement: Settlement = {
+      id,
+      merchantId,
+      currency,
+      gross,
+      fees,
+      refunds,
+      adjustments: adjusted,
+      net: gross - fees - refunds + adjusted,
+      count: items.length,
+      status: 'created',
+      payAt: now + payAfter,
+      paidAt: null,
+      createdAt: now,
+    };
+    store.settlements.insert(settlement);
+    for (const item of items) store.settlements.insertItem(item);
+    for (const adjustment of adjustments) store.settlements.insertAdjustment(adjustment);
+    this.publish(settlement, 'settlement.created');
+    if (payAfter === 0) this.payOut(id);
+    else this.jobs.schedule('settlement.pay', id, settlement.payAt);
+    return store.settlements.get(id)!;
   }
 
   /** Pays a created settlement out now (settlement.paid); 409 when it is already paid. */

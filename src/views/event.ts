@@ -241,3 +241,21 @@ export const triggerResultView = z.object({
 
 /** The trigger answer's TS type. */
 export type TriggerResultView = z.infer<typeof triggerResultView>;
+
+/** The trigger answer: the control route's body and what the library's trigger() resolves with. */
+export function toTriggerResultView(
+  type: EventType,
+  result: { event: EventRecord; events: EventRecord[]; related: Record<string, string> },
+  delivery: TriggerResultView['delivery'],
+) {
+  return {
+    type,
+    event: toControlEventView(result.event),
+    events: result.events.map((e) => ({ id: e.id, type: e.type, resource_id: e.resourceId })),
+    related: result.related,
+    delivery,
+  };
+}
+
+/** What trigger() of the library resolves with: the control route's answer. */
+export type TriggeredEvent = ReturnType<typeof toTriggerResultView>;

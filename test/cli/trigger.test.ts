@@ -6,6 +6,8 @@ import { CREDS } from '../helpers/test-sandbox.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { runBuiltCli } from '../helpers/cli-sandbox.js';
+import { SETTABLE_FIELDS, TRIGGER_FIELDS } from '../../src/domain/trigger-fields.js';
 
 const env = useSandboxWithMerchant({ each: true, flags: { retry: 'none' } });
 
@@ -62,5 +64,47 @@ describe('sandbox trigger', () => {
     expect((await cli('trigger', 'payment.authorised')).error).toMatch(
       /^type "payment\.authorised" is not an event name; did you mean payment\.authorized\? use one of: /,
     );
+  });
+
+  it('--set fields go into the object, are judged by the API, and are refused where they cannot change', async () => {
+    const made = await cli(
+      'trigger',
+      'payment.captured',
+      '--set',
+      'amount=1500',
+      '--set',
+      'metadata.order_id=ord_42',
+      '--set',
+      'reference="42"',
+      '--to',
+      `${env.merchant.url}/hook`,
+      '--json',
+    );
+    expect(made.error).toBeUndefined();
+    const [hook] = await waitFor(() => env.merchant.at('/hook').length > 0 && env.merchant.at('/hook'), 'the triggered event');
+    // 1500 parses as JSON (a number), ord_42 does not (text), "42" is a JSON string.
+    expect(JSON.parse(hook!.body).data).toMatchObject({ amount: 1500, reference: '42', metadata: { order_id: 'ord_42' } });
+    expect((await cli('trigger', 'payment.captured', '--set', 'metadata.order_id=42')).error).toBe(
+      'metadata.order_id must be a string (metadata is a flat map of strings), got a number; send it as text (400 parameter_invalid)',
+    );
+    const paymentId = JSON.parse(made.out).related.payment_id;
+    expect((await cli('trigger', 'payment.canceled', '--payment', paymentId, '--set', 'amount=100')).error).toMatch(
+      new RegExp(`^amount cannot change on payment ${paymentId}, which exists already; .* \\(400 parameter_invalid\\)$`),
+    );
+    expect((await cli('trigger', 'refund.succeeded', '--payment', paymentId, '--set', 'amount=500')).out).toMatch(
+      /^triggered refund\.succeeded /,
+    );
+    expect((await cli('trigger', 'payment.captured', '--set', 'amount')).error).toMatch(/^--set takes field=value/);
+  });
+
+  it('--help lists the fields --set takes for every event, from the trigger table', async () => {
+    const help = (await runBuiltCli(['trigger', '--help'])).stdout;
+    for (const [type, rule] of Object.entries(TRIGGER_FIELDS)) {
+      const line = help.split('\n').find((l) => l.trim().startsWith(`${type} `));
+      expect(line, type).toBeDefined();
+      if (rule.object) expect(line).toContain(`${rule.object}: ${SETTABLE_FIELDS[rule.object].join(', ')}`);
+      else expect(line).toContain('(none)');
+    }
+    expect(help).toMatch(/payment\.captured .*with --payment: amount$/m);
   });
 });
