@@ -21,6 +21,9 @@ export interface ReceivedWebhook {
   secret?: string | undefined;
 }
 
+/** The answers of a handler that refuses a signature: Bad Request, Unauthorized, Forbidden. */
+const REFUSALS: readonly number[] = [400, 401, 403];
+
 /** Deliveries of one event the diagnosis reads at most, when only the event id is known. */
 const EVENT_DELIVERIES = 100;
 
@@ -72,6 +75,19 @@ export class Signatures {
         secrets: this.knownSecrets(),
         time: { wall, sandbox: wall + offset, offset },
       },
+    );
+  }
+
+  /**
+   * Why a handler may have refused a recorded attempt it answered 400, 401 or 403: the diagnosis of
+   * the request as sent, its timestamp judged at the wall-clock time the attempt was made (with
+   * today's clock offset); undefined for any other answer (the dashboard's delivery page).
+   */
+  refusal(attempt: DeliveryAttempt): SignatureDiagnosis | undefined {
+    if (attempt.responseStatus === null || !REFUSALS.includes(attempt.responseStatus)) return undefined;
+    return this.diagnose(
+      { headers: attempt.requestHeaders, body: attempt.requestBody },
+      { checkedAt: attempt.startedAt - this.deps.clock.offset() },
     );
   }
 
