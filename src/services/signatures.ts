@@ -4,13 +4,16 @@
 // attempt log recorded it. With the secrets that signed it and every secret the sandbox holds, the
 // rules of crypto/signature-diagnosis.ts say what differs. Headers that name nothing known are
 // diagnosed from the request alone.
-import type { WebhookSigning } from '../crypto/signature.js';
+import type { SignWebhookInput } from '../contracts/sign-webhook-schema.js';
+import { newId } from '../domain/ids.js';
+import { SandboxError } from '../errors.js';
 import type { KnownSecret } from '../crypto/secret-diagnosis.js';
 import { diagnoseSignature } from '../crypto/signature-diagnosis.js';
 import type { SentAttempt, SignatureDiagnosis } from '../crypto/signature-findings.js';
 import type { HeaderMap } from '../crypto/signature-match.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
+import { buildWebhookRequest, type SigningResolver } from '../webhooks/webhook-request.js';
 import type { ServiceDeps } from './deps.js';
 import { PREVIOUS_SECRET_LIFETIME_MS } from './webhook-endpoints.js';
 
@@ -52,7 +55,7 @@ function endpointSecrets(endpoint: WebhookEndpoint): KnownSecret[] {
 export class Signatures {
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly signing: (delivery: Delivery) => WebhookSigning,
+    private readonly signing: SigningResolver,
   ) {}
 
   /**
@@ -89,6 +92,38 @@ export class Signatures {
       { headers: attempt.requestHeaders, body: attempt.requestBody },
       { checkedAt: attempt.startedAt - this.deps.clock.offset() },
     );
+  }
+
+  /**
+   * The headers the delivery worker would send with `body` now (sandbox time), signed with a
+   * merchant's webhook secret or a registered endpoint's (both while its rotation lasts), in its mode
+   * unless `signature` says another, with a new delivery id and attempt 1 (`sandbox send`).
+   */
+  sign(input: SignWebhookInput): Record<string, string> {
+    const { store, config, clock } = this.deps;
+    const endpoint = input.endpoint_id === undefined ? undefined : store.webhookEndpoints.get(input.endpoint_id);
+    if (input.endpoint_id !== undefined && (!endpoint || endpoint.deletedAt !== null))
+      throw new SandboxError(
+        'resource_missing',
+        `no webhook endpoint ${input.endpoint_id}; GET /v1/webhook_endpoints lists them`,
+        'endpoint_id',
+      );
+    const merchantId = endpoint?.merchantId ?? input.merchant_id ?? '';
+    if (!store.credentials.merchant(merchantId))
+      throw new SandboxError('resource_missing', `no merchant ${merchantId}; GET /_sandbox/merchants lists them`, 'merchant_id');
+    const delivery = {
+      id: newId('whd'),
+      eventId: input.event_id ?? newId('evt'),
+      eventType: input.event_type,
+      merchantId,
+      endpointId: endpoint?.id ?? null,
+      url: '',
+      contentType: input.content_type,
+      body: input.body,
+    };
+    const signing = this.signing(delivery);
+    const mode = input.signature ?? signing.mode;
+    return buildWebhookRequest(delivery, 1, config, { mode, secrets: signing.secrets }, Math.floor(clock.now() / 1000)).headers;
   }
 
   /** The attempt the headers name, or what they name when there is none to compare with. */
