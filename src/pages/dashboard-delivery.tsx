@@ -70,6 +70,46 @@ function Attempt(props: { attempt: DeliveryAttempt; refusal?: SignatureDiagnosis
   );
 }
 
+/** The replays and other deliveries of the event, with their latest answer. */
+function Siblings(props: { siblings: DeliveryRow[] }) {
+  const { siblings } = props;
+  return siblings.length === 0 ? (
+    <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
+  ) : (
+    <div class="table-scroll" tabindex={0} role="region" aria-labelledby="replays">
+      <table class="siblings">
+        <thead>
+          <tr>
+            {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {siblings.map((s) => (
+            <tr data-id={s.id}>
+              <td class="id">
+                <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>
+                {s.manual ? ' (replay)' : ''}
+              </td>
+              <td class="id">{s.url}</td>
+              <td>
+                <Status text={s.status} />
+              </td>
+              <td class="num">{s.attempts}</td>
+              <td>
+                {s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}
+                {s.lastError ? ` ${s.lastError}` : ''}
+              </td>
+              <td>{when(s.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The live part: status, attempts and the other deliveries of the event. */
 export function DeliveryFragment(props: {
   delivery: DeliveryFacts;
@@ -97,41 +137,7 @@ export function DeliveryFragment(props: {
         )}
       </div>
       <h2 id="replays">Replays and other deliveries of {d.event_id}</h2>
-      {siblings.length === 0 ? (
-        <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
-      ) : (
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="replays">
-          <table class="siblings">
-            <thead>
-              <tr>
-                {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => (
-                  <th scope="col">{h}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {siblings.map((s) => (
-                <tr data-id={s.id}>
-                  <td class="id">
-                    <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>
-                    {s.manual ? ' (replay)' : ''}
-                  </td>
-                  <td class="id">{s.url}</td>
-                  <td>
-                    <Status text={s.status} />
-                  </td>
-                  <td class="num">{s.attempts}</td>
-                  <td>
-                    {s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}
-                    {s.lastError ? ` ${s.lastError}` : ''}
-                  </td>
-                  <td>{when(s.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Siblings siblings={siblings} />
     </>
   );
 }
