@@ -201,7 +201,7 @@ function printable(url: URL, headers: Record<string, string>, r: PostResult, ver
   if (verbose) lines.push(`> POST ${url.href}`, ...Object.entries(headers).map((h) => `> ${header(h)}`));
   if (r.status === null) return [...lines, kleur.red(`no answer: ${r.errorKind} (${r.errorMessage})`)].join('\n');
   const ok = r.status >= 200 && r.status < 300;
-  lines.push(`${verbose ? '< ' : ''}${(ok ? kleur.green : kleur.red)(`HTTP ${r.status}`)} ${kleur.dim(`(${Math.round(r.latencyMs)} ms)`)}`);
+  lines.push(`${verbose ? '< ' : ''}${(ok ? kleur.green : kleur.red)(`HTTP ${r.status}`)} ${kleur.dim(`(${Math.round(r.latencyMs)}ms)`)}`);
   if (verbose) lines.push(...Object.entries(r.headers ?? {}).map((h) => `< ${header(h)}`));
   if (r.body) lines.push(r.body);
   return lines.join('\n');

@@ -102,7 +102,7 @@ it('timestamped: the sandbox signs with --merchant\'s secret, the documented HMA
     body,
   );
   expect(run.error).toBeUndefined();
-  expect(run.out).toMatch(/^HTTP 200 \(\d+ ms\)\nok$/);
+  expect(run.out).toMatch(/^HTTP 200 \(\d+ms\)\nok$/);
   const g = lastAt('/ts');
   expect(g.body).toBe(body);
   const expected = `sha256=${createHmac('sha256', CREDS.secret)
@@ -139,7 +139,7 @@ it('exits 1 on an answer that is not 2xx, printing it; --verbose shows the heade
   expect(run.error).toBeUndefined();
   expect(run.out).toMatch(new RegExp(`^> POST ${to}/refuse\\n`));
   expect(run.out).toMatch(/\n> x-sandbox-signature: sha256=[0-9a-f]{64}\n/);
-  expect(run.out).toMatch(/\n< HTTP 401 \(\d+ ms\)\n[\s\S]*< x-handler: test\n[\s\S]*bad signature$/);
+  expect(run.out).toMatch(/\n< HTTP 401 \(\d+ms\)\n[\s\S]*< x-handler: test\n[\s\S]*bad signature$/);
   const refused = await send(['--to', 'http://127.0.0.1:9/hook', '--secret', 'whsec_fixture', '--json'], ENVELOPE);
   expect(refused.exitCode).toBe(1);
   expect(JSON.parse(refused.out)).toMatchObject({ status: null, error: { kind: 'refused' } });
