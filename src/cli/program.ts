@@ -27,6 +27,7 @@ import { addAuthenticateCommand } from './authenticate.js';
 import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
+import { addSendCommand } from './send.js';
 import { CliError, errorBody, jsonRequested } from './cli-error.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -68,6 +69,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addMerchantsCommand(program, io);
   addAuditWebhooksCommand(program, io);
   addVerifyCommand(program, io);
+  addSendCommand(program, io);
   return program;
 }
 

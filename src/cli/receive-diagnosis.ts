@@ -1,15 +1,13 @@
 // What `sandbox receive` says about a request: whether it is a webhook at all (a browser's GET
 // /favicon.ico is not), and why a webhook's signature does not verify. First the way it is
-// signed (--signature, --header-prefix), read from its headers; then whose secret signs it: the
-// sandbox that sent it (--url) tells, for the delivery in X-<prefix>-Delivery-Id, the endpoint
-// and the merchant it was sent for (GET /_sandbox/deliveries/{id}).
+// signed (--signature, --header-prefix), read from its headers; then the sandbox that sent it
+// (--url) diagnoses it as `sandbox verify` does: the cause (other_secret, secret_whitespace,
+// body_changed, ...) and one line saying what to change.
 import type http from 'node:http';
-import { standardSecret, verifyWebhook } from '../crypto/signature.js';
+import { verifyWebhook } from '../crypto/signature.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 import { ControlClient } from './control-client.js';
-import type { DeliveryView } from '../views/delivery.js';
-import type { FaultListView } from '../views/fault-rule.js';
-import type { MerchantListView } from '../views/merchant.js';
+import type { SignatureDiagnosisView } from '../views/signature-diagnosis.js';
 
 /** How receive verifies, and where it asks about deliveries. */
 export interface VerifySettings {
@@ -20,8 +18,8 @@ export interface VerifySettings {
   controlToken?: string;
 }
 
-/** How long receive waits for the sandbox's answer about a delivery before giving the general reason. */
-const LOOKUP_TIMEOUT_MS = 2000;
+/** How long receive waits for the sandbox's diagnosis before giving the general reason. */
+const LOOKUP_TIMEOUT_MS = 5000;
 
 const STANDARD_HEADERS = ['webhook-id', 'webhook-signature'];
 
@@ -73,44 +71,48 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** " (a bad-signature fault rule is set ...)" when the sandbox spoils signatures on purpose. */
-async function faultNote(client: ControlClient): Promise<string> {
-  const rules = await withTimeout(client.get<FaultListView>('/faults')).catch(() => undefined);
-  return rules?.data.some((rule) => rule.fault === 'bad-signature')
-    ? '; a bad-signature fault rule is set, which spoils signatures on purpose (sandbox faults list)'
-    : '';
+/** Why it does not verify: receive's own flags, else the diagnosis of the sandbox at --url (cause and message). */
+export interface SignatureCauseView {
+  /** A cause of the signature diagnosis (docs/webhooks.md), or receive_flags when --signature or --header-prefix is not the way it is signed. */
+  cause: string;
+  message: string;
 }
 
-/** Whose secret signs the delivery, asked of the sandbox that sent it. */
-async function secretProblem(headers: http.IncomingHttpHeaders, s: VerifySettings): Promise<string> {
+/** What receive says when the sandbox at --url does not answer: which secrets could have signed it. */
+function unaskedProblem(headers: http.IncomingHttpHeaders, s: VerifySettings): string {
   const deliveryId = headers[`x-${s.headerPrefix.toLowerCase()}-delivery-id`];
   if (typeof deliveryId !== 'string')
-    return (
-      'it is not signed with --secret, and it names no delivery (X-' +
-      s.headerPrefix +
-      '-Delivery-Id): whoever sent it signs with a secret of their own (sandbox listen --forward-to: its --secret)'
-    );
-  let delivery: DeliveryView;
-  let client: ControlClient;
-  try {
-    client = new ControlClient(s);
-    delivery = await withTimeout(client.get<DeliveryView>(`/deliveries/${encodeURIComponent(deliveryId)}`));
-  } catch {
-    return `delivery ${deliveryId} is not signed with --secret: a delivery to a registered webhook endpoint (we_...) is signed with that endpoint's secret, any other with its merchant's webhook secret; with --url of the sandbox that sent it (now ${s.url}), receive names which`;
-  }
-  const faults = await faultNote(client);
-  if (delivery.endpoint_id) {
-    return `delivery ${deliveryId} to endpoint ${delivery.endpoint_id} (merchant ${delivery.merchant_id}): signed with that endpoint's secret, not --secret; the secret is in the answer that created the endpoint, or a new one in POST /v1/webhook_endpoints/${delivery.endpoint_id}/rotate_secret${faults}`;
-  }
-  const merchants = await withTimeout(client.get<MerchantListView>('/merchants')).catch(() => undefined);
-  const secret = merchants?.data.find((m) => m.id === delivery.merchant_id)?.webhook_secret;
-  if (secret !== undefined && (secret === s.secret || standardSecret(secret) === s.secret)) {
-    return `delivery ${deliveryId} of merchant ${delivery.merchant_id}: --secret is that merchant's webhook secret, yet the signature does not match: the body or the signature changed on the way${faults}`;
-  }
-  return `delivery ${deliveryId} of merchant ${delivery.merchant_id} (to the URL its request named, no registered endpoint): signed with that merchant's webhook secret, not --secret (sandbox merchants list --json shows it)${faults}`;
+    return `it is not signed with --secret, and it names no delivery (X-${s.headerPrefix}-Delivery-Id): whoever sent it signs with a secret of their own (sandbox listen --forward-to: its --secret)`;
+  return `delivery ${deliveryId} is not signed with --secret: a delivery to a registered webhook endpoint (we_...) is signed with that endpoint's secret, any other with its merchant's webhook secret; with --url of the sandbox that sent it (now ${s.url}), receive says why`;
 }
 
-/** Why a webhook's signature does not verify with the receiver's settings, in one sentence. */
-export async function signatureProblem(headers: http.IncomingHttpHeaders, body: string, settings: VerifySettings): Promise<string> {
-  return settingsProblem(headers, body, settings) ?? (await secretProblem(headers, settings));
+/** The headers as the diagnosis takes them (node:http's, without the absent ones). */
+function sentHeaders(headers: http.IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/**
+ * Why a webhook's signature does not verify with the receiver's settings: receive's own
+ * --signature/--header-prefix first (the sandbox cannot know them), else the sandbox's diagnosis of
+ * the headers, body and --secret (POST /_sandbox/signatures/diagnose), the same answer as `sandbox verify`.
+ */
+export async function signatureCause(headers: http.IncomingHttpHeaders, body: string, s: VerifySettings): Promise<SignatureCauseView> {
+  const flags = settingsProblem(headers, body, s);
+  if (flags) return { cause: 'receive_flags', message: flags };
+  let answer: SignatureDiagnosisView;
+  try {
+    answer = await withTimeout(
+      new ControlClient(s).post<SignatureDiagnosisView>('/signatures/diagnose', { headers: sentHeaders(headers), body, secret: s.secret }),
+    );
+  } catch {
+    return { cause: 'unknown', message: unaskedProblem(headers, s) };
+  }
+  if (answer.valid)
+    return {
+      cause: 'unknown',
+      message: `the sandbox finds it valid (${answer.message}), yet it does not verify with --signature ${s.signature} --header-prefix ${s.headerPrefix}`,
+    };
+  return { cause: answer.cause, message: answer.message };
 }

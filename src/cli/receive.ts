@@ -16,7 +16,7 @@ import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
-import { looksLikeWebhook, signatureProblem } from './receive-diagnosis.js';
+import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
 
 interface ReceiveFlags {
   port: string;
@@ -43,8 +43,10 @@ export interface ReceivedView {
   delivery_id: string | null;
   attempt: string | null;
   signature_valid: boolean;
-  /** Why the signature does not verify: the mode or prefix it is signed with, or whose secret signs it. */
-  signature_problem: string | null;
+  /** Why the signature does not verify: a cause of the signature diagnosis, or receive_flags (--signature, --header-prefix). */
+  signature_cause: string | null;
+  /** That cause in one line saying what to change. */
+  signature_message: string | null;
   fields: Record<string, unknown>;
   problem: string | null;
 }
@@ -60,7 +62,8 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
     delivery_id: header('delivery-id'),
     attempt: header('attempt'),
     signature_valid: verifyWebhook(headers, flags.secret, body, { mode: flags.signature as SignatureMode, prefix: flags.headerPrefix }),
-    signature_problem: null,
+    signature_cause: null,
+    signature_message: null,
     fields: {},
     problem: null,
   };
@@ -95,14 +98,16 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
 }
 
 function printable(view: ReceivedView): string {
-  const signature = view.signature_valid ? kleur.green('signature valid') : kleur.red('signature INVALID');
+  const signature = view.signature_valid
+    ? kleur.green('signature valid')
+    : kleur.red(`signature INVALID${view.signature_cause ? ` (${view.signature_cause})` : ''}`);
   const lines = [
     `${kleur.dim(clock())} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
   ];
   const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
   for (const [key, value] of Object.entries(view.fields))
     lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  if (view.signature_problem) lines.push(`    ${kleur.red(`signature: ${view.signature_problem}`)}`);
+  if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${view.signature_message}`)}`);
   if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
   return lines.join('\n');
 }
@@ -128,7 +133,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
       '--https',
       "serve TLS with the local CA's certificate (.sandbox/tls/, made if missing), which a sandbox started in this folder trusts",
     );
-  sandboxOptions(command, 'the sandbox that sends the webhooks, asked whose secret signs a delivery that does not verify')
+  sandboxOptions(command, 'the sandbox that sends the webhooks, asked why a signature does not verify')
     .option('--json', 'print one JSON line per webhook')
     .action((flags: ReceiveFlags) => runReceive(flags, io));
 }
@@ -169,7 +174,11 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
       answerWebhook(res, view, flags, status);
       printing = printing.then(async () => {
         if (received >= limit) return;
-        if (!view.signature_valid) view.signature_problem = await signatureProblem(req.headers, body, flags);
+        if (!view.signature_valid) {
+          const why = await signatureCause(req.headers, body, flags);
+          view.signature_cause = why.cause;
+          view.signature_message = why.message;
+        }
         io.out(flags.json ? JSON.stringify(view) : printable(view));
         if (++received >= limit) stop();
       });

@@ -32,14 +32,15 @@ export function parseHeaders(lines: readonly string[]): Record<string, string | 
   return headers;
 }
 
-/** The body file as text, byte for byte, or standard input without a file. */
-async function bodyOf(flags: VerifyFlags, io: CipherIo): Promise<string> {
-  if (flags.body === undefined) return (io.readStdin ?? (() => readProcessStdin('no body: give --body FILE or pipe the body on stdin')))();
+/** The --body file as text, byte for byte, or standard input without one or with `-` (verify's, send's). */
+export async function bodyOf(file: string | undefined, io: CipherIo): Promise<string> {
+  if (file === undefined || file === '-')
+    return (io.readStdin ?? (() => readProcessStdin('no body: give --body FILE or pipe the body on stdin')))();
   try {
-    return readFileSync(flags.body).toString('utf8');
+    return readFileSync(file).toString('utf8');
   } catch (err) {
     throw new CliError(
-      `--body ${flags.body} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give the file the raw body is in`,
+      `--body ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give the file the raw body is in`,
     );
   }
 }
@@ -63,7 +64,7 @@ export function addVerifyCommand(program: Command, io: CipherIo): void {
     .option('--secret <secret>', 'the secret your handler verifies with, exactly as it reads it')
     .action(async (flags: VerifyFlags) => {
       const headers = parseHeaders(flags.header);
-      const body = await bodyOf(flags, io);
+      const body = await bodyOf(flags.body, io);
       const answer = await new ControlClient(flags).post<SignatureDiagnosisView>('/signatures/diagnose', {
         headers,
         body,

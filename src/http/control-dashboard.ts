@@ -200,7 +200,10 @@ export function dashboardRoutes(deps: AppDeps) {
   const deliveryParts = (id: string) => {
     const detail = services.deliveries.get(id);
     const delivery = toDeliveryDetailView(detail.delivery, detail.request, detail.attempts);
-    return { delivery, attempts: queries.attempts(id), siblings: queries.siblings(delivery.event_id, id) };
+    const attempts = queries.attempts(id);
+    // A 400, 401 or 403 is most often a signature check: say what the sandbox finds in what it sent.
+    const refusals = new Map(attempts.map((a) => [a.attempt, services.signatures.refusal(a)] as const));
+    return { delivery, attempts, refusals, siblings: queries.siblings(delivery.event_id, id) };
   };
 
   app.get('/_sandbox/dashboard/deliveries/:id', (c) =>

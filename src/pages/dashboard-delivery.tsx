@@ -1,6 +1,8 @@
 // One webhook delivery in the dashboard: what it is, every attempt with the request exactly as
-// sent (headers and body) and the response excerpt, the Replay button, and the replays and other
+// sent (headers and body) and the response excerpt (with the signature diagnosis of what was sent
+// when the handler refused it with 400, 401 or 403), the Replay button, and the replays and other
 // deliveries of the same event with their latest answer. Below the button is the live fragment.
+import type { SignatureDiagnosis } from '../crypto/signature-findings.js';
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { DeliveryRow } from '../services/dashboard-rows.js';
 import { Status, when } from './dashboard-cells.js';
@@ -31,7 +33,20 @@ const headerText = (headers: Record<string, string> | null) =>
         .join('\n')
     : '';
 
-function Attempt(props: { attempt: DeliveryAttempt }) {
+/** Why the handler may have refused the attempt (it answered 400, 401 or 403): the signature diagnosis of what was sent. */
+function Refusal(props: { status: number | null; diagnosis: SignatureDiagnosis }) {
+  const { valid, cause, message } = props.diagnosis;
+  return (
+    <p class="refusal" data-cause={cause}>
+      Signature check of what was sent (the handler answered {props.status}): <code>{cause}</code>, {message}
+      {valid
+        ? '. So the handler computes something else: run sandbox verify with the headers, raw body and secret it had, and it says what differs.'
+        : ''}
+    </p>
+  );
+}
+
+function Attempt(props: { attempt: DeliveryAttempt; refusal?: SignatureDiagnosis | undefined }) {
   const a = props.attempt;
   const answer = a.responseStatus !== null ? `HTTP ${a.responseStatus}` : `no answer: ${a.errorKind ?? 'error'}`;
   return (
@@ -42,6 +57,7 @@ function Attempt(props: { attempt: DeliveryAttempt }) {
         {a.fault ? ` · injected fault: ${a.fault}` : ''}
       </h3>
       {a.errorMessage ? <p class="hint">{a.errorMessage}</p> : null}
+      {props.refusal ? <Refusal status={a.responseStatus} diagnosis={props.refusal} /> : null}
       <details>
         <summary>Request headers and body</summary>
         <pre>{headerText(a.requestHeaders)}</pre>
@@ -54,9 +70,55 @@ function Attempt(props: { attempt: DeliveryAttempt }) {
   );
 }
 
+/** The replays and other deliveries of the event, with their latest answer. */
+function Siblings(props: { siblings: DeliveryRow[] }) {
+  const { siblings } = props;
+  return siblings.length === 0 ? (
+    <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
+  ) : (
+    <section class="table-scroll" tabindex={0} aria-labelledby="replays">
+      <table class="siblings">
+        <thead>
+          <tr>
+            {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {siblings.map((s) => (
+            <tr data-id={s.id}>
+              <td class="id">
+                <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>
+                {s.manual ? ' (replay)' : ''}
+              </td>
+              <td class="id">{s.url}</td>
+              <td>
+                <Status text={s.status} />
+              </td>
+              <td class="num">{s.attempts}</td>
+              <td>
+                {s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}
+                {s.lastError ? ` ${s.lastError}` : ''}
+              </td>
+              <td>{when(s.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 /** The live part: status, attempts and the other deliveries of the event. */
-export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: DeliveryAttempt[]; siblings: DeliveryRow[] }) {
-  const { delivery: d, attempts, siblings } = props;
+export function DeliveryFragment(props: {
+  delivery: DeliveryFacts;
+  attempts: DeliveryAttempt[];
+  /** The signature diagnosis of each attempt the handler answered 400, 401 or 403, by attempt number. */
+  refusals: ReadonlyMap<number, SignatureDiagnosis | undefined>;
+  siblings: DeliveryRow[];
+}) {
+  const { delivery: d, attempts, refusals, siblings } = props;
   return (
     <>
       <p>
@@ -71,45 +133,11 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
             <pre>{d.request.body}</pre>
           </>
         ) : (
-          attempts.map((a) => <Attempt attempt={a} />)
+          attempts.map((a) => <Attempt attempt={a} refusal={refusals.get(a.attempt)} />)
         )}
       </div>
       <h2 id="replays">Replays and other deliveries of {d.event_id}</h2>
-      {siblings.length === 0 ? (
-        <p class="hint">None yet: Replay sends this event again, and the new delivery shows up here with its attempt.</p>
-      ) : (
-        <section class="table-scroll" tabindex={0} aria-labelledby="replays">
-          <table class="siblings">
-            <thead>
-              <tr>
-                {['Delivery', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'].map((h) => (
-                  <th scope="col">{h}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {siblings.map((s) => (
-                <tr data-id={s.id}>
-                  <td class="id">
-                    <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(s.id)}`}>{s.id}</a>
-                    {s.manual ? ' (replay)' : ''}
-                  </td>
-                  <td class="id">{s.url}</td>
-                  <td>
-                    <Status text={s.status} />
-                  </td>
-                  <td class="num">{s.attempts}</td>
-                  <td>
-                    {s.lastStatus !== null ? `HTTP ${s.lastStatus}` : ''}
-                    {s.lastError ? ` ${s.lastError}` : ''}
-                  </td>
-                  <td>{when(s.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
+      <Siblings siblings={siblings} />
     </>
   );
 }
@@ -118,6 +146,7 @@ export function DeliveryFragment(props: { delivery: DeliveryFacts; attempts: Del
 export function DeliveryPage(props: {
   delivery: DeliveryFacts;
   attempts: DeliveryAttempt[];
+  refusals: ReadonlyMap<number, SignatureDiagnosis | undefined>;
   siblings: DeliveryRow[];
   csrf: string;
   now: number;
@@ -161,7 +190,7 @@ export function DeliveryPage(props: {
         </form>
       </section>
       <section id="delivery" data-live-src={`${path}/fragment`} aria-live="polite">
-        <DeliveryFragment delivery={d} attempts={props.attempts} siblings={props.siblings} />
+        <DeliveryFragment delivery={d} attempts={props.attempts} refusals={props.refusals} siblings={props.siblings} />
       </section>
     </DashboardShell>
   );

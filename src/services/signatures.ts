@@ -4,13 +4,16 @@
 // attempt log recorded it. With the secrets that signed it and every secret the sandbox holds, the
 // rules of crypto/signature-diagnosis.ts say what differs. Headers that name nothing known are
 // diagnosed from the request alone.
-import type { WebhookSigning } from '../crypto/signature.js';
+import type { SignWebhookInput } from '../contracts/sign-webhook-schema.js';
+import { newId } from '../domain/ids.js';
+import { SandboxError } from '../errors.js';
 import type { KnownSecret } from '../crypto/secret-diagnosis.js';
 import { diagnoseSignature } from '../crypto/signature-diagnosis.js';
 import type { SentAttempt, SignatureDiagnosis } from '../crypto/signature-findings.js';
 import type { HeaderMap } from '../crypto/signature-match.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
+import { buildWebhookRequest, type SigningResolver } from '../webhooks/webhook-request.js';
 import type { ServiceDeps } from './deps.js';
 import { PREVIOUS_SECRET_LIFETIME_MS } from './webhook-endpoints.js';
 
@@ -20,6 +23,9 @@ export interface ReceivedWebhook {
   body: string;
   secret?: string | undefined;
 }
+
+/** The answers of a handler that refuses a signature: Bad Request, Unauthorized, Forbidden. */
+const REFUSALS: readonly number[] = [400, 401, 403];
 
 /** Deliveries of one event the diagnosis reads at most, when only the event id is known. */
 const EVENT_DELIVERIES = 100;
@@ -49,7 +55,7 @@ function endpointSecrets(endpoint: WebhookEndpoint): KnownSecret[] {
 export class Signatures {
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly signing: (delivery: Delivery) => WebhookSigning,
+    private readonly signing: SigningResolver,
   ) {}
 
   /**
@@ -73,6 +79,51 @@ export class Signatures {
         time: { wall, sandbox: wall + offset, offset },
       },
     );
+  }
+
+  /**
+   * Why a handler may have refused a recorded attempt it answered 400, 401 or 403: the diagnosis of
+   * the request as sent, its timestamp judged at the wall-clock time the attempt was made (with
+   * today's clock offset); undefined for any other answer (the dashboard's delivery page).
+   */
+  refusal(attempt: DeliveryAttempt): SignatureDiagnosis | undefined {
+    if (attempt.responseStatus === null || !REFUSALS.includes(attempt.responseStatus)) return undefined;
+    return this.diagnose(
+      { headers: attempt.requestHeaders, body: attempt.requestBody },
+      { checkedAt: attempt.startedAt - this.deps.clock.offset() },
+    );
+  }
+
+  /**
+   * The headers the delivery worker would send with `body` now (sandbox time), signed with a
+   * merchant's webhook secret or a registered endpoint's (both while its rotation lasts), in its mode
+   * unless `signature` says another, with a new delivery id and attempt 1 (`sandbox send`).
+   */
+  sign(input: SignWebhookInput): Record<string, string> {
+    const { store, config, clock } = this.deps;
+    const endpoint = input.endpoint_id === undefined ? undefined : store.webhookEndpoints.get(input.endpoint_id);
+    if (input.endpoint_id !== undefined && (!endpoint || endpoint.deletedAt !== null))
+      throw new SandboxError(
+        'resource_missing',
+        `no webhook endpoint ${input.endpoint_id}; GET /v1/webhook_endpoints lists them`,
+        'endpoint_id',
+      );
+    const merchantId = endpoint?.merchantId ?? input.merchant_id ?? '';
+    if (!store.credentials.merchant(merchantId))
+      throw new SandboxError('resource_missing', `no merchant ${merchantId}; GET /_sandbox/merchants lists them`, 'merchant_id');
+    const delivery = {
+      id: newId('whd'),
+      eventId: input.event_id ?? newId('evt'),
+      eventType: input.event_type,
+      merchantId,
+      endpointId: endpoint?.id ?? null,
+      url: '',
+      contentType: input.content_type,
+      body: input.body,
+    };
+    const signing = this.signing(delivery);
+    const mode = input.signature ?? signing.mode;
+    return buildWebhookRequest(delivery, 1, config, { mode, secrets: signing.secrets }, Math.floor(clock.now() / 1000)).headers;
   }
 
   /** The attempt the headers name, or what they name when there is none to compare with. */

@@ -1,4 +1,5 @@
-// The answer of a signature diagnosis (POST /_sandbox/signatures/diagnose, `sandbox verify --json`).
+// The answer of a signature diagnosis (POST /_sandbox/signatures/diagnose, `sandbox verify --json`),
+// and of a signing (POST /_sandbox/signatures/sign, `sandbox send`).
 import * as z from 'zod';
 import { SIGNATURE_CAUSES, type SignatureDiagnosis } from '../crypto/signature-findings.js';
 
@@ -20,3 +21,15 @@ export type SignatureDiagnosisView = z.infer<typeof signatureDiagnosisView>;
 export function toSignatureDiagnosisView(diagnosis: SignatureDiagnosis): SignatureDiagnosisView {
   return { valid: diagnosis.valid, cause: diagnosis.cause, message: diagnosis.message };
 }
+
+/** {headers}: the signed headers of POST /_sandbox/signatures/sign, as the delivery worker sends them. */
+export const signedHeadersView = z
+  .object({
+    headers: z
+      .record(z.string(), z.string())
+      .describe('name (lower case): value of every header the delivery worker sends with the body, signature included'),
+  })
+  .meta({ id: 'SignedHeaders' });
+
+/** The signed headers view's TS type. */
+export type SignedHeadersView = z.infer<typeof signedHeadersView>;

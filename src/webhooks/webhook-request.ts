@@ -15,15 +15,18 @@ export interface OutgoingWebhook {
   body: string;
 }
 
+/** What signing a request reads of a delivery (`sandbox send` signs a body that is no delivery). */
+export type SignedDelivery = Pick<Delivery, 'id' | 'eventId' | 'eventType' | 'url' | 'body' | 'contentType'>;
+
 /** Finds how a delivery is signed: its mode and secrets (two while an endpoint's secret is rotating). */
-export type SigningResolver = (delivery: Delivery) => WebhookSigning;
+export type SigningResolver = (delivery: Pick<Delivery, 'endpointId' | 'merchantId'>) => WebhookSigning;
 
 /** Builds the request again as the worker would, with another timestamp or secrets (stale-timestamp, bad-signature). */
 export type Resigner = (overrides: { timestamp?: number; secrets?: readonly string[] }) => OutgoingWebhook;
 
 /** The signed request of attempt number `attempt` (the worker's, and what `webhooks show` previews). */
 export function buildWebhookRequest(
-  delivery: Delivery,
+  delivery: SignedDelivery,
   attempt: number,
   config: Pick<Config, 'headerPrefix'>,
   signing: WebhookSigning,

@@ -133,6 +133,25 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('article.attempt pre.response').textContent()).resolves.toBe('ok');
   });
 
+  it('a delivery the handler refused with 401 shows the signature diagnosis of what was sent, live', async () => {
+    const refuser = await startFakeMerchant({ fallback: 401 });
+    try {
+      await api('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'order-refused', webhook_url: `${refuser.url}/hooks` }));
+      await waitFor(() => refuser.received.length === 1, 'the refused webhook');
+      await page.goto(`${server.url}/_sandbox/?tab=deliveries`);
+      await page.click(`tr:has-text("${refuser.url}/hooks") a[href^="/_sandbox/dashboard/deliveries/"]`);
+      await page.waitForURL(/\/_sandbox\/dashboard\/deliveries\/whd_/);
+      const refusal = page.locator('article.attempt p.refusal');
+      await waitFor(async () => (await refusal.count()) === 1, 'the diagnosis of the refused attempt');
+      await expect(refusal.getAttribute('data-cause')).resolves.toBe('valid');
+      await expect(refusal.textContent()).resolves.toMatch(
+        /^Signature check of what was sent \(the handler answered 401\): valid, signature valid: .*merchant mer_sandbox's webhook secret/,
+      );
+    } finally {
+      await refuser.close();
+    }
+  });
+
   it('Approve on a pending authentication moves the transaction to Test Approved', async () => {
     const t = await sandbox().post(
       '/api/s2s',

@@ -11,7 +11,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
 import { signatureHeader } from '../../src/crypto/signature.js';
 import type { RunningServer } from '../../src/server/start-server.js';
-import { carefulHandler, startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
+import { carefulHandler, startFakeMerchant, takeWebhookViolations, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { api } from '../helpers/http.js';
@@ -194,6 +194,25 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
       return sandboxCli(['verify', '--body', join(dir, 'body'), '--header', header, '--secret', CREDS.secret, '--json']);
     },
     fail: () => sandboxCli(['verify', '--body', join(dir, 'body'), '--header', 'no colon', '--json']),
+  },
+  send: {
+    pass: async () => {
+      writeFileSync(join(dir, 'send.json'), '{"event":"payment.captured","id":"evt_1","data":{}}');
+      const run = await sandboxCli([
+        'send',
+        '--to',
+        `${merchant.url}/sent`,
+        '--body',
+        join(dir, 'send.json'),
+        '--merchant',
+        'mer_sandbox',
+        '--json',
+      ]);
+      // A body of one's own is no webhook the document describes, on purpose.
+      takeWebhookViolations();
+      return run;
+    },
+    fail: () => sandboxCli(['send', '--to', `${merchant.url}/sent`, '--body', join(dir, 'send.json'), '--json']),
   },
   encrypt: {
     pass: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,

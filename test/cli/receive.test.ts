@@ -175,9 +175,22 @@ async function signedPost(
   return post(url, body, { 'content-type': 'application/x-www-form-urlencoded', ...headers, ...extra });
 }
 
-const signatureProblems = (out: string[]) => out.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).signature_problem);
+/** The cause and message of each JSON line receive printed. */
+const causes = (out: string[]) =>
+  out
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .map((view) => ({ cause: view.signature_cause, message: view.signature_message }));
 
-it('names the endpoint a delivery that does not verify was sent for, and that its secret signs it, not --secret', async () => {
+/** Pays with a card so the sandbox sends its payment.authorized webhook to `url` (merchant mer_sandbox). */
+const pay = (sandboxUrl: string, url: string) =>
+  fetch(`${sandboxUrl}/api/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: url })),
+  });
+
+it("says other_secret when a delivery to an endpoint is checked with the merchant's secret, naming the endpoint", async () => {
   sandbox = await startTestServer();
   const r = await receive(['--json', '--count', '1', '--url', sandbox.url]);
   const created = await fetch(`${sandbox.url}/v1/webhook_endpoints`, {
@@ -194,36 +207,47 @@ it('names the endpoint a delivery that does not verify was sent for, and that it
   await r.done;
   const [view] = r.out.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
   expect(view.signature_valid).toBe(false);
-  expect(view.signature_problem).toBe(
-    `delivery ${view.delivery_id} to endpoint ${endpoint.id} (merchant mer_sandbox): signed with that endpoint's secret, not --secret; the secret is in the answer that created the endpoint, or a new one in POST /v1/webhook_endpoints/${endpoint.id}/rotate_secret`,
-  );
+  expect(view.signature_cause).toBe('other_secret');
+  expect(view.signature_message).toContain(`endpoint ${endpoint.id}`);
+  expect(view.signature_message).toContain("merchant mer_sandbox's webhook secret");
 });
 
-it("names the merchant whose webhook secret signs a delivery to a payment's own URL, and says so in the text output", async () => {
+it("says other_secret, naming the merchant, when receive checks with another merchant's secret (text output)", async () => {
   sandbox = await startTestServer();
-  const r = await receive(['--count', '1', '--secret', 'whsec_wrong', '--url', sandbox.url]);
-  await fetch(`${sandbox.url}/api/s2s`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })),
-  });
+  const other = (await (
+    await fetch(`${sandbox.url}/_sandbox/merchants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  ).json()) as { id: string; webhook_secret: string };
+  const r = await receive(['--count', '1', '--secret', other.webhook_secret, '--url', sandbox.url]);
+  await pay(sandbox.url, `${r.url}/webhooks`);
   await r.done;
   const text = r.out.join('\n');
-  expect(text).toMatch(
-    /signature INVALID\n[\s\S]*\n {4}signature: delivery whd_\S+ of merchant mer_sandbox \(to the URL its request named, no registered endpoint\): signed with that merchant's webhook secret, not --secret \(sandbox merchants list --json shows it\)$/,
-  );
+  expect(text).toMatch(/ {2}signature INVALID \(other_secret\)\n/);
+  expect(text).toMatch(new RegExp(`\\n {4}signature: .*merchant ${other.id}'s webhook secret`));
+  expect(text).not.toContain(other.webhook_secret.slice(6));
+});
+
+it('says secret_whitespace when --secret is the right secret with a trailing newline', async () => {
+  sandbox = await startTestServer();
+  const r = await receive(['--json', '--count', '1', '--secret', `${CREDS.secret}\n`, '--url', sandbox.url]);
+  await pay(sandbox.url, `${r.url}/webhooks`);
+  await r.done;
+  expect(causes(r.out)).toEqual([{ cause: 'secret_whitespace', message: expect.stringMatching(/ends with a newline/) }]);
 });
 
 it('without a sandbox at --url, says which secrets a delivery can be signed with and to pass --url', async () => {
   const r = await receive(['--json', '--count', '1', '--url', 'http://127.0.0.1:9']);
   await signedPost(`${r.url}/hook`, 'whsec_other', { deliveryId: 'whd_1' });
   await r.done;
-  expect(signatureProblems(r.out)).toEqual([
-    "delivery whd_1 is not signed with --secret: a delivery to a registered webhook endpoint (we_...) is signed with that endpoint's secret, any other with its merchant's webhook secret; with --url of the sandbox that sent it (now http://127.0.0.1:9), receive names which",
+  expect(causes(r.out)).toEqual([
+    {
+      cause: 'unknown',
+      message:
+        "delivery whd_1 is not signed with --secret: a delivery to a registered webhook endpoint (we_...) is signed with that endpoint's secret, any other with its merchant's webhook secret; with --url of the sandbox that sent it (now http://127.0.0.1:9), receive says why",
+    },
   ]);
 });
 
-it('says when the signature mode or the header prefix does not match the one the webhook is signed with', async () => {
+it('says receive_flags when the signature mode or the header prefix does not match the one the webhook is signed with', async () => {
   const r = await receive(['--json', '--count', '3']);
   await signedPost(`${r.url}/a`, CREDS.secret, { mode: 'timestamped' });
   await signedPost(`${r.url}/b`, CREDS.secret, { prefix: 'Acme' });
@@ -233,11 +257,13 @@ it('says when the signature mode or the header prefix does not match the one the
     ...signatureHeaders({ mode: 'standard', secrets: [CREDS.secret], prefix: 'Sandbox', id: 'evt_1', timestamp: 1, body }),
   });
   await r.done;
-  expect(signatureProblems(r.out)).toEqual([
-    'it is signed in timestamped mode (HMAC of "<timestamp>.<body>"): pass --signature timestamped',
-    'it is signed in X-Acme-Signature: pass --header-prefix Acme',
-    'it is signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers): pass --signature standard',
-  ]);
+  expect(causes(r.out)).toEqual(
+    [
+      'it is signed in timestamped mode (HMAC of "<timestamp>.<body>"): pass --signature timestamped',
+      'it is signed in X-Acme-Signature: pass --header-prefix Acme',
+      'it is signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers): pass --signature standard',
+    ].map((message) => ({ cause: 'receive_flags', message })),
+  );
 });
 
 it("a request that is not a webhook (a browser's favicon) is one short line on stderr, answered 404 and not counted", async () => {
@@ -260,5 +286,7 @@ it("a request that is not a webhook (a browser's favicon) is one short line on s
     ),
   ]);
   // Only the webhook is on stdout, and it counted as the one --count waited for.
-  expect(out.map((line) => JSON.parse(line))).toMatchObject([{ path: '/hook', signature_valid: true, signature_problem: null }]);
+  expect(out.map((line) => JSON.parse(line))).toMatchObject([
+    { path: '/hook', signature_valid: true, signature_cause: null, signature_message: null },
+  ]);
 });

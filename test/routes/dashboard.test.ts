@@ -357,6 +357,51 @@ describe('a delivery and Replay', () => {
     expect(rowIds(replay.text)).toEqual([id]);
   });
 
+  it('shows the signature diagnosis of an attempt the handler refused with 400, 401 or 403, and none for other answers', async () => {
+    await s2s({ ccno: '4242424242424242' });
+    const id = rowIds((await page('/_sandbox/?tab=deliveries')).text)[0]!;
+    const { request } = (await sb.request('GET', `/_sandbox/deliveries/${id}`)).json as {
+      request: { headers: Record<string, string>; body: string };
+    };
+    const attempt = (n: number, status: number, headers = request.headers, fault: string | null = null) =>
+      sb.store.deliveries.recordAttempt({
+        deliveryId: id,
+        attempt: n,
+        startedAt: sb.clock.now(),
+        requestHeaders: headers,
+        requestBody: request.body,
+        responseStatus: status,
+        responseHeaders: { 'content-type': 'text/plain' },
+        responseBody: 'no',
+        latencyMs: 3,
+        errorKind: 'http_status',
+        errorMessage: `answered ${status}`,
+        fault,
+      });
+    attempt(1, 401);
+    attempt(2, 403, { ...request.headers, 'x-sandbox-signature': `sha256=${'0'.repeat(64)}` }, 'bad-signature');
+    attempt(3, 500);
+    const detail = await page(`/_sandbox/dashboard/deliveries/${id}`);
+    const refusals = [...detail.text.matchAll(/<article class="attempt" data-attempt="(\d)">.*?<\/article>/gs)].map(
+      (m) => [m[1], /<p class="refusal" data-cause="([a-z_]+)">(.*?)<\/p>/s.exec(m[0])?.slice(1) ?? null] as const,
+    );
+    expect(refusals).toEqual([
+      [
+        '1',
+        [
+          'valid',
+          expect.stringMatching(
+            /^Signature check of what was sent \(the handler answered 401\): <code>valid<\/code>, signature valid: the body and headers are exactly what the sandbox sent in attempt 1 of delivery whd_\S+, signed with merchant mer_sandbox&#39;s webhook secret.*run sandbox verify with the headers, raw body and secret it had/,
+          ),
+        ],
+      ],
+      ['2', ['injected_fault', expect.stringContaining('the handler answered 403): <code>injected_fault</code>, the sandbox signed')]],
+      ['3', null],
+    ]);
+    // The live fragment shows the same.
+    expect((await page(`/_sandbox/dashboard/deliveries/${id}/fragment`)).text).toContain('data-cause="injected_fault"');
+  });
+
   it('refuses a replay without the page token', async () => {
     await s2s({ ccno: '4242424242424242' });
     const id = rowIds((await page('/_sandbox/?tab=deliveries')).text)[0]!;
