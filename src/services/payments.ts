@@ -36,6 +36,9 @@ type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'decl
 
 /** The /v1/ payment use cases. */
 export class Payments implements ChallengeSubject {
+  /** A new payment whose row its first move writes (create); undefined otherwise. */
+  private unwritten: string | undefined;
+
   constructor(
     private readonly deps: ServiceDeps,
     private readonly auth: Authentication,
@@ -85,10 +88,22 @@ export class Payments implements ChallengeSubject {
     };
     const payment = newPayment(start, this.deps.clock.now());
     return store.tx(() => {
-      store.payments.insert(payment);
-      if (script.challenge) return this.requireAction(merchant, payment, card);
-      const answer = this.authorise(payment);
-      return { payment: store.payments.get(payment.id)!, answer };
+      if (script.challenge) {
+        store.payments.insert(payment);
+        return this.requireAction(merchant, payment, card);
+      }
+      // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
+      this.unwritten = payment.id;
+      let created: PaymentCreated;
+      try {
+        created = this.authorise(payment);
+      } finally {
+        // Not written after a throw either: the unit (or the whole batch) it would be written in is undone.
+        this.unwritten = undefined;
+      }
+      // The card that never answers makes no move: its row is written as created.
+      if (created.payment === payment) store.payments.insert(payment);
+      return created;
     });
   }
 
@@ -179,7 +194,10 @@ export class Payments implements ChallengeSubject {
     const status: PaymentState = nextPaymentState(payment.id, payment.status, operation);
     const now = this.deps.clock.now();
     const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
-    this.deps.store.payments.update(updated);
+    if (this.unwritten === updated.id) {
+      this.unwritten = undefined;
+      this.deps.store.payments.insert(updated);
+    } else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
     const change = event
@@ -239,16 +257,17 @@ export class Payments implements ChallengeSubject {
 
   /**
    * Applies the issuer's scripted answer; when capture is on, captures right after the
-   * authorized event. Returns the payment as it stood once authorized (or declined).
+   * authorized event. Answers the payment as it stood once authorized (or declined), and as it is now.
    */
-  private authorise(payment: Payment): Payment {
+  private authorise(payment: Payment): PaymentCreated {
     const answer = payment.script.authorisation;
-    if (answer.result === 'hang') return payment;
-    if (answer.result === 'decline')
-      return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+    if (answer.result === 'hang') return { payment, answer: payment };
+    if (answer.result === 'decline') {
+      const declined = this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+      return { payment: declined, answer: declined };
+    }
     const authorized = this.move(payment, 'authorize');
-    if (payment.capture) this.captureAuthorized(authorized, authorized.amount);
-    return authorized;
+    return { payment: payment.capture ? this.captureAuthorized(authorized, authorized.amount) : authorized, answer: authorized };
   }
 
   private captureAuthorized(payment: Payment, amount: number): Payment {

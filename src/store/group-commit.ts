@@ -53,6 +53,8 @@ export class GroupCommit {
    * four wrapper functions each time it is called, a cost every write of every request paid.
    */
   private readonly unit: (fn: () => unknown) => unknown;
+  /** What repositories remember of the database, dropped whenever it may have changed behind them (onForget). */
+  private readonly forgetters: Array<() => void> = [];
 
   constructor(private readonly db: Db) {
     this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -74,6 +76,8 @@ export class GroupCommit {
     try {
       return this.unit(fn) as T;
     } catch (err) {
+      // What a repository remembered during the unit may be undone with it.
+      this.forget();
       // Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not just
       // this unit's savepoint: the batch's other units are gone too, so its commit must fail.
       if (batch && this.batch === batch && !this.db.inTransaction) {
@@ -110,7 +114,24 @@ export class GroupCommit {
    */
   alone<T>(fn: () => T): T {
     this.commit();
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      // Imports, resets and merchant removals rewrite tables without the repositories.
+      this.forget();
+    }
+  }
+
+  /**
+   * Registers `fn` to drop what a repository remembers of the database, called whenever that may
+   * have changed behind it: a unit or batch undone, or a transaction of its own (alone()).
+   */
+  onForget(fn: () => void): void {
+    this.forgetters.push(fn);
+  }
+
+  private forget(): void {
+    for (const fn of this.forgetters) fn();
   }
 
   /** Resolves once everything written so far is committed; rejects if that commit failed. */
@@ -203,6 +224,7 @@ export class GroupCommit {
         throw err;
       }
     } catch (err) {
+      this.forget();
       waiters.forEach((w) => w.reject(err));
       // The delivery worker waits here for a wake-up; a failed batch must not leave it asleep.
       after.forEach((fn) => fn());

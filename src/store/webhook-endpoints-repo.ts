@@ -61,15 +61,33 @@ export function createWebhookEndpointsRepo(db: Db) {
   );
 
   const params = (e: WebhookEndpoint) => ({ ...e, events: JSON.stringify(e.events), enabled: e.enabled ? 1 : 0 });
+  // Every event a merchant publishes reads its enabled endpoints, which change only through this
+  // repository (or with the whole state, when forget() is called): remembered per merchant until a
+  // write, as a create publishes up to two events.
+  const enabled = new Map<string, readonly WebhookEndpoint[]>();
+  const written = <T>(result: T): T => {
+    enabled.clear();
+    return result;
+  };
   return {
-    insert: (e: WebhookEndpoint) => insert.run(params(e)),
+    insert: (e: WebhookEndpoint) => written(insert.run(params(e))),
     /** Writes every mutable field; false when the endpoint is gone. */
-    update: (e: WebhookEndpoint) => update.run(params(e)).changes === 1,
+    update: (e: WebhookEndpoint) => written(update.run(params(e)).changes === 1),
     /** Any endpoint, deleted ones included (for signing queued deliveries). */
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** The merchant's enabled, not deleted endpoints, oldest first (the fan-out order). */
-    enabledFor: (merchantId: string) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!),
-    delete: (id: string, now: number) => softDelete.run(now, now, id).changes === 1,
+    enabledFor(merchantId: string): readonly WebhookEndpoint[] {
+      let list = enabled.get(merchantId);
+      if (!list) {
+        // Frozen: every caller shares the one copy.
+        list = Object.freeze((liveByMerchant.all(merchantId) as Row[]).map((row) => Object.freeze(fromRow(row)!)));
+        enabled.set(merchantId, list);
+      }
+      return list;
+    },
+    delete: (id: string, now: number) => written(softDelete.run(now, now, id).changes === 1),
+    /** Drops the remembered endpoints (the table may have changed behind this repository). */
+    forget: () => enabled.clear(),
     /** Every endpoint of every merchant, deleted ones included, oldest first (the secrets a signature diagnosis tries). */
     all: () => (everyOne.all() as Row[]).map((row) => fromRow(row)!),
     list(filter: WebhookEndpointFilter): WebhookEndpoint[] {
