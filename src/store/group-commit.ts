@@ -25,6 +25,8 @@ interface Batch {
   /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
   failure?: unknown;
   ended: boolean;
+  /** Units run in it so far: 0 while it only holds the write lock (see written). */
+  units: number;
 }
 
 /** A request waiting for the write lock. */
@@ -61,9 +63,14 @@ export class GroupCommit {
     this.unit = db.transaction((fn: () => unknown) => fn());
   }
 
-  /** True while a batch has uncommitted writes. */
+  /** True while a batch is open (it holds the write lock, written to or not). */
   get pending(): boolean {
     return this.batch !== undefined;
+  }
+
+  /** True while the open batch has run a unit: only then can a read see a write not yet committed. */
+  get written(): boolean {
+    return this.batch !== undefined && this.batch.units > 0;
   }
 
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
@@ -73,6 +80,7 @@ export class GroupCommit {
       if (busy !== undefined) throw busy;
     }
     const batch = this.batch;
+    if (batch) batch.units += 1;
     try {
       return this.unit(fn) as T;
     } catch (err) {
@@ -155,7 +163,7 @@ export class GroupCommit {
   /** Opens a batch: BEGIN IMMEDIATE takes the write lock (or throws SQLITE_BUSY after busy_timeout). */
   private begin(): void {
     this.db.exec('BEGIN IMMEDIATE');
-    const batch: Batch = { waiters: [], after: [], ended: false };
+    const batch: Batch = { waiters: [], after: [], ended: false, units: 0 };
     this.batch = batch;
     // Commit one loop turn later: that turn's poll phase reads the requests which arrived while
     // this batch ran, so they join it. Under load that is about 8 creates per commit instead of 5
