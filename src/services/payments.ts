@@ -17,7 +17,7 @@ import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { Signals } from './signals.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
-import { newPayment, WITHOUT_CARD, type PaymentStart } from './new-payment.js';
+import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
 
@@ -94,34 +94,19 @@ export class Payments implements ChallengeSubject {
       }
       // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
       this.unwritten = payment.id;
-      let created: PaymentCreated;
       try {
-        created = this.authorise(payment);
+        const created = this.authorise(payment);
+        // The card that never answers makes no move: its row is written as created.
+        if (created.payment === payment) store.payments.insert(payment);
+        return created;
       } finally {
-        // Not written after a throw either: the unit (or the whole batch) it would be written in is undone.
         this.unwritten = undefined;
       }
-      // The card that never answers makes no move: its row is written as created.
-      if (created.payment === payment) store.payments.insert(payment);
-      return created;
     });
   }
 
   /** Inserts a payment without a card (hosted checkout's iDEAL and SEPA) in `processing`; the checkout page moves it on. Inside store.tx. */
-  createWithoutCard(
-    merchant: Merchant,
-    input: {
-      amount: number;
-      currency: string;
-      method: string;
-      label: string;
-      last4: string;
-      customer: Record<string, string>;
-      reference: string | null;
-      metadata: Record<string, string>;
-      webhookUrl: string | null;
-    },
-  ): Payment {
+  createWithoutCard(merchant: Merchant, input: WithoutCardInput): Payment {
     const { label, last4, ...fields } = input;
     // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
     const start = { ...fields, ...WITHOUT_CARD, merchantId: merchant.id, instrumentLabel: label, cardLast4: last4 };
@@ -194,10 +179,8 @@ export class Payments implements ChallengeSubject {
     const status: PaymentState = nextPaymentState(payment.id, payment.status, operation);
     const now = this.deps.clock.now();
     const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
-    if (this.unwritten === updated.id) {
-      this.unwritten = undefined;
-      this.deps.store.payments.insert(updated);
-    } else this.deps.store.payments.update(updated);
+    if (this.unwritten === updated.id) this.writeNew(updated);
+    else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
     const change = event
@@ -206,6 +189,12 @@ export class Payments implements ChallengeSubject {
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     this.signals.emit('payment.status', updated);
     return updated;
+  }
+
+  /** Writes the row of a new payment at its first move (see create). */
+  private writeNew(payment: Payment): void {
+    this.unwritten = undefined;
+    this.deps.store.payments.insert(payment);
   }
 
   /** ChallengeSubject: the authentication page decided. */
