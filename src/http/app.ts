@@ -29,6 +29,7 @@ import { controlSignatureRoutes } from './control-signatures.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
+import { durableAnswer } from './middleware/durable-answer.js';
 import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -81,16 +82,7 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(err, c.get('requestId') ?? 'req_unknown'), 404);
   });
   app.use('*', requestContext(deps.logger));
-  // Durability: an answer leaves only once the writes it reports are committed (group commit). An
-  // error answer while the open batch holds no write (bad input or credentials, refused before
-  // anything was written, whose write gate only took the lock) cannot report one: it leaves at once
-  // instead of waiting a turn of the loop for an empty commit.
-  const { batch } = deps.services;
-  app.use('*', async (c, next) => {
-    await next();
-    if (c.res.status >= 400 && !batch.written()) return;
-    await batch.committed();
-  });
+  app.use('*', durableAnswer(deps.services));
   // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
   // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.
   app.use('/_sandbox/*', controlGuard(deps.config, allowedAt));
