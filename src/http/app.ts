@@ -24,6 +24,7 @@ import { controlSignatureRoutes } from './control-signatures.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
+import { durableAnswer } from './middleware/durable-answer.js';
 import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -63,11 +64,7 @@ export function createApp(deps: AppDeps) {
   app.use('/authenticate/*', pageHeaders('authentication'));
   app.use('/pay/*', pageHeaders('checkout'));
   app.use('/_sandbox/login', pageHeaders('control'));
-  // Durability: an answer leaves only once the writes it reports are committed (group commit).
-  app.use('*', async (_c, next) => {
-    await next();
-    await deps.services.batch.committed();
-  });
+  app.use('*', durableAnswer(deps.services));
   // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
   // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.
   app.use('/_sandbox/*', controlGuard(deps.config, allowedAt));

@@ -10,6 +10,19 @@ type StartsAlike = 'id' | 'acquirer' | 'amountCaptured' | 'amountRefunded' | 'st
 /** What tells one new payment from another. */
 export type PaymentStart = Omit<Payment, StartsAlike | 'createdAt' | 'updatedAt'> & { routing: keyof typeof ROUTING_ACQUIRERS };
 
+/** What hosted checkout's iDEAL and SEPA payments are made from: the method's label (bank name, "SEPA") and the IBAN's last four stand for the card. */
+export interface WithoutCardInput {
+  amount: number;
+  currency: string;
+  method: string;
+  label: string;
+  last4: string;
+  customer: Record<string, string>;
+  reference: string | null;
+  metadata: Record<string, string>;
+  webhookUrl: string | null;
+}
+
 /** What a payment without a card (iDEAL, SEPA) has where a card payment has its request's fields: smart routing, captured at once, no 3-D Secure. */
 export const WITHOUT_CARD = {
   routing: 'smart',

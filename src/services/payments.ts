@@ -17,7 +17,7 @@ import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { Signals } from './signals.js';
 import type { ResolvedCard, Tokens } from './tokens.js';
-import { newPayment, WITHOUT_CARD, type PaymentStart } from './new-payment.js';
+import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
 
@@ -36,6 +36,9 @@ type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'decl
 
 /** The /v1/ payment use cases. */
 export class Payments implements ChallengeSubject {
+  /** A new payment whose row its first move writes (create); undefined otherwise. */
+  private unwritten: string | undefined;
+
   constructor(
     private readonly deps: ServiceDeps,
     private readonly auth: Authentication,
@@ -85,28 +88,25 @@ export class Payments implements ChallengeSubject {
     };
     const payment = newPayment(start, this.deps.clock.now());
     return store.tx(() => {
-      store.payments.insert(payment);
-      if (script.challenge) return this.requireAction(merchant, payment, card);
-      const answer = this.authorise(payment);
-      return { payment: store.payments.get(payment.id)!, answer };
+      if (script.challenge) {
+        store.payments.insert(payment);
+        return this.requireAction(merchant, payment, card);
+      }
+      // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
+      this.unwritten = payment.id;
+      try {
+        const created = this.authorise(payment);
+        // The card that never answers makes no move: its row is written as created.
+        if (created.payment === payment) store.payments.insert(payment);
+        return created;
+      } finally {
+        this.unwritten = undefined;
+      }
     });
   }
 
   /** Inserts a payment without a card (hosted checkout's iDEAL and SEPA) in `processing`; the checkout page moves it on. Inside store.tx. */
-  createWithoutCard(
-    merchant: Merchant,
-    input: {
-      amount: number;
-      currency: string;
-      method: string;
-      label: string;
-      last4: string;
-      customer: Record<string, string>;
-      reference: string | null;
-      metadata: Record<string, string>;
-      webhookUrl: string | null;
-    },
-  ): Payment {
+  createWithoutCard(merchant: Merchant, input: WithoutCardInput): Payment {
     const { label, last4, ...fields } = input;
     // The card columns carry the method's label (bank name, "SEPA") and the IBAN's last four.
     const start = { ...fields, ...WITHOUT_CARD, merchantId: merchant.id, instrumentLabel: label, cardLast4: last4 };
@@ -179,7 +179,8 @@ export class Payments implements ChallengeSubject {
     const status: PaymentState = nextPaymentState(payment.id, payment.status, operation);
     const now = this.deps.clock.now();
     const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
-    this.deps.store.payments.update(updated);
+    if (this.unwritten === updated.id) this.writeNew(updated);
+    else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
     const change = event
@@ -188,6 +189,12 @@ export class Payments implements ChallengeSubject {
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     this.signals.emit('payment.status', updated);
     return updated;
+  }
+
+  /** Writes the row of a new payment at its first move (see create). */
+  private writeNew(payment: Payment): void {
+    this.unwritten = undefined;
+    this.deps.store.payments.insert(payment);
   }
 
   /** ChallengeSubject: the authentication page decided. */
@@ -239,16 +246,17 @@ export class Payments implements ChallengeSubject {
 
   /**
    * Applies the issuer's scripted answer; when capture is on, captures right after the
-   * authorized event. Returns the payment as it stood once authorized (or declined).
+   * authorized event. Answers the payment as it stood once authorized (or declined), and as it is now.
    */
-  private authorise(payment: Payment): Payment {
+  private authorise(payment: Payment): PaymentCreated {
     const answer = payment.script.authorisation;
-    if (answer.result === 'hang') return payment;
-    if (answer.result === 'decline')
-      return this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+    if (answer.result === 'hang') return { payment, answer: payment };
+    if (answer.result === 'decline') {
+      const declined = this.move(payment, 'decline', { declineCode: answer.code, failureMessage: declineMessage(answer.code) });
+      return { payment: declined, answer: declined };
+    }
     const authorized = this.move(payment, 'authorize');
-    if (payment.capture) this.captureAuthorized(authorized, authorized.amount);
-    return authorized;
+    return { payment: payment.capture ? this.captureAuthorized(authorized, authorized.amount) : authorized, answer: authorized };
   }
 
   private captureAuthorized(payment: Payment, amount: number): Payment {

@@ -61,16 +61,40 @@ export class S2SPayments implements ChallengeSubject {
     const number = cardNumber(input, now);
     const script = ctx.forcedScript ?? this.scriptFor(input, number);
     return store.tx(() => {
-      this.refuseUsedReference(terminal.terNo, input.reference);
-      const start = { transId: this.unusedTransId(), terminal, billIp: ctx.billIp, number, script, now };
-      const transaction = newTransaction(input, start);
-      store.transactions.insert(transaction);
-      this.events.publish(transactionChange(transaction));
-      if (script.challenge) return { transaction, challenge: this.openChallenge(transaction, input) };
-      this.authorise(transaction);
-      // A pending transaction is exactly what was inserted; one decided at once is read back.
-      return { transaction: store.transactions.get(transaction.transId)!, challenge: undefined };
+      const pending = newTransaction(input, { transId: newTransId(), terminal, billIp: ctx.billIp, number, script, now });
+      if (script.challenge) {
+        const transaction = this.insertNew(pending);
+        this.events.publish(transactionChange(transaction));
+        return { transaction, challenge: this.openChallenge(transaction, input) };
+      }
+      // Decided at once: the row is written once, as decided, instead of inserted Pending and then
+      // updated (and read back); the stream still shows it Pending first.
+      const answer = issuerAnswer(pending);
+      const decided = answer ? this.decide(pending, answer.status, answer.response) : { transaction: pending, type: undefined };
+      const transaction = this.insertNew(decided.transaction);
+      this.events.publish(transactionChange({ ...pending, transId: transaction.transId }));
+      if (decided.type) this.events.publish(transactionChange(transaction, decided.type));
+      this.scheduleChargeback(transaction);
+      return { transaction, challenge: undefined };
     });
+  }
+
+  /**
+   * Inserts a new transaction. The unique (ter_no, reference) and trans_id keys are the checks: a
+   * used reference is refused (refuseUsedReference), and a transID already stored (time-ordered
+   * ids can meet an imported one or one from before a clock step back) is replaced by a new one.
+   */
+  private insertNew(transaction: Transaction): Transaction {
+    for (let candidate = transaction; ; candidate = { ...candidate, transId: newTransId() }) {
+      try {
+        this.deps.store.transactions.insert(candidate);
+        return candidate;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'SQLITE_CONSTRAINT_UNIQUE') this.refuseUsedReference(candidate.terNo, candidate.reference);
+        if (code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw err;
+      }
+    }
   }
 
   /** Refuses a reference already used on the terminal; most often a retry after an answer that never arrived, so it says where that payment's status is. */
@@ -156,37 +180,34 @@ export class S2SPayments implements ChallengeSubject {
     return this.deps.store.transactions.get(challenge.subjectId)?.script.authorisation.result === 'hang';
   }
 
-  /** Applies the issuer's scripted answer once authentication is done or skipped. */
+  /** Applies the issuer's scripted answer once authentication is done. */
   private authorise(transaction: Transaction): void {
-    const answer = transaction.script.authorisation;
-    if (answer.result === 'hang') return;
-    if (answer.result === 'decline') {
-      this.finalise(transaction, 'declined', declineMessage(answer.code));
-      return;
-    }
-    this.finalise(transaction, 'approved', 'Transaction approved (test mode)');
-    if (transaction.script.chargeback) {
-      // Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`.
-      this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, {
-        family: 's2s',
-      });
-    }
+    const answer = issuerAnswer(transaction);
+    if (!answer) return;
+    this.finalise(transaction, answer.status, answer.response);
+    this.scheduleChargeback({ ...transaction, orderStatus: ORDER_STATUS[answer.status].code });
+  }
+
+  /** Chargebacks open "shortly after" approval: --chargeback-delay (30 s) of sandbox time, or at once after `clock advance`. */
+  private scheduleChargeback(transaction: Transaction): void {
+    if (!transaction.script.chargeback || transaction.orderStatus !== ORDER_STATUS.approved.code) return;
+    this.jobs.schedule('chargeback.open', transaction.transId, this.deps.clock.now() + this.deps.config.chargebackDelayMs, {
+      family: 's2s',
+    });
   }
 
   /** Moves a transaction to a status the S2S status table allows and queues its webhook, in the caller's transaction. */
   finalise(transaction: Transaction, status: OrderStatusName, response: string): void {
-    const { store, clock } = this.deps;
-    const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
-    const code = ORDER_STATUS[status].code;
-    store.transactions.setStatus(transaction.transId, code, response, clock.now());
-    this.events.publish(transactionChange({ ...transaction, orderStatus: code, response }, type));
+    const { transaction: next, type } = this.decide(transaction, status, response);
+    this.deps.store.transactions.setStatus(next.transId, next.orderStatus, response, next.updatedAt);
+    this.events.publish(transactionChange(next, type));
   }
 
-  /** A new transID not stored yet: time-ordered ids can meet an imported one or one from before a clock step back. */
-  private unusedTransId(): string {
-    let transId = newTransId();
-    while (this.deps.store.transactions.idTaken(transId)) transId = newTransId();
-    return transId;
+  /** The transaction moved to `status` (refused unless the S2S status table allows it) and the event that announces it. */
+  private decide(transaction: Transaction, status: OrderStatusName, response: string): { transaction: Transaction; type: string } {
+    const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
+    const next = { ...transaction, orderStatus: ORDER_STATUS[status].code, response, updatedAt: this.deps.clock.now() };
+    return { transaction: next, type };
   }
 
   private scriptFor(input: S2SPaymentInput, number: string | undefined): ScriptedOutcome {
@@ -199,6 +220,14 @@ export class S2SPayments implements ChallengeSubject {
     }
     return DEFAULT_SCRIPT;
   }
+}
+
+/** The issuer's scripted answer for a transaction whose authentication is done or skipped; undefined while it hangs. */
+function issuerAnswer(transaction: Transaction): { status: OrderStatusName; response: string } | undefined {
+  const answer = transaction.script.authorisation;
+  if (answer.result === 'hang') return undefined;
+  if (answer.result === 'decline') return { status: 'declined', response: declineMessage(answer.code) };
+  return { status: 'approved', response: 'Transaction approved (test mode)' };
 }
 
 /**

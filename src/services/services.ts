@@ -89,8 +89,9 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const dashboard = new DashboardQueries(deps);
   const merchantEvents = new MerchantEvents(deps);
   const credentials: CredentialLookups = deps.store.credentials;
-  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(). */
-  const batch = { ready: () => deps.store.batch.ready(), committed: () => deps.store.batch.committed() };
+  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(); written() says whether the open batch holds a write. */
+  const writes = deps.store.batch;
+  const batch = { ready: () => writes.ready(), committed: () => writes.committed(), written: () => writes.written };
   /** The base URL pages, authurls and the OpenAPI document are built on. */
   const publicUrl = () => deps.publicUrl.base;
   return {

@@ -25,6 +25,8 @@ interface Batch {
   /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
   failure?: unknown;
   ended: boolean;
+  /** Units run in it so far: 0 while it only holds the write lock (see written). */
+  units: number;
 }
 
 /** A request waiting for the write lock. */
@@ -53,15 +55,22 @@ export class GroupCommit {
    * four wrapper functions each time it is called, a cost every write of every request paid.
    */
   private readonly unit: (fn: () => unknown) => unknown;
+  /** What repositories remember of the database, dropped whenever it may have changed behind them (onForget). */
+  private readonly forgetters: Array<() => void> = [];
 
   constructor(private readonly db: Db) {
     this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
     this.unit = db.transaction((fn: () => unknown) => fn());
   }
 
-  /** True while a batch has uncommitted writes. */
+  /** True while a batch is open (it holds the write lock, written to or not). */
   get pending(): boolean {
     return this.batch !== undefined;
+  }
+
+  /** True while the open batch has run a unit: only then can a read see a write not yet committed. */
+  get written(): boolean {
+    return this.batch !== undefined && this.batch.units > 0;
   }
 
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
@@ -71,9 +80,12 @@ export class GroupCommit {
       if (busy !== undefined) throw busy;
     }
     const batch = this.batch;
+    if (batch) batch.units += 1;
     try {
       return this.unit(fn) as T;
     } catch (err) {
+      // What a repository remembered during the unit may be undone with it.
+      this.forget();
       // Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not just
       // this unit's savepoint: the batch's other units are gone too, so its commit must fail.
       if (batch && this.batch === batch && !this.db.inTransaction) {
@@ -110,7 +122,24 @@ export class GroupCommit {
    */
   alone<T>(fn: () => T): T {
     this.commit();
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      // Imports, resets and merchant removals rewrite tables without the repositories.
+      this.forget();
+    }
+  }
+
+  /**
+   * Registers `fn` to drop what a repository remembers of the database, called whenever that may
+   * have changed behind it: a unit or batch undone, or a transaction of its own (alone()).
+   */
+  onForget(fn: () => void): void {
+    this.forgetters.push(fn);
+  }
+
+  private forget(): void {
+    for (const fn of this.forgetters) fn();
   }
 
   /** Resolves once everything written so far is committed; rejects if that commit failed. */
@@ -134,7 +163,7 @@ export class GroupCommit {
   /** Opens a batch: BEGIN IMMEDIATE takes the write lock (or throws SQLITE_BUSY after busy_timeout). */
   private begin(): void {
     this.db.exec('BEGIN IMMEDIATE');
-    const batch: Batch = { waiters: [], after: [], ended: false };
+    const batch: Batch = { waiters: [], after: [], ended: false, units: 0 };
     this.batch = batch;
     // Commit one loop turn later: that turn's poll phase reads the requests which arrived while
     // this batch ran, so they join it. Under load that is about 8 creates per commit instead of 5
@@ -206,6 +235,7 @@ export class GroupCommit {
         throw err;
       }
     } catch (err) {
+      this.forget();
       for (const w of waiters) w.reject(err);
       // The delivery worker waits here for a wake-up; a failed batch must not leave it asleep.
       for (const fn of after) fn();

@@ -34,12 +34,28 @@ export function createScenariosRepo(db: Db) {
   const use = db.prepare('UPDATE scenario_entries SET used = used + 1 WHERE id = ? AND used < times');
   const clear = db.prepare('DELETE FROM scenario_entries');
 
+  // Every payment asks for the open entries, and most runs have none: once none is known to be open,
+  // that is the answer until an entry is added or the table may have changed behind this
+  // repository (forget()). Spending a use never opens one.
+  let noneOpen = false;
   return {
-    insert: (e: Omit<ScenarioEntry, 'id' | 'used'>) => Number(insert.run(e).lastInsertRowid),
+    insert: (e: Omit<ScenarioEntry, 'id' | 'used'>) => {
+      noneOpen = false;
+      return Number(insert.run(e).lastInsertRowid);
+    },
     /** Every entry, spent ones included, in queue order. */
     all: () => all.all() as ScenarioEntry[],
     /** Entries with uses left, in queue order. */
-    open: () => open.all() as ScenarioEntry[],
+    open(): ScenarioEntry[] {
+      if (noneOpen) return [];
+      const entries = open.all() as ScenarioEntry[];
+      noneOpen = entries.length === 0;
+      return entries;
+    },
+    /** Drops what is remembered (the table may have changed behind this repository). */
+    forget: () => {
+      noneOpen = false;
+    },
     /** Spends one use; false when another request spent the last one first. */
     use: (id: number) => use.run(id).changes === 1,
     clear: () => clear.run().changes,

@@ -27,6 +27,12 @@ import { GroupCommit } from './group-commit.js';
 /** Builds every repository once (their statements are prepared once). */
 export function createStore(db: Db) {
   const batch = new GroupCommit(db);
+  const scenarios = createScenariosRepo(db);
+  const webhookEndpoints = createWebhookEndpointsRepo(db);
+  batch.onForget(() => {
+    scenarios.forget();
+    webhookEndpoints.forget();
+  });
   return {
     db,
     /** The shared transaction of this event-loop turn (see group-commit.ts). */
@@ -42,7 +48,7 @@ export function createStore(db: Db) {
     deliveries: createDeliveriesRepo(db),
     jobs: createJobsRepo(db),
     s2sRefunds: createS2SRefundsRepo(db),
-    scenarios: createScenariosRepo(db),
+    scenarios,
     payments: createPaymentsRepo(db),
     v1Refunds: createV1RefundsRepo(db),
     tokens: createTokensRepo(db),
@@ -51,7 +57,7 @@ export function createStore(db: Db) {
     settlements: createSettlementsRepo(db),
     triggers: createTriggersRepo(db),
     faultRules: createFaultRulesRepo(db),
-    webhookEndpoints: createWebhookEndpointsRepo(db),
+    webhookEndpoints,
     idempotency: createIdempotencyRepo(db),
     clock: createClockRepo(db),
     merchantRows: createMerchantRows(db),

@@ -63,7 +63,6 @@ export function createTransactionsRepo(db: Db) {
   const byReference = db.prepare(
     'SELECT trans_id AS transId, status_token AS statusToken FROM transactions WHERE ter_no = ? AND reference = ?',
   );
-  const idTaken = db.prepare('SELECT 1 FROM transactions WHERE trans_id = ?').pluck();
   const setStatus = db.prepare('UPDATE transactions SET order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?');
   const addRefunded = db.prepare(
     'UPDATE transactions SET refunded = refunded + ?, order_status = ?, response = ?, updated_at = ? WHERE trans_id = ?',
@@ -76,7 +75,6 @@ export function createTransactionsRepo(db: Db) {
     /** The payment that already uses `reference` on the terminal (references are unique per terminal), if any. */
     byReference: (terNo: number, reference: string) =>
       byReference.get(terNo, reference) as Pick<Transaction, 'transId' | 'statusToken'> | undefined,
-    idTaken: (transId: string) => idTaken.get(transId) !== undefined,
     setStatus: (transId: string, orderStatus: number, response: string, now: number) => setStatus.run(orderStatus, response, now, transId),
     addRefunded: (transId: string, amount: number, orderStatus: number, response: string, now: number) =>
       addRefunded.run(amount, orderStatus, response, now, transId),

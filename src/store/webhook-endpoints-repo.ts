@@ -36,6 +36,26 @@ type Row = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabl
 const fromRow = (row: Row | undefined): WebhookEndpoint | undefined =>
   row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined;
 
+/**
+ * Every event a merchant publishes reads its enabled endpoints, which change only through this
+ * repository (or with the whole state, when forget() is called): remembered per merchant until a
+ * write, as a create publishes up to two events. Frozen, since every caller shares the one copy.
+ */
+function rememberedPerMerchant(read: (merchantId: string) => WebhookEndpoint[]) {
+  const lists = new Map<string, readonly WebhookEndpoint[]>();
+  return {
+    get(merchantId: string): readonly WebhookEndpoint[] {
+      let list = lists.get(merchantId);
+      if (!list) {
+        list = Object.freeze(read(merchantId).map((endpoint) => Object.freeze(endpoint)));
+        lists.set(merchantId, list);
+      }
+      return list;
+    },
+    forget: () => lists.clear(),
+  };
+}
+
 /** Prepared statements over webhook_endpoints. */
 export function createWebhookEndpointsRepo(db: Db) {
   const insert =
@@ -61,15 +81,22 @@ export function createWebhookEndpointsRepo(db: Db) {
   );
 
   const params = (e: WebhookEndpoint) => ({ ...e, events: JSON.stringify(e.events), enabled: e.enabled ? 1 : 0 });
+  const enabled = rememberedPerMerchant((merchantId) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!));
+  const written = <T>(result: T): T => {
+    enabled.forget();
+    return result;
+  };
   return {
-    insert: (e: WebhookEndpoint) => insert.run(params(e)),
+    insert: (e: WebhookEndpoint) => written(insert.run(params(e))),
     /** Writes every mutable field; false when the endpoint is gone. */
-    update: (e: WebhookEndpoint) => update.run(params(e)).changes === 1,
+    update: (e: WebhookEndpoint) => written(update.run(params(e)).changes === 1),
     /** Any endpoint, deleted ones included (for signing queued deliveries). */
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** The merchant's enabled, not deleted endpoints, oldest first (the fan-out order). */
-    enabledFor: (merchantId: string) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!),
-    delete: (id: string, now: number) => softDelete.run(now, now, id).changes === 1,
+    enabledFor: enabled.get,
+    delete: (id: string, now: number) => written(softDelete.run(now, now, id).changes === 1),
+    /** Drops the remembered endpoints (the table may have changed behind this repository). */
+    forget: enabled.forget,
     /** Every endpoint of every merchant, deleted ones included, oldest first (the secrets a signature diagnosis tries). */
     all: () => (everyOne.all() as Row[]).map((row) => fromRow(row)!),
     list(filter: WebhookEndpointFilter): WebhookEndpoint[] {

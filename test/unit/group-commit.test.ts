@@ -86,3 +86,26 @@ it('a batch SQLite rolled back whole (as a full disk can) fails every waiter, an
   await batch.committed();
   expect(committedCount()).toBe(1);
 });
+
+it('a batch that only took the write lock holds no write; its first unit makes it written', async () => {
+  const { db, batch } = setup();
+  await batch.ready();
+  expect(batch.pending).toBe(true);
+  expect(batch.written).toBe(false);
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+  expect(batch.written).toBe(true);
+  await batch.committed();
+  expect(batch.written).toBe(false);
+});
+
+it('what repositories remember is dropped when a unit is undone and around alone()', () => {
+  const { db, batch } = setup();
+  let forgotten = 0;
+  batch.onForget(() => (forgotten += 1));
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+  expect(forgotten).toBe(0);
+  expect(() => batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run())).toThrow(/UNIQUE/);
+  expect(forgotten).toBe(1);
+  batch.alone(() => db.prepare('INSERT INTO t VALUES (2)').run());
+  expect(forgotten).toBe(2);
+});
