@@ -126,9 +126,9 @@ class ThreadSender implements Sender {
 /** Where the HTTP side may run: a thread if its compiled entry is there, else (or when asked) the main thread. */
 export type SenderPlace = 'thread' | 'in-process';
 
-/** The place used by default: the main thread until the thread has its tests (next step). */
+/** The place used by default: a thread when the compiled entry exists next to the running code. */
 export function defaultSenderPlace(): SenderPlace {
-  return existsSync(fileURLToPath(THREAD_ENTRY)) && process.env.PAYSANDBOX_SENDER_THREAD === '1' ? 'thread' : 'in-process';
+  return existsSync(fileURLToPath(THREAD_ENTRY)) ? 'thread' : 'in-process';
 }
 
 /** A sender in `place`; a thread that cannot be started gives way to the main thread (logged). */
