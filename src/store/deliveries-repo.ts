@@ -1,8 +1,10 @@
 // The webhook outbox (deliveries) and its attempt log. A delivery is one event going to one URL;
-// the worker leases due rows (delivery-claim.ts) so two passes never send the same attempt twice.
+// the worker reads due rows after a cursor and leases them (delivery-claim.ts). Every write that
+// makes a row due tells the worker's `watchDue` listener where, so a row due before its cursor (a
+// retry after a clock advance, a requeue, a job's event stamped with its due time) is read again.
 import type { Db } from './open-database.js';
 import type { DeliveryStatus } from '../domain/vocabularies.js';
-import { createDueClaim } from './delivery-claim.js';
+import { createDueClaim, DUE_START } from './delivery-claim.js';
 
 /** A stored delivery. `manual` ones (replays) are tried once and never retried by themselves. */
 export interface Delivery {
@@ -63,6 +65,8 @@ const COLUMNS = `d.id, d.event_id AS eventId, e.type AS eventType, d.merchant_id
 const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
 
 type Row = Omit<Delivery, 'manual'> & { manual: number };
+/** Told where a row fell due: its due time and, when known, its rowid (0: any row at that time). */
+export type DueListener = (at: number, rowid: number) => void;
 const fromRow = (row: Row | undefined): Delivery | undefined => (row ? { ...row, manual: row.manual === 1 } : undefined);
 
 /** A delivery as the outbox queues it. */
@@ -129,18 +133,11 @@ function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
   return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
 }
 
-/** Prepared statements over deliveries and delivery_attempts. */
-export function createDeliveriesRepo(db: Db) {
-  const insert = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, endpoint_id, content_type, body, status, manual,
-    attempts, next_attempt_at, created_at, updated_at) VALUES (@id, @eventId, @merchantId, @url, @endpointId, @contentType, @body,
-    'pending', @manual, 0, @nextAttemptAt, @createdAt, @createdAt)`);
-  const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
-  // ORDER BY ... LIMIT 1 walks deliveries_due from its start and stops at the first unleased row.
-  const nextDue = db
-    .prepare(
-      "SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1",
-    )
-    .pluck();
+/**
+ * The writes that move a delivery's due time, each telling the `watchDue` listener where the row
+ * fell due, and `release`, which drops one lease (nothing falls due before its due time).
+ */
+function createDueWrites(db: Db) {
   const finish =
     db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
@@ -150,21 +147,52 @@ export function createDeliveriesRepo(db: Db) {
   const requeue = db.prepare(
     "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
   );
-
+  let dueListener: DueListener = () => {};
+  const due = <T>(result: T, at: number | null, rowid = 0): T => {
+    if (at !== null) dueListener(at, rowid);
+    return result;
+  };
   return {
-    insert: (d: NewDelivery) => insert.run({ ...d, manual: d.manual ? 1 : 0 }),
-    get: (id: string) => fromRow(byId.get(id) as Row | undefined),
-    /** Leases the due deliveries this call wins, fairly across receivers (createDueClaim). */
-    claimDue: createDueClaim(db, (id) => fromRow(byId.get(id) as Row)!),
-    nextDueAt: () => (nextDue.get() as number | undefined) ?? null,
-    finish: (f: DeliveryFinish) => finish.run(f),
+    due,
+    finish: (f: DeliveryFinish) => due(finish.run(f), f.status === 'pending' ? f.nextAttemptAt : null),
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
-    releaseAllLeases: () => releaseAll.run().changes,
+    releaseAllLeases: () => due(releaseAll.run().changes, DUE_START.at),
     release: (id: string) => release.run(id),
     /** Moves a pending delivery's next attempt without counting one (a fault holding it back). */
-    reschedule: (id: string, at: number) => reschedule.run(at, id),
+    reschedule: (id: string, at: number) => due(reschedule.run(at, id), at),
     /** Puts a finished delivery back in the queue (retry-failed). */
-    requeue: (id: string, at: number) => requeue.run(at, at, id),
+    requeue: (id: string, at: number) => due(requeue.run(at, at, id), at),
+    /** Sets the one listener told where rows fell due (the delivery worker's queues). */
+    watchDue: (listener: DueListener) => {
+      dueListener = listener;
+    },
+  };
+}
+
+/** Prepared statements over deliveries and delivery_attempts. */
+export function createDeliveriesRepo(db: Db) {
+  const insert = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, endpoint_id, content_type, body, status, manual,
+    attempts, next_attempt_at, created_at, updated_at) VALUES (@id, @eventId, @merchantId, @url, @endpointId, @contentType, @body,
+    'pending', @manual, 0, @nextAttemptAt, @createdAt, @createdAt)`);
+  const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
+  // ORDER BY ... LIMIT 1 walks deliveries_due from `after` and stops at the first unleased row.
+  const nextDue = db
+    .prepare(
+      "SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at > ? AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1",
+    )
+    .pluck();
+  const { due, ...dueWrites } = createDueWrites(db);
+  return {
+    insert: (d: NewDelivery) => {
+      const result = insert.run({ ...d, manual: d.manual ? 1 : 0 });
+      return due(result, d.nextAttemptAt, Number(result.lastInsertRowid));
+    },
+    get: (id: string) => fromRow(byId.get(id) as Row | undefined),
+    /** Due rows after a cursor, and the lease of a batch of them (createDueClaim). */
+    ...createDueClaim(db, COLUMNS, FROM, (row: Row) => fromRow(row)!),
+    /** The earliest due time after `after` of a pending unleased row, or null. */
+    nextDueAt: (after = Number.MIN_SAFE_INTEGER) => (nextDue.get(after) as number | undefined) ?? null,
+    ...dueWrites,
     ...createAttemptLog(db),
     list: (filter: DeliveryFilter) => listDeliveries(db, filter),
   };

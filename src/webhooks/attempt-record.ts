@@ -46,22 +46,49 @@ export interface AttemptRecorderDeps {
   logger: Logger;
 }
 
+/** One answered (or failed) attempt to record, with the copies a duplicate fault sent after it. */
+export interface AttemptOutcome {
+  delivery: Delivery;
+  attempt: number;
+  startedAt: number;
+  shaped: ShapedAttempt;
+  result: PostResult;
+  copies: PostResult[];
+}
+
+/** What recording decided for an attempt, for its log line and activity item. */
+interface Decided {
+  status: 'succeeded' | 'failed' | 'pending';
+  retryIn: number | undefined;
+  lastError: string | null;
+  now: number;
+}
+
 /** Records attempts and moves their deliveries on. */
 export class AttemptRecorder {
   constructor(private readonly deps: AttemptRecorderDeps) {}
 
-  /** Records an extra copy of an attempt (duplicate=N); the delivery itself does not move. */
-  copy(delivery: Delivery, attempt: number, request: OutgoingWebhook, result: PostResult, copy: number): void {
-    this.deps.store.deliveries.recordAttempt(
-      attemptRecord(delivery.id, attempt, this.deps.clock.now(), request, result, `duplicate copy ${copy}`),
-    );
+  /**
+   * Writes a batch of attempts (each copy's row, the attempt's row, the delivery's next state) and
+   * of holds (a fault moved the delivery's due time; no attempt counted) in one unit of the shared
+   * write batch, then logs and announces each attempt. Throws, with nothing written, when the unit fails.
+   */
+  finishAll(outcomes: readonly AttemptOutcome[], holds: ReadonlyArray<{ id: string; until: number }> = []): void {
+    const { store } = this.deps;
+    const decided = store.tx(() => {
+      for (const { id, until } of holds) store.deliveries.reschedule(id, until);
+      return outcomes.map((outcome) => this.write(outcome));
+    });
+    outcomes.forEach((outcome, i) => this.announce(outcome, decided[i]!));
   }
 
-  /** Records the attempt and the delivery's next state in one transaction, then logs and announces it. */
-  finish(delivery: Delivery, attempt: number, startedAt: number, shaped: ShapedAttempt, result: PostResult): void {
+  private write({ delivery, attempt, startedAt, shaped, result, copies }: AttemptOutcome): Decided {
     const { store, clock, config } = this.deps;
-    const succeeded = result.errorKind === null && !shaped.treatAsFailure;
     const now = clock.now();
+    copies.forEach((copy, i) =>
+      store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, now, shaped.request, copy, `duplicate copy ${i + 1}`)),
+    );
+    const succeeded = result.errorKind === null && !shaped.treatAsFailure;
     const retryIn = succeeded || delivery.manual ? undefined : nextRetryDelay(config.retry, attempt);
     const status = succeeded ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending';
     // The wait counts from when this attempt was due, not from when it ran: after a clock advance
@@ -70,10 +97,12 @@ export class AttemptRecorder {
     const due = Math.min(delivery.nextAttemptAt ?? startedAt, startedAt);
     const nextAttemptAt = status === 'pending' ? due + retryIn! + Math.max(0, now - startedAt) : null;
     const lastError = succeeded ? null : shaped.treatAsFailure ? `${shaped.fault}: the 2xx was ignored` : result.errorMessage;
-    store.tx(() => {
-      store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
-      store.deliveries.finish({ id: delivery.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.status, lastError, now });
-    });
+    store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
+    store.deliveries.finish({ id: delivery.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.status, lastError, now });
+    return { status, retryIn, lastError, now };
+  }
+
+  private announce({ delivery, attempt, shaped, result }: AttemptOutcome, { status, retryIn, lastError, now }: Decided): void {
     this.deps.logger.webhook({ delivery, attempt, status, result, fault: shaped.fault, retryIn });
     this.deps.activity.publish({
       kind: 'delivery.attempted',

@@ -1,6 +1,8 @@
 // One webhook POST over node:http with keep-alive agents: about 5x the throughput of fetch()
 // on this machine. Redirects are not followed; the answer's status must come within the timeout,
-// and at most the first 16 KiB of its body is read.
+// and at most the first 16 KiB of its body is read. An HttpSender owns its agents (connections
+// kept open per origin) and the URLs it parsed; it runs on the sender thread (sender-thread.ts),
+// or on the main thread where no thread is used.
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
@@ -18,22 +20,8 @@ export interface PostResult {
 }
 
 const RESPONSE_EXCERPT_BYTES = 16 * 1024;
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
-/** One agent per list of extra CAs (--webhook-ca and the local CA), made once: its TLS context trusts them besides Node's roots. */
-const trustingAgents = new WeakMap<readonly string[], https.Agent>();
-
-/** The https agent for a send that also trusts `extraCa` (PEM); a context, not `ca`, so no request rebuilds the CA list. */
-function httpsAgentFor(extraCa: readonly string[] | undefined): https.Agent {
-  if (!extraCa?.length) return httpsAgent;
-  let agent = trustingAgents.get(extraCa);
-  if (!agent) {
-    const secureContext = tls.createSecureContext({ ca: [...tls.rootCertificates, ...extraCa] });
-    agent = new https.Agent({ keepAlive: true, maxSockets: 64, secureContext });
-    trustingAgents.set(extraCa, agent);
-  }
-  return agent;
-}
+/** Parsed URLs an HttpSender keeps; past it the cache starts over (per-order URLs are all different). */
+const URL_CACHE = 4096;
 
 function classify(err: NodeJS.ErrnoException): string {
   const code = err.code ?? '';
@@ -67,23 +55,76 @@ function httpUrl(text: string): URL | undefined {
   }
 }
 
-/**
- * POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws.
- * An https receiver's certificate may chain to Node's roots or to one of `extraCa` (PEM).
- */
-export async function postWebhook(
-  request: { url: string; headers: Record<string, string>; body: string },
+/** What a request to POST holds. */
+export interface PostRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** How an HttpSender connects. */
+export interface HttpSenderOptions {
+  /** Extra CA certificates (PEM) an https receiver's certificate may chain to, next to Node's own roots. */
+  extraCa?: readonly string[];
+}
+
+/** POSTs webhooks over its own keep-alive connections, one pool per origin. */
+export class HttpSender {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly urls = new Map<string, URL | undefined>();
+
+  constructor(options: HttpSenderOptions = {}) {
+    const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
+    this.agents = {
+      http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) }),
+    };
+  }
+
+  /** POSTs `body` to `url` unless `check` refuses it (then nothing is sent: error kind invalid_url); never throws. */
+  async post(request: PostRequest, timeoutMs: number, check?: TargetCheck): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    const url = this.parsed(request.url);
+    if (!url) return notSent(`not an http(s) URL: ${request.url}`);
+    const refused = check ? await check(url) : undefined;
+    if (refused !== undefined) return notSent(refused);
+    return send(url, request, timeoutMs, elapsed, url.protocol === 'https:' ? this.agents.https : this.agents.http);
+  }
+
+  /** Closes the connections kept open, so nothing of the sender outlives it. */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** `text` parsed once per URL (node:http reads a URL object without changing it). */
+  private parsed(text: string): URL | undefined {
+    if (this.urls.has(text)) return this.urls.get(text);
+    if (this.urls.size >= URL_CACHE) this.urls.clear();
+    const url = httpUrl(text);
+    this.urls.set(text, url);
+    return url;
+  }
+}
+
+/** The senders of one-off POSTs (the webhook audit's, sandbox send's), one per list of extra CAs, made on first use. */
+const oneOff = new Map<readonly string[] | undefined, HttpSender>();
+
+/** POSTs one request on a shared sender (the audit's cases, sandbox send); an https receiver may also chain to `extraCa`; never throws. */
+export function postWebhook(
+  request: PostRequest,
   timeoutMs: number,
   check?: TargetCheck,
   extraCa?: readonly string[],
 ): Promise<PostResult> {
-  const started = performance.now();
-  const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
-  const url = httpUrl(request.url);
-  if (!url) return notSent(`not an http(s) URL: ${request.url}`);
-  const refused = check ? await check(url) : undefined;
-  if (refused !== undefined) return notSent(refused);
-  return send(url, request, timeoutMs, elapsed, extraCa);
+  const key = extraCa?.length ? extraCa : undefined;
+  let sender = oneOff.get(key);
+  if (!sender) {
+    sender = new HttpSender({ extraCa: key });
+    oneOff.set(key, sender);
+  }
+  return sender.post(request, timeoutMs, check);
 }
 
 /** The attempt graded by the answer's status: 2xx succeeds; a redirect is not followed. */
@@ -113,7 +154,7 @@ function send(
   request: { headers: Record<string, string>; body: string },
   timeoutMs: number,
   elapsed: () => number,
-  extraCa: readonly string[] | undefined,
+  agent: http.Agent,
 ): Promise<PostResult> {
   const secure = url.protocol === 'https:';
   const payload = Buffer.from(request.body);
@@ -127,7 +168,7 @@ function send(
     };
     const req = (secure ? https : http).request(url, {
       method: 'POST',
-      agent: secure ? httpsAgentFor(extraCa) : httpAgent,
+      agent,
       headers: { ...request.headers, 'content-length': String(payload.length) },
     });
     let answer: http.IncomingMessage | undefined;

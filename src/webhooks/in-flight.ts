@@ -1,6 +1,5 @@
-// The webhook attempts being sent right now, counted by receiver (a claim leaves a receiver at its
-// cap out, so one dead receiver cannot take every slot) and by merchant (a merchant's reset waits
-// for its own attempts only).
+// The webhook attempts being sent right now, counted by merchant (a merchant's reset waits for its
+// own attempts only), and the receiver of a URL (one dead receiver cannot take every slot).
 
 /**
  * The receiver a webhook URL goes to, for the in-flight cap: its origin (scheme, host, port), so a
@@ -31,16 +30,15 @@ export interface DeliveriesInFlight {
   busyFor(merchantId: string): number;
 }
 
-/** The attempts in flight and their counts by receiver and by merchant. */
+/** The attempts in flight, counted by merchant (per receiver, delivery-queues.ts counts them). */
 export class InFlight {
-  private readonly running = new Set<Promise<void>>();
-  /** Attempts in flight by receiver (receiverOf), as a claim reads them. */
-  readonly perReceiver = new Map<string, number>();
+  private count = 0;
   private readonly perMerchant = new Map<string, number>();
+  private idle: Array<() => void> = [];
 
   /** Attempts in flight. */
   get size(): number {
-    return this.running.size;
+    return this.count;
   }
 
   /** Attempts in flight of one merchant's deliveries. */
@@ -48,22 +46,21 @@ export class InFlight {
     return this.perMerchant.get(merchantId) ?? 0;
   }
 
-  /** Counts the attempt `send` starts until it settles, then calls `done`. */
-  track(delivery: { url: string; merchantId: string }, send: () => Promise<void>, done: () => void): void {
-    const receiver = receiverOf(delivery.url);
-    count(this.perReceiver, receiver, 1);
-    count(this.perMerchant, delivery.merchantId, 1);
-    const running = send().finally(() => {
-      this.running.delete(running);
-      count(this.perReceiver, receiver, -1);
-      count(this.perMerchant, delivery.merchantId, -1);
-      done();
-    });
-    this.running.add(running);
+  /** An attempt of the merchant's delivery started. */
+  add(merchantId: string): void {
+    this.count++;
+    count(this.perMerchant, merchantId, 1);
   }
 
-  /** Resolves once every attempt in flight now has settled. */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+  /** An attempt of the merchant's delivery ended (recorded, or given up). */
+  remove(merchantId: string): void {
+    this.count--;
+    count(this.perMerchant, merchantId, -1);
+    if (this.count === 0) this.idle.splice(0).forEach((resolve) => resolve());
+  }
+
+  /** Resolves once no attempt is in flight. */
+  settled(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 }

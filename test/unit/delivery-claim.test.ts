@@ -1,9 +1,10 @@
-// The claim of due deliveries: a claimed row is leased, so it is not claimed again until the lease
-// has run out on the clock. Behind a saturated receiver, each receiver at its cap is left out of
-// the query inside SQLite, so another origin's webhook queued behind hundreds of its rows is still
-// claimed, and a receiver's own backlog never lets it take more than its cap.
+// The claim of due deliveries: the worker's per-receiver queues are filled from the outbox in due
+// order, so another origin's webhook queued behind hundreds of a saturated origin's rows is still
+// taken, a receiver never gets more than its cap, a receiver's backlog larger than its queue is
+// passed over and read back later (every row exactly once), and a leased row is not claimed again
+// until the lease has run out on the clock.
 import { afterEach, expect, it } from 'vitest';
-import { receiverOf } from '../../src/webhooks/in-flight.js';
+import { DeliveryQueues } from '../../src/webhooks/delivery-queues.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sb: TestSandbox;
@@ -23,38 +24,58 @@ function queue(urls: string[]): void {
         webhook: { format: 'envelope', url },
       });
   });
+  sb.store.batch.flush();
 }
 
-const claim = (busy: Map<string, number>) => {
-  const now = sb.clock.now() + 1;
-  return sb.store.deliveries.claimDue(now, now + 10_000, 32, receiverOf, 8, busy).map((d) => d.url);
-};
+/** Queues over the sandbox's outbox, 8 in flight per receiver, filled and taken as the worker does. */
+function queues() {
+  const q = new DeliveryQueues(sb.store.deliveries, 8);
+  const take = (room = 32) => {
+    q.fill(sb.clock.now() + 1, room);
+    return q.take(room);
+  };
+  return { q, take };
+}
 
-it("claims a healthy origin's webhook queued behind 400 rows of an origin already at its cap", () => {
+it("takes a healthy origin's webhook queued behind 400 rows of an origin at its cap, and at most 8 of that origin", () => {
   sb = createTestSandbox();
-  queue([...Array.from({ length: 400 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/hook`]);
-  expect(claim(new Map([[DEAD, 8]]))).toEqual([`${HEALTHY}/hook`]);
+  queue([...Array.from({ length: 400 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/a`, `${HEALTHY}/b`]);
+  const urls = queues()
+    .take()
+    .map((d) => d.url);
+  expect(urls.filter((url) => url.startsWith(DEAD))).toEqual(Array.from({ length: 8 }, (_, i) => `${DEAD}/hook/${i}`));
+  expect(urls.filter((url) => url.startsWith(HEALTHY))).toEqual([`${HEALTHY}/a`, `${HEALTHY}/b`]);
 });
 
-it('gives an origin at most its cap of a claim, and the rest of the claim to the others', () => {
+it('passes over a backlog larger than a queue to reach other origins, then reads it back: every row once', () => {
   sb = createTestSandbox();
-  queue([...Array.from({ length: 300 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/a`, `${HEALTHY}/b`]);
-  const urls = claim(new Map([[DEAD, 5]]));
-  expect(urls.filter((url) => url.startsWith(DEAD))).toEqual([`${DEAD}/hook/0`, `${DEAD}/hook/1`, `${DEAD}/hook/2`]);
-  expect(urls.filter((url) => url.startsWith(HEALTHY))).toEqual([`${HEALTHY}/a`, `${HEALTHY}/b`]);
+  queue([...Array.from({ length: 700 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/a`]);
+  const { q, take } = queues();
+  const first = take();
+  expect(first.map((d) => d.url)).toContain(`${HEALTHY}/a`);
+  const seen = first.filter((d) => d.url.startsWith(DEAD)).map((d) => d.url);
+  first.forEach((d) => q.done(d));
+  for (let round = 0; round < 200 && seen.length < 700; round++) {
+    const taken = take();
+    seen.push(...taken.map((d) => d.url));
+    taken.forEach((d) => q.done(d));
+  }
+  expect(seen).toEqual(Array.from({ length: 700 }, (_, i) => `${DEAD}/hook/${i}`));
+  expect(take()).toEqual([]);
 });
 
 it('a claimed delivery is not claimed again while its lease holds, and is once the lease has run out', async () => {
   sb = createTestSandbox();
   queue([`${HEALTHY}/hook`]);
+  const [delivery] = queues().take();
   const claimNow = () => {
     const now = sb.clock.now();
-    return sb.store.deliveries.claimDue(now, now + 10_000, 32).map((d) => d.url);
+    return [...sb.store.tx(() => sb.store.deliveries.claimDue([delivery!], now, now + 10_000))];
   };
-  expect(claimNow()).toEqual([`${HEALTHY}/hook`]);
+  expect(claimNow()).toEqual([delivery!.id]);
   expect(claimNow()).toEqual([]);
   await sb.post('/_sandbox/clock/advance', { duration: '9s' });
   expect(claimNow()).toEqual([]);
   await sb.post('/_sandbox/clock/advance', { duration: '2s' });
-  expect(claimNow()).toEqual([`${HEALTHY}/hook`]);
+  expect(claimNow()).toEqual([delivery!.id]);
 });
