@@ -48,7 +48,10 @@ export function withFields(base: Record<string, unknown>, fields: SetFields): Re
 
 function put(target: Record<string, unknown>, keys: string[], value: unknown): void {
   const [key, ...rest] = keys as [string, ...string[]];
-  if (rest.length === 0) return define(target, key, value);
+  if (rest.length === 0) {
+    define(target, key, value);
+    return;
+  }
   const under = target[key];
   const next = isPlainObject(under) && Object.hasOwn(target, key) ? under : {};
   define(target, key, next);

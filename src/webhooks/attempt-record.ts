@@ -79,15 +79,14 @@ export class AttemptRecorder {
       for (const { id, until } of holds) store.deliveries.reschedule(id, until);
       return outcomes.map((outcome) => this.write(outcome));
     });
-    outcomes.forEach((outcome, i) => this.announce(outcome, decided[i]!));
+    for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]!);
   }
 
   private write({ delivery, attempt, startedAt, shaped, result, copies }: AttemptOutcome): Decided {
     const { store, clock, config } = this.deps;
     const now = clock.now();
-    copies.forEach((copy, i) =>
-      store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, now, shaped.request, copy, `duplicate copy ${i + 1}`)),
-    );
+    for (const [i, copy] of copies.entries())
+      store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, now, shaped.request, copy, `duplicate copy ${i + 1}`));
     const succeeded = result.errorKind === null && !shaped.treatAsFailure;
     const retryIn = succeeded || delivery.manual ? undefined : nextRetryDelay(config.retry, attempt);
     const status = succeeded ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending';

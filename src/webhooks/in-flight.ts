@@ -56,7 +56,7 @@ export class InFlight {
   remove(merchantId: string): void {
     this.count--;
     count(this.perMerchant, merchantId, -1);
-    if (this.count === 0) this.idle.splice(0).forEach((resolve) => resolve());
+    if (this.count === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** Resolves once no attempt is in flight. */

@@ -68,7 +68,10 @@ class ThreadSender implements Sender {
   }
 
   send(jobs: SendJob[]): void {
-    if (this.fallback) return this.fallback.send(jobs);
+    if (this.fallback) {
+      this.fallback.send(jobs);
+      return;
+    }
     for (const job of jobs) this.pending.set(job.key, job);
     // Held open only while attempts are in flight: an idle sender never keeps the process alive.
     this.thread.ref();

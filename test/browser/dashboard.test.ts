@@ -136,7 +136,10 @@ describe('dashboard in Chromium', () => {
   it('a delivery the handler refused with 401 shows the signature diagnosis of what was sent, live', async () => {
     const refuser = await startFakeMerchant({ fallback: 401 });
     try {
-      await api('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242', reference: 'order-refused', webhook_url: `${refuser.url}/hooks` }));
+      await sandbox().post(
+        '/api/s2s',
+        s2sBody({ ccno: '4242424242424242', reference: 'order-refused', webhook_url: `${refuser.url}/hooks` }),
+      );
       await waitFor(() => refuser.received.length === 1, 'the refused webhook');
       await page.goto(`${server.url}/_sandbox/?tab=deliveries`);
       await page.click(`tr:has-text("${refuser.url}/hooks") a[href^="/_sandbox/dashboard/deliveries/"]`);

@@ -54,11 +54,11 @@ it('passes over a backlog larger than a queue to reach other origins, then reads
   const first = take();
   expect(first.map((d) => d.url)).toContain(`${HEALTHY}/a`);
   const seen = first.filter((d) => d.url.startsWith(DEAD)).map((d) => d.url);
-  first.forEach((d) => q.done(d));
+  for (const d of first) q.done(d);
   for (let round = 0; round < 200 && seen.length < 700; round++) {
     const taken = take();
     seen.push(...taken.map((d) => d.url));
-    taken.forEach((d) => q.done(d));
+    for (const d of taken) q.done(d);
   }
   expect(seen).toEqual(Array.from({ length: 700 }, (_, i) => `${DEAD}/hook/${i}`));
   expect(take()).toEqual([]);
