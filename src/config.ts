@@ -160,22 +160,17 @@ function flagOf(key: keyof ConfigFlags): string {
   return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-/** One option's value and where it came from, so an error names what the user actually set. */
-interface Setting<T> {
-  value: T;
-  /** "--port", "SANDBOX_PORT" or "the default". */
-  from: string;
-}
+/** One option's value and where it came from ("--port", "SANDBOX_PORT" or "the default"), so an error names what the user set. */
+type Setting<T> = { value: T; from: string };
 
 function bad(key: keyof ConfigFlags, from: string, message: string): never {
   // A default is never bad, so `from` is the flag or the variable the user set.
   throw new SandboxError('parameter_invalid', `${from} ${message}`, flagOf(key));
 }
 
-/** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables). */
-export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  // Precedence: flag > environment > default. An empty variable counts as unset (CI templates
-  // often export SANDBOX_X= with nothing after it).
+/** Reads each option resolved (flag > environment > default) and refuses a bad value naming where it came from. */
+function options(flags: ConfigFlags, env: NodeJS.ProcessEnv) {
+  // An empty variable counts as unset (CI templates often export SANDBOX_X= with nothing after it).
   function setting<K extends keyof ConfigFlags>(key: K): Setting<ConfigFlags[K] | string | undefined> {
     if (flags[key] !== undefined) return { value: flags[key], from: `--${flagOf(key)}` };
     const fromEnv = env[START_ENV[key]];
@@ -183,107 +178,121 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     return { value: (START_DEFAULTS as ConfigFlags)[key], from: 'the default' };
   }
   const text = (key: keyof ConfigFlags) => setting(key) as Setting<string | undefined>;
-  const oneOf = <T extends string>(key: keyof ConfigFlags, allowed: readonly T[]): T => {
+  function oneOf<T extends string>(key: keyof ConfigFlags, allowed: readonly T[]): T {
     const { value, from } = text(key);
     if (!allowed.includes(value as T)) bad(key, from, `must be ${allowed.join(' or ')}, got "${value}"`);
     return value as T;
-  };
-  const duration = (key: keyof ConfigFlags): number => {
+  }
+  function duration(key: keyof ConfigFlags): number {
     const { value, from } = text(key);
     const ms = parseDuration(value!);
     if (ms === undefined || ms <= 0) bad(key, from, `must be a duration like 30s, 15m or 2h, got "${value}"`);
     return ms;
-  };
+  }
+  // --https, --cert, --key and --webhook-ca give two fields but are read together, once (files are read then).
+  let tls: ReturnType<typeof tlsSettings> | undefined;
+  const tlsOnce = () =>
+    (tls ??= tlsSettings({ https: setting('https'), cert: text('cert'), key: text('key'), webhookCa: setting('webhookCa') }, bad));
+  /** The option's text, refused when problem(text) names what is wrong with it. */
+  function checked(key: keyof ConfigFlags, problem: (value: string | undefined) => string | undefined) {
+    const { value, from } = text(key);
+    const wrong = problem(value);
+    if (wrong) bad(key, from, wrong);
+    return value;
+  }
+  return { setting, text, oneOf, duration, checked, tls: tlsOnce };
+}
+type Options = ReturnType<typeof options>;
 
-  const port = setting('port');
-  const portNumber = Number(port.value);
-  if (port.value === '' || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
-    bad('port', port.from, `must be a whole number from 0 to 65535 (0 picks a free port), got "${port.value}"`);
-  const host = text('host');
-  if (!host.value!.trim()) bad('host', host.from, 'must be an address such as 127.0.0.1 or 0.0.0.0');
-  const db = text('db');
-  if (!db.value!.trim()) bad('db', db.from, 'must be a file path or :memory:');
-  const dbProblem = databaseFolderProblem(db.value!, process.cwd(), existsSync);
-  if (dbProblem) bad('db', db.from, dbProblem);
-  const logFormat = oneOf('logFormat', ['pretty', 'json'] as const);
-  const signature = oneOf('signature', SIGNATURE_MODES);
-  const headerPrefix = text('headerPrefix');
-  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(headerPrefix.value!))
-    bad('headerPrefix', headerPrefix.from, 'must be letters and digits, starting with a letter, like Sandbox');
-  const publicUrl = text('publicUrl');
-  if (publicUrl.value !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl.value))
-    bad('publicUrl', publicUrl.from, `must be an http(s) URL like http://localhost:4010, got "${publicUrl.value}"`);
-  const retryText = text('retry');
-  const retry = parseRetryProfile(retryText.value!);
-  if (!retry) bad('retry', retryText.from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${retryText.value}"`);
-  const quiet = setting('quiet');
-  if (quiet.value !== undefined && typeof quiet.value !== 'boolean' && !['1', 'true', '0', 'false'].includes(quiet.value))
-    bad('quiet', quiet.from, `must be 1, true, 0 or false, got "${quiet.value}"`);
-  const controlToken = text('controlToken').value;
-  const allowed = setting('allowedHost');
-  const allowedHosts = [allowed.value ?? []]
-    .flat()
-    .flatMap((host) => String(host).split(','))
+const MUST_BE_HOST =
+  'must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path)';
+const MUST_BE_PORT = 'must be a whole number from 0 to 65535 (0 picks a free port)';
+const isWhole = (n: number, max: number) => Number.isInteger(n) && n >= 0 && n <= max;
+
+/** The comma-separated, repeatable --allowed-host list, each checked. */
+function allowedHosts(o: Options): readonly string[] {
+  const allowed = o.setting('allowedHost');
+  // String() of the repeated flag's array joins it with commas, so both forms split alike.
+  const hosts = String(allowed.value ?? '')
+    .split(',')
     .map((host) => host.trim())
     .filter((host) => host !== '');
-  for (const host of allowedHosts) {
-    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))
-      bad(
-        'allowedHost',
-        allowed.from,
-        `must be a host name or address, optionally with a port, such as sandbox.internal or 192.168.1.5:4010 (no scheme or path), got "${host}"`,
-      );
-  }
-  const faults = text('faults');
-  const faultSpec = faults.value || undefined;
-  const faultProblem = faultSpec === undefined ? undefined : (parseFaultSpec(faultSpec) as { problem?: string }).problem;
-  if (faultProblem) bad('faults', faults.from, faultProblem);
-  const faultSeedText = setting('faultSeed');
-  const faultSeed = faultSeedText.value === undefined ? undefined : Number(faultSeedText.value);
-  if (faultSeed !== undefined && !(Number.isInteger(faultSeed) && faultSeed >= 0 && faultSeed <= 0xffffffff))
-    bad('faultSeed', faultSeedText.from, `must be a whole number from 0 to 4294967295, got "${faultSeedText.value}"`);
-  const faultTimeoutMs = duration('faultTimeout');
-  if (faultTimeoutMs > MAX_FAULT_TIMEOUT_MS)
-    bad(
-      'faultTimeout',
-      text('faultTimeout').from,
-      `must be at most 10m (the longest an API timeout fault holds a connection), got "${text('faultTimeout').value}"`,
-    );
-  const auto = text('autoAuthenticate');
-  const autoAuthenticate = auto.value === undefined ? undefined : parseAutoAuthenticate(auto.value);
-  if (auto.value !== undefined && !autoAuthenticate)
-    bad('autoAuthenticate', auto.from, `must be approve or decline, optionally with a delay like approve:5s, got "${auto.value}"`);
-  const scenario = text('scenario');
-  if (scenario.value !== undefined && !scenario.value.trim())
-    bad('scenario', scenario.from, 'must be a scenario file path or a shipped scenario name');
-  const tls = tlsSettings({ https: setting('https'), cert: text('cert'), key: text('key'), webhookCa: setting('webhookCa') }, bad);
+  for (const host of hosts)
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) bad('allowedHost', allowed.from, `${MUST_BE_HOST}, got "${host}"`);
+  return Object.freeze(hosts);
+}
 
-  return Object.freeze({
-    port: portNumber,
-    host: host.value!,
-    dbPath: db.value!,
-    publicUrl: publicUrl.value?.replace(/\/+$/, ''),
-    fixturesPath: text('fixtures').value ?? DEFAULT_FIXTURES,
-    retry,
-    quiet: quiet.value === true || quiet.value === '1' || quiet.value === 'true',
-    logFormat,
-    headerPrefix: headerPrefix.value!,
-    signatureMode: signature,
-    controlToken: controlToken === '' ? undefined : controlToken,
-    allowedHosts: Object.freeze(allowedHosts),
-    challengeLifetimeMs: duration('challengeLifetime'),
-    upiCollectWindowMs: duration('upiWindow'),
-    webhookTimeoutMs: duration('webhookTimeout'),
-    bodyLimitBytes: 1024 * 1024,
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 30_000,
-    faults: faultSpec,
-    faultSeed,
-    faultTimeoutMs,
-    scenario: scenario.value === undefined ? undefined : Object.freeze({ file: scenario.value, from: scenario.from }),
-    autoAuthenticate,
-    chargebackDelayMs: duration('chargebackDelay'),
-    sepaDelayMs: duration('sepaDelay'),
-    ...tls,
-  });
+/** The table of options: how each Config field is read, in this order (when several are bad, the first is reported). */
+const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
+  port: (o) => Number(o.checked('port', (v) => (v !== '' && isWhole(Number(v), 65535) ? undefined : `${MUST_BE_PORT}, got "${v}"`))),
+  host: (o) => o.checked('host', (v) => (v!.trim() ? undefined : 'must be an address such as 127.0.0.1 or 0.0.0.0'))!,
+  dbPath: (o) =>
+    o.checked('db', (v) => (v!.trim() ? databaseFolderProblem(v!, process.cwd(), existsSync) : 'must be a file path or :memory:'))!,
+  logFormat: (o) => o.oneOf('logFormat', ['pretty', 'json'] as const),
+  signatureMode: (o) => o.oneOf('signature', SIGNATURE_MODES),
+  headerPrefix: (o) =>
+    o.checked('headerPrefix', (v) =>
+      /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(v!) ? undefined : 'must be letters and digits, starting with a letter, like Sandbox',
+    )!,
+  publicUrl: (o) => {
+    const url = o.checked('publicUrl', (v) =>
+      v === undefined || /^https?:\/\/[^\s/]+/.test(v) ? undefined : `must be an http(s) URL like http://localhost:4010, got "${v}"`,
+    );
+    return url?.replace(/\/+$/, '');
+  },
+  retry: (o) => {
+    const { value, from } = o.text('retry');
+    return parseRetryProfile(value!) ?? bad('retry', from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${value}"`);
+  },
+  quiet: (o) => {
+    // The flag gives a boolean, the variable a string.
+    const quiet: unknown = o.checked('quiet', (v) =>
+      typeof v !== 'string' || ['1', 'true', '0', 'false'].includes(v) ? undefined : `must be 1, true, 0 or false, got "${v}"`,
+    );
+    return quiet === true || quiet === '1' || quiet === 'true';
+  },
+  controlToken: (o) => o.text('controlToken').value || undefined,
+  allowedHosts,
+  faults: (o) => o.checked('faults', (v) => (v ? (parseFaultSpec(v) as { problem?: string }).problem : undefined)) || undefined,
+  faultSeed: (o) => {
+    const seed = o.checked('faultSeed', (v) =>
+      v === undefined || isWhole(Number(v), 0xffffffff) ? undefined : `must be a whole number from 0 to 4294967295, got "${v}"`,
+    );
+    return seed === undefined ? undefined : Number(seed);
+  },
+  faultTimeoutMs: (o) => {
+    const { value, from } = o.text('faultTimeout');
+    const ms = o.duration('faultTimeout');
+    if (ms > MAX_FAULT_TIMEOUT_MS)
+      bad('faultTimeout', from, `must be at most 10m (the longest an API timeout fault holds a connection), got "${value}"`);
+    return ms;
+  },
+  autoAuthenticate: (o) => {
+    const { value, from } = o.text('autoAuthenticate');
+    const must = `must be approve or decline, optionally with a delay like approve:5s, got "${value}"`;
+    return value === undefined ? undefined : (parseAutoAuthenticate(value) ?? bad('autoAuthenticate', from, must));
+  },
+  scenario: (o) => {
+    const file = o.checked('scenario', (v) => (v?.trim() === '' ? 'must be a scenario file path or a shipped scenario name' : undefined));
+    return file === undefined ? undefined : Object.freeze({ file, from: o.text('scenario').from });
+  },
+  https: (o) => o.tls().https,
+  webhookCa: (o) => o.tls().webhookCa,
+  fixturesPath: (o) => o.text('fixtures').value ?? DEFAULT_FIXTURES,
+  challengeLifetimeMs: (o) => o.duration('challengeLifetime'),
+  upiCollectWindowMs: (o) => o.duration('upiWindow'),
+  webhookTimeoutMs: (o) => o.duration('webhookTimeout'),
+  bodyLimitBytes: () => 1024 * 1024,
+  headersTimeoutMs: () => 10_000,
+  requestTimeoutMs: () => 30_000,
+  chargebackDelayMs: (o) => o.duration('chargebackDelay'),
+  sepaDelayMs: (o) => o.duration('sepaDelay'),
+};
+
+/** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables): flag > environment > default. */
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const read = options(flags, env);
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const [field, parse] of Object.entries(OPTIONS)) config[field as keyof Config] = parse(read);
+  return Object.freeze(config as Config);
 }

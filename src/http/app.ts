@@ -1,6 +1,6 @@
 // createApp(deps): the whole HTTP surface as one Hono app. Each interface is a sub-app in its own
 // module; this file only orders the middleware and mounts them.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
@@ -41,23 +41,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   app.onError(createOnError(deps.logger, deps.config.dbPath));
   const allowedAt = allowedMethods(app.routes);
-  app.notFound((c) => {
-    // A known path asked with another method: 405 with the methods it does take.
-    const allowed = allowedAt(c.req.path);
-    if (allowed.length > 0) {
-      const err = new SandboxError(
-        'method_not_allowed',
-        `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`,
-        undefined,
-        { Allow: allowed.join(', ') },
-      );
-      return errorAnswer(c, err);
-    }
-    return errorAnswer(
-      c,
-      new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`),
-    );
-  });
+  app.notFound(notFound(allowedAt));
   app.use('*', requestContext(deps.logger));
   // Pages: one policy (page-headers.ts), set ahead of the body limit, so their error pages carry it too;
   // the sign-in page's headers are separate from the control guard.
@@ -86,7 +70,33 @@ export function createApp(deps: AppDeps) {
   app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
   app.use('*', idempotency(deps.services));
+  mountRoutes(app, deps);
+  return app;
+}
 
+/** The answer to a request no route takes: 405 for a known path asked with another method, else 404. */
+function notFound(allowedAt: ReturnType<typeof allowedMethods>) {
+  return (c: Context<AppEnv>) => {
+    // A known path asked with another method: 405 with the methods it does take.
+    const allowed = allowedAt(c.req.path);
+    if (allowed.length > 0) {
+      const err = new SandboxError(
+        'method_not_allowed',
+        `${c.req.path} does not take ${c.req.method}; send ${allowed.join(', ')} (see GET /openapi.json)`,
+        undefined,
+        { Allow: allowed.join(', ') },
+      );
+      return errorAnswer(c, err);
+    }
+    return errorAnswer(
+      c,
+      new SandboxError('route_not_found', `no endpoint ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`),
+    );
+  };
+}
+
+/** Every interface's sub-app, after the middleware, in this order (Hono matches in registration order). */
+function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/', assetRoutes());
   app.route('/', s2sRoutes(deps));
   app.route('/', s2sEncryptedRoutes(deps));
@@ -107,7 +117,6 @@ export function createApp(deps: AppDeps) {
   app.route('/_sandbox', controlDisputeRoutes(deps));
   app.route('/_sandbox', controlMerchantRoutes(deps));
   app.route('/_sandbox', controlSignatureRoutes(deps));
-  return app;
 }
 
 /** The app type, for tests. */

@@ -1,29 +1,19 @@
 // The hosted checkout page at a session's url (/pay/<token>): card, iDEAL and SEPA, as plain
 // forms that work without JavaScript. Every POST carries the session's CSRF token; a session that
 // is complete or expired answers 410 to every request, so a link pays at most once. These are the
-// routes; the screens they render are in src/pages (checkout-screens.tsx, checkout-parts.tsx).
+// routes; the answers they share are in checkout-answers.tsx, the screens in src/pages
+// (checkout-screens.tsx, checkout-parts.tsx).
 import { Hono } from 'hono';
-import type { Context } from 'hono';
-import { safeEqual } from '../crypto/signature.js';
-import { urlWithQuery } from '../domain/http-url.js';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../domain/local-methods.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { cardSchema, type CardInput } from '../contracts/v1-tokens.js';
-import { readForm } from './validation.js';
-import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
-import type { CheckoutMethod } from '../domain/vocabularies.js';
 import type { FormState } from '../pages/checkout-parts.js';
-import { CheckoutPage, IdealBankPage, LinkGonePage, attemptNotice, type Notice } from '../pages/checkout-screens.js';
-import { MessagePage } from '../pages/authenticate.js';
+import { IdealBankPage } from '../pages/checkout-screens.js';
 import { checkoutPageForm } from '../contracts/checkout-page.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { CHECKOUT_LINK_PAGES, FORM_PAGES, pageRoute } from './openapi-pages.js';
-
-/** The merchant's return_url with the session id and the status the customer left with; the session's own page if it is no URL. */
-export function merchantReturnUrl(session: CheckoutSession, status: string): string {
-  return urlWithQuery(session.returnUrl, { session_id: session.id, status }, `/pay/${session.token}`);
-}
+import { checkoutAnswers, merchantReturnUrl, openForPost, type CheckoutAnswers } from './checkout-answers.js';
 
 const CARD_MESSAGES: Record<string, string> = {
   number: 'Your card number is not valid. Check the digits (a test card such as 4242 4242 4242 4242 works).',
@@ -50,70 +40,20 @@ function parseCardForm(form: Record<string, string>): { card?: CardInput; holder
   return { card: { number: number.data, exp_month: month, exp_year: 2000 + Number(expiry![2]), cvc }, holder, state };
 }
 
-/** The checkout page routes. */
+/** The checkout page routes, registered in this order: the page and card, then iDEAL, then SEPA. */
 export function checkoutPages(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { checkout, checkoutPayments, credentials } = deps.services;
-  const merchantName = (session: CheckoutSession) => credentials.merchant(session.merchantId)!.name;
+  const answers = checkoutAnswers(deps);
+  cardRoutes(app, deps, answers);
+  idealRoutes(app, deps, answers);
+  sepaRoutes(app, deps, answers);
+  return app;
+}
 
-  const unknown = (c: Context) =>
-    c.html(
-      <MessagePage title="Payment link not valid" message="This payment link is not valid. Start the payment again from the shop." />,
-      404,
-    );
-  const gone = (c: Context, session: CheckoutSession) =>
-    c.html(
-      <LinkGonePage session={session} merchantName={merchantName(session)} returnUrl={merchantReturnUrl(session, session.status)} />,
-      410,
-    );
-
-  /** The page itself, with the last attempt's notice unless another is given. */
-  const page = (
-    c: Context,
-    session: CheckoutSession,
-    method: CheckoutMethod,
-    status: 200 | 400 | 403 | 422 = 200,
-    extra: { notice?: Notice; state?: FormState } = {},
-  ) =>
-    c.html(
-      <CheckoutPage
-        session={session}
-        merchantName={merchantName(session)}
-        method={method}
-        notice={extra.notice ?? attemptNotice(session, checkoutPayments.lastAttempt(session))}
-        state={extra.state}
-      />,
-      status,
-    );
-
-  /** Which method to show: the one asked for if offered, else the last attempt's, else the first. */
-  const methodFor = (session: CheckoutSession, asked: string | undefined): CheckoutMethod => {
-    if (asked && session.methods.includes(asked as CheckoutMethod)) return asked as CheckoutMethod;
-    const last = checkoutPayments.lastAttempt(session)?.method;
-    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0]!;
-  };
-
-  /** Loads an open session for a form post and checks its CSRF token; otherwise answers the page to show. */
-  const openForPost = async (c: Context, method: CheckoutMethod) => {
-    const session = checkout.byToken(c.req.param('token') ?? '');
-    if (!session) return { response: unknown(c) };
-    if (session.status !== 'open') return { response: gone(c, session) };
-    const form = await readForm(c);
-    if (!session.methods.includes(method))
-      return {
-        response: page(c, session, methodFor(session, undefined), 400, {
-          notice: { kind: 'error', text: 'This payment method is not offered for this payment.' },
-        }),
-      };
-    if (!safeEqual(form.csrf ?? '', session.csrf)) {
-      return {
-        response: page(c, session, method, 403, {
-          notice: { kind: 'error', text: 'This form has expired or was not sent from this page. Please try again.' },
-        }),
-      };
-    }
-    return { session, form };
-  };
+/** The page itself, the card form's post, and where the 3-D Secure page sends the customer back to. */
+function cardRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers) {
+  const { checkout, checkoutPayments } = deps.services;
+  const { unknown, gone, page, methodFor } = answers;
 
   app.get('/pay/:token', (c) => {
     const session = checkout.byToken(c.req.param('token'));
@@ -123,7 +63,7 @@ export function checkoutPages(deps: AppDeps) {
   });
 
   app.post('/pay/:token/card', async (c) => {
-    const loaded = await openForPost(c, 'card');
+    const loaded = await openForPost(deps, answers, c, 'card');
     if (!loaded.session) return loaded.response;
     const { session, form } = loaded;
     const { card, holder, state } = parseCardForm(form);
@@ -154,9 +94,15 @@ export function checkoutPages(deps: AppDeps) {
     if (session.status !== 'open') return gone(c, session);
     return c.redirect(`/pay/${session.token}?method=card`, 303);
   });
+}
+
+/** The iDEAL bank choice, the bank's page, and the outcome picked on it. */
+function idealRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers) {
+  const { checkout, checkoutPayments } = deps.services;
+  const { unknown, gone, page, merchantName } = answers;
 
   app.post('/pay/:token/ideal', async (c) => {
-    const loaded = await openForPost(c, 'ideal');
+    const loaded = await openForPost(deps, answers, c, 'ideal');
     if (!loaded.session) return loaded.response;
     const { session, form } = loaded;
     const bank = form.bank ?? '';
@@ -181,7 +127,7 @@ export function checkoutPages(deps: AppDeps) {
   });
 
   app.post('/pay/:token/ideal/outcome', async (c) => {
-    const loaded = await openForPost(c, 'ideal');
+    const loaded = await openForPost(deps, answers, c, 'ideal');
     if (!loaded.session) return loaded.response;
     const { session, form } = loaded;
     const outcome = form.outcome as IdealOutcome;
@@ -195,9 +141,13 @@ export function checkoutPages(deps: AppDeps) {
     if (outcome === 'open') return c.redirect(merchantReturnUrl(after, 'open'), 303);
     return c.redirect(`/pay/${session.token}?method=ideal`, 303);
   });
+}
 
+/** The SEPA Direct Debit form's post. */
+function sepaRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers) {
+  const { checkout, checkoutPayments } = deps.services;
   app.post('/pay/:token/sepa', async (c) => {
-    const loaded = await openForPost(c, 'sepa');
+    const loaded = await openForPost(deps, answers, c, 'sepa');
     if (!loaded.session) return loaded.response;
     const { session, form } = loaded;
     const iban = normaliseIban(form.iban ?? '');
@@ -207,7 +157,7 @@ export function checkoutPages(deps: AppDeps) {
     if (problem) errors.iban = problem;
     if (!holder || holder.length > 100) errors.holder = 'Enter the name of the account holder.';
     if (Object.keys(errors).length > 0) {
-      return page(c, session, 'sepa', 400, {
+      return answers.page(c, session, 'sepa', 400, {
         state: { errors, values: { iban: form.iban ?? '', holder: form.holder ?? '' } },
         notice: { kind: 'error', text: 'Check the highlighted fields.' },
       });
@@ -215,8 +165,6 @@ export function checkoutPages(deps: AppDeps) {
     checkoutPayments.paySepa(session, iban, holder);
     return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);
   });
-
-  return app;
 }
 
 /** The routes of this module, for /openapi.json. */

@@ -13,22 +13,19 @@ import { SandboxError } from '../errors.js';
 import { DeliveryFragment, DeliveryPage } from '../pages/dashboard-delivery.js';
 import { FaultsFragment, FaultsPage } from '../pages/dashboard-faults.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/dashboard-assets.js';
-import type { TableContext } from '../pages/dashboard-cells.js';
 import { ListFragment } from '../pages/dashboard-tables.js';
-import { DashboardPage, listHref, type ListView } from '../pages/dashboard.js';
+import { DashboardPage, listHref } from '../pages/dashboard.js';
 import { OUTCOME_VERDICTS } from '../services/authentication.js';
-import { TAB_STATUSES } from '../services/dashboard-queries.js';
+import type { Services } from '../services/services.js';
 import { dashboardAuthenticateForm, dashboardQuery, dashboardReplayForm } from '../contracts/dashboard.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import type { OpenApiRoute } from './openapi-route.js';
 import { pageHeaders as sharedPageHeaders } from './page-headers.js';
-import { readForm, validateQuery } from './validation.js';
+import { readForm } from './validation.js';
+import { listParts, readView } from './dashboard-lists.js';
 import { validate } from '../contracts/validate.js';
 import { toDeliveryDetailView } from '../views/delivery.js';
 import { faultListAnswer } from './control-faults.js';
-
-/** Rows per list page. */
-export const DASHBOARD_PAGE_SIZE = 50;
 
 const page = (
   method: 'get' | 'post',
@@ -107,8 +104,6 @@ export const dashboardOpenApi: OpenApiRoute[] = [
 /** The dashboard's routes; mounted at '/' because its home is "/_sandbox/" with the slash (a sub-app at /_sandbox cannot have one). */
 export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { services } = deps;
-  const queries = services.dashboard;
   // One token per process: the forms carry it, and no other page can learn it (same-origin policy).
   const csrf = newSecret();
   const pageHeaders = sharedPageHeaders('control');
@@ -119,69 +114,24 @@ export function dashboardRoutes(deps: AppDeps) {
   for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, pageHeaders);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);
+  // Registered in this order: the lists, a delivery's and the faults' pages, the forms, the assets.
+  listRoutes(app, deps.services, csrf);
+  detailRoutes(app, deps.services, csrf);
+  formRoutes(app, deps, csrf);
+  app.get('/_sandbox/assets/dashboard.js', (c) =>
+    c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
+  app.get('/_sandbox/assets/dashboard.css', (c) =>
+    c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
+  return app;
+}
 
-  const checkCsrf = (sent: string) => {
-    if (!safeEqual(sent, csrf)) {
-      throw new SandboxError(
-        'control_forbidden',
-        'this form was not sent from a dashboard page of this sandbox process (csrf is missing or stale); reload the dashboard and try again',
-        'csrf',
-      );
-    }
-  };
-
-  /** Reads and checks a list view from the query; a status or type the tab does not have is a 400. */
-  const readView = (c: Context): ListView => {
-    const query = validateQuery(c, dashboardQuery);
-    const tab = query.tab ?? 'transactions';
-    if (query.status !== undefined && !TAB_STATUSES[tab].includes(query.status)) {
-      const allowed = TAB_STATUSES[tab];
-      throw new SandboxError(
-        'parameter_invalid',
-        allowed.length
-          ? `status must be one of ${allowed.join(', ')} for the ${tab} list, got "${query.status}"`
-          : `the ${tab} list has no status filter; remove status (filter by type instead)`,
-        'status',
-      );
-    }
-    if (query.type !== undefined && tab !== 'events' && tab !== 'deliveries') {
-      throw new SandboxError(
-        'parameter_invalid',
-        `the ${tab} list has no event type filter; remove type (it applies to events and deliveries)`,
-        'type',
-      );
-    }
-    if (query.merchant !== undefined && !services.credentials.merchant(query.merchant)) {
-      throw new SandboxError(
-        'parameter_invalid',
-        `merchant names no merchant ("${query.merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`,
-        'merchant',
-      );
-    }
-    return { tab, merchant: query.merchant, status: query.status, type: query.type, q: query.q, startingAfter: query.starting_after };
-  };
-
-  const listParts = (view: ListView) => {
-    const page = queries.list(view.tab, {
-      merchant: view.merchant,
-      status: view.status,
-      type: view.type,
-      q: view.q,
-      startingAfter: view.startingAfter,
-      limit: DASHBOARD_PAGE_SIZE,
-    });
-    const ctx: TableContext = {
-      csrf,
-      here: listHref(view),
-      olderHref: page.next ? listHref({ ...view, startingAfter: page.next }) : null,
-      newestHref: view.startingAfter ? listHref({ ...view, startingAfter: undefined }) : null,
-    };
-    return { page, ctx };
-  };
-
+/** The dashboard page with one list, and the list alone for the live script. */
+function listRoutes(app: Hono<AppEnv>, services: Services, csrf: string) {
   const listPage = (c: Context) => {
-    const view = readView(c);
-    const { page, ctx } = listParts(view);
+    const view = readView(services, c);
+    const { page, ctx } = listParts(services, csrf, view);
     const fragmentHref = listHref(view, '/_sandbox/dashboard/fragment');
     const merchants = services.credentials.merchants().map((m) => ({ id: m.id, name: m.name }));
     return c.html(
@@ -192,11 +142,15 @@ export function dashboardRoutes(deps: AppDeps) {
   app.get('/_sandbox', (c) => c.redirect(`/_sandbox/${new URL(c.req.url).search}`, 308));
 
   app.get('/_sandbox/dashboard/fragment', (c) => {
-    const view = readView(c);
-    const { page, ctx } = listParts(view);
+    const view = readView(services, c);
+    const { page, ctx } = listParts(services, csrf, view);
     return c.html(String(ListFragment({ tab: view.tab, page, ctx })));
   });
+}
 
+/** A delivery's page and the Faults page, each with its live fragment. */
+function detailRoutes(app: Hono<AppEnv>, services: Services, csrf: string) {
+  const queries = services.dashboard;
   const deliveryParts = (id: string) => {
     const detail = services.deliveries.get(id);
     const delivery = toDeliveryDetailView(detail.delivery, detail.request, detail.attempts);
@@ -218,6 +172,20 @@ export function dashboardRoutes(deps: AppDeps) {
   };
   app.get('/_sandbox/dashboard/faults', (c) => c.html(FaultsPage({ ...faultParts(), now: services.clock.now() })));
   app.get('/_sandbox/dashboard/faults/fragment', (c) => c.html(String(FaultsFragment(faultParts()))));
+}
+
+/** The Replay and Approve / Decline forms' posts, each checked against the process's CSRF token. */
+function formRoutes(app: Hono<AppEnv>, deps: AppDeps, csrf: string) {
+  const { services } = deps;
+  const checkCsrf = (sent: string) => {
+    if (!safeEqual(sent, csrf)) {
+      throw new SandboxError(
+        'control_forbidden',
+        'this form was not sent from a dashboard page of this sandbox process (csrf is missing or stale); reload the dashboard and try again',
+        'csrf',
+      );
+    }
+  };
 
   app.post('/_sandbox/dashboard/deliveries/:id/replay', async (c) => {
     const form = validate(dashboardReplayForm, await readForm(c));
@@ -245,12 +213,4 @@ export function dashboardRoutes(deps: AppDeps) {
     deps.wake();
     return c.redirect(form.back ?? listHref({ tab: form.subject === 'transaction' ? 'transactions' : 'payments' }), 303);
   });
-
-  app.get('/_sandbox/assets/dashboard.js', (c) =>
-    c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
-  );
-  app.get('/_sandbox/assets/dashboard.css', (c) =>
-    c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
-  );
-  return app;
 }

@@ -71,38 +71,47 @@ export function createLogger(options: { format: LogFormat; quiet: boolean; write
       info() {},
       error: (m, f) => (options.format === 'json' ? write(jsonLine({ level: 'error', msg: m, ...f })) : prettyError(`error ${m}`, f)),
     };
-  if (options.format === 'json') {
-    const json = (fields: Record<string, unknown>) => write(jsonLine({ time: new Date().toISOString(), ...fields }));
-    return {
-      request: (e) =>
-        json({
-          type: 'request',
-          method: e.method,
-          path: e.path,
-          status: e.status,
-          ms: e.ms,
-          request_id: e.requestId,
-          fault: e.fault ?? null,
-        }),
-      webhook: (e) =>
-        json({
-          type: 'webhook',
-          delivery_id: e.delivery.id,
-          event: e.delivery.eventType,
-          event_id: e.delivery.eventId,
-          url: e.delivery.url,
-          attempt: e.attempt,
-          status: e.status,
-          response_status: e.result.status,
-          error: e.result.errorKind,
-          ms: e.result.latencyMs,
-          fault: e.fault,
-          retry_in_ms: e.retryIn ?? null,
-        }),
-      info: (msg, fields) => json({ level: 'info', msg, ...fields }),
-      error: (msg, fields) => json({ level: 'error', msg, ...fields }),
-    };
-  }
+  return options.format === 'json' ? jsonLogger(write) : prettyLogger(write, prettyError);
+}
+
+type Write = (line: string) => void;
+
+/** --log-format json: one JSON object a line, stamped with the time. */
+function jsonLogger(write: Write): Logger {
+  const json = (fields: Record<string, unknown>) => write(jsonLine({ time: new Date().toISOString(), ...fields }));
+  return {
+    request: (e) =>
+      json({
+        type: 'request',
+        method: e.method,
+        path: e.path,
+        status: e.status,
+        ms: e.ms,
+        request_id: e.requestId,
+        fault: e.fault ?? null,
+      }),
+    webhook: (e) =>
+      json({
+        type: 'webhook',
+        delivery_id: e.delivery.id,
+        event: e.delivery.eventType,
+        event_id: e.delivery.eventId,
+        url: e.delivery.url,
+        attempt: e.attempt,
+        status: e.status,
+        response_status: e.result.status,
+        error: e.result.errorKind,
+        ms: e.result.latencyMs,
+        fault: e.fault,
+        retry_in_ms: e.retryIn ?? null,
+      }),
+    info: (msg, fields) => json({ level: 'info', msg, ...fields }),
+    error: (msg, fields) => json({ level: 'error', msg, ...fields }),
+  };
+}
+
+/** --log-format pretty: coloured lines for people, the time of day first. */
+function prettyLogger(write: Write, prettyError: Logger['error']): Logger {
   return {
     request: (e) =>
       write(

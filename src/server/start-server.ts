@@ -172,10 +172,30 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
   if (lock) lock.url = url;
   built.worker.start();
   built.services.jobs.start();
-  const checkpointer = startCheckpointer(built.db);
+  const close = closer(built, server, startCheckpointer(built.db), lock);
+  return {
+    url,
+    config,
+    tls,
+    db: built.db,
+    store: built.store,
+    clock: built.clock,
+    services: built.services,
+    worker: built.worker,
+    app: built.app,
+    close,
+  };
+}
 
+/** close() of a running sandbox: undoes the start in the reverse order, once however often it is called. */
+function closer(
+  built: ReturnType<typeof buildSandbox>,
+  server: Server,
+  checkpointer: ReturnType<typeof startCheckpointer>,
+  lock: Awaited<ReturnType<typeof lockDatabase>>,
+): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  const close = () => {
+  return () => {
     closing ??= (async () => {
       // Stop claiming webhooks at once; attempts in flight finish (each within the webhook
       // timeout) and are recorded, while the server drains its requests in parallel.
@@ -194,17 +214,5 @@ export async function startServer(config: Config, options: { clock?: Clock; logg
       await lock?.release();
     })();
     return closing;
-  };
-  return {
-    url,
-    config,
-    tls,
-    db: built.db,
-    store: built.store,
-    clock: built.clock,
-    services: built.services,
-    worker: built.worker,
-    app: built.app,
-    close,
   };
 }

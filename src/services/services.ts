@@ -52,18 +52,8 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const signals = new Signals();
   // The fault rules live in memory: a reset or import replaced the table under them.
   signals.on('state.replaced', (how) => faults.stateReplaced(how));
-  const jobs = new JobRunner(deps);
-  const events = new EventPublisher(deps);
-  const auth = new Authentication(deps, jobs);
-  const s2s = new S2SPayments(deps, auth, events, jobs);
-  const s2sRefunds = new S2SRefunds(deps, jobs, events);
-  const scenarios = new Scenarios(deps, faults);
-  const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
-  const tokens = new Tokens(deps);
-  const payments = new Payments(deps, auth, events, jobs, tokens, signals);
-  const v1Refunds = new V1Refunds(deps, payments, jobs, events);
-  const checkout = new CheckoutSessions(deps, jobs, events, payments);
-  const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments, signals);
+  const core = paymentServices(deps, faults, inFlight, signals);
+  const { jobs, events, auth, s2s, payments, v1Refunds, checkout, checkoutPayments } = core;
   const webhookEndpoints = new WebhookEndpoints(deps);
   const idempotency = new Idempotency(deps);
   /** How a delivery is signed, as the worker signs it. */
@@ -72,7 +62,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
   const signatures = new Signatures(deps, webhookSigning);
-  const merchants = new Merchants(deps, snapshot, faults);
+  const merchants = new Merchants(deps, core.snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
   const triggers = new Triggers(deps, {
@@ -86,30 +76,11 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     checkoutPayments,
     deliveries,
   });
-  const dashboard = new DashboardQueries(deps);
-  const merchantEvents = new MerchantEvents(deps);
-  const credentials: CredentialLookups = deps.store.credentials;
-  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(); written() says whether the open batch holds a write. */
-  const writes = deps.store.batch;
-  const batch = { ready: () => writes.ready(), committed: () => writes.committed(), written: () => writes.written };
-  /** The base URL pages, authurls and the OpenAPI document are built on. */
-  const publicUrl = () => deps.publicUrl.base;
   return {
-    clock: deps.clock,
-    activity: deps.activity,
-    credentials,
-    batch,
-    publicUrl,
-    dashboard,
-    merchantEvents,
-    jobs,
-    events,
-    auth,
-    s2s,
-    s2sRefunds,
-    tokens,
-    payments,
-    v1Refunds,
+    ...requestSide(deps),
+    dashboard: new DashboardQueries(deps),
+    merchantEvents: new MerchantEvents(deps),
+    ...core,
     webhookSigning,
     webhookSecrets,
     webhookEndpoints,
@@ -117,15 +88,39 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     deliveries,
     signatures,
     faults,
-    scenarios,
-    snapshot,
     merchants,
-    checkout,
-    checkoutPayments,
     chargebacks,
     settlements,
     triggers,
   };
+}
+
+/** The payment services (S2S, /v1/, checkout) with the jobs, events and authentication they share, in dependency order. */
+function paymentServices(deps: ServiceDeps, faults: FaultInjector, inFlight: DeliveriesInFlight, signals: Signals) {
+  const jobs = new JobRunner(deps);
+  const events = new EventPublisher(deps);
+  const auth = new Authentication(deps, jobs);
+  const s2s = new S2SPayments(deps, auth, events, jobs);
+  const s2sRefunds = new S2SRefunds(deps, jobs, events);
+  const scenarios = new Scenarios(deps, faults);
+  const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
+  const tokens = new Tokens(deps);
+  const payments = new Payments(deps, auth, events, jobs, tokens, signals);
+  const v1Refunds = new V1Refunds(deps, payments, jobs, events);
+  const checkout = new CheckoutSessions(deps, jobs, events, payments);
+  const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments, signals);
+  return { jobs, events, auth, s2s, s2sRefunds, scenarios, snapshot, tokens, payments, v1Refunds, checkout, checkoutPayments };
+}
+
+/** What requests read besides the services: the clock, activity, credential lookups, the write batch and the public URL. */
+function requestSide(deps: ServiceDeps) {
+  const credentials: CredentialLookups = deps.store.credentials;
+  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(); written() says whether the open batch holds a write. */
+  const writes = deps.store.batch;
+  const batch = { ready: () => writes.ready(), committed: () => writes.committed(), written: () => writes.written };
+  /** The base URL pages, authurls and the OpenAPI document are built on. */
+  const publicUrl = () => deps.publicUrl.base;
+  return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl };
 }
 
 /** Every service of one sandbox. */
