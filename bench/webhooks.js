@@ -70,7 +70,7 @@ export async function benchDeliveries(ctx) {
   const count = quick ? 1000 : 5000;
   for (const concurrency of [8, 32]) {
     // The library-hosted sandbox runs with the node flags bin/sandbox.js gives a user's sandbox.
-    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`], {
+    const child = await startScript('outbox.js', [tempPath('outbox', '.db'), `${receiver.url}/outbox`, String(concurrency)], {
       ipc: true,
       nodeFlags: SANDBOX_NODE_FLAGS,
     });
@@ -81,7 +81,7 @@ export async function benchDeliveries(ctx) {
       const cpuBefore = cpuMsOf(child.pid);
       const mainCpuBefore = mainThreadCpuMsOf(child.pid);
       const started = performance.now();
-      child.child.send({ type: 'go', concurrency });
+      child.child.send({ type: 'go' });
       const lastArrived = await receiver.waitForCount(count, 120_000);
       const seconds = (lastArrived - started) / 1000;
       const status = await ask(child.child, { type: 'status', count });

@@ -23,7 +23,8 @@ export async function writeTypedClientTypes(document, source) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { buildOpenApiDocument, OPENAPI_ROUTES } = await import('../dist/http/openapi.js');
+  const { buildOpenApiDocument } = await import('../dist/http/openapi/document.js');
+  const { OPENAPI_ROUTES } = await import('../dist/http/openapi-routes.js');
   await writeTypedClientTypes(
     buildOpenApiDocument(OPENAPI_ROUTES, 'http://127.0.0.1:4010'),
     'the built OpenAPI document (scripts/typed-client-types.js)',

@@ -9,7 +9,7 @@ import { parseFaultSpec } from './domain/fault-spec.js';
 import { parseAutoAuthenticate, type AutoAuthenticate } from './domain/outcome-spec.js';
 import { CODE_DIR } from './code-dir.js';
 import { SIGNATURE_MODES, type SignatureMode } from './domain/vocabularies.js';
-import { tlsSettings, type HttpsSetting } from './crypto/tls-settings.js';
+import { tlsSettings, type HttpsSetting } from './tls/settings.js';
 import { databaseFolderProblem } from './domain/database-path.js';
 
 export type LogFormat = 'pretty' | 'json';

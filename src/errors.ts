@@ -195,3 +195,6 @@ export function errorBody(err: SandboxError, requestId: string): ErrorBody {
   if (err.param !== undefined) error.param = err.param;
   return { error };
 }
+
+/** A start-up failure worth one clear line (port in use, database in use, unwritable db, bad fixtures): the CLI prints it, the library rejects with it. */
+export class StartError extends Error {}

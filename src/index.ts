@@ -13,14 +13,14 @@ export type {
   TriggerOptions,
 } from './library/handle-types.js';
 export type { TriggeredEvent } from './views/event.js';
-export type { SignatureDiagnosis, SignatureCause } from './crypto/signature-findings.js';
-export type { AuditResult, AuditCase } from './webhooks/audit.js';
+export type { SignatureDiagnosis, SignatureCause } from './signatures/findings.js';
+export type { AuditResult, AuditCase } from './webhooks/audit/audit.js';
 export type { SandboxDelivery, SandboxDeliveryAttempt } from './library/deliveries.js';
 export { loadConfig, type Config, type ConfigFlags } from './config.js';
 export { startServer, type RunningServer } from './server/start-server.js';
 export { SandboxError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 export { TEST_CARDS } from './domain/outcomes.js';
 export { OUTCOME_WORDS } from './domain/outcome-spec.js';
-export { verifySignature, verifyWebhook, signatureHeaders, standardSecret } from './crypto/signature.js';
+export { verifySignature, verifyWebhook, signatureHeaders, standardSecret } from './signatures/signing.js';
 export type { SignatureMode } from './domain/vocabularies.js';
 export { encryptText, decryptText, buildEncryptedData } from './crypto/s2s-cipher.js';

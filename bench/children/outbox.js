@@ -1,12 +1,12 @@
 // A sandbox (library, in this process) whose outbox the bench fills while the delivery worker is
 // stopped, then drains at a chosen concurrency. Messages from the parent: fill, go, status, close.
-// argv: ready file, database path, webhook URL.
+// argv: ready file, database path, webhook URL, attempts in flight at most.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, startServer } from '../../dist/index.js';
 import { CARDS, s2sFields, uniqueReference } from '../lib/bodies.js';
 
-const [readyFile, db, webhookUrl] = process.argv.slice(2);
-const running = await startServer(loadConfig({ port: 0, db, quiet: true, retry: 'dev' }, {}));
+const [readyFile, db, webhookUrl, maxInFlight] = process.argv.slice(2);
+const running = await startServer(loadConfig({ port: 0, db, quiet: true, retry: 'dev' }, {}), { maxInFlight: Number(maxInFlight) });
 await running.worker.stop();
 const count = (status) => running.db.prepare('SELECT COUNT(*) FROM deliveries WHERE status = ?').pluck().get(status);
 
@@ -37,10 +37,8 @@ process.on('message', (message) => {
       (err) => process.send({ type: 'error', message: err.message }),
     );
   if (message.type === 'fill') answer(fill(message.count));
-  else if (message.type === 'go') {
-    running.worker.maxInFlight = message.concurrency;
-    running.worker.start();
-  } else if (message.type === 'status') answer(settled(message.count));
+  else if (message.type === 'go') running.worker.start();
+  else if (message.type === 'status') answer(settled(message.count));
   else if (message.type === 'close') running.close().then(() => process.exit(0));
 });
 writeFileSync(readyFile, running.url + '\n');

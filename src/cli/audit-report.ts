@@ -3,7 +3,7 @@
 // build, like the exit code); an advice case not followed is <skipped> with the advice, so CI shows
 // it without failing on it.
 import kleur from 'kleur';
-import type { AuditCase, AuditResult } from '../webhooks/audit.js';
+import type { AuditCase, AuditResult } from '../webhooks/audit/audit.js';
 import { formatTable } from './table.js';
 
 const RESULT_WORD = { pass: kleur.green('pass'), fail: kleur.red('FAIL'), skip: kleur.dim('skip') } as const;

@@ -1,4 +1,4 @@
-// `sandbox audit-webhooks --to URL`: grades a merchant's webhook handler (src/webhooks/audit-cases.ts) and
+// `sandbox audit-webhooks --to URL`: grades a merchant's webhook handler (src/webhooks/audit/cases.ts) and
 // exits 1 when a must-pass case fails, so a CI job can gate on it. The events and the secret come
 // from a private in-memory sandbox seeded with the default fixtures, or, with --url, from a running
 // sandbox's control API: its merchant's secret and terminal keys (GET /_sandbox/export) and its
@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
-import { auditInputProblem, type AuditMaterial, type AuditSettings } from '../webhooks/audit.js';
-import { runWebhookAudit } from '../webhooks/audit-cases.js';
+import { auditInputProblem, type AuditMaterial, type AuditSettings } from '../webhooks/audit/audit.js';
+import { runWebhookAudit } from '../webhooks/audit/cases.js';
 import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';

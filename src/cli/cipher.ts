@@ -3,12 +3,7 @@
 import type { Command } from 'commander';
 import { buildEncryptedData, decryptText, encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';
-import type { CliIo } from './io.js';
-
-/** CliIo plus where standard input comes from (tests pass text; the default reads process.stdin). */
-export interface CipherIo extends CliIo {
-  readStdin?(): Promise<string>;
-}
+import { readProcessStdin, type CliIo } from './io.js';
 
 interface KeyFlags {
   publicKey: string;
@@ -16,16 +11,8 @@ interface KeyFlags {
   json?: boolean;
 }
 
-/** All of standard input as UTF-8 text; `missing` is the error when it is a terminal (nothing piped). */
-export async function readProcessStdin(missing = 'no text: give it as an argument or pipe it on stdin'): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError(missing);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The argument, or stdin without the one line ending that `echo` and editors add. */
-async function inputText(io: CipherIo, argument: string | undefined): Promise<string> {
+async function inputText(io: CliIo, argument: string | undefined): Promise<string> {
   if (argument !== undefined) return argument;
   const text = await (io.readStdin ?? (() => readProcessStdin()))();
   return text.replace(/\r?\n$/, '');
@@ -46,7 +33,7 @@ function keysOf(flags: KeyFlags): TerminalKeys {
 }
 
 /** Adds `sandbox encrypt` and `sandbox decrypt`. */
-export function addCipherCommands(program: Command, io: CipherIo): void {
+export function addCipherCommands(program: Command, io: CliIo): void {
   program
     .command('encrypt')
     .description('encrypt a query string the way /api/s2s/encrypt expects (offline; no sandbox needed)')

@@ -4,7 +4,7 @@
 // `listen --count 1` shows one event and what became of its webhooks.
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { signatureHeaders } from '../crypto/signature.js';
+import { signatureHeaders } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from './control-client.js';

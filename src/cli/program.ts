@@ -8,7 +8,7 @@ import { Command, CommanderError } from 'commander';
 import kleur from 'kleur';
 import { VERSION } from '../version.js';
 import { SandboxError } from '../errors.js';
-import { StartError } from '../server/start-error.js';
+import { StartError } from '../errors.js';
 import { unknownVariableWarnings } from './env-warnings.js';
 import { addStartCommand } from './start.js';
 import { addStopCommand } from './stop.js';

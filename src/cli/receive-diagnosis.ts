@@ -4,7 +4,7 @@
 // (--url) diagnoses it as `sandbox verify` does: the cause (other_secret, secret_whitespace,
 // body_changed, ...) and one line saying what to change.
 import type http from 'node:http';
-import { verifyWebhook } from '../crypto/signature.js';
+import { verifyWebhook } from '../signatures/signing.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 import { ControlClient } from './control-client.js';
 import type { SignatureDiagnosisView } from '../views/signature-diagnosis.js';

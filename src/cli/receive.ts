@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import kleur from 'kleur';
-import { verifyWebhook } from '../crypto/signature.js';
+import { verifyWebhook } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
 import { CliError } from './cli-error.js';

@@ -12,9 +12,9 @@ import { newId } from '../domain/ids.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { controlTargetRefusal } from '../runtime/machine-names.js';
 import type { SignedHeadersView } from '../views/signature-diagnosis.js';
-import { postWebhook, type PostResult } from '../webhooks/http-sender.js';
+import { postWebhook, type PostResult } from '../webhooks/delivery/http-sender.js';
 import { buildWebhookRequest } from '../webhooks/webhook-request.js';
-import type { CipherIo } from './cipher.js';
+import type { CliIo } from './io.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import { signatureModeFlag, timeoutFlag } from './flag-checks.js';
@@ -148,7 +148,7 @@ async function signedHeaders(
 }
 
 /** Adds `sandbox send`. */
-export function addSendCommand(program: Command, io: CipherIo): void {
+export function addSendCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('send')
@@ -170,7 +170,7 @@ export function addSendCommand(program: Command, io: CipherIo): void {
     .action((flags: SendFlags) => runSend(flags, io));
 }
 
-async function runSend(flags: SendFlags, io: CipherIo): Promise<void> {
+async function runSend(flags: SendFlags, io: CliIo): Promise<void> {
   checkSigner(flags);
   const mode = flags.signature === undefined ? undefined : signatureModeFlag(flags.signature);
   const timeoutMs = timeoutFlag(flags.timeout, '10s or 1m');

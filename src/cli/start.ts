@@ -6,7 +6,7 @@ import kleur from 'kleur';
 import { loadConfig, START_DEFAULTS, START_ENV, type ConfigFlags } from '../config.js';
 import { formatDuration } from '../domain/duration.js';
 import { OTP_PASS } from '../domain/outcomes.js';
-import { standardSecret } from '../crypto/signature.js';
+import { standardSecret } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { shippedScenarioNames } from '../contracts/scenario-file.js';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import type { SignatureDiagnosisView } from '../views/signature-diagnosis.js';
-import { readProcessStdin, type CipherIo } from './cipher.js';
+import { readProcessStdin, type CliIo } from './io.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 
@@ -33,7 +33,7 @@ export function parseHeaders(lines: readonly string[]): Record<string, string | 
 }
 
 /** The --body file as text, byte for byte, or standard input without one or with `-` (verify's, send's). */
-export async function bodyOf(file: string | undefined, io: CipherIo): Promise<string> {
+export async function bodyOf(file: string | undefined, io: CliIo): Promise<string> {
   if (file === undefined || file === '-')
     return (io.readStdin ?? (() => readProcessStdin('no body: give --body FILE or pipe the body on stdin')))();
   try {
@@ -46,7 +46,7 @@ export async function bodyOf(file: string | undefined, io: CipherIo): Promise<st
 }
 
 /** Adds `sandbox verify`. */
-export function addVerifyCommand(program: Command, io: CipherIo): void {
+export function addVerifyCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('verify')

@@ -1,5 +1,5 @@
 // The control API's chargeback requests: POST /_sandbox/chargebacks and the query of its list
-// (http/control-disputes.ts).
+// (http/control/disputes.ts).
 import * as z from 'zod';
 import { CHARGEBACK_REASONS, CHARGEBACK_STATUSES, orList } from '../domain/vocabularies.js';
 import { queryInteger } from './v1-common.js';

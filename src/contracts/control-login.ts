@@ -1,4 +1,4 @@
-// The control sign-in form (POST /_sandbox/login), read by http/control.ts.
+// The control sign-in form (POST /_sandbox/login), read by http/control/routes.ts.
 import * as z from 'zod';
 
 /** POST /_sandbox/login form. */

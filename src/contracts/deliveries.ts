@@ -1,5 +1,5 @@
 // The webhook workbench's delivery requests in the control API: the list's query, retry-failed and
-// replay (of a delivery or an event). http/control-deliveries.ts serves them.
+// replay (of a delivery or an event). http/control/deliveries.ts serves them.
 import * as z from 'zod';
 import { parseSince } from '../domain/since.js';
 import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';

@@ -1,5 +1,5 @@
 // The control API's event requests: the query of GET /_sandbox/events and the body of
-// POST /_sandbox/events/trigger (http/control-deliveries.ts and control-disputes.ts, and trigger() of the library).
+// POST /_sandbox/events/trigger (http/control/deliveries.ts and http/control/disputes.ts, and trigger() of the library).
 import * as z from 'zod';
 import { EVENT_TYPE_NAMES, unknownEventProblem } from '../domain/event-types.js';
 import { limit, since } from './deliveries.js';

@@ -1,5 +1,5 @@
 // The control API's settlement requests: POST /_sandbox/settlements and the query of its list
-// (http/control-disputes.ts).
+// (http/control/disputes.ts).
 import * as z from 'zod';
 import { DURATION_PATTERN } from './patterns.js';
 import { parseDuration } from '../domain/duration.js';

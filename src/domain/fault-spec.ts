@@ -14,7 +14,7 @@
 // e.g. "duplicate=2,delay=2s", "url=http://127.0.0.1:3000/hook:fail-first=2;reorder" or
 // "merchant=mer_x:route=POST /v1/payments:status=503,p=0.2".
 // Parsing does not look up ENDPOINT_ID; POST /_sandbox/faults refuses one that names no endpoint.
-// Pure parsing and formatting only (config checks --faults with it); src/webhooks/faults.ts applies the rules.
+// Pure parsing and formatting only (config checks --faults with it); src/faults/injector.ts applies the rules.
 import { formatDuration, parseDuration } from './duration.js';
 import { API_FAULT_KINDS, checkApiFault, conflictOf, isApiFault, parseRoutePattern, type ApiFault } from './api-faults.js';
 import type { FaultScope } from './vocabularies.js';

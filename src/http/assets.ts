@@ -4,8 +4,8 @@ import { Hono } from 'hono';
 import { FAVICON_SVG, LOCAL_TIME_JS } from '../pages/page-assets.js';
 import { PAGE_CSS } from '../pages/styles.js';
 import type { AppEnv } from './app-env.js';
-import { pageRoute } from './openapi-pages.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import { pageRoute } from './openapi/pages.js';
+import type { OpenApiRoute } from './openapi/route.js';
 
 /** GET /assets/pay.css, /assets/local-time.js and /favicon.ico. */
 export function assetRoutes() {

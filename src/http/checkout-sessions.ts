@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
 import { checkoutSessionView, toCheckoutSessionView } from '../views/checkout-session.js';

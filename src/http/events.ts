@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import { listEventsQuery } from '../contracts/webhook-endpoint-schema.js';
 import { eventView, toEventView } from '../views/event.js';

@@ -4,7 +4,7 @@ import type { Payments } from '../services/payments.js';
 import type { Payment } from '../store/payments-repo.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { cancelPaymentSchema, capturePaymentSchema, createPaymentSchema, listPaymentsQuery } from '../contracts/v1-payments.js';
 import { listOf, listView } from '../views/list.js';
 import { paymentView, toPaymentView } from '../views/payment.js';

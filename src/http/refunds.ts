@@ -8,7 +8,7 @@ import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { s2sRefundView, toS2SRefundView } from '../views/s2s.js';
 import { refundRequestSchema } from '../contracts/s2s-refunds.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 
 /** The refund-request route. */
 export function refundRoutes(deps: AppDeps) {

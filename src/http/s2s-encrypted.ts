@@ -4,7 +4,7 @@
 // and service as /api/s2s. The answer carries only the spec §2.3 fields.
 import { Hono } from 'hono';
 import { decryptText, splitEncryptedData } from '../crypto/s2s-cipher.js';
-import { safeEqual } from '../crypto/signature.js';
+import { safeEqual } from '../signatures/signing.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { clientIp } from './middleware/client-ip.js';
@@ -14,7 +14,7 @@ import { s2sEncryptedForm, s2sEncryptedSchema } from '../contracts/s2s-schema.js
 import { authenticateTerminal } from './terminal-auth.js';
 import { readForm } from './validation.js';
 import { validate } from '../contracts/validate.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 
 /** The response header that reports input accepted in a non-canonical form (single base64, no '=' padding). */
 export const WARNING_HEADER = 'X-Sandbox-Warning';

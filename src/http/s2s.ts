@@ -9,7 +9,7 @@ import { authenticateTerminal } from './terminal-auth.js';
 import { readJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { s2sPaymentView, s2sStatusView, toS2SPaymentView, toS2SStatusView, type S2SPaymentView } from '../views/s2s.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 
 /** The spec §2.2 answer of a created payment, with its challenge page and authstatus URL. */
 export function s2sResponse(deps: AppDeps, created: S2SCreated): S2SPaymentView {

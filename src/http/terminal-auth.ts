@@ -2,7 +2,7 @@
 // same terminal (refund-request carries public_key alone). Compared in constant time so response
 // timing reveals nothing about keys.
 import { SandboxError } from '../errors.js';
-import { safeEqual } from '../crypto/signature.js';
+import { safeEqual } from '../signatures/signing.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Services } from '../services/services.js';
 

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { createTokenSchema } from '../contracts/v1-tokens.js';
 import { toTokenView, tokenView } from '../views/token.js';
 import { readJson } from './validation.js';

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { createRefundSchema, listRefundsQuery } from '../contracts/v1-refunds.js';
 import { listOf, listView } from '../views/list.js';
 import { refundView, toRefundView } from '../views/refund.js';

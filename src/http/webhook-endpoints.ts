@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
-import type { OpenApiRoute } from './openapi-route.js';
+import type { OpenApiRoute } from './openapi/route.js';
 import { currentMerchant } from './middleware/bearer-auth.js';
 import { createEndpointSchema, listEndpointsQuery, updateEndpointSchema } from '../contracts/webhook-endpoint-schema.js';
 import { listOf, listView } from '../views/list.js';

@@ -1,6 +1,6 @@
 // The credentials the startSandbox() handle hands out: the seeded merchants' (the first one ready
 // to use), and those of a merchant made by createMerchant().
-import { standardSecret } from '../crypto/signature.js';
+import { standardSecret } from '../signatures/signing.js';
 import { SandboxError } from '../errors.js';
 import type { RunningServer } from '../server/start-server.js';
 import type { MerchantRecord } from '../services/merchants.js';

@@ -12,9 +12,9 @@ import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import { createMerchantSchema } from '../contracts/merchants.js';
 import type { Services } from '../services/services.js';
-import type { TableCounts } from '../services/snapshot.js';
-import { auditInputProblem, type AuditResult } from '../webhooks/audit.js';
-import { runWebhookAudit } from '../webhooks/audit-cases.js';
+import type { TableCounts } from '../services/snapshot/snapshot.js';
+import { auditInputProblem, type AuditResult } from '../webhooks/audit/audit.js';
+import { runWebhookAudit } from '../webhooks/audit/cases.js';
 import { createdMerchant, credentialsOf } from './credentials.js';
 import type { SandboxDelivery } from './deliveries.js';
 import type {
@@ -29,7 +29,7 @@ import type {
 } from './handle-types.js';
 import { allDeliveries, DeliveryWaits } from './wait-for-delivery.js';
 import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema.js';
-import type { SignatureDiagnosis } from '../crypto/signature-findings.js';
+import type { SignatureDiagnosis } from '../signatures/findings.js';
 import { triggerSchema } from '../contracts/events.js';
 import type { EventType } from '../domain/event-types.js';
 import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';

@@ -7,12 +7,10 @@
 import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Config } from '../config.js';
-import { SandboxError } from '../errors.js';
 import { controlTargetProblem, hostKey, isControlPath, isLocalAddress, namesThisMachine } from '../domain/control-target.js';
-import { parseHttpUrl } from '../domain/http-url.js';
 
 /** The settings that say where this sandbox is reachable. */
-type Where = Pick<Config, 'host' | 'publicUrl'>;
+export type Where = Pick<Config, 'host' | 'publicUrl'>;
 
 /** A host name or address as a URL's hostname writes it ("fd00::2" becomes "[fd00::2]"), or undefined when no URL can hold it. */
 function asHostname(name: string): string | undefined {
@@ -33,12 +31,6 @@ export function machineNames(config: Where): string[] {
 /** Whether `url` is a sandbox control API URL on this machine, by its text alone. */
 export function isControlTarget(url: URL, config: Where): boolean {
   return isControlPath(url.pathname) && namesThisMachine(url.hostname, machineNames(config));
-}
-
-/** Refuses a webhook URL the request gave in `field` when it is the control API: a 400 naming the field. */
-export function refuseControlTarget(text: string | null | undefined, field: string, config: Where): void {
-  const url = text ? parseHttpUrl(text) : undefined;
-  if (url && isControlTarget(url, config)) throw new SandboxError('parameter_invalid', `${field} ${controlTargetProblem(text!)}`, field);
 }
 
 /** Why a webhook must not be sent to `url` (the control API, by its text or by what its name resolves to), or undefined to send it. */

@@ -7,7 +7,7 @@ import { validate } from '../contracts/validate.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { SandboxError } from '../errors.js';
 import { silentLogger } from '../runtime/logger.js';
-import type { AuditMaterial } from '../webhooks/audit.js';
+import type { AuditMaterial } from '../webhooks/audit/audit.js';
 import { buildSandbox } from './start-server.js';
 
 /** The material of an audit for a merchant of the fixtures file (default: its first merchant). */

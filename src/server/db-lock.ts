@@ -11,7 +11,7 @@ import { realpathSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StartError } from './start-error.js';
+import { StartError } from '../errors.js';
 
 /** A database this process holds; `url` is told to a sandbox that asks, once it is known. */
 export interface DatabaseLock {

@@ -12,8 +12,8 @@ import { readFixtures } from '../store/fixtures.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { ActivityBus } from '../runtime/activity.js';
 import { Outbox } from '../webhooks/outbox.js';
-import { DeliveryWorker } from '../webhooks/delivery-worker.js';
-import { FaultInjector } from '../webhooks/faults.js';
+import { DeliveryWorker } from '../webhooks/delivery/worker.js';
+import { FaultInjector } from '../faults/injector.js';
 import { webhookSigning } from '../webhooks/webhook-request.js';
 import { createServices, type Services } from '../services/services.js';
 import { createApp, type SandboxApp } from '../http/app.js';
@@ -22,8 +22,8 @@ import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
-import { StartError } from './start-error.js';
-import { deliveryCas, servingTls, type ServingTls } from './serving-tls.js';
+import { StartError } from '../errors.js';
+import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -42,8 +42,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a test or the bench may set on a sandbox besides its Config. */
+export interface BuildOptions {
+  clock?: Clock;
+  logger?: Logger;
+  db?: Db;
+  webhookCa?: readonly string[];
+  /** Webhook attempts in flight at once (the bench measures 8 and 32). */
+  maxInFlight?: number;
+}
+
 /** Everything but the listening socket: used by startServer and by route tests. */
-export function buildSandbox(config: Config, options: { clock?: Clock; logger?: Logger; db?: Db; webhookCa?: readonly string[] } = {}) {
+export function buildSandbox(config: Config, options: BuildOptions = {}) {
   let db: Db;
   try {
     db = options.db ?? openDatabase(config.dbPath);
@@ -74,6 +84,7 @@ export function buildSandbox(config: Config, options: { clock?: Clock; logger?: 
     signing,
     shaper: faults.webhooks,
     webhookCa: options.webhookCa ?? config.webhookCa,
+    maxInFlight: options.maxInFlight,
   });
   const outbox = new Outbox(store, clock, worker);
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
@@ -145,14 +156,17 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
  * Starts a sandbox from a Config and resolves once it answers requests; refuses (StartError) a
  * database file another sandbox has open.
  */
-export async function startServer(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight'> = {},
+): Promise<RunningServer> {
   // Before the database is opened: a refused start must not migrate or seed under the running one.
   const lock = await lockDatabase(config.dbPath);
   let built: ReturnType<typeof buildSandbox>;
   let tls: ServingTls | undefined;
   try {
-    tls = await servingTls(config);
-    built = buildSandbox(config, { ...options, webhookCa: deliveryCas(config, tls) });
+    tls = await servingTls(config.https);
+    built = buildSandbox(config, { ...options, webhookCa: deliveryCas(config.webhookCa, tls) });
   } catch (err) {
     await lock?.release();
     throw err;

@@ -5,7 +5,7 @@
 // Payment attempts made on the page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
-import { refuseControlTarget } from '../runtime/machine-names.js';
+import { refuseControlTarget } from './control-target.js';
 import type { CheckoutSessionInput } from '../contracts/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { CheckoutStatus } from '../domain/vocabularies.js';

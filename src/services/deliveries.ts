@@ -3,14 +3,14 @@
 // only through here; sending stays the delivery worker's job.
 import { parseSince } from '../domain/since.js';
 import { SandboxError } from '../errors.js';
-import { refuseControlTarget } from '../runtime/machine-names.js';
+import { refuseControlTarget } from './control-target.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../store/deliveries-repo.js';
 import type { DeliveryStatus } from '../domain/vocabularies.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { buildWebhookRequest } from '../webhooks/webhook-request.js';
-import type { WebhookSigning } from '../crypto/signature.js';
+import type { WebhookSigning } from '../signatures/signing.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
-import { eventEnvelope } from '../webhooks/payloads.js';
+import { eventEnvelope } from '../views/webhook-body.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import { cursorRow, readPage } from './pagination.js';

@@ -7,7 +7,7 @@
 import { subscribes } from '../domain/event-types.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
-import { eventEnvelope, s2sWebhookBody } from '../webhooks/payloads.js';
+import { eventEnvelope, s2sWebhookBody } from '../views/webhook-body.js';
 import type { Activity } from '../runtime/activity.js';
 import type { ServiceDeps } from './deps.js';
 

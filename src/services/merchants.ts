@@ -13,9 +13,9 @@ import type { RowCounts } from '../store/merchant-rows.js';
 import type { Page } from '../views/list.js';
 import type { ServiceDeps } from './deps.js';
 import { readPage } from './pagination.js';
-import type { Snapshot } from './snapshot.js';
+import type { Snapshot } from './snapshot/snapshot.js';
 import { newSigningSecret } from './webhook-endpoints.js';
-import type { FaultInjector } from '../webhooks/faults.js';
+import type { FaultInjector } from '../faults/injector.js';
 
 /** Terminal numbers of created merchants start here, clear of the fixtures' (1001, 2002). */
 export const FIRST_CREATED_TER_NO = 9001;

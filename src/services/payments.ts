@@ -6,7 +6,7 @@ import { urlWithQuery } from '../domain/http-url.js';
 import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError } from '../errors.js';
-import { refuseControlTarget } from '../runtime/machine-names.js';
+import { refuseControlTarget } from './control-target.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';

@@ -7,13 +7,13 @@ import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
-import { refuseControlTarget } from '../runtime/machine-names.js';
+import { refuseControlTarget } from './control-target.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import type { ChallengeKind, Mop } from '../domain/vocabularies.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
-import { s2sWebhookFields } from '../webhooks/payloads.js';
+import { s2sWebhookFields } from '../views/webhook-body.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';

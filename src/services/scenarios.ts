@@ -8,7 +8,7 @@ import type { ScriptedOutcome } from '../domain/outcomes.js';
 import { SandboxError } from '../errors.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
-import type { FaultInjector } from '../webhooks/faults.js';
+import type { FaultInjector } from '../faults/injector.js';
 
 /** What a payment offers to match on; absent facts match only entries that leave them open. */
 export interface PaymentFacts {

@@ -2,15 +2,15 @@
 // received name a delivery (X-Sandbox-Delivery-Id, else X-Sandbox-Event-Id or webhook-id); the
 // attempt it got is the one whose signature (else timestamp, else attempt number) it has, as the
 // attempt log recorded it. With the secrets that signed it and every secret the sandbox holds, the
-// rules of crypto/signature-diagnosis.ts say what differs. Headers that name nothing known are
+// rules of signatures/diagnosis.ts say what differs. Headers that name nothing known are
 // diagnosed from the request alone.
 import type { SignWebhookInput } from '../contracts/sign-webhook-schema.js';
 import { newId } from '../domain/ids.js';
 import { SandboxError } from '../errors.js';
-import type { KnownSecret } from '../crypto/secret-diagnosis.js';
-import { diagnoseSignature } from '../crypto/signature-diagnosis.js';
-import type { SentAttempt, SignatureDiagnosis } from '../crypto/signature-findings.js';
-import type { HeaderMap } from '../crypto/signature-match.js';
+import type { KnownSecret } from '../signatures/secret-diagnosis.js';
+import { diagnoseSignature } from '../signatures/diagnosis.js';
+import type { SentAttempt, SignatureDiagnosis } from '../signatures/findings.js';
+import type { HeaderMap } from '../signatures/match.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { buildWebhookRequest, type SigningResolver } from '../webhooks/webhook-request.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 import { SandboxError } from '../errors.js';
-import { refuseControlTarget } from '../runtime/machine-names.js';
+import { refuseControlTarget } from './control-target.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import type { ServiceDeps } from './deps.js';
 import { cursorRow, readPage } from './pagination.js';

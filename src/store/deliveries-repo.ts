@@ -135,14 +135,13 @@ function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
 
 /**
  * The writes that move a delivery's due time, each telling the `watchDue` listener where the row
- * fell due, and `release`, which drops one lease (nothing falls due before its due time).
+ * fell due.
  */
 function createDueWrites(db: Db) {
   const finish =
     db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
   const releaseAll = db.prepare("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL");
-  const release = db.prepare('UPDATE deliveries SET lease_until = NULL WHERE id = ?');
   const reschedule = db.prepare("UPDATE deliveries SET next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'pending'");
   const requeue = db.prepare(
     "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
@@ -157,7 +156,6 @@ function createDueWrites(db: Db) {
     finish: (f: DeliveryFinish) => due(finish.run(f), f.status === 'pending' ? f.nextAttemptAt : null),
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
     releaseAllLeases: () => due(releaseAll.run().changes, DUE_START.at),
-    release: (id: string) => release.run(id),
     /** Moves a pending delivery's next attempt without counting one (a fault holding it back). */
     reschedule: (id: string, at: number) => due(reschedule.run(at, id), at),
     /** Puts a finished delivery back in the queue (retry-failed). */

@@ -1,5 +1,5 @@
 // The outbox reads and the lease of the delivery worker. Due rows are read in (next_attempt_at,
-// rowid) order after a cursor the worker keeps (webhooks/delivery-queues.ts), so a row waiting in
+// rowid) order after a cursor the worker keeps (webhooks/delivery/queues.ts), so a row waiting in
 // its receiver's queue is never read again; the claim leases a batch of rows in one statement
 // each, inside the shared write batch, and wins only those still as they were read.
 import type { Db } from './open-database.js';

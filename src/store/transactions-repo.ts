@@ -41,7 +41,7 @@ function fromRow(row: Row | undefined): Transaction | undefined {
   return { ...row, customer: JSON.parse(row.customer), script: JSON.parse(row.script) };
 }
 
-/** Filters of the store-level transaction list, which only the stored-rows benchmark reads (bench/rows.js); the dashboard lists through dashboard-queries.ts. */
+/** Filters of the store-level transaction list, which only the stored-rows benchmark reads (bench/rows.js); the dashboard lists through services/dashboard/queries.ts. */
 export interface TransactionFilter {
   merchantId?: string;
   orderStatus?: number;

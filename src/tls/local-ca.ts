@@ -9,10 +9,8 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import forge from 'node-forge';
-import { ensureDirectory, SANDBOX_DIR } from '../store/sandbox-dir.js';
-
-/** The folder of the local CA, relative to the working directory. */
-export const TLS_DIR = join(SANDBOX_DIR, 'tls');
+import { ensureDirectory } from '../store/sandbox-dir.js';
+import { CA_FILES, TLS_DIR } from './ca-files.js';
 
 /** The files of the local CA: the CA certificate merchants trust, and the server certificate it signed. */
 export interface LocalCa {
@@ -36,7 +34,7 @@ const RENEW_BEFORE_MS = DAY_MS;
 /** The names the server certificate covers: every way a local client reaches the sandbox. */
 const SERVER_NAMES = { dns: ['localhost'], ip: ['127.0.0.1', '::1'] };
 
-const FILES = { ca: 'ca.pem', caKey: 'ca-key.pem', cert: 'localhost.pem', key: 'localhost-key.pem' } as const;
+const FILES = CA_FILES;
 
 /** A fresh RSA key pair as PEM (made by node:crypto: forge's own generator is pure JavaScript and slow). */
 function newKeyPair(): { publicKey: string; privateKey: string } {

@@ -1,9 +1,9 @@
 // Telling a certificate this process does not trust apart from a sandbox that is not there: the
 // CLI's clients use fetch(), which trusts the local CA only with NODE_EXTRA_CA_CERTS.
+import { LOCAL_CA_FILE } from './ca-files.js';
 
 /** The line to print when an https:// sandbox's certificate is not trusted by this process. */
-export const TRUST_HINT =
-  'run the command with NODE_EXTRA_CA_CERTS set to the CA file the --https sandbox printed (.sandbox/tls/ca.pem in its folder)';
+export const TRUST_HINT = `run the command with NODE_EXTRA_CA_CERTS set to the CA file the --https sandbox printed (${LOCAL_CA_FILE} in its folder)`;
 
 /** True when a failed fetch() met a TLS certificate it could not verify: something answered, over TLS. */
 export function isUntrustedCertificate(err: unknown): boolean {

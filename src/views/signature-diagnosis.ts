@@ -1,7 +1,7 @@
 // The answer of a signature diagnosis (POST /_sandbox/signatures/diagnose, `sandbox verify --json`),
 // and of a signing (POST /_sandbox/signatures/sign, `sandbox send`).
 import * as z from 'zod';
-import { SIGNATURE_CAUSES, type SignatureDiagnosis } from '../crypto/signature-findings.js';
+import { SIGNATURE_CAUSES, type SignatureDiagnosis } from '../signatures/findings.js';
 
 /** {valid, cause, message}: whether the signature verifies, and why not in one line a person can act on. */
 export const signatureDiagnosisView = z

@@ -2,7 +2,7 @@
 // sign it (a registered endpoint's own, two while one rotates, else the merchant's), and what
 // `webhooks show` previews and the audit reuses, so all three build the request the same way.
 import type { Config } from '../config.js';
-import { signatureHeaders, type WebhookSigning } from '../crypto/signature.js';
+import { signatureHeaders, type WebhookSigning } from '../signatures/signing.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { Store } from '../store/store.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CREDS, startTestServer } from '../helpers/test-sandbox.js';

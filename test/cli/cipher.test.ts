@@ -2,7 +2,7 @@
 // stdin, the encrypted_data form, the warnings on stderr, and errors a user can act on.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import type { CipherIo } from '../../src/cli/cipher.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { decryptText, encryptText } from '../../src/crypto/s2s-cipher.js';
 
 const KEYS = ['--public-key', 'pk_test_1001', '--private-key', 'pv_test_1001'];
@@ -12,7 +12,7 @@ const PLAIN = 'public_key=pk_test_1001&terNO=1001&product_name=Blue+mug&bill_amt
 async function run(args: string[], stdin?: string) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CipherIo = {
+  const io: CliIo = {
     out: (text) => out.push(text),
     err: (text) => err.push(text),
     readStdin: async () => {

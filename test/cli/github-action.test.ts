@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { standardSecret as actionStandardSecret } from '../../action/credentials.js';
-import { standardSecret, verifyWebhook } from '../../src/crypto/signature.js';
+import { standardSecret, verifyWebhook } from '../../src/signatures/signing.js';
 import { expectGone, isRunning, processesIn, runScript } from '../helpers/bash-script.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { runActionStep, type ActionStepOptions, type ActionStepRun } from '../helpers/github-action.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildProgram, execute } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
-import { signatureHeader } from '../../src/crypto/signature.js';
+import { signatureHeader } from '../../src/signatures/signing.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { carefulHandler, startFakeMerchant, takeWebhookViolations, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';

@@ -1,7 +1,7 @@
 // `sandbox listen` in-process against a real sandbox: a live tail, filtered, forwarding re-signed events.
 import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { matchesEvents } from '../../src/cli/listen.js';

@@ -3,7 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { encryptText } from '../../src/crypto/s2s-cipher.js';
-import { signatureHeader, signatureHeaders } from '../../src/crypto/signature.js';
+import { signatureHeader, signatureHeaders } from '../../src/signatures/signing.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { EVENT_TYPE_NAMES } from '../../src/domain/event-types.js';
-import { EXAMPLES_BASE_URL, type OpenApiExamples } from '../../src/http/openapi-examples.js';
+import { EXAMPLES_BASE_URL, type OpenApiExamples } from '../../src/http/openapi/examples.js';
 import { AUTH } from '../helpers/payments-api.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, OPENAPI_ROUTES } from '../../src/http/openapi.js';
-import { EXAMPLES_FILE } from '../../src/http/openapi-examples.js';
+import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
+import { OPENAPI_ROUTES } from '../../src/http/openapi-routes.js';
+import { EXAMPLES_FILE } from '../../src/http/openapi/examples.js';
 import { recordExamples } from './openapi-examples-recorder.js';
 import { startPrismMock } from '../helpers/prism-proxy.js';
 

@@ -7,7 +7,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, OPENAPI_ROUTES } from '../../src/http/openapi.js';
+import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
+import { OPENAPI_ROUTES } from '../../src/http/openapi-routes.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';

@@ -32,7 +32,7 @@ import {
   type DashboardTab,
 } from '../../src/domain/vocabularies.js';
 import { DEFAULT_CHARGEBACK_REASON } from '../../src/services/chargebacks.js';
-import { TAB_STATUSES } from '../../src/services/dashboard-queries.js';
+import { TAB_STATUSES } from '../../src/services/dashboard/queries.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const PAGES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).flatMap((name) => (name.endsWith('.md') ? [`docs/${name}`] : []))];

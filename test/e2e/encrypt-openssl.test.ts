@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';

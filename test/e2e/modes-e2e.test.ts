@@ -2,7 +2,7 @@
 // "customer" follows authurl and submits the page's form over HTTP, is sent back to return_url,
 // and the signed webhook with the final status reaches the fake merchant.
 import { describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -2,7 +2,7 @@
 // signed JSON webhooks at the payment's webhook_url in order, and a refund completing on the
 // sandbox's own timer (no clock advance) with refund.succeeded.
 import { describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { AUTH } from '../helpers/payments-api.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS } from '../helpers/test-sandbox.js';

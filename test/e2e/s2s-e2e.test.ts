@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ConfigFlags } from '../../src/config.js';
-import { hmacHex, verifySignature } from '../../src/crypto/signature.js';
+import { hmacHex, verifySignature } from '../../src/signatures/signing.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { api } from '../helpers/http.js';

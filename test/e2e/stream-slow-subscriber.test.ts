@@ -3,7 +3,7 @@
 // (its connection closed, one log line) while the sandbox and other subscribers carry on.
 import net from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { MAX_PENDING_EVENTS } from '../../src/http/control-stream.js';
+import { MAX_PENDING_EVENTS } from '../../src/http/control/stream.js';
 import { startLoggedServer } from '../helpers/logged-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 

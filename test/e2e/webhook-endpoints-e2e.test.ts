@@ -3,7 +3,7 @@
 // new secret's signature alone (what a GitHub-style verifier compares whole) and the old secret's
 // travels in X-Sandbox-Signature-Previous, until 24 h (sandbox clock) later.
 import { describe, expect, it } from 'vitest';
-import { hmacHex, verifySignature } from '../../src/crypto/signature.js';
+import { hmacHex, verifySignature } from '../../src/signatures/signing.js';
 import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';

@@ -8,7 +8,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli-sandbox.js';
 
 /** The examples folder of this repository. */
-export const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
+export const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
 
 /** `sandbox` as a command line for a suite's SANDBOX_CLI: this node and the built bin/sandbox.js. */
 export const SANDBOX_CLI = [process.execPath, BIN].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');

@@ -1,7 +1,7 @@
 // Runs the `sandbox` CLI in-process (buildProgram with captured output) against a real sandbox.
 import kleur from 'kleur';
 import { buildProgram, userErrorMessage } from '../../src/cli/program.js';
-import type { CipherIo } from '../../src/cli/cipher.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { CommanderError } from 'commander';
 
 kleur.enabled = false;
@@ -19,7 +19,7 @@ export interface CliRun {
 export async function runCli(args: string[], stdin?: string): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CipherIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
   if (stdin !== undefined) io.readStdin = async () => stdin;
   let error: string | undefined;
   try {

@@ -9,8 +9,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { afterAll } from 'vitest';
-import { buildOpenApiDocument, OPENAPI_ROUTES } from '../../src/http/openapi.js';
-import { UNKNOWN_EVENT_TYPE } from '../../src/webhooks/audit.js';
+import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
+import { OPENAPI_ROUTES } from '../../src/http/openapi-routes.js';
+import { UNKNOWN_EVENT_TYPE } from '../../src/webhooks/audit/audit.js';
 
 /** One answer as a test read it. */
 export interface Answer {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { checkWebhook } from './conformance.js';
 
 /** Webhook bodies received since the last test ended that the document does not describe. */

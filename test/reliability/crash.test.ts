@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { api } from '../helpers/http.js';

@@ -1,4 +1,4 @@
-// The sender thread (src/webhooks/senders.ts), tested from the built package (dist/: run `npm run
+// The sender thread (src/webhooks/delivery/senders.ts), tested from the built package (dist/: run `npm run
 // build` first), where the compiled thread entry exists: under vitest the TypeScript source runs
 // the sending code on the main thread instead. kill -9 while webhooks flow through the thread, a
 // thread that dies, a locked database under delivery load, close() with attempts in flight, and

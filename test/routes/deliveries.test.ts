@@ -1,8 +1,8 @@
 // The workbench's control API over app.request(): deliveries, events, replays, faults, the
 // --control-token guard and the SSE stream. The worker is not running, so deliveries stay pending.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
-import { controlStreamRoutes } from '../../src/http/control-stream.js';
+import { verifySignature } from '../../src/signatures/signing.js';
+import { controlStreamRoutes } from '../../src/http/control/stream.js';
 import { createTestSandbox, s2sBody, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { checkedResponse } from '../helpers/conformance.js';

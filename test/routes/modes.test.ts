@@ -2,7 +2,7 @@
 // Cancel), UPICOLLECT (success@ / failure@ / waiting page with time left / expiry), QRINTENT (a
 // QR code of the upi://pay intent, simulate paid / failed). No card fields are sent for these.
 import { afterEach, describe, expect, it } from 'vitest';
-import { qrSvg } from '../../src/pages/challenge-kinds.js';
+import { qrSvg } from '../../src/pages/authenticate/challenge-kinds.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sb: TestSandbox;

@@ -3,7 +3,7 @@
 // are documented with the one error body.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
-import { openApiPath } from '../../src/http/openapi-route.js';
+import { openApiPath } from '../../src/http/openapi/route.js';
 import { AUTH, createPayment } from '../helpers/payments-api.js';
 
 let sandbox: TestSandbox;

@@ -3,7 +3,7 @@
 // webhooks (refund.succeeded, and refund.failed for 4000000000005126), and a race of 20
 // concurrent partial refunds on a real server whose accepted sum never exceeds the amount.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/crypto/signature.js';
+import { verifySignature } from '../../src/signatures/signing.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as signature from '../../src/crypto/signature.js';
+import * as signature from '../../src/signatures/signing.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
 import { startCliSandbox } from '../helpers/cli-sandbox.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
@@ -18,8 +18,8 @@ import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/
 import { waitFor } from '../helpers/wait-for.js';
 import { csrfOf } from '../helpers/seed-objects.js';
 
-vi.mock('../../src/crypto/signature.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/crypto/signature.js')>();
+vi.mock('../../src/signatures/signing.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/signatures/signing.js')>();
   return { ...real, safeEqual: vi.fn(real.safeEqual) };
 });
 const safeEqual = vi.mocked(signature.safeEqual);

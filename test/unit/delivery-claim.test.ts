@@ -4,7 +4,7 @@
 // passed over and read back later (every row exactly once), and a leased row is not claimed again
 // until the lease has run out on the clock.
 import { afterEach, expect, it } from 'vitest';
-import { DeliveryQueues } from '../../src/webhooks/delivery-queues.js';
+import { DeliveryQueues } from '../../src/webhooks/delivery/queues.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sb: TestSandbox;

@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { decryptWebhookData } from '../../src/crypto/s2s-cipher.js';
 import type { Activity } from '../../src/runtime/activity.js';
 import type { Change } from '../../src/services/event-publisher.js';
-import { eventEnvelope, formEncode } from '../../src/webhooks/payloads.js';
+import { eventEnvelope, formEncode } from '../../src/views/webhook-body.js';
 import { createTestSandbox, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
 
 const MERCHANT = 'mer_sandbox';

@@ -83,7 +83,20 @@ it('reads the import statements of every layer under src/', () => {
   const imports = sourceImports();
   expect(imports.length).toBeGreaterThan(500);
   const folders = new Set(imports.map((i) => folderOf(i.from)));
-  for (const layer of ['domain', 'contracts', 'runtime', 'store', 'views', 'services', 'webhooks', 'http', 'pages'])
+  for (const layer of [
+    'domain',
+    'contracts',
+    'runtime',
+    'store',
+    'views',
+    'services',
+    'webhooks',
+    'faults',
+    'signatures',
+    'tls',
+    'http',
+    'pages',
+  ])
     expect(folders).toContain(layer);
 });
 
@@ -91,18 +104,72 @@ it('domain imports nothing but domain and src/errors.ts', () => {
   expect(breaking(['domain'], (to) => folderOf(to) !== 'domain' && to !== 'errors.js')).toEqual([]);
 });
 
-it('store imports neither services, http nor pages', () => {
-  expect(breaking(['store'], (to) => ['services', 'http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
+// The layers of src/, lowest first: a folder imports only folders of a lower rank (the top-level
+// files, errors.ts and config.ts among them, have rules of their own below). Files in nested
+// feature folders (http/control/, webhooks/delivery/) belong to their layer's rank.
+const LAYER_ORDER: readonly (readonly string[])[] = [
+  ['domain'],
+  ['crypto', 'signatures', 'contracts', 'store'],
+  ['tls', 'runtime'],
+  ['views'],
+  ['webhooks'],
+  ['faults'],
+  ['services'],
+  ['pages'],
+  ['http'],
+  ['server'],
+  ['library'],
+  ['cli'],
+];
+const RANK = new Map(LAYER_ORDER.flatMap((folders, rank) => folders.map((folder) => [folder, rank] as const)));
+
+/** The imports that climb: from a layer to a folder of the same or a higher rank (or one LAYER_ORDER does not list). */
+function climbing(imports: readonly SourceImport[]): string[] {
+  return imports
+    .filter((i) => {
+      const [from, to] = [folderOf(i.from), folderOf(i.to)];
+      if (from === undefined || to === undefined || from === to) return false;
+      return (RANK.get(to) ?? Number.POSITIVE_INFINITY) >= (RANK.get(from) ?? Number.NEGATIVE_INFINITY);
+    })
+    .map((i) => `${i.from} -> ${i.to}`);
+}
+
+it('every folder under src/ is a layer of LAYER_ORDER, and each imports only layers below it, nested folders included', () => {
+  const imports = sourceImports();
+  const folders = new Set(imports.flatMap((i) => [folderOf(i.from), folderOf(i.to)]).filter((f) => f !== undefined));
+  expect([...folders].filter((folder) => !RANK.has(folder))).toEqual([]);
+  // The rule reads nested folders: a planted climb from webhooks/delivery/ to services/ is reported.
+  expect(climbing([{ from: 'webhooks/delivery/worker.ts', to: 'services/services.js' }])).toEqual([
+    'webhooks/delivery/worker.ts -> services/services.js',
+  ]);
+  expect(climbing(imports)).toEqual([]);
 });
 
-it('services, webhooks, store, domain, contracts and runtime import nothing from src/http or src/pages', () => {
-  const lower = ['services', 'webhooks', 'store', 'domain', 'contracts', 'runtime'];
-  expect(breaking(lower, (to) => ['http', 'pages'].includes(folderOf(to) ?? ''))).toEqual([]);
-});
+/** The feature folder of a path (`http/control` for src/http/control/routes.ts), or undefined for a file at a layer's root. */
+function featureOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts.length > 2 ? parts.slice(0, 2).join('/') : undefined;
+}
 
-it('views import only domain, store, runtime, contracts and crypto (vocabularies) and each other', () => {
-  const allowed = ['views', 'domain', 'store', 'runtime', 'contracts', 'crypto'];
-  expect(breaking(['views'], (to) => !allowed.includes(folderOf(to) ?? ''))).toEqual([]);
+/** Pairs of feature folders of one layer that import each other, directly or through other feature folders. */
+function featureCycles(imports: readonly SourceImport[]): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const { from, to } of imports) {
+    const [a, b] = [featureOf(from), featureOf(to)];
+    if (a && b && a !== b && folderOf(a) === folderOf(b)) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+  }
+  return fileCycles(edges);
+}
+
+it('the feature folders of a layer (http/control/, http/openapi/) do not import each other in a cycle', () => {
+  // A planted http/openapi -> http/control -> http/openapi loop is reported.
+  expect(
+    featureCycles([
+      { from: 'http/openapi/document.ts', to: 'http/control/routes.js' },
+      { from: 'http/control/routes.ts', to: 'http/openapi/route.js' },
+    ]),
+  ).toEqual(['http/control -> http/openapi -> http/control']);
+  expect(featureCycles(sourceImports())).toEqual([]);
 });
 
 it('the serializers of JSON answers live in src/views: no other folder writes a time as ISO 8601 by hand', () => {
@@ -121,12 +188,12 @@ it('the serializers of JSON answers live in src/views: no other folder writes a 
 
 // The top-level files of src/ are a layer of their own: errors.ts and code-dir.ts are leaves that
 // anything may import; config.ts (the only reader of process.env) parses options with the grammars of
-// domain/ and crypto/ and nothing above them, so no service, route or webhook module sits under it.
+// domain/, crypto/ and tls/ (the --https options) and nothing above them, so no service, route or webhook module sits under it.
 const TOP_LEVEL_RULES: Record<string, (to: string) => boolean> = {
   'errors.ts': () => false,
   'code-dir.ts': () => false,
   'version.ts': (to) => to === 'code-dir.js',
-  'config.ts': (to) => ['domain', 'crypto'].includes(folderOf(to) ?? '') || ['errors.js', 'code-dir.js'].includes(to),
+  'config.ts': (to) => ['domain', 'crypto', 'tls'].includes(folderOf(to) ?? '') || ['errors.js', 'code-dir.js'].includes(to),
 };
 
 it('the top-level files of src/ import only what their layer allows, and nothing imports index.ts', () => {
@@ -233,7 +300,7 @@ it('request schemas live in src/contracts: no route, service, page, library or C
   // Answers' schemas are in src/views, requests' in src/contracts (one module per resource); a
   // z.object elsewhere is a second home for one of them.
   const OBJECT_SCHEMA = /\bz\.(object|strictObject|looseObject)\(/;
-  const offending = ['src/http', 'src/services', 'src/pages', 'src/library', 'src/cli', 'src/webhooks']
+  const offending = ['src/http', 'src/services', 'src/pages', 'src/library', 'src/cli', 'src/webhooks', 'src/faults']
     .flatMap((layer) => sourceFiles(join(ROOT, layer)))
     .flatMap((file) =>
       readFileSync(file, 'utf8')

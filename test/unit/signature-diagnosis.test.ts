@@ -3,10 +3,10 @@
 // Standard Webhooks rotation, an endpoint rotated twice, upper-case hex, a secret without whsec_).
 import { describe, expect, it } from 'vitest';
 import { bodyDifference } from '../../src/domain/body-difference.js';
-import type { KnownSecret } from '../../src/crypto/secret-diagnosis.js';
-import { diagnoseSignature } from '../../src/crypto/signature-diagnosis.js';
-import type { DiagnosisContext, SentAttempt } from '../../src/crypto/signature-findings.js';
-import { signatureHeaders } from '../../src/crypto/signature.js';
+import type { KnownSecret } from '../../src/signatures/secret-diagnosis.js';
+import { diagnoseSignature } from '../../src/signatures/diagnosis.js';
+import type { DiagnosisContext, SentAttempt } from '../../src/signatures/findings.js';
+import { signatureHeaders } from '../../src/signatures/signing.js';
 import type { SignatureMode } from '../../src/domain/vocabularies.js';
 
 describe('bodyDifference', () => {

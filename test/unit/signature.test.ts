@@ -9,7 +9,7 @@ import {
   standardSecret,
   verifySignature,
   verifyWebhook,
-} from '../../src/crypto/signature.js';
+} from '../../src/signatures/signing.js';
 
 // GitHub's documented webhook example, recomputed by hand with the openssl CLI:
 //   printf '%s' 'Hello, World!' | openssl dgst -sha256 -hmac "It's a Secret to Everybody"

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
-import { safeEqual } from '../../crypto/signature.js';
+import { safeEqual } from '../../signatures/signing.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import type { Services } from '../../services/services.js';
 

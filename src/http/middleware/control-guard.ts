@@ -21,7 +21,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env.js';
 import { getCookie } from 'hono/cookie';
 import type { Config } from '../../config.js';
-import { safeEqual } from '../../crypto/signature.js';
+import { safeEqual } from '../../signatures/signing.js';
 import { SandboxError } from '../../errors.js';
 import { clientIp, isLoopback } from './client-ip.js';
 

@@ -7,7 +7,7 @@
 // 4xx) its route answers, which changes nothing, and a fault must not hide that answer.
 import type { Context } from 'hono';
 import { decryptText, splitEncryptedData } from '../../crypto/s2s-cipher.js';
-import { safeEqual } from '../../crypto/signature.js';
+import { safeEqual } from '../../signatures/signing.js';
 import type { Services } from '../../services/services.js';
 import type { Terminal } from '../../store/credentials-repo.js';
 import type { AppEnv } from '../app-env.js';

@@ -1,0 +1,53 @@
+// What a sandbox started with --https serves, and which CAs its webhook deliveries trust.
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { StartError } from '../errors.js';
+import { LOCAL_CA_FILE, TLS_DIR } from './ca-files.js';
+import type { HttpsSetting } from './settings.js';
+
+/** The certificate the sandbox serves, and where it is, for the banner. */
+export interface ServingTls {
+  /** PEM text. */
+  readonly cert: string;
+  readonly key: string;
+  /** Absolute path of the certificate served. */
+  readonly certFile: string;
+  /** The local CA certificate to trust (absolute path and PEM); undefined with --cert/--key. */
+  readonly caFile: string | undefined;
+  readonly ca: string | undefined;
+}
+
+/** The certificate to serve: --cert/--key as given, else the local CA's (made at first start). */
+export async function servingTls(https: HttpsSetting): Promise<ServingTls | undefined> {
+  if (https === undefined) return undefined;
+  const own = https.certificate;
+  if (own) return { cert: own.cert, key: own.key, certFile: resolve(own.certFile), caFile: undefined, ca: undefined };
+  // Loaded only here: node-forge is needed once, at the start of an --https sandbox.
+  const { localCa } = await import('./local-ca.js');
+  try {
+    const made = localCa();
+    return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca };
+  } catch (err) {
+    throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The CAs webhook deliveries trust besides Node's roots: each --webhook-ca, and the local CA when
+ * there is one (this sandbox's, or one `sandbox receive --https` made), so a receiver with a
+ * certificate from it needs no flag.
+ */
+export function deliveryCas(webhookCa: readonly string[], tls: ServingTls | undefined): readonly string[] {
+  let local = tls?.ca;
+  if (local === undefined) {
+    try {
+      local = readFileSync(LOCAL_CA_FILE, 'utf8');
+      new X509Certificate(local);
+    } catch {
+      // No local CA in this folder (or a broken one, which the next --https start makes again): only --webhook-ca's.
+      local = undefined;
+    }
+  }
+  return Object.freeze(local === undefined ? [...webhookCa] : [...webhookCa, local]);
+}

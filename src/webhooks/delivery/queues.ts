@@ -1,0 +1,189 @@
+// The due deliveries the worker holds in memory, one queue per receiver (origin). Rows are read
+// from the outbox in due order after a cursor, so a row waiting in a queue is never read again
+// while its receiver is full; a receiver whose queue is full spills: the reader passes its rows
+// (so other receivers' rows behind a dead receiver's backlog still come), and the receiver reads
+// its own rows back from where it spilled once its queue runs low. The database stays the record:
+// this is a cache of due rows, checked row by row by the claim's lease.
+import { DUE_START, type DueCursor, type DueRow } from '../../store/delivery-claim.js';
+import type { Delivery } from '../../store/deliveries-repo.js';
+import { receiverOf } from './in-flight.js';
+
+/** Rows one read takes at most. */
+const READ_BATCH = 128;
+/** Rows one fill reads past full receivers at most, so a fill behind a huge backlog stays short; the next fill goes on from there. */
+const LOOKAHEAD = 1024;
+/** Due rows held in memory per receiver; past it the receiver spills. */
+const QUEUE_CAP = 512;
+/** A spilled receiver reads its rows back once its queue is this short. */
+const QUEUE_LOW = 64;
+
+/** The reads the queues make (the deliveries repository's). */
+export interface DueReader {
+  dueAfter(cursor: DueCursor, now: number, limit: number, until?: DueCursor): Array<DueRow<Delivery>>;
+}
+
+/** One receiver's due deliveries and attempts in flight. */
+interface Receiver {
+  queue: Delivery[];
+  /** Set while rows of this receiver after this place were passed over (its queue was full). */
+  spill: DueCursor | undefined;
+  inFlight: number;
+}
+
+const before = (a: DueCursor, b: DueCursor) => a.at < b.at || (a.at === b.at && a.rowid < b.rowid);
+
+/** Per-receiver queues of due deliveries, filled from the outbox in due order. */
+export class DeliveryQueues {
+  private cursor: DueCursor = DUE_START;
+  private readonly receivers = new Map<string, Receiver>();
+  /** Ids queued or in flight: a row read again (after a rewind) is not queued twice. */
+  private readonly known = new Set<string>();
+  /** The origin of each URL seen, so a URL is parsed once (cleared when it grows large). */
+  private readonly origins = new Map<string, string>();
+  private lastNow = Number.MIN_SAFE_INTEGER;
+
+  constructor(
+    private readonly reader: DueReader,
+    /** Attempts in flight to one receiver at most. */
+    readonly perReceiver: number,
+  ) {}
+
+  /** A row fell due at (at, rowid): read again from there if the cursor is past it. */
+  rewind(at: number, rowid: number): void {
+    const place = { at, rowid: Math.max(0, rowid - 1) };
+    if (before(place, this.cursor)) this.cursor = place;
+    for (const receiver of this.receivers.values()) if (receiver.spill && before(place, receiver.spill)) receiver.spill = place;
+  }
+
+  /** Forgets every queued row (not those in flight) and reads the outbox again from its start. */
+  reset(): void {
+    for (const receiver of this.receivers.values()) {
+      for (const delivery of receiver.queue) this.known.delete(delivery.id);
+      receiver.queue = [];
+      receiver.spill = undefined;
+    }
+    this.cursor = DUE_START;
+  }
+
+  /** The receiver (origin) of a URL, parsed once per URL. */
+  receiverOf(url: string): string {
+    let origin = this.origins.get(url);
+    if (origin === undefined) {
+      if (this.origins.size >= 4096) this.origins.clear();
+      origin = receiverOf(url);
+      this.origins.set(url, origin);
+    }
+    return origin;
+  }
+
+  /**
+   * Reads due rows until `room` attempts could start, the due rows run out, or LOOKAHEAD rows were
+   * passed over; true in that last case (more may be due: fill again on the next turn).
+   */
+  fill(now: number, room: number): boolean {
+    // Sandbox time went back (a reset reloaded the clock): rows may now sit before the cursor.
+    if (now < this.lastNow) this.rewind(DUE_START.at, 0);
+    this.lastNow = now;
+    let ready = 0;
+    for (const receiver of this.receivers.values()) {
+      if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver) this.readBack(receiver, now);
+      ready += Math.min(receiver.queue.length, Math.max(0, this.perReceiver - receiver.inFlight));
+    }
+    let passed = 0;
+    while (ready < room && passed < LOOKAHEAD) {
+      const rows = this.reader.dueAfter(this.cursor, now, READ_BATCH);
+      for (const row of rows) {
+        this.cursor = row.cursor;
+        const added = this.add(row);
+        if (added === undefined) passed++;
+        else if (added.queue.length + added.inFlight <= this.perReceiver) ready++;
+      }
+      if (rows.length < READ_BATCH) return false;
+    }
+    return passed >= LOOKAHEAD;
+  }
+
+  /** Takes up to `room` deliveries to send, oldest first per receiver, none past a receiver's cap; counts them in flight. */
+  take(room: number): Delivery[] {
+    const taken: Delivery[] = [];
+    for (const receiver of this.receivers.values()) {
+      while (taken.length < room && receiver.inFlight < this.perReceiver && receiver.queue.length > 0) {
+        taken.push(receiver.queue.shift()!);
+        receiver.inFlight++;
+      }
+      if (taken.length === room) break;
+    }
+    return taken;
+  }
+
+  /** An attempt taken by take() ended (sent and recorded, refused by the claim, or dropped). */
+  done(delivery: Delivery): void {
+    this.known.delete(delivery.id);
+    const origin = this.receiverOf(delivery.url);
+    const receiver = this.receivers.get(origin);
+    if (!receiver) return;
+    receiver.inFlight--;
+    if (receiver.inFlight === 0 && receiver.queue.length === 0 && !receiver.spill) this.receivers.delete(origin);
+  }
+
+  /** Puts a taken delivery back at the head of its queue (its attempt was lost unsent: a sender thread died). */
+  putBack(delivery: Delivery): void {
+    const receiver = this.receivers.get(this.receiverOf(delivery.url));
+    if (!receiver) return;
+    receiver.inFlight--;
+    receiver.queue.unshift(delivery);
+  }
+
+  /** Attempts in flight to each receiver. */
+  inFlightTo(origin: string): number {
+    return this.receivers.get(origin)?.inFlight ?? 0;
+  }
+
+  /** Deliveries queued in memory, not yet taken. */
+  get queued(): number {
+    let queued = 0;
+    for (const receiver of this.receivers.values()) queued += receiver.queue.length;
+    return queued;
+  }
+
+  /** Queues a row read from the outbox; returns its receiver, or undefined when it was passed over (known, or its receiver full). */
+  private add(row: DueRow<Delivery>): Receiver | undefined {
+    const { delivery } = row;
+    if (this.known.has(delivery.id)) return undefined;
+    const origin = this.receiverOf(delivery.url);
+    let receiver = this.receivers.get(origin);
+    if (!receiver) {
+      receiver = { queue: [], spill: undefined, inFlight: 0 };
+      this.receivers.set(origin, receiver);
+    }
+    if (receiver.spill || receiver.queue.length >= QUEUE_CAP) {
+      // Passed over: read back from here once the queue runs low.
+      receiver.spill ??= { at: row.cursor.at, rowid: row.cursor.rowid - 1 };
+      return undefined;
+    }
+    receiver.queue.push(delivery);
+    this.known.add(delivery.id);
+    return receiver;
+  }
+
+  /** Reads a spilled receiver's own rows back, from where it spilled up to the cursor. */
+  private readBack(receiver: Receiver, now: number): void {
+    let from = receiver.spill!;
+    while (receiver.queue.length < QUEUE_CAP) {
+      const rows = this.reader.dueAfter(from, now, READ_BATCH, this.cursor);
+      for (const row of rows) {
+        from = row.cursor;
+        const { delivery } = row;
+        if (this.known.has(delivery.id) || this.receivers.get(this.receiverOf(delivery.url)) !== receiver) continue;
+        receiver.queue.push(delivery);
+        this.known.add(delivery.id);
+        if (receiver.queue.length >= QUEUE_CAP) break;
+      }
+      if (rows.length < READ_BATCH && receiver.queue.length < QUEUE_CAP) {
+        receiver.spill = undefined;
+        return;
+      }
+    }
+    receiver.spill = from;
+  }
+}

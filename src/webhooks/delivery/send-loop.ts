@@ -1,0 +1,78 @@
+// The HTTP side of delivery, the same code on the sender thread (sender-thread.ts) and on the main
+// thread where no thread is used (senders.ts): it POSTs each job (a fault's duplicate copies right
+// after it), and hands the results back in batches, so the main thread records many in one write
+// and answers them with one claim: a batch goes back once every job sent is answered, or at the
+// latest FLUSH_MS after its first result.
+import type { Config } from '../../config.js';
+import { controlTargetRefusal } from '../../runtime/machine-names.js';
+import { HttpSender, type PostRequest, type PostResult, type TargetCheck } from './http-sender.js';
+
+/** How long a result may wait for others before its batch goes back. */
+const FLUSH_MS = 1;
+
+/** One attempt to send: the signed request, and how many extra copies a duplicate fault asks for. */
+export interface SendJob {
+  key: number;
+  request: PostRequest;
+  copies: number;
+}
+
+/** What came back for one job: the attempt's answer, then each copy's. */
+export interface SendResult {
+  key: number;
+  result: PostResult;
+  copies: PostResult[];
+}
+
+/** What the sending side is built from: plain data, so it can be handed to a thread. */
+export interface SendSettings {
+  timeoutMs: number;
+  /** Extra CA certificates (PEM) for https receivers. */
+  extraCa?: string[];
+  /** Where the sandbox answers: nothing is ever sent to its own control API (docs/security.md). */
+  where: Pick<Config, 'host' | 'publicUrl'>;
+}
+
+/** Runs send jobs and batches their results. */
+export class SendLoop {
+  private readonly http: HttpSender;
+  private readonly check: TargetCheck;
+  private done: SendResult[] = [];
+  private running = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly settings: SendSettings,
+    private readonly deliver: (results: SendResult[]) => void,
+  ) {
+    this.http = new HttpSender({ extraCa: settings.extraCa });
+    this.check = (url) => controlTargetRefusal(url, settings.where);
+  }
+
+  /** Starts every job; their results come back through `deliver`. */
+  run(jobs: readonly SendJob[]): void {
+    for (const job of jobs) void this.one(job);
+  }
+
+  /** Closes the kept-open connections. */
+  close(): void {
+    this.http.close();
+  }
+
+  private async one(job: SendJob): Promise<void> {
+    this.running++;
+    const result = await this.http.post(job.request, this.settings.timeoutMs, this.check);
+    const copies: PostResult[] = [];
+    for (let copy = 0; copy < job.copies; copy++) copies.push(await this.http.post(job.request, this.settings.timeoutMs, this.check));
+    this.running--;
+    this.done.push({ key: job.key, result, copies });
+    if (this.running === 0) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.done.length > 0) this.deliver(this.done.splice(0));
+  }
+}

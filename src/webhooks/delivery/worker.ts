@@ -1,0 +1,297 @@
+// The delivery worker: the only code that sends webhooks. On the main thread, the one SQLite
+// writer: it keeps due deliveries in per-receiver queues (webhooks/delivery/queues.ts), leases a batch of
+// them in one unit of the shared write batch (claiming), signs and shapes each attempt, and hands
+// the batch to the sender (senders.ts: a thread of its own does the HTTP side); the answers come
+// back in batches and are recorded in one unit each (webhooks/delivery/attempt-recorder.ts). A lease (not a lock)
+// means a crash leaves nothing stuck: start-up voids old leases.
+import type { Config } from '../../config.js';
+import type { ActivityBus } from '../../runtime/activity.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Logger } from '../../runtime/logger.js';
+import { ThrottledLog } from '../../runtime/throttled-log.js';
+import type { Delivery } from '../../store/deliveries-repo.js';
+import type { Store } from '../../store/store.js';
+import { AttemptRecorder } from './attempt-recorder.js';
+import type { AttemptShaper } from './attempt-shaper.js';
+import { DeliveryQueues } from './queues.js';
+import { InFlight, type DeliveriesInFlight } from './in-flight.js';
+import { AttemptBatch, type Attempt } from './attempt-batch.js';
+import type { SendJob, SendResult } from './send-loop.js';
+import { createSender, defaultSenderPlace, type Sender, type SenderPlace } from './senders.js';
+import { signedRequest, type SigningResolver } from '../webhook-request.js';
+
+/** What the worker is built from. */
+export interface DeliveryWorkerOptions {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  activity: ActivityBus;
+  logger: Logger;
+  /** How each delivery is signed (webhookSigning). */
+  signing: SigningResolver;
+  /** Asked before every attempt: fault injection's webhook rules may change, hold or fail it. */
+  shaper: AttemptShaper;
+  /** PEM CAs an https receiver may use besides Node's roots (--webhook-ca, the local CA); the same array every time. */
+  webhookCa?: readonly string[];
+  /** Where the HTTP side runs (senders.ts); by default a thread when the compiled code is there. */
+  sender?: SenderPlace;
+  /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
+  maxInFlight?: number;
+}
+
+const MAX_IN_FLIGHT = 32;
+/** Attempts in flight to one receiver at most: a dead receiver (5 s timeouts) keeps the other 24 slots free. */
+const MAX_IN_FLIGHT_PER_RECEIVER = 8;
+const LEASE_MARGIN_MS = 10_000;
+/** First wait after a failed claim, record or read; it doubles while the fault lasts, up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 100;
+/** A locked database or a full disk can last minutes: no point in trying more than once a second. */
+const RETRY_MAX_MS = 1000;
+
+/** Sends due deliveries until stopped. */
+export class DeliveryWorker implements DeliveriesInFlight {
+  private readonly queues: DeliveryQueues;
+  private readonly inFlight = new InFlight();
+  /** Attempts handed to the sender, by key, until their results come back. */
+  private readonly sending = new Map<number, Attempt>();
+  private nextKey = 1;
+  private sender: Sender | undefined;
+  /** Jobs of this turn, handed to the sender in one message. */
+  private jobs: SendJob[] = [];
+  /** Answered attempts and holds waiting for their record (one write per turn). */
+  private readonly records: AttemptBatch;
+  /** Deliveries whose record failed: read again from their due time once their lease has ended. */
+  private afterLease: Array<{ at: number; due: number }> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private wakeQueued = false;
+  private loadQueued = false;
+  /** Set when a claim, a record or a read failed (database busy): the next try waits a little instead of spinning. */
+  private claimFailed = false;
+  /** Failed tries in a row, for the back-off. */
+  private failuresInRow = 0;
+  /** The storage-fault lines, once per 30 s each: a full disk used to log ten a second. */
+  private readonly storageFaults: ThrottledLog;
+  /** Where the HTTP side runs (senders.ts). */
+  readonly senderPlace: SenderPlace;
+  /** Most attempts in flight at once (DeliveryWorkerOptions.maxInFlight). */
+  private readonly maxInFlight: number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.storageFaults = new ThrottledLog(options.logger);
+    this.records = new AttemptBatch({
+      store: options.store,
+      shaper: options.shaper,
+      recorder: new AttemptRecorder(options),
+      ended: (entries, failure) => this.ended(entries, failure),
+    });
+    const deliveries = () => options.store.deliveries;
+    this.queues = new DeliveryQueues({ dueAfter: (...args) => deliveries().dueAfter(...args) }, MAX_IN_FLIGHT_PER_RECEIVER);
+    deliveries().watchDue((at, rowid) => this.queues.rewind(at, rowid));
+    this.senderPlace = options.sender ?? defaultSenderPlace();
+    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+  }
+
+  /** Voids leases left by a previous process and starts sending. */
+  start(): void {
+    this.options.store.deliveries.releaseAllLeases();
+    this.queues.reset();
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Looks for due work on the next turn of the event loop (after an enqueue or a clock advance). */
+  wake(): void {
+    if (this.stopped || this.wakeQueued) return;
+    // One pass per turn, not per enqueue: creates answered in the same turn share one claim.
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.pump();
+    });
+  }
+
+  /** Stops claiming, waits for attempts in flight (they are recorded), ends the sender and frees what is left. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.inFlight.settled();
+    const sender = this.sender;
+    this.sender = undefined;
+    await sender?.close();
+    this.options.store.deliveries.releaseAllLeases();
+  }
+
+  /** Attempts currently being sent. */
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /** Attempts of one merchant's deliveries currently being sent. */
+  busyFor(merchantId: string): number {
+    return this.inFlight.of(merchantId);
+  }
+
+  /** The sender, started on first use (a sandbox that sends nothing starts no thread). */
+  get activeSender(): Sender {
+    this.sender ??= createSender(
+      this.senderPlace,
+      {
+        timeoutMs: this.options.config.webhookTimeoutMs,
+        ...(this.options.webhookCa?.length ? { extraCa: [...this.options.webhookCa] } : {}),
+        where: { host: this.options.config.host, publicUrl: this.options.config.publicUrl },
+      },
+      (results) => this.answers(results),
+      this.options.logger,
+    );
+    return this.sender;
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    for (const { due } of this.afterLease.filter(({ at }) => at <= now)) this.queues.rewind(due, 0);
+    this.afterLease = this.afterLease.filter(({ at }) => at > now);
+    const room = this.maxInFlight - this.inFlight.size;
+    if (room > 0 && !this.claimFailed) {
+      const more = this.load(now, room);
+      const taken = this.queues.take(room);
+      if (taken.length > 0) this.claim(taken, now);
+      if (more) this.wake();
+    }
+    if (this.jobs.length > 0) this.activeSender.send(this.jobs.splice(0));
+    this.armTimer(now);
+  }
+
+  /** Reads due rows into the queues; true when more are due than one pass reads. */
+  private load(now: number, room: number): boolean {
+    // Never send a webhook for a write that is not committed yet: read the outbox once the batch is.
+    if (this.options.store.batch.pending) {
+      if (!this.loadQueued) {
+        this.loadQueued = true;
+        this.options.store.batch.afterCommit(() => {
+          this.loadQueued = false;
+          this.wake();
+        });
+      }
+      return false;
+    }
+    try {
+      return this.queues.fill(now, room);
+    } catch (err) {
+      this.storageFaults.error('load', `webhook worker could not read the due deliveries: ${(err as Error).message}; retrying`);
+      this.claimFailed = true;
+      return false;
+    }
+  }
+
+  /** Leases the taken deliveries in one unit of the write batch and starts the ones won. */
+  private claim(taken: Delivery[], now: number): void {
+    const { store, config } = this.options;
+    const leaseUntil = now + config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    let won: Set<string>;
+    try {
+      won = store.tx(() => store.deliveries.claimDue(taken, now, leaseUntil));
+      this.failuresInRow = 0;
+    } catch (err) {
+      // A busy database must not take the server down: the timer retries in a moment.
+      this.storageFaults.error('claim', `webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
+      this.claimFailed = true;
+      for (const delivery of taken.reverse()) this.queues.putBack(delivery);
+      return;
+    }
+    for (const delivery of taken) {
+      if (won.has(delivery.id)) this.begin(delivery, now, leaseUntil);
+      // Changed since it was read (a reset, a merchant's deletion): nothing to send.
+      else this.queues.done(delivery);
+    }
+  }
+
+  /** One attempt: signed, shaped by the fault rules, then held, failed on purpose, or queued for the sender. */
+  private begin(delivery: Delivery, now: number, leaseUntil: number): void {
+    const attempt = delivery.attempts + 1;
+    const planned = signedRequest(delivery, attempt, this.options);
+    const shaped = this.options.shaper.shape(delivery, attempt, planned, (overrides) =>
+      signedRequest(delivery, attempt, this.options, overrides),
+    );
+    const entry: Attempt = { key: this.nextKey++, delivery, attempt, startedAt: now, leaseUntil, shaped };
+    this.inFlight.add(delivery.merchantId);
+    if (shaped.holdUntil !== undefined) {
+      // Held by a fault: no attempt is made or counted; the row simply falls due later.
+      this.records.hold(entry);
+    } else if (shaped.injectedFailure !== undefined) {
+      const result = { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure };
+      this.records.answer(entry, result, []);
+    } else {
+      this.sending.set(entry.key, entry);
+      this.jobs.push({ key: entry.key, request: shaped.request, copies: shaped.duplicates ?? 0 });
+    }
+  }
+
+  /** A batch of results from the sender. */
+  private answers(results: SendResult[]): void {
+    for (const { key, result, copies } of results) {
+      const entry = this.sending.get(key);
+      if (!entry) continue;
+      this.sending.delete(key);
+      this.records.answer(entry, result, copies);
+    }
+  }
+
+  /** A batch of attempts ended: free their slots; a failed record is logged and sent again after the lease. */
+  private ended(entries: Attempt[], failure: unknown): void {
+    if (failure !== undefined) this.recordFailed(entries, failure);
+    for (const { delivery } of entries) {
+      this.queues.done(delivery);
+      this.inFlight.remove(delivery.merchantId);
+    }
+    this.wake();
+  }
+
+  /**
+   * The record could not be written (the database stayed locked, e.g. a checkpoint on a starved
+   * disk). Nothing was written, so each delivery is still pending under its lease and goes out
+   * again once the lease ends: at least once, and the server lives on.
+   */
+  private recordFailed(entries: Attempt[], err: unknown): void {
+    for (const { delivery, attempt, leaseUntil } of entries) {
+      this.storageFaults.error(
+        'record',
+        `webhook worker could not record attempt ${attempt} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`,
+      );
+      this.afterLease.push({ at: leaseUntil, due: delivery.nextAttemptAt ?? 0 });
+    }
+    this.claimFailed = true;
+  }
+
+  /** Sleeps until the next due delivery (sandbox time), so retries need no polling. */
+  private armTimer(now: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.stopped) return;
+    let next: number | null = null;
+    if (!this.claimFailed) {
+      try {
+        next = this.options.store.deliveries.nextDueAt(now);
+      } catch (err) {
+        // This runs from a timer or an immediate, where a throw would end the process: look again soon.
+        this.storageFaults.error('read', `webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
+        this.claimFailed = true;
+      }
+    }
+    if (this.claimFailed) {
+      this.claimFailed = false;
+      const wait = Math.min(RETRY_FIRST_MS * 2 ** this.failuresInRow, RETRY_MAX_MS);
+      this.failuresInRow++;
+      this.timer = setTimeout(() => this.wake(), wait);
+      this.timer.unref();
+      return;
+    }
+    for (const { at } of this.afterLease) next = next === null ? at : Math.min(next, at);
+    if (next === null) return;
+    // Work that is due but waits for a receiver's slot: the finishing attempt wakes us.
+    if (next <= now && (this.inFlight.size > 0 || this.queues.queued > 0)) return;
+    const wait = Math.max(0, Math.min(next - now, 60_000));
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+}
