@@ -1,6 +1,6 @@
 // POST /_sandbox/events/trigger with "set": chosen fields go into the request that makes the
 // event's object (the event carries them), are judged by the API's own schema (its 400 naming the
-// field), and with payment_id only what the real operation takes may be set (400 naming the rest).
+// field as set.<field>), and with payment_id only what the real operation takes may be set (400 naming the rest).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH } from '../helpers/payments-api.js';
@@ -52,11 +52,11 @@ describe('trigger set: applied', () => {
 
 describe('trigger set: validated by the API', () => {
   it.each([
-    [{ amount: -5 }, 'amount', /amount is invalid: expected the amount to charge/],
-    [{ 'metadata.order_id': 42 }, 'metadata.order_id', /metadata\.order_id must be a string/],
-    [{ 'customer.phone': '+31' }, 'customer.phone', /phone is not a field/],
-    [{ currency: 'euro' }, 'currency', /currency must be an ISO 4217 code/],
-  ])("%j: the API's own 400 naming the field, and nothing is made", async (set, param, message) => {
+    [{ amount: -5 }, 'set.amount', /amount is invalid: expected the amount to charge/],
+    [{ 'metadata.order_id': 42 }, 'set.metadata.order_id', /metadata\.order_id must be a string/],
+    [{ 'customer.phone': '+31' }, 'set.customer.phone', /phone is not a field/],
+    [{ currency: 'euro' }, 'set.currency', /currency must be an ISO 4217 code/],
+  ])("%j: the API's own 400, naming the field as %s, and nothing is made", async (set, param, message) => {
     const before = eventCount();
     const res = await trigger({ type: 'payment.captured', set });
     expect(res.status).toBe(400);
@@ -65,10 +65,24 @@ describe('trigger set: validated by the API', () => {
     expect(eventCount()).toBe(before);
   });
 
+  it.each([
+    [{ amount: -5 }, 'set.amount', /^amount is invalid: expected the disputed amount/],
+    [{ amount: 'ten' }, 'set.amount', /^amount is invalid: .*got "ten"/],
+    [{ reason: 'because' }, 'set.reason', /^reason is invalid: expected one of fraudulent, /],
+  ])("chargeback.lost with %j: the chargeback API's own 400 naming %s, and nothing is made", async (set, param, message) => {
+    const before = eventCount();
+    const res = await trigger({ type: 'chargeback.lost', set });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param });
+    expect(res.json.error.message).toMatch(message);
+    expect(eventCount()).toBe(before);
+    expect(sb.db.prepare('SELECT COUNT(*) FROM chargebacks').pluck().get()).toBe(0);
+  });
+
   it('a refund reason the refunds API does not take is its 400', async () => {
     const res = await trigger({ type: 'refund.succeeded', set: { reason: 'because' } });
     expect(res.status).toBe(400);
-    expect(res.json.error).toMatchObject({ param: 'reason' });
+    expect(res.json.error).toMatchObject({ param: 'set.reason' });
   });
 
   it('a field the event does not take is a 400 listing what it takes', async () => {
@@ -98,6 +112,21 @@ describe('trigger set: refused on an existing object', () => {
     expect(res.json.error.message).toContain(`metadata.order_id cannot change on payment ${paymentId}, which exists already`);
     expect(eventCount()).toBe(before);
     expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json.status).toBe('authorized');
+  });
+
+  it('payment.captured with payment_id: currency is a 400 naming set.currency (only a partial capture\'s amount is taken)', async () => {
+    const authorized = await trigger({ type: 'payment.authorized' });
+    const paymentId = authorized.json.related.payment_id;
+    const before = eventCount();
+    const res = await trigger({ type: 'payment.captured', payment_id: paymentId, set: { currency: 'USD' } });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'set.currency',
+      message: `currency cannot change on payment ${paymentId}, which exists already; payment.captured with payment_id takes amount. Leave out payment_id to make a new payment with it`,
+    });
+    expect(eventCount()).toBe(before);
+    expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json).toMatchObject({ status: 'authorized', currency: 'EUR' });
   });
 
   it('an open chargeback is decided as it is', async () => {
