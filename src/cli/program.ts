@@ -28,7 +28,8 @@ import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
-import { CliError, errorBody, jsonRequested } from './cli-error.js';
+import { errorBody, jsonRequested } from './cli-error.js';
+import { ClientError } from '../client/client-error.js';
 import { processIo, type CliIo } from './io.js';
 
 /** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
@@ -92,7 +93,7 @@ function emptyVariablesUnset(action: Command): void {
 export function userErrorMessage(err: unknown): string | undefined {
   if (err instanceof StartError || err instanceof SandboxError) return err.message;
   if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') return err.message;
-  if (err instanceof CliError) return err.message;
+  if (err instanceof ClientError) return err.message;
   return undefined;
 }
 
