@@ -73,7 +73,7 @@ export const createPaymentToolSchema = z.strictObject({
     .describe('your handler\'s URL, which gets this payment\'s webhooks, e.g. "http://127.0.0.1:3000/webhooks" (required with api "s2s")'),
   return_url: httpUrl('return_url', 'https://shop.example/return')
     .optional()
-    .describe('where the customer returns after 3-D Secure (default with api "s2s": https://shop.example/return, never fetched)'),
+    .describe('where the customer returns after 3-D Secure (default https://shop.example/return, never fetched)'),
 });
 
 /** authenticate: POST /_sandbox/transactions/{id}/authenticate's body, and the id. */
@@ -147,3 +147,15 @@ export const promptArguments = {
   webhook_url: z.string().optional().describe("your webhook handler's URL, e.g. http://127.0.0.1:3000/webhooks"),
   delivery_id: z.string().optional().describe('the delivery your handler refused (whd_...), if you know it'),
 };
+
+/** POST /_sandbox/mcp body: one JSON-RPC message of the Model Context Protocol (the SDK's transport checks the rest). */
+export const mcpMessageSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number().int()]).optional().describe('the request id; left out in a notification'),
+    method: z.string().optional().describe('initialize, tools/list, tools/call, resources/read, prompts/get...'),
+    params: z.record(z.string(), z.unknown()).optional(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+  })
+  .describe('a JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP transport)');

@@ -17,6 +17,7 @@ import { disputesOpenApi } from './control/disputes.js';
 import { eventsOpenApi } from './events.js';
 import { faultsOpenApi } from './control/faults.js';
 import { merchantsOpenApi } from './control/merchants.js';
+import { mcpOpenApi } from './control/mcp.js';
 import { paymentsOpenApi } from './payments.js';
 import { refundsOpenApi } from './refunds.js';
 import { s2sEncryptedOpenApi } from './s2s-encrypted.js';
@@ -64,6 +65,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...dashboardOpenApi,
   ...merchantsOpenApi,
   ...signaturesOpenApi,
+  ...mcpOpenApi,
   ...authenticatePagesOpenApi,
   ...checkoutPagesOpenApi,
   ...loginOpenApi,

@@ -54,3 +54,11 @@ export const auditResultView = z.object({
   cases: z.array(auditCaseView),
   summary: z.object({ pass: z.number().int(), fail: z.number().int(), skip: z.number().int(), mustPassFailed: z.number().int() }),
 });
+
+/** POST /_sandbox/mcp answer: the JSON-RPC response to the message. */
+export const mcpAnswerView = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number()]).nullable(),
+  result: z.record(z.string(), z.unknown()).optional().describe('the method\'s result, e.g. {content, structuredContent} of tools/call'),
+  error: z.object({ code: z.number().int(), message: z.string() }).optional(),
+});
