@@ -30,6 +30,7 @@ import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi-routes.js';
+import { llmsTxtRoutes } from './llms-txt.js';
 import { authenticatePages } from './customer-pages/authenticate.js';
 import { checkoutSessionRoutes } from './checkout-sessions.js';
 import { checkoutPages } from './customer-pages/checkout.js';
@@ -111,6 +112,7 @@ function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/', webhookEndpointRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', openApiRoutes(deps));
+  app.route('/', llmsTxtRoutes());
   app.route('/', authenticatePages(deps));
   app.route('/', checkoutSessionRoutes(deps));
   app.route('/', checkoutPages(deps));
