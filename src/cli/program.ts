@@ -73,7 +73,35 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addVerifyCommand(program, io);
   addSendCommand(program, io);
   addMcpCommand(program, io);
+  addAgentLines(program, [name]);
   return program;
+}
+
+/** The last line of --help where the command's --json form is not the line an agent needs (by command path). */
+const AGENT_LINES: Record<string, (name: string) => string> = {
+  '': (name) =>
+    `every command prints JSON with --json (errors as one JSON object on stderr); \`${name} mcp\` serves MCP tools (docs/mcp.md); llms.txt has the rest`,
+  start: (name) =>
+    `start it in the background with --ready-file FILE, then \`${name} wait --ready-file FILE --json\` prints {"url": ...} once it answers`,
+  stop: (name) => `\`${name} stop\` exits 0 once the sandbox has stopped, 1 (saying why on stderr) when none was running`,
+  mcp: (name) => `\`${name} mcp config --client claude|cursor|vscode|codex --write\` adds this server to your client's project file`,
+};
+
+/**
+ * Ends every command's --help with the one line an agent needs: the command's --json form (the
+ * arguments it takes included), a group's way to its commands, or AGENT_LINES' line.
+ */
+function addAgentLines(command: Command, path: string[]): void {
+  for (const sub of command.commands) addAgentLines(sub, [...path, sub.name()]);
+  const [name, ...rest] = path;
+  const args = command.registeredArguments.map((arg) => (arg.required ? `<${arg.name()}>` : `[${arg.name()}]`));
+  const own = AGENT_LINES[rest.join(' ')];
+  const line = own
+    ? own(name!)
+    : command.commands.length > 0 && !command.options.some((o) => o.long === '--json')
+      ? `${path.join(' ')} <command> --json: each of its commands prints JSON`
+      : `${[...path, ...args].join(' ')} --json`;
+  command.addHelpText('after', `\nFor agents: ${line}`);
 }
 
 /**
