@@ -25,7 +25,6 @@ export function addMcpCommand(program: Command, io: CliIo): void {
   )
     .option('--start', 'start a sandbox in this process for the session (in memory unless --db) and stop it when the client goes away')
     .option('--db <file>', 'with --start: the database file of that sandbox (default: in memory)')
-    .option('--json', 'print errors as JSON (the protocol on stdout is JSON-RPC either way)')
     .action((flags: McpFlags) => serveStdio(flags, io));
   addMcpConfigCommand(mcp, io);
 }
