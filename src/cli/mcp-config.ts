@@ -75,7 +75,8 @@ function merged(client: McpClient, existing: string, entry: ServerEntry, file: s
   } catch (err) {
     throw new CliError(`${file} is not JSON (${(err as Error).message}); fix it or remove it, then run this again`);
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new CliError(`${file} does not hold a JSON object; fix it or remove it`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new CliError(`${file} does not hold a JSON object; fix it or remove it`);
   const key = serversKey(client);
   const servers = (doc[key] ?? {}) as Record<string, unknown>;
   return `${JSON.stringify({ ...doc, [key]: { ...servers, [NAME]: jsonEntry(client, entry) } }, null, 2)}\n`;
@@ -94,10 +95,16 @@ interface ConfigFlags {
 export function addMcpConfigCommand(mcp: Command, io: CliIo): void {
   mcp
     .command('config')
-    .description("print the configuration block that starts `sandbox mcp` from a coding agent's client; --write puts it in the project's file")
+    .description(
+      "print the configuration block that starts `sandbox mcp` from a coding agent's client; --write puts it in the project's file",
+    )
     .requiredOption('--client <name>', `the agent's client: ${orList(MCP_CLIENTS)}`)
     .option('--write', "write it into the project's file for that client (merged with what is there), never a file in the home folder")
-    .option('--transport <kind>', 'stdio (the client starts sandbox mcp) or http (the client calls /_sandbox/mcp of a running sandbox)', 'stdio')
+    .option(
+      '--transport <kind>',
+      'stdio (the client starts sandbox mcp) or http (the client calls /_sandbox/mcp of a running sandbox)',
+      'stdio',
+    )
     .option('--start', 'the server starts a sandbox of its own for each session (sandbox mcp --start)')
     .option('--json', 'print {client, file, transport, config} as JSON')
     .action((_flags: ConfigFlags, command: Command) => {
@@ -107,7 +114,8 @@ export function addMcpConfigCommand(mcp: Command, io: CliIo): void {
       if (!MCP_CLIENTS.includes(client)) throw new CliError(`--client must be ${orList(MCP_CLIENTS)}, got "${flags.client}"`);
       if (flags.transport !== 'stdio' && flags.transport !== 'http')
         throw new CliError(`--transport must be stdio or http, got "${flags.transport}"`);
-      if (flags.transport === 'http' && flags.start) throw new CliError('--start is for --transport stdio: over http the client reaches a sandbox already running');
+      if (flags.transport === 'http' && flags.start)
+        throw new CliError('--start is for --transport stdio: over http the client reaches a sandbox already running');
       // A sandbox elsewhere than the default (--url, SANDBOX_URL) is passed on.
       const url = flags.url ?? DEFAULT_SANDBOX_URL;
       const args = ['paysandbox', 'mcp', ...(flags.start ? ['--start'] : url !== DEFAULT_SANDBOX_URL ? ['--url', url] : [])];

@@ -134,7 +134,10 @@ export class ControlClient {
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
       if (isUntrustedCertificate(err))
-        throw new ClientError(`${this.base} answered with a certificate this command does not trust; ${TRUST_HINT}`, 'certificate_untrusted');
+        throw new ClientError(
+          `${this.base} answered with a certificate this command does not trust; ${TRUST_HINT}`,
+          'certificate_untrusted',
+        );
       throw new ClientError(`no sandbox answers at ${this.base}; start one with \`npx sandbox start\``, 'sandbox_unreachable');
     }
   }

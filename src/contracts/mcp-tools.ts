@@ -65,9 +65,7 @@ export const createPaymentToolSchema = z.strictObject({
   currency: createPaymentSchema.shape.currency.default('EUR'),
   reference: createPaymentSchema.shape.reference,
   capture: createPaymentSchema.shape.capture,
-  metadata: createPaymentSchema.shape.metadata.describe(
-    `${createPaymentSchema.shape.metadata.description} (v1 only)`,
-  ),
+  metadata: createPaymentSchema.shape.metadata.describe(`${createPaymentSchema.shape.metadata.description} (v1 only)`),
   webhook_url: httpUrl('webhook_url', 'http://127.0.0.1:3000/webhooks')
     .optional()
     .describe('your handler\'s URL, which gets this payment\'s webhooks, e.g. "http://127.0.0.1:3000/webhooks" (required with api "s2s")'),
@@ -114,7 +112,9 @@ export const waitForDeliveryToolSchema = z.strictObject({
   status: z
     .enum(DELIVERY_WAIT_STATUSES)
     .default('succeeded')
-    .describe(`${orList(DELIVERY_WAIT_STATUSES, true)}: succeeded (a 2xx came back, the default), failed (retries exhausted) or any (queued at all)`),
+    .describe(
+      `${orList(DELIVERY_WAIT_STATUSES, true)}: succeeded (a 2xx came back, the default), failed (retries exhausted) or any (queued at all)`,
+    ),
   timeout: waitDuration('timeout', '30s').default('30s'),
 });
 
@@ -122,13 +122,11 @@ export const waitForDeliveryToolSchema = z.strictObject({
 export const auditWebhooksToolSchema = z.strictObject({
   url: httpUrl('url', 'http://127.0.0.1:3000/webhooks').describe("your webhook handler's URL, e.g. http://127.0.0.1:3000/webhooks"),
   merchant: merchant.optional(),
-  secret: z
-    .string()
-    .min(1)
-    .max(1000)
-    .optional()
-    .describe("the secret your handler verifies with (default: the merchant's webhook secret)"),
-  signature: z.enum(SIGNATURE_MODES).default('plain').describe(`the signature mode your handler verifies: ${orList(SIGNATURE_MODES, true)}`),
+  secret: z.string().min(1).max(1000).optional().describe("the secret your handler verifies with (default: the merchant's webhook secret)"),
+  signature: z
+    .enum(SIGNATURE_MODES)
+    .default('plain')
+    .describe(`the signature mode your handler verifies: ${orList(SIGNATURE_MODES, true)}`),
   header_prefix: z
     .string()
     .max(40)

@@ -58,7 +58,10 @@ export function createApp(deps: AppDeps) {
   app.route('/_sandbox', stateRoutes(deps));
   // Ahead of the body limit and the write lock too: the MCP route holds no lock of its own; its
   // tools' requests come back into this app, each through every middleware as any client's.
-  app.route('/_sandbox', controlMcpRoutes(deps, (request) => app.fetch(request)));
+  app.route(
+    '/_sandbox',
+    controlMcpRoutes(deps, (request) => app.fetch(request)),
+  );
   app.use(
     '*',
     bodyLimit({

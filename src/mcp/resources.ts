@@ -64,7 +64,8 @@ export const MCP_RESOURCES: readonly McpResource[] = [
     uri: 'paysandbox://test-cards',
     name: 'test-cards',
     title: 'Test cards',
-    description: 'Which card number (or forced outcome) leads where: approved, 3-D Secure, each decline code, refunds that fail, chargebacks',
+    description:
+      'Which card number (or forced outcome) leads where: approved, 3-D Secure, each decline code, refunds that fail, chargebacks',
     mimeType: 'text/markdown',
     read: async () => testCardsMarkdown(),
   },

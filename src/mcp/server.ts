@@ -76,7 +76,10 @@ export function createMcpServer(client: ControlClient): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
     if (!tool)
-      throw new McpError(ErrorCode.InvalidParams, `no tool ${request.params.name}; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no tool ${request.params.name}; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`,
+      );
     return callTool(client, tool, request.params.arguments);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -85,7 +88,10 @@ export function createMcpServer(client: ControlClient): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const resource = MCP_RESOURCES.find((r) => r.uri === request.params.uri);
     if (!resource)
-      throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}; the resources are ${MCP_RESOURCES.map((r) => r.uri).join(', ')}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no resource ${request.params.uri}; the resources are ${MCP_RESOURCES.map((r) => r.uri).join(', ')}`,
+      );
     try {
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: await resource.read(client) }] };
     } catch (err) {
@@ -104,7 +110,10 @@ export function createMcpServer(client: ControlClient): Server {
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
     const prompt = MCP_PROMPTS.find((p) => p.name === request.params.name);
     if (!prompt)
-      throw new McpError(ErrorCode.InvalidParams, `no prompt ${request.params.name}; the prompts are ${MCP_PROMPTS.map((p) => p.name).join(', ')}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no prompt ${request.params.name}; the prompts are ${MCP_PROMPTS.map((p) => p.name).join(', ')}`,
+      );
     const args = request.params.arguments ?? {};
     const missing = prompt.arguments.find((a) => a.required && !args[a.name]);
     if (missing) throw new McpError(ErrorCode.InvalidParams, `${missing.name} is required: ${argumentDescription(missing.name)}`);

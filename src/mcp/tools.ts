@@ -71,7 +71,9 @@ export interface McpTool {
 }
 
 /** A tool whose run() is typed by its input schema. */
-function tool<S extends z.ZodType>(definition: Omit<McpTool, 'run' | 'input'> & { input: S; run(client: ControlClient, args: z.output<S>): Promise<ToolAnswer> }): McpTool {
+function tool<S extends z.ZodType>(
+  definition: Omit<McpTool, 'run' | 'input'> & { input: S; run(client: ControlClient, args: z.output<S>): Promise<ToolAnswer> },
+): McpTool {
   return definition as unknown as McpTool;
 }
 
@@ -102,7 +104,8 @@ async function createPayment(client: ControlClient, args: z.output<typeof create
   const headers: Record<string, string> = args.outcome ? { 'x-sandbox-outcome': args.outcome } : {};
   let made: CreatedPaymentView;
   if (args.api === 'v1') {
-    if (!m.api_key) throw new SandboxError('parameter_invalid', `merchant ${m.id} has no API key; use api "s2s" or another merchant`, 'merchant');
+    if (!m.api_key)
+      throw new SandboxError('parameter_invalid', `merchant ${m.id} has no API key; use api "s2s" or another merchant`, 'merchant');
     const body = {
       amount: args.amount,
       currency: args.currency,
@@ -114,11 +117,23 @@ async function createPayment(client: ControlClient, args: z.output<typeof create
       return_url: args.return_url ?? DEFAULT_RETURN_URL,
     };
     const payment = await client.postApi<PaymentView>('/v1/payments', body, { ...headers, authorization: `Bearer ${m.api_key}` });
-    made = { api: 'v1', merchant: m.id, id: payment.id, status: payment.status, authentication_url: payment.next_action?.url ?? null, answer: payment };
+    made = {
+      api: 'v1',
+      merchant: m.id,
+      id: payment.id,
+      status: payment.status,
+      authentication_url: payment.next_action?.url ?? null,
+      answer: payment,
+    };
   } else {
     if (args.webhook_url === undefined)
-      throw new SandboxError('parameter_missing', 'webhook_url is required when api is "s2s": give your handler\'s URL, e.g. "http://127.0.0.1:3000/webhooks"', 'webhook_url');
-    if (args.metadata !== undefined) throw new SandboxError('parameter_unknown', 'metadata is taken with api "v1" only; leave it out for "s2s"', 'metadata');
+      throw new SandboxError(
+        'parameter_missing',
+        'webhook_url is required when api is "s2s": give your handler\'s URL, e.g. "http://127.0.0.1:3000/webhooks"',
+        'webhook_url',
+      );
+    if (args.metadata !== undefined)
+      throw new SandboxError('parameter_unknown', 'metadata is taken with api "v1" only; leave it out for "s2s"', 'metadata');
     if (m.terNO === null || m.public_key === null)
       throw new SandboxError('parameter_invalid', `merchant ${m.id} has no terminal; use api "v1" or another merchant`, 'merchant');
     const body = {
@@ -140,9 +155,18 @@ async function createPayment(client: ControlClient, args: z.output<typeof create
       bill_email: 'jane@example.com',
     };
     const payment = await client.postApi<S2SPaymentView>('/api/s2s', body, headers);
-    made = { api: 's2s', merchant: m.id, id: payment.transID, status: payment.status, authentication_url: payment.authurl || null, answer: payment };
+    made = {
+      api: 's2s',
+      merchant: m.id,
+      id: payment.transID,
+      status: payment.status,
+      authentication_url: payment.authurl || null,
+      answer: payment,
+    };
   }
-  const next = made.authentication_url ? `; 3-D Secure waits: finish it with authenticate {"id": "${made.id}", "outcome": "approve" or "decline"}` : '';
+  const next = made.authentication_url
+    ? `; 3-D Secure waits: finish it with authenticate {"id": "${made.id}", "outcome": "approve" or "decline"}`
+    : '';
   return answer(made, `${made.api} payment ${made.id} of ${m.id} is ${made.status}${next}`);
 }
 
@@ -158,20 +182,37 @@ async function waitForIt(client: ControlClient, args: z.output<typeof waitForDel
     return answer(waited, `found ${deliveryLine(outcome.found)}`);
   }
   const seen = (await client.get<ListView<DeliveryView>>('/deliveries', { merchant: args.merchant, limit: 10 })).data;
-  const wanted = [args.status === 'any' ? 'delivery' : `${args.status} delivery`, args.event && `of ${args.event}`, args.payment && `for ${args.payment}`, args.url && `to ${args.url}`]
+  const wanted = [
+    args.status === 'any' ? 'delivery' : `${args.status} delivery`,
+    args.event && `of ${args.event}`,
+    args.payment && `for ${args.payment}`,
+    args.url && `to ${args.url}`,
+  ]
     .filter(Boolean)
     .join(' ');
-  const why = outcome.failedForGood ? `no ${wanted} will come: every matching one failed for good (no retries left)` : `no ${wanted} within ${args.timeout}`;
-  throw new ClientError(`${why}; the newest deliveries are:\n${deliveryListLines(seen).join('\n')}\n(list_deliveries and show_delivery say more; a longer timeout waits longer)`);
+  const why = outcome.failedForGood
+    ? `no ${wanted} will come: every matching one failed for good (no retries left)`
+    : `no ${wanted} within ${args.timeout}`;
+  throw new ClientError(
+    `${why}; the newest deliveries are:\n${deliveryListLines(seen).join('\n')}\n(list_deliveries and show_delivery say more; a longer timeout waits longer)`,
+  );
 }
 
 /** audit_webhooks: the audit of `sandbox audit-webhooks --url`, with this sandbox's events and the merchant's secret. */
 async function audit(client: ControlClient, args: z.output<typeof auditWebhooksToolSchema>): Promise<ToolAnswer> {
-  const settings = { signatureMode: args.signature, headerPrefix: args.header_prefix, timeoutMs: parseDuration(args.timeout) ?? Number.NaN };
+  const settings = {
+    signatureMode: args.signature,
+    headerPrefix: args.header_prefix,
+    timeoutMs: parseDuration(args.timeout) ?? Number.NaN,
+  };
   const wrong = auditInputProblem(args.url, settings);
   if (wrong) {
     const field = { url: 'url', signature: 'signature', headerPrefix: 'header_prefix', timeout: 'timeout' }[wrong.key];
-    throw new SandboxError('parameter_invalid', `${field} ${wrong.key === 'timeout' ? `must be a duration above 0 and at most 60s such as "5s", got ${JSON.stringify(args.timeout)}` : wrong.problem}`, field);
+    throw new SandboxError(
+      'parameter_invalid',
+      `${field} ${wrong.key === 'timeout' ? `must be a duration above 0 and at most 60s such as "5s", got ${JSON.stringify(args.timeout)}` : wrong.problem}`,
+      field,
+    );
   }
   // Without an S2S event of its own the sandbox has nothing to encrypt: that case is skipped.
   const material = await sandboxAuditMaterial(client, args.merchant, () => null);
@@ -223,7 +264,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
     route: { method: 'post', path: '/_sandbox/transactions/:transID/authenticate', in: 'body' },
     async run(client, { id, ...body }) {
       const r = await client.post<AuthenticateResultView>(`/transactions/${encodeURIComponent(id)}/authenticate`, body);
-      const now = 'object' in r ? `payment ${r.id} is ${r.status}` : `transaction ${r.transID} is ${r.status} (order_status ${r.order_status})`;
+      const now =
+        'object' in r ? `payment ${r.id} is ${r.status}` : `transaction ${r.transID} is ${r.status} (order_status ${r.order_status})`;
       return answer(r, `authentication ${r.authentication}: ${now}`);
     },
   }),
@@ -238,8 +280,13 @@ export const MCP_TOOLS: readonly McpTool[] = [
     route: { method: 'post', path: '/_sandbox/events/trigger', in: 'body' },
     async run(client, args) {
       const r = await client.post<TriggerResultView>('/events/trigger', args);
-      const related = Object.entries(r.related).map(([key, value]) => `${key} ${value}`).join(', ');
-      return answer(r, `triggered ${r.type} ${r.event.id} (${related})${r.delivery ? `; delivering it to ${r.delivery.url} as ${r.delivery.id}` : ''}`);
+      const related = Object.entries(r.related)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(', ');
+      return answer(
+        r,
+        `triggered ${r.type} ${r.event.id} (${related})${r.delivery ? `; delivering it to ${r.delivery.url} as ${r.delivery.id}` : ''}`,
+      );
     },
   }),
   tool({
@@ -267,7 +314,10 @@ export const MCP_TOOLS: readonly McpTool[] = [
     route: { method: 'post', path: '/_sandbox/faults', in: 'body' },
     async run(client, args) {
       const r = await client.post<FaultsSetView>('/faults', args);
-      return answer(r, `added ${r.added.map((rule) => `${rule.id} (${rule.spec})`).join(', ') || 'no rule'}; ${plural(r.data.length, 'rule')} in force`);
+      return answer(
+        r,
+        `added ${r.added.map((rule) => `${rule.id} (${rule.spec})`).join(', ') || 'no rule'}; ${plural(r.data.length, 'rule')} in force`,
+      );
     },
   }),
   tool({
@@ -292,7 +342,10 @@ export const MCP_TOOLS: readonly McpTool[] = [
     route: { method: 'get', path: '/_sandbox/deliveries', in: 'query' },
     async run(client, args) {
       const page = await client.get<ListView<DeliveryView>>('/deliveries', args as Record<string, string | number | undefined>);
-      return answer(page, deliveryListLines(page.data).join('\n') + (page.has_more ? '\n(more: a higher limit, or narrow the filters)' : ''));
+      return answer(
+        page,
+        deliveryListLines(page.data).join('\n') + (page.has_more ? '\n(more: a higher limit, or narrow the filters)' : ''),
+      );
     },
   }),
   tool({
@@ -311,7 +364,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
   tool({
     name: 'replay_delivery',
     title: 'Replay a delivery',
-    description: 'Send a delivery (whd_...) or an event (evt_...) again now, freshly signed, once, optionally to another URL (to): a duplicate your handler must shrug off.',
+    description:
+      'Send a delivery (whd_...) or an event (evt_...) again now, freshly signed, once, optionally to another URL (to): a duplicate your handler must shrug off.',
     input: replayDeliveryToolSchema,
     output: deliveryView,
     annotations: ADDS,
@@ -326,7 +380,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'diagnose_signature',
     title: 'Diagnose a webhook signature',
     description:
-      'Why your handler\'s signature check fails: give the headers and the raw body it received and the secret it verified with; the sandbox compares them with what it sent and signed (a re-serialised body, a wrong or trimmed secret, a stale timestamp...).',
+      "Why your handler's signature check fails: give the headers and the raw body it received and the secret it verified with; the sandbox compares them with what it sent and signed (a re-serialised body, a wrong or trimmed secret, a stale timestamp...).",
     input: diagnoseSignatureSchema,
     output: signatureDiagnosisView,
     annotations: READS,
@@ -340,7 +394,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'audit_webhooks',
     title: 'Audit a webhook handler',
     description:
-      'Grade the webhook handler at url: send it signed, forged, stale, tampered, duplicate, unknown, out-of-order and large deliveries of this sandbox\'s events and judge each answer; passed is false when a must-pass case failed.',
+      "Grade the webhook handler at url: send it signed, forged, stale, tampered, duplicate, unknown, out-of-order and large deliveries of this sandbox's events and judge each answer; passed is false when a must-pass case failed.",
     input: auditWebhooksToolSchema,
     output: auditResultView,
     annotations: ADDS,
@@ -350,7 +404,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'wait_for_delivery',
     title: 'Wait for a webhook delivery',
     description:
-      'Wait until a webhook delivery of an event type (or of a payment\'s events) to a receiver URL succeeded (or failed for good, or was queued at all), up to a timeout; a failed wait says what arrived instead.',
+      "Wait until a webhook delivery of an event type (or of a payment's events) to a receiver URL succeeded (or failed for good, or was queued at all), up to a timeout; a failed wait says what arrived instead.",
     input: waitForDeliveryToolSchema,
     output: waitedDeliveryView,
     annotations: READS,
@@ -367,7 +421,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
     route: { method: 'post', path: '/_sandbox/reset', in: 'body' },
     async run(client, args) {
       const r = await client.post<MerchantResetView>('/reset', args);
-      const removed = Object.entries(r.removed).filter(([, n]) => n > 0).map(([table, n]) => `${n} ${table}`);
+      const removed = Object.entries(r.removed)
+        .filter(([, n]) => n > 0)
+        .map(([table, n]) => `${n} ${table}`);
       return answer(r, `reset ${r.merchant}: removed ${removed.join(', ') || 'nothing'}`);
     },
   }),

@@ -59,6 +59,6 @@ export const auditResultView = z.object({
 export const mcpAnswerView = z.object({
   jsonrpc: z.literal('2.0'),
   id: z.union([z.string(), z.number()]).nullable(),
-  result: z.record(z.string(), z.unknown()).optional().describe('the method\'s result, e.g. {content, structuredContent} of tools/call'),
+  result: z.record(z.string(), z.unknown()).optional().describe("the method's result, e.g. {content, structuredContent} of tools/call"),
   error: z.object({ code: z.number().int(), message: z.string() }).optional(),
 });

@@ -7,7 +7,10 @@ import { runCli } from '../helpers/cli-harness.js';
 
 /** Every command's path under `sandbox`, and the command. */
 function commands(command: Command, path: string[] = []): Array<[string, Command]> {
-  return command.commands.flatMap((sub) => [[[...path, sub.name()].join(' '), sub] as [string, Command], ...commands(sub, [...path, sub.name()])]);
+  return command.commands.flatMap((sub) => [
+    [[...path, sub.name()].join(' '), sub] as [string, Command],
+    ...commands(sub, [...path, sub.name()]),
+  ]);
 }
 
 const ALL = commands(buildProgram());

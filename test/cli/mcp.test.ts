@@ -55,7 +55,11 @@ describe('sandbox mcp --start', () => {
   it('exits by itself, status 0, when its client goes away (stdin ends), and the database is free again', async () => {
     const db = join(dir, 'session.db');
     const first = startSession(['--start', '--db', db]);
-    const url = await waitFor(() => /started a sandbox for this session at (\S+)/.exec(first.stderr())?.[1], 'the sandbox URL on stderr', 20_000);
+    const url = await waitFor(
+      () => /started a sandbox for this session at (\S+)/.exec(first.stderr())?.[1],
+      'the sandbox URL on stderr',
+      20_000,
+    );
     first.child.stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
     );
@@ -84,7 +88,9 @@ function startSession(args: string[]) {
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
@@ -115,7 +121,9 @@ describe('sandbox mcp against a running sandbox', () => {
   it('answers a tool error naming the way out when no sandbox answers at --url', async () => {
     const { client } = await stdioMcpClient(['--url', 'http://127.0.0.1:9']);
     try {
-      expect(await callError(client, 'list_deliveries', {})).toMatch(/no sandbox answers at http:\/\/127.0.0.1:9; start one with `npx sandbox start`/);
+      expect(await callError(client, 'list_deliveries', {})).toMatch(
+        /no sandbox answers at http:\/\/127.0.0.1:9; start one with `npx sandbox start`/,
+      );
     } finally {
       await client.close();
     }
@@ -135,7 +143,10 @@ describe('sandbox mcp config', () => {
     mkdirSync(join(project, file, '..'), { recursive: true });
     const key = Object.keys(block)[0]!;
     writeFileSync(join(project, file), JSON.stringify({ [key]: { other: { command: 'other' } }, keep: true }));
-    const written = await runBuiltCli(['mcp', 'config', '--client', client, '--write', '--start'], { cwd: project, env: { HOME: project } });
+    const written = await runBuiltCli(['mcp', 'config', '--client', client, '--write', '--start'], {
+      cwd: project,
+      env: { HOME: project },
+    });
     expect(written.code, written.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(join(project, file), 'utf8'));
     expect(doc.keep).toBe(true);

@@ -78,7 +78,11 @@ describe('the MCP server at /_sandbox/mcp', () => {
     expect(String((await client.readResource({ uri: 'paysandbox://test-ibans' })).contents[0]?.text)).toContain('AT611904300234573201');
     await expect(client.readResource({ uri: 'paysandbox://nothing' })).rejects.toThrow(/no resource paysandbox:\/\/nothing/);
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(['rehearse_failed_renewal', 'why_was_my_webhook_rejected', 'prove_my_handler_is_idempotent']);
+    expect(prompts.map((p) => p.name)).toEqual([
+      'rehearse_failed_renewal',
+      'why_was_my_webhook_rejected',
+      'prove_my_handler_is_idempotent',
+    ]);
     const prompt = await client.getPrompt({ name: 'prove_my_handler_is_idempotent', arguments: { webhook_url: `${merchant.url}/h` } });
     expect(JSON.stringify(prompt.messages)).toContain('set_faults');
     await expect(client.getPrompt({ name: 'prove_my_handler_is_idempotent', arguments: {} })).rejects.toThrow(/webhook_url is required/);
@@ -102,13 +106,21 @@ describe('the MCP server at /_sandbox/mcp', () => {
     expect(await callError(client, 'create_payment', { outcome: 'maybe' })).toMatch(/outcome must be one of/);
     expect(await callError(client, 'create_payment', { merchant: 'mer_nobody' })).toMatch(/mer_nobody/);
 
-    const v1 = await callOk<{ id: string; status: string }>(client, 'create_payment', { merchant: m.id, card: '4000000000003220', webhook_url: hook });
+    const v1 = await callOk<{ id: string; status: string }>(client, 'create_payment', {
+      merchant: m.id,
+      card: '4000000000003220',
+      webhook_url: hook,
+    });
     expect(await callError(client, 'authenticate', { id: v1.id, outcome: 'maybe' })).toMatch(/outcome/);
     expect(await callError(client, 'authenticate', { outcome: 'approve' })).toMatch(/id is required/);
     await callOk(client, 'authenticate', { id: v1.id, outcome: 'decline' });
     expect(await callError(client, 'authenticate', { id: v1.id, outcome: 'approve' })).toMatch(/409|invalid_state|no open/i);
 
-    const triggered = await callOk<{ event: { id: string } }>(client, 'trigger_event', { type: 'payment.captured', merchant: m.id, set: { amount: 1500 } });
+    const triggered = await callOk<{ event: { id: string } }>(client, 'trigger_event', {
+      type: 'payment.captured',
+      merchant: m.id,
+      set: { amount: 1500 },
+    });
     expect(triggered.event.id).toMatch(/^evt_/);
     expect(await callError(client, 'trigger_event', { type: 'payment.capturd' })).toMatch(/did you mean payment.captured/);
 
@@ -128,17 +140,23 @@ describe('the MCP server at /_sandbox/mcp', () => {
     const waited = await callOk<{ delivery: { id: string } }>(client, 'wait_for_delivery', { payment: v1.id, url: hook, timeout: '30s' });
     expect(await callError(client, 'wait_for_delivery', { event: 'payment.nope' })).toMatch(/event "payment.nope" is not an event name/);
     expect(await callError(client, 'wait_for_delivery', { timeout: '2h' })).toMatch(/timeout must be a duration above 0 and at most 5m/);
-    expect(await callError(client, 'wait_for_delivery', { event: 'refund.failed', merchant: m.id, status: 'any', timeout: '300ms' })).toMatch(
-      /no delivery of refund.failed within 300ms; the newest deliveries are/,
-    );
-    const shown = await callOk<{ id: string; request: { headers: Record<string, string>; body: string } }>(client, 'show_delivery', { id: waited.delivery.id });
+    expect(
+      await callError(client, 'wait_for_delivery', { event: 'refund.failed', merchant: m.id, status: 'any', timeout: '300ms' }),
+    ).toMatch(/no delivery of refund.failed within 300ms; the newest deliveries are/);
+    const shown = await callOk<{ id: string; request: { headers: Record<string, string>; body: string } }>(client, 'show_delivery', {
+      id: waited.delivery.id,
+    });
     expect(shown.id).toBe(waited.delivery.id);
     expect(await callError(client, 'show_delivery', { id: 'whd_nothing' })).toMatch(/whd_nothing/);
     const replayed = await callOk<{ id: string; manual: boolean }>(client, 'replay_delivery', { id: waited.delivery.id });
     expect(replayed.manual).toBe(true);
-    expect(await callError(client, 'replay_delivery', { id: waited.delivery.id, to: 'ftp://nowhere' })).toMatch(/to must be an absolute http\(s\) URL/);
+    expect(await callError(client, 'replay_delivery', { id: waited.delivery.id, to: 'ftp://nowhere' })).toMatch(
+      /to must be an absolute http\(s\) URL/,
+    );
 
-    expect(await callOk(client, 'diagnose_signature', { headers: shown.request.headers, body: shown.request.body, secret: m.webhook_secret })).toMatchObject({
+    expect(
+      await callOk(client, 'diagnose_signature', { headers: shown.request.headers, body: shown.request.body, secret: m.webhook_secret }),
+    ).toMatchObject({
       valid: true,
     });
     expect(await callError(client, 'diagnose_signature', { body: '{}' })).toMatch(/headers is required/);
@@ -150,8 +168,12 @@ describe('the MCP server at /_sandbox/mcp', () => {
     });
     expect(audit.merchantId).toBe(m.id);
     expect(audit.cases.length).toBeGreaterThan(5);
-    expect(await callError(client, 'audit_webhooks', { url: `${merchant.url}/hooks/audit`, header_prefix: 'X-Bad' })).toMatch(/header_prefix must be letters/);
-    expect(await callError(client, 'audit_webhooks', { url: `${merchant.url}/h`, timeout: '5m' })).toMatch(/timeout must be a duration above 0 and at most 60s/);
+    expect(await callError(client, 'audit_webhooks', { url: `${merchant.url}/hooks/audit`, header_prefix: 'X-Bad' })).toMatch(
+      /header_prefix must be letters/,
+    );
+    expect(await callError(client, 'audit_webhooks', { url: `${merchant.url}/h`, timeout: '5m' })).toMatch(
+      /timeout must be a duration above 0 and at most 60s/,
+    );
 
     expect(await callError(client, 'reset', {})).toMatch(/merchant is required/);
     await callOk(client, 'reset', { merchant: m.id });
@@ -161,7 +183,9 @@ describe('the MCP server at /_sandbox/mcp', () => {
   }, 60_000);
 
   it('calls an unknown tool a protocol error that lists the tools', async () => {
-    await expect(client.callTool({ name: 'refund_everything', arguments: {} })).rejects.toThrow(/no tool refund_everything; the tools are create_merchant/);
+    await expect(client.callTool({ name: 'refund_everything', arguments: {} })).rejects.toThrow(
+      /no tool refund_everything; the tools are create_merchant/,
+    );
   });
 });
 
@@ -217,10 +241,19 @@ describe('the MCP route and the delivery detail', () => {
     try {
       const m = await callOk<{ id: string }>(client, 'create_merchant', { name: 'refused' });
       const payment = await callOk<{ id: string }>(client, 'create_payment', { merchant: m.id, webhook_url: `${refusing.url}/hook` });
-      const waited = await callOk<{ delivery: { id: string } }>(client, 'wait_for_delivery', { payment: payment.id, status: 'any', timeout: '10s' });
-      await waitFor(async () => (await callOk<{ attempts: number }>(client, 'show_delivery', { id: waited.delivery.id })).attempts > 0, 'the first attempt');
+      const waited = await callOk<{ delivery: { id: string } }>(client, 'wait_for_delivery', {
+        payment: payment.id,
+        status: 'any',
+        timeout: '10s',
+      });
+      await waitFor(
+        async () => (await callOk<{ attempts: number }>(client, 'show_delivery', { id: waited.delivery.id })).attempts > 0,
+        'the first attempt',
+      );
       const shown = await client.callTool({ name: 'show_delivery', arguments: { id: waited.delivery.id } });
-      const detail = shown.structuredContent as { attempt_log: Array<{ response_status: number; signature_refusal: { cause: string } | null }> };
+      const detail = shown.structuredContent as {
+        attempt_log: Array<{ response_status: number; signature_refusal: { cause: string } | null }>;
+      };
       expect(detail.attempt_log[0]).toMatchObject({ response_status: 401, signature_refusal: { cause: 'valid' } });
       expect(textOf(shown as never)).toContain('signature: valid');
       await callOk(client, 'delete_merchant', { id: m.id });

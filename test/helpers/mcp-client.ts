@@ -65,7 +65,10 @@ export async function rehearse(client: Client, webhookUrl: string) {
   });
   expect(payment.status).toBe('requires_action');
   expect(payment.authentication_url).toMatch(/\/authenticate\//);
-  const authenticated = await callOk<{ authentication: string; status: string }>(client, 'authenticate', { id: payment.id, outcome: 'approve' });
+  const authenticated = await callOk<{ authentication: string; status: string }>(client, 'authenticate', {
+    id: payment.id,
+    outcome: 'approve',
+  });
   expect(authenticated.authentication).toBe('passed');
   const waited = await callOk<{ delivery: { id: string; status: string; event: string } }>(client, 'wait_for_delivery', {
     payment: payment.id,
@@ -74,11 +77,10 @@ export async function rehearse(client: Client, webhookUrl: string) {
     timeout: '30s',
   });
   expect(waited.delivery.status).toBe('succeeded');
-  const shown = await callOk<{ request: { headers: Record<string, string>; body: string }; attempt_log: Array<{ response_status: number }> }>(
-    client,
-    'show_delivery',
-    { id: waited.delivery.id },
-  );
+  const shown = await callOk<{
+    request: { headers: Record<string, string>; body: string };
+    attempt_log: Array<{ response_status: number }>;
+  }>(client, 'show_delivery', { id: waited.delivery.id });
   expect(shown.attempt_log[0]?.response_status).toBe(200);
   // What a framework that parses and prints the JSON again hands the handler.
   const reserialised = JSON.stringify(JSON.parse(shown.request.body), null, 4);

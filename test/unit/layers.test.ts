@@ -302,7 +302,17 @@ it('request schemas live in src/contracts: no route, service, page, library or C
   // Answers' schemas are in src/views, requests' in src/contracts (one module per resource); a
   // z.object elsewhere is a second home for one of them.
   const OBJECT_SCHEMA = /\bz\.(object|strictObject|looseObject)\(/;
-  const offending = ['src/http', 'src/services', 'src/pages', 'src/client', 'src/mcp', 'src/library', 'src/cli', 'src/webhooks', 'src/faults']
+  const offending = [
+    'src/http',
+    'src/services',
+    'src/pages',
+    'src/client',
+    'src/mcp',
+    'src/library',
+    'src/cli',
+    'src/webhooks',
+    'src/faults',
+  ]
     .flatMap((layer) => sourceFiles(join(ROOT, layer)))
     .flatMap((file) =>
       readFileSync(file, 'utf8')

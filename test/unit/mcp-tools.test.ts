@@ -45,7 +45,8 @@ describe('the tools of the MCP server', () => {
       expect(contract, `${name}: the route's ${tool.route!.in}`).toBeDefined();
       const routeJson = jsonSchemaOf(contract!) as JsonObject;
       const toolJson = listed.get(name)!.inputSchema as JsonObject;
-      for (const [field, schema] of Object.entries(routeJson.properties ?? {})) expect(toolJson.properties?.[field], `${name}.${field}`).toEqual(schema);
+      for (const [field, schema] of Object.entries(routeJson.properties ?? {}))
+        expect(toolJson.properties?.[field], `${name}.${field}`).toEqual(schema);
       // Only path parameters come on top of the route's fields.
       const extra = Object.keys(toolJson.properties ?? {}).filter((field) => !(field in (routeJson.properties ?? {})));
       const pathParameters = [...route!.path.matchAll(/:([A-Za-z_]+)/g)].length;

@@ -68,7 +68,7 @@ export const mcpOpenApi: OpenApiRoute[] = [
     'post',
     '/mcp',
     'The MCP server for coding agents (Streamable HTTP, stateless, JSON answers): the tools, resources and prompts of `sandbox mcp` (docs/mcp.md)',
-    'the JSON-RPC answer to the message (202 with no body for a notification); a body that is no JSON-RPC message is the control API\'s 400',
+    "the JSON-RPC answer to the message (202 with no body for a notification); a body that is no JSON-RPC message is the control API's 400",
     { body: mcpMessageSchema, responseSchema: mcpAnswerView },
   ),
 ];
