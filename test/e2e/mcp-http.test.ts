@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
-import { callError, callOk, httpMcpClient, rehearse, textOf } from '../helpers/mcp-client.js';
+import { callError, callOk, httpMcpClient, rehearse, resourceText, textOf } from '../helpers/mcp-client.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -71,11 +71,11 @@ describe('the MCP server at /_sandbox/mcp', () => {
     ]);
     const cards = await client.readResource({ uri: 'paysandbox://test-cards' });
     expect(cards.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
-    expect(String(cards.contents[0]?.text)).toContain('| 4000000000003220 | tok_threeds_required |');
-    const openapi = JSON.parse(String((await client.readResource({ uri: 'paysandbox://openapi.json' })).contents[0]?.text));
+    expect(resourceText(cards)).toContain('| 4000000000003220 | tok_threeds_required |');
+    const openapi = JSON.parse(resourceText(await client.readResource({ uri: 'paysandbox://openapi.json' })));
     expect(openapi.paths['/_sandbox/mcp'].post).toBeDefined();
-    expect(String((await client.readResource({ uri: 'paysandbox://docs/decisions.md' })).contents[0]?.text)).toMatch(/^# /);
-    expect(String((await client.readResource({ uri: 'paysandbox://test-ibans' })).contents[0]?.text)).toContain('AT611904300234573201');
+    expect(resourceText(await client.readResource({ uri: 'paysandbox://docs/decisions.md' }))).toMatch(/^# /);
+    expect(resourceText(await client.readResource({ uri: 'paysandbox://test-ibans' }))).toContain('AT611904300234573201');
     await expect(client.readResource({ uri: 'paysandbox://nothing' })).rejects.toThrow(/no resource paysandbox:\/\/nothing/);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual([
@@ -262,3 +262,4 @@ describe('the MCP route and the delivery detail', () => {
     }
   });
 });
+

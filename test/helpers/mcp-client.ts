@@ -39,6 +39,12 @@ export function textOf(result: CallToolResult): string {
   return first?.type === 'text' ? first.text : '';
 }
 
+/** The text of a resource read with readResource (its first content). */
+export function resourceText(result: { contents: Array<object> }): string {
+  const [first] = result.contents;
+  return first && 'text' in first && typeof first.text === 'string' ? first.text : '';
+}
+
 /** Calls a tool that must succeed; answers its structured content (the summary fails the test when it did not). */
 export async function callOk<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
