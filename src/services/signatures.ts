@@ -10,7 +10,8 @@ import { SandboxError } from '../errors.js';
 import type { KnownSecret } from '../signatures/secret-diagnosis.js';
 import { diagnoseSignature } from '../signatures/diagnosis.js';
 import type { SentAttempt, SignatureDiagnosis } from '../signatures/findings.js';
-import type { HeaderMap } from '../signatures/match.js';
+import { oversizedSignatureHeader, type HeaderMap } from '../signatures/match.js';
+import { shown } from '../signatures/findings.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { buildWebhookRequest, type SigningResolver } from '../webhooks/webhook-request.js';
@@ -66,6 +67,15 @@ export class Signatures {
   diagnose(received: ReceivedWebhook, options: { checkedAt?: number } = {}): SignatureDiagnosis {
     const { clock, config } = this.deps;
     const headers = lowerCased(received.headers);
+    const oversized = oversizedSignatureHeader(headers, config.headerPrefix);
+    if (oversized) {
+      const name = shown(oversized.header, config.headerPrefix);
+      throw new SandboxError(
+        'parameter_invalid',
+        `headers.${name} ${oversized.problem}: pass the header exactly as your handler received it`,
+        `headers.${name}`,
+      );
+    }
     const offset = clock.offset();
     const wall = options.checkedAt ?? clock.now() - offset;
     const { sent, named } = this.sentAttempt(headers);
