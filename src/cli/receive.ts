@@ -12,6 +12,7 @@ import kleur from 'kleur';
 import { verifyWebhook } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
+import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
@@ -207,7 +208,7 @@ async function httpsServer(handle: http.RequestListener, io: CliIo): Promise<htt
   const { cert, key, caFile, newCa } = localCa();
   if (newCa)
     io.err(kleur.yellow(`made a new local CA (${newCa}): trust ${caFile} in every client that trusted a CA of this folder before`));
-  return https.createServer({ cert, key }, handle);
+  return https.createServer({ cert, key, ...TLS_SUITES }, handle);
 }
 
 /** Answers a request that is no webhook (a browser's GET /favicon.ico, a health check): not counted or verified, one line on stderr. */

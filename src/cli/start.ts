@@ -130,7 +130,10 @@ function addBehaviourOptions(command: Command): void {
   command
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
     .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
-    .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
+    .option(
+      '--webhook-timeout <duration>',
+      help('webhookTimeout', 'how long a webhook POST may take to answer, at most 60s (a stop waits this long for attempts in flight)'),
+    )
     .option(
       '--faults <spec>',
       help(
