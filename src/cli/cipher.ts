@@ -2,7 +2,6 @@
 // command line, offline, so merchants can check their code's output against it byte for byte.
 import type { Command } from 'commander';
 import { buildEncryptedData, decryptText, encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';
-import { CliError } from './cli-error.js';
 import { readProcessStdin, type CliIo } from './io.js';
 
 interface KeyFlags {

@@ -1,7 +1,7 @@
 // Reading request bodies of the right content type (JSON, forms, query strings) and checking them
 // with the contracts' `validate` (src/contracts/validate.ts), which names the first failing field.
 import type { Context } from 'hono';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { SandboxError } from '../errors.js';
 import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';

@@ -193,7 +193,7 @@ export class Authentication {
 
   private expireIfOpen(token: string): void {
     const challenge = this.deps.store.challenges.get(token);
-    if (!challenge || challenge.state !== 'open') return;
+    if (challenge?.state !== 'open') return;
     if (this.subject(challenge).neverExpires?.(challenge)) return;
     this.deps.store.tx(() => this.completeOpen(challenge, 'expire'));
   }

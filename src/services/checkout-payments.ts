@@ -113,7 +113,7 @@ export class CheckoutPayments {
     const last = this.sessions.byLastPayment(paymentId);
     // Through byToken, so a session whose time ran out is expired (with its payment) first.
     const session = last ? this.sessions.byToken(last.token) : undefined;
-    if (!session || session.status !== 'open' || this.openIdealPayment(session)?.id !== paymentId) return undefined;
+    if (session?.status !== 'open' || this.openIdealPayment(session)?.id !== paymentId) return undefined;
     return this.decideIdeal(session, outcome);
   }
 

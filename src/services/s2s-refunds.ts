@@ -100,7 +100,7 @@ export class S2SRefunds {
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;
     const refund = store.s2sRefunds.get(refundId);
-    if (!refund || refund.status !== 'pending') return;
+    if (refund?.status !== 'pending') return;
     const transaction = store.transactions.get(refund.transId)!;
     const now = clock.now();
     const failure = transaction.script.refundFails

@@ -99,7 +99,7 @@ export class V1Refunds {
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;
     const refund = store.v1Refunds.get(refundId);
-    if (!refund || refund.status !== 'pending') return;
+    if (refund?.status !== 'pending') return;
     const payment = store.payments.get(refund.paymentId)!;
     const now = clock.now();
     const failure = payment.script.refundFails

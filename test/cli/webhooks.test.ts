@@ -2,7 +2,7 @@
 // plus one real spawn of bin/sandbox.js.
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ConfigFlags } from '../../src/config.js';
+import type { ConfigFlags } from '../../src/config.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
@@ -141,7 +141,7 @@ describe('sandbox webhooks retry-failed', () => {
     // Everything failed again: exit 1, as `sandbox wait` does when nothing arrives.
     expect(exitCode).toBe(1);
     expect(err).toMatch(/^retrying -+ 0\/21/);
-    expect(err.split('\n').pop()).toMatch(/^retrying #{30} 21\/21  0 delivered, 21 failed$/);
+    expect(err.split('\n').pop()).toMatch(/^retrying #{30} 21\/21 {2}0 delivered, 21 failed$/);
     const json = await runCli(['webhooks', 'retry-failed', '--json', '--url', sandbox.url]);
     expect(JSON.parse(json.out)).toMatchObject({ count: 21, succeeded: 21, failed: 0, pending: 0 });
     expect(json.err).toBe('');

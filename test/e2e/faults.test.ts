@@ -1,6 +1,6 @@
 // Fault injection end to end: a real sandbox on port 0, a fake merchant counting what arrives.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConfigFlags } from '../../src/config.js';
+import type { ConfigFlags } from '../../src/config.js';
 import { verifySignature } from '../../src/signatures/signing.js';
 import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
 import { startSandboxWithMerchant, type SandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';

@@ -1,7 +1,7 @@
 // /v1/webhook_endpoints: CRUD, validation errors naming their field, the secret shown only on
 // create and rotate, isolation between merchants, and the fan-out of published events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { webhookEndpointView as webhookEndpointObject, webhookEndpointWithSecretView } from '../../src/views/webhook-endpoint.js';
 import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';

@@ -129,7 +129,7 @@ export function newTriggerPayment(
 /** Completes a payment's open 3-D Secure challenge with a verdict; 409 when it has none open. */
 function finishChallenge(kit: TriggerKit, payment: Payment, verdict: Verdict, type: EventType): Payment {
   const challenge = payment.status === 'requires_action' ? kit.s.auth.forSubject('payment', payment.id) : undefined;
-  if (!challenge || challenge.state !== 'open') {
+  if (challenge?.state !== 'open') {
     throw new SandboxError(
       'invalid_state',
       `payment ${payment.id} is ${payment.status}; ${type} needs a payment that is requires_action (waiting on 3-D Secure)`,
