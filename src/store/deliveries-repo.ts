@@ -122,13 +122,34 @@ function createAttemptLog(db: Db) {
 function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (filter.merchantId) where.push('d.merchant_id = ?'), args.push(filter.merchantId);
-  if (filter.status) where.push('d.status = ?'), args.push(filter.status);
-  if (filter.eventType) where.push('e.type = ?'), args.push(filter.eventType);
-  if (filter.eventId) where.push('d.event_id = ?'), args.push(filter.eventId);
-  if (filter.url) where.push('d.url = ?'), args.push(filter.url);
-  if (filter.since !== undefined) where.push('d.created_at >= ?'), args.push(filter.since);
-  if (filter.startingAfter) where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+  if (filter.merchantId) {
+    where.push('d.merchant_id = ?');
+    args.push(filter.merchantId);
+  }
+  if (filter.status) {
+    where.push('d.status = ?');
+    args.push(filter.status);
+  }
+  if (filter.eventType) {
+    where.push('e.type = ?');
+    args.push(filter.eventType);
+  }
+  if (filter.eventId) {
+    where.push('d.event_id = ?');
+    args.push(filter.eventId);
+  }
+  if (filter.url) {
+    where.push('d.url = ?');
+    args.push(filter.url);
+  }
+  if (filter.since !== undefined) {
+    where.push('d.created_at >= ?');
+    args.push(filter.since);
+  }
+  if (filter.startingAfter) {
+    where.push('(d.created_at, d.id) < (?, ?)');
+    args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+  }
   const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
   return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
 }

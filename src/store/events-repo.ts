@@ -39,12 +39,30 @@ export function createEventsRepo(db: Db) {
     list(filter: EventFilter): EventRecord[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.type) where.push('type = ?'), args.push(filter.type);
-      if (filter.resourceId) where.push('resource_id = ?'), args.push(filter.resourceId);
-      if (filter.since !== undefined) where.push('created_at >= ?'), args.push(filter.since);
-      if (filter.until !== undefined) where.push('created_at <= ?'), args.push(filter.until);
-      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      if (filter.merchantId) {
+        where.push('merchant_id = ?');
+        args.push(filter.merchantId);
+      }
+      if (filter.type) {
+        where.push('type = ?');
+        args.push(filter.type);
+      }
+      if (filter.resourceId) {
+        where.push('resource_id = ?');
+        args.push(filter.resourceId);
+      }
+      if (filter.since !== undefined) {
+        where.push('created_at >= ?');
+        args.push(filter.since);
+      }
+      if (filter.until !== undefined) {
+        where.push('created_at <= ?');
+        args.push(filter.until);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      }
       const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
     },

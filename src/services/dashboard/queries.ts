@@ -152,13 +152,22 @@ export class DashboardQueries {
     const spec = SPECS[tab];
     const where: string[] = [];
     const args: Record<string, unknown> = { now: this.deps.clock.now(), limit: filter.limit + 1 };
-    if (filter.merchant !== undefined) where.push(`${spec.merchant} = @merchant`), (args.merchant = filter.merchant);
+    if (filter.merchant !== undefined) {
+      where.push(`${spec.merchant} = @merchant`);
+      args.merchant = filter.merchant;
+    }
     if (filter.status !== undefined && spec.status) {
       where.push(`${spec.status} = @status`);
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;
     }
-    if (filter.type !== undefined && spec.type) where.push(`${spec.type} = @type`), (args.type = filter.type);
-    if (filter.q !== undefined) where.push(`(${spec.search.join(' OR ')})`), (args.q = filter.q);
+    if (filter.type !== undefined && spec.type) {
+      where.push(`${spec.type} = @type`);
+      args.type = filter.type;
+    }
+    if (filter.q !== undefined) {
+      where.push(`(${spec.search.join(' OR ')})`);
+      args.q = filter.q;
+    }
     if (filter.startingAfter !== undefined) {
       const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.startingAfter) as
         | number
