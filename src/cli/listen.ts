@@ -105,8 +105,33 @@ async function runListen(flags: ListenFlags, io: CliIo): Promise<void> {
   }
 }
 
-/** One item of the stream as parsed: its fields depend on its kind (event.created, delivery.attempted). */
-type StreamItem = Record<string, any>;
+/** One item of the stream as parsed that listen shows: an event.created or a delivery.attempted. */
+type StreamItem = EventCreatedItem | DeliveryAttemptedItem;
+
+/** The stream's event.created item. */
+interface EventCreatedItem {
+  kind: 'event.created';
+  at: string;
+  id: string;
+  event: string;
+  resource_id: string;
+}
+
+/** The stream's delivery.attempted item (an attempt's outcome; error and fault only when there is one). */
+interface DeliveryAttemptedItem {
+  kind: 'delivery.attempted';
+  at: string;
+  id: string;
+  event_id: string;
+  event: string;
+  url: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  latency_ms: number;
+  error?: string;
+  fault?: string;
+}
 
 /** What listen shows of the stream: the matching events (forwarded with --forward-to) and their delivery attempts. */
 class Tail {
@@ -128,7 +153,7 @@ class Tail {
     const item = JSON.parse(data) as StreamItem;
     const type = kind === 'event.created' || kind === 'delivery.attempted' ? item.event : undefined;
     if (type === undefined || !matchesEvents(this.patterns, type)) return;
-    if (kind === 'event.created') return this.created(item, type);
+    if (item.kind === 'event.created') return this.created(item, type);
     if (this.awaiting && !this.awaiting.has(item.id)) return;
     if (this.flags.json) {
       this.io.out(JSON.stringify(item));
@@ -143,7 +168,7 @@ class Tail {
   }
 
   /** An event: shown (and forwarded); the last of --count starts the wait for its deliveries' first attempts. */
-  private async created(item: StreamItem, type: string): Promise<void> {
+  private async created(item: EventCreatedItem, type: string): Promise<void> {
     const { flags, io } = this;
     if (this.awaiting) return;
     const last = this.seen + 1 >= this.limit;
