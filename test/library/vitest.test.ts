@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, verifySignature, SandboxError, type SandboxHandle } from '../../src/index.js';
+import type { S2SPaymentView } from '../../src/views/s2s.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 
 const scenarioFile = fileURLToPath(new URL('../../fixtures/scenarios/3ds-fails-then-approves.json', import.meta.url));
@@ -44,7 +45,7 @@ async function pay(target: SandboxHandle, overrides: Record<string, unknown> = {
       ...overrides,
     }),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, json: (await res.json()) as S2SPaymentView };
 }
 
 describe('startSandbox()', () => {
