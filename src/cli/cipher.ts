@@ -21,7 +21,7 @@ async function inputText(io: CliIo, argument: string | undefined): Promise<strin
 export function ciphertextOf(text: string, publicKey: string): string {
   let value = text.trim();
   const field = /^(data|encrypted_data)=/.exec(value);
-  if (field) value = new URLSearchParams(value).get(field[1]!) ?? '';
+  if (field) value = new URLSearchParams(value).get(field[1]) ?? '';
   // base64 never contains '%', so a %XX escape means the value is still URL-encoded.
   else if (/%[0-9A-Fa-f]{2}/.test(value)) value = decodeURIComponent(value);
   return value.endsWith(publicKey) ? value.slice(0, value.length - publicKey.length) : value;

@@ -63,7 +63,7 @@ export class ControlClient {
       const page = await this.get<{ data: T[]; has_more: boolean }>(path, { ...query, limit: 1000, starting_after: after });
       items.push(...page.data);
       if (!page.has_more || page.data.length === 0) return items;
-      after = page.data[page.data.length - 1]!.id;
+      after = page.data[page.data.length - 1].id;
     }
   }
 

@@ -7,7 +7,7 @@ import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../co
 import { validate } from '../contracts/validate.js';
 
 function mediaType(c: Context): string {
-  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
 }
 
 // Fatal: a byte sequence that is not UTF-8 is refused instead of becoming U+FFFD, which made two

@@ -114,7 +114,7 @@ export class Deliveries {
           sent: false,
           note: 'the next attempt, signed as of now; it is signed again when sent',
         }
-      : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };
+      : { url: d.url, headers: last.requestHeaders, body: last.requestBody, sent: true, note: `as sent by attempt ${last.attempt}` };
     return { delivery: d, request, attempts };
   }
 

@@ -74,6 +74,6 @@ const CUSTOMER_FIELDS = [
 
 function pickCustomer(input: S2SPaymentInput): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field]!;
+  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field];
   return out;
 }

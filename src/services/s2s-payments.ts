@@ -116,7 +116,7 @@ export class S2SPayments implements ChallengeSubject {
       subjectType: 'transaction',
       subjectId: transaction.transId,
       merchantId: merchant.id,
-      kind: CHALLENGE_KIND[input.mop]!,
+      kind: CHALLENGE_KIND[input.mop],
       returnUrl: input.return_url,
       lifetimeMs: input.mop === 'UPICOLLECT' ? this.deps.config.upiCollectWindowMs : undefined,
       details: {

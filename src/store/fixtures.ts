@@ -50,7 +50,7 @@ export function readFixtures(path: string): Fixtures {
   }
   const parsed = fixturesSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     throw new Error(`fixtures ${path}: ${issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data;

@@ -75,10 +75,10 @@ export class PublicKeyIndex<Terminal extends KeyedTerminal> {
     const reversed = reverse(publicKey);
     for (
       let i = lowerBound(this.byReversedKey, reversed);
-      i < this.byReversedKey.length && this.byReversedKey[i]!.reversed.startsWith(reversed);
+      i < this.byReversedKey.length && this.byReversedKey[i].reversed.startsWith(reversed);
       i++
     ) {
-      const longer = other(this.byReversedKey[i]!.terminal);
+      const longer = other(this.byReversedKey[i].terminal);
       if (longer) return longer;
     }
     return undefined;

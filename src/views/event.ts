@@ -142,7 +142,7 @@ export function eventData(event: EventRecord): Record<string, unknown> {
 function eventComponent(type: string): string {
   return `${type
     .split(/[._]/)
-    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .map((word) => word[0].toUpperCase() + word.slice(1))
     .join('')}Event`;
 }
 

@@ -66,7 +66,7 @@ export function controlRoutes(deps: AppDeps) {
   app.post('/transactions/:transID/authenticate', async (c) => {
     const { outcome } = validate(authenticateSchema, await readJson(c));
     const id = c.req.param('transID');
-    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
+    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome], 'transID');
     const payment = subjectType === 'transaction' ? undefined : services.payments.byId(id)!;
     const after = payment ? toPaymentView(payment, services.payments.nextActionUrl(payment)) : toS2SStatusView(services.s2s.byTransId(id)!);
     deps.wake();

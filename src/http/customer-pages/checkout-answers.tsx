@@ -57,7 +57,7 @@ export function checkoutAnswers(deps: AppDeps) {
   const methodFor = (session: CheckoutSession, asked: string | undefined): CheckoutMethod => {
     if (asked && session.methods.includes(asked as CheckoutMethod)) return asked as CheckoutMethod;
     const last = checkoutPayments.lastAttempt(session)?.method;
-    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0]!;
+    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0];
   };
 
   return { merchantName, unknown, gone, page, methodFor };

@@ -27,14 +27,14 @@ function parseCardForm(form: Record<string, string>): { card?: CardInput; holder
   const values = { number: form.number ?? '', expiry: form.expiry ?? '', name: form.name ?? '' };
   const errors: Record<string, string> = {};
   const number = cardSchema.shape.number.safeParse(values.number);
-  if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number! : 'Enter your card number.';
+  if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number : 'Enter your card number.';
   const expiry = /^(\d{1,2})\/?(\d{2})$/.exec(values.expiry.replace(/\s+/g, ''));
   const month = expiry ? Number(expiry[1]) : NaN;
-  if (!expiry || month < 1 || month > 12) errors.expiry = CARD_MESSAGES.expiry!;
+  if (!expiry || month < 1 || month > 12) errors.expiry = CARD_MESSAGES.expiry;
   const cvc = (form.cvc ?? '').trim();
-  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = CARD_MESSAGES.cvc!;
+  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = CARD_MESSAGES.cvc;
   const holder = values.name.trim();
-  if (!holder || holder.length > 100) errors.name = CARD_MESSAGES.name!;
+  if (!holder || holder.length > 100) errors.name = CARD_MESSAGES.name;
   const state = { errors, values };
   if (Object.keys(errors).length > 0 || !number.success) return { holder, state };
   return { card: { number: number.data, exp_month: month, exp_year: 2000 + Number(expiry![2]), cvc }, holder, state };

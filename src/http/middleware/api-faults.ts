@@ -115,7 +115,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
       const advice = retry ? `retry after ${FAULT_RETRY_AFTER_S} s${same}` : `retry the request${same}`;
       const source = chosen.origin === 'header' ? `the ${FAULT_HEADER} header` : `fault rule ${chosen.origin}`;
       throw new SandboxError(
-        STATUS_CODES[ending.value!]!,
+        STATUS_CODES[ending.value!],
         `${source} asked for status=${ending.value}: an injected fault, nothing was changed; ${advice}`,
         undefined,
         retry,

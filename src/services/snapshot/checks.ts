@@ -124,7 +124,7 @@ export function checkImported(store: Store, state: StateTables, table: string, d
   // Stored values (after SQLite's type conversions); a WITHOUT ROWID table is checked as sent.
   const stored = rowids.length ? state.storedRows(table, dump.columns) : null;
   dump.rows.forEach((sent, index) => {
-    const row = stored ? (stored.get(rowids[index]!) ?? sent) : sent;
+    const row = stored ? (stored.get(rowids[index]) ?? sent) : sent;
     dump.columns.forEach((column, i) => {
       const problem = cellProblem(table, column, row[i]);
       if (problem) refuse(index, column, problem);

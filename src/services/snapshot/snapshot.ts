@@ -86,7 +86,7 @@ export class Snapshot {
       if (bad >= 0)
         throw new SandboxError(
           'parameter_invalid',
-          `row ${bad} of table ${table} has ${dump.rows[bad]!.length} values for ${dump.columns.length} columns; give one value per column`,
+          `row ${bad} of table ${table} has ${dump.rows[bad].length} values for ${dump.columns.length} columns; give one value per column`,
           `tables.${table}.rows.${bad}`,
         );
       checkTypes(table, dump, this.state.columnRules(table));

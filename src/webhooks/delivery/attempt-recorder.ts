@@ -79,7 +79,7 @@ export class AttemptRecorder {
       for (const { id, until } of holds) store.deliveries.reschedule(id, until);
       return outcomes.map((outcome) => this.write(outcome));
     });
-    for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]!);
+    for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]);
   }
 
   private write({ delivery, attempt, startedAt, shaped, result, copies }: AttemptOutcome): Decided {
