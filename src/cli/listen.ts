@@ -11,6 +11,7 @@ import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import type { ControlEventDetailView } from '../views/event.js';
+import { present } from '../errors.js';
 
 interface ListenFlags extends ClientFlags {
   events?: string;
@@ -29,13 +30,17 @@ export function matchesEvents(patterns: string[], type: string): boolean {
 
 const clock = (iso: string) => iso.slice(11, 23);
 
-/** POSTs an event's payload to `url`, signed the way the sandbox signs webhooks. */
-async function forward(event: ControlEventDetailView, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
+/** POSTs an event's payload to `url` (--forward-to), signed the way the sandbox signs webhooks. */
+async function forward(
+  event: ControlEventDetailView,
+  url: string,
+  flags: ListenFlags,
+): Promise<{ status: number | null; error: string | null }> {
   const timestamp = Math.floor(Date.now() / 1000);
   const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
   const body: string = event.payload.body;
   try {
-    const res = await fetch(flags.forwardTo!, {
+    const res = await fetch(url, {
       method: 'POST',
       redirect: 'manual',
       headers: {
@@ -174,7 +179,7 @@ class Tail {
     const last = this.seen + 1 >= this.limit;
     const detail =
       flags.forwardTo || last ? await this.client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
-    const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
+    const forwarded = flags.forwardTo ? await forward(present(detail, `event ${item.id}`), flags.forwardTo, flags) : undefined;
     if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
     else {
       const answer = !forwarded
@@ -189,7 +194,7 @@ class Tail {
     this.seen++;
     if (last) {
       // Every attempt comes on the stream after its event.created, so none of these is missed.
-      this.awaiting = new Set(detail!.deliveries.map((d) => d.id));
+      this.awaiting = new Set(present(detail, `event ${item.id}`).deliveries.map((d) => d.id));
       if (this.awaiting.size === 0) this.stop();
     }
   }

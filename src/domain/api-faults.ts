@@ -115,7 +115,10 @@ const ROUTE_HINT = `route=[METHOD] PATH such as route=POST /v1/payments or route
 export function parseRoutePattern(text: string): { pattern: RoutePattern } | { problem: string } {
   const parts = text.trim().split(/\s+/);
   let method: string | null = null;
-  if (parts.length > 0 && METHODS.includes(parts[0].toUpperCase())) method = parts.shift()!.toUpperCase();
+  if (parts.length > 0 && METHODS.includes(parts[0].toUpperCase())) {
+    method = parts[0].toUpperCase();
+    parts.shift();
+  }
   const bad = { problem: `write ${ROUTE_HINT}` };
   if (parts.length > 1 || (method === null && parts.length === 0)) return bad;
   const path = parts[0] ?? null;

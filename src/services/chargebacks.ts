@@ -8,7 +8,7 @@ import { formatDecimalMoney } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { nextPaymentState } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { Chargeback, ChargebackFilter } from '../store/chargebacks-repo.js';
 import type { ChargebackReason, ChargebackStatus, PaymentFamily } from '../domain/vocabularies.js';
 import type { Job } from '../store/jobs-repo.js';
@@ -59,7 +59,9 @@ export class Chargebacks {
   /** Opens a chargeback on a transaction or payment; 404 when missing, 409 when not disputable, 422 on too large an amount. */
   open(input: OpenChargebackInput): Chargeback {
     return this.deps.store.tx(() =>
-      input.transId !== undefined ? this.openS2S(input.transId, input) : this.openV1(input.paymentId!, input),
+      input.transId !== undefined
+        ? this.openS2S(input.transId, input)
+        : this.openV1(present(input.paymentId, 'transID or payment_id (the request schema requires one)'), input),
     );
   }
 
@@ -190,7 +192,7 @@ export class Chargebacks {
 
   private decideS2S(cb: Chargeback): void {
     const { store, clock } = this.deps;
-    const t = store.transactions.get(cb.subjectId)!;
+    const t = present(store.transactions.get(cb.subjectId), `transaction ${cb.subjectId}`);
     // Won: the transaction returns to what it was before the chargeback (approved, or partially refunded).
     const status = cb.status === 'won' ? (t.refunded > 0 ? 'partiallyRefunded' : 'approved') : 'chargeback';
     const type = s2sTransition(t.transId, t.orderStatus, status);
@@ -205,7 +207,7 @@ export class Chargebacks {
   }
 
   private decideV1(cb: Chargeback): void {
-    const payment = this.deps.store.payments.get(cb.subjectId)!;
+    const payment = present(this.deps.store.payments.get(cb.subjectId), `payment ${cb.subjectId}`);
     // Won: disputed -> captured (payment-state row dispute_won). Lost: the payment stays disputed.
     const after: Payment = cb.status === 'won' ? this.payments.move(payment, 'dispute_won') : payment;
     this.events.publish(paymentEvent(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status)));

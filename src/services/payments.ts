@@ -5,7 +5,7 @@
 import { urlWithQuery } from '../domain/http-url.js';
 import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
 import type { Challenge } from '../store/challenges-repo.js';
@@ -165,12 +165,12 @@ export class Payments implements ChallengeSubject {
       const open = found.status === 'requires_action' ? this.auth.forSubject('payment', found.id) : undefined;
       // find() expires a challenge whose time ran out, so the check below sees the real state.
       const challenge = open ? this.auth.find(open.token) : undefined;
-      const payment = this.deps.store.payments.get(found.id)!;
+      const payment = present(this.deps.store.payments.get(found.id), `payment ${found.id}`);
       nextPaymentState(payment.id, payment.status, 'cancel');
       // Completing the open challenge calls complete() below, which cancels the payment.
       if (challenge?.state === 'open') this.auth.complete(challenge.token, 'cancel');
       else this.move(payment, 'cancel');
-      return this.deps.store.payments.get(payment.id)!;
+      return present(this.deps.store.payments.get(payment.id), `payment ${payment.id}`);
     });
   }
 
@@ -199,7 +199,7 @@ export class Payments implements ChallengeSubject {
 
   /** ChallengeSubject: the authentication page decided. */
   complete(challenge: Challenge, verdict: Verdict): void {
-    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    const payment = present(this.deps.store.payments.get(challenge.subjectId), `payment ${challenge.subjectId}`);
     if (payment.status !== 'requires_action') return;
     if (verdict === 'pass') {
       this.authorise(payment);
@@ -214,7 +214,7 @@ export class Payments implements ChallengeSubject {
 
   /** ChallengeSubject: back to the merchant's return_url with payment_id and status (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
-    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    const payment = present(this.deps.store.payments.get(challenge.subjectId), `payment ${challenge.subjectId}`);
     return urlWithQuery(
       payment.returnUrl ?? challenge.returnUrl,
       { payment_id: payment.id, status: payment.status },
@@ -230,7 +230,7 @@ export class Payments implements ChallengeSubject {
       subjectId: payment.id,
       merchantId: merchant.id,
       kind: 'otp',
-      returnUrl: payment.returnUrl!,
+      returnUrl: present(payment.returnUrl, 'return_url (create() requires it for 3-D Secure)'),
       details: {
         merchant: merchant.name,
         amount: String(payment.amount),

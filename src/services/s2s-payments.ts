@@ -6,7 +6,7 @@ import { newTransId } from '../domain/ids.js';
 import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-status.js';
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge } from '../store/challenges-repo.js';
@@ -111,7 +111,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** Opens the page behind authurl where the customer authenticates or approves the transaction. */
   private openChallenge(transaction: Transaction, input: S2SPaymentInput): Challenge {
-    const merchant = this.deps.store.credentials.merchant(transaction.merchantId)!;
+    const merchant = present(this.deps.store.credentials.merchant(transaction.merchantId), `merchant ${transaction.merchantId}`);
     return this.auth.open({
       subjectType: 'transaction',
       subjectId: transaction.transId,
@@ -145,7 +145,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** ChallengeSubject: a finished challenge decides the transaction. */
   complete(challenge: Challenge, verdict: Verdict): void {
-    const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
+    const transaction = present(this.deps.store.transactions.get(challenge.subjectId), `transaction ${challenge.subjectId}`);
     // Only a Pending transaction waits for its challenge; any other status is final for it.
     if (!canApply(transaction.orderStatus, 'approve')) return;
     if (verdict === 'pass') {
@@ -170,7 +170,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** ChallengeSubject: back to the merchant's return_url with transID, reference, status and order_status (docs/decisions.md; the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
-    const t = this.deps.store.transactions.get(challenge.subjectId)!;
+    const t = present(this.deps.store.transactions.get(challenge.subjectId), `transaction ${challenge.subjectId}`);
     const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };
     return urlWithQuery(t.returnUrl, query, this.auth.url(challenge.token));
   }
@@ -213,7 +213,7 @@ export class S2SPayments implements ChallengeSubject {
   private scriptFor(input: S2SPaymentInput, number: string | undefined): ScriptedOutcome {
     if (number) return scriptForCard(number);
     if (input.mop === 'UPICOLLECT') {
-      const verdict = outcomeForVpa(input.vpa!);
+      const verdict = outcomeForVpa(present(input.vpa, 'vpa (the request schema requires it for UPICOLLECT)'));
       if (verdict === 'approve') return { ...DEFAULT_SCRIPT, challenge: false };
       if (verdict === 'decline')
         return { ...DEFAULT_SCRIPT, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
@@ -254,5 +254,5 @@ function cardNumber(input: S2SPaymentInput, now: number): string | undefined {
       'year',
     );
   }
-  return normaliseCardNumber(input.ccno!);
+  return normaliseCardNumber(present(input.ccno, 'ccno (the request schema requires it for a card)'));
 }

@@ -4,7 +4,7 @@
 // payment becomes partially_refunded or refunded) or failed (test card 4000000000005126).
 import { newId } from '../domain/ids.js';
 import { canApply } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { CreateRefundInput } from '../contracts/v1-refunds.js';
 import type { V1Refund, V1RefundFilter } from '../store/v1-refunds-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -100,7 +100,7 @@ export class V1Refunds {
     const { store, clock } = this.deps;
     const refund = store.v1Refunds.get(refundId);
     if (refund?.status !== 'pending') return;
-    const payment = store.payments.get(refund.paymentId)!;
+    const payment = present(store.payments.get(refund.paymentId), `payment ${refund.paymentId}`);
     const now = clock.now();
     const failure = payment.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'

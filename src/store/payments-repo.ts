@@ -62,6 +62,8 @@ type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture'> & {
   capture: number;
 };
 
+function fromRow(row: Row): Payment;
+function fromRow(row: Row | undefined): Payment | undefined;
 function fromRow(row: Row | undefined): Payment | undefined {
   if (!row) return undefined;
   return {
@@ -121,7 +123,7 @@ export function createPaymentsRepo(db: Db) {
         args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
       }
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

@@ -45,7 +45,7 @@ export class PublicKeyIndex<Terminal extends KeyedTerminal> {
     for (const [key, terminal] of this.byKey) {
       if (terminal.merchantId !== merchantId) continue;
       this.byKey.delete(key);
-      const left = this.lengthCounts.get(key.length)! - 1;
+      const left = (this.lengthCounts.get(key.length) ?? 0) - 1;
       if (left > 0) this.lengthCounts.set(key.length, left);
       else this.lengthCounts.delete(key.length);
       this.byReversedKey.splice(lowerBound(this.byReversedKey, reverse(key)), 1);

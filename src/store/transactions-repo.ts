@@ -36,6 +36,8 @@ const COLUMNS = `trans_id AS transId, merchant_id AS merchantId, ter_no AS terNo
 
 type Row = Omit<Transaction, 'customer' | 'script'> & { customer: string; script: string };
 
+function fromRow(row: Row): Transaction;
+function fromRow(row: Row | undefined): Transaction | undefined;
 function fromRow(row: Row | undefined): Transaction | undefined {
   if (!row) return undefined;
   return { ...row, customer: JSON.parse(row.customer), script: JSON.parse(row.script) };
@@ -103,7 +105,7 @@ export function createTransactionsRepo(db: Db) {
         args.push(filter.startingAfter.createdAt, filter.startingAfter.transId);
       }
       const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

@@ -11,6 +11,7 @@ import { deliveryView, toDeliveryView } from './delivery.js';
 import { paymentView } from './payment.js';
 import { settlementView } from './settlement.js';
 import { iso, isoTime } from './time.js';
+import { present } from '../errors.js';
 
 /** The spec §6.1 fields of an S2S transaction, all strings: exactly what its form webhook carries. */
 const S2S_FIELDS = {
@@ -105,7 +106,7 @@ export const checkoutSessionEventData = z
 /** A family's data, or an S2S transaction's: told apart by data.object. */
 function eitherFamily(v1: z.ZodObject, object: EventObject) {
   const mapping = {
-    [object]: `#/components/schemas/${z.globalRegistry.get(v1)!.id}`,
+    [object]: `#/components/schemas/${present(z.globalRegistry.get(v1), "the data schema's metadata").id}`,
     s2s_transaction: '#/components/schemas/S2SEventData',
   };
   return z.discriminatedUnion('object', [v1, s2sEventData]).meta({ discriminator: { propertyName: 'object', mapping } });

@@ -5,7 +5,7 @@ import { validate } from '../../contracts/validate.js';
 import { capturePaymentSchema, createPaymentSchema } from '../../contracts/v1-payments.js';
 import { createRefundSchema } from '../../contracts/v1-refunds.js';
 import type { EventType } from '../../domain/event-types.js';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import type { Payment } from '../../store/payments-repo.js';
 import type { Verdict } from '../authentication.js';
@@ -137,5 +137,5 @@ function finishChallenge(kit: TriggerKit, payment: Payment, verdict: Verdict, ty
     );
   }
   kit.s.auth.complete(challenge.token, verdict);
-  return kit.deps.store.payments.get(payment.id)!;
+  return present(kit.deps.store.payments.get(payment.id), `payment ${payment.id}`);
 }
