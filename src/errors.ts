@@ -196,6 +196,11 @@ export function errorBody(err: SandboxError, requestId: string): ErrorBody {
   return { error };
 }
 
+/** The message of anything thrown: an Error's message, or the thrown value as text (a thrown string says itself, not "undefined"). */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** A start-up failure worth one clear line (port in use, database in use, unwritable db, bad fixtures): the CLI prints it, the library rejects with it. */
 export class StartError extends Error {}
 

@@ -16,7 +16,7 @@ import { ControlClient } from './control-client.js';
 import type { CliIo } from './io.js';
 import type { MerchantView } from '../views/merchant.js';
 import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
-import { present } from '../errors.js';
+import { present, errorMessage } from '../errors.js';
 
 interface AuditFlags {
   to: string;
@@ -135,7 +135,7 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
         try {
           writeFileSync(flags.junit, auditJunit(result));
         } catch (err) {
-          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${(err as Error).message}`);
+          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${errorMessage(err)}`);
         }
       }
       io.out(flags.json ? JSON.stringify(result, null, 2) : formatAuditReport(result));

@@ -11,7 +11,7 @@ import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import type { ControlEventDetailView } from '../views/event.js';
-import { present } from '../errors.js';
+import { present, errorMessage } from '../errors.js';
 
 interface ListenFlags extends ClientFlags {
   events?: string;
@@ -63,7 +63,7 @@ async function forward(
     await res.arrayBuffer();
     return { status: res.status, error: null };
   } catch (err) {
-    return { status: null, error: (err as Error).message };
+    return { status: null, error: errorMessage(err) };
   }
 }
 

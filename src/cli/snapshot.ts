@@ -8,6 +8,7 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import type { ImportView, MerchantResetView, ResetView } from '../views/state.js';
 import type { CliIo } from './io.js';
 import { removedSummary } from './merchants.js';
+import { errorMessage } from '../errors.js';
 
 interface Snapshot {
   tables: Record<string, { columns: string[]; rows: unknown[][] }>;
@@ -63,7 +64,7 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     try {
       doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (err) {
-      throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+      throw new CliError(`cannot read ${file} as JSON: ${errorMessage(err)}`);
     }
     const result = await new ControlClient(flags).post<ImportView>('/import', doc);
     io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);

@@ -2,7 +2,7 @@
 // with the contracts' `validate` (src/contracts/validate.ts), which names the first failing field.
 import type { Context } from 'hono';
 import type * as z from 'zod';
-import { SandboxError } from '../errors.js';
+import { SandboxError, errorMessage } from '../errors.js';
 import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';
 
@@ -94,7 +94,7 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   try {
     body = JSON.parse(text);
   } catch (err) {
-    throw new SandboxError('invalid_json', `the body is not valid JSON (${(err as Error).message}); send a JSON object`);
+    throw new SandboxError('invalid_json', `the body is not valid JSON (${errorMessage(err)}); send a JSON object`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw new SandboxError(

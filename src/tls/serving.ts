@@ -2,7 +2,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { StartError } from '../errors.js';
+import { StartError, errorMessage } from '../errors.js';
 import { LOCAL_CA_FILE, TLS_DIR } from './ca-files.js';
 import type { HttpsSetting } from './settings.js';
 
@@ -29,7 +29,7 @@ export async function servingTls(https: HttpsSetting): Promise<ServingTls | unde
     const made = localCa();
     return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca };
   } catch (err) {
-    throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${(err as Error).message}`);
+    throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${errorMessage(err)}`);
   }
 }
 

@@ -3,6 +3,7 @@
 // stops the start with one line naming the flag, instead of a TLS error at the first request.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { errorMessage } from '../errors.js';
 
 /** The merchant's own certificate (--cert, --key), e.g. one made by mkcert. */
 export interface OwnCertificate {
@@ -47,7 +48,7 @@ function readText(path: string, key: 'cert' | 'key' | 'webhookCa', from: string,
     return readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (err as Error).message;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : errorMessage(err);
     return refuse(key, from, `cannot read "${path}": ${why}`);
   }
 }
@@ -59,7 +60,7 @@ function certificateOf(text: string, path: string, key: 'cert' | 'webhookCa', fr
   try {
     return new X509Certificate(text);
   } catch (err) {
-    return refuse(key, from, `"${path}" is not a readable PEM certificate: ${(err as Error).message}`);
+    return refuse(key, from, `"${path}" is not a readable PEM certificate: ${errorMessage(err)}`);
   }
 }
 

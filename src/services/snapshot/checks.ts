@@ -1,7 +1,7 @@
 // The checks an imported snapshot passes (POST /_sandbox/import, services/snapshot/snapshot.ts): each is a
 // 400 that names the table, row and column, so a bad snapshot changes nothing and never becomes
 // rows that make later reads fail.
-import { SandboxError, present } from '../../errors.js';
+import { SandboxError, present, errorMessage } from '../../errors.js';
 import { cellTypeProblem, type ColumnRule, type StateTables, type TableDump } from '../../store/state-tables.js';
 import { publicKeyClashText, PUBLIC_KEY_RULE } from '../../domain/public-keys.js';
 import { PAYMENT_STATES } from '../../domain/payment-state.js';
@@ -138,7 +138,7 @@ export function checkImported(store: Store, state: StateTables, table: string, d
     try {
       reader.read(store, String(row[keyAt]));
     } catch (err) {
-      refuse(index, null, `it cannot be read back (${(err as Error).message})`);
+      refuse(index, null, `it cannot be read back (${errorMessage(err)})`);
     }
   });
 }
