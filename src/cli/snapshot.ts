@@ -30,7 +30,7 @@ export function formatSnapshot(doc: Snapshot): string {
     lines.push(`    }${i < names.length - 1 ? ',' : ''}`);
   });
   lines.push('  }', '}');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** "3 transactions, 5 events, 5 deliveries" for the tables that have rows. */

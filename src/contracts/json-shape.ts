@@ -131,6 +131,6 @@ export function describeValue(path: ReadonlyArray<PropertyKey>, value: unknown):
   const found = walk(value, PREVIEW_DEPTH);
   if (inSecret || found.secret || found.tooDeep) return shapeOf(value);
   const text = typeof value === 'string' ? value : String(JSON.stringify(value));
-  if (text.length > 40) return JSON.stringify(text.slice(0, 37) + '...');
+  if (text.length > 40) return JSON.stringify(`${text.slice(0, 37)}...`);
   return typeof value === 'string' ? JSON.stringify(value) : text;
 }

@@ -99,7 +99,7 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw new SandboxError(
       'invalid_json',
-      'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)),
+      `the body must be a JSON object, not ${Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)}`,
     );
   checkDepth(body);
   return body as Record<string, unknown>;

@@ -62,7 +62,7 @@ export function createChargebacksRepo(db: Db) {
         where.push('subject_id = ?');
         args.push(filter.subjectId);
       }
-      const sql = `SELECT ${COLUMNS} FROM chargebacks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM chargebacks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as Chargeback[];
     },
   };

@@ -154,7 +154,7 @@ function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
     where.push('(d.created_at, d.id) < (?, ?)');
     args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
   }
-  const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
+  const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
   return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
 }
 

@@ -67,7 +67,7 @@ export function createEventsRepo(db: Db) {
         where.push('(created_at, id) < (?, ?)');
         args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
       }
-      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };

@@ -165,7 +165,7 @@ function listSettlements(db: Db, filter: SettlementFilter): Settlement[] {
     where.push('status = ?');
     args.push(filter.status);
   }
-  const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+  const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
   return db.prepare(sql).all(...args, filter.limit) as Settlement[];
 }
 

@@ -104,7 +104,7 @@ export function createTransactionsRepo(db: Db) {
         where.push('(created_at, trans_id) < (?, ?)');
         args.push(filter.startingAfter.createdAt, filter.startingAfter.transId);
       }
-      const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };

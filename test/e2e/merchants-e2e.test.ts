@@ -16,7 +16,7 @@ import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { Json } from '../helpers/json.js';
 
-const sign = (secret: string, body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('webhooks of created merchants', () => {
   const env = useSandboxWithMerchant({ flags: { retry: 'none' } });

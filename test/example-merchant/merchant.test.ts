@@ -133,7 +133,7 @@ describe('checkout at the shop, against paysandbox', () => {
     });
     const res = await fetch(`${shop.url}/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-sandbox-signature': 'sha256=' + '0'.repeat(64) },
+      headers: { 'content-type': 'application/json', 'x-sandbox-signature': `sha256=${'0'.repeat(64)}` },
       body: forged,
     });
     expect(res.status).toBe(400);

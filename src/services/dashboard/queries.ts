@@ -182,7 +182,7 @@ export class DashboardQueries {
       where.push(`(${spec.created} < @afterAt OR (${spec.created} = @afterAt AND ${spec.id} < @afterId))`);
       Object.assign(args, { afterAt: createdAt, afterId: filter.startingAfter });
     }
-    const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+    const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY ${spec.created} DESC, ${spec.id} DESC LIMIT @limit`;
     const rows = this.statement(sql).all(args) as Array<TabRows[T]>;
     const more = rows.length > filter.limit;
