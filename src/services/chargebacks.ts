@@ -16,6 +16,7 @@ import type { Payment } from '../store/payments-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { EventPublisher } from './event-publisher.js';
+import { toChargebackEventData } from '../views/event.js';
 import { paymentEvent, type Payments } from './payments.js';
 import { transactionChange, type S2SPayments } from './s2s-payments.js';
 
@@ -29,19 +30,6 @@ export interface OpenChargebackInput {
   reason?: ChargebackReason;
   /** Default: all that is not refunded. */
   amount?: number;
-}
-
-/** The data of /v1/ chargeback.* events: the chargeback and the payment's status after it. */
-export function chargebackEventData(cb: Chargeback, paymentStatus: string): Record<string, unknown> {
-  return {
-    chargeback_id: cb.id,
-    payment_id: cb.subjectId,
-    amount: cb.amount,
-    currency: cb.currency,
-    reason: cb.reason,
-    status: cb.status,
-    payment_status: paymentStatus,
-  };
 }
 
 /** The chargeback use cases (control API, CLI, the test card's job, triggers). */
@@ -118,7 +106,7 @@ export class Chargebacks {
         );
       const now = clock.now();
       store.chargebacks.decide(found.id, status, now);
-      const cb: Chargeback = { ...found, status, updatedAt: now };
+      const cb = { ...found, status, updatedAt: now };
       if (cb.subjectType === 's2s') this.decideS2S(cb);
       else this.decideV1(cb);
       return cb;
@@ -153,7 +141,7 @@ export class Chargebacks {
     nextPaymentState(payment.id, payment.status, 'dispute');
     const cb = this.insert(payment.merchantId, 'v1', paymentId, payment.currency, payment.amountCaptured - payment.amountRefunded, input);
     const disputed = this.payments.move(payment, 'dispute');
-    this.events.publish(paymentEvent(disputed, 'chargeback.created', chargebackEventData(cb, disputed.status)));
+    this.events.publish(paymentEvent(disputed, { type: 'chargeback.created', data: toChargebackEventData(cb, disputed.status) }));
     return cb;
   }
 
@@ -206,11 +194,11 @@ export class Chargebacks {
     this.events.publish(transactionChange({ ...t, orderStatus: code, response, updatedAt: now }, type));
   }
 
-  private decideV1(cb: Chargeback): void {
+  private decideV1(cb: Chargeback & { status: Exclude<ChargebackStatus, 'open'> }): void {
     const payment = present(this.deps.store.payments.get(cb.subjectId), `payment ${cb.subjectId}`);
     // Won: disputed -> captured (payment-state row dispute_won). Lost: the payment stays disputed.
     const after: Payment = cb.status === 'won' ? this.payments.move(payment, 'dispute_won') : payment;
-    this.events.publish(paymentEvent(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status)));
+    this.events.publish(paymentEvent(after, { type: `chargeback.${cb.status}`, data: toChargebackEventData(cb, after.status) }));
   }
 
   /** The test card's job: opens a chargeback for the full amount, unless the payment moved on (refunded, canceled...). */

@@ -8,6 +8,7 @@ import { subscribes } from '../domain/event-types.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope, s2sWebhookBody } from '../views/webhook-body.js';
+import type { NewEvent } from '../views/event.js';
 import type { Activity } from '../runtime/activity.js';
 import type { ServiceDeps } from './deps.js';
 import { present } from '../errors.js';
@@ -31,7 +32,7 @@ export interface Change {
   /** The object the change is about (payment id, transID, session or settlement id). */
   resourceId: string;
   /** The event merchants hear; absent for a change only the activity stream shows (a transaction left pending). */
-  event?: { type: string; data: Record<string, unknown> };
+  event?: NewEvent;
   /** Where the object's own request asked its webhooks to go; absent when it named no URL. */
   webhook?: RequestWebhook;
   /** The object's status entry on the activity stream. */

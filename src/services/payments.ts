@@ -20,6 +20,7 @@ import type { ResolvedCard, Tokens } from './tokens.js';
 import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
+import { toPaymentEventData, type NewEvent } from '../views/event.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -184,7 +185,7 @@ export class Payments implements ChallengeSubject {
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
     const change = event
-      ? paymentEvent(updated, event, paymentEventData(updated))
+      ? paymentEvent(updated, { type: event, data: toPaymentEventData(updated) })
       : { merchantId: updated.merchantId, resourceId: updated.id };
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     this.signals.emit('payment.status', updated);
@@ -269,26 +270,11 @@ export class Payments implements ChallengeSubject {
 }
 
 /** The change announcing `type` about a payment: its event, to the payment's webhook_url (if any) and the subscribed endpoints. */
-export function paymentEvent(payment: Payment, type: string, data: Record<string, unknown>): Change {
+export function paymentEvent(payment: Payment, event: NewEvent): Change {
   return {
     merchantId: payment.merchantId,
     resourceId: payment.id,
-    event: { type, data },
+    event,
     webhook: payment.webhookUrl ? { format: 'envelope', url: payment.webhookUrl } : undefined,
-  };
-}
-
-/** spec §6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */
-export function paymentEventData(payment: Payment): Record<string, unknown> {
-  return {
-    payment_id: payment.id,
-    status: payment.status,
-    amount: payment.amount,
-    currency: payment.currency,
-    reference: payment.reference,
-    amount_captured: payment.amountCaptured,
-    amount_refunded: payment.amountRefunded,
-    ...(payment.declineCode ? { decline_code: payment.declineCode } : {}),
-    metadata: payment.metadata,
   };
 }

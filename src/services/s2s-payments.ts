@@ -14,6 +14,7 @@ import type { ChallengeKind, Mop } from '../domain/vocabularies.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
 import { s2sWebhookFields } from '../views/webhook-body.js';
+import type { TransactionEventType } from '../domain/event-types.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
@@ -204,7 +205,11 @@ export class S2SPayments implements ChallengeSubject {
   }
 
   /** The transaction moved to `status` (refused unless the S2S status table allows it) and the event that announces it. */
-  private decide(transaction: Transaction, status: OrderStatusName, response: string): { transaction: Transaction; type: string } {
+  private decide(
+    transaction: Transaction,
+    status: OrderStatusName,
+    response: string,
+  ): { transaction: Transaction; type: TransactionEventType } {
     const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
     const next = { ...transaction, orderStatus: ORDER_STATUS[status].code, response, updatedAt: this.deps.clock.now() };
     return { transaction: next, type };
@@ -234,7 +239,7 @@ function issuerAnswer(transaction: Transaction): { status: OrderStatusName; resp
  * The change of a transaction as it is now: its status on the activity stream and, when `type` is
  * given, that event with the spec §6.1 fields, to its webhook_url and the subscribed endpoints.
  */
-export function transactionChange(transaction: Transaction, type?: string): Change {
+export function transactionChange(transaction: Transaction, type?: TransactionEventType): Change {
   return {
     merchantId: transaction.merchantId,
     resourceId: transaction.transId,
