@@ -11,7 +11,11 @@ declare const describe: (name: string, fn: () => void) => void;
 declare const it: (name: string, fn: Fn) => void;
 declare const beforeAll: (fn: Fn) => void;
 declare const afterAll: (fn: Fn) => void;
-declare const expect: (value: unknown) => any;
+declare const expect: (value: unknown) => {
+  toBe(expected: unknown): void;
+  toHaveLength(length: number): void;
+  toMatch(pattern: RegExp): void;
+};
 
 describe('checkout against paysandbox (jest style)', () => {
   let sandbox: SandboxHandle;
