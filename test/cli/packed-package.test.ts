@@ -18,12 +18,13 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => project && removePackedProject(project));
 
-/** Runs `file args` in the project; its exit code and output. */
-function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `file args` in the project; its exit code and output (a kill at `timeoutMs` says so in stderr). */
+function run(file: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(file, args, { cwd: project.dir, env: project.env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
+    execFile(file, args, { cwd: project.dir, env: project.env, timeout: timeoutMs }, (err, stdout, stderr) => {
+      const killed = err?.killed ? `\n(killed after ${timeoutMs} ms)` : '';
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr + killed });
+    }),
   );
 }
 
@@ -57,6 +58,32 @@ describe('the files', () => {
   });
 });
 
+describe('the library from ES modules and from CommonJS', () => {
+  /** A script that loads paysandbox its way (`load`), starts a sandbox, pays once and prints what it saw. */
+  const script = (load: string) => `${load}
+const sandbox = await startSandbox();
+const res = await fetch(sandbox.url + '/v1/payments', { method: 'POST', headers: { authorization: 'Bearer ' + sandbox.credentials.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1050, currency: 'EUR' }) });
+console.log((await res.json()).status, typeof verifyWebhook, Object.keys(TEST_CARDS).length > 0);
+await sandbox.close();
+`;
+
+  it.each([
+    ['import', 'use.mjs', script("import { startSandbox, verifyWebhook, TEST_CARDS } from 'paysandbox';")],
+    // Node 20.19+ requires an ES module (the package's require condition); a CommonJS project has no top-level await.
+    ['require', 'use.cjs', `const { startSandbox, verifyWebhook, TEST_CARDS } = require('paysandbox');\n(async () => {${script('')}})();`],
+  ])(
+    '%s: startSandbox() runs, with the same exports',
+    async (_how, file, text) => {
+      writeFileSync(join(project.dir, file), text);
+      const run1 = await run(process.execPath, [file]);
+      expect(run1.stderr).toBe('');
+      expect(run1.stdout).toBe('authorized function true\n');
+      expect(run1.code).toBe(0);
+    },
+    60_000,
+  );
+});
+
 describe('the type declarations', () => {
   it('compile under strict with skipLibCheck false in a project using startSandbox() and its handle', async () => {
     // The merchant's own @types/node (the package's declarations name Node's types).
@@ -81,24 +108,27 @@ describe('the type declarations', () => {
     );
     writeFileSync(
       join(project.dir, 'use-sandbox.ts'),
-      `import { startSandbox, verifyWebhook, TEST_CARDS, type SandboxHandle, type SandboxDelivery } from 'paysandbox';
+      `import { startSandbox, verifyWebhook, TEST_CARDS, type EventType, type SandboxHandle, type SandboxDelivery } from 'paysandbox';
 
 const sandbox: SandboxHandle = await startSandbox({ retry: 'none', db: ':memory:' });
 const merchant = sandbox.createMerchant({ name: 'worker 1', currency: 'EUR' });
 const terNO: number = merchant.terNO;
 const challenge: { state: string; redirectUrl: string } = await sandbox.authenticate('pay_x', 'approve');
 const delivery: SandboxDelivery = await sandbox.waitForDelivery({ event: 'payment.authorized', timeoutMs: 1000, match: (d) => d.status === 'succeeded' });
+const event: EventType = 'refund.succeeded';
+// @ts-expect-error waitForDelivery takes the event names only: a typo is a compile error
+await sandbox.waitForDelivery({ event: 'payment.authorised' });
 const all: SandboxDelivery[] = sandbox.deliveries();
 const now: number = sandbox.clock.advance('15m') - sandbox.clock.now();
 const audit = await sandbox.auditWebhooks('http://127.0.0.1:3000/webhooks', { timeoutMs: 2000 });
 const passed: boolean = audit.passed;
 await sandbox.reset({ merchant: merchant.merchantId });
 await sandbox.deleteMerchant(merchant.merchantId);
-console.log(sandbox.url, sandbox.credentials.apiKey, terNO, challenge.state, delivery.id, all.length, now, passed, typeof verifyWebhook, Object.keys(TEST_CARDS).length);
+console.log(event, sandbox.url, sandbox.credentials.apiKey, terNO, challenge.state, delivery.id, all.length, now, passed, typeof verifyWebhook, Object.keys(TEST_CARDS).length);
 await sandbox.close();
 `,
     );
-    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.']);
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], 170_000);
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.code).toBe(0);
     // Checking every declaration (hono's, zod's, Node's) takes tsc half a minute on a busy machine.
