@@ -1,10 +1,13 @@
 // The package as `npm pack` makes it and a merchant installs it: its two bins (`paysandbox`, which
 // `npx paysandbox` finds from anywhere, and `sandbox` inside the project) run the same program,
-// its LICENSE ships, and its type declarations compile in a project with `strict` and
-// `skipLibCheck: false`, where types the package's own .d.ts files import must be installed too.
+// `npx --yes ./paysandbox-X.tgz` runs the tarball itself (an absolute path does not, as the
+// README says), its LICENSE ships, the library loads with `import` and with `require`, and its
+// type declarations compile in a project with `strict` and `skipLibCheck: false`, where types
+// the package's own .d.ts files import must be installed too.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installPackedSandbox, removePackedProject, type PackedProject } from '../docs/packed-install.js';
@@ -18,10 +21,15 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => project && removePackedProject(project));
 
-/** Runs `file args` in the project; its exit code and output (a kill at `timeoutMs` says so in stderr). */
-function run(file: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `file args` in the project (or `where`); its exit code and output (a kill at `timeoutMs` says so in stderr). */
+function run(
+  file: string,
+  args: string[],
+  timeoutMs = 60_000,
+  where: { cwd: string; env: NodeJS.ProcessEnv } = { cwd: project.dir, env: project.env },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(file, args, { cwd: project.dir, env: project.env, timeout: timeoutMs }, (err, stdout, stderr) => {
+    execFile(file, args, { ...where, timeout: timeoutMs }, (err, stdout, stderr) => {
       const killed = err?.killed ? `\n(killed after ${timeoutMs} ms)` : '';
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr + killed });
     }),
@@ -46,6 +54,32 @@ describe('the bins', () => {
     const npx = await run('npx', ['--offline', 'paysandbox', '--help']);
     expect(npx.stdout).toMatch(/^Usage: paysandbox \[options\] \[command\]\n/);
   });
+});
+
+describe('npx with the tarball, as the README says before the first release', () => {
+  it('runs ./paysandbox-X.tgz from the folder that holds it; an absolute path is run as a command and fails', async () => {
+    const elsewhere = join(dirname(project.dir), 'elsewhere');
+    mkdirSync(elsewhere);
+    copyFileSync(join(dirname(project.dir), `paysandbox-${VERSION}.tgz`), join(elsewhere, `paysandbox-${VERSION}.tgz`));
+    // From npm's cache (the packed install filled it), without better-sqlite3's compile: --version opens no database.
+    const env = { ...project.env, npm_config_offline: 'true', npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' };
+    const npx = (spec: string) => run('npx', ['--yes', spec, '--version'], 120_000, { cwd: elsewhere, env });
+    try {
+      const relative = await npx(`./paysandbox-${VERSION}.tgz`);
+      expect(relative.stdout + relative.stderr).toBe(`${VERSION}\n`);
+      const absolute = await npx(join(elsewhere, `paysandbox-${VERSION}.tgz`));
+      expect(absolute.code).not.toBe(0);
+      expect(absolute.stderr).toContain('Permission denied');
+    } finally {
+      // npx installed the tarball under ~/.npm/_npx: that copy is of this run only.
+      const cache = join(homedir(), '.npm/_npx');
+      for (const entry of existsSync(cache) ? readdirSync(cache) : []) {
+        const manifest = join(cache, entry, 'package.json');
+        if (existsSync(manifest) && readFileSync(manifest, 'utf8').includes(elsewhere))
+          rmSync(join(cache, entry), { recursive: true, force: true });
+      }
+    }
+  }, 240_000);
 });
 
 describe('the files', () => {
