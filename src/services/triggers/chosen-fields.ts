@@ -1,7 +1,8 @@
 // `sandbox trigger --set field=value`: checks the chosen fields against the event's row of
 // domain/trigger-fields.ts (400 naming a field the event does not take, or one that cannot change
 // on the payment given), and turns the dotted paths into the nested body the API's request takes.
-// The values themselves are judged by the API's own schema where the object is made.
+// The values themselves are judged by the API's own schema where the object is made; its 400 then
+// names the field as the trigger's request has it (set.amount).
 import { closestNames } from '../../domain/closest-names.js';
 import type { EventType } from '../../domain/event-types.js';
 import { fieldListed, SETTABLE_FIELDS, TRIGGER_FIELDS } from '../../domain/trigger-fields.js';
@@ -49,6 +50,18 @@ function meant(fields: readonly string[], path: string): string {
     return nested && rest.length ? [name, ...rest].join('.') : nested ? `${name}.<key>` : name;
   });
   return closest.length ? ` did you mean ${closest.join(' or ')}?` : '';
+}
+
+/**
+ * `err` naming its field as the trigger's request names it: the API's own 400 on `amount` (or
+ * `metadata.order_id`) is about `set.amount` (`set.metadata.order_id`), the field the caller sent.
+ * Errors about anything else (payment_id, the state of a payment) are returned as they are.
+ */
+export function namedUnderSet(err: unknown, set: Record<string, unknown>): unknown {
+  if (!(err instanceof SandboxError) || err.param === undefined || err.param.startsWith('set.')) return err;
+  const param = err.param;
+  const fromSet = Object.keys(set).some((path) => path === param || path.startsWith(`${param}.`) || param.startsWith(`${path}.`));
+  return fromSet ? new SandboxError(err.code, err.message, `set.${param}`, err.headers) : err;
 }
 
 /** `base` with `fields` laid over it; objects in both (metadata, customer) are merged key by key. */
