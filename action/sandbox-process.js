@@ -18,6 +18,10 @@ export const ACTION_DIR = fileURLToPath(new URL('..', import.meta.url));
  * `install` then names that folder when it is not built yet (main runs `npm ci` there, which builds
  * it). Each runs with the `node` on PATH (setup-node's), the one `npm ci` built better-sqlite3 for,
  * never the runner's own node.
+ * @param {string} cwd
+ * @param {string} version
+ * @param {string} [actionDir]
+ * @returns {{ file: string, args: string[], shown: string, install?: string }}
  */
 export function sandboxCommand(cwd, version, actionDir = ACTION_DIR) {
   if (version) {

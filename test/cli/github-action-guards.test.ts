@@ -34,7 +34,7 @@ afterEach(() => {
 
 /** One stage of the Action in the workspace, as the runner runs it (npm offline: no registry here). */
 function step(stage: 'main' | 'post', options: Partial<ActionStepOptions> = {}): Promise<ActionStepRun> {
-  const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...options.env };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
   return runActionStep(ROOT, stage, { cwd: workspace, runnerTemp, ...options, env });
 }
