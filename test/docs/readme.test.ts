@@ -173,7 +173,7 @@ describe('README.md and docs/, run as written in a fresh project', () => {
         .split('\n')
         .filter((line) => line.includes('INVALID'));
       expect(invalid, `while docs/${page}.md ran, the walk-through's receiver got webhooks it could not verify`).toEqual([]);
-    }, 120_000);
+    }, 300_000);
   }
 });
 
