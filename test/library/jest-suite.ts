@@ -1,4 +1,4 @@
-// The jest example of docs/ci.md as a suite: only the globals jest provides (describe, it,
+// The jest example of docs/library.md as a suite: only the globals jest provides (describe, it,
 // beforeAll, afterAll, expect), nothing of vitest. jest-style.test.ts installs vitest's
 // implementations of those globals and loads this file, so CI runs the same code jest would.
 import http from 'node:http';
