@@ -15,6 +15,7 @@ import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 import type { CliIo } from './io.js';
 import { sandboxAuditMaterial } from '../client/audit-material.js';
+import { errorMessage } from '../errors.js';
 
 interface AuditFlags {
   to: string;
@@ -79,7 +80,7 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
         try {
           writeFileSync(flags.junit, auditJunit(result));
         } catch (err) {
-          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${(err as Error).message}`);
+          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${errorMessage(err)}`);
         }
       }
       io.out(flags.json ? JSON.stringify(result, null, 2) : formatAuditReport(result));

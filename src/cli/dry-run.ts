@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { snapshotSchema } from '../contracts/state.js';
 import { validate } from '../contracts/validate.js';
 import { parseDuration } from '../domain/duration.js';
-import { SandboxError } from '../errors.js';
+import { errorMessage, present, SandboxError } from '../errors.js';
 import type { ClockView } from '../views/clock.js';
 import type { MerchantView } from '../views/merchant.js';
 import { CliError } from './cli-error.js';
@@ -54,7 +54,9 @@ export async function dryRunReset(client: ControlClient, flags: ClientFlags & { 
 /** `sandbox clock advance DURATION --dry-run`: the time it would move from and to. */
 export async function dryRunAdvance(client: ControlClient, flags: ClientFlags, duration: string, io: CliIo): Promise<void> {
   const clock = await client.get<ClockView>('/clock');
-  const wouldBe = new Date(Date.parse(clock.now) + parseDuration(duration)!).toISOString();
+  const wouldBe = new Date(
+    Date.parse(clock.now) + present(parseDuration(duration), 'the duration (clockAdvanceProblem checked it)'),
+  ).toISOString();
   report(
     io,
     flags,
@@ -95,6 +97,6 @@ export function readJsonFile(file: string): Record<string, unknown> {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+    throw new CliError(`cannot read ${file} as JSON: ${errorMessage(err)}`);
   }
 }

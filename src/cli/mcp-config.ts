@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_SANDBOX_URL } from '../client/control-client.js';
 import { orList } from '../domain/vocabularies.js';
+import { errorMessage } from '../errors.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 
@@ -73,7 +74,7 @@ function merged(client: McpClient, existing: string, entry: ServerEntry, file: s
   try {
     doc = existing.trim() === '' ? {} : (JSON.parse(existing) as Record<string, unknown>);
   } catch (err) {
-    throw new CliError(`${file} is not JSON (${(err as Error).message}); fix it or remove it, then run this again`);
+    throw new CliError(`${file} is not JSON (${errorMessage(err)}); fix it or remove it, then run this again`);
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
     throw new CliError(`${file} does not hold a JSON object; fix it or remove it`);

@@ -91,13 +91,13 @@ const AGENT_LINES: Record<string, (name: string) => string> = {
  * Ends every command's --help with the one line an agent needs: the command's --json form (the
  * arguments it takes included), a group's way to its commands, or AGENT_LINES' line.
  */
-function addAgentLines(command: Command, path: string[]): void {
+function addAgentLines(command: Command, path: readonly [string, ...string[]]): void {
   for (const sub of command.commands) addAgentLines(sub, [...path, sub.name()]);
   const [name, ...rest] = path;
   const args = command.registeredArguments.map((arg) => (arg.required ? `<${arg.name()}>` : `[${arg.name()}]`));
   const own = AGENT_LINES[rest.join(' ')];
   const line = own
-    ? own(name!)
+    ? own(name)
     : command.commands.length > 0 && !command.options.some((o) => o.long === '--json')
       ? `${path.join(' ')} <command> --json: each of its commands prints JSON`
       : `${[...path, ...args].join(' ')} --json`;

@@ -22,14 +22,14 @@ export function formatSnapshot(doc: Snapshot): string {
   lines.push('  "tables": {');
   const names = Object.keys(tables);
   names.forEach((name, i) => {
-    const { columns, rows } = tables[name]!;
+    const { columns, rows } = tables[name];
     lines.push(`    ${JSON.stringify(name)}: {`, `      "columns": ${JSON.stringify(columns)},`);
     if (rows.length === 0) lines.push('      "rows": []');
     else lines.push('      "rows": [', rows.map((row) => `        ${JSON.stringify(row)}`).join(',\n'), '      ]');
     lines.push(`    }${i < names.length - 1 ? ',' : ''}`);
   });
   lines.push('  }', '}');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** "3 transactions, 5 events, 5 deliveries" for the tables that have rows. */

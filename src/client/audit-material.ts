@@ -2,6 +2,7 @@
 // API (`sandbox audit-webhooks --url`, the MCP tool audit_webhooks): its merchant's secret and
 // terminal keys and its real events (a payment.authorized/payment.captured pair of one payment, an
 // S2S event); a trigger makes the pair when there is none.
+import { present } from '../errors.js';
 import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
 import type { MerchantView } from '../views/merchant.js';
 import type { AuditMaterial } from '../webhooks/audit/audit.js';
@@ -54,7 +55,10 @@ export async function sandboxAuditMaterial(
   }
   if (!pair) {
     const made = await client.post<TriggerResultView>('/events/trigger', { type: 'payment.captured', merchant: id });
-    const authorizedId = made.events.find((e) => e.type === 'payment.authorized')!.id;
+    const authorizedId = present(
+      made.events.find((e) => e.type === 'payment.authorized'),
+      'the payment.authorized event of the trigger',
+    ).id;
     pair = { authorized: toRecord(await client.get<EventView>(`/events/${authorizedId}`)), captured: toRecord(made.event) };
   }
   // An S2S event carries the spec §6.1 fields (transID, order_status); without one, the audit makes one.

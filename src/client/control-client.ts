@@ -2,6 +2,7 @@
 // talk to a sandbox through it. `url` picks the sandbox, `controlToken` is sent as a bearer, and
 // `fetch` is how a request travels: over the network by default, or straight into the app for the
 // MCP route a sandbox serves itself (http/control/mcp.ts). Errors are ClientErrors, never a stack trace.
+import { errorMessage } from '../errors.js';
 import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
 import { ApiError, ClientError } from './client-error.js';
 
@@ -56,7 +57,7 @@ export class ControlClient {
       const page = await this.get<{ data: T[]; has_more: boolean }>(path, { ...query, limit: 1000, starting_after: after });
       items.push(...page.data);
       if (!page.has_more || page.data.length === 0) return items;
-      after = page.data[page.data.length - 1]!.id;
+      after = page.data[page.data.length - 1].id;
     }
   }
 
@@ -99,7 +100,7 @@ export class ControlClient {
         }
       }
     } catch (err) {
-      if (!signal.aborted) throw new ClientError(`the stream from ${this.base} broke: ${(err as Error).message}`, 'stream_broken');
+      if (!signal.aborted) throw new ClientError(`the stream from ${this.base} broke: ${errorMessage(err)}`, 'stream_broken');
     }
   }
 

@@ -27,7 +27,7 @@ import { diagnoseSignatureSchema } from '../contracts/signature-diagnosis-schema
 import { parseDuration } from '../domain/duration.js';
 import { unknownEventProblem } from '../domain/event-types.js';
 import { formatDecimalAmount } from '../domain/money.js';
-import { SandboxError } from '../errors.js';
+import { present, SandboxError } from '../errors.js';
 import { auditInputProblem } from '../webhooks/audit/audit.js';
 import { runWebhookAudit } from '../webhooks/audit/cases.js';
 import { authenticateResultView, type AuthenticateResultView } from '../views/authentication.js';
@@ -175,7 +175,7 @@ async function waitForIt(client: ControlClient, args: z.output<typeof waitForDel
   const unknown = args.event === undefined ? undefined : unknownEventProblem('event', args.event);
   if (unknown) throw new SandboxError('parameter_invalid', unknown, 'event');
   const started = Date.now();
-  const timeoutMs = parseDuration(args.timeout)!;
+  const timeoutMs = present(parseDuration(args.timeout), 'timeout (the tool schema checked it)');
   const outcome = await waitForDelivery(client, args, started + timeoutMs);
   if (outcome.found) {
     const waited = { delivery: outcome.found, waited_ms: Date.now() - started };

@@ -22,8 +22,9 @@ import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
-import { StartError } from '../errors.js';
+import { StartError, errorMessage } from '../errors.js';
 import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
+import { TLS_SUITES } from '../tls/cipher-suites.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -58,14 +59,14 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
   try {
     db = options.db ?? openDatabase(config.dbPath);
   } catch (err) {
-    throw new StartError(`cannot open the database at ${config.dbPath}: ${(err as Error).message}`);
+    throw new StartError(`cannot open the database at ${config.dbPath}: ${errorMessage(err)}`);
   }
   const store = createStore(db);
   try {
     store.credentials.seed(readFixtures(config.fixturesPath));
   } catch (err) {
     db.close();
-    throw new StartError((err as Error).message);
+    throw new StartError(errorMessage(err));
   }
   // Resumes the offset saved in the database, so sandbox time carries on where the last run left it.
   const clock = options.clock ?? systemClock(store.clock);
@@ -142,7 +143,18 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
     fetch: app.fetch,
     hostname: config.host,
     ...(tls
-      ? { createServer: createHttpsServer, serverOptions: { connectionsCheckingInterval: checkEveryMs, cert: tls.cert, key: tls.key } }
+      ? {
+          createServer: createHttpsServer,
+          serverOptions: {
+            connectionsCheckingInterval: checkEveryMs,
+            cert: tls.cert,
+            key: tls.key,
+            ...TLS_SUITES,
+            // The TLS handshake comes before the headers and their timeout: without this, a client
+            // that connects and never finishes the handshake holds its socket 120 s (Node's default).
+            handshakeTimeout: config.headersTimeoutMs,
+          },
+        }
       : { serverOptions: { connectionsCheckingInterval: checkEveryMs } }),
   }) as Server;
   // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).

@@ -9,6 +9,7 @@ import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.j
 import { callError, callOk, httpMcpClient, rehearse, resourceText, textOf } from '../helpers/mcp-client.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: RunningServer;
 let merchant: FakeMerchant;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A raw tools/list to /_sandbox/mcp with the headers a browser or a rebinding page would send (node:http, which lets Host be set). */
-function post(headers: Record<string, string>): Promise<{ status: number; json: any }> {
+function post(headers: Record<string, string>): Promise<{ status: number; json: Json }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -262,4 +263,3 @@ describe('the MCP route and the delivery detail', () => {
     }
   });
 });
-

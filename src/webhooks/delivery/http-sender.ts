@@ -6,6 +6,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { present } from '../../errors.js';
+import { TLS_SUITES } from '../../tls/cipher-suites.js';
 
 /** The outcome of one POST: a status, or an error kind a merchant can act on. */
 export interface PostResult {
@@ -77,7 +79,7 @@ export class HttpSender {
     const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
     this.agents = {
       http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...TLS_SUITES, ...(ca ? { ca } : {}) }),
     };
   }
 
@@ -176,16 +178,32 @@ function send(
     let size = 0;
     // The status and headers decide the attempt; of the body only the first 16 KiB is kept, so an
     // answer with a huge or endless body is graded as soon as that much (or all of it) is in.
-    const answered = () => done(graded(answer!, Buffer.concat(chunks).toString('utf8')));
+    const answered = () => done(graded(present(answer, 'the answer'), Buffer.concat(chunks).toString('utf8')));
     const timer = setTimeout(() => {
       // A status that came in time stands, even while its body is still arriving.
       if (answer) answered();
       else done({ status: null, headers: null, body: null, errorKind: 'timeout', errorMessage: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) =>
-      done({ status: null, headers: null, body: null, errorKind: classify(err), errorMessage: `${err.code ?? 'error'}: ${err.message}` }),
-    );
+    // A new https connection is in its TLS handshake from the TCP connect to secureConnect: whatever
+    // ends it there is a TLS failure, whichever code OpenSSL gives it (INVALID_PURPOSE for a
+    // certificate made for clients, EPROTO for a receiver that speaks only TLS 1.0, a reset).
+    let handshaking = false;
+    if (secure)
+      req.on('socket', (socket) => {
+        if (req.reusedSocket) return;
+        socket.once('connect', () => (handshaking = true));
+        socket.once('secureConnect', () => (handshaking = false));
+      });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const message = `${err.code ?? 'error'}: ${err.message}`;
+      done({
+        ...{ status: null, headers: null, body: null },
+        ...(handshaking
+          ? { errorKind: 'tls', errorMessage: `the TLS handshake failed: ${message}` }
+          : { errorKind: classify(err), errorMessage: message }),
+      });
+    });
     req.on('response', (res) => {
       answer = res;
       res.on('data', (chunk: Buffer) => {
