@@ -3,7 +3,7 @@
 // one (--url, --control-token); the server exits when its client goes away and leaves no sandbox
 // behind; `sandbox mcp config` prints and writes each client's project file.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,24 +135,29 @@ describe('sandbox mcp config', () => {
     ['claude', '.mcp.json', { mcpServers: { paysandbox: { type: 'stdio', command: 'npx', args: ['paysandbox', 'mcp'] } } }],
     ['cursor', '.cursor/mcp.json', { mcpServers: { paysandbox: { command: 'npx', args: ['paysandbox', 'mcp'] } } }],
     ['vscode', '.vscode/mcp.json', { servers: { paysandbox: { type: 'stdio', command: 'npx', args: ['paysandbox', 'mcp'] } } }],
-  ])('prints the %s block and writes %s in the project, next to what is there', async (client, file, block) => {
-    const printed = await runBuiltCli(['mcp', 'config', '--client', client, '--json']);
-    expect(printed.code, printed.stderr).toBe(0);
-    expect(JSON.parse(printed.stdout)).toEqual({ client, file, transport: 'stdio', written: false, config: block });
-    const project = mkdtempSync(join(dir, `${client}-`));
-    mkdirSync(join(project, file, '..'), { recursive: true });
-    const key = Object.keys(block)[0]!;
-    writeFileSync(join(project, file), JSON.stringify({ [key]: { other: { command: 'other' } }, keep: true }));
-    const written = await runBuiltCli(['mcp', 'config', '--client', client, '--write', '--start'], {
-      cwd: project,
-      env: { HOME: project },
-    });
-    expect(written.code, written.stderr).toBe(0);
-    const doc = JSON.parse(readFileSync(join(project, file), 'utf8'));
-    expect(doc.keep).toBe(true);
-    expect(doc[key].other).toEqual({ command: 'other' });
-    expect(doc[key].paysandbox.args).toEqual(['paysandbox', 'mcp', '--start']);
-  });
+  ])(
+    'prints the %s block and writes %s in the project, next to what is there, and nothing in the home folder',
+    async (client, file, block) => {
+      const printed = await runBuiltCli(['mcp', 'config', '--client', client, '--json']);
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(JSON.parse(printed.stdout)).toEqual({ client, file, transport: 'stdio', written: false, config: block });
+      const project = mkdtempSync(join(dir, `${client}-`));
+      mkdirSync(join(project, file, '..'), { recursive: true });
+      const key = Object.keys(block)[0]!;
+      writeFileSync(join(project, file), JSON.stringify({ [key]: { other: { command: 'other' } }, keep: true }));
+      const home = mkdtempSync(join(dir, `${client}-home-`));
+      const written = await runBuiltCli(['mcp', 'config', '--client', client, '--write', '--start'], {
+        cwd: project,
+        env: { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: join(home, '.config') },
+      });
+      expect(written.code, written.stderr).toBe(0);
+      expect(readdirSync(home), 'the home folder').toEqual([]);
+      const doc = JSON.parse(readFileSync(join(project, file), 'utf8'));
+      expect(doc.keep).toBe(true);
+      expect(doc[key].other).toEqual({ command: 'other' });
+      expect(doc[key].paysandbox.args).toEqual(['paysandbox', 'mcp', '--start']);
+    },
+  );
 
   it('writes Codex a TOML table in .codex/config.toml, replacing its own on a second run, and prints the http form', async () => {
     const project = mkdtempSync(join(dir, 'codex-'));
