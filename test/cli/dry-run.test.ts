@@ -7,18 +7,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { api } from '../helpers/http.js';
+import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer;
 let dir: string;
+let merchant: FakeMerchant;
 
 beforeAll(async () => {
   sandbox = await startTestServer();
   dir = mkdtempSync(join(tmpdir(), 'paysandbox-dry-'));
-  await api(sandbox.url).post('/api/s2s', s2sBody({ ccno: '4242424242424242' }));
+  merchant = await startFakeMerchant();
+  await api(sandbox.url).post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/webhooks` }));
+  // Its webhooks delivered, the state stands still: a retrying delivery would add attempts between two looks.
+  await waitFor(
+    async () => {
+      const deliveries = (await api(sandbox.url).get('/_sandbox/deliveries')).json as { data: { status: string }[] };
+      return (deliveries.data.length > 0 && deliveries.data.every((d) => d.status === 'succeeded')) || undefined;
+    },
+    'the payment webhooks delivered',
+    30_000,
+  );
 });
 afterAll(async () => {
   await sandbox.close();
+  await merchant.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
