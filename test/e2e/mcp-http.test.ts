@@ -77,6 +77,9 @@ describe('the MCP server at /_sandbox/mcp', () => {
     expect(openapi.paths['/_sandbox/mcp'].post).toBeDefined();
     expect(resourceText(await client.readResource({ uri: 'paysandbox://docs/decisions.md' }))).toMatch(/^# /);
     expect(resourceText(await client.readResource({ uri: 'paysandbox://test-ibans' }))).toContain('AT611904300234573201');
+    const triggered = await callOk<{ event: { id: string } }>(client, 'trigger_event', { type: 'payment.captured' });
+    const latest = JSON.parse(resourceText(await client.readResource({ uri: 'paysandbox://events/latest' }))) as { id: string }[];
+    expect(latest.map((e) => e.id)).toContain(triggered.event.id);
     await expect(client.readResource({ uri: 'paysandbox://nothing' })).rejects.toThrow(/no resource paysandbox:\/\/nothing/);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual([
@@ -87,6 +90,10 @@ describe('the MCP server at /_sandbox/mcp', () => {
     const prompt = await client.getPrompt({ name: 'prove_my_handler_is_idempotent', arguments: { webhook_url: `${merchant.url}/h` } });
     expect(JSON.stringify(prompt.messages)).toContain('set_faults');
     await expect(client.getPrompt({ name: 'prove_my_handler_is_idempotent', arguments: {} })).rejects.toThrow(/webhook_url is required/);
+    const renewal = await client.getPrompt({ name: 'rehearse_failed_renewal', arguments: {} });
+    expect(JSON.stringify(renewal.messages)).toContain('advance_clock');
+    const rejected = await client.getPrompt({ name: 'why_was_my_webhook_rejected', arguments: { delivery_id: 'whd_x' } });
+    expect(JSON.stringify(rejected.messages)).toMatch(/show_delivery.*whd_x|whd_x.*show_delivery/);
   });
 
   it('answers every tool with structured content and a summary, and a bad argument with a tool error naming the field', async () => {
