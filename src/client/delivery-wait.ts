@@ -40,10 +40,15 @@ export async function waitForDelivery(client: ControlClient, wanted: WantedDeliv
   for (;;) {
     const found = await newest(client, wanted, wanted.status === 'any' ? undefined : wanted.status);
     if (found) return { found };
-    // Hopeless once matching deliveries exist and none is pending: every one failed for good.
-    const failedForGood =
-      wanted.status === 'succeeded' && !(await newest(client, wanted, 'pending')) && (await newest(client, wanted)) !== undefined;
-    if (failedForGood || Date.now() >= deadline) return { found: undefined, failedForGood };
+    // Hopeless once matching deliveries exist and none is pending: every one failed for good. The
+    // one that was pending at the first look may have succeeded since: looked for again after the
+    // pending look, or its success would read as a failure.
+    if (wanted.status === 'succeeded' && !(await newest(client, wanted, 'pending'))) {
+      const since = await newest(client, wanted, 'succeeded');
+      if (since) return { found: since };
+      if (await newest(client, wanted)) return { found: undefined, failedForGood: true };
+    }
+    if (Date.now() >= deadline) return { found: undefined, failedForGood: false };
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
   }
 }
