@@ -17,6 +17,7 @@ import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
+import { terminalJson, terminalText as shown } from './terminal-text.js';
 
 interface ReceiveFlags {
   port: string;
@@ -101,14 +102,18 @@ function printable(view: ReceivedView): string {
   const signature = view.signature_valid
     ? kleur.green('signature valid')
     : kleur.red(`signature INVALID${view.signature_cause ? ` (${view.signature_cause})` : ''}`);
+  // Every piece but the verdict came in the request: escaped, so none can repaint the line (terminal-text.ts).
   const lines = [
-    `${kleur.dim(clock())} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
+    `${kleur.dim(clock())} ${kleur.bold(shown(view.event ?? 'webhook'))} ${shown(view.id ?? '')} ${kleur.dim(shown(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`))}  ${signature}`,
   ];
-  const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
-  for (const [key, value] of Object.entries(view.fields))
-    lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${view.signature_message}`)}`);
-  if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
+  const fields = Object.entries(view.fields).map(([key, value]) => ({
+    key: shown(key),
+    value: shown(typeof value === 'string' ? value : JSON.stringify(value)),
+  }));
+  const width = Math.max(0, ...fields.map(({ key }) => key.length));
+  for (const { key, value } of fields) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${value}`);
+  if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${shown(view.signature_message)}`)}`);
+  if (view.problem) lines.push(`    ${kleur.yellow(shown(view.problem))}`);
   return lines.join('\n');
 }
 
@@ -179,7 +184,7 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
           view.signature_cause = why.cause;
           view.signature_message = why.message;
         }
-        io.out(flags.json ? JSON.stringify(view) : printable(view));
+        io.out(flags.json ? terminalJson(view) : printable(view));
         if (++received >= limit) stop();
       });
     });
@@ -215,7 +220,7 @@ function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, f
   const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
   io.err(
     kleur.dim(
-      `${clock()} ${req.method} ${req.url ?? '/'}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
+      `${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
     ),
   );
 }

@@ -14,6 +14,7 @@ import type { CliIo } from './io.js';
 import { waitForReadyFile } from './ready-file.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 /** The fields of a delivery that wait prints. */
 type DeliveryItem = Pick<DeliveryView, 'id' | 'event' | 'url' | 'status' | 'attempts' | 'last_response_status' | 'last_error'>;
@@ -31,7 +32,8 @@ export function deliveryLine(d: DeliveryItem): string {
       : d.last_error
         ? `last error: ${d.last_error}`
         : 'not tried yet';
-  return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`;
+  // The URL and a handler's error came from the network: escaped (terminal-text.ts).
+  return terminalText(`${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`);
 }
 
 /** The flags of `sandbox wait`. */
@@ -94,7 +96,7 @@ async function runWait(flags: WaitFlags, io: CliIo): Promise<void> {
   for (;;) {
     const found = await first(flags.status === 'any' ? undefined : flags.status);
     if (found) {
-      io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
+      io.out(flags.json ? terminalJson({ found: true, delivery: found }, 2) : `found: ${deliveryLine(found)}`);
       return;
     }
     failedForGood = await hopeless();
@@ -120,7 +122,7 @@ async function reportMissing(
   }
   io.exitCode = 1;
   if (flags.json) {
-    io.out(JSON.stringify({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, null, 2));
+    io.out(terminalJson({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, 2));
     return;
   }
   const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;
