@@ -19,6 +19,12 @@ import type { CliIo } from './io.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
 import { terminalJson, terminalText as shown } from './terminal-text.js';
 
+/** The largest body receive reads, as the sandbox's own API takes (a webhook of the sandbox is far smaller). */
+export const RECEIVE_BODY_LIMIT = 1024 * 1024;
+/** After the limit, at most this much more is read and dropped (so the client reads the 413), for at most DRAIN_MS. */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+const DRAIN_MS = 2000;
+
 interface ReceiveFlags {
   port: string;
   host: string;
@@ -140,6 +146,7 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     );
   sandboxOptions(command, 'the sandbox that sends the webhooks, asked why a signature does not verify')
     .option('--json', 'print one JSON line per webhook')
+    .addHelpText('after', `\nBodies over 1 MiB (${RECEIVE_BODY_LIMIT} bytes) are answered 413 and not read.`)
     .action((flags: ReceiveFlags) => runReceive(flags, io));
 }
 
@@ -170,8 +177,16 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const handle: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const tooLarge = () => answerTooLarge(req, res, io);
+    if (Number(req.headers['content-length']) > RECEIVE_BODY_LIMIT) return tooLarge();
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= RECEIVE_BODY_LIMIT) chunks.push(chunk);
+      else if (!res.headersSent) tooLarge();
+    });
     req.on('end', () => {
+      if (size > RECEIVE_BODY_LIMIT) return;
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
       if (!looksLikeWebhook(req.method, req.headers)) return answerNotWebhook(req, res, flags, status, io);
@@ -223,6 +238,26 @@ function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, f
       `${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
     ),
   );
+}
+
+/**
+ * Answers a body over RECEIVE_BODY_LIMIT 413 and keeps none of it (a 600 MB POST would need 600 MB
+ * and end past the longest string Node makes): what is left is read and dropped, up to DRAIN_BYTES
+ * or DRAIN_MS, so the client reads the answer, then the connection closes. Not counted, one line on stderr.
+ */
+function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, io: CliIo): void {
+  const limit = `1 MiB (${RECEIVE_BODY_LIMIT} bytes)`;
+  req.removeAllListeners('data');
+  res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end(`body too large: sandbox receive takes bodies of at most ${limit}`);
+  let dropped = 0;
+  const stop = setTimeout(() => req.destroy(), DRAIN_MS).unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_BYTES) req.destroy();
+  });
+  req.on('close', () => clearTimeout(stop));
+  req.resume();
+  io.err(kleur.dim(`${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: body over ${limit}, answered 413 and not read`));
 }
 
 /** Answers a webhook: --status, or 400 to a bad signature with --reject-invalid. */
