@@ -3,7 +3,8 @@
 // webhook readably and answers 200 (or --status); with --reject-invalid a bad signature gets a 400,
 // as a merchant handler that follows docs/webhooks.md answers, so the sandbox retries it. A
 // signature that does not verify is explained (receive-diagnosis.ts); a request that is not a
-// webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404.
+// webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404. It stops when
+// the process that started it exits (parent-watch.ts).
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
+import { watchParent } from './parent-watch.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
 import { terminalJson, terminalText as shown } from './terminal-text.js';
 
@@ -212,7 +214,14 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
     `receiving webhooks at ${flags.https ? 'https' : 'http'}://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
   );
   process.once('SIGINT', stop);
+  // Started by npx, receive runs under npm's own shell, which outlives a killed npm: without the
+  // watch it kept running and holding its port (parent-watch.ts, as `sandbox start` does).
+  const unwatch = watchParent((gone) => {
+    io.err(`the process that started receive (${gone.name}, pid ${gone.pid}) exited: stopping`);
+    stop();
+  });
   await stopped;
+  unwatch();
   process.off('SIGINT', stop);
   await printing;
   await new Promise<void>((resolve) => {
@@ -248,7 +257,9 @@ function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, f
 function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, io: CliIo): void {
   const limit = `1 MiB (${RECEIVE_BODY_LIMIT} bytes)`;
   req.removeAllListeners('data');
-  res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end(`body too large: sandbox receive takes bodies of at most ${limit}`);
+  res
+    .writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+    .end(`body too large: sandbox receive takes bodies of at most ${limit}`);
   let dropped = 0;
   const stop = setTimeout(() => req.destroy(), DRAIN_MS).unref();
   req.on('data', (chunk: Buffer) => {
