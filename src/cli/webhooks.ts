@@ -1,4 +1,5 @@
-// `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API.
+// `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API;
+// `show` gives each attempt the handler refused (400, 401, 403) the signature diagnosis of what it sent.
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
@@ -37,6 +38,8 @@ function showDelivery(d: DeliveryDetailView): string {
     kleur.bold('Attempts'),
   ];
   if (d.attempt_log.length === 0) lines.push('  none yet');
+  // As the dashboard's page: a refused attempt's signature check in full once per cause, a repeat in one line.
+  const firstOfCause = new Map<string, number>();
   for (const a of d.attempt_log) {
     const answer = a.response_status !== null ? String(a.response_status) : kleur.red(a.error_kind ?? 'error');
     const latency = a.latency_ms === null ? '' : ` ${a.latency_ms}ms`;
@@ -44,6 +47,15 @@ function showDelivery(d: DeliveryDetailView): string {
     const fault = a.fault ? kleur.magenta(` [${a.fault}]`) : '';
     const excerpt = a.response_excerpt ? kleur.dim(` ${terminalJson(a.response_excerpt.slice(0, 80))}`) : '';
     lines.push(`  #${a.attempt} ${time(a.at)} ${answer}${latency}${excerpt}${error}${fault}`);
+    const check = a.signature_check;
+    if (!check) continue;
+    const first = firstOfCause.get(check.cause);
+    if (first === undefined) firstOfCause.set(check.cause, a.attempt);
+    const why =
+      first !== undefined
+        ? `as for attempt ${first}`
+        : `${shown(check.message)}${check.valid ? '; so the handler computes something else: sandbox verify with the headers, raw body and secret it had says what differs' : ''}`;
+    lines.push(`    ${(check.valid ? kleur.yellow : kleur.red)(`signature check (${check.cause}): ${why}`)}`);
   }
   return lines.join('\n');
 }
