@@ -234,7 +234,7 @@ describe('what needs attention, in Chromium', () => {
     const texts = await diagnoses.allTextContents();
     expect(texts.length).toBe(await page.locator('article.attempt').count());
     expect(texts.length).toBeGreaterThanOrEqual(3);
-    texts.forEach((text, i) => expect(text).toContain(`attempt ${i + 1} of delivery ${deliveryId}`));
+    for (const [i, text] of texts.entries()) expect(text).toContain(`attempt ${i + 1} of delivery ${deliveryId}`);
     // The paragraph is shown once; the attempts that repeat it say so in a line and keep their own folded.
     await expect(page.locator('article.attempt .refusal .diagnosis >> visible=true').count()).resolves.toBe(1);
     await expect(page.locator('article.attempt[data-attempt="2"] .refusal > p').textContent()).resolves.toBe(
