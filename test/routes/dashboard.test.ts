@@ -409,7 +409,13 @@ describe('a delivery and Replay', () => {
           ),
         ],
       ],
-      ['2', ['injected_fault', expect.stringContaining('the handler answered 403): <code>injected_fault</code>, <span class="diagnosis">the sandbox signed')]],
+      [
+        '2',
+        [
+          'injected_fault',
+          expect.stringContaining('the handler answered 403): <code>injected_fault</code>, <span class="diagnosis">the sandbox signed'),
+        ],
+      ],
       ['3', null],
     ]);
     // The live fragment shows the same.
