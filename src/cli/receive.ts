@@ -149,7 +149,10 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     );
   sandboxOptions(command, 'the sandbox that sends the webhooks, asked why a signature does not verify')
     .option('--json', 'print one JSON line per webhook')
-    .addHelpText('after', `\nBodies over 1 MiB (${RECEIVE_BODY_LIMIT} bytes) are answered 413 and not read.`)
+    .addHelpText(
+      'after',
+      `\nBodies over 1 MiB (${RECEIVE_BODY_LIMIT} bytes) are answered 413 and not read.\nIt stops when the process that started it exits (for npx, npm itself).`,
+    )
     .action((flags: ReceiveFlags) => runReceive(flags, io));
 }
 
