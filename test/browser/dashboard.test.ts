@@ -247,12 +247,14 @@ describe('what needs attention, in Chromium', () => {
   it('at 375 px wide the deliveries table shows its Status column without scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(`${own.url}/_sandbox/?tab=deliveries`);
-    const inView = async (selector: string) => {
-      const box = await page.locator(selector).first().boundingBox();
-      return box !== null && box.x >= 0 && box.x + box.width <= 375;
-    };
-    await expect(inView('table[data-tab=deliveries] th:has-text("Status")')).resolves.toBe(true);
-    await expect(inView(`tr[data-id="${deliveryId}"] .status`)).resolves.toBe(true);
+    // The live script swaps the list in as retries happen: measure a settled element, polling.
+    const inView = (selector: string) =>
+      waitFor(async () => {
+        const box = await page.locator(selector).first().boundingBox();
+        return box !== null && box.x >= 0 && box.x + box.width <= 375;
+      }, `${selector} within the 375 px viewport`);
+    await inView('table[data-tab=deliveries] th:has-text("Status")');
+    await inView(`tr[data-id="${deliveryId}"] .status`);
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-deliveries-375.png`, fullPage: true });
   });
 });

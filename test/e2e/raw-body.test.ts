@@ -74,7 +74,7 @@ describe('a handler that verifies JSON.stringify(JSON.parse(raw)) refuses every 
           });
         expect((await control(`/deliveries/${delivered.id}/replay`, {})).status).toBeLessThan(300);
         expect((await control('/events/trigger', { type: 'refund.created', to: `${receiver.url}/webhooks` })).status).toBeLessThan(300);
-        await waitFor(() => checks.length >= 5 || undefined, 'the deliveries, the replay and the trigger');
+        await waitFor(() => checks.length >= 5 || undefined, 'the deliveries, the replay and the trigger', 30_000);
         expect(checks.length).toBeGreaterThanOrEqual(5);
         expect(checks.filter((c) => c.endpoint).length).toBeGreaterThan(0);
         for (const check of checks) expect(check).toMatchObject({ raw: true, reserialised: false });
@@ -160,7 +160,8 @@ describe('the audit names a handler that verifies re-serialised JSON, with the f
         handler = undefined;
       });
 
-      it('a real delivery is refused by the re-serialising handler and taken by the raw one', async () => {
+      // Each test starts two interpreters, which a busy machine may take long to start.
+      it('a real delivery is refused by the re-serialising handler and taken by the raw one', { timeout: 180_000 }, async () => {
         for (const [verifiesBy, status] of [
           ['reserialised', 401],
           ['raw', 200],
@@ -174,13 +175,14 @@ describe('the audit names a handler that verifies re-serialised JSON, with the f
           const delivery = await waitFor(
             () => sandbox.deliveries().find((d) => d.url === `${handler!.url}/webhooks` && d.attempts.length > 0),
             `a delivery to the ${verifiesBy} ${language} handler`,
+            30_000,
           );
           expect(delivery.attempts[0]!.responseStatus).toBe(status);
           await handler.close();
         }
       });
 
-      it('the audit fails the re-serialising handler, naming what it does, and passes the raw one', async () => {
+      it('the audit fails the re-serialising handler, naming what it does, and passes the raw one', { timeout: 180_000 }, async () => {
         handler = await start('reserialised', CREDS.secret);
         const bad = await audit(`${handler.url}/webhooks`);
         expect(bad.valid).toMatchObject({ result: 'fail', status: 401 });

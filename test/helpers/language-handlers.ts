@@ -69,7 +69,12 @@ async function started(command: string, args: string[], cwd: string, env: NodeJS
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const found = await waitFor(() => port.exec(output)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined), `${command} to listen`);
+  // An interpreter starting on a busy machine may take seconds: a generous deadline, polled.
+  const found = await waitFor(
+    () => port.exec(output)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined),
+    `${command} to listen`,
+    60_000,
+  );
   if (found === 'exited') throw new Error(`${command} exited: ${output}`);
   return {
     url: `http://127.0.0.1:${found}`,
