@@ -20,6 +20,7 @@ import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
+import { errorMessage } from '../errors.js';
 import { terminalJson, terminalText as shown } from './terminal-text.js';
 
 /** The largest body receive reads, as the sandbox's own API takes (a webhook of the sandbox is far smaller). */
@@ -99,7 +100,7 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
           new URLSearchParams(decryptText(fields.data, { privateKey: flags.privateKey, publicKey: flags.publicKey }).plaintext),
         );
       } catch (err) {
-        view.problem = `cannot decrypt data: ${(err as Error).message}`;
+        view.problem = `cannot decrypt data: ${errorMessage(err)}`;
       }
     }
   }

@@ -29,7 +29,7 @@ function showDelivery(d: DeliveryDetailView): string {
     '',
     kleur.bold(`Request (${d.request.note})`),
     `  POST ${shown(d.request.url)}`,
-    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(shown(name) + ':')} ${shown(value)}`),
+    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(`${shown(name)}:`)} ${shown(value)}`),
     '',
     ...terminalLines(d.request.body)
       .split('\n')

@@ -19,7 +19,6 @@ import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** Every character a terminal acts on, but the line feeds that separate lines. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what the test looks for
 const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** What a forger wants the developer to read: the line redrawn from its start, cleared, saying all is well. */

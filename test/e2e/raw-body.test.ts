@@ -60,7 +60,7 @@ describe('a handler that verifies JSON.stringify(JSON.parse(raw)) refuses every 
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
             body: JSON.stringify(body),
-          }).then((r) => r.json() as Promise<Record<string, any>>);
+          }).then((r) => r.json() as Promise<Record<string, unknown>>);
         const endpoint = await api('/v1/webhook_endpoints', { url: `${receiver.url}/endpoint`, events: ['payment.captured'] });
         const endpointSecret = endpoint.secret as string;
         await api('/v1/payments', { amount: 1250, currency: 'EUR', token: 'tok_visa', webhook_url: `${receiver.url}/webhooks` });
