@@ -143,3 +143,21 @@ it("sandbox webhooks show prints the handler's answer from the attempt log with 
   expect(json.out).not.toMatch(TERMINAL_CONTROLS);
   expect(JSON.parse(json.out).attempt_log[0].response_excerpt).toBe(`refused${REPAINT}`);
 });
+
+it('sandbox merchants list prints a name another client stored with its control characters escaped, --json keeping it exact', async () => {
+  // Anyone who reaches the control API can name a merchant; the name is then printed on every developer's terminal.
+  const name = `shop${REPAINT}`;
+  const created = await fetch(`${sandbox.url}/_sandbox/merchants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  expect(created.status).toBe(201);
+  const table = await runCli(['merchants', 'list', '--url', sandbox.url]);
+  expect(table.error).toBeUndefined();
+  expect(table.out).toContain('shop\\r\\x1b[2K');
+  expect(table.out).not.toMatch(TERMINAL_CONTROLS);
+  const json = await runCli(['merchants', 'list', '--url', sandbox.url, '--json']);
+  expect(json.out).not.toMatch(TERMINAL_CONTROLS);
+  expect((JSON.parse(json.out) as Array<{ name: string }>).map((m) => m.name)).toContain(name);
+});
