@@ -32,6 +32,7 @@ import { addMcpCommand } from './mcp.js';
 import { errorBody, jsonRequested } from './cli-error.js';
 import { ClientError } from '../client/client-error.js';
 import { processIo, type CliIo } from './io.js';
+import { terminalJson, terminalLines } from './terminal-text.js';
 
 /** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
 export function invokedName(argv: string[]): string {
@@ -146,7 +147,8 @@ export async function execute(argv: string[], io: CliIo = processIo): Promise<nu
     if (err instanceof CommanderError) return err.exitCode;
     const message = userErrorMessage(err);
     if (message === undefined) throw err;
-    io.err(io.json ? JSON.stringify({ error: errorBody(err, message) }) : kleur.red(`${name}: ${message}`));
+    // A sandbox's error message may quote what a request sent it: escaped (terminal-text.ts).
+    io.err(io.json ? terminalJson({ error: errorBody(err, message) }) : kleur.red(`${name}: ${terminalLines(message)}`));
     return 1;
   }
 }

@@ -15,6 +15,7 @@ import { waitForReadyFile } from './ready-file.js';
 import { deliveryLine as sharedDeliveryLine, waitForDelivery } from '../client/delivery-wait.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 /** The fields of a delivery that wait prints. */
 type DeliveryItem = Pick<DeliveryView, 'id' | 'event' | 'url' | 'status' | 'attempts' | 'last_response_status' | 'last_error'>;
@@ -25,7 +26,8 @@ const SHOWN = 20;
 
 /** One line per delivery: id, event, target, status, attempts and the last answer. */
 export function deliveryLine(d: DeliveryItem): string {
-  return sharedDeliveryLine(d);
+  // The URL and a handler's error came from the network: escaped (terminal-text.ts).
+  return terminalText(sharedDeliveryLine(d));
 }
 
 /** The flags of `sandbox wait`. */
@@ -80,7 +82,7 @@ async function runWait(flags: WaitFlags, io: CliIo): Promise<void> {
   const wanted = { event: flags.event, url: flags.to, status: flags.status as DeliveryWaitStatus };
   const outcome = await waitForDelivery(client, wanted, deadline);
   if (outcome.found) {
-    io.out(flags.json ? JSON.stringify({ found: true, delivery: outcome.found }, null, 2) : `found: ${deliveryLine(outcome.found)}`);
+    io.out(flags.json ? terminalJson({ found: true, delivery: outcome.found }, 2) : `found: ${deliveryLine(outcome.found)}`);
     return;
   }
   const { failedForGood } = outcome;
@@ -103,7 +105,7 @@ async function reportMissing(
   }
   io.exitCode = 1;
   if (flags.json) {
-    io.out(JSON.stringify({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, null, 2));
+    io.out(terminalJson({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, 2));
     return;
   }
   const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;

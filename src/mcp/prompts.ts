@@ -50,7 +50,7 @@ export const MCP_PROMPTS: readonly McpPrompt[] = [
     message: (args) =>
       [
         `Find out why ${handler(args)} rejects webhooks from the payment sandbox${args.delivery_id ? `, starting with delivery ${args.delivery_id}` : ''}.`,
-        `1. ${args.delivery_id ? `show_delivery ${args.delivery_id}` : 'list_deliveries with status "failed" (or the url), then show_delivery of the newest'}: read each attempt's answer and its signature_refusal diagnosis.`,
+        `1. ${args.delivery_id ? `show_delivery ${args.delivery_id}` : 'list_deliveries with status "failed" (or the url), then show_delivery of the newest'}: read each attempt's answer and its signature_check diagnosis.`,
         '2. If the handler logged what it received, diagnose_signature with those headers, the raw body exactly as it read it and the secret it verified with: the cause says whether the body was re-serialised, the secret is wrong or trimmed, or the timestamp is stale.',
         "3. Fix the handler (verify the raw bytes, use the merchant's webhook secret), then replay_delivery the delivery and show_delivery again until it answers 2xx.",
         "4. audit_webhooks on the handler's URL to check the rest: forged, stale, tampered and duplicate deliveries.",

@@ -9,7 +9,7 @@ export function deliveryDetailLines(d: DeliveryDetailView): string[] {
   for (const a of d.attempt_log) {
     const answer = a.response_status !== null ? `answered ${a.response_status}` : `${a.error_kind ?? 'error'}: ${a.error ?? ''}`;
     lines.push(`  #${a.attempt} ${a.at} ${answer}${a.fault ? ` [fault ${a.fault}]` : ''}`);
-    if (a.signature_refusal) lines.push(`     signature: ${a.signature_refusal.cause}: ${a.signature_refusal.message}`);
+    if (a.signature_check) lines.push(`     signature: ${a.signature_check.cause}: ${a.signature_check.message}`);
   }
   return lines;
 }

@@ -43,10 +43,10 @@ export const attemptView = z.object({
   error_kind: z.string().nullable().describe('refused, timeout, tls, dns, reset, redirect, http_status, invalid_url or injected'),
   error: z.string().nullable(),
   fault: z.string().nullable().describe('the injected fault that shaped the attempt'),
-  signature_refusal: signatureDiagnosisView
+  signature_check: signatureDiagnosisView
     .nullable()
     .describe(
-      'when the handler answered 400, 401 or 403 (most often a failed signature check): the signature diagnosis of the request as sent, judged at the time of the attempt; null for any other answer',
+      'when the handler answered 400, 401 or 403 (a refused signature, most often): the signature diagnosis of what this attempt sent, judged when it was sent; null otherwise',
     ),
 });
 
@@ -92,8 +92,8 @@ export function toDeliveryView(d: Delivery): DeliveryView {
   };
 }
 
-/** One attempt as the delivery detail shows it, with the diagnosis of a refused one (Signatures.refusal). */
-export function toAttemptView(a: DeliveryAttempt, refusal?: SignatureDiagnosis): AttemptView {
+/** One attempt as the delivery detail shows it, with its signature check when the handler refused it. */
+export function toAttemptView(a: DeliveryAttempt, check: SignatureDiagnosis | undefined): AttemptView {
   return {
     attempt: a.attempt,
     at: iso(a.startedAt),
@@ -103,18 +103,23 @@ export function toAttemptView(a: DeliveryAttempt, refusal?: SignatureDiagnosis):
     error_kind: a.errorKind,
     error: a.errorMessage,
     fault: a.fault,
-    signature_refusal: refusal ? toSignatureDiagnosisView(refusal) : null,
+    signature_check: check ? toSignatureDiagnosisView(check) : null,
   };
 }
 
-/** A delivery with `request` (what it sends or sent) and its attempts; `refusalOf` diagnoses a refused attempt. */
+/** A delivery with `request` (what it sends or sent) and its attempts, each with its signature check by attempt number. */
 export function toDeliveryDetailView(
   d: Delivery,
   request: z.infer<typeof deliveryRequestView>,
   attempts: DeliveryAttempt[],
-  refusalOf: (attempt: DeliveryAttempt) => SignatureDiagnosis | undefined = () => undefined,
+  checks: ReadonlyMap<number, SignatureDiagnosis | undefined>,
 ): DeliveryDetailView {
-  return { ...toDeliveryView(d), content_type: d.contentType, request, attempt_log: attempts.map((a) => toAttemptView(a, refusalOf(a))) };
+  return {
+    ...toDeliveryView(d),
+    content_type: d.contentType,
+    request,
+    attempt_log: attempts.map((a) => toAttemptView(a, checks.get(a.attempt))),
+  };
 }
 
 /** POST /_sandbox/deliveries/retry-failed: how many failed deliveries were requeued, and which. */

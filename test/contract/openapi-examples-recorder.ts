@@ -236,12 +236,12 @@ async function control(r: Recorder, paymentId: string) {
     body: delivery.request.body,
     secret: `${CREDS.secret}\n`,
   });
-  // `sandbox send --merchant`: a body of one's own, signed as the worker signs the merchant's webhooks.
+  // `sandbox send --merchant`: a body of one's own (one captured as delivered: indented, a final newline), signed as the worker signs the merchant's webhooks.
   await r.json('POST', '/_sandbox/signatures/sign', '/_sandbox/signatures/sign', {
     merchant_id: 'mer_sandbox',
     event_type: 'payment.captured',
     content_type: 'application/json',
-    body: '{"event":"payment.captured","id":"evt_fixture_1","data":{"amount":1990}}',
+    body: `${JSON.stringify({ event: 'payment.captured', id: 'evt_fixture_1', data: { amount: 1990 } }, null, 2)}\n`,
   });
   await r.json('POST', '/_sandbox/deliveries/{id}/replay', `/_sandbox/deliveries/${deliveries.data[0].id}/replay`, {
     to: 'http://127.0.0.1:3000/webhooks-staging',

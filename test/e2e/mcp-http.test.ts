@@ -260,9 +260,9 @@ describe('the MCP route and the delivery detail', () => {
       );
       const shown = await client.callTool({ name: 'show_delivery', arguments: { id: waited.delivery.id } });
       const detail = shown.structuredContent as {
-        attempt_log: Array<{ response_status: number; signature_refusal: { cause: string } | null }>;
+        attempt_log: Array<{ response_status: number; signature_check: { cause: string } | null }>;
       };
-      expect(detail.attempt_log[0]).toMatchObject({ response_status: 401, signature_refusal: { cause: 'valid' } });
+      expect(detail.attempt_log[0]).toMatchObject({ response_status: 401, signature_check: { cause: 'valid' } });
       expect(textOf(shown as never)).toContain('signature: valid');
       await callOk(client, 'delete_merchant', { id: m.id });
     } finally {

@@ -31,8 +31,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
 
   app.get('/deliveries/:id', (c) => {
     const { delivery, request, attempts } = deliveries.get(c.req.param('id'));
-    // A 400, 401 or 403 is most often a signature check: say what the sandbox finds in what it sent (as the dashboard does).
-    return c.json(toDeliveryDetailView(delivery, request, attempts, (a) => deps.services.signatures.refusal(a)));
+    return c.json(toDeliveryDetailView(delivery, request, attempts, deps.services.signatures.refusals(attempts)));
   });
 
   app.post('/deliveries/:id/replay', async (c) => {
@@ -75,7 +74,7 @@ export const deliveriesOpenApi: OpenApiRoute[] = [
   controlRoute(
     'get',
     '/deliveries/:id',
-    'One delivery with every attempt (request and response headers and bodies, latency, error kind, and the signature diagnosis of an attempt the handler refused)',
+    'One delivery with every attempt (request and response headers and bodies, latency, error kind)',
     'the delivery and its attempts',
     { responseSchema: deliveryDetailView },
   ),
