@@ -23,6 +23,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The webhook sender thread bundled once per run, so sandboxes started from src/ send from a
+    // thread as the package does (test/setup/sender-thread.ts, test/helpers/test-sandbox.ts).
+    globalSetup: ['test/setup/sender-thread.ts'],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line (scripts/test-summary.js);
     // scripts/run-tests.js names one file per project.
     reporters: ['default', 'json'],
