@@ -1,12 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// The suite in projects by speed (`npm test` runs them in this order, each its own vitest run:
-// scripts/run-tests.js). `unit` is what a change needs first: pure rules and in-process routes
-// (app.request, no socket). `fuzz` is in process too but CPU-bound; the rest start real servers,
-// processes or Chromium. `npm run test:<project>` runs one; README.md "Developing paysandbox" has
-// each one's size and time.
+// The suite in projects by what a test needs (`npm test` runs them all: scripts/run-tests.js).
+// `unit` is what a change needs first: modules tested alone, in seconds. `routes` is the whole app
+// in process (app.request, no socket, no child process), imported once per worker. `fuzz` is in
+// process too but CPU-bound; the rest start real servers, processes or Chromium.
+// `npm run test:<project>` runs one; README.md "Developing paysandbox" has each one's size and time.
 
-/** In-process tests outside test/unit and test/routes: no socket, no child process. */
+/** Whole-app tests in process outside test/routes: no socket, no child process. */
 const IN_PROCESS = [
   'test/contract/request-schemas.test.ts',
   'test/reliability/job-runner-faults.test.ts',
@@ -14,7 +15,11 @@ const IN_PROCESS = [
   'test/security/page-headers.test.ts',
   'test/security/pages.test.ts',
   'test/security/webhook-targets.test.ts',
+  'test/unit/conformance.test.ts',
+  'test/unit/event-publisher.test.ts',
 ];
+/** Files of test/routes that also start a real server and a fake merchant on sockets: they run with e2e. */
+const ON_SOCKETS = ['test/routes/refund.test.ts'];
 
 export default defineConfig({
   // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
@@ -23,22 +28,34 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // The webhook sender thread bundled once per run, so sandboxes started from src/ send from a
-    // thread as the package does (test/setup/sender-thread.ts, test/helpers/test-sandbox.ts).
-    globalSetup: ['test/setup/sender-thread.ts'],
+    // Most files wait on sockets, child processes and Chromium more than they compute, so two more
+    // files than there are cores run at once (vitest's default, cores - 1, ran one file at a time
+    // on a 2-core machine). Tests never depend on speed, so sharing the cores changes no result.
+    maxWorkers: availableParallelism() + 2,
+    // Once per run: the webhook sender thread bundled, so sandboxes started from src/ send from a
+    // thread as the package does (test/setup/sender-thread.ts, test/helpers/test-sandbox.ts); and
+    // the folder of the one packed install of the package (test/setup/packed-template.ts).
+    globalSetup: ['test/setup/sender-thread.ts', 'test/setup/packed-template.ts'],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line (scripts/test-summary.js);
-    // scripts/run-tests.js names one file per project.
+    // scripts/run-tests.js names one file per run.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest-run.json' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/routes/**/*.test.ts', ...IN_PROCESS] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: IN_PROCESS } },
+      // Not isolated: a worker imports the app once for all its files instead of once per file
+      // (most of these files' time). Files restore what they change (spies, fake timers); a file
+      // that needs a fresh module state (vi.mock) does not belong here.
+      {
+        extends: true,
+        test: { name: 'routes', include: ['test/routes/**/*.test.ts', ...IN_PROCESS], exclude: ON_SOCKETS, isolate: false },
+      },
       // In process too, but thousands of generated requests per route: minutes of CPU.
       { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'] } },
       {
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/{e2e,reliability,security,contract,library}/**/*.test.ts'],
+          include: ['test/{e2e,reliability,security,contract,library}/**/*.test.ts', ...ON_SOCKETS],
           exclude: IN_PROCESS,
         },
       },

@@ -35,7 +35,7 @@ let merchant: FakeMerchant;
 let runnerTemp: string;
 
 beforeAll(async () => {
-  project = installPackedSandbox();
+  project = await installPackedSandbox();
   merchant = await startFakeMerchant();
 }, 120_000);
 

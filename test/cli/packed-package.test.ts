@@ -13,8 +13,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 let project: PackedProject;
-beforeAll(() => {
-  project = installPackedSandbox();
+beforeAll(async () => {
+  project = await installPackedSandbox();
 }, 120_000);
 afterAll(() => project && removePackedProject(project));
 

@@ -38,7 +38,7 @@ let project: PackedProject | undefined;
 let receiver: FakeMerchant;
 
 beforeAll(async () => {
-  project = installIntegrationProject(SUITE);
+  project = await installIntegrationProject(SUITE);
   receiver = await startFakeMerchant();
 }, 120_000);
 

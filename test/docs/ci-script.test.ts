@@ -31,7 +31,7 @@ let project: PackedProject | undefined;
 let merchant: FakeMerchant;
 
 beforeAll(async () => {
-  project = installIntegrationProject(SUITE);
+  project = await installIntegrationProject(SUITE);
   merchant = await startFakeMerchant();
 }, 120_000);
 

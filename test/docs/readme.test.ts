@@ -63,7 +63,7 @@ let runner: DocRunner;
 let project: PackedProject | undefined;
 
 beforeAll(async () => {
-  project = installPackedSandbox();
+  project = await installPackedSandbox();
   // docs/openapi.md runs `npx @stoplight/prism-cli`: the copy npx would fetch.
   linkPackage(project, '@stoplight/prism-cli', { command: 'prism', file: 'dist/index.js' });
   runner = new DocRunner(project);
