@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedSandbox, removePackedProject, type PackedProject } from '../docs/packed-install.js';
+import { installPackedSandbox, PACKED_INSTALL_MS, removePackedProject, type PackedProject } from '../docs/packed-install.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -15,7 +15,7 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 let project: PackedProject;
 beforeAll(async () => {
   project = await installPackedSandbox();
-}, 120_000);
+}, PACKED_INSTALL_MS);
 afterAll(() => project && removePackedProject(project));
 
 /** Runs `file args` in the project; its exit code and output. */

@@ -14,6 +14,13 @@ import { waitFor } from '../helpers/wait-for.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
 
+/**
+ * The time a hook that installs the packed package may take: packing and installing take half a
+ * minute on a quiet machine, several on a busy one, and a test file may wait for the run's install
+ * another file is making.
+ */
+export const PACKED_INSTALL_MS = 300_000;
+
 /** A temporary project with paysandbox as a devDependency. */
 export interface PackedProject {
   dir: string;
@@ -64,7 +71,7 @@ async function runTemplate(): Promise<string | undefined> {
       () =>
         (existsSync(join(root, 'ready')) && 'ready') || (existsSync(join(root, 'failed')) && readFileSync(join(root, 'failed'), 'utf8')),
       "this run's packed install",
-      180_000,
+      PACKED_INSTALL_MS,
       100,
     );
     if (outcome !== 'ready') throw new Error(`this run's packed install failed: ${outcome}`);
