@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // The suite in projects by what a test needs (`npm test` runs them all: scripts/run-tests.js).
@@ -20,6 +22,18 @@ const IN_PROCESS = [
 ];
 /** Files of test/routes that also start a real server and a fake merchant on sockets: they run with e2e. */
 const ON_SOCKETS = ['test/routes/refund.test.ts'];
+/** The whole-app in-process files. */
+const APP = [
+  ...readdirSync(join(import.meta.dirname, 'test/routes'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => `test/routes/${file}`),
+  ...IN_PROCESS,
+];
+/**
+ * Those of them that replace a module (vi.mock): the replacement must reach the app's modules, so
+ * they need a fresh module graph of their own (routes-isolated), not the one `routes` shares.
+ */
+const MOCKING = APP.filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
 
 export default defineConfig({
   // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
@@ -43,12 +57,9 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: IN_PROCESS } },
       // Not isolated: a worker imports the app once for all its files instead of once per file
-      // (most of these files' time). Files restore what they change (spies, fake timers); a file
-      // that needs a fresh module state (vi.mock) does not belong here.
-      {
-        extends: true,
-        test: { name: 'routes', include: ['test/routes/**/*.test.ts', ...IN_PROCESS], exclude: ON_SOCKETS, isolate: false },
-      },
+      // (most of these files' time). Files restore what they change (spies, fake timers).
+      { extends: true, test: { name: 'routes', include: APP, exclude: [...ON_SOCKETS, ...MOCKING], isolate: false } },
+      { extends: true, test: { name: 'routes-isolated', include: MOCKING } },
       // In process too, but thousands of generated requests per route: minutes of CPU.
       { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'] } },
       {

@@ -21,7 +21,7 @@ const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 /** The projects of vitest.config.ts, fastest first. */
-export const PROJECTS = ['unit', 'routes', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
+export const PROJECTS = ['unit', 'routes', 'routes-isolated', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
 /** The worked example's run: its own vitest config (it imports the built package by name). */
 const EXAMPLE = 'example';
 /** The projects of a whole `npm test` that run together on the host's network. */
