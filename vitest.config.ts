@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 // `unit` is what a change needs first: modules tested alone, in seconds. `routes` is the whole app
 // in process (app.request, no socket, no child process), imported once per worker. `fuzz` is in
 // process too but CPU-bound; the rest start real servers, processes or Chromium.
-// `npm run test:<project>` runs one; README.md "Developing paysandbox" has each one's size and time.
+// `npm run test:<project>` runs one; CONTRIBUTING.md has each one's size and time.
 
 /** Whole-app tests in process outside test/routes: no socket, no child process. */
 const IN_PROCESS = [
@@ -29,11 +29,17 @@ const APP = [
     .map((file) => `test/routes/${file}`),
   ...IN_PROCESS,
 ];
+/** The files of test/unit that test a module alone. */
+const UNIT = readdirSync(join(import.meta.dirname, 'test/unit'))
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/unit/${file}`)
+  .filter((file) => !IN_PROCESS.includes(file));
 /**
- * Those of them that replace a module (vi.mock): the replacement must reach the app's modules, so
- * they need a fresh module graph of their own (routes-isolated), not the one `routes` shares.
+ * Those of unit and of the app files that replace a module (vi.mock): the replacement must reach
+ * the modules under test, so each needs a fresh module graph of its own (`isolated`), not the one
+ * the files of `unit` or `routes` share in a worker.
  */
-const MOCKING = APP.filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
+const MOCKING = [...UNIT, ...APP].filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
 
 export default defineConfig({
   // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
@@ -55,11 +61,12 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest-run.json' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: IN_PROCESS } },
-      // Not isolated: a worker imports the app once for all its files instead of once per file
-      // (most of these files' time). Files restore what they change (spies, fake timers).
+      // unit and routes are not isolated: a worker imports the modules once for all its files
+      // instead of once per file (most of these files' time: unit took 38 s of CPU isolated, 14 s not).
+      // Files restore what they change (spies, fake timers).
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: MOCKING, isolate: false } },
       { extends: true, test: { name: 'routes', include: APP, exclude: [...ON_SOCKETS, ...MOCKING], isolate: false } },
-      { extends: true, test: { name: 'routes-isolated', include: MOCKING } },
+      { extends: true, test: { name: 'isolated', include: MOCKING } },
       // In process too, but thousands of generated requests per route: minutes of CPU.
       { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'] } },
       {

@@ -11,7 +11,8 @@
 // and the last lines give each run's wall time.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { privateNetwork } from './private-network.js';
@@ -21,7 +22,7 @@ const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 /** The projects of vitest.config.ts, fastest first. */
-export const PROJECTS = ['unit', 'routes', 'routes-isolated', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
+export const PROJECTS = ['unit', 'routes', 'isolated', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
 /** The worked example's run: its own vitest config (it imports the built package by name). */
 const EXAMPLE = 'example';
 /** The projects of a whole `npm test` that run together on the host's network. */
@@ -74,9 +75,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const { name } of runs) rmSync(join(ARTIFACTS, `vitest-${name}.json`), { force: true });
   writeFileSync(join(ARTIFACTS, 'runs.json'), JSON.stringify(runs.map(({ name }) => `test-artifacts/vitest-${name}.json`)));
 
+  // One folder for the runs' one packed install of the package (test/setup/packed-template.ts): the
+  // first test of any run that needs it makes it; a run in the docs' network namespace sees the same files.
+  const packed = mkdtempSync(join(tmpdir(), 'paysandbox-packed-'));
+  process.env.PAYSANDBOX_PACKED_TEMPLATE = packed;
   const results = [];
   if (wanted.length) for (const r of runs) results.push(await run(r));
   else results.push(...(await Promise.all(runs.map((r, i) => run(r, i > 0)))));
+  rmSync(packed, { recursive: true, force: true });
   console.log('\nruns:');
   for (const r of results)
     console.log(`  ${r.name.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.code === 0 ? 'passed' : `failed (exit ${r.code})`}`);
