@@ -1,6 +1,7 @@
 // One facade: routes, pages, the control API, the CLI and startSandbox() reach state only through
 // service methods. A `.deps` or `.store` in those folders is a way around the services (straight to
-// the repositories, the clock or the outbox), so it fails here with the lines that do it.
+// the repositories, the clock or the outbox), so it fails here with the lines that do it (that
+// createServices() hands out no dependencies is tested on a built app: test/routes/services.test.ts).
 // Layers that point one way: domain <- store <- services <- http/pages, with contracts (request
 // schemas, validate) and runtime (clock, activity bus, logger) below the services, and views (the JSON
 // answers: one serializer and schema per resource) between the store and everything that answers. The import
@@ -8,7 +9,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { expect, it } from 'vitest';
-import { createTestSandbox } from '../helpers/test-sandbox.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LAYERS = ['src/http', 'src/pages', 'src/client', 'src/mcp', 'src/library', 'src/cli'];
@@ -32,16 +32,6 @@ it('no route, page, library or CLI module reaches past the services to their dep
       .flatMap((line, i) => (AROUND_THE_FACADE.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
   );
   expect(offending).toEqual([]);
-});
-
-it('createServices() hands out services, not the dependencies they are built from', () => {
-  const sandbox = createTestSandbox();
-  try {
-    expect(Object.keys(sandbox.services)).not.toContain('deps');
-    expect(Object.keys(sandbox.services)).not.toContain('store');
-  } finally {
-    sandbox.close();
-  }
 });
 
 /** One relative import: the importing file and the imported path, both relative to src/. */
