@@ -125,7 +125,7 @@ export function differences(request: RecordedRequest, expectation: RequestExpect
     out.push({ field: 'path', expected: expectation.path, actual: request.path });
   for (const [name, value] of Object.entries(expectation.headers ?? {})) {
     const actual = request.headers[name.toLowerCase()];
-    if (actual !== value && actual !== REDACTED && !(actual?.endsWith(` ${REDACTED}`) && value.startsWith(actual.split(' ')[0]!)))
+    if (actual !== value && actual !== REDACTED && !(actual?.endsWith(` ${REDACTED}`) && value.startsWith(actual.split(' ')[0] ?? '')))
       out.push({ field: `headers.${name.toLowerCase()}`, expected: value, actual });
   }
   if (expectation.body !== undefined) {

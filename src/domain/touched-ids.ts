@@ -19,7 +19,7 @@ export function touchedIds(texts: ReadonlyArray<string | null | undefined>): str
     if (!text) continue;
     for (const match of text.matchAll(OBJECT_ID)) found.add(match[0]);
     for (const match of text.matchAll(TRANS_ID)) if (isTransIdShaped(match[0])) found.add(match[0]);
-    if (text.includes('/')) for (const match of text.matchAll(PAGE_TOKEN)) found.add(match[1]!);
+    if (text.includes('/')) for (const match of text.matchAll(PAGE_TOKEN)) if (match[1]) found.add(match[1]);
     if (found.size >= MAX_TOUCHED_IDS) break;
   }
   return [...found].slice(0, MAX_TOUCHED_IDS);

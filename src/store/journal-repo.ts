@@ -145,22 +145,23 @@ export function createJournalRepo(db: Db) {
     list(filter: JournalFilter): JournalRow[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.method) where.push('method = ?'), args.push(filter.method);
-      if (filter.path !== undefined)
-        filter.path.includes('*')
-          ? (where.push("path LIKE ? ESCAPE '\\'"), args.push(likePattern(filter.path)))
-          : (where.push('path = ?'), args.push(filter.path));
-      if (filter.status && 'exact' in filter.status) where.push('status = ?'), args.push(filter.status.exact);
-      if (filter.status && 'class' in filter.status) where.push('status / 100 = ?'), args.push(filter.status.class);
-      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.ids) {
-        where.push(`(${filter.ids.map(() => 'instr(ids, ?) > 0').join(' OR ') || '0'})`);
-        args.push(...filter.ids.map((id) => ` ${id} `));
+      const add = (clause: string, ...values: unknown[]) => {
+        where.push(clause);
+        args.push(...values);
+      };
+      if (filter.method) add('method = ?', filter.method);
+      if (filter.path !== undefined) {
+        if (filter.path.includes('*')) add("path LIKE ? ESCAPE '\\'", likePattern(filter.path));
+        else add('path = ?', filter.path);
       }
-      if (filter.idempotencyKey !== undefined) where.push('idempotency_key = ?'), args.push(filter.idempotencyKey);
-      if (filter.since !== undefined) where.push('started_at >= ?'), args.push(filter.since);
-      if (filter.before !== undefined) where.push('seq < ?'), args.push(filter.before);
-      if (filter.after !== undefined) where.push('seq > ?'), args.push(filter.after);
+      if (filter.status && 'exact' in filter.status) add('status = ?', filter.status.exact);
+      if (filter.status && 'class' in filter.status) add('status / 100 = ?', filter.status.class);
+      if (filter.merchantId) add('merchant_id = ?', filter.merchantId);
+      if (filter.ids) add(`(${filter.ids.map(() => 'instr(ids, ?) > 0').join(' OR ') || '0'})`, ...filter.ids.map((id) => ` ${id} `));
+      if (filter.idempotencyKey !== undefined) add('idempotency_key = ?', filter.idempotencyKey);
+      if (filter.since !== undefined) add('started_at >= ?', filter.since);
+      if (filter.before !== undefined) add('seq < ?', filter.before);
+      if (filter.after !== undefined) add('seq > ?', filter.after);
       const order = filter.order === 'newest' ? 'DESC' : 'ASC';
       const sql = `SELECT ${COLUMNS} FROM request_journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ${order} LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit) as Row[]).map(fromRow);

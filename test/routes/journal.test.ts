@@ -1,6 +1,7 @@
 // The request journal over app.request(): what a request leaves in it (masked), the filters and
 // pages of GET /_sandbox/requests, its bound, reset, and expectations with their near misses.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Json } from '../helpers/json.js';
 import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 
 let sb: TestSandbox;
@@ -21,7 +22,7 @@ async function pay(body: Record<string, unknown> = {}, headers: Record<string, s
 const requests = async (query = '') => {
   const res = await sb.get(`/_sandbox/requests${query}`);
   expect(res.status, res.text).toBe(200);
-  return res.json.data as any[];
+  return res.json.data as Json[];
 };
 
 describe('GET /_sandbox/requests', () => {
@@ -84,7 +85,7 @@ describe('GET /_sandbox/requests', () => {
     const older = await requests(`?limit=2&starting_after=${page.json.data[1].id}`);
     expect(older.map((e) => e.id)).not.toContain(page.json.data[0].id);
     const newer = await requests(`?ending_before=${older[0].id}`);
-    expect(newer.map((e) => e.id)).toEqual(page.json.data.map((e: any) => e.id));
+    expect(newer.map((e) => e.id)).toEqual(page.json.data.map((e: Json) => e.id));
   });
 
   it('leaves out its own reads, the stream and the dashboard assets', async () => {
@@ -174,7 +175,7 @@ describe('POST /_sandbox/requests/expect', () => {
     expect(res.json.ok).toBe(false);
     expect(res.json.near_misses[0].request.method).toBe('POST');
     expect(res.json.near_misses[0].differences).toEqual([{ field: 'body.amount', expected: 1050, actual: 1000 }]);
-    expect(res.json.near_misses[1].differences.map((d: any) => d.field)).toEqual(['method', 'body']);
+    expect(res.json.near_misses[1].differences.map((d: Json) => d.field)).toEqual(['method', 'body']);
     expect(res.json.message).toContain('body.amount: expected 1050, got 1000');
   });
 

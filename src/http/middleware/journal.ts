@@ -50,7 +50,7 @@ async function answerOf(c: Context<AppEnv>): Promise<{ type: string | null; body
   const type = answerHeader(res, 'content-type');
   if (type === null || !TEXT_ANSWER.test(type) || status === 204 || status === 304 || ANSWER_NOT_KEPT.has(c.req.path))
     return { type, body: null };
-  return { type: type.split(';')[0]!.trim(), body: await answerText(c) };
+  return { type: (type.split(';')[0] ?? type).trim(), body: await answerText(c) };
 }
 
 /** The merchant the request's credentials name: the bearer key's, or an S2S body's terminal; null when none (found later from its ids). */

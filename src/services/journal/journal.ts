@@ -195,7 +195,7 @@ export class Journal {
       responseType: r.responseType,
       responseBody,
       ids,
-      traceparent: trace ? requestHeaders.traceparent! : null,
+      traceparent: trace ? (requestHeaders.traceparent ?? null) : null,
       fault: r.fault,
       script: r.script,
     };

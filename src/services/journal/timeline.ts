@@ -90,7 +90,8 @@ export class Timelines {
       chargebacks,
       settlements,
       items: this.withWallTimes(items),
-      journalComplete: rows.length > 0 && rows.length < MAX_REQUESTS && rows[0]!.startedAt <= payment.createdAt + 1000,
+      journalComplete:
+        rows.length > 0 && rows.length < MAX_REQUESTS && (rows[0]?.startedAt ?? Number.POSITIVE_INFINITY) <= payment.createdAt + 1000,
     };
   }
 
@@ -120,7 +121,8 @@ export class Timelines {
         createdAt: v1.createdAt,
         traceId: trace?.traceId ?? null,
       };
-    const t = store.transactions.get(id)!;
+    const t = store.transactions.get(id);
+    if (!t) throw new SandboxError('resource_missing', `no payment ${id}: give an S2S transID or a /v1/ payment id (pay_...)`, 'id');
     return {
       id,
       family: 's2s',
@@ -170,7 +172,7 @@ export class Timelines {
     );
     const first = events.find((e) => e.resourceId === payment.id);
     if (create && !(first && first.createdAt <= create.endedAt)) {
-      const status = createdStatus(create.responseBody!, payment.family);
+      const status = createdStatus(create.responseBody ?? '', payment.family);
       items.push({
         kind: 'state',
         objectId: payment.id,
@@ -287,7 +289,8 @@ function cardIn(body: string | null): string | undefined {
   if (!body) return undefined;
   const masked = /(\d{6})\*+(\d{4})/.exec(body);
   if (!masked) return undefined;
-  const card = TEST_CARDS.find((c) => c.number.startsWith(masked[1]!) && c.number.endsWith(masked[2]!));
+  const [, first = '', last = ''] = masked;
+  const card = TEST_CARDS.find((c) => c.number.startsWith(first) && c.number.endsWith(last));
   return card
     ? `test card ${card.number.slice(0, 6)}…${card.number.slice(-4)} (${card.description})`
     : `card ${masked[1]}…${masked[2]} (any other card: a 3-D Secure challenge)`;
