@@ -97,6 +97,7 @@ export function createJournalRepo(db: Db) {
     'DELETE FROM request_journal WHERE seq IN (SELECT seq FROM request_journal WHERE wall_at < ? ORDER BY seq LIMIT 10000)',
   );
   const seqOf = db.prepare('SELECT seq FROM request_journal WHERE id = ?').pluck();
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM request_journal WHERE id = ?`);
   const count = db.prepare('SELECT COUNT(*) FROM request_journal').pluck();
   const insertTrace = db.prepare(
     'INSERT OR IGNORE INTO object_traces (object_id, merchant_id, trace_id, parent_id, request_id) VALUES (?, ?, ?, ?, ?)',
@@ -140,6 +141,11 @@ export function createJournalRepo(db: Db) {
     dropOlder: (before: number) => dropOlder.run(before).changes,
     /** The seq of the row of request `id`, if it is still kept. */
     seqOf: (id: string) => seqOf.get(id) as number | undefined,
+    /** The row of request `id`, if it is still kept. */
+    get: (id: string) => {
+      const row = byId.get(id) as Row | undefined;
+      return row === undefined ? undefined : fromRow(row);
+    },
     /** Rows kept now. */
     count: () => count.get() as number,
     list(filter: JournalFilter): JournalRow[] {

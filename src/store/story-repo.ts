@@ -53,6 +53,8 @@ export interface StoryEvent {
   resourceId: string;
   data: Record<string, unknown>;
   createdAt: number;
+  /** The request that made it (its journal id); null for a job's. */
+  requestId: string | null;
 }
 
 /** A delivery of one of those events, with its attempts. */
@@ -141,7 +143,7 @@ export function createStoryRepo(db: Db) {
       if (resourceIds.length === 0) return [];
       const rows = db
         .prepare(
-          `SELECT id, type, resource_id AS resourceId, data, created_at AS createdAt FROM events
+          `SELECT id, type, resource_id AS resourceId, data, created_at AS createdAt, request_id AS requestId FROM events
            WHERE resource_id IN (${placeholders(resourceIds.length)}) ORDER BY created_at, rowid`,
         )
         .all(...resourceIds) as Array<Omit<StoryEvent, 'data'> & { data: string }>;

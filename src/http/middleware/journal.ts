@@ -14,6 +14,7 @@ import type { AppEnv } from '../app-env.js';
 import { bodyText } from '../validation.js';
 import { answerHeader, answerText } from './answer-body.js';
 import { authenticatedMerchant } from './request-merchant.js';
+import { inRequestScope } from '../../runtime/request-scope.js';
 
 /** Requests the journal leaves out (see above). */
 const NOT_KEPT = /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:.+\/)?fragment$)|^\/assets\//;
@@ -69,7 +70,7 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const startedAt = clock.now();
     const wallAt = Date.now();
-    await next();
+    await inRequestScope(c.var.requestId, next);
     const durationMs = performance.now() - started;
     const requestBody = await requestText(c);
     const answer = await answerOf(c);

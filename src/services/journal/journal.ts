@@ -90,8 +90,9 @@ export class Journal {
     const requests = this.pending;
     this.pending = [];
     const { store, config, clock, logger } = this.deps;
-    const rows = requests.map((r) => this.row(r));
+    let rows: NewJournalRow[] = [];
     try {
+      rows = requests.map((r) => this.row(r));
       store.tx(() => {
         let last = 0;
         for (const row of rows) {
@@ -108,7 +109,7 @@ export class Journal {
     } catch (err) {
       // The journal is a record for people, not state: a write it cannot make (another process
       // holds the lock, a full disk) loses these entries, never a request.
-      logger.error(`the request journal could not write ${rows.length} request(s): ${(err as Error).message}`);
+      logger.error(`the request journal could not write ${requests.length} request(s): ${(err as Error).message}`);
       return;
     }
     if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });

@@ -79,8 +79,16 @@ export class Timelines {
       ...this.stateItems(payment, events, rows, jobs, clockJumps),
       ...this.attemptItems(events),
     ];
-    const order = { request: 0, state: 1, attempt: 2 } as const;
-    items.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind]);
+    // Same sandbox time (many requests share a millisecond): requests in the order they came, each
+    // change right after the request that caused it, the rest after them.
+    const seqs = new Map(rows.map((r) => [r.id, r.seq]));
+    const rank = (item: Draft) =>
+      item.kind === 'request'
+        ? item.row.seq
+        : item.kind === 'state' && item.cause.requestId !== null && seqs.has(item.cause.requestId)
+          ? (seqs.get(item.cause.requestId) ?? 0) + 0.5
+          : Number.MAX_SAFE_INTEGER + (item.kind === 'attempt' ? 1 : 0);
+    items.sort((a, b) => a.at - b.at || rank(a) - rank(b));
     const traceId = payment.traceId ?? rows.map((r) => parseTraceparent(r.traceparent ?? undefined)?.traceId).find(Boolean) ?? null;
     return {
       payment: { ...payment, traceId },
@@ -156,7 +164,7 @@ export class Timelines {
         objectId: event.resourceId,
         status,
         event: { id: event.id, type: event.type },
-        cause: this.causeAt(event.createdAt, rows, jobs, clockJumps),
+        cause: this.causeOfEvent(event, rows, jobs, clockJumps),
       };
       const about = event.resourceId === payment.id ? '' : ` (${event.resourceId})`;
       return {
@@ -186,6 +194,15 @@ export class Timelines {
       });
     }
     return items;
+  }
+
+  /** What made the change an event announces: the request that made it (recorded with the event), else read from its time. */
+  private causeOfEvent(event: StoryEvent, rows: JournalRow[], jobs: StoryJob[], clockJumps: JournalRow[]): Cause {
+    const by =
+      event.requestId === null ? undefined : (rows.find((r) => r.id === event.requestId) ?? this.deps.store.journal.get(event.requestId));
+    if (by && !by.path.startsWith('/_sandbox/clock/')) return this.causeOf(by, event.createdAt);
+    if (by) return this.causeAt(event.createdAt, [], jobs, [by, ...clockJumps]);
+    return this.causeAt(event.createdAt, event.requestId === null ? [] : rows, jobs, clockJumps);
   }
 
   /** What made a change at sandbox time `at`: the request touching the payment being answered then, else a job (or the clock jump that ran it). */

@@ -29,6 +29,10 @@ CREATE TABLE request_journal (
   script TEXT
 );
 
+-- The request each event was made by (runtime/request-scope.ts): the cause a timeline names for a
+-- change; null for a change a job, the worker or a clock jump's due work made.
+ALTER TABLE events ADD COLUMN request_id TEXT;
+
 -- The W3C trace a request's traceparent started, kept with each object the request touched (the
 -- first one wins): webhooks about the object carry a child traceparent of it.
 CREATE TABLE object_traces (
