@@ -69,8 +69,6 @@ export interface Config {
   readonly journalSize: number;
   /** --journal-age: how long (wall-clock ms) the request journal keeps a request. */
   readonly journalAgeMs: number;
-  /** --otlp: the OTLP/HTTP traces endpoint spans are exported to (e.g. http://127.0.0.1:4318/v1/traces); none when unset. */
-  readonly otlpUrl: string | undefined;
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -105,7 +103,6 @@ export interface ConfigFlags {
   webhookCa?: string | string[];
   journalSize?: string | number;
   journalAge?: string;
-  otlp?: string;
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
@@ -172,7 +169,6 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   webhookCa: 'SANDBOX_WEBHOOK_CA',
   journalSize: 'SANDBOX_JOURNAL_SIZE',
   journalAge: 'SANDBOX_JOURNAL_AGE',
-  otlp: 'SANDBOX_OTLP',
 });
 
 /** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
@@ -332,12 +328,6 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
       ),
     ),
   journalAgeMs: (o) => o.duration('journalAge'),
-  otlpUrl: (o) =>
-    o.checked('otlp', (v) =>
-      v === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(v)
-        ? undefined
-        : `must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, got "${v}"`,
-    ),
 };
 
 /** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables): flag > environment > default. */

@@ -169,14 +169,10 @@ function addBehaviourOptions(command: Command): void {
       '--journal-size <n>',
       help(
         'journalSize',
-        'how many requests the request journal keeps, masked (sandbox requests, docs/journal-and-timeline.md); 0 keeps none',
+        'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none',
       ),
     )
-    .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'))
-    .option(
-      '--otlp <url>',
-      help('otlp', 'export spans of requests, state changes and webhook attempts to this OTLP/HTTP traces endpoint', 'off'),
-    );
+    .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'));
 }
 
 /** HTTPS: how it serves TLS, and which CAs its webhook deliveries trust (docs/https.md). */
