@@ -167,10 +167,7 @@ function addBehaviourOptions(command: Command): void {
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
     .option(
       '--journal-size <n>',
-      help(
-        'journalSize',
-        'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none',
-      ),
+      help('journalSize', 'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none'),
     )
     .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'));
 }
