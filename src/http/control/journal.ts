@@ -16,7 +16,7 @@ import { readJson, validateQuery } from '../validation.js';
 import { controlRoute } from './control-route.js';
 
 /** The journal's filters from a checked query: `payment` becomes the ids its requests touch (404 for no payment). */
-function journalFilter(services: Services, query: JournalQuery) {
+export function journalFilter(services: Services, query: JournalQuery) {
   if (!services.journal.enabled)
     throw new SandboxError(
       'invalid_state',
