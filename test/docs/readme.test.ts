@@ -59,6 +59,7 @@ const PAGES = [
   'snapshots',
   'journal',
   'github-action',
+  'mcp',
   'example-merchant',
   'dashboard',
   'https',
