@@ -65,6 +65,10 @@ export interface Config {
   readonly https: HttpsSetting;
   /** PEM text of each --webhook-ca file: CAs webhook deliveries trust besides the system's. */
   readonly webhookCa: readonly string[];
+  /** --journal-size: how many requests the request journal keeps (the oldest go first); 0 keeps none. */
+  readonly journalSize: number;
+  /** --journal-age: how long (wall-clock ms) the request journal keeps a request. */
+  readonly journalAgeMs: number;
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -97,6 +101,8 @@ export interface ConfigFlags {
   key?: string;
   /** --webhook-ca, repeatable. */
   webhookCa?: string | string[];
+  journalSize?: string | number;
+  journalAge?: string;
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
@@ -110,6 +116,9 @@ export const MAX_FAULT_TIMEOUT_MS = 10 * 60_000;
  * each for up to this long; the gateway's own limit is 5 s, and the webhook audit's --timeout stops at 60 s too.
  */
 export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
+
+/** The most requests --journal-size keeps: rows of a few KiB each, so about a gigabyte at most. */
+export const MAX_JOURNAL_SIZE = 1_000_000;
 
 /** The one set of defaults of `sandbox start`, as a user would type them (the library overrides some for tests). */
 export const START_DEFAULTS = Object.freeze({
@@ -126,6 +135,8 @@ export const START_DEFAULTS = Object.freeze({
   chargebackDelay: '30s',
   sepaDelay: '3m',
   faultTimeout: '30s',
+  journalSize: '10000',
+  journalAge: '24h',
 } satisfies ConfigFlags);
 
 /** The environment variable of each start option; a flag wins over it, and it wins over the default. */
@@ -156,6 +167,8 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   cert: 'SANDBOX_TLS_CERT',
   key: 'SANDBOX_TLS_KEY',
   webhookCa: 'SANDBOX_WEBHOOK_CA',
+  journalSize: 'SANDBOX_JOURNAL_SIZE',
+  journalAge: 'SANDBOX_JOURNAL_AGE',
 });
 
 /** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
@@ -306,6 +319,15 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
   requestTimeoutMs: () => 30_000,
   chargebackDelayMs: (o) => o.duration('chargebackDelay'),
   sepaDelayMs: (o) => o.duration('sepaDelay'),
+  journalSize: (o) =>
+    Number(
+      o.checked('journalSize', (v) =>
+        /^\d{1,7}$/.test(String(v)) && Number(v) <= MAX_JOURNAL_SIZE
+          ? undefined
+          : `must be a whole number from 0 to ${MAX_JOURNAL_SIZE} (requests the journal keeps; 0 turns it off), got "${v}"`,
+      ),
+    ),
+  journalAgeMs: (o) => o.duration('journalAge'),
 };
 
 /** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables): flag > environment > default. */

@@ -1,6 +1,13 @@
 // The library entry of paysandbox: startSandbox() for test suites, and the pieces a merchant's
 // tests reuse (signature check, S2S cipher, test cards, the outcome vocabulary).
-export { startSandbox, type StartSandboxOptions, type SandboxHandle } from './library/start-sandbox.js';
+export {
+  startSandbox,
+  RequestExpectationError,
+  type StartSandboxOptions,
+  type SandboxHandle,
+  type RequestFilter,
+  type RequestExpectation,
+} from './library/start-sandbox.js';
 export type {
   SandboxCredentials,
   MerchantCredentials,

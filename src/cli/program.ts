@@ -28,6 +28,7 @@ import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
+import { addRequestsCommand } from './requests.js';
 import { addMcpCommand } from './mcp.js';
 import { errorBody, jsonRequested } from './cli-error.js';
 import { ClientError } from '../client/client-error.js';
@@ -73,6 +74,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addAuditWebhooksCommand(program, io);
   addVerifyCommand(program, io);
   addSendCommand(program, io);
+  addRequestsCommand(program, io);
   addMcpCommand(program, io);
   addAgentLines(program, [name]);
   return program;

@@ -164,7 +164,12 @@ function addBehaviourOptions(command: Command): void {
       '--chargeback-delay <duration>',
       help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'),
     )
-    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'));
+    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
+    .option(
+      '--journal-size <n>',
+      help('journalSize', 'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none'),
+    )
+    .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'));
 }
 
 /** HTTPS: how it serves TLS, and which CAs its webhook deliveries trust (docs/https.md). */

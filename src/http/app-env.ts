@@ -17,6 +17,8 @@ export type AppEnv = {
     merchant?: Merchant;
     /** Set by apiFaults when a fault is injected; the access log line shows it. */
     fault?: string;
+    /** Set by the outcome override when a header or a scenario entry forced the outcome; the request journal keeps it. */
+    script?: string;
   };
 };
 

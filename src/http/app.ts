@@ -21,11 +21,13 @@ import { controlDeliveryRoutes } from './control/deliveries.js';
 import { controlDisputeRoutes } from './control/disputes.js';
 import { controlMerchantRoutes } from './control/merchants.js';
 import { controlSignatureRoutes } from './control/signatures.js';
+import { controlJournalRoutes } from './control/journal.js';
 import { controlMcpRoutes } from './control/mcp.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
 import { durableAnswer } from './middleware/durable-answer.js';
+import { journal } from './middleware/journal.js';
 import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps) {
   app.use('/pay/*', pageHeaders('checkout'));
   app.use('/_sandbox/login', pageHeaders('control'));
   app.use('*', durableAnswer(deps.services));
+  // Inside durableAnswer: each request's journal row joins the batch of its own writes (journal.ts).
+  if (deps.services.journal.enabled) app.use('*', journal(deps.services));
   // One guard for every /_sandbox route (JSON and dashboard), ahead of all of them, import and export
   // included; '/_sandbox/*' also matches '/_sandbox' itself, so it is registered once.
   app.use('/_sandbox/*', controlGuard(deps.config, allowedAt));
@@ -126,6 +130,7 @@ function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/_sandbox', controlDisputeRoutes(deps));
   app.route('/_sandbox', controlMerchantRoutes(deps));
   app.route('/_sandbox', controlSignatureRoutes(deps));
+  app.route('/_sandbox', controlJournalRoutes(deps));
 }
 
 /** The app type, for tests. */

@@ -25,6 +25,7 @@ import { s2sEncryptedOpenApi } from './s2s-encrypted.js';
 import { s2sOpenApi } from './s2s.js';
 import { scenariosOpenApi } from './control/scenarios.js';
 import { signaturesOpenApi } from './control/signatures.js';
+import { journalOpenApi } from './control/journal.js';
 import { stateOpenApi } from './control/state.js';
 import { streamOpenApi } from './control/stream.js';
 import { tokensOpenApi } from './tokens.js';
@@ -67,6 +68,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...dashboardOpenApi,
   ...merchantsOpenApi,
   ...signaturesOpenApi,
+  ...journalOpenApi,
   ...mcpOpenApi,
   ...authenticatePagesOpenApi,
   ...checkoutPagesOpenApi,

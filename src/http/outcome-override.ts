@@ -51,10 +51,11 @@ export function createOutcomeOverride(services: Services): OutcomeOverride {
           OUTCOME_HEADER,
         );
       }
+      c.set('script', `${OUTCOME_HEADER}: ${header}`);
       return outcome;
     }
     // /v1/ requests carry no terminal: their merchant is the one bearerAuth found.
     const merchantId = terminal?.merchantId ?? c.var.merchant?.id;
-    return services.scenarios.take(paymentFacts(family, input, terminal?.terNo, merchantId));
+    return services.scenarios.take(paymentFacts(family, input, terminal?.terNo, merchantId), (label) => c.set('script', label));
   };
 }

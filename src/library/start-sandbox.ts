@@ -34,6 +34,9 @@ import { triggerSchema } from '../contracts/events.js';
 import type { EventType } from '../domain/event-types.js';
 import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';
 import { toDeliveryView } from '../views/delivery.js';
+import { expectationSchema, journalQuery } from '../contracts/journal.js';
+import { journalFilter } from '../http/control/journal.js';
+import { toExpectationResultView, toJournalEntryView, type ExpectationResultView, type JournalEntryView } from '../views/journal.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -87,8 +90,50 @@ export interface SandboxHandle {
    * the same answer as that route. Bad options are the route's own errors (SandboxError).
    */
   trigger(type: string, options?: TriggerOptions): Promise<TriggeredEvent>;
+  /**
+   * The request journal, newest first, as GET /_sandbox/requests answers it (masked): filtered by
+   * method, path (* patterns), status ('4xx'), merchant, payment, idempotencyKey, since, limit.
+   */
+  requests(filter?: RequestFilter): JournalEntryView[];
+  /**
+   * Resolves when the merchant sent a request that matches (method, path, a partial deep body,
+   * headers, count: exactly that many); else throws a RequestExpectationError whose message lists
+   * the closest requests and the fields that differ, and whose `result` holds them.
+   */
+  expectRequested(expectation: RequestExpectation): Promise<ExpectationResultView>;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
+}
+
+/** Filters of requests(). */
+export interface RequestFilter {
+  method?: string;
+  path?: string;
+  status?: string;
+  merchant?: string;
+  payment?: string;
+  idempotencyKey?: string;
+  since?: string;
+  limit?: number;
+}
+
+/** What expectRequested() checks. */
+export interface RequestExpectation {
+  method?: string;
+  path?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  count?: number;
+  merchant?: string;
+  since?: string;
+}
+
+/** expectRequested() found too few or too many matching requests; `result` has the near misses. */
+export class RequestExpectationError extends Error {
+  constructor(readonly result: ExpectationResultView) {
+    super(result.message);
+    this.name = 'RequestExpectationError';
+  }
 }
 
 const TEST_DEFAULTS: ConfigFlags = { port: 0, db: ':memory:', retry: 'none', quiet: true };
@@ -225,6 +270,21 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     auditWebhooks: async (url, options = {}) => auditWebhooks(server, credentials.merchantId, url, options),
     diagnoseSignature: (received) => diagnoseSignature(services, received),
     trigger: async (type, options = {}) => wake(trigger(services, type, options)),
+    requests(filter = {}) {
+      const { idempotencyKey, limit, ...rest } = filter;
+      const query = validate(journalQuery, {
+        ...rest,
+        ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
+        ...(limit === undefined ? {} : { limit: String(limit) }),
+      });
+      return services.journal.list(journalFilter(services, query)).data.map(toJournalEntryView);
+    },
+    async expectRequested(expectation) {
+      journalFilter(services, {});
+      const result = toExpectationResultView(services.journal.expect(validate(expectationSchema, expectation)));
+      if (!result.ok) throw new RequestExpectationError(result);
+      return result;
+    },
     clock: {
       now: () => services.clock.now(),
       advance: (duration) => wake(advanceClock(services, duration)),

@@ -237,6 +237,8 @@ function closer(
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await draining;
+      // The requests answered in this last turn join the final batch (the journal queues a turn's rows).
+      built.services.journal.flush();
       built.store.batch.flush();
       await checkpointer.stop();
       built.db.close();

@@ -98,14 +98,20 @@ export class Scenarios {
     return this.deps.store.scenarios.clear();
   }
 
-  /** The outcome of the first open entry matching the payment (spending one use), if any. */
-  take(facts: PaymentFacts): ScriptedOutcome | undefined {
+  /**
+   * The outcome of the first open entry matching the payment (spending one use), if any; `taken`
+   * hears which entry it was (the request journal says a scenario step decided the payment).
+   */
+  take(facts: PaymentFacts, taken?: (label: string) => void): ScriptedOutcome | undefined {
     const { store } = this.deps;
     // Most runs have no scenario: answer without opening a unit of work on the request path.
     if (store.scenarios.open().length === 0) return undefined;
     return store.tx(() => {
       for (const entry of store.scenarios.open()) {
-        if (entryMatches(entry, facts) && store.scenarios.use(entry.id)) return parseOutcomeSpec(entry.outcome);
+        if (entryMatches(entry, facts) && store.scenarios.use(entry.id)) {
+          taken?.(`scenario ${entry.scenario} entry ${entry.id}: ${entry.outcome}`);
+          return parseOutcomeSpec(entry.outcome);
+        }
       }
       return undefined;
     });

@@ -30,6 +30,8 @@ import { MerchantEvents } from './merchant-events.js';
 import { Merchants } from './merchants.js';
 import { Signals } from './signals.js';
 import { Signatures } from './signatures.js';
+import { Journal } from './journal/journal.js';
+import { Timelines } from './journal/timeline.js';
 
 /** The credential lookups requests need; seeding and forgetting stay with the store's owners. */
 export type CredentialLookups = Pick<
@@ -62,6 +64,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const webhookSecrets = (delivery: Delivery): string[] => [...webhookSigning(delivery).secrets];
   const deliveries = new Deliveries(deps, webhookSigning, events);
   const signatures = new Signatures(deps, webhookSigning);
+  const journal = new Journal(deps);
   const merchants = new Merchants(deps, core.snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
@@ -79,6 +82,8 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   return {
     ...requestSide(deps),
     dashboard: new DashboardQueries(deps),
+    journal,
+    timelines: new Timelines(deps, journal, signatures),
     merchantEvents: new MerchantEvents(deps),
     ...core,
     webhookSigning,

@@ -34,11 +34,15 @@ function fromRow(row: Row | undefined): EventRecord | undefined {
 
 /** Prepared statements over the events table. */
 export function createEventsRepo(db: Db) {
-  const insert = db.prepare('INSERT INTO events (id, merchant_id, type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO events (id, merchant_id, type, resource_id, data, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const byId = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
 
   return {
-    insert: (e: EventRecord) => insert.run(e.id, e.merchantId, e.type, e.resourceId, JSON.stringify(e.data), e.createdAt),
+    /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a job's. */
+    insert: (e: EventRecord, requestId: string | null = null) =>
+      insert.run(e.id, e.merchantId, e.type, e.resourceId, JSON.stringify(e.data), e.createdAt, requestId),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     list(filter: EventFilter): EventRecord[] {
       const where: string[] = [];

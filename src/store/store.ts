@@ -23,6 +23,8 @@ import { createClockRepo } from './clock-repo.js';
 import { createMerchantRows } from './merchant-rows.js';
 import { createMerchantRecords } from './merchant-records.js';
 import { GroupCommit } from './group-commit.js';
+import { createJournalRepo } from './journal-repo.js';
+import { createStoryRepo } from './story-repo.js';
 
 /** Builds every repository once (their statements are prepared once). */
 export function createStore(db: Db) {
@@ -62,6 +64,8 @@ export function createStore(db: Db) {
     clock: createClockRepo(db),
     merchantRows: createMerchantRows(db),
     merchantRecords: createMerchantRecords(db),
+    journal: createJournalRepo(db),
+    story: createStoryRepo(db),
   };
 }
 

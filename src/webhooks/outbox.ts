@@ -3,6 +3,7 @@
 // here only through the EventPublisher (services/event-publisher.ts). The worker is woken after.
 import { newId } from '../domain/ids.js';
 import type { Clock } from '../runtime/clock.js';
+import { currentRequestId } from '../runtime/request-scope.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../store/events-repo.js';
 
@@ -31,7 +32,7 @@ export class Outbox {
   /** Records an event (the merchant-visible fact) and returns it. */
   recordEvent(merchantId: string, type: string, resourceId: string, data: Record<string, unknown>): EventRecord {
     const event: EventRecord = { id: newId('evt'), merchantId, type, resourceId, data, createdAt: this.clock.now() };
-    this.store.events.insert(event);
+    this.store.events.insert(event, currentRequestId());
     return event;
   }
 

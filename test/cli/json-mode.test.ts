@@ -155,6 +155,15 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     pass: () => sandboxCli(['settlements', '--json']),
     fail: () => sandboxCli(['settlements', 'set_nosuchsettlement', '--json']),
   },
+  requests: { pass: () => sandboxCli(['requests', '--json']), fail: () => sandboxCli(['requests', '--status', '9xx', '--json']) },
+  'requests expect': {
+    pass: () => sandboxCli(['requests', 'expect', '--path', '/v1/nothing', '--count', '0', '--json']),
+    fail: () => sandboxCli(['requests', 'expect', '--body', '{not json', '--json']),
+  },
+  trace: {
+    pass: async () => sandboxCli(['trace', (await trigger('payment.captured')).related.payment_id, '--json']),
+    fail: () => sandboxCli(['trace', 'pay_nosuchpayment', '--json']),
+  },
   trigger: {
     pass: () => sandboxCli(['trigger', 'payment.authorized', '--json']),
     fail: () => sandboxCli(['trigger', 'payment.authorised', '--json']),

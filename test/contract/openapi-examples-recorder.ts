@@ -259,6 +259,13 @@ async function control(r: Recorder, paymentId: string) {
   await r.json('POST', '/_sandbox/events/{id}/replay', `/_sandbox/events/${events.data[0].id}/replay`, {
     to: 'http://127.0.0.1:3000/webhooks',
   });
+  await r.json('GET', '/_sandbox/requests', `/_sandbox/requests?limit=1&path=/v1/payments&payment=${captured.id}`);
+  await r.json('POST', '/_sandbox/requests/expect', '/_sandbox/requests/expect', {
+    method: 'POST',
+    path: '/v1/payments',
+    body: { amount: 2000, currency: 'EUR' },
+  });
+  await r.json('GET', '/_sandbox/payments/{id}/timeline', `/_sandbox/payments/${captured.id}/timeline`);
   const faults = await r.json('POST', '/_sandbox/faults', '/_sandbox/faults', {
     spec: 'route=POST /v1/payments:status=503,p=0.2;duplicate=2',
     seed: 42,

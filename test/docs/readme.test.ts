@@ -57,6 +57,7 @@ const PAGES = [
   'merchants',
   'scenarios',
   'snapshots',
+  'journal',
   'github-action',
   'mcp',
   'example-merchant',

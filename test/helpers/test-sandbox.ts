@@ -49,7 +49,17 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
   // request / get / post / postForm against the app, the same helper e2e tests use over a socket.
   const http = httpClient((path, init) => Promise.resolve(built.app.request(path, init)));
 
-  return { ...built, config, clock, ...http, close: () => built.db.close() };
+  return {
+    ...built,
+    config,
+    clock,
+    ...http,
+    close: () => {
+      // Rows the journal queued in this turn would otherwise be written after the database closed.
+      built.services.journal.flush();
+      built.db.close();
+    },
+  };
 }
 
 /** The test sandbox type. */

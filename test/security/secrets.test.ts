@@ -5,7 +5,8 @@
 // numbers, private-key encryption, encrypted data and the control token, and none of them
 // appears in a log line (the start banner prints the seeded test credentials by design). Last, card
 // numbers at rest: tokens, malformed cards stored by an Idempotency-Key, payments and S2S requests
-// against a file database leave no full number or CVV in the file, its WAL, an export or the log.
+// against a file database leave no full number or CVV in the file, its WAL, an export, the request
+// journal or the log.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -285,7 +286,17 @@ describe('card numbers and CVVs are written nowhere', () => {
         10_000,
       );
 
+      // The request journal keeps every one of these requests with its body and answer (masked).
+      const journal = await (await fetch(`${url}/_sandbox/requests?limit=100`)).text();
+      const journaled = JSON.parse(journal) as { data: Array<{ path: string; request: { body: string | null } }> };
+      expect(journaled.data.filter((e) => e.path === '/v1/payments' || e.path === '/v1/tokens' || e.path === '/api/s2s').length).toBe(
+        3 + malformed.length * 2 + 1 + tokens.length + 1,
+      );
+      expect(journal).toContain('555555******4444');
+      expect(journal, 'the journal holds no API key').not.toContain(CREDS.apiKey);
+
       const places = {
+        'the request journal': journal,
         'the database file': readFileSync(file).toString('latin1'),
         'the WAL': existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`).toString('latin1') : '',
         'the export': exported,

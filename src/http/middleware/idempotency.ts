@@ -9,6 +9,7 @@ import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { authenticatedMerchant } from './request-merchant.js';
+import { answerText } from './answer-body.js';
 
 /** The request header and the header on replayed answers. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -50,37 +51,11 @@ export function idempotency(services: Services): MiddlewareHandler<AppEnv> {
         answer.headers.forEach((value, name) => {
           if (name !== 'set-cookie') headers[name] = value;
         });
-        const body = cachedBody(answer);
-        if (body !== undefined) {
-          services.idempotency.complete(scope, key, { status: answer.status, headers, body });
-        } else {
-          // Read the answer once and send a fresh copy of it: Response.clone() tees the body through
-          // web streams, about 100 us a request against 35 for this.
-          const text = await answer.text();
-          services.idempotency.complete(scope, key, { status: answer.status, headers, body: text });
-          c.res = undefined; // so Hono takes the copy as it is instead of merging it into the spent answer
-          c.res = new Response(text, { status: answer.status, headers: new Headers(answer.headers) });
-        }
+        services.idempotency.complete(scope, key, { status: answer.status, headers, body: await answerText(c) });
         stored = true;
       }
     } finally {
       if (!stored) services.idempotency.release(scope, key);
     }
   });
-}
-
-/** The symbol under which @hono/node-server's lightweight Response keeps [status, body, headers]. */
-let cacheSlot: symbol | undefined;
-
-/**
- * The body of an answer still held as a string by @hono/node-server's lightweight Response (every
- * c.json() answer on a running server), read without consuming it; undefined for any other answer.
- * text() would first turn the answer into a web-stream Response: about 25 us of CPU a request,
- * measured with a profile of keyed creates.
- */
-function cachedBody(answer: Response): string | undefined {
-  cacheSlot ??= Object.getOwnPropertySymbols(answer).find((s) => s.description === 'cache');
-  const cache = cacheSlot === undefined ? undefined : (answer as unknown as Record<symbol, unknown>)[cacheSlot];
-  const body = Array.isArray(cache) ? cache[1] : undefined;
-  return typeof body === 'string' ? body : undefined;
 }

@@ -1,0 +1,43 @@
+// The request journal's cost: the same POST /v1/payments against a sandbox with the journal off
+// (--journal-size 0) and one with it on (the default), measured alternately so the machine's drift
+// hits both; the figure is the server's CPU per request, on over off (target: at most 1.05).
+import { measure } from './lib/load.js';
+import { startSandbox, tempPath } from './lib/processes.js';
+import { jsonHeaders, v1PaymentFields } from './lib/bodies.js';
+
+/** Rounds of off-then-on measurements; the ratio is of the sums. */
+const ROUNDS = 3;
+
+/** Runs the journal section and adds its row to the report. */
+export async function benchJournal(ctx) {
+  const { report, timing, receiver } = ctx;
+  const off = await startSandbox({ db: tempPath('journal-off', '.db'), flags: ['--journal-size', '0'] });
+  const on = await startSandbox({ db: tempPath('journal-on', '.db') });
+  const create = {
+    method: 'POST',
+    path: '/v1/payments',
+    headers: jsonHeaders(true),
+    body: JSON.stringify(v1PaymentFields({ webhookUrl: `${receiver.url}/journal` })),
+  };
+  try {
+    const cpu = { off: 0, on: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      cpu.off += (await measure(off.url, create, timing, off.pid)).cpuUsPerRequest;
+      cpu.on += (await measure(on.url, create, timing, on.pid)).cpuUsPerRequest;
+    }
+    const ratio = cpu.on / cpu.off;
+    // A round with no answered request (a machine too busy for the quick mode's second) has no figure.
+    if (!Number.isFinite(ratio))
+      return report.problem('journal: a round got no answer; run the full bench (npm run bench -- --only journal)');
+    report.measure({
+      group: 'journal',
+      name: `POST /v1/payments CPU per request, journal on / off (${(cpu.on / ROUNDS).toFixed(0)} / ${(cpu.off / ROUNDS).toFixed(0)} us)`,
+      figure: ratio.toFixed(3),
+      target: '<= 1.05',
+      pass: ratio <= 1.05,
+    });
+  } finally {
+    await off.stop();
+    await on.stop();
+  }
+}

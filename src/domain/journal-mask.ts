@@ -1,0 +1,203 @@
+// What the request journal may keep of a request or an answer: the one masking function every text
+// goes through before it is stored (bodies, the query, header values). A card number keeps its
+// first six and last four digits, a CVV, a key or a secret is replaced by "[redacted]", whatever
+// the field's place or form: JSON at any depth, a form or query string, or plain text.
+//
+// Most texts hold nothing to mask (an answer with ids and amounts), and one regular expression says
+// so without parsing them; only a text it flags is parsed (JSON) or scanned pair by pair (forms).
+import { luhnValid } from './card.js';
+
+/** What replaces a CVV, key or secret. */
+export const REDACTED = '[redacted]';
+
+/** Field names whose whole value is never kept (compared lower-case, without _ - and spaces). */
+const SECRET_FIELDS = new Set([
+  'cvc',
+  'cvv',
+  'cvv2',
+  'cvc2',
+  'ccvv',
+  'csc',
+  'cid',
+  'securitycode',
+  'cardcvc',
+  'cardcvv',
+  'privatekey',
+  'apikey',
+  'password',
+  'passwd',
+  'encrypteddata',
+  'authorization',
+  'csrf',
+  'controltoken',
+]);
+
+/** A field that holds a whole card (a number with its expiry and CVV) unless it is an object of named fields. */
+const CARD_FIELD = 'card';
+
+const fieldKey = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
+
+/** A card given as one value ("4242...|12|30|123", or [number, cvc]): its CVV may be anywhere in it. */
+const wholeCard = (field: string, value: unknown) => fieldKey(field) === CARD_FIELD && (typeof value !== 'object' || Array.isArray(value));
+
+/** True for a field whose value is a secret: the names above, and every *secret (webhook_secret, client_secret). */
+export function isSecretField(name: string): boolean {
+  const key = fieldKey(name);
+  return SECRET_FIELDS.has(key) || key.endsWith('secret');
+}
+
+// Anything a text may hold that needs masking: 13 digits in a row (spaces or dashes between them
+// allowed), a secret field's name, an API key or signing secret by its prefix, a JSON escape
+// (which could spell a field name), or a card given as one value ("card": "4242|12|30|123").
+const SUSPICIOUS =
+  /\d(?:[ -]?\d){12}|cv[cv]|ccvv|csc|cid|secur|secret|private|passw|api.?key|encrypted|authori|csrf|control.?token|sk_(?:test|live)_|whsec_|\\u|"card"\s*:\s*[^\s{]|(?:^|[&?;])card(?:=|%5B%5D|\[\])/i;
+
+// A run of 13 to 19 digits, spaces or dashes between them allowed, not inside a longer run of digits.
+const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
+const API_KEY = /\b(sk|rk)_(test|live)_[A-Za-z0-9_]+/g;
+const SIGNING_SECRET = /\bwhsec_[A-Za-z0-9+/=_-]+/g;
+
+// Milliseconds of 2015-2050: a 13-digit time, and a 15-digit transID (that time x 100, spec-like ids).
+const EARLIEST_MS = 1_420_070_400_000;
+const LATEST_MS = 2_524_608_000_000;
+
+/** True for 15 digits that are a millisecond of 2015-2050 times 100 plus a counter: the sandbox's transIDs (ids.ts newTransId). */
+export function isTransIdShaped(digits: string): boolean {
+  return digits.length === 15 && Number(digits) / 100 >= EARLIEST_MS && Number(digits) / 100 <= LATEST_MS;
+}
+
+/**
+ * True for digits shaped like a time or a transID rather than a card: 13 digits that are a
+ * millisecond of 2015-2050, or 15 that are one times 100 plus a counter (the sandbox's transIDs).
+ * No card network the sandbox knows numbers its cards so (Visa's 13-digit cards start with 4).
+ */
+function isTimeOrTransId(digits: string): boolean {
+  const value = Number(digits);
+  return (digits.length === 13 && value >= EARLIEST_MS && value <= LATEST_MS) || isTransIdShaped(digits);
+}
+
+/** A card number's mask: first six and last four digits, the ones between as *. */
+function maskDigits(digits: string): string {
+  return digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+}
+
+/** Card numbers, API keys and signing secrets inside one value or a plain text. */
+function maskValueText(text: string): string {
+  return text
+    .replace(DIGIT_RUN, (run) => {
+      const digits = run.replace(/[ -]/g, '');
+      return luhnValid(digits) && !isTimeOrTransId(digits) ? maskDigits(digits) : run;
+    })
+    .replace(API_KEY, (_key, kind: string, mode: string) => `${kind}_${mode}_${REDACTED}`)
+    .replace(SIGNING_SECRET, `whsec_${REDACTED}`);
+}
+
+/** How deep a JSON value is walked; what lies deeper is replaced whole (and JSON.stringify stays shallow). */
+const MAX_DEPTH = 32;
+
+/** A JSON value with every secret field redacted and every card number masked; `changed` says whether anything was. */
+function maskJson(root: unknown): { value: unknown; changed: boolean } {
+  let changed = false;
+  const visit = (value: unknown, field: string | undefined, depth: number): unknown => {
+    if (field !== undefined && value !== null && value !== '' && (isSecretField(field) || wholeCard(field, value))) {
+      changed = true;
+      return REDACTED;
+    }
+    if (typeof value === 'string') {
+      const out = maskValueText(value);
+      if (out !== value) changed = true;
+      return out;
+    }
+    if (typeof value === 'number') {
+      const digits = Number.isInteger(value) && value > 0 ? String(value) : '';
+      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !isTimeOrTransId(digits)) {
+        changed = true;
+        return maskDigits(digits);
+      }
+      return value;
+    }
+    if (value === null || typeof value !== 'object') return value;
+    if (depth >= MAX_DEPTH) {
+      changed = true;
+      return '[nested too deep]';
+    }
+    if (Array.isArray(value)) return value.map((item) => visit(item, undefined, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const masked = visit(item, key, depth + 1);
+      // defineProperty: a key named __proto__ stays a key.
+      Object.defineProperty(out, key, { value: masked, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  const value = visit(root, undefined, 0);
+  return { value, changed };
+}
+
+/** Form text decoded (+ is a space); as written when an escape is malformed. */
+function decodedFormText(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The last name of a form field: cvc of card[cvc] (or card%5Bcvc%5D), the field itself otherwise. */
+function formFieldName(rawKey: string): string {
+  const key = decodedFormText(rawKey);
+  const inner = /\[([^\]]*)\]$/.exec(key);
+  return inner?.[1] ? inner[1] : key.replace(/\[\]$/, '');
+}
+
+/** A form or query string (or any text): secret fields' values redacted pair by pair, then card numbers and keys masked. */
+function maskPlainText(text: string): string {
+  const pairs = text.replace(/(^|[&?;])([^=&?;\s]+)=([^&;\s]*)/g, (whole, sep: string, key: string, value: string) => {
+    const name = formFieldName(key);
+    if (value === '') return whole;
+    if (isSecretField(name) || fieldKey(name) === CARD_FIELD) return `${sep}${key}=${encodeURIComponent(REDACTED)}`;
+    // The value as the form means it (4242+4242 is "4242 4242"), masked, and encoded again only when changed.
+    const plain = decodedFormText(value);
+    const out = maskValueText(plain);
+    return out === plain ? whole : `${sep}${key}=${encodeURIComponent(out)}`;
+  });
+  return maskValueText(pairs);
+}
+
+/**
+ * A text as the journal may keep it (the one masking function): card numbers to their first six
+ * and last four digits; CVVs, private and API keys, signing secrets, passwords, encrypted data and
+ * CSRF tokens to "[redacted]". JSON is masked field by field (and written again only when something
+ * was masked); anything else (forms, query strings, text) pair by pair and by pattern.
+ */
+export function masked(text: string): string {
+  if (!SUSPICIOUS.test(text)) return text;
+  const first = text.trimStart().charAt(0);
+  if (first === '{' || first === '[') {
+    let parsed: { value: unknown } | undefined;
+    try {
+      parsed = { value: JSON.parse(text) };
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed) {
+      const { value, changed } = maskJson(parsed.value);
+      return changed ? JSON.stringify(value) : text;
+    }
+  }
+  return maskPlainText(text);
+}
+
+/** Request headers as the journal keeps them: credentials and cookies redacted (the scheme of Authorization kept), every value masked. */
+export function maskedHeaders(headers: Iterable<[string, string]>): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' || lower === 'proxy-authorization') {
+      const scheme = /^\s*(\S+)\s/.exec(value)?.[1];
+      out[lower] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
+    } else if (lower === 'cookie' || isSecretField(lower.replace(/^x-/, ''))) out[lower] = REDACTED;
+    else out[lower] = masked(value);
+  }
+  return out;
+}

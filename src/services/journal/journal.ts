@@ -1,0 +1,228 @@
+// The request journal: every request the sandbox answered, kept with its answer, masked. The one
+// journal middleware (http/middleware/journal.ts) hands each request over as it was; here it is
+// masked (domain/journal-mask.ts, one function), its ids read, and written.
+//
+// Writing costs one prepared INSERT per request and nothing per request besides: the requests of
+// one turn of the event loop are queued and written together in one unit at the end of that turn,
+// which joins the group-commit batch their own writes are in (store/group-commit.ts commits a turn
+// later), so the journal adds no transaction, no commit and no await to a request. The bound (count
+// and age) is kept in the same unit: a DELETE by seq range when the count passes --journal-size.
+import { masked, maskedHeaders } from '../../domain/journal-mask.js';
+import { touchedIds } from '../../domain/touched-ids.js';
+import { parseTraceparent } from '../../domain/traceparent.js';
+import type { JournalFilter, JournalRow, JournalSurface, NewJournalRow } from '../../store/journal-repo.js';
+import type { ServiceDeps } from '../deps.js';
+import { readPage } from '../pagination.js';
+import { SandboxError } from '../../errors.js';
+import { checkExpectation, type ExpectationResult } from '../../domain/request-match.js';
+import { parseSince } from '../../domain/since.js';
+import type { Expectation } from '../../contracts/journal.js';
+import { toRecordedRequest } from '../../views/journal.js';
+import type { Page } from '../../views/list.js';
+
+/** One request as the middleware saw it, before masking: nothing of it is stored as it is. */
+export interface RequestRecord {
+  id: string;
+  /** The merchant whose credentials the request carried, when the middleware knows it (else read from the ids it touched). */
+  merchantId: string | null;
+  surface: JournalSurface;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  durationMs: number;
+  startedAt: number;
+  endedAt: number;
+  wallAt: number;
+  idempotencyKey: string | null;
+  headers: Iterable<[string, string]>;
+  requestBody: string | null;
+  responseType: string | null;
+  responseBody: string | null;
+  fault: string | null;
+  script: string | null;
+}
+
+/** The newest requests an expectation is checked against. */
+export const EXPECT_WINDOW = 5000;
+/** Longest body text kept (after masking); the rest is cut, and the cut said. */
+export const BODY_LIMIT_CHARS = 16 * 1024;
+/** How often (wall ms) the rows past --journal-age are looked for: a scan of the bounded table. */
+const AGE_CHECK_MS = 1000;
+
+const cut = (text: string | null) =>
+  text === null || text.length <= BODY_LIMIT_CHARS
+    ? text
+    : `${text.slice(0, BODY_LIMIT_CHARS)}… [${text.length - BODY_LIMIT_CHARS} more characters not kept]`;
+
+/** The request journal's use cases: record (from the middleware), list, and the bound. */
+export class Journal {
+  private pending: RequestRecord[] = [];
+  private scheduled = false;
+  private lastAgeCheck = 0;
+  private readonly listeners: Array<(row: JournalRow) => void> = [];
+  private readonly flushSoon = () => this.flush();
+
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /** True when the journal keeps requests (--journal-size above 0). */
+  get enabled(): boolean {
+    return this.deps.config.journalSize > 0;
+  }
+
+  /** Queues a request; it is written with the others of this turn of the event loop. */
+  record(request: RequestRecord): void {
+    this.pending.push(request);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.flushSoon);
+  }
+
+  /** Calls `fn` with each row once written (the OTLP exporter); only while something listens is more than the row built. */
+  onRecorded(fn: (row: JournalRow) => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** Writes the queued requests now, in one unit of the open batch (or a batch of their own). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const requests = this.pending;
+    this.pending = [];
+    const { store, config, clock, logger } = this.deps;
+    let rows: NewJournalRow[] = [];
+    try {
+      rows = requests.map((r) => this.row(r));
+      store.tx(() => {
+        let last = 0;
+        for (const row of rows) {
+          last = store.journal.insert(row);
+          if (row.traceparent !== null) this.keepTrace(row);
+        }
+        if (last > config.journalSize) store.journal.dropUpTo(last - config.journalSize);
+        const wall = clock.now() - clock.offset();
+        if (wall - this.lastAgeCheck >= AGE_CHECK_MS) {
+          this.lastAgeCheck = wall;
+          store.journal.dropOlder(wall - config.journalAgeMs);
+        }
+      });
+    } catch (err) {
+      // The journal is a record for people, not state: a write it cannot make (another process
+      // holds the lock, a full disk) loses these entries, never a request.
+      logger.error(`the request journal could not write ${requests.length} request(s): ${(err as Error).message}`);
+      return;
+    }
+    if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
+  }
+
+  /** One page of rows, newest first (or, with `endingBefore`, the rows newer than it), and whether more follow. */
+  list(
+    filter: Omit<JournalFilter, 'before' | 'after' | 'order' | 'limit'> & { limit: number; startingAfter?: string; endingBefore?: string },
+  ): Page<JournalRow> {
+    this.flush();
+    const { startingAfter, endingBefore, limit, ...where } = filter;
+    const before = startingAfter === undefined ? undefined : this.seqOf(startingAfter, 'starting_after');
+    const after = endingBefore === undefined ? undefined : this.seqOf(endingBefore, 'ending_before');
+    if (after !== undefined) {
+      // The rows just newer than `after`, oldest first, then newest first like every page.
+      const rows = this.deps.store.journal.list({ ...where, after, order: 'oldest', limit: limit + 1 });
+      return { data: rows.slice(0, limit).reverse(), hasMore: rows.length > limit };
+    }
+    return readPage(limit, (n) => this.deps.store.journal.list({ ...where, before, order: 'newest', limit: n }));
+  }
+
+  /** Every row kept that touched one of `ids`, oldest first (a payment's timeline). */
+  touching(ids: readonly string[], limit: number): JournalRow[] {
+    this.flush();
+    return this.deps.store.journal.list({ ids, order: 'oldest', limit });
+  }
+
+  /**
+   * Checks the requests kept against what the merchant should have sent (expectRequested, the CLI):
+   * the newest EXPECT_WINDOW of the merchant's API and page requests (the control plane's too when
+   * the path asked for is one of /_sandbox), since `since` when given.
+   */
+  expect(expectation: Expectation): ExpectationResult {
+    this.flush();
+    const since = expectation.since === undefined ? undefined : parseSince(expectation.since, this.deps.clock.now());
+    const rows = this.deps.store.journal
+      .list({ merchantId: expectation.merchant, since, order: 'newest', limit: EXPECT_WINDOW })
+      .filter((row) => row.surface !== 'control' || expectation.path?.startsWith('/_sandbox'))
+      .reverse();
+    return checkExpectation(rows.map(toRecordedRequest), expectation);
+  }
+
+  /** Rows kept now (the bound's tests and the bench). */
+  count(): number {
+    this.flush();
+    return this.deps.store.journal.count();
+  }
+
+  private seqOf(id: string, param: string): number {
+    const seq = this.deps.store.journal.seqOf(id);
+    if (seq === undefined)
+      throw new SandboxError(
+        'resource_missing',
+        `no request ${id} in the journal (it keeps the last ${this.deps.config.journalSize}); use an id from the list`,
+        param,
+      );
+    return seq;
+  }
+
+  /** The row to store: every text masked, the ids read from the masked texts, the merchant found from them when not known. */
+  private row(r: RequestRecord): NewJournalRow {
+    const requestHeaders = maskedHeaders(r.headers);
+    const query = masked(r.query);
+    const requestBody = cut(r.requestBody === null ? null : masked(r.requestBody));
+    const responseBody = cut(r.responseBody === null ? null : masked(r.responseBody));
+    // A GET names what it read in its path; a write's answer names what it made (a list's would name every row).
+    const ids = touchedIds([r.path, query, requestBody, r.method === 'GET' ? null : responseBody]);
+    const trace = parseTraceparent(requestHeaders.traceparent);
+    return {
+      id: r.id,
+      merchantId: r.merchantId ?? this.ownerOf(r.surface, ids),
+      surface: r.surface,
+      method: r.method,
+      path: masked(r.path),
+      query,
+      status: r.status,
+      durationMs: Math.round(r.durationMs * 1000) / 1000,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      wallAt: r.wallAt,
+      idempotencyKey: r.idempotencyKey,
+      requestHeaders,
+      requestBody,
+      responseType: r.responseType,
+      responseBody,
+      ids,
+      traceparent: trace ? (requestHeaders.traceparent ?? null) : null,
+      fault: r.fault,
+      script: r.script,
+    };
+  }
+
+  /** The merchant of the first object a page or control request touched (an API request's merchant is its credentials'). */
+  private ownerOf(surface: JournalSurface, ids: readonly string[]): string | null {
+    if (surface === 'api') return null;
+    const { store } = this.deps;
+    for (const id of ids) {
+      const owner =
+        store.payments.get(id)?.merchantId ??
+        store.transactions.get(id)?.merchantId ??
+        store.challenges.get(id)?.merchantId ??
+        store.checkoutSessions.byToken(id)?.merchantId ??
+        store.checkoutSessions.get(id)?.merchantId;
+      if (owner) return owner;
+    }
+    return null;
+  }
+
+  /** Keeps the trace a request's traceparent started with each object it touched (the first trace of an object wins). */
+  private keepTrace(row: NewJournalRow): void {
+    const trace = parseTraceparent(row.traceparent ?? undefined);
+    if (!trace) return;
+    for (const objectId of row.ids)
+      this.deps.store.journal.keepTrace(row.merchantId, { objectId, traceId: trace.traceId, parentId: trace.parentId, requestId: row.id });
+  }
+}

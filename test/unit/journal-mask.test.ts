@@ -1,0 +1,80 @@
+// The request journal's one masking function: every form a card, a CVV, a key or a secret can take
+// in a body, a query or a header, and the texts it must leave as they are.
+import { describe, expect, it } from 'vitest';
+import { masked, maskedHeaders, REDACTED } from '../../src/domain/journal-mask.js';
+
+const r = encodeURIComponent(REDACTED);
+
+describe('masked', () => {
+  it.each([
+    [
+      'a /v1/ card',
+      '{"amount":1050,"card":{"number":"4242424242424242","exp_month":12,"exp_year":2030,"cvc":"123"}}',
+      '{"amount":1050,"card":{"number":"424242******4242","exp_month":12,"exp_year":2030,"cvc":"[redacted]"}}',
+    ],
+    ['a card as one string', '{"card":"4000000000009995|12|30|7391"}', '{"card":"[redacted]"}'],
+    ['a card as an array', '{"card":["5555555555554444","8264"]}', '{"card":"[redacted]"}'],
+    [
+      'a number nested deeper, a CVV as an object',
+      '{"card":{"number":{"pan":"4000008400001629"},"cvc":{"value":"6157"}}}',
+      '{"card":{"number":{"pan":"400000******1629"},"cvc":"[redacted]"}}',
+    ],
+    [
+      'numbers as JSON numbers',
+      '{"card":{"number":5555555555554444,"cvc":8264}}',
+      '{"card":{"number":"555555******4444","cvc":"[redacted]"}}',
+    ],
+    ['a field name spelt with an escape', '{"c\\u0076c":"123"}', '{"cvc":"[redacted]"}'],
+    ['a number in free text', '{"description":"card 4242 4242 4242 4242 please"}', '{"description":"card 424242******4242 please"}'],
+    [
+      'keys and secrets by name and by prefix',
+      '{"api_key":"k1","webhook_secret":"s","private_key":"pv_test_1001","note":"Bearer sk_live_zzz and whsec_abc"}',
+      '{"api_key":"[redacted]","webhook_secret":"[redacted]","private_key":"[redacted]","note":"Bearer sk_live_[redacted] and whsec_[redacted]"}',
+    ],
+    [
+      'an S2S form',
+      'terNO=1001&ccno=4242+4242+4242+4242&ccvv=123&card%5Bcvc%5D=999&card=4242|1|2|3',
+      `terNO=1001&ccno=${encodeURIComponent('424242******4242')}&ccvv=${r}&card%5Bcvc%5D=${r}&card=${r}`,
+    ],
+    ['a query with a key', 'api_key=sk_test_sandbox&limit=3', `api_key=${r}&limit=3`],
+    ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
+  ])('%s', (_name, text, want) => {
+    const out = masked(text);
+    if (want !== undefined) expect(out).toBe(want);
+    for (const secret of [
+      '4242424242424242',
+      '4000000000009995',
+      '5555555555554444',
+      '4000008400001629',
+      '7391',
+      '8264',
+      '6157',
+      'sk_live_zzz',
+      'pv_test_1001',
+    ])
+      expect(out).not.toContain(secret);
+    expect(out).not.toMatch(/"(123|999)"|=(123|999)\b/);
+  });
+
+  it.each([
+    ['an answer with ids, times and transIDs', '{"transID":"176431234567800","created":1764312345678,"id":"pay_0Nq3Xk8e3kTMd9Qx"}'],
+    ['a number that fails Luhn', '{"reference":"4242424242424241"}'],
+    ['the masked form the gateway answers', '{"ccno":"424242XXXXXX4242","card":{"brand":"VISA","last4":"4242"}}'],
+    ['a form without secrets', 'amount=10.50&currency=EUR'],
+  ])('leaves %s as it is', (_name, text) => {
+    expect(masked(text)).toBe(text);
+  });
+});
+
+describe('maskedHeaders', () => {
+  it('keeps the scheme of Authorization, drops cookies and masks values', () => {
+    expect(
+      maskedHeaders([
+        ['Authorization', 'Bearer sk_test_sandbox'],
+        ['Cookie', 'sandbox_control=abc'],
+        ['X-Card', '4242424242424242'],
+        ['Idempotency-Key', 'k-1'],
+      ]),
+    ).toEqual({ authorization: 'Bearer [redacted]', cookie: REDACTED, 'x-card': '424242******4242', 'idempotency-key': 'k-1' });
+  });
+});
