@@ -153,7 +153,11 @@ function addBehaviourOptions(command: Command): void {
       '--chargeback-delay <duration>',
       help('chargebackDelay', 'sandbox time after approval or capture before test card 4000000000000259 opens its chargeback'),
     )
-    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'));
+    .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
+    .option(
+      '--authorization-lifetime <duration>',
+      help('authorizationLifetime', 'sandbox time a /v1/ payment made with capture: false stays capturable before it lapses to expired'),
+    );
 }
 
 /** HTTPS: how it serves TLS, and which CAs its webhook deliveries trust (docs/https.md). */

@@ -19,6 +19,7 @@ import { dashboardRoutes } from './control/dashboard.js';
 import { stateRoutes } from './control/state.js';
 import { controlDeliveryRoutes } from './control/deliveries.js';
 import { controlDisputeRoutes } from './control/disputes.js';
+import { controlTokenRoutes } from './control/tokens.js';
 import { controlMerchantRoutes } from './control/merchants.js';
 import { controlSignatureRoutes } from './control/signatures.js';
 import { idempotency } from './middleware/idempotency.js';
@@ -115,6 +116,7 @@ function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/', dashboardRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
+  app.route('/_sandbox', controlTokenRoutes(deps));
   app.route('/_sandbox', controlMerchantRoutes(deps));
   app.route('/_sandbox', controlSignatureRoutes(deps));
 }

@@ -10,6 +10,7 @@ import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope, s2sWebhookBody } from '../views/webhook-body.js';
 import type { Activity } from '../runtime/activity.js';
 import type { ServiceDeps } from './deps.js';
+import type { ClockTrace } from './clock-trace.js';
 
 /** The webhook_url a request named, and the body format it gets. */
 export type RequestWebhook =
@@ -39,7 +40,11 @@ export interface Change {
 
 /** Records events and queues their deliveries; call inside store.tx. */
 export class EventPublisher {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    /** Told of every event with its deliveries, for `clock advance --report`. */
+    private readonly trace?: ClockTrace,
+  ) {}
 
   /** Publishes `change` in the caller's transaction; returns its event, if it has one. */
   publish(change: Change): EventRecord | undefined {
@@ -49,7 +54,8 @@ export class EventPublisher {
     let event: EventRecord | undefined;
     if (change.event) {
       event = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
-      for (const target of this.targets(event, change.webhook)) outbox.enqueue(event, target);
+      const deliveryIds = this.targets(event, change.webhook).map((target) => outbox.enqueue(event!, target));
+      this.trace?.published(event, deliveryIds);
       entries.push({
         kind: 'event.created',
         at: event.createdAt,

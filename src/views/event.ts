@@ -5,6 +5,7 @@ import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-types.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { ADVICE_CODES } from '../domain/outcomes.js';
 import { CHARGEBACK_STATUSES, REFUND_STATUSES } from '../domain/vocabularies.js';
 import { checkoutSessionView } from './checkout-session.js';
 import { deliveryView, toDeliveryView } from './delivery.js';
@@ -34,7 +35,7 @@ export const encryptedS2SWebhook = z.strictObject({
 });
 
 /** What data.object says an event is about: the discriminator of every event's data. */
-export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement';
+export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement' | 'token';
 
 /** The data of an S2S transaction's event: object "s2s_transaction" and the spec §6.1 fields. */
 export const s2sEventData = z.looseObject({ object: z.literal('s2s_transaction'), ...S2S_FIELDS }).meta({ id: 'S2SEventData' });
@@ -53,9 +54,30 @@ export const paymentEventData = z
     amount_captured: minor,
     amount_refunded: minor,
     decline_code: z.string().optional(),
+    advice_code: z.enum(ADVICE_CODES).optional().describe('a decline: what retry logic should do'),
+    return_reason: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .describe('payment.returned: the SEPA reason code and its words'),
     metadata: z.record(z.string(), z.string()),
   })
   .meta({ id: 'PaymentEventData' });
+
+/** The data of a token event: the saved card, its expiry, and what stored it for off-session use. */
+export const tokenEventData = z
+  .looseObject({
+    object: z.literal('token'),
+    token_id: z.string(),
+    card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number().int(), exp_year: z.number().int() }),
+    expires_at: isoTime.describe('when the card stops working: the end of its expiry month'),
+    off_session_payment: z.string().nullable().describe('the customer-initiated payment that stored it for off-session use'),
+    previous_card: z
+      .object({ exp_month: z.number().int(), exp_year: z.number().int() })
+      .optional()
+      .describe('token.updated: the expiry before the renewal'),
+    reason: z.literal('renewed_by_issuer').optional().describe('token.updated: why the card changed'),
+  })
+  .meta({ id: 'TokenEventData' });
 
 /** The data of a /v1/ refund's event. */
 export const refundEventData = z
@@ -118,6 +140,7 @@ const EVENT_DATA: Record<EventType, z.ZodType> = Object.fromEntries(
     if (type.startsWith('refund.')) return [type, eitherFamily(refundEventData, 'refund')];
     if (type.startsWith('chargeback.')) return [type, eitherFamily(chargebackEventData, 'chargeback')];
     if (type.startsWith('settlement.')) return [type, settlementEventData];
+    if (type.startsWith('token.')) return [type, tokenEventData];
     return [type, checkoutSessionEventData];
   }),
 ) as Record<EventType, z.ZodType>;
