@@ -34,6 +34,7 @@ import { triggerSchema } from '../contracts/events.js';
 import type { EventType } from '../domain/event-types.js';
 import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';
 import { toDeliveryView } from '../views/delivery.js';
+import { scriptTokenSchema } from '../contracts/token-outcomes.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -87,6 +88,12 @@ export interface SandboxHandle {
    * the same answer as that route. Bad options are the route's own errors (SandboxError).
    */
   trigger(type: string, options?: TriggerOptions): Promise<TriggeredEvent>;
+  /**
+   * Queues what the next charges on a saved token do, one each ("approve" or a decline code of the
+   * test-card table), as POST /_sandbox/tokens/{id}/outcomes; resolves with everything that now waits.
+   * The token must be the merchant's own: the handle's merchant unless `merchant` names another.
+   */
+  scriptToken(id: string, outcomes: string[], options?: { merchant?: string }): Promise<string[]>;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -169,6 +176,12 @@ function auditWebhooks(server: RunningServer, merchantId: string, url: string, o
   return runWebhookAudit(url, { ...material, secret: options.secret ?? material.secret }, settings);
 }
 
+/** scriptToken(): the control route's checks, so an outcome is judged as the body field it stands for. */
+function scriptToken(services: Services, merchantId: string, id: string, outcomes: string[], merchant?: string): string[] {
+  const body = validate(scriptTokenSchema, { outcomes, merchant: merchant ?? merchantId });
+  return services.tokens.script(services.tokens.scriptMerchant(body.merchant), id, body.outcomes);
+}
+
 /** clock.advance(): text follows the rules of `sandbox clock advance` (a unit, never backwards). */
 function advanceClock(services: Services, duration: string | number): number {
   const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
@@ -225,6 +238,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     auditWebhooks: async (url, options = {}) => auditWebhooks(server, credentials.merchantId, url, options),
     diagnoseSignature: (received) => diagnoseSignature(services, received),
     trigger: async (type, options = {}) => wake(trigger(services, type, options)),
+    scriptToken: async (id, outcomes, options = {}) => scriptToken(services, credentials.merchantId, id, outcomes, options.merchant),
     clock: {
       now: () => services.clock.now(),
       advance: (duration) => wake(advanceClock(services, duration)),

@@ -105,9 +105,9 @@ function paymentServices(deps: ServiceDeps, faults: FaultInjector, inFlight: Del
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, events);
-  const scenarios = new Scenarios(deps, faults);
-  const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
   const tokens = new Tokens(deps, jobs, events, trace);
+  const scenarios = new Scenarios(deps, faults, tokens);
+  const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
   const payments = new Payments(deps, auth, events, jobs, tokens, signals, trace);
   const v1Refunds = new V1Refunds(deps, payments, jobs, events);
   const checkout = new CheckoutSessions(deps, jobs, events, payments);

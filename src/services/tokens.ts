@@ -196,6 +196,15 @@ export class Tokens {
     return stored;
   }
 
+  /** The merchant a script names, or the first of the fixtures; 404 naming merchant for an unknown one. */
+  scriptMerchant(merchant: string | undefined): string {
+    const { credentials } = this.deps.store;
+    if (merchant === undefined) return credentials.merchants()[0]!.id;
+    if (!credentials.merchant(merchant))
+      throw new SandboxError('resource_missing', `no merchant ${merchant}; GET /_sandbox/merchants lists them`, 'merchant');
+    return merchant;
+  }
+
   /** Appends outcomes to what the token's next charges do; returns what now waits. */
   script(merchantId: string, id: string, outcomes: string[]): string[] {
     return this.deps.store.tx(() => {

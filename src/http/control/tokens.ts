@@ -5,21 +5,11 @@
 import { Hono } from 'hono';
 import { scriptTokenSchema, tokenOutcomesQuery } from '../../contracts/token-outcomes.js';
 import { validate } from '../../contracts/validate.js';
-import { SandboxError } from '../../errors.js';
-import type { Services } from '../../services/services.js';
 import { toTokenOutcomesView, tokenOutcomesView } from '../../views/token-outcomes.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { readJson, validateQuery } from '../validation.js';
 import { controlRoute } from './control-route.js';
-
-/** The merchant named, or the first of the fixtures; 404 naming merchant for an unknown one. */
-export function scriptMerchant(services: Services, merchant: string | undefined): string {
-  if (merchant === undefined) return services.credentials.merchants()[0]!.id;
-  if (!services.credentials.merchant(merchant))
-    throw new SandboxError('resource_missing', `no merchant ${merchant}; GET /_sandbox/merchants lists them`, 'merchant');
-  return merchant;
-}
 
 /** /tokens/{id}/outcomes under /_sandbox. */
 export function controlTokenRoutes(deps: AppDeps) {
@@ -27,17 +17,17 @@ export function controlTokenRoutes(deps: AppDeps) {
   const { services } = deps;
   app.post('/tokens/:id/outcomes', async (c) => {
     const body = validate(scriptTokenSchema, await readJson(c));
-    const merchant = scriptMerchant(services, body.merchant);
+    const merchant = services.tokens.scriptMerchant(body.merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.script(merchant, id, body.outcomes)));
   });
   app.get('/tokens/:id/outcomes', (c) => {
-    const merchant = scriptMerchant(services, validateQuery(c, tokenOutcomesQuery).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.scripted(merchant, id)));
   });
   app.delete('/tokens/:id/outcomes', (c) => {
-    const merchant = scriptMerchant(services, validateQuery(c, tokenOutcomesQuery).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, [], services.tokens.clearScript(merchant, id)));
   });
