@@ -100,6 +100,11 @@ export const SEPA_TEST_IBANS: ReadonlyArray<{ iban: string; description: string;
     outcome: { result: 'fail', afterMs: SETTLE_MS },
   },
   {
+    iban: SLOW_IBAN,
+    description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)',
+    outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS },
+  },
+  {
     iban: 'NL91ABNA0417164300',
     description: 'succeeds, then is returned with reason AM04 (insufficient funds) 2 days of sandbox time later (payment.returned)',
     outcome: { result: 'succeed', afterMs: SETTLE_MS, returns: { code: 'AM04', afterMs: 2 * DAY_MS } },
@@ -109,11 +114,6 @@ export const SEPA_TEST_IBANS: ReadonlyArray<{ iban: string; description: string;
     description:
       'succeeds, then is returned with reason MD06 (refund requested by the debtor) 10 days of sandbox time later (payment.returned)',
     outcome: { result: 'succeed', afterMs: SETTLE_MS, returns: { code: 'MD06', afterMs: 10 * DAY_MS } },
-  },
-  {
-    iban: SLOW_IBAN,
-    description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)',
-    outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS },
   },
 ];
 
