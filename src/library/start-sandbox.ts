@@ -35,6 +35,9 @@ import type { EventType } from '../domain/event-types.js';
 import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';
 import { toDeliveryView } from '../views/delivery.js';
 import { scriptTokenSchema } from '../contracts/token-outcomes.js';
+import { advanceSchema } from '../contracts/clock.js';
+import { advanceView } from '../http/control/routes.js';
+import type { ClockAdvanceView } from '../views/clock.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -68,8 +71,13 @@ export interface SandboxHandle {
   clock: {
     /** Sandbox time in milliseconds since the epoch. */
     now(): number;
-    /** Moves sandbox time forward ("15m", "90s", or milliseconds), runs due jobs and due retries; returns the new time. */
-    advance(duration: string | number): number;
+    /**
+     * Moves sandbox time forward ("15m", "90s", or milliseconds) and runs what fell due (jobs, retries),
+     * at once; resolves with what the jump caused, as POST /_sandbox/clock/advance answers it (jobs,
+     * scripted outcomes taken, events, each delivery's first attempt), once every delivery had its
+     * first attempt or `wait` (default "5s") passed.
+     */
+    advance(duration: string | number, options?: { wait?: string }): Promise<ClockAdvanceView>;
   };
   /**
    * Grades the webhook handler at `url`: sends it the audit's deliveries (valid, bad signature, stale
@@ -182,8 +190,8 @@ function scriptToken(services: Services, merchantId: string, id: string, outcome
   return services.tokens.script(services.tokens.scriptMerchant(body.merchant), id, body.outcomes);
 }
 
-/** clock.advance(): text follows the rules of `sandbox clock advance` (a unit, never backwards). */
-function advanceClock(services: Services, duration: string | number): number {
+/** clock.advance(): text follows the rules of `sandbox clock advance` (a unit, never backwards); wait those of the route. */
+async function advanceClock(services: Services, wake: () => void, duration: string | number, wait = '5s'): Promise<ClockAdvanceView> {
   const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
   const ms = typeof duration === 'number' ? duration : parseDuration(duration);
   if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
@@ -193,7 +201,8 @@ function advanceClock(services: Services, duration: string | number): number {
       'duration',
     );
   }
-  return services.clock.advance(ms);
+  const { wait: checked } = validate(advanceSchema, { duration: '1s', wait });
+  return advanceView(services, await services.clockAdvances.advance(ms, parseDuration(checked!)!, wake));
 }
 
 /** Starts a sandbox for a test suite; call close() when done (afterAll). */
@@ -241,7 +250,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     scriptToken: async (id, outcomes, options = {}) => scriptToken(services, credentials.merchantId, id, outcomes, options.merchant),
     clock: {
       now: () => services.clock.now(),
-      advance: (duration) => wake(advanceClock(services, duration)),
+      advance: (duration, options = {}) => advanceClock(services, () => wake(undefined), duration, options.wait),
     },
   };
 }

@@ -7,6 +7,7 @@ import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
 import { ClockTrace } from './clock-trace.js';
+import { ClockAdvances } from './clock-advances.js';
 import { S2SPayments } from './s2s-payments.js';
 import { S2SRefunds } from './s2s-refunds.js';
 import { Scenarios } from './scenarios.js';
@@ -66,6 +67,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const merchants = new Merchants(deps, core.snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
+  const clockAdvances = new ClockAdvances(deps, jobs, core.trace, deliveries);
   const triggers = new Triggers(deps, {
     jobs,
     auth,
@@ -94,6 +96,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     chargebacks,
     settlements,
     triggers,
+    clockAdvances,
   };
 }
 

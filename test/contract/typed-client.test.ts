@@ -53,7 +53,7 @@ describe('a typed client generated from /openapi.json', () => {
     expect(flow.canceled.status).toBe('canceled');
 
     // The refund succeeds 2 s (sandbox time) after it is made.
-    sandbox.clock.advance('2s');
+    await sandbox.clock.advance('2s');
     expect(await showPayment(client, flow.created.id)).toMatchObject({
       status: 'partially_refunded',
       amount_captured: 600,

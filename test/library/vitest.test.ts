@@ -168,11 +168,14 @@ describe('startSandbox()', () => {
   it('clock.advance() moves sandbox time and runs what fell due (a challenge expires)', async () => {
     const { json } = await pay(sandbox, { ccno: '4000000000003220' });
     const before = sandbox.clock.now();
-    expect(sandbox.clock.advance('15m')).toBeGreaterThanOrEqual(before + 15 * 60_000);
+    const report = await sandbox.clock.advance('15m', { wait: '0s' });
+    expect(Date.parse(report.now)).toBeGreaterThanOrEqual(before + 15 * 60_000);
+    expect(report.report.steps.map((step) => step.job)).toContain('challenge.expire');
     const delivery = await sandbox.waitForDelivery({ event: 'payment.expired' });
     expect(delivery.body).toMatchObject({ transID: json.transID, order_status: '22' });
-    expect(() => sandbox.clock.advance('soon')).toThrow(/clock\.advance takes a duration/);
-    expect(() => sandbox.clock.advance(-5)).toThrow(SandboxError);
+    await expect(sandbox.clock.advance('soon')).rejects.toThrow(/clock\.advance takes a duration/);
+    await expect(sandbox.clock.advance(-5)).rejects.toThrow(SandboxError);
+    await expect(sandbox.clock.advance('1m', { wait: 'forever' })).rejects.toThrow(/wait must be a duration/);
   });
 
   it('reset() empties the state but keeps the credentials working', async () => {
