@@ -27,7 +27,7 @@ export function reportLines(result: ClockAdvanceView): string[] {
         const answer = !first
           ? 'no answer yet (unanswered)'
           : first.ok
-            ? `${first.status} in ${first.latency_ms} ms`
+            ? `${first.status} in ${first.latency_ms}ms`
             : `FAILED: ${first.status ?? first.error}${first.answer ? ` ${JSON.stringify(first.answer.slice(0, 60))}` : ''}`;
         lines.push(`    delivery ${delivery.id} -> ${delivery.url}: ${answer}`);
       }

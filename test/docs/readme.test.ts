@@ -57,6 +57,7 @@ const PAGES = [
   'errors',
   'benchmarks',
   'webhook-audit',
+  'recurring',
 ];
 
 let runner: DocRunner;
