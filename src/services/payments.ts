@@ -22,6 +22,7 @@ import type { ClockTrace } from './clock-trace.js';
 import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
+import { iso } from '../views/time.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -210,7 +211,7 @@ export class Payments implements ChallengeSubject {
       if (payment.status === 'expired' && payment.failureMessage?.startsWith(LAPSED)) {
         throw new SandboxError(
           'authorization_expired',
-          `payment ${payment.id} cannot be captured: ${payment.failureMessage.slice(LAPSED.length + 2)}, so the authorization was released on ${new Date(payment.updatedAt).toISOString()}; create a new payment`,
+          `payment ${payment.id} cannot be captured: ${payment.failureMessage.slice(LAPSED.length + 2)}, so the authorization was released on ${iso(payment.updatedAt)}; create a new payment`,
           'id',
         );
       }

@@ -23,6 +23,7 @@ import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ClockTrace } from './clock-trace.js';
+import { iso } from '../views/time.js';
 
 /** A card the API may use: what is shown, and the outcome its number scripts (the number itself is not kept). */
 export interface ResolvedCard {
@@ -74,7 +75,7 @@ function tokenEventData(token: StoredToken, extra: Record<string, unknown> = {})
   return {
     token_id: token.id,
     card: { brand: token.brand, last4: token.last4, exp_month: token.expMonth, exp_year: token.expYear },
-    expires_at: new Date(expiryMoment(token.expMonth, token.expYear)).toISOString(),
+    expires_at: iso(expiryMoment(token.expMonth, token.expYear)),
     off_session_payment: token.offSessionPaymentId,
     ...extra,
   };
