@@ -250,7 +250,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     scriptToken: async (id, outcomes, options = {}) => scriptToken(services, credentials.merchantId, id, outcomes, options.merchant),
     clock: {
       now: () => services.clock.now(),
-      advance: (duration, options = {}) => advanceClock(services, () => wake(undefined), duration, options.wait),
+      advance: (duration, options = {}) => advanceClock(services, () => server.worker.wake(), duration, options.wait),
     },
   };
 }

@@ -37,7 +37,8 @@ export class ClockAdvances {
   /**
    * Advances by `ms`, runs what fell due (each job as of its due time), then waits up to `waitMs`
    * (real time) for the first attempt of every delivery it caused; `wake` tells the delivery worker
-   * after each turn commits.
+   * after each turn commits (only the worker: a wake that also ran the due jobs would run the rest of
+   * a long jump in one transaction, holding every request until it ends).
    */
   async advance(ms: number, waitMs: number, wake: () => void): Promise<AdvanceResult> {
     const { clock, store } = this.deps;
