@@ -79,7 +79,9 @@ export function controlRoutes(deps: AppDeps) {
 
   app.post('/clock/advance', async (c) => {
     const { duration, wait } = validate(advanceSchema, await readJson(c));
-    const result = await services.clockAdvances.advance(parseDuration(duration)!, wait ? parseDuration(wait)! : 0, () => deps.wakeDeliveries());
+    const result = await services.clockAdvances.advance(parseDuration(duration)!, wait ? parseDuration(wait)! : 0, () =>
+      deps.wakeDeliveries(),
+    );
     return c.json(advanceView(services, result));
   });
 
