@@ -28,7 +28,11 @@ export function addTokensCommand(program: Command, io: CliIo): void {
   clientOptions(
     tokens
       .command('script <token> <outcomes...>')
-      .description(`queue what the next charges on the token do, one each: ${TOKEN_OUTCOMES.join(', ')}`),
+      .description(`queue what the next charges on the token do, one each: ${TOKEN_OUTCOMES.join(', ')}`)
+      .addHelpText(
+        'after',
+        "\nExample: sandbox tokens script tok_... approve insufficient_funds\n  the next charge on the token approves, the one after declines insufficient_funds (advice_code\n  try_again_later); once the list is used up the card's own outcome applies. The outcomes are added\n  after those already waiting (sandbox tokens show lists them, sandbox tokens clear drops them).",
+      ),
   )
     .option('--merchant <id>', MERCHANT_HELP)
     .action(async (token: string, outcomes: string[], flags: TokenFlags) => {
