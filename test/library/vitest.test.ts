@@ -178,6 +178,34 @@ describe('startSandbox()', () => {
     await expect(sandbox.clock.advance('1m', { wait: 'forever' })).rejects.toThrow(/wait must be a duration/);
   });
 
+  it("scriptToken() scripts a saved token's next charges; clock.advance() resolves once the jump's webhooks had their first attempt", async () => {
+    const v1 = (body: Record<string, unknown>) =>
+      fetch(`${sandbox.url}/v1/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.credentials.apiKey}` },
+        body: JSON.stringify({ amount: 999, currency: 'EUR', webhook_url: `${merchant.url}/renewals`, ...body }),
+      }).then((res) => res.json() as Promise<Record<string, any>>);
+    const first = await v1({
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' },
+      setup_future_usage: 'off_session',
+    });
+    expect(await sandbox.scriptToken(first.token, ['insufficient_funds'])).toEqual(['insufficient_funds']);
+    expect(await v1({ token: first.token, initiator: 'merchant' })).toMatchObject({ status: 'declined', advice_code: 'try_again_later' });
+    expect((await v1({ token: first.token, initiator: 'merchant' })).status).toBe('authorized');
+    // A bad outcome, a predefined token and another merchant's token reject naming what is wrong; nothing is queued.
+    await expect(sandbox.scriptToken(first.token, ['approve', 'maybe'])).rejects.toMatchObject({ param: 'outcomes.1' });
+    await expect(sandbox.scriptToken('tok_visa', ['approve'])).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(sandbox.scriptToken(first.token, ['approve'], { merchant: 'mer_other' })).rejects.toBeInstanceOf(SandboxError);
+
+    const held = await v1({ token: 'tok_visa', capture: false });
+    const report = await sandbox.clock.advance('7d');
+    const lapse = report.report.steps.find((step) => step.job === 'payment.lapse' && step.subject === held.id);
+    expect(lapse?.events.map((event) => [event.type, event.deliveries.map((d) => d.first_attempt?.status)])).toEqual([
+      ['payment.expired', [200]],
+    ]);
+    expect(report.report).toMatchObject({ failed: 0, unanswered: 0 });
+  });
+
   it('reset() empties the state but keeps the credentials working', async () => {
     await pay(sandbox, { reference: 'reused' });
     await sandbox.waitForDelivery({ event: 'payment.authorized' });

@@ -103,6 +103,7 @@ describe('merchant-initiated charges', () => {
       [{ token, initiator: 'merchant', setup_future_usage: 'off_session' }, 'setup_future_usage'],
       [{ token: 'tok_visa', setup_future_usage: 'off_session' }, 'token'],
       [{ token, initiator: 'someone' }, 'initiator'],
+      [{ card: card('4242424242424242'), setup_future_usage: 'on_session' }, 'setup_future_usage'],
     ];
     for (const [body, param] of cases) {
       const res = await pay(body);

@@ -79,6 +79,31 @@ describe('POST /_sandbox/tokens/{id}/outcomes', () => {
     expect((await outcomes(token)).json.outcomes).toEqual([]);
   });
 
+  it('at most 1000 outcomes wait on a token: a script that would go past it is a 400 naming outcomes, and nothing is added', async () => {
+    const token = await saveToken();
+    const full = Array.from({ length: 1000 }, (_, i) => (i % 2 ? 'approve' : 'insufficient_funds'));
+    expect((await sb.request('POST', `/_sandbox/tokens/${token}/outcomes`, { outcomes: full })).status).toBe(200);
+    const more = await sb.request('POST', `/_sandbox/tokens/${token}/outcomes`, { outcomes: ['approve'] });
+    expect(more.status).toBe(400);
+    expect(more.json.error.param).toBe('outcomes');
+    expect(more.json.error.message).toContain('at most 1000');
+    expect((await outcomes(token)).json.outcomes).toHaveLength(1000);
+  });
+
+  it('GET and DELETE name a bad query field, and an unknown merchant, and change nothing', async () => {
+    const token = await saveToken();
+    await sb.request('POST', `/_sandbox/tokens/${token}/outcomes`, { outcomes: ['stolen_card'] });
+    for (const method of ['GET', 'DELETE']) {
+      const unknown = await sb.request(method, `/_sandbox/tokens/${token}/outcomes?merchnt=mer_sandbox`);
+      expect(unknown.status, unknown.text).toBe(400);
+      expect(unknown.json.error.param).toBe('merchnt');
+      const nobody = await sb.request(method, `/_sandbox/tokens/${token}/outcomes?merchant=mer_nobody`);
+      expect(nobody.status, nobody.text).toBe(404);
+      expect(nobody.json.error.param).toBe('merchant');
+    }
+    expect((await outcomes(token)).json.outcomes).toEqual(['stolen_card']);
+  });
+
   it('a predefined token is a 400 saying to save the card; an unknown one a 404', async () => {
     const predefined = await sb.request('POST', '/_sandbox/tokens/tok_visa/outcomes', { outcomes: ['approve'] });
     expect(predefined.status).toBe(400);
