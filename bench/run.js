@@ -9,6 +9,7 @@ import { benchStartup } from './startup.js';
 import { benchRows } from './rows.js';
 import { benchDurability } from './durability.js';
 import { benchLocked } from './locked.js';
+import { benchRecurring } from './recurring.js';
 import { closeAgent } from './lib/http.js';
 import { cleanupTemp, killAll } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
@@ -33,6 +34,7 @@ const SECTIONS = [
   ['stored rows', benchRows],
   ['kill -9 durability', benchDurability],
   ['locked database', benchLocked],
+  ['recurring', benchRecurring],
 ];
 
 async function main() {
