@@ -11,7 +11,7 @@ import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
 import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
 import { MAX_SCRIPTED_OUTCOMES, TOKEN_OUTCOMES } from '../domain/outcomes.js';
 import { tokenOutcomeWord } from './token-outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, errorMessage } from '../errors.js';
 import { faultSpecPattern, wordsPattern } from './patterns.js';
 import { validate } from './validate.js';
 
@@ -133,13 +133,13 @@ export function readScenarioFile(path: string, from = '--scenario'): ScenarioDoc
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingScenario(from, path, shippedScenarioNames());
-    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${(err as Error).message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${errorMessage(err)}`, 'scenario');
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${(err as Error).message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${errorMessage(err)}`, 'scenario');
   }
   try {
     return validate(scenarioDocumentSchema, raw);

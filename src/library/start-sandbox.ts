@@ -6,7 +6,7 @@ import { validate } from '../contracts/validate.js';
 import { closestNames } from '../domain/closest-names.js';
 import { AUTHENTICATION_OUTCOMES, orList, type AuthenticationOutcome } from '../domain/vocabularies.js';
 import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
@@ -202,7 +202,14 @@ async function advanceClock(services: Services, wake: () => void, duration: stri
     );
   }
   const { wait: checked } = validate(advanceSchema, { duration: '1s', wait });
-  return advanceView(services, await services.clockAdvances.advance(ms, parseDuration(checked!)!, wake));
+  return advanceView(
+    services,
+    await services.clockAdvances.advance(
+      ms,
+      present(parseDuration(present(checked, 'wait (it has a default)')), 'wait (the schema checked it)'),
+      wake,
+    ),
+  );
 }
 
 /** Starts a sandbox for a test suite; call close() when done (afterAll). */

@@ -7,6 +7,7 @@ import { isControlTarget, type Where } from '../runtime/machine-names.js';
 
 /** Refuses a webhook URL the request gave in `field` when it is the control API: a 400 naming the field. */
 export function refuseControlTarget(text: string | null | undefined, field: string, config: Where): void {
-  const url = text ? parseHttpUrl(text) : undefined;
-  if (url && isControlTarget(url, config)) throw new SandboxError('parameter_invalid', `${field} ${controlTargetProblem(text!)}`, field);
+  if (!text) return;
+  const url = parseHttpUrl(text);
+  if (url && isControlTarget(url, config)) throw new SandboxError('parameter_invalid', `${field} ${controlTargetProblem(text)}`, field);
 }

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { readScenarioFile, resolveScenarioFile, type ScenarioDocument } from '../contracts/scenario-file.js';
 import { parseOutcomeSpec } from '../domain/outcome-spec.js';
 import type { ScriptedOutcome } from '../domain/outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { FaultInjector } from '../faults/injector.js';
@@ -71,7 +71,7 @@ export class Scenarios {
         `entries.${index}.merchant`,
       );
     });
-    const first = store.credentials.merchants()[0]!.id;
+    const first = present(store.credentials.merchants()[0], "the fixtures' first merchant").id;
     // A posted document's tokens must be the named merchant's own; a --scenario file may outlive
     // its tokens (a reset removes them all), so there a missing one is skipped with a log line.
     const scripts = (doc.tokens ?? []).filter((t, index) => {

@@ -16,14 +16,14 @@ import {
   TOKEN_SOON_EXPIRY_DAYS,
   type ScriptedOutcome,
 } from '../domain/outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { CardInput } from '../contracts/v1-tokens.js';
 import type { StoredToken } from '../store/tokens-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { ClockTrace } from './clock-trace.js';
-import { iso } from '../views/time.js';
+import { toTokenEventData, type TokenExpiry } from '../views/event.js';
 
 /** A card the API may use: what is shown, and the outcome its number scripts (the number itself is not kept). */
 export interface ResolvedCard {
@@ -67,17 +67,6 @@ function fromNumber(number: string, expMonth: number, expYear: number): Resolved
     expYear,
     masked: maskCardNumber(number),
     script: scriptForCard(number),
-  };
-}
-
-/** The data of token.* events: the token and its card as GET /v1/tokens/{id} shows them. */
-function tokenEventData(token: StoredToken, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    token_id: token.id,
-    card: { brand: token.brand, last4: token.last4, exp_month: token.expMonth, exp_year: token.expYear },
-    expires_at: iso(expiryMoment(token.expMonth, token.expYear)),
-    off_session_payment: token.offSessionPaymentId,
-    ...extra,
   };
 }
 
@@ -200,7 +189,7 @@ export class Tokens {
   /** The merchant a script names, or the first of the fixtures; 404 naming merchant for an unknown one. */
   scriptMerchant(merchant: string | undefined): string {
     const { credentials } = this.deps.store;
-    if (merchant === undefined) return credentials.merchants()[0]!.id;
+    if (merchant === undefined) return present(credentials.merchants()[0], "the fixtures' first merchant").id;
     if (!credentials.merchant(merchant))
       throw new SandboxError('resource_missing', `no merchant ${merchant}; GET /_sandbox/merchants lists them`, 'merchant');
     return merchant;
@@ -280,17 +269,17 @@ export class Tokens {
     if (!token || token.expMonth !== month || token.expYear !== year) return;
     const renewed: StoredToken = { ...token, expYear: token.expYear + RENEWAL_YEARS };
     this.deps.store.tokens.setExpiry(id, renewed.expMonth, renewed.expYear);
-    this.publish(renewed, 'token.updated', { previous_card: { exp_month: month, exp_year: year }, reason: 'renewed_by_issuer' });
+    this.publish(renewed, 'token.updated', { exp_month: month, exp_year: year });
     this.scheduleAging(renewed);
   }
 
   /** A token event: to the webhook_url of the payment that stored it for off-session use (if any) and the subscribed endpoints. */
-  private publish(token: StoredToken, type: 'token.expiring' | 'token.updated', extra: Record<string, unknown> = {}): void {
+  private publish(token: StoredToken, type: 'token.expiring' | 'token.updated', previous?: TokenExpiry): void {
     const setup = token.offSessionPaymentId ? this.deps.store.payments.get(token.offSessionPaymentId) : undefined;
     this.events.publish({
       merchantId: token.merchantId,
       resourceId: token.id,
-      event: { type, data: tokenEventData(token, extra) },
+      event: { type, data: toTokenEventData(token, previous) },
       webhook: setup?.webhookUrl ? { format: 'envelope', url: setup.webhookUrl } : undefined,
     });
   }

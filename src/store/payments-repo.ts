@@ -1,7 +1,7 @@
 // /v1/ payments: one row per payment of the bearer API, with its card summary, amounts captured
 // and refunded, and the scripted outcome it replays.
 import type { Db } from './open-database.js';
-import type { ScriptedOutcome } from '../domain/outcomes.js';
+import type { AdviceCode, ScriptedOutcome } from '../domain/outcomes.js';
 import type { PaymentState } from '../domain/payment-state.js';
 import type { PaymentInitiator } from '../domain/vocabularies.js';
 
@@ -41,7 +41,7 @@ export interface Payment {
   /** 'off_session': this customer-initiated payment stores its card for merchant-initiated charges. */
   setupFutureUsage: 'off_session' | null;
   /** A decline's advice for retry logic (try_again_later, do_not_try_again, update_card). */
-  adviceCode: string | null;
+  adviceCode: AdviceCode | null;
   /** Why a SEPA debit came back (status returned). */
   returnReason: ReturnReason | null;
   webhookUrl: string | null;
@@ -79,6 +79,8 @@ type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture' | 'retur
   capture: number;
 };
 
+function fromRow(row: Row): Payment;
+function fromRow(row: Row | undefined): Payment | undefined;
 function fromRow(row: Row | undefined): Payment | undefined {
   if (!row) return undefined;
   return {
@@ -125,12 +127,24 @@ export function createPaymentsRepo(db: Db) {
     list(filter: PaymentFilter): Payment[] {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
-      if (filter.status) where.push('status = ?'), args.push(filter.status);
-      if (filter.createdGte !== undefined) where.push('created_at >= ?'), args.push(filter.createdGte);
-      if (filter.createdLte !== undefined) where.push('created_at <= ?'), args.push(filter.createdLte);
-      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      if (filter.status) {
+        where.push('status = ?');
+        args.push(filter.status);
+      }
+      if (filter.createdGte !== undefined) {
+        where.push('created_at >= ?');
+        args.push(filter.createdGte);
+      }
+      if (filter.createdLte !== undefined) {
+        where.push('created_at <= ?');
+        args.push(filter.createdLte);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      }
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

@@ -93,7 +93,7 @@ export function toPaymentView(payment: Payment, nextActionUrl: string | undefine
     metadata: payment.metadata,
     decline_code: payment.declineCode,
     failure_message: payment.failureMessage,
-    advice_code: payment.adviceCode as PaymentView['advice_code'],
+    advice_code: payment.adviceCode,
     initiator: payment.initiator,
     setup_future_usage: payment.setupFutureUsage,
     return_reason: payment.returnReason,

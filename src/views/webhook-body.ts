@@ -5,11 +5,11 @@ import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
-import { eventData } from './event.js';
+import { eventData, type S2SEventFields } from './event.js';
 import { iso } from './time.js';
 
 /** The spec §6.1 fields of a transaction's webhook, plus `response` saying why. */
-export function s2sWebhookFields(t: Transaction): Record<string, string> {
+export function s2sWebhookFields(t: Transaction): S2SEventFields {
   return {
     bill_currency: t.currency,
     transID: t.transId,

@@ -17,7 +17,11 @@ async function startHungReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     held,
-    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -3,7 +3,7 @@
 // all of /_sandbox by middleware/control-guard.ts.
 import { Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import { ControlLoginPage } from '../../pages/control-login.js';
 import { safeEqual } from '../../signatures/signing.js';
 import { parseDuration } from '../../domain/duration.js';
@@ -68,9 +68,11 @@ export function controlRoutes(deps: AppDeps) {
   app.post('/transactions/:transID/authenticate', async (c) => {
     const { outcome } = validate(authenticateSchema, await readJson(c));
     const id = c.req.param('transID');
-    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
-    const payment = subjectType === 'transaction' ? undefined : services.payments.byId(id)!;
-    const after = payment ? toPaymentView(payment, services.payments.nextActionUrl(payment)) : toS2SStatusView(services.s2s.byTransId(id)!);
+    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome], 'transID');
+    const payment = subjectType === 'transaction' ? undefined : present(services.payments.byId(id), `payment ${id}`);
+    const after = payment
+      ? toPaymentView(payment, services.payments.nextActionUrl(payment))
+      : toS2SStatusView(present(services.s2s.byTransId(id), `transaction ${id}`));
     deps.wake();
     return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
@@ -79,8 +81,10 @@ export function controlRoutes(deps: AppDeps) {
 
   app.post('/clock/advance', async (c) => {
     const { duration, wait } = validate(advanceSchema, await readJson(c));
-    const result = await services.clockAdvances.advance(parseDuration(duration)!, wait ? parseDuration(wait)! : 0, () =>
-      deps.wakeDeliveries(),
+    const result = await services.clockAdvances.advance(
+      present(parseDuration(duration), 'duration (the request schema checked it)'),
+      wait ? present(parseDuration(wait), 'wait (the request schema checked it)') : 0,
+      () => deps.wakeDeliveries(),
     );
     return c.json(advanceView(services, result));
   });

@@ -86,7 +86,8 @@ export class DeliveryQueues {
     this.lastNow = now;
     let ready = 0;
     for (const receiver of this.receivers.values()) {
-      if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver) this.readBack(receiver, now);
+      if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver)
+        this.readBack(receiver, receiver.spill, now);
       ready += Math.min(receiver.queue.length, Math.max(0, this.perReceiver - receiver.inFlight));
     }
     let passed = 0;
@@ -107,8 +108,10 @@ export class DeliveryQueues {
   take(room: number): Delivery[] {
     const taken: Delivery[] = [];
     for (const receiver of this.receivers.values()) {
-      while (taken.length < room && receiver.inFlight < this.perReceiver && receiver.queue.length > 0) {
-        taken.push(receiver.queue.shift()!);
+      while (taken.length < room && receiver.inFlight < this.perReceiver) {
+        const next = receiver.queue.shift();
+        if (next === undefined) break;
+        taken.push(next);
         receiver.inFlight++;
       }
       if (taken.length === room) break;
@@ -167,8 +170,8 @@ export class DeliveryQueues {
   }
 
   /** Reads a spilled receiver's own rows back, from where it spilled up to the cursor. */
-  private readBack(receiver: Receiver, now: number): void {
-    let from = receiver.spill!;
+  private readBack(receiver: Receiver, spill: DueCursor, now: number): void {
+    let from = spill;
     while (receiver.queue.length < QUEUE_CAP) {
       const rows = this.reader.dueAfter(from, now, READ_BATCH, this.cursor);
       for (const row of rows) {
