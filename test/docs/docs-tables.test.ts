@@ -1,9 +1,10 @@
 // The docs' hand copies of the sandbox's vocabularies, held to their one source in src/domain: the
 // test-card tables, the event-name lists, and every other list a page writes out (statuses,
-// reasons, signature modes, OTPs and VPAs...). A card, event or word added, removed or renamed in
-// the code fails here until each page says the same. Quick: it only reads files.
+// reasons, signature modes, OTPs and VPAs...), and docs/cli.md's table of the CLI's commands. A card,
+// event, command or word added, removed or renamed in the code fails here until each page says the same. Quick: it only reads files.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../src/domain/event-types.js';
 import { formatIban, IDEAL_OUTCOME_TEXT, IDEAL_OUTCOMES, SEPA_TEST_IBANS } from '../../src/domain/local-methods.js';
 import {
@@ -210,5 +211,29 @@ describe('the other vocabularies of src/domain', () => {
     // The tabs whose statuses the page spells out (the others are described: order_status codes, payment states, none).
     const spelled: DashboardTab[] = ['sessions', 'chargebacks', 'settlements', 'deliveries'];
     for (const tab of spelled) expect(backticked(rows[DASHBOARD_TABS.indexOf(tab)]![3]!)).toEqual(TAB_STATUSES[tab]);
+  });
+});
+
+describe("the CLI's commands (buildProgram of src/cli/program.ts)", () => {
+  const rows = tableRows(section('docs/cli.md', 'Commands'));
+  /** The row of docs/cli.md's command table whose first cell names `name` as a command. */
+  const rowOf = (name: string) => rows.find((row) => new RegExp(`(sandbox |/ |\`)${name}(?![\\w-])`).test(row[0]!));
+
+  it.each(buildProgram().commands.map((command) => [command.name(), command] as const))(
+    'docs/cli.md has a row for sandbox %s, naming its subcommands',
+    (name, command) => {
+      const row = rowOf(name);
+      expect(row, `docs/cli.md's command table should name sandbox ${name}`).toBeDefined();
+      for (const sub of command.commands) expect(row?.[0], `sandbox ${name} ${sub.name()}`).toMatch(new RegExp(`\\b${sub.name()}\\b`));
+    },
+  );
+
+  it('names every flag of sandbox clock advance', () => {
+    const advance = buildProgram()
+      .commands.find((command) => command.name() === 'clock')
+      ?.commands.find((command) => command.name() === 'advance');
+    const flags = advance?.options.map((option) => option.long) ?? [];
+    expect(flags).toContain('--report');
+    for (const flag of flags) expect(rowOf('clock')?.join(' '), flag).toContain(`${flag}`);
   });
 });
