@@ -61,3 +61,21 @@ it('clock advance --report prints each job, event and first attempt, and exits 1
   expect(report.failed).toBe(1);
   expect(failed.exitCode).toBe(1);
 });
+
+it('clock advance refuses a bad --wait, --wait without --report, and a negative or absurd duration, naming each, and the clock stays', async () => {
+  const offset = async () => (await api(sandbox.url).get('/_sandbox/clock')).json.offset_ms;
+  const before = await offset();
+  const cases: Array<[string[], string]> = [
+    [['30d', '--report', '--wait', 'soon'], 'wait must be a duration'],
+    [['30d', '--report', '--wait', '1h'], 'at most 5m'],
+    [['30d', '--wait', '5s'], '--wait is for --report'],
+    [['-30d', '--report'], 'only moves forward'],
+    [['3651d', '--report'], 'at most 3650d'],
+  ];
+  for (const [args, says] of cases) {
+    const refused = await cli('clock', 'advance', ...args);
+    expect(refused.exitCode, args.join(' ')).toBe(1);
+    expect(refused.error, args.join(' ')).toContain(says);
+  }
+  expect(await offset()).toBe(before);
+});
