@@ -8,6 +8,8 @@ import { buildProgram } from '../../src/cli/program.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../src/domain/event-types.js';
 import { formatIban, IDEAL_OUTCOME_TEXT, IDEAL_OUTCOMES, SEPA_TEST_IBANS } from '../../src/domain/local-methods.js';
 import {
+  ADVICE_CODES,
+  DECLINE_ADVICE,
   DECLINE_MESSAGES,
   declineMessage,
   OTP_FAIL,
@@ -203,6 +205,21 @@ describe('the other vocabularies of src/domain', () => {
     expect(said.map((word) => word.split(':')[0])).toEqual(Object.keys(DECLINE_MESSAGES));
     for (const word of said.filter((w) => w.includes(': ') && !w.endsWith('...')))
       expect(word).toBe(declineMessage(word.split(':')[0] as DeclineCode));
+  });
+
+  it("docs/decisions.md's advice_code row gives each decline code the advice DECLINE_ADVICE gives it", () => {
+    const row = tableRows(read('docs/decisions.md')).find((cells) => cells[0] === '`advice_code`');
+    const parts = (row?.[1] ?? '').slice((row?.[1] ?? '').indexOf(':') + 1).split(';');
+    const said = Object.fromEntries(parts.map((part) => [backticked(part)[0], backticked(part).slice(1).sort()]));
+    const given = Object.fromEntries(
+      ADVICE_CODES.map((advice) => [
+        advice,
+        Object.keys(DECLINE_ADVICE)
+          .filter((code) => DECLINE_ADVICE[code as DeclineCode] === advice)
+          .sort(),
+      ]),
+    );
+    expect(said).toEqual(given);
   });
 
   it("docs/dashboard.md has a row for every dashboard tab, with each tab's status filter", () => {
