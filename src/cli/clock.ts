@@ -5,6 +5,7 @@ import { clockAdvanceProblem } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
+import { dryRunAdvance } from './dry-run.js';
 import type { ClockAdvanceView, ClockView } from '../views/clock.js';
 
 function ahead(view: ClockView): string {
@@ -55,14 +56,17 @@ export function addClockCommand(program: Command, io: CliIo): void {
       "print what the jump caused, in causal order: jobs, scripted outcomes taken, events, each delivery's first attempt with the handler's answer; exit 1 when a delivery failed or had no answer within --wait",
     )
     .option('--wait <duration>', "with --report: real time to wait for the deliveries' first attempts (default 10s, at most 5m)")
+    .option('--dry-run', 'say from when to when the clock would move, and move nothing')
     // --url, --control-token and --json belong to `clock`, which parses them wherever they stand.
     .configureHelp({ showGlobalOptions: true })
     // "-1h" would otherwise be taken for an unknown option; it reaches the check below instead.
     .allowUnknownOption()
     .action(async (duration: string, _options: unknown, command: Command) => {
-      const flags = command.optsWithGlobals<ClientFlags & { report?: boolean; wait?: string }>();
+      const flags = command.optsWithGlobals<ClientFlags & { report?: boolean; wait?: string; dryRun?: boolean }>();
       const problem = clockAdvanceProblem(duration);
       if (problem) throw new CliError(problem);
+      if (flags.dryRun && flags.report) throw new CliError('--dry-run moves nothing, so there is nothing to --report: leave one out');
+      if (flags.dryRun) return dryRunAdvance(new ControlClient(flags), flags, duration, io);
       if (flags.wait !== undefined && !flags.report) throw new CliError('--wait is for --report: add --report, or leave --wait out');
       const wait = flags.report ? (flags.wait ?? '10s') : undefined;
       const result = await new ControlClient(flags).post<ClockAdvanceView>('/clock/advance', { duration, ...(wait ? { wait } : {}) });

@@ -18,6 +18,8 @@ import { tokenScriptsOpenApi } from './control/tokens.js';
 import { eventsOpenApi } from './events.js';
 import { faultsOpenApi } from './control/faults.js';
 import { merchantsOpenApi } from './control/merchants.js';
+import { mcpOpenApi } from './control/mcp.js';
+import { llmsTxtOpenApi } from './llms-txt.js';
 import { paymentsOpenApi } from './payments.js';
 import { refundsOpenApi } from './refunds.js';
 import { s2sEncryptedOpenApi } from './s2s-encrypted.js';
@@ -47,6 +49,7 @@ export const openApiOpenApi: OpenApiRoute[] = [
 export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...s2sOpenApi,
   ...openApiOpenApi,
+  ...llmsTxtOpenApi,
   ...controlOpenApi,
   ...s2sEncryptedOpenApi,
   ...refundsOpenApi,
@@ -66,6 +69,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...dashboardOpenApi,
   ...merchantsOpenApi,
   ...signaturesOpenApi,
+  ...mcpOpenApi,
   ...authenticatePagesOpenApi,
   ...checkoutPagesOpenApi,
   ...loginOpenApi,

@@ -59,6 +59,7 @@ const PAGES = [
   'scenarios',
   'snapshots',
   'github-action',
+  'mcp',
   'example-merchant',
   'dashboard',
   'https',
