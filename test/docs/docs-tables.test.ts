@@ -233,15 +233,20 @@ describe('the other vocabularies of src/domain', () => {
 
 describe("the CLI's commands (buildProgram of src/cli/program.ts)", () => {
   const rows = tableRows(section('docs/cli.md', 'Commands'));
-  /** The row of docs/cli.md's command table whose first cell names `name` as a command. */
-  const rowOf = (name: string) => rows.find((row) => new RegExp(`(sandbox |/ |\`)${name}(?![\\w-])`).test(row[0]!));
+  /** The first cells of docs/cli.md's command table that name `name` as a command. */
+  const cellsOf = (name: string) => rows.map((row) => row[0]!).filter((cell) => new RegExp(`(sandbox |/ |\`)${name}(?![\\w-])`).test(cell));
+  const rowOf = (name: string) => rows.find((row) => cellsOf(name).includes(row[0]!));
 
   it.each(buildProgram().commands.map((command) => [command.name(), command] as const))(
     'docs/cli.md has a row for sandbox %s, naming its subcommands',
     (name, command) => {
-      const row = rowOf(name);
-      expect(row, `docs/cli.md's command table should name sandbox ${name}`).toBeDefined();
-      for (const sub of command.commands) expect(row?.[0], `sandbox ${name} ${sub.name()}`).toMatch(new RegExp(`\\b${sub.name()}\\b`));
+      const cells = cellsOf(name);
+      expect(cells, `docs/cli.md's command table should name sandbox ${name}`).not.toEqual([]);
+      for (const sub of command.commands)
+        expect(
+          cells.some((cell) => new RegExp(`\\b${sub.name()}\\b`).test(cell)),
+          `sandbox ${name} ${sub.name()}`,
+        ).toBe(true);
     },
   );
 
