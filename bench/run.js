@@ -10,6 +10,7 @@ import { benchRows } from './rows.js';
 import { benchDurability } from './durability.js';
 import { benchLocked } from './locked.js';
 import { benchJournal } from './journal.js';
+import { benchRecurring } from './recurring.js';
 import { closeAgent } from './lib/http.js';
 import { cleanupTemp, killAll } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
@@ -35,6 +36,7 @@ const SECTIONS = [
   ['kill -9 durability', benchDurability],
   ['locked database', benchLocked],
   ['journal', benchJournal],
+  ['recurring', benchRecurring],
 ];
 
 async function main() {

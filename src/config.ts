@@ -61,6 +61,8 @@ export interface Config {
   readonly chargebackDelayMs: number;
   /** How long the slow SEPA test IBAN AT321904300235473204 takes to settle. */
   readonly sepaDelayMs: number;
+  /** How long a /v1/ authorisation with capture: false stays capturable before it lapses (expired). */
+  readonly authorizationLifetimeMs: number;
   /** --https or --cert/--key: serve TLS (with the merchant's certificate, or else the local CA's); undefined for plain HTTP. */
   readonly https: HttpsSetting;
   /** PEM text of each --webhook-ca file: CAs webhook deliveries trust besides the system's. */
@@ -96,6 +98,7 @@ export interface ConfigFlags {
   autoAuthenticate?: string;
   chargebackDelay?: string;
   sepaDelay?: string;
+  authorizationLifetime?: string;
   https?: boolean | string;
   cert?: string;
   key?: string;
@@ -134,6 +137,7 @@ export const START_DEFAULTS = Object.freeze({
   webhookTimeout: '5s',
   chargebackDelay: '30s',
   sepaDelay: '3m',
+  authorizationLifetime: '7d',
   faultTimeout: '30s',
   journalSize: '10000',
   journalAge: '24h',
@@ -163,6 +167,7 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   autoAuthenticate: 'SANDBOX_AUTO_AUTHENTICATE',
   chargebackDelay: 'SANDBOX_CHARGEBACK_DELAY',
   sepaDelay: 'SANDBOX_SEPA_DELAY',
+  authorizationLifetime: 'SANDBOX_AUTHORIZATION_LIFETIME',
   https: 'SANDBOX_HTTPS',
   cert: 'SANDBOX_TLS_CERT',
   key: 'SANDBOX_TLS_KEY',
@@ -328,6 +333,7 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
       ),
     ),
   journalAgeMs: (o) => o.duration('journalAge'),
+  authorizationLifetimeMs: (o) => o.duration('authorizationLifetime'),
 };
 
 /** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables): flag > environment > default. */

@@ -87,6 +87,11 @@ export const ERROR_CATALOGUE = {
     type: 'conflict_error',
     when: 'the object is in a state that does not allow the operation; the message names the state',
   },
+  authorization_expired: {
+    status: 409,
+    type: 'conflict_error',
+    when: 'the authorization of a payment made with capture: false lapsed uncaptured (7 days of sandbox time, --authorization-lifetime); nothing can be captured',
+  },
   terminal_in_use: {
     status: 409,
     type: 'conflict_error',

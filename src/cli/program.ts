@@ -29,6 +29,7 @@ import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
 import { addRequestsCommand } from './requests.js';
+import { addTokensCommand } from './tokens.js';
 import { addMcpCommand } from './mcp.js';
 import { errorBody, jsonRequested } from './cli-error.js';
 import { ClientError } from '../client/client-error.js';
@@ -75,6 +76,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addVerifyCommand(program, io);
   addSendCommand(program, io);
   addRequestsCommand(program, io);
+  addTokensCommand(program, io);
   addMcpCommand(program, io);
   addAgentLines(program, [name]);
   return program;

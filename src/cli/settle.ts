@@ -1,5 +1,5 @@
 // `sandbox settle` batches every captured, unsettled payment into settlements (one per merchant
-// and currency), claws back refunds and lost chargebacks on payments settled earlier, and fires
+// and currency), claws back refunds, lost chargebacks and SEPA returns on payments settled earlier, and fires
 // settlement.created, then settlement.paid after --pay-after of sandbox time; `sandbox settlements
 // [id]` lists them or shows one with its payments and clawbacks.
 import type { Command } from 'commander';
@@ -31,7 +31,7 @@ function detail(s: SettlementView): string {
   if (clawbacks.length)
     parts.push(
       '',
-      'clawbacks (refunds and lost chargebacks after an earlier payout):',
+      'clawbacks (refunds, lost chargebacks and SEPA returns after an earlier payout):',
       formatTable(['FAMILY', 'PAYMENT', 'KIND', 'CHARGEBACK', 'AMOUNT'], clawbacks),
     );
   return parts.join('\n');
@@ -43,7 +43,7 @@ export function addSettleCommand(program: Command, io: CliIo): void {
     program
       .command('settle')
       .description(
-        'batch captured payments into settlements with fees, clawing back later refunds and lost chargebacks (settlement.created, then settlement.paid)',
+        'batch captured payments into settlements with fees, clawing back later refunds, lost chargebacks and SEPA returns (settlement.created, then settlement.paid)',
       ),
   )
     .option('--merchant <id>', 'only this merchant (default: every merchant)')

@@ -166,6 +166,10 @@ function addBehaviourOptions(command: Command): void {
     )
     .option('--sepa-delay <duration>', help('sepaDelay', 'sandbox time before the slow SEPA test IBAN AT321904300235473204 settles'))
     .option(
+      '--authorization-lifetime <duration>',
+      help('authorizationLifetime', 'sandbox time a /v1/ payment made with capture: false stays capturable before it lapses to expired'),
+    )
+    .option(
       '--journal-size <n>',
       help('journalSize', 'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none'),
     )

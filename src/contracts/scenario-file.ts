@@ -9,6 +9,8 @@ import { CODE_DIR } from '../code-dir.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
 import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
 import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
+import { MAX_SCRIPTED_OUTCOMES, TOKEN_OUTCOMES } from '../domain/outcomes.js';
+import { tokenOutcomeWord } from './token-outcomes.js';
 import { SandboxError, errorMessage } from '../errors.js';
 import { faultSpecPattern, wordsPattern } from './patterns.js';
 import { validate } from './validate.js';
@@ -60,12 +62,31 @@ export const scenarioDocumentSchema = z
       .describe(
         'fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)',
       ),
+    tokens: z
+      .array(
+        z
+          .object({
+            token: z.string(hint('a token id such as tok_...')).regex(/^tok_[A-Za-z0-9_]{1,64}$/, hint('a token id such as tok_...')),
+            merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
+            outcomes: z
+              .array(tokenOutcomeWord)
+              .min(1)
+              .max(MAX_SCRIPTED_OUTCOMES)
+              .describe(`what the next charges on the token do, one each: ${TOKEN_OUTCOMES.join(', ')}`),
+          })
+          .strict(),
+      )
+      .max(10_000)
+      .optional()
+      .describe(
+        'scripted futures of saved tokens, such as {"token": "tok_...", "outcomes": ["approve", "insufficient_funds"]} (as POST /_sandbox/tokens/{id}/outcomes)',
+      ),
   })
   .strict()
-  .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined, {
+  .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined || (doc.tokens?.length ?? 0) > 0, {
     path: ['entries'],
     error:
-      'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults is set',
+      'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults or tokens is set',
   });
 
 /** A parsed scenario document. */

@@ -3,6 +3,7 @@
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { PAYMENT_INITIATORS } from '../domain/vocabularies.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import { cardSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
@@ -110,8 +111,40 @@ export const createPaymentSchema = z
     capture: z.boolean().default(true).describe('true (the default) to capture at once after authorization, false to capture later'),
     return_url: httpUrl('return_url', 'https://shop.example/return').optional(),
     webhook_url: httpUrl('webhook_url', 'https://shop.example/webhooks').optional(),
+    initiator: z
+      .enum(PAYMENT_INITIATORS)
+      .default('customer')
+      .describe(
+        '"customer" (the default: the customer is present) or "merchant" (a charge on a stored token with nobody present, such as a renewal: never challenged)',
+      ),
+    setup_future_usage: z
+      .enum(['off_session'])
+      .optional()
+      .describe('"off_session" stores the card or token for later merchant-initiated charges once this payment is authorized'),
   })
   .superRefine((body, ctx) => {
+    if (body.initiator === 'merchant') {
+      if (body.card)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['initiator'],
+          message:
+            'initiator "merchant" charges a stored card: send token (one a customer-initiated payment stored with setup_future_usage "off_session"), not card',
+        });
+      else if (!body.token)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['initiator'],
+          message:
+            'initiator "merchant" charges a stored card: send token, the tok_... a customer-initiated payment stored with setup_future_usage "off_session"',
+        });
+      if (body.setup_future_usage)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['setup_future_usage'],
+          message: 'only a customer-initiated payment stores a card for later: leave setup_future_usage out when initiator is "merchant"',
+        });
+    }
     if (body.method !== 'card') {
       ctx.addIssue({
         code: 'custom',

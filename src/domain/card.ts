@@ -58,3 +58,8 @@ export function expiryInPast(month: number, twoDigitYear: number, nowMs: number)
   const currentMonth = now.getUTCMonth() + 1;
   return year < currentYear || (year === currentYear && month < currentMonth);
 }
+
+/** The first moment (UTC ms) a card valid through `month`/`year` (four digits) is expired: the start of the next month. */
+export function expiryMoment(month: number, year: number): number {
+  return Date.UTC(year, month, 1);
+}

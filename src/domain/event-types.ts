@@ -9,7 +9,8 @@ export const EVENT_TYPES = {
   'payment.captured': 'an authorized /v1/ payment is captured, in full or in part',
   'payment.declined': 'the issuer declined, or authentication failed (S2S: order_status 24)',
   'payment.canceled': 'the customer pressed Cancel, or the merchant canceled an authorized payment (S2S: 3)',
-  'payment.expired': 'authentication was not completed in time (S2S: 22)',
+  'payment.expired': 'authentication was not completed in time (S2S: 22), or an authorization made with capture: false lapsed uncaptured',
+  'payment.returned': "the debtor's bank returned a collected SEPA Direct Debit (data.return_reason)",
   'refund.created': 'a refund was accepted and is being processed',
   'refund.succeeded': 'a refund completed (S2S: order_status 5 Refunded or 6 Partially Refunded)',
   'refund.failed': 'a refund could not be completed (test card 4000000000005126)',
@@ -20,13 +21,15 @@ export const EVENT_TYPES = {
   'settlement.paid': 'a settlement batch was paid out',
   'checkout.session.completed': 'a hosted checkout session ended in a successful payment',
   'checkout.session.expired': 'a hosted checkout session expired unused',
+  'token.expiring': "a saved card's expiry is 30 days away (sandbox time)",
+  'token.updated': "the card's issuer renewed a saved card: the token has its new expiry",
 } as const;
 
 /** One event name. */
 export type EventType = keyof typeof EVENT_TYPES;
 
 /** The /v1/ object an event's data describes (an S2S transaction's payment, refund and chargeback events carry its spec §6.1 fields instead). */
-export type EventSubject = 'payment' | 'refund' | 'chargeback' | 'settlement' | 'checkout.session';
+export type EventSubject = 'payment' | 'refund' | 'chargeback' | 'settlement' | 'checkout.session' | 'token';
 
 /** Each event name's subject (what its data describes): a new event name does not compile until it is listed here. */
 export const EVENT_SUBJECTS = {
@@ -36,6 +39,7 @@ export const EVENT_SUBJECTS = {
   'payment.declined': 'payment',
   'payment.canceled': 'payment',
   'payment.expired': 'payment',
+  'payment.returned': 'payment',
   'refund.created': 'refund',
   'refund.succeeded': 'refund',
   'refund.failed': 'refund',
@@ -46,6 +50,8 @@ export const EVENT_SUBJECTS = {
   'settlement.paid': 'settlement',
   'checkout.session.completed': 'checkout.session',
   'checkout.session.expired': 'checkout.session',
+  'token.expiring': 'token',
+  'token.updated': 'token',
 } as const satisfies Record<EventType, EventSubject>;
 
 /** An event name an S2S transaction publishes too: its payment, refund and chargeback events, with the spec §6.1 fields as data. */

@@ -61,12 +61,24 @@ function mod97(iban: string): number {
   return remainder;
 }
 
+/** The SEPA return reason codes the test IBANs use, with their words (ISO 20022 ExternalReturnReason1Code). */
+export const SEPA_RETURN_REASONS = {
+  AM04: 'Insufficient funds',
+  MD06: 'Refund requested by the debtor',
+} as const;
+/** One SEPA return reason code. */
+export type SepaReturnCode = keyof typeof SEPA_RETURN_REASONS;
+
 /** What a SEPA Direct Debit does after it is submitted (processing first, then this). */
 export interface SepaOutcome {
   result: 'succeed' | 'fail';
   /** Sandbox time between submission and the result. */
   afterMs: number;
+  /** A debit collected, then returned by the debtor's bank: the reason and the sandbox time after collection. */
+  returns?: { code: SepaReturnCode; afterMs: number };
 }
+
+const DAY_MS = 86_400_000;
 
 /** Settling "immediately after processing" still takes a moment, as a real debit would. */
 const SETTLE_MS = 5_000;
@@ -91,6 +103,17 @@ export const SEPA_TEST_IBANS: ReadonlyArray<{ iban: string; description: string;
     iban: SLOW_IBAN,
     description: 'succeeds after 3 minutes of sandbox time (`sandbox clock advance 3m` makes it happen now)',
     outcome: { result: 'succeed', afterMs: SLOW_SETTLE_MS },
+  },
+  {
+    iban: 'NL91ABNA0417164300',
+    description: 'succeeds, then is returned with reason AM04 (insufficient funds) 2 days of sandbox time later (payment.returned)',
+    outcome: { result: 'succeed', afterMs: SETTLE_MS, returns: { code: 'AM04', afterMs: 2 * DAY_MS } },
+  },
+  {
+    iban: 'DE89370400440532013000',
+    description:
+      'succeeds, then is returned with reason MD06 (refund requested by the debtor) 10 days of sandbox time later (payment.returned)',
+    outcome: { result: 'succeed', afterMs: SETTLE_MS, returns: { code: 'MD06', afterMs: 10 * DAY_MS } },
   },
 ];
 

@@ -26,6 +26,27 @@ export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
   declined_by_customer: 'the customer declined the payment request',
 };
 
+/**
+ * What a merchant's retry logic reads besides the decline code (docs/decisions.md "Recurring
+ * charges"): retry later, never retry, or ask the customer for another card.
+ */
+export const ADVICE_CODES = ['try_again_later', 'do_not_try_again', 'update_card'] as const;
+/** One advice code. */
+export type AdviceCode = (typeof ADVICE_CODES)[number];
+
+/** The advice each decline code carries: funds and outages pass, a stolen or closed card does not, an expired or wrong one needs new details. */
+export const DECLINE_ADVICE: Record<DeclineCode, AdviceCode> = {
+  card_declined: 'try_again_later',
+  insufficient_funds: 'try_again_later',
+  processing_error: 'try_again_later',
+  lost_card: 'do_not_try_again',
+  stolen_card: 'do_not_try_again',
+  authentication_failed: 'do_not_try_again',
+  declined_by_customer: 'do_not_try_again',
+  expired_card: 'update_card',
+  incorrect_cvc: 'update_card',
+};
+
 /** "card_declined: the issuer declined the card" */
 export function declineMessage(code: DeclineCode): string {
   return `${code}: ${DECLINE_MESSAGES[code]}`;
@@ -58,6 +79,11 @@ export interface TestCard {
   description: string;
   /** What a payment with this card does. */
   script: ScriptedOutcome;
+  /**
+   * A saved token of this card expires soon whatever expiry was typed (TOKEN_SOON_EXPIRY_DAYS), so
+   * expiry can be rehearsed without date arithmetic; 'renewed': the issuer renews it at expiry.
+   */
+  ages?: 'expires' | 'renewed';
 }
 
 const approve: Authorisation = { result: 'approve' };
@@ -139,6 +165,20 @@ export const TEST_CARDS: readonly TestCard[] = [
     script: { ...base, challenge: false, authorisation: approve, chargeback: true },
   },
   {
+    number: '4000000000000077',
+    token: 'tok_expires_soon',
+    description: 'approved; saved as a token, it expires at the end of the month 60 days on (sandbox time), not renewed',
+    script: { ...base, challenge: false, authorisation: approve },
+    ages: 'expires',
+  },
+  {
+    number: '4000000000000176',
+    token: 'tok_renewed_at_expiry',
+    description: 'approved; saved as a token, it reaches its expiry like 4000000000000077, then the issuer renews it (token.updated)',
+    script: { ...base, challenge: false, authorisation: approve },
+    ages: 'renewed',
+  },
+  {
     number: '4999990000000015',
     token: 'tok_no_answer',
     description: 'stays Pending: the gateway never answers, no webhook',
@@ -154,6 +194,29 @@ const BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));
 /** The script of a card number (already normalised to digits). */
 export function scriptForCard(number: string): ScriptedOutcome {
   return BY_NUMBER.get(number)?.script ?? DEFAULT_SCRIPT;
+}
+
+/** How a saved token of this card ages (TestCard.ages); undefined for every card that keeps its typed expiry. */
+export function agingOfCard(number: string): TestCard['ages'] {
+  return BY_NUMBER.get(number)?.ages;
+}
+
+/** Days after saving whose month is when a token of an aging test card expires (the end of that month). */
+export const TOKEN_SOON_EXPIRY_DAYS = 60;
+
+/** What a token's scripted future may hold: approve, or a decline code of the test-card table. */
+export const TOKEN_OUTCOMES: readonly string[] = [
+  'approve',
+  ...new Set(TEST_CARDS.flatMap((card) => (card.script.authorisation.result === 'decline' ? [card.script.authorisation.code] : []))),
+];
+
+/** At most this many scripted outcomes wait on one token. */
+export const MAX_SCRIPTED_OUTCOMES = 1000;
+
+/** The authorisation a token outcome scripts; undefined when it is not one of TOKEN_OUTCOMES. */
+export function tokenOutcome(word: string): Authorisation | undefined {
+  if (!TOKEN_OUTCOMES.includes(word)) return undefined;
+  return word === 'approve' ? approve : decline(word as DeclineCode);
 }
 
 /** What the customer typed on the OTP page means. */

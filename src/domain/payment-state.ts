@@ -16,6 +16,7 @@ export const PAYMENT_STATES = [
   'partially_refunded',
   'refunded',
   'disputed',
+  'returned',
 ] as const;
 
 /** One payment status. */
@@ -74,6 +75,13 @@ export const PAYMENT_TRANSITIONS = {
     done: 'expired',
     trigger: 'the challenge was not completed within its lifetime (15 min)',
   },
+  lapse: {
+    from: ['authorized'],
+    to: 'expired',
+    event: 'payment.expired',
+    done: 'expired',
+    trigger: 'capture: false and not captured within the authorization lifetime (7 days of sandbox time, --authorization-lifetime)',
+  },
   capture: {
     from: ['authorized'],
     to: 'captured',
@@ -102,6 +110,14 @@ export const PAYMENT_TRANSITIONS = {
     event: null,
     done: 'disputed',
     trigger: 'a chargeback opened (event chargeback.created; test card 4000000000000259 opens one 30 s after capture)',
+  },
+  // A SEPA Direct Debit the debtor's bank sends back after it was collected (test IBANs).
+  return: {
+    from: ['captured', 'partially_refunded'],
+    to: 'returned',
+    event: 'payment.returned',
+    done: 'returned',
+    trigger: "the debtor's bank returned a collected SEPA Direct Debit (test IBANs NL91 ABNA 0417 1643 00, DE89 3704 0044 0532 0130 00)",
   },
   dispute_won: {
     from: ['disputed'],

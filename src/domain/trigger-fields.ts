@@ -38,6 +38,7 @@ export const TRIGGER_FIELDS: Record<EventType, TriggerFieldRule> = {
   'payment.declined': payment(),
   'payment.canceled': payment(),
   'payment.expired': payment(),
+  'payment.returned': session,
   'refund.created': refund,
   'refund.succeeded': refund,
   'refund.failed': refund,
@@ -48,6 +49,8 @@ export const TRIGGER_FIELDS: Record<EventType, TriggerFieldRule> = {
   'settlement.paid': none,
   'checkout.session.completed': session,
   'checkout.session.expired': session,
+  'token.expiring': none,
+  'token.updated': none,
 };
 
 /** True when `path` (dotted) is one of `fields` or under one of its `name.*`. */

@@ -104,8 +104,8 @@ export const PAYMENT_FAMILIES = ['s2s', 'v1'] as const;
 /** One payment family. */
 export type PaymentFamily = (typeof PAYMENT_FAMILIES)[number];
 
-/** What a settlement claws back: a refund or a lost chargeback of a payment it already paid out. */
-export const ADJUSTMENT_KINDS = ['refund', 'chargeback'] as const;
+/** What a settlement claws back: a refund, a lost chargeback or a SEPA return of a payment it already paid out. */
+export const ADJUSTMENT_KINDS = ['refund', 'chargeback', 'return'] as const;
 /** One clawback kind. */
 export type AdjustmentKind = (typeof ADJUSTMENT_KINDS)[number];
 
@@ -114,3 +114,8 @@ export function orList(values: readonly string[], quoted = false): string {
   const words = quoted ? values.map((value) => JSON.stringify(value)) : [...values];
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
+
+/** Who starts a /v1/ payment: the customer, present (the default), or the merchant on a stored token with nobody present. */
+export const PAYMENT_INITIATORS = ['customer', 'merchant'] as const;
+/** One initiator. */
+export type PaymentInitiator = (typeof PAYMENT_INITIATORS)[number];

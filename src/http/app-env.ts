@@ -35,7 +35,9 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   services: Services;
-  /** Wakes the delivery worker and the job runner (after a clock advance or a requeue). */
+  /** Wakes the delivery worker and the job runner (after a requeue, a reset...). */
   wake(): void;
+  /** Wakes the delivery worker only: a clock advance runs its due jobs itself, in turns, and wakes it after each. */
+  wakeDeliveries(): void;
   forcedScript: OutcomeOverride;
 }

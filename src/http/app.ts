@@ -19,6 +19,7 @@ import { dashboardRoutes } from './control/dashboard.js';
 import { stateRoutes } from './control/state.js';
 import { controlDeliveryRoutes } from './control/deliveries.js';
 import { controlDisputeRoutes } from './control/disputes.js';
+import { controlTokenRoutes } from './control/tokens.js';
 import { controlMerchantRoutes } from './control/merchants.js';
 import { controlSignatureRoutes } from './control/signatures.js';
 import { controlJournalRoutes } from './control/journal.js';
@@ -128,6 +129,7 @@ function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/', dashboardRoutes(deps));
   app.route('/_sandbox', controlDeliveryRoutes(deps));
   app.route('/_sandbox', controlDisputeRoutes(deps));
+  app.route('/_sandbox', controlTokenRoutes(deps));
   app.route('/_sandbox', controlMerchantRoutes(deps));
   app.route('/_sandbox', controlSignatureRoutes(deps));
   app.route('/_sandbox', controlJournalRoutes(deps));

@@ -14,6 +14,7 @@ import { controlOpenApi, loginOpenApi } from './control/routes.js';
 import { dashboardOpenApi } from './control/dashboard.js';
 import { deliveriesOpenApi } from './control/deliveries.js';
 import { disputesOpenApi } from './control/disputes.js';
+import { tokenScriptsOpenApi } from './control/tokens.js';
 import { eventsOpenApi } from './events.js';
 import { faultsOpenApi } from './control/faults.js';
 import { merchantsOpenApi } from './control/merchants.js';
@@ -65,6 +66,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...eventsOpenApi,
   ...checkoutSessionsOpenApi,
   ...disputesOpenApi,
+  ...tokenScriptsOpenApi,
   ...dashboardOpenApi,
   ...merchantsOpenApi,
   ...signaturesOpenApi,

@@ -6,7 +6,7 @@ import { validate } from '../contracts/validate.js';
 import { closestNames } from '../domain/closest-names.js';
 import { AUTHENTICATION_OUTCOMES, orList, type AuthenticationOutcome } from '../domain/vocabularies.js';
 import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
@@ -37,6 +37,10 @@ import { toDeliveryView } from '../views/delivery.js';
 import { expectationSchema, journalQuery } from '../contracts/journal.js';
 import { journalFilter } from '../http/control/journal.js';
 import { toExpectationResultView, toJournalEntryView, type ExpectationResultView, type JournalEntryView } from '../views/journal.js';
+import { scriptTokenSchema } from '../contracts/token-outcomes.js';
+import { advanceSchema } from '../contracts/clock.js';
+import { advanceView } from '../http/control/routes.js';
+import type { ClockAdvanceView } from '../views/clock.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -70,8 +74,13 @@ export interface SandboxHandle {
   clock: {
     /** Sandbox time in milliseconds since the epoch. */
     now(): number;
-    /** Moves sandbox time forward ("15m", "90s", or milliseconds), runs due jobs and due retries; returns the new time. */
-    advance(duration: string | number): number;
+    /**
+     * Moves sandbox time forward ("15m", "90s", or milliseconds) and runs what fell due (jobs, retries),
+     * at once; resolves with what the jump caused, as POST /_sandbox/clock/advance answers it (jobs,
+     * scripted outcomes taken, events, each delivery's first attempt), once every delivery had its
+     * first attempt or `wait` (default "5s") passed.
+     */
+    advance(duration: string | number, options?: { wait?: string }): Promise<ClockAdvanceView>;
   };
   /**
    * Grades the webhook handler at `url`: sends it the audit's deliveries (valid, bad signature, stale
@@ -101,6 +110,12 @@ export interface SandboxHandle {
    * the closest requests and the fields that differ, and whose `result` holds them.
    */
   expectRequested(expectation: RequestExpectation): Promise<ExpectationResultView>;
+  /**
+   * Queues what the next charges on a saved token do, one each ("approve" or a decline code of the
+   * test-card table), as POST /_sandbox/tokens/{id}/outcomes; resolves with everything that now waits.
+   * The token must be the merchant's own: the handle's merchant unless `merchant` names another.
+   */
+  scriptToken(id: string, outcomes: string[], options?: { merchant?: string }): Promise<string[]>;
   /** The running server underneath, for what the handle does not cover. */
   server: RunningServer;
 }
@@ -214,8 +229,14 @@ function auditWebhooks(server: RunningServer, merchantId: string, url: string, o
   return runWebhookAudit(url, { ...material, secret: options.secret ?? material.secret }, settings);
 }
 
-/** clock.advance(): text follows the rules of `sandbox clock advance` (a unit, never backwards). */
-function advanceClock(services: Services, duration: string | number): number {
+/** scriptToken(): the control route's checks, so an outcome is judged as the body field it stands for. */
+function scriptToken(services: Services, merchantId: string, id: string, outcomes: string[], merchant?: string): string[] {
+  const body = validate(scriptTokenSchema, { outcomes, merchant: merchant ?? merchantId });
+  return services.tokens.script(services.tokens.scriptMerchant(body.merchant), id, body.outcomes);
+}
+
+/** clock.advance(): text follows the rules of `sandbox clock advance` (a unit, never backwards); wait those of the route. */
+async function advanceClock(services: Services, wake: () => void, duration: string | number, wait = '5s'): Promise<ClockAdvanceView> {
   const problem = typeof duration === 'string' ? clockAdvanceProblem(duration) : undefined;
   const ms = typeof duration === 'number' ? duration : parseDuration(duration);
   if (problem !== undefined || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
@@ -225,7 +246,15 @@ function advanceClock(services: Services, duration: string | number): number {
       'duration',
     );
   }
-  return services.clock.advance(ms);
+  const { wait: checked } = validate(advanceSchema, { duration: '1s', wait });
+  return advanceView(
+    services,
+    await services.clockAdvances.advance(
+      ms,
+      present(parseDuration(present(checked, 'wait (it has a default)')), 'wait (the schema checked it)'),
+      wake,
+    ),
+  );
 }
 
 /** Starts a sandbox for a test suite; call close() when done (afterAll). */
@@ -285,9 +314,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       if (!result.ok) throw new RequestExpectationError(result);
       return result;
     },
+    scriptToken: async (id, outcomes, options = {}) => scriptToken(services, credentials.merchantId, id, outcomes, options.merchant),
     clock: {
       now: () => services.clock.now(),
-      advance: (duration) => wake(advanceClock(services, duration)),
+      advance: (duration, options = {}) => advanceClock(services, () => server.worker.wake(), duration, options.wait),
     },
   };
 }

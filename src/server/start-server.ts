@@ -110,6 +110,7 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
       services.jobs.runDue();
       worker.wake();
     },
+    wakeDeliveries: () => worker.wake(),
     forcedScript: createOutcomeOverride(services),
   };
   const app = createApp(appDeps);

@@ -5,7 +5,7 @@
 // the session open for another try. Every payment status change is signalled here, so a 3-D Secure
 // challenge finished by the page, the control API or the clock completes the session alike.
 import { declineMessage } from '../domain/outcomes.js';
-import { idealBank, sepaOutcome, type IdealOutcome } from '../domain/local-methods.js';
+import { idealBank, SEPA_RETURN_REASONS, sepaOutcome, type IdealOutcome, type SepaReturnCode } from '../domain/local-methods.js';
 import { SandboxError, present } from '../errors.js';
 import type { CardInput } from '../contracts/v1-tokens.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
@@ -34,7 +34,8 @@ export class CheckoutPayments {
   ) {
     // A signal, not a call: the payments service is built before this one, which is built from it.
     signals.on('payment.status', (payment) => this.paymentChanged(payment));
-    jobs.register('checkout.sepa_settle', (job) => this.settleSepa(job.subjectId, job.payload.result === 'fail'));
+    jobs.register('checkout.sepa_settle', (job) => this.settleSepa(job.subjectId, job.payload.result === 'fail', job.payload.returns));
+    jobs.register('payment.return', (job) => this.returnSepa(job.subjectId, job.payload.code));
   }
 
   /** The session's latest attempt, for the page's notices. */
@@ -55,6 +56,7 @@ export class CheckoutPayments {
         card,
         customer: { name: holder, ...(session.customerEmail ? { email: session.customerEmail } : {}) },
         capture: true,
+        initiator: 'customer',
         reference: session.reference ?? undefined,
         metadata: { [SESSION_METADATA_KEY]: session.id },
         return_url: `${this.deps.publicUrl.base}/pay/${session.token}/return`,
@@ -125,7 +127,10 @@ export class CheckoutPayments {
       const payment = this.createLocal(session, 'sepa', 'SEPA', iban.slice(-4), holder);
       this.sessions.recordAttempt(session, payment.id, {});
       this.sessions.complete(session, payment.id);
-      this.jobs.schedule('checkout.sepa_settle', payment.id, this.deps.clock.now() + outcome.afterMs, { result: outcome.result });
+      this.jobs.schedule('checkout.sepa_settle', payment.id, this.deps.clock.now() + outcome.afterMs, {
+        result: outcome.result,
+        ...(outcome.returns ? { returns: outcome.returns } : {}),
+      });
       return payment;
     });
   }
@@ -164,12 +169,21 @@ export class CheckoutPayments {
     this.payments.move(authorized, 'capture', { amountCaptured: authorized.amount });
   }
 
-  private settleSepa(paymentId: string, fails: boolean): void {
+  private settleSepa(paymentId: string, fails: boolean, returns?: { code: SepaReturnCode; afterMs: number }): void {
     const payment = this.deps.store.payments.get(paymentId);
     if (payment?.status !== 'processing') return;
     if (fails)
       this.payments.move(payment, 'decline', { declineCode: 'insufficient_funds', failureMessage: declineMessage('insufficient_funds') });
     else this.approve(payment);
+    // The return test IBANs: collected now, sent back by the debtor's bank days later.
+    if (!fails && returns) this.jobs.schedule('payment.return', paymentId, this.deps.clock.now() + returns.afterMs, { code: returns.code });
+  }
+
+  /** The payment.return job: the debtor's bank sends a collected debit back (payment.returned); a refunded or disputed one stays as it is. */
+  private returnSepa(paymentId: string, code: SepaReturnCode): void {
+    const payment = this.deps.store.payments.get(paymentId);
+    if (payment?.status !== 'captured' && payment?.status !== 'partially_refunded') return;
+    this.payments.move(payment, 'return', { returnReason: { code, message: SEPA_RETURN_REASONS[code] } });
   }
 
   /** After every payment status change (inside its transaction): an authorized attempt completes its open session. */

@@ -12,6 +12,7 @@ import type { NewEvent } from '../views/event.js';
 import type { Activity } from '../runtime/activity.js';
 import type { ServiceDeps } from './deps.js';
 import { present } from '../errors.js';
+import type { ClockTrace } from './clock-trace.js';
 
 /** The webhook_url a request named, and the body format it gets. */
 export type RequestWebhook =
@@ -41,7 +42,11 @@ export interface Change {
 
 /** Records events and queues their deliveries; call inside store.tx. */
 export class EventPublisher {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    /** Told of every event with its deliveries, for `clock advance --report`. */
+    private readonly trace?: ClockTrace,
+  ) {}
 
   /** Publishes `change` in the caller's transaction; returns its event, if it has one. */
   publish(change: Change): EventRecord | undefined {
@@ -50,8 +55,10 @@ export class EventPublisher {
     const entries: Activity[] = change.status ? [{ kind: change.status.kind, at, data: change.status.data }] : [];
     let event: EventRecord | undefined;
     if (change.event) {
-      event = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
-      for (const target of this.targets(event, change.webhook)) outbox.enqueue(event, target);
+      const recorded = outbox.recordEvent(change.merchantId, change.event.type, change.resourceId, change.event.data);
+      event = recorded;
+      const deliveryIds = this.targets(recorded, change.webhook).map((target) => outbox.enqueue(recorded, target));
+      this.trace?.published(event, deliveryIds);
       entries.push({
         kind: 'event.created',
         at: event.createdAt,

@@ -2,6 +2,7 @@
 // when it schedules work for later. A new kind is a line here; JobRunner.schedule and register
 // then type-check its name and payload.
 import type { AuthenticationOutcome, PaymentFamily } from '../domain/vocabularies.js';
+import type { SepaReturnCode } from '../domain/local-methods.js';
 
 /** The payload of each job kind (most need only their subject id). */
 export interface JobPayloads {
@@ -18,9 +19,17 @@ export interface JobPayloads {
   /** A checkout session ran out of time (subject: session id). */
   'checkout.expire': Record<string, never>;
   /** A submitted SEPA Direct Debit settles or fails (subject: payment id). */
-  'checkout.sepa_settle': { result: 'succeed' | 'fail' };
+  'checkout.sepa_settle': { result: 'succeed' | 'fail'; returns?: { code: SepaReturnCode; afterMs: number } };
   /** A settlement is paid out (subject: settlement id). */
   'settlement.pay': Record<string, never>;
+  /** An authorisation made with capture: false lapses uncaptured (subject: payment id). */
+  'payment.lapse': Record<string, never>;
+  /** The debtor's bank returns a collected SEPA Direct Debit (subject: payment id; the SEPA reason code). */
+  'payment.return': { code: SepaReturnCode };
+  /** A saved card is 30 days from its expiry: token.expiring (subject: token id; the expiry it was scheduled for). */
+  'token.expiring': { exp_month: number; exp_year: number };
+  /** A renewing card reaches its expiry: the issuer renews it (subject: token id; the expiry it was scheduled for). */
+  'token.renew': { exp_month: number; exp_year: number };
 }
 
 /** One job kind. */

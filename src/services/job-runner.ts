@@ -7,6 +7,7 @@
 import type { Job } from '../store/jobs-repo.js';
 import type { JobKind, JobOf, PayloadArg } from './job-kinds.js';
 import type { ServiceDeps } from './deps.js';
+import type { ClockTrace } from './clock-trace.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 import { ThrottledLog } from '../runtime/throttled-log.js';
 import { errorMessage } from '../errors.js';
@@ -30,7 +31,11 @@ export class JobRunner {
   /** Storage faults repeat every BUSY_RETRY_MS while they last: one line per 30 s says so. */
   private readonly faults: ThrottledLog;
 
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(
+    private readonly deps: ServiceDeps,
+    /** Records each job that runs while a `clock advance --report` collects. */
+    private readonly trace?: ClockTrace,
+  ) {
     this.faults = new ThrottledLog(deps.logger);
   }
 
@@ -83,7 +88,15 @@ export class JobRunner {
           store.tx(() => {
             if (!store.jobs.markDone(job.id)) return;
             // As of its due time: what it stamps (expired_at, paid_at, its event) says when it fell due.
-            if (handler) clock.asOf(job.dueAt, () => handler(job));
+            if (handler)
+              clock.asOf(job.dueAt, () =>
+                this.trace
+                  ? this.trace.step(
+                      () => ({ kind: 'job', at: job.dueAt, job: job.kind, subject: job.subjectId, events: [] }),
+                      () => handler(job),
+                    )
+                  : handler(job),
+              );
             else logger.error(`no handler for job kind ${job.kind}; job ${job.id} skipped`);
           });
           ran++;

@@ -5,7 +5,16 @@ import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import type { Payment } from '../store/payments-repo.js';
 
 /** The fields every new payment starts with alike, which newPayment fills in. */
-type StartsAlike = 'id' | 'acquirer' | 'amountCaptured' | 'amountRefunded' | 'status' | 'declineCode' | 'failureMessage';
+type StartsAlike =
+  | 'id'
+  | 'acquirer'
+  | 'amountCaptured'
+  | 'amountRefunded'
+  | 'status'
+  | 'declineCode'
+  | 'failureMessage'
+  | 'adviceCode'
+  | 'returnReason';
 
 /** What tells one new payment from another. */
 export type PaymentStart = Omit<Payment, StartsAlike | 'createdAt' | 'updatedAt'> & { routing: keyof typeof ROUTING_ACQUIRERS };
@@ -32,6 +41,8 @@ export const WITHOUT_CARD = {
   description: null,
   capture: true,
   returnUrl: null,
+  initiator: 'customer',
+  setupFutureUsage: null,
   script: { challenge: false, authorisation: { result: 'approve' }, refundFails: false, chargeback: false },
 } satisfies Partial<PaymentStart>;
 
@@ -46,6 +57,8 @@ export function newPayment(start: PaymentStart, now: number): Payment {
     status: 'processing',
     declineCode: null,
     failureMessage: null,
+    adviceCode: null,
+    returnReason: null,
     createdAt: now,
     updatedAt: now,
   };

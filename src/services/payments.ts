@@ -3,7 +3,8 @@
 // cancel, expire. Every status change goes through the payment-state table and publishes its
 // event in the same transaction as the change.
 import { urlWithQuery } from '../domain/http-url.js';
-import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
+import { DECLINE_ADVICE, declineMessage, tokenOutcome, type DeclineCode, type ScriptedOutcome } from '../domain/outcomes.js';
+import { formatDuration } from '../domain/duration.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
 import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
@@ -16,10 +17,12 @@ import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
 import type { JobRunner } from './job-runner.js';
 import type { Signals } from './signals.js';
-import type { ResolvedCard, Tokens } from './tokens.js';
+import type { ResolvedCard, TokenRecord, Tokens } from './tokens.js';
+import type { ClockTrace } from './clock-trace.js';
 import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
+import { iso } from '../views/time.js';
 import { toPaymentEventData, type NewEvent } from '../views/event.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
@@ -33,7 +36,10 @@ export interface PaymentCreated {
 }
 
 /** Fields of a payment a state change may also set. */
-type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'declineCode' | 'failureMessage'>>;
+type Changes = Partial<Pick<Payment, 'amountCaptured' | 'amountRefunded' | 'declineCode' | 'failureMessage' | 'returnReason'>>;
+
+/** The failure_message of an authorisation that lapsed uncaptured starts with this (the capture refusal reads it). */
+export const LAPSED = 'authorization_expired';
 
 /** The /v1/ payment use cases. */
 export class Payments implements ChallengeSubject {
@@ -48,18 +54,75 @@ export class Payments implements ChallengeSubject {
     private readonly tokens: Tokens,
     /** Told of every status change ('payment.status'), inside its transaction: hosted checkout follows its payments. */
     private readonly signals: Signals,
+    /** Records charges on stored tokens while a `clock advance --report` collects. */
+    private readonly trace?: ClockTrace,
   ) {
     auth.registerSubject('payment', this);
+    jobs.register('payment.lapse', (job) => this.lapse(job.subjectId));
   }
 
-  /** Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the card. */
+  /**
+   * Creates a payment for `merchant`; `forcedScript` (X-Sandbox-Outcome, scenarios) wins over the
+   * token's scripted outcomes, which win over the card. A merchant-initiated charge is never challenged.
+   */
   create(merchant: Merchant, input: CreatePaymentInput, forcedScript?: ScriptedOutcome): PaymentCreated {
     refuseControlTarget(input.webhook_url, 'webhook_url', this.deps.config);
-    const { store } = this.deps;
     const card: ResolvedCard = input.card
       ? this.tokens.checkCard(input.card)
       : this.tokens.get(merchant.id, input.token ?? DEFAULT_TEST_TOKEN, 'token');
-    const script = forcedScript ?? card.script;
+    const stored = input.token === undefined ? undefined : (card as TokenRecord);
+    if (input.setup_future_usage && stored?.predefined) {
+      throw new SandboxError(
+        'parameter_invalid',
+        `${stored.id} is a predefined test token that every merchant shares, so it cannot be stored for off-session use; pay with card (and setup_future_usage) or with a token from POST /v1/tokens`,
+        'token',
+      );
+    }
+    if (input.initiator === 'merchant')
+      this.refuseUnstored(present(stored, 'the token of a merchant-initiated charge (the contract requires one)'));
+    const own = stored && !stored.predefined ? stored : undefined;
+    if (!own) return this.deps.store.tx(() => this.createWith(merchant, input, card, forcedScript ?? card.script));
+    const charge = () => ({
+      kind: 'charge' as const,
+      at: this.deps.clock.now(),
+      paymentId: '',
+      token: own.id,
+      initiator: input.initiator,
+      scriptedOutcome: null,
+      events: [],
+    });
+    const run = () => this.deps.store.tx(() => this.createWith(merchant, input, card, this.tokenScript(own, forcedScript)));
+    return this.trace ? this.trace.step(charge, run) : run();
+  }
+
+  /** What a charge on a merchant's own token does: an expired card declines; else the next scripted outcome, if one waits. Inside store.tx. */
+  private tokenScript(token: TokenRecord, forcedScript: ScriptedOutcome | undefined): ScriptedOutcome {
+    if (this.tokens.expired(token))
+      return { ...token.script, challenge: false, authorisation: { result: 'decline', code: 'expired_card' } };
+    if (forcedScript) return forcedScript;
+    const taken = this.tokens.takeOutcome(token.id);
+    return taken === undefined
+      ? token.script
+      : { ...token.script, authorisation: present(tokenOutcome(taken), `scripted outcome ${taken}`) };
+  }
+
+  /** A merchant-initiated charge needs a token a customer-initiated payment stored for off-session use. */
+  private refuseUnstored(token: TokenRecord): void {
+    if (token.offSessionPaymentId) return;
+    const why = token.predefined
+      ? `${token.id} is a predefined test token, which no customer-initiated payment can store`
+      : `token ${token.id} never had an authorized customer-initiated payment with setup_future_usage "off_session"`;
+    throw new SandboxError(
+      'parameter_invalid',
+      `initiator "merchant" charges a card the customer agreed to store for later, and ${why}; first pay with the customer present ("initiator": "customer", "setup_future_usage": "off_session"), then charge the token`,
+      'initiator',
+    );
+  }
+
+  private createWith(merchant: Merchant, input: CreatePaymentInput, card: ResolvedCard, chosen: ScriptedOutcome): PaymentCreated {
+    const { store } = this.deps;
+    // The customer authenticated at the customer-initiated payment: a merchant-initiated one is never challenged.
+    const script = input.initiator === 'merchant' ? { ...chosen, challenge: false } : chosen;
     if (script.challenge && !input.return_url) {
       throw new SandboxError(
         'parameter_missing',
@@ -67,6 +130,8 @@ export class Payments implements ChallengeSubject {
         'return_url',
       );
     }
+    // A card paid with setup_future_usage is saved as a token of the merchant's, which the payment shows.
+    const token = input.card && input.setup_future_usage ? this.tokens.create(merchant.id, input.card).id : (input.token ?? null);
     const start: PaymentStart = {
       merchantId: merchant.id,
       amount: input.amount,
@@ -78,32 +143,33 @@ export class Payments implements ChallengeSubject {
       cardLast4: card.last4,
       cardExpMonth: card.expMonth,
       cardExpYear: card.expYear,
-      token: input.token ?? null,
+      token,
       reference: input.reference ?? null,
       description: input.description ?? null,
       metadata: input.metadata ?? {},
       capture: input.capture,
       webhookUrl: input.webhook_url ?? null,
       returnUrl: input.return_url ?? null,
+      initiator: input.initiator,
+      setupFutureUsage: input.setup_future_usage ?? null,
       script,
     };
     const payment = newPayment(start, this.deps.clock.now());
-    return store.tx(() => {
-      if (script.challenge) {
-        store.payments.insert(payment);
-        return this.requireAction(merchant, payment, card);
-      }
-      // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
-      this.unwritten = payment.id;
-      try {
-        const created = this.authorise(payment);
-        // The card that never answers makes no move: its row is written as created.
-        if (created.payment === payment) store.payments.insert(payment);
-        return created;
-      } finally {
-        this.unwritten = undefined;
-      }
-    });
+    this.trace?.chargeIs(payment.id);
+    if (script.challenge) {
+      store.payments.insert(payment);
+      return this.requireAction(merchant, payment, card);
+    }
+    // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
+    this.unwritten = payment.id;
+    try {
+      const created = this.authorise(payment);
+      // The card that never answers makes no move: its row is written as created.
+      if (created.payment === payment) store.payments.insert(payment);
+      return created;
+    } finally {
+      this.unwritten = undefined;
+    }
   }
 
   /** Inserts a payment without a card (hosted checkout's iDEAL and SEPA) in `processing`; the checkout page moves it on. Inside store.tx. */
@@ -146,6 +212,13 @@ export class Payments implements ChallengeSubject {
   capture(merchantId: string, id: string, amount?: number): Payment {
     return this.deps.store.tx(() => {
       const payment = this.get(merchantId, id);
+      if (payment.status === 'expired' && payment.failureMessage?.startsWith(LAPSED)) {
+        throw new SandboxError(
+          'authorization_expired',
+          `payment ${payment.id} cannot be captured: ${payment.failureMessage.slice(LAPSED.length + 2)}, so the authorization was released on ${iso(payment.updatedAt)}; create a new payment`,
+          'id',
+        );
+      }
       nextPaymentState(payment.id, payment.status, 'capture');
       const captured = amount ?? payment.amount;
       if (captured > payment.amount) {
@@ -179,7 +252,9 @@ export class Payments implements ChallengeSubject {
   move(payment: Payment, operation: PaymentOperation, changes: Changes = {}): Payment {
     const status: PaymentState = nextPaymentState(payment.id, payment.status, operation);
     const now = this.deps.clock.now();
-    const updated: Payment = { ...payment, ...changes, status, updatedAt: now };
+    // Every decline carries the advice a merchant's retry logic reads.
+    const adviceCode = changes.declineCode ? (DECLINE_ADVICE[changes.declineCode as DeclineCode] ?? null) : payment.adviceCode;
+    const updated: Payment = { ...payment, ...changes, adviceCode, status, updatedAt: now };
     if (this.unwritten === updated.id) this.writeNew(updated);
     else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
@@ -189,7 +264,22 @@ export class Payments implements ChallengeSubject {
       : { merchantId: updated.merchantId, resourceId: updated.id };
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     this.signals.emit('payment.status', updated);
+    if (status === 'authorized') this.authorized(updated);
     return updated;
+  }
+
+  /** An authorisation stores its token for off-session use when asked to, and lapses if it is left uncaptured. */
+  private authorized(payment: Payment): void {
+    if (payment.setupFutureUsage === 'off_session' && payment.token) this.tokens.storeForOffSession(payment.token, payment.id);
+    if (!payment.capture) this.jobs.schedule('payment.lapse', payment.id, this.deps.clock.now() + this.deps.config.authorizationLifetimeMs);
+  }
+
+  /** The payment.lapse job: an authorisation still uncaptured when its lifetime ends expires (payment.expired). */
+  private lapse(id: string): void {
+    const payment = this.deps.store.payments.get(id);
+    if (payment?.status !== 'authorized') return;
+    const lifetime = formatDuration(this.deps.config.authorizationLifetimeMs);
+    this.move(payment, 'lapse', { failureMessage: `${LAPSED}: it was not captured within ${lifetime} of its authorization` });
   }
 
   /** Writes the row of a new payment at its first move (see create). */

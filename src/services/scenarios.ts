@@ -5,10 +5,11 @@ import { basename } from 'node:path';
 import { readScenarioFile, resolveScenarioFile, type ScenarioDocument } from '../contracts/scenario-file.js';
 import { parseOutcomeSpec } from '../domain/outcome-spec.js';
 import type { ScriptedOutcome } from '../domain/outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { ScenarioEntry } from '../store/scenarios-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { FaultInjector } from '../faults/injector.js';
+import type { Tokens } from './tokens.js';
 
 /** What a payment offers to match on; absent facts match only entries that leave them open. */
 export interface PaymentFacts {
@@ -49,6 +50,8 @@ export class Scenarios {
     private readonly deps: ServiceDeps,
     /** Where a document's `faults` go. */
     private readonly faults: FaultInjector,
+    /** Where a document's `tokens` (scripted futures of saved tokens) go. */
+    private readonly tokens: Tokens,
   ) {
     // Read and checked now, as the sandbox is built, so a bad file stops the start; a reset reads it again.
     const option = deps.config.scenario;
@@ -68,9 +71,22 @@ export class Scenarios {
         `entries.${index}.merchant`,
       );
     });
+    const first = present(store.credentials.merchants()[0], "the fixtures' first merchant").id;
+    // A posted document's tokens must be the named merchant's own; a --scenario file may outlive
+    // its tokens (a reset removes them all), so there a missing one is skipped with a log line.
+    const scripts = (doc.tokens ?? []).filter((t, index) => {
+      const merchantId = t.merchant ?? first;
+      if (source !== 'api' && !store.tokens.getForMerchant(t.token, merchantId)) {
+        this.deps.logger.info(`scenario: tokens[${index}]: merchant ${merchantId} has no token ${t.token} (yet); its outcomes are skipped`);
+        return false;
+      }
+      this.tokens.scriptable(merchantId, t.token, `tokens.${index}.token`);
+      return true;
+    });
     // A posted document's rules are control API rules; a --scenario file's are replaced when it reloads (loadStartupFile).
     if (doc.faults !== undefined && source === 'api') this.faults.add(doc.faults, 'faults');
     return store.tx(() => {
+      for (const t of scripts) this.tokens.script(t.merchant ?? first, t.token, t.outcomes);
       for (const e of doc.entries) {
         store.scenarios.insert({
           scenario: doc.name ?? source,

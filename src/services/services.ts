@@ -6,6 +6,8 @@ import type { CredentialsRepo } from '../store/credentials-repo.js';
 import { Authentication } from './authentication.js';
 import { EventPublisher } from './event-publisher.js';
 import { JobRunner } from './job-runner.js';
+import { ClockTrace } from './clock-trace.js';
+import { ClockAdvances } from './clock-advances.js';
 import { S2SPayments } from './s2s-payments.js';
 import { S2SRefunds } from './s2s-refunds.js';
 import { Scenarios } from './scenarios.js';
@@ -68,6 +70,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
   const merchants = new Merchants(deps, core.snapshot, faults);
   const chargebacks = new Chargebacks(deps, jobs, s2s, payments, events);
   const settlements = new Settlements(deps, jobs, events);
+  const clockAdvances = new ClockAdvances(deps, jobs, core.trace, deliveries);
   const triggers = new Triggers(deps, {
     jobs,
     auth,
@@ -78,6 +81,7 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     checkout,
     checkoutPayments,
     deliveries,
+    tokens: core.tokens,
   });
   return {
     ...requestSide(deps),
@@ -97,24 +101,26 @@ export function createServices(deps: ServiceDeps, { faults, signing, inFlight }:
     chargebacks,
     settlements,
     triggers,
+    clockAdvances,
   };
 }
 
 /** The payment services (S2S, /v1/, checkout) with the jobs, events and authentication they share, in dependency order. */
 function paymentServices(deps: ServiceDeps, faults: FaultInjector, inFlight: DeliveriesInFlight, signals: Signals) {
-  const jobs = new JobRunner(deps);
-  const events = new EventPublisher(deps);
+  const trace = new ClockTrace();
+  const jobs = new JobRunner(deps, trace);
+  const events = new EventPublisher(deps, trace);
   const auth = new Authentication(deps, jobs);
   const s2s = new S2SPayments(deps, auth, events, jobs);
   const s2sRefunds = new S2SRefunds(deps, jobs, events);
-  const scenarios = new Scenarios(deps, faults);
+  const tokens = new Tokens(deps, jobs, events, trace);
+  const scenarios = new Scenarios(deps, faults, tokens);
   const snapshot = new Snapshot(deps, scenarios, inFlight, signals);
-  const tokens = new Tokens(deps);
-  const payments = new Payments(deps, auth, events, jobs, tokens, signals);
+  const payments = new Payments(deps, auth, events, jobs, tokens, signals, trace);
   const v1Refunds = new V1Refunds(deps, payments, jobs, events);
   const checkout = new CheckoutSessions(deps, jobs, events, payments);
   const checkoutPayments = new CheckoutPayments(deps, jobs, checkout, payments, signals);
-  return { jobs, events, auth, s2s, s2sRefunds, scenarios, snapshot, tokens, payments, v1Refunds, checkout, checkoutPayments };
+  return { trace, jobs, events, auth, s2s, s2sRefunds, scenarios, snapshot, tokens, payments, v1Refunds, checkout, checkoutPayments };
 }
 
 /** What requests read besides the services: the clock, activity, credential lookups, the write batch and the public URL. */

@@ -1,6 +1,6 @@
 // Settlements: `sandbox settle` batches every captured payment (both families) that no settlement
 // carries yet into one settlement per merchant and currency, with the fee model below, claws back
-// refunds and lost chargebacks on payments an earlier settlement paid out, publishes
+// refunds, lost chargebacks and SEPA returns on payments an earlier settlement paid out, publishes
 // settlement.created, and pays it out (settlement.paid) after the payout delay of sandbox time.
 // Settlement events go to the merchant's registered webhook endpoints: a batch spans many
 // payments, so no single payment's webhook_url is its home.

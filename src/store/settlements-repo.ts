@@ -12,7 +12,7 @@ export interface Settlement {
   gross: number;
   fees: number;
   refunds: number;
-  /** The clawbacks it takes back (<= 0): refunds and lost chargebacks after an earlier payout. */
+  /** The clawbacks it takes back (<= 0): refunds, lost chargebacks and SEPA returns after an earlier payout. */
   adjustments: number;
   net: number;
   /** Payments carried; 0 when it holds clawbacks only. */
@@ -114,8 +114,8 @@ function readUnsettled(db: Db, filter: UnsettledFilter): Unsettled[] {
 
 /**
  * Clawbacks owed by payments an earlier settlement carries: the part of their refunds that
- * succeeded after it (beyond what it and earlier clawbacks deducted), and each chargeback lost
- * since that no clawback took yet. Grouped later by the settled payment's merchant and currency.
+ * succeeded after it (beyond what it and earlier clawbacks deducted), each chargeback lost
+ * since that no clawback took yet, and each SEPA debit returned since (what was left of it). Grouped later by the settled payment's merchant and currency.
  */
 function readOwedAdjustments(db: Db, filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
   const where: string[] = [];
@@ -149,8 +149,15 @@ function readOwedAdjustments(db: Db, filter: { merchantId?: string; currency?: s
       JOIN settlement_items i ON i.subject_type = c.subject_type AND i.subject_id = c.subject_id
       JOIN settlements s ON s.id = i.settlement_id
     WHERE c.status = 'lost' AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.chargeback_id = c.id)${and}
+    UNION ALL
+    SELECT 'v1', p.id, 'return', NULL, s.merchant_id, s.currency, -(p.amount_captured - p.amount_refunded)
+    FROM payments p
+      JOIN settlement_items i ON i.subject_type = 'v1' AND i.subject_id = p.id
+      JOIN settlements s ON s.id = i.settlement_id
+    WHERE p.status = 'returned'
+      AND NOT EXISTS (SELECT 1 FROM settlement_adjustments a WHERE a.subject_type = 'v1' AND a.subject_id = p.id AND a.kind = 'return')${and}
     ORDER BY subjectType, subjectId, kind`;
-  return db.prepare(sql).all(...args, ...args) as OwedAdjustment[];
+  return db.prepare(sql).all(...args, ...args, ...args) as OwedAdjustment[];
 }
 
 /** One page of settlements, newest first. */

@@ -5,9 +5,12 @@ import type { Chargeback } from '../store/chargebacks-repo.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Payment } from '../store/payments-repo.js';
+import type { StoredToken } from '../store/tokens-repo.js';
 import type { V1Refund } from '../store/v1-refunds-repo.js';
 import { EVENT_SUBJECTS, EVENT_TYPE_NAMES, EVENT_TYPES, type EventSubject, type EventType } from '../domain/event-types.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
+import { ADVICE_CODES } from '../domain/outcomes.js';
+import { expiryMoment } from '../domain/card.js';
 import { CHARGEBACK_STATUSES, REFUND_STATUSES } from '../domain/vocabularies.js';
 import { checkoutSessionView } from './checkout-session.js';
 import { deliveryView, toDeliveryView } from './delivery.js';
@@ -38,7 +41,7 @@ export const encryptedS2SWebhook = z.strictObject({
 });
 
 /** What data.object says an event is about: the discriminator of every event's data. */
-export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement';
+export type EventObject = 'payment' | 'refund' | 'chargeback' | 's2s_transaction' | 'checkout.session' | 'settlement' | 'token';
 
 /** The data of an S2S transaction's event: object "s2s_transaction" and the spec §6.1 fields. */
 export const s2sEventData = z.looseObject({ object: z.literal('s2s_transaction'), ...S2S_FIELDS }).meta({ id: 'S2SEventData' });
@@ -57,9 +60,30 @@ export const paymentEventData = z
     amount_captured: minor,
     amount_refunded: minor,
     decline_code: z.string().optional(),
+    advice_code: z.enum(ADVICE_CODES).optional().describe('a decline: what retry logic should do'),
+    return_reason: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .describe('payment.returned: the SEPA reason code and its words'),
     metadata: z.record(z.string(), z.string()),
   })
   .meta({ id: 'PaymentEventData' });
+
+/** The data of a token event: the saved card, its expiry, and what stored it for off-session use. */
+export const tokenEventData = z
+  .looseObject({
+    object: z.literal('token'),
+    token_id: z.string(),
+    card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number().int(), exp_year: z.number().int() }),
+    expires_at: isoTime.describe('when the card stops working: the end of its expiry month'),
+    off_session_payment: z.string().nullable().describe('the customer-initiated payment that stored it for off-session use'),
+    previous_card: z
+      .object({ exp_month: z.number().int(), exp_year: z.number().int() })
+      .optional()
+      .describe('token.updated: the expiry before the renewal'),
+    reason: z.literal('renewed_by_issuer').optional().describe('token.updated: why the card changed'),
+  })
+  .meta({ id: 'TokenEventData' });
 
 /** The data of a /v1/ refund's event. */
 export const refundEventData = z
@@ -128,6 +152,8 @@ function subjectDataSchema(subject: EventSubject): z.ZodType {
       return settlementEventData;
     case 'checkout.session':
       return checkoutSessionEventData;
+    case 'token':
+      return tokenEventData;
     default: {
       // A subject added above without a schema here does not compile.
       const unhandled: never = subject;
@@ -161,6 +187,7 @@ interface SubjectData {
   chargeback: ChargebackEventFields | S2SEventFields;
   settlement: Stored<typeof settlementEventData>;
   'checkout.session': Stored<typeof checkoutSessionEventData>;
+  token: Stored<typeof tokenEventData>;
 }
 
 /** The data an event named T stores, as its view schema describes it. */
@@ -180,7 +207,26 @@ export function toPaymentEventData(payment: Payment): PaymentEventFields {
     amount_captured: payment.amountCaptured,
     amount_refunded: payment.amountRefunded,
     ...(payment.declineCode ? { decline_code: payment.declineCode } : {}),
+    ...(payment.adviceCode ? { advice_code: payment.adviceCode } : {}),
+    ...(payment.returnReason ? { return_reason: payment.returnReason } : {}),
     metadata: payment.metadata,
+  };
+}
+
+/** A card's expiry month and year. */
+export interface TokenExpiry {
+  exp_month: number;
+  exp_year: number;
+}
+
+/** A token event's data: the token and its card as GET /v1/tokens/{id} shows them; `previous`, for token.updated, the expiry the issuer renewed. */
+export function toTokenEventData(token: StoredToken, previous?: TokenExpiry): Stored<typeof tokenEventData> {
+  return {
+    token_id: token.id,
+    card: { brand: token.brand, last4: token.last4, exp_month: token.expMonth, exp_year: token.expYear },
+    expires_at: iso(expiryMoment(token.expMonth, token.expYear)),
+    off_session_payment: token.offSessionPaymentId,
+    ...(previous ? { previous_card: previous, reason: 'renewed_by_issuer' as const } : {}),
   };
 }
 

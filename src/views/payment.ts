@@ -3,7 +3,8 @@
 import * as z from 'zod';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
-import { CHECKOUT_METHODS } from '../domain/vocabularies.js';
+import { CHECKOUT_METHODS, PAYMENT_INITIATORS } from '../domain/vocabularies.js';
+import { ADVICE_CODES } from '../domain/outcomes.js';
 import type { Payment } from '../store/payments-repo.js';
 import { cardView } from './token.js';
 import { iso, isoTime } from './time.js';
@@ -34,6 +35,21 @@ export const paymentView = z
     metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
     decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
     failure_message: z.string().nullable(),
+    advice_code: z
+      .enum(ADVICE_CODES)
+      .nullable()
+      .describe(
+        'a declined payment: try_again_later (retry later), do_not_try_again (never retry this card) or update_card (ask for new details)',
+      ),
+    initiator: z.enum(PAYMENT_INITIATORS).describe('customer (present) or merchant (a charge on a stored token, never challenged)'),
+    setup_future_usage: z
+      .enum(['off_session'])
+      .nullable()
+      .describe('off_session: this payment stores its token for later merchant-initiated charges once authorized'),
+    return_reason: z
+      .object({ code: z.string().describe('the SEPA reason code, e.g. AM04'), message: z.string() })
+      .nullable()
+      .describe("a returned SEPA Direct Debit: why the debtor's bank sent the money back"),
     next_action: z
       .object({
         type: z.literal('redirect'),
@@ -77,6 +93,10 @@ export function toPaymentView(payment: Payment, nextActionUrl: string | undefine
     metadata: payment.metadata,
     decline_code: payment.declineCode,
     failure_message: payment.failureMessage,
+    advice_code: payment.adviceCode,
+    initiator: payment.initiator,
+    setup_future_usage: payment.setupFutureUsage,
+    return_reason: payment.returnReason,
     next_action: nextActionUrl ? { type: 'redirect', url: nextActionUrl } : null,
     return_url: payment.returnUrl,
     webhook_url: payment.webhookUrl,

@@ -19,6 +19,12 @@ export const tokenView = z
     object: z.literal('token'),
     card: cardView,
     predefined: z.boolean().describe('true for the test tokens every merchant can use'),
+    off_session_payment: z
+      .string()
+      .nullable()
+      .describe(
+        'the customer-initiated payment (setup_future_usage off_session) that stored it for merchant-initiated charges; null until one was authorized',
+      ),
     created_at: isoTime.nullable().describe('ISO 8601 UTC; null for predefined tokens'),
   })
   .meta({ id: 'Token' });
@@ -35,6 +41,7 @@ export interface TokenFields {
   expYear: number;
   predefined: boolean;
   createdAt: number | null;
+  offSessionPaymentId: string | null;
 }
 
 /** The token object: brand, last4 and expiry, never the number. */
@@ -44,6 +51,7 @@ export function toTokenView(token: TokenFields): TokenView {
     object: 'token',
     card: { brand: token.brand, last4: token.last4, exp_month: token.expMonth, exp_year: token.expYear },
     predefined: token.predefined,
+    off_session_payment: token.offSessionPaymentId,
     created_at: isoOrNull(token.createdAt),
   };
 }

@@ -153,7 +153,8 @@ const event: EventType = 'refund.succeeded';
 // @ts-expect-error waitForDelivery takes the event names only: a typo is a compile error
 await sandbox.waitForDelivery({ event: 'payment.authorised' });
 const all: SandboxDelivery[] = sandbox.deliveries();
-const now: number = sandbox.clock.advance('15m') - sandbox.clock.now();
+const now: number = Date.parse((await sandbox.clock.advance('15m')).now) - sandbox.clock.now();
+const scripted: string[] = await sandbox.scriptToken('tok_x', ['approve', 'insufficient_funds']);
 const audit = await sandbox.auditWebhooks('http://127.0.0.1:3000/webhooks', { timeoutMs: 2000 });
 const passed: boolean = audit.passed;
 await sandbox.reset({ merchant: merchant.merchantId });

@@ -73,7 +73,7 @@ describe('sandbox settle', () => {
     const shown = (await cli('settlements', id)).out.split('\n');
     expect(shown.slice(1)).toEqual([
       '',
-      'clawbacks (refunds and lost chargebacks after an earlier payout):',
+      'clawbacks (refunds, lost chargebacks and SEPA returns after an earlier payout):',
       expect.stringMatching(/^FAMILY\s+PAYMENT\s+KIND\s+CHARGEBACK\s+AMOUNT$/),
       expect.stringMatching(new RegExp(`^v1\\s+${payment.id}\\s+refund\\s+-\\s+-2\\.50$`)),
     ]);

@@ -158,7 +158,25 @@ async function v1(r: Recorder) {
   const events = await r.json('GET', '/v1/events', `/v1/events?resource_id=${payment.id}&limit=3`);
   await r.json('GET', '/v1/events/{id}', `/v1/events/${events.data[0].id}`);
   await r.json('DELETE', '/v1/webhook_endpoints/{id}', `/v1/webhook_endpoints/${endpoint.id}`);
+  await recurring(r);
   return { payment: payment.id as string, checkout };
+}
+
+/** Renewals: a customer-initiated payment stores its card, the token's next charges are scripted, a merchant-initiated charge takes one. */
+async function recurring(r: Recorder) {
+  const first = await r.json('POST', '/v1/payments', '/v1/payments', {
+    amount: 999,
+    currency: 'EUR',
+    card,
+    setup_future_usage: 'off_session',
+    reference: 'sub-42-1',
+    webhook_url: 'http://127.0.0.1:3000/webhooks',
+  });
+  const outcomes = `/_sandbox/tokens/${first.token}/outcomes`;
+  await r.json('POST', '/_sandbox/tokens/{id}/outcomes', outcomes, { outcomes: ['insufficient_funds', 'approve'] });
+  await r.json('POST', '/v1/payments', '/v1/payments', { amount: 999, currency: 'EUR', token: first.token, initiator: 'merchant' });
+  await r.json('GET', '/_sandbox/tokens/{id}/outcomes', outcomes);
+  await r.json('DELETE', '/_sandbox/tokens/{id}/outcomes', outcomes);
 }
 
 /** The customer's pages and the dashboard's forms (their requests; their answers are HTML or redirects). */

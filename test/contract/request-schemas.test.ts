@@ -175,6 +175,26 @@ const CASES: Case[] = [
   control('clock advance -5m', '/_sandbox/clock/advance', () => ({ duration: '-5m' }), false),
   control('clock advance 0s', '/_sandbox/clock/advance', () => ({ duration: '0s' }), false),
   control('clock advance soon', '/_sandbox/clock/advance', () => ({ duration: 'soon' }), false),
+  control('clock advance waiting 10s', '/_sandbox/clock/advance', () => ({ duration: '30d', wait: '10s' }), true),
+  control('clock advance waiting a while', '/_sandbox/clock/advance', () => ({ duration: '30d', wait: 'a while' }), false),
+  // A token's scripted future (issue 33): approve or a decline code of the test-card table.
+  ...(
+    [
+      ['approve, insufficient_funds', ['approve', 'insufficient_funds'], true],
+      ['maybe', ['maybe'], false],
+      ['none', [], false],
+    ] as const
+  ).map(([name, outcomes, valid]) =>
+    control(
+      `token outcomes ${name}`,
+      '/_sandbox/tokens/{id}/outcomes',
+      () => ({ outcomes }),
+      valid,
+      (ids) => `/_sandbox/tokens/${ids.token}/outcomes`,
+    ),
+  ),
+  v1('initiator robot', '/v1/payments', payment({ initiator: 'robot' }), false),
+  v1('setup_future_usage on_session', '/v1/payments', payment({ setup_future_usage: 'on_session' }), false),
   control('pay_after 0s', '/_sandbox/settlements', () => ({ pay_after: '0s' }), true),
   control('pay_after tomorrow', '/_sandbox/settlements', () => ({ pay_after: 'tomorrow' }), false),
   control('retry-failed since 10m', '/_sandbox/deliveries/retry-failed', () => ({ since: '10m' }), true),

@@ -13,6 +13,8 @@ import { writeTypedClientTypes } from '../../scripts/typed-client-types.js';
 import { startSandbox, type SandboxHandle } from '../../src/library/start-sandbox.js';
 import {
   amountCaptured,
+  cardStopsAt,
+  declinedRenewal,
   eventNames,
   openCheckout,
   payCaptureRefund,
@@ -53,7 +55,7 @@ describe('a typed client generated from /openapi.json', () => {
     expect(flow.canceled.status).toBe('canceled');
 
     // The refund succeeds 2 s (sandbox time) after it is made.
-    sandbox.clock.advance('2s');
+    await sandbox.clock.advance('2s');
     expect(await showPayment(client, flow.created.id)).toMatchObject({
       status: 'partially_refunded',
       amount_captured: 600,
@@ -73,5 +75,15 @@ describe('a typed client generated from /openapi.json', () => {
     const session = await openCheckout(client, 'https://shop.example/return');
     expect(session).toMatchObject({ status: 'open', methods: ['card', 'ideal'], paymentId: null });
     expect(session.url.startsWith(sandbox.url)).toBe(true);
+  });
+
+  it('stores a card, scripts its renewal to decline, and reads the advice and the token events it types', async () => {
+    const client = paysandboxClient(sandbox.url, sandbox.credentials.apiKey);
+    const renewal = await declinedRenewal(client, 'insufficient_funds');
+    expect(renewal).toMatchObject({ status: 'declined', initiator: 'merchant', advice: 'try_again_later', scriptedLeft: [] });
+    // The trigger saves a token of the renewing test card and sends its token.expiring.
+    await sandbox.trigger('token.expiring');
+    const events = await client.GET('/v1/events', { params: { query: { type: 'token.expiring' } } });
+    expect(events.data?.data.map(cardStopsAt)).toEqual([expect.stringMatching(/^\d{4}-\d\d-01T00:00:00\.000Z$/)]);
   });
 });

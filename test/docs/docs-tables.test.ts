@@ -1,12 +1,15 @@
 // The docs' hand copies of the sandbox's vocabularies, held to their one source in src/domain: the
 // test-card tables, the event-name lists, and every other list a page writes out (statuses,
-// reasons, signature modes, OTPs and VPAs...). A card, event or word added, removed or renamed in
-// the code fails here until each page says the same. Quick: it only reads files.
+// reasons, signature modes, OTPs and VPAs...), and docs/cli.md's table of the CLI's commands. A card,
+// event, command or word added, removed or renamed in the code fails here until each page says the same. Quick: it only reads files.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../src/domain/event-types.js';
 import { formatIban, IDEAL_OUTCOME_TEXT, IDEAL_OUTCOMES, SEPA_TEST_IBANS } from '../../src/domain/local-methods.js';
 import {
+  ADVICE_CODES,
+  DECLINE_ADVICE,
   DECLINE_MESSAGES,
   declineMessage,
   OTP_FAIL,
@@ -204,11 +207,55 @@ describe('the other vocabularies of src/domain', () => {
       expect(word).toBe(declineMessage(word.split(':')[0] as DeclineCode));
   });
 
+  it("docs/decisions.md's advice_code row gives each decline code the advice DECLINE_ADVICE gives it", () => {
+    const row = tableRows(read('docs/decisions.md')).find((cells) => cells[0] === '`advice_code`');
+    const parts = (row?.[1] ?? '').slice((row?.[1] ?? '').indexOf(':') + 1).split(';');
+    const said = Object.fromEntries(parts.map((part) => [backticked(part)[0], backticked(part).slice(1).sort()]));
+    const given = Object.fromEntries(
+      ADVICE_CODES.map((advice) => [
+        advice,
+        Object.keys(DECLINE_ADVICE)
+          .filter((code) => DECLINE_ADVICE[code as DeclineCode] === advice)
+          .sort(),
+      ]),
+    );
+    expect(said).toEqual(given);
+  });
+
   it("docs/dashboard.md has a row for every dashboard tab, with each tab's status filter", () => {
     const rows = tableRows(block(read('docs/dashboard.md'), '| tab | rows |'));
     expect(rows).toHaveLength(DASHBOARD_TABS.length);
     // The tabs whose statuses the page spells out (the others are described: order_status codes, payment states, none).
     const spelled: DashboardTab[] = ['sessions', 'chargebacks', 'settlements', 'deliveries'];
     for (const tab of spelled) expect(backticked(rows[DASHBOARD_TABS.indexOf(tab)]![3]!)).toEqual(TAB_STATUSES[tab]);
+  });
+});
+
+describe("the CLI's commands (buildProgram of src/cli/program.ts)", () => {
+  const rows = tableRows(section('docs/cli.md', 'Commands'));
+  /** The first cells of docs/cli.md's command table that name `name` as a command. */
+  const cellsOf = (name: string) => rows.map((row) => row[0]!).filter((cell) => new RegExp(`(sandbox |/ |\`)${name}(?![\\w-])`).test(cell));
+  const rowOf = (name: string) => rows.find((row) => cellsOf(name).includes(row[0]!));
+
+  it.each(buildProgram().commands.map((command) => [command.name(), command] as const))(
+    'docs/cli.md has a row for sandbox %s, naming its subcommands',
+    (name, command) => {
+      const cells = cellsOf(name);
+      expect(cells, `docs/cli.md's command table should name sandbox ${name}`).not.toEqual([]);
+      for (const sub of command.commands)
+        expect(
+          cells.some((cell) => new RegExp(`\\b${sub.name()}\\b`).test(cell)),
+          `sandbox ${name} ${sub.name()}`,
+        ).toBe(true);
+    },
+  );
+
+  it('names every flag of sandbox clock advance', () => {
+    const advance = buildProgram()
+      .commands.find((command) => command.name() === 'clock')
+      ?.commands.find((command) => command.name() === 'advance');
+    const flags = advance?.options.map((option) => option.long) ?? [];
+    expect(flags).toContain('--report');
+    for (const flag of flags) expect(rowOf('clock')?.join(' '), flag).toContain(`${flag}`);
   });
 });

@@ -51,6 +51,7 @@ const PAGES = [
   'webhook-audit',
   'api-faults',
   'disputes-and-settlements',
+  'recurring',
   'library',
   'ci',
   'any-language',

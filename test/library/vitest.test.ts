@@ -5,6 +5,7 @@ import { startSandbox, verifySignature, SandboxError, type SandboxHandle } from 
 import type { S2SPaymentView } from '../../src/views/s2s.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { errorMessage } from '../../src/errors.js';
+import type { Json } from '../helpers/json.js';
 
 const scenarioFile = fileURLToPath(new URL('../../fixtures/scenarios/3ds-fails-then-approves.json', import.meta.url));
 
@@ -172,11 +173,42 @@ describe('startSandbox()', () => {
   it('clock.advance() moves sandbox time and runs what fell due (a challenge expires)', async () => {
     const { json } = await pay(sandbox, { ccno: '4000000000003220' });
     const before = sandbox.clock.now();
-    expect(sandbox.clock.advance('15m')).toBeGreaterThanOrEqual(before + 15 * 60_000);
+    const report = await sandbox.clock.advance('15m', { wait: '0s' });
+    expect(Date.parse(report.now)).toBeGreaterThanOrEqual(before + 15 * 60_000);
+    expect(report.report.steps.map((step) => step.job)).toContain('challenge.expire');
     const delivery = await sandbox.waitForDelivery({ event: 'payment.expired' });
     expect(delivery.body).toMatchObject({ transID: json.transID, order_status: '22' });
-    expect(() => sandbox.clock.advance('soon')).toThrow(/clock\.advance takes a duration/);
-    expect(() => sandbox.clock.advance(-5)).toThrow(SandboxError);
+    await expect(sandbox.clock.advance('soon')).rejects.toThrow(/clock\.advance takes a duration/);
+    await expect(sandbox.clock.advance(-5)).rejects.toThrow(SandboxError);
+    await expect(sandbox.clock.advance('1m', { wait: 'forever' })).rejects.toThrow(/wait must be a duration/);
+  });
+
+  it("scriptToken() scripts a saved token's next charges; clock.advance() resolves once the jump's webhooks had their first attempt", async () => {
+    const v1 = (body: Record<string, unknown>) =>
+      fetch(`${sandbox.url}/v1/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.credentials.apiKey}` },
+        body: JSON.stringify({ amount: 999, currency: 'EUR', webhook_url: `${merchant.url}/renewals`, ...body }),
+      }).then((res) => res.json() as Promise<Json>);
+    const first = await v1({
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' },
+      setup_future_usage: 'off_session',
+    });
+    expect(await sandbox.scriptToken(first.token, ['insufficient_funds'])).toEqual(['insufficient_funds']);
+    expect(await v1({ token: first.token, initiator: 'merchant' })).toMatchObject({ status: 'declined', advice_code: 'try_again_later' });
+    expect((await v1({ token: first.token, initiator: 'merchant' })).status).toBe('authorized');
+    // A bad outcome, a predefined token and another merchant's token reject naming what is wrong; nothing is queued.
+    await expect(sandbox.scriptToken(first.token, ['approve', 'maybe'])).rejects.toMatchObject({ param: 'outcomes.1' });
+    await expect(sandbox.scriptToken('tok_visa', ['approve'])).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(sandbox.scriptToken(first.token, ['approve'], { merchant: 'mer_other' })).rejects.toBeInstanceOf(SandboxError);
+
+    const held = await v1({ token: 'tok_visa', capture: false });
+    const report = await sandbox.clock.advance('7d');
+    const lapse = report.report.steps.find((step) => step.job === 'payment.lapse' && step.subject === held.id);
+    expect(lapse?.events.map((event) => [event.type, event.deliveries.map((d) => d.first_attempt?.status)])).toEqual([
+      ['payment.expired', [200]],
+    ]);
+    expect(report.report).toMatchObject({ failed: 0, unanswered: 0 });
   });
 
   it('reset() empties the state but keeps the credentials working', async () => {

@@ -255,6 +255,13 @@ describe('the page at the session url', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
+  it("the SEPA form's test-IBAN box lists the IBANs whose debits are returned, with their reasons and delays", async () => {
+    const session = await createSession({ methods: ['sepa'] });
+    const page = (await sandbox.request('GET', `/pay/${session.token}?method=sepa`)).text;
+    expect(page).toMatch(/<code>NL91 ABNA 0417 1643 00<\/code> [^<]*returned with reason AM04 \(insufficient funds\) 2 days/);
+    expect(page).toMatch(/<code>DE89 3704 0044 0532 0130 00<\/code> [^<]*returned with reason MD06 [^<]*10 days/);
+  });
+
   it('escapes the reference and the logo URL', async () => {
     const session = await createSession({
       reference: '<script>alert(1)</script>',

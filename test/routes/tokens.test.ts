@@ -28,6 +28,7 @@ describe('POST /v1/tokens', () => {
       object: 'token',
       card: { brand: 'VISA', last4: '9995', exp_month: 3, exp_year: 2029 },
       predefined: false,
+      off_session_payment: null,
       created_at: '2026-01-15T12:00:00.000Z',
     });
     expect(res.text).not.toContain('4000000000009995');
@@ -123,6 +124,9 @@ describe('card numbers at rest', () => {
       exp_year: 2029,
       outcome: JSON.stringify(TEST_CARDS.find((c) => c.number === '4000000000009995')!.script),
       created_at: expect.any(Number),
+      off_session_payment_id: null,
+      scripted_outcomes: '[]',
+      renews: 0,
     });
     expect(everything()).not.toContain('4000000000009995');
     expect(everything()).not.toMatch(/(?<!\d)7391(?!\d)/);

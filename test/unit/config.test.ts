@@ -37,6 +37,7 @@ describe('loadConfig defaults', () => {
     ['bodyLimitBytes', 1024 * 1024],
     ['chargebackDelayMs', 30_000],
     ['sepaDelayMs', 3 * 60_000],
+    ['authorizationLifetimeMs', 7 * 86_400_000],
   ] as Array<[keyof typeof config, unknown]>)('%s is %j', (key, value) => {
     expect(config[key]).toEqual(value);
   });
@@ -143,6 +144,11 @@ describe('loadConfig flags and environment', () => {
     });
   });
 
+  it('takes how long an uncaptured authorization lasts from --authorization-lifetime or SANDBOX_AUTHORIZATION_LIFETIME', () => {
+    expect(loadConfig({ authorizationLifetime: '1d' }, {}).authorizationLifetimeMs).toBe(86_400_000);
+    expect(loadConfig({}, { SANDBOX_AUTHORIZATION_LIFETIME: '36h' }).authorizationLifetimeMs).toBe(36 * 3_600_000);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({}, { SANDBOX_PORT: '', SANDBOX_RETRY: '' })).toMatchObject({ port: 4010, retry: RETRY_PROFILES.dev });
   });
@@ -172,6 +178,8 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
     ['webhook-timeout', { webhookTimeout: 'fast' }],
     ['chargeback-delay', { chargebackDelay: '0s' }],
     ['sepa-delay', { sepaDelay: 'later' }],
+    ['authorization-lifetime', { authorizationLifetime: 'a week' }],
+    ['authorization-lifetime', { authorizationLifetime: '0s' }],
   ] as Array<[string, ConfigFlags]>)('--%s %j', (flag, flags) => {
     const err = failure(flags);
     expect(err.code).toBe('parameter_invalid');

@@ -17,11 +17,13 @@ const EXPECTED: Record<PaymentOperation, { from: PaymentState[]; to: PaymentStat
   decline: { from: ['processing', 'requires_action'], to: 'declined' },
   cancel: { from: ['processing', 'requires_action', 'authorized'], to: 'canceled' },
   expire: { from: ['requires_action'], to: 'expired' },
+  lapse: { from: ['authorized'], to: 'expired' },
   capture: { from: ['authorized'], to: 'captured' },
   refund_partial: { from: ['captured', 'partially_refunded'], to: 'partially_refunded' },
   refund_full: { from: ['captured', 'partially_refunded'], to: 'refunded' },
   dispute: { from: ['captured', 'partially_refunded'], to: 'disputed' },
   dispute_won: { from: ['disputed'], to: 'captured' },
+  return: { from: ['captured', 'partially_refunded'], to: 'returned' },
 };
 
 const operations = Object.keys(EXPECTED) as PaymentOperation[];
@@ -64,7 +66,9 @@ describe('payment state machine', () => {
 
   it('lets no state but the final ones be a dead end', () => {
     const leaving = new Set(operations.flatMap((op) => EXPECTED[op].from));
-    expect(PAYMENT_STATES.filter((state) => !leaving.has(state)).sort()).toEqual(['canceled', 'declined', 'expired', 'refunded'].sort());
+    expect(PAYMENT_STATES.filter((state) => !leaving.has(state)).sort()).toEqual(
+      ['canceled', 'declined', 'expired', 'refunded', 'returned'].sort(),
+    );
   });
 
   it('names an event for every payment.* transition and leaves refunds and chargebacks to their own objects', () => {
@@ -74,11 +78,13 @@ describe('payment state machine', () => {
       decline: 'payment.declined',
       cancel: 'payment.canceled',
       expire: 'payment.expired',
+      lapse: 'payment.expired',
       capture: 'payment.captured',
       refund_partial: null,
       refund_full: null,
       dispute: null,
       dispute_won: null,
+      return: 'payment.returned',
     });
   });
 });

@@ -125,7 +125,7 @@ export const disputesOpenApi: OpenApiRoute[] = [
   controlRoute(
     'post',
     '/settlements',
-    'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds and lost chargebacks on payments settled earlier (settlement.created, then settlement.paid after pay_after)',
+    'Batch every captured, unsettled payment into settlements per merchant and currency, clawing back refunds, lost chargebacks and SEPA returns on payments settled earlier (settlement.created, then settlement.paid after pay_after)',
     'the settlements created, with their payments and clawbacks',
     { responseSchema: listOf(settlementView), body: settleSchema, bodyOptional: true, errors: ['resource_missing'] },
   ),

@@ -15,7 +15,9 @@ import { readJson } from '../validation.js';
 import { validate } from '../../contracts/validate.js';
 import { authenticateSchema } from '../../contracts/authentication.js';
 import { advanceSchema } from '../../contracts/clock.js';
-import { clockAdvanceView, clockView, healthView, toClockView, toHealthView } from '../../views/clock.js';
+import { clockAdvanceView, clockView, healthView, toClockAdvanceView, toClockView, toHealthView } from '../../views/clock.js';
+import type { Services } from '../../services/services.js';
+import type { AdvanceResult } from '../../services/clock-advances.js';
 import { toPaymentView } from '../../views/payment.js';
 import { controlTransactionView, toControlTransactionView, toS2SStatusView } from '../../views/s2s.js';
 import { iso } from '../../views/time.js';
@@ -78,14 +80,21 @@ export function controlRoutes(deps: AppDeps) {
   app.get('/clock', (c) => c.json(toClockView(services.clock.now(), services.clock.offset())));
 
   app.post('/clock/advance', async (c) => {
-    const { duration } = validate(advanceSchema, await readJson(c));
-    const now = services.clock.advance(present(parseDuration(duration), 'duration (the request schema checked it)'));
-    const jobs = services.jobs.runDue();
-    deps.wake();
-    return c.json({ ...toClockView(now, services.clock.offset()), jobs_run: jobs });
+    const { duration, wait } = validate(advanceSchema, await readJson(c));
+    const result = await services.clockAdvances.advance(
+      present(parseDuration(duration), 'duration (the request schema checked it)'),
+      wait ? present(parseDuration(wait), 'wait (the request schema checked it)') : 0,
+      () => deps.wakeDeliveries(),
+    );
+    return c.json(advanceView(services, result));
   });
 
   return app;
+}
+
+/** The advance answer: the clock and what the jump caused. */
+export function advanceView(services: Services, result: AdvanceResult) {
+  return toClockAdvanceView({ ...result, offsetMs: services.clock.offset(), urlOf: (id) => services.clockAdvances.urlOf(id) });
 }
 
 /** The JSON routes of this module, for /openapi.json (the sign-in form is in loginOpenApi). */
@@ -124,9 +133,10 @@ export const controlOpenApi: OpenApiRoute[] = [
     path: '/_sandbox/clock/advance',
     tag: 'Sandbox control',
     auth: 'control',
-    summary: 'Move the sandbox clock forward; due expiries, jobs and retries run now',
+    summary:
+      "Move the sandbox clock forward; due expiries, jobs and retries run now. Answers what the jump caused (jobs, scripted outcomes taken, events, each delivery's first attempt, waiting up to wait)",
     body: advanceSchema,
-    response: '{now, offset_ms, offset, jobs_run}',
+    response: '{now, offset_ms, offset, jobs_run, from, report}',
     responseSchema: clockAdvanceView,
   },
   {

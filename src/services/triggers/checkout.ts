@@ -30,3 +30,20 @@ export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, comple
     related: { checkout_session_id: session.id, ...(after.paymentId ? { payment_id: after.paymentId } : {}) },
   };
 }
+
+/** A SEPA Direct Debit on a new checkout session, collected and then returned at once (AM04, the test IBAN NL91 ABNA 0417 1643 00). */
+export function sepaReturnEvent(kit: TriggerKit, merchant: Merchant, fields: SetFields): Driven {
+  const request = {
+    amount: TRIGGER_DEFAULTS.amount,
+    currency: merchant.currency,
+    methods: ['sepa'],
+    return_url: TRIGGER_DEFAULTS.returnUrl,
+    reference: 'trigger_returned',
+    expires_in: 1800,
+  };
+  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema, withFields(request, fields)));
+  const payment = kit.s.checkoutPayments.paySepa(session, 'NL91ABNA0417164300', 'Jane Doe');
+  kit.s.jobs.runNow('checkout.sepa_settle', payment.id);
+  kit.s.jobs.runNow('payment.return', payment.id);
+  return { resourceId: payment.id, related: { checkout_session_id: session.id, payment_id: payment.id } };
+}

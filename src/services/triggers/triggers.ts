@@ -10,7 +10,8 @@ import { SandboxError } from '../../errors.js';
 import { refuseControlTarget } from '../control-target.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import type { ServiceDeps } from '../deps.js';
-import { checkoutSessionEvent } from './checkout.js';
+import { checkoutSessionEvent, sepaReturnEvent } from './checkout.js';
+import { tokenEvent } from './tokens.js';
 import { chargebackEvent, settlementEvent } from './disputes.js';
 import { paymentEvent } from './payments.js';
 import { type SetFields, chosenFields, namedUnderSet } from './chosen-fields.js';
@@ -89,6 +90,13 @@ export class Triggers {
       case 'settlement.created':
       case 'settlement.paid':
         return settlementEvent(this.kit, type, merchant, existing);
+      case 'payment.returned':
+        refuseExisting(type, existing, 'a SEPA Direct Debit the trigger creates, collects and returns');
+        return sepaReturnEvent(this.kit, merchant, fields);
+      case 'token.expiring':
+      case 'token.updated':
+        refuseExisting(type, existing, 'a token the trigger saves with the renewing test card 4000000000000176');
+        return tokenEvent(this.kit, type, merchant);
       default:
         return paymentEvent(this.kit, type, merchant, existing, fields);
     }
@@ -128,6 +136,11 @@ export class Triggers {
     const t = this.deps.store.transactions.get(resourceId);
     return t ? `order_status ${t.orderStatus}` : 'no such object';
   }
+}
+
+/** Events of objects a trigger must make itself: 422 when a payment was named. */
+function refuseExisting(type: EventType, existing: Existing | undefined, from: string): void {
+  if (existing) throw new SandboxError('not_allowed', `${type} comes from ${from}; leave out payment_id`, 'payment_id');
 }
 
 function named(existing: Existing): string {

@@ -14,6 +14,7 @@ import type { JobRunner } from '../job-runner.js';
 import type { Payments } from '../payments.js';
 import type { Settlements } from '../settlements.js';
 import type { V1Refunds } from '../v1-refunds.js';
+import type { Tokens } from '../tokens.js';
 
 /** What the trigger makes its new objects with: 2000 minor units of the merchant's currency (EUR 20.00 for the fixtures'), and where a 3-D Secure customer would return. */
 export const TRIGGER_DEFAULTS = { amount: 2000, returnUrl: 'https://shop.example/return' } as const;
@@ -32,11 +33,11 @@ export interface TriggerInput {
 }
 
 /** The events of a /v1/ payment and its refunds. */
-export type PaymentEventType = Extract<EventType, `payment.${string}` | `refund.${string}`>;
+export type PaymentEventType = Exclude<Extract<EventType, `payment.${string}` | `refund.${string}`>, 'payment.returned'>;
 
 /** The ids of the objects a triggered event is about. */
 export type Related = Partial<
-  Record<'payment_id' | 'transID' | 'refund_id' | 'chargeback_id' | 'settlement_id' | 'checkout_session_id', string>
+  Record<'payment_id' | 'transID' | 'refund_id' | 'chargeback_id' | 'settlement_id' | 'checkout_session_id' | 'token_id', string>
 >;
 
 /** What a trigger produced: the event asked for, every event its work recorded, and the objects. */
@@ -62,6 +63,7 @@ export interface TriggerServices {
   checkout: CheckoutSessions;
   checkoutPayments: CheckoutPayments;
   deliveries: Deliveries;
+  tokens: Tokens;
 }
 
 /** What each way of producing an event works with: the store, clock and config, and the services. */

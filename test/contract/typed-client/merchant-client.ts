@@ -112,3 +112,45 @@ export function completedPayment(event: SandboxEvent): { id: string; amount_capt
 export async function paymentEvents(client: PaysandboxClient, paymentId: string): Promise<SandboxEvent[]> {
   return ok('events', await client.GET('/v1/events', { params: { query: { resource_id: paymentId } } })).data.reverse();
 }
+
+/** What a renewal on a stored card came to, as the document types it. */
+export interface Renewal {
+  token: string;
+  status: Payment['status'];
+  initiator: 'customer' | 'merchant';
+  advice: 'try_again_later' | 'do_not_try_again' | 'update_card' | null;
+  scriptedLeft: string[];
+}
+
+/**
+ * A subscription's first, customer-initiated payment stores the card (setup_future_usage); the
+ * token's next charge is scripted to decline (the control API, in the same document); the
+ * merchant-initiated renewal then reads its advice_code, typed as the three words, not a string.
+ */
+export async function declinedRenewal(client: PaysandboxClient, outcome: string): Promise<Renewal> {
+  const first = ok(
+    'subscribe',
+    await client.POST('/v1/payments', {
+      body: {
+        amount: 999,
+        currency: 'EUR',
+        card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' },
+        setup_future_usage: 'off_session',
+      },
+    }),
+  );
+  if (first.token === null) throw new Error(`the first payment stored no token: ${JSON.stringify(first)}`);
+  const token: string = first.token;
+  ok('script', await client.POST('/_sandbox/tokens/{id}/outcomes', { params: { path: { id: token } }, body: { outcomes: [outcome] } }));
+  const renewal = ok('renew', await client.POST('/v1/payments', { body: { amount: 999, currency: 'EUR', token, initiator: 'merchant' } }));
+  const left = ok('script left', await client.GET('/_sandbox/tokens/{id}/outcomes', { params: { path: { id: token } } }));
+  return { token, status: renewal.status, initiator: renewal.initiator, advice: renewal.advice_code, scriptedLeft: left.outcomes };
+}
+
+/** When the saved card a token.* event is about stops working (narrowed on the event name, then on data.object). */
+export function cardStopsAt(event: SandboxEvent): string | undefined {
+  if (event.event !== 'token.expiring' && event.event !== 'token.updated') return undefined;
+  if (event.data.object !== 'token') return undefined;
+  const expires: string = event.data.expires_at;
+  return expires;
+}
