@@ -34,6 +34,7 @@ import { triggerSchema } from '../contracts/events.js';
 import type { EventType } from '../domain/event-types.js';
 import { toTriggerResultView, type TriggeredEvent } from '../views/event.js';
 import { toDeliveryView } from '../views/delivery.js';
+import { warmUp } from '../http/warm-up.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -191,6 +192,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   let credentials: SandboxCredentials;
   try {
     credentials = credentialsOf(server);
+    // A suite's first request should not pay for compiling the request path.
+    await warmUp(server.app);
   } catch (err) {
     await server.close();
     throw err;
