@@ -3,7 +3,8 @@
 // while its receiver is full; a receiver whose queue is full spills: the reader passes its rows
 // (so other receivers' rows behind a dead receiver's backlog still come), and the receiver reads
 // its own rows back from where it spilled once its queue runs low. The database stays the record:
-// this is a cache of due rows, checked row by row by the claim's lease.
+// this is a cache of due rows, checked row by row by the claim's lease. A new delivery the worker
+// takes from the commit (adopt) joins its receiver's queue without being read: it is leased already.
 import { DUE_START, type DueCursor, type DueRow } from '../../store/delivery-claim.js';
 import type { Delivery } from '../../store/deliveries-repo.js';
 import { receiverOf } from './in-flight.js';
@@ -76,11 +77,31 @@ export class DeliveryQueues {
     return origin;
   }
 
+  /** True when a new delivery to `url` may join its receiver's queue at its commit: the queue has room and holds every due row of that receiver. */
+  canAdopt(url: string): boolean {
+    const receiver = this.receivers.get(this.receiverOf(url));
+    return receiver === undefined || (receiver.spill === undefined && receiver.queue.length < QUEUE_CAP);
+  }
+
+  /** Queues a delivery handed over at its commit, behind its receiver's queued rows. */
+  adopt(delivery: Delivery): void {
+    if (this.known.has(delivery.id)) return;
+    const origin = this.receiverOf(delivery.url);
+    let receiver = this.receivers.get(origin);
+    if (!receiver) {
+      receiver = { queue: [], spill: undefined, inFlight: 0 };
+      this.receivers.set(origin, receiver);
+    }
+    receiver.queue.push(delivery);
+    this.known.add(delivery.id);
+  }
+
   /**
    * Reads due rows until `room` attempts could start, the due rows run out, or LOOKAHEAD rows were
-   * passed over; true in that last case (more may be due: fill again on the next turn).
+   * passed over (`more`: fill again on the next turn); `exhausted` when every due row was read.
+   * Without `readNew` only spilled receivers read their own rows back: nothing new fell due.
    */
-  fill(now: number, room: number): boolean {
+  fill(now: number, room: number, readNew = true): { more: boolean; exhausted: boolean } {
     // Sandbox time went back (a reset reloaded the clock): rows may now sit before the cursor.
     if (now < this.lastNow) this.rewind(DUE_START.at, 0);
     this.lastNow = now;
@@ -89,6 +110,7 @@ export class DeliveryQueues {
       if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver) this.readBack(receiver, now);
       ready += Math.min(receiver.queue.length, Math.max(0, this.perReceiver - receiver.inFlight));
     }
+    if (!readNew) return { more: false, exhausted: false };
     let passed = 0;
     while (ready < room && passed < LOOKAHEAD) {
       const rows = this.reader.dueAfter(this.cursor, now, READ_BATCH);
@@ -98,9 +120,9 @@ export class DeliveryQueues {
         if (added === undefined) passed++;
         else if (added.queue.length + added.inFlight <= this.perReceiver) ready++;
       }
-      if (rows.length < READ_BATCH) return false;
+      if (rows.length < READ_BATCH) return { more: false, exhausted: true };
     }
-    return passed >= LOOKAHEAD;
+    return { more: passed >= LOOKAHEAD, exhausted: false };
   }
 
   /** Takes up to `room` deliveries to send, oldest first per receiver, none past a receiver's cap; counts them in flight. */
