@@ -72,7 +72,7 @@ export function systemClock(storage?: ClockStorage): Clock {
   };
   resume();
   // A wall clock stepped back while running makes sandbox time stand still, not run backwards.
-  const reading = () => (last = Math.max(last, Date.now() + offset));
+  const reading = (wall = Date.now()) => (last = Math.max(last, wall + offset));
   const { now, asOf } = pinned(reading);
   return {
     now,
@@ -85,7 +85,11 @@ export function systemClock(storage?: ClockStorage): Clock {
       storage?.save(offset, target);
       return target;
     },
-    offset: () => reading() - Date.now(),
+    // One wall-clock reading for both terms: two could straddle a millisecond and report 1 ms short.
+    offset: () => {
+      const wall = Date.now();
+      return reading(wall) - wall;
+    },
     reload: resume,
   };
 }

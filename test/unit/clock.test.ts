@@ -55,3 +55,11 @@ it('asOf reads an earlier time while its work runs, never a later one, then the 
   ).toThrow('work failed');
   expect(clock.now()).toBe(T + HOUR);
 });
+
+it('reports the offset exactly while the wall clock ticks between readings (sandbox clock --json printed 1 ms short)', () => {
+  const clock = systemClock(storage(2 * 24 * HOUR, 0).store);
+  // Every reading of the wall clock is a millisecond later than the one before.
+  vi.mocked(Date.now).mockImplementation(() => wall++);
+  expect(clock.offset()).toBe(2 * 24 * HOUR);
+  vi.mocked(Date.now).mockImplementation(() => wall);
+});
