@@ -39,7 +39,7 @@ export interface DeliveryWorkerOptions {
   webhookCa?: readonly string[];
   /** Where the HTTP side runs (senders.ts); by default a thread when the compiled code is there. */
   sender?: SenderPlace;
-  /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
+  /** Most attempts in flight at once to receivers that answer in time (a first attempt to an idle receiver may go beyond; queues.ts); 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight?: number;
 }
 
@@ -194,10 +194,10 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
     const now = this.options.clock.now();
     for (const { due } of this.afterLease.filter(({ at }) => at <= now)) this.queues.rewind(due, 0);
     this.afterLease = this.afterLease.filter(({ at }) => at > now);
-    const room = this.maxInFlight - this.inFlight.size;
-    if (room > 0 && !this.claimFailed) {
-      const more = this.load(now, room);
-      const taken = this.queues.take(room);
+    // Not gated on a free slot: a receiver with nothing in flight may always start one (queues.ts).
+    if (!this.claimFailed) {
+      const more = this.load(now, this.maxInFlight);
+      const taken = this.queues.take(this.maxInFlight);
       if (taken.length > 0) this.startAll(taken, now);
       if (more) this.kick();
     }
@@ -316,6 +316,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
       if (!entry) continue;
       this.sending.delete(key);
       if (headers) entry.shaped.request.headers = headers;
+      this.queues.answered(entry.delivery.url, result.errorKind, result.latencyMs);
       this.records.answer(entry, result, copies);
     }
   }
