@@ -1,4 +1,4 @@
-// Bundles the two entries of the package, each into one file with everything it imports but the
+// Bundles the entries of the package, each into one file with everything it imports but the
 // native better-sqlite3: the CLI (dist/cli/program.js) into dist/sandbox.js, which bin/sandbox.js
 // loads, and the library (dist/index.js) into dist/paysandbox.js, what `import 'paysandbox'` loads
 // (package.json's exports; its types stay tsc's dist/index.d.ts). Node's ESM loader pays per module: the CLI's ~300 files took about 430 ms to load here, the
@@ -29,7 +29,9 @@ const common = {
 rmSync('dist/chunks', { recursive: true, force: true });
 await build({ ...common, entryPoints: { sandbox: 'dist/cli/program.js' } });
 await build({ ...common, entryPoints: { paysandbox: 'dist/index.js' } });
-for (const file of ['dist/sandbox.js', 'dist/paysandbox.js']) asciiComments(file);
+// The HTTP front thread's entry (server/front/front-thread.ts): one file, so the thread listens soon after it starts.
+await build({ ...common, entryPoints: { 'front-thread': 'dist/server/front/front-thread.js' } });
+for (const file of ['dist/sandbox.js', 'dist/paysandbox.js', 'dist/front-thread.js']) asciiComments(file);
 
 /**
  * esbuild escapes every non-ASCII character of the code it writes but keeps some comments as they

@@ -188,7 +188,9 @@ function advanceClock(services: Services, duration: string | number): number {
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<SandboxHandle> {
   refuseUnknownOptions(options);
   // Never the environment: a test's sandbox must not change with the shell that runs it.
-  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}));
+  // HTTP on the main thread: a suite's requests come one at a time, where a front thread adds two
+  // hand-offs to each and its start to startSandbox() (docs/decisions.md).
+  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}), { front: false });
   let credentials: SandboxCredentials;
   try {
     credentials = credentialsOf(server);
