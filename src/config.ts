@@ -105,6 +105,12 @@ export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json'
 /** The longest --fault-timeout: a held connection is a socket and a timer until it ends. */
 export const MAX_FAULT_TIMEOUT_MS = 10 * 60_000;
 
+/**
+ * The longest --webhook-timeout. A stop (SIGTERM, `sandbox stop`) waits for the attempts in flight,
+ * each for up to this long; the gateway's own limit is 5 s, and the webhook audit's --timeout stops at 60 s too.
+ */
+export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
+
 /** The one set of defaults of `sandbox start`, as a user would type them (the library overrides some for tests). */
 export const START_DEFAULTS = Object.freeze({
   port: '4010',
@@ -281,7 +287,17 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
   fixturesPath: (o) => o.text('fixtures').value ?? DEFAULT_FIXTURES,
   challengeLifetimeMs: (o) => o.duration('challengeLifetime'),
   upiCollectWindowMs: (o) => o.duration('upiWindow'),
-  webhookTimeoutMs: (o) => o.duration('webhookTimeout'),
+  webhookTimeoutMs: (o) => {
+    const ms = o.duration('webhookTimeout');
+    const { value, from } = o.text('webhookTimeout');
+    if (ms > MAX_WEBHOOK_TIMEOUT_MS)
+      bad(
+        'webhookTimeout',
+        from,
+        `must be at most 60s (the gateway allows 5s; a stop waits for webhook attempts in flight this long), got "${value}"`,
+      );
+    return ms;
+  },
   bodyLimitBytes: () => 1024 * 1024,
   headersTimeoutMs: () => 10_000,
   requestTimeoutMs: () => 30_000,

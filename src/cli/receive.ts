@@ -12,6 +12,7 @@ import kleur from 'kleur';
 import { verifyWebhook } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { decryptText } from '../crypto/s2s-cipher.js';
+import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
@@ -184,7 +185,7 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
       });
     });
   };
-  const server = flags.https ? await httpsServer(handle) : http.createServer(handle);
+  const server = flags.https ? await httpsServer(handle, io) : http.createServer(handle);
   await listenOn(server, port, flags.host);
   const address = server.address() as AddressInfo;
   // On stderr, like listen's: with --json, stdout carries only the webhooks.
@@ -202,10 +203,12 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
 }
 
 /** A TLS server with the local CA's certificate for localhost, 127.0.0.1 and ::1 (local-ca.ts, loaded only here). */
-async function httpsServer(handle: http.RequestListener): Promise<https.Server> {
+async function httpsServer(handle: http.RequestListener, io: CliIo): Promise<https.Server> {
   const { localCa } = await import('../tls/local-ca.js');
-  const { cert, key } = localCa();
-  return https.createServer({ cert, key }, handle);
+  const { cert, key, caFile, newCa } = localCa();
+  if (newCa)
+    io.err(kleur.yellow(`made a new local CA (${newCa}): trust ${caFile} in every client that trusted a CA of this folder before`));
+  return https.createServer({ cert, key, ...TLS_SUITES }, handle);
 }
 
 /** Answers a request that is no webhook (a browser's GET /favicon.ico, a health check): not counted or verified, one line on stderr. */

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import kleur from 'kleur';
+import { HEADER_VALUE_PATTERN } from '../contracts/patterns.js';
 import { newId } from '../domain/ids.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { controlTargetRefusal } from '../runtime/machine-names.js';
@@ -58,7 +59,7 @@ async function targetOf(flags: SendFlags): Promise<URL> {
 
 /** A flag that becomes a header value: printable ASCII on one line, or node:http would refuse to send it. */
 function headerFlag(flag: string, value: string | undefined): string | undefined {
-  if (value !== undefined && !/^[\x21-\x7e][\x20-\x7e]*$/.test(value))
+  if (value !== undefined && !new RegExp(HEADER_VALUE_PATTERN).test(value))
     throw new CliError(`${flag} goes into a header: give printable ASCII on one line, got ${JSON.stringify(value)}`);
   return value;
 }

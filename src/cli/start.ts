@@ -54,8 +54,16 @@ function tlsLines(running: RunningServer): string[] {
   if (!tls) return [];
   if (!tls.caFile) return [`  ${kleur.dim('HTTPS     ')} certificate ${tls.certFile} (--cert)`];
   const ca = tls.caFile;
+  // A new CA must be trusted again wherever the old one was: say so before how to trust it.
+  const made = tls.newCa
+    ? [
+        `  ${kleur.dim('New CA    ')} ${kleur.yellow(`made a new local CA (${tls.newCa})`)}`,
+        `  ${kleur.dim('          ')} ${kleur.yellow(`trust ${ca} as below, in every client and browser that trusted a CA of this folder before`)}`,
+      ]
+    : [];
   return [
-    `  ${kleur.dim('HTTPS     ')} certificate ${tls.certFile}, signed by the local CA ${kleur.bold(ca)}`,
+    ...made,
+    `  ${kleur.dim('HTTPS     ')} certificate ${tls.certFile}, signed by the local CA ${kleur.bold(ca)} (for localhost, 127.0.0.0/8 and ::1 only)`,
     `  ${kleur.dim('  trust it')} Node: NODE_EXTRA_CA_CERTS=${ca}   curl: curl --cacert ${ca}`,
     `  ${kleur.dim('          ')} PHP: CURLOPT_CAINFO => '${ca}' or stream context ['ssl' => ['cafile' => '${ca}']]`,
     `  ${kleur.dim('          ')} Python: ssl.create_default_context(cafile='${ca}') or SSL_CERT_FILE=${ca}`,
@@ -122,7 +130,10 @@ function addBehaviourOptions(command: Command): void {
   command
     .option('--challenge-lifetime <duration>', help('challengeLifetime', 'how long a 3-D Secure page waits before Expired'))
     .option('--upi-window <duration>', help('upiWindow', 'how long a UPI collect request waits'))
-    .option('--webhook-timeout <duration>', help('webhookTimeout', 'how long a webhook POST may take to answer'))
+    .option(
+      '--webhook-timeout <duration>',
+      help('webhookTimeout', 'how long a webhook POST may take to answer, at most 60s (a stop waits this long for attempts in flight)'),
+    )
     .option(
       '--faults <spec>',
       help(

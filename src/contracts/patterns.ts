@@ -67,3 +67,6 @@ export const DECIMAL_AMOUNT_PATTERN = '^\\s*(?!0*(?:\\.0*)?\\s*$)\\d{1,8}(?:\\.\
  * parser's further checks (a valid host, a port up to 65535) are what format: uri stands for.
  */
 export const HTTP_URL_PATTERN = `^${anyCase('http')}[sS]?://[^\\s/?#@]+(?::\\d+)?(?:[/?#]\\S*)?$`;
+
+/** A header value a caller chooses (`sandbox send`'s event type, id, content type): printable ASCII on one line, no space first. */
+export const HEADER_VALUE_PATTERN = '^[\\x21-\\x7e][\\x20-\\x7e]*$';

@@ -26,7 +26,12 @@ export const diagnoseSignatureSchema = z.strictObject({
     .describe(
       'the headers your handler received, as an object of name: value (names in any case), e.g. {"X-Sandbox-Signature": "sha256=...", "X-Sandbox-Delivery-Id": "whd_..."}',
     ),
-  body: z.string().describe('the raw body your handler received, as text, byte for byte (an empty string for an empty body)'),
+  body: z
+    .string()
+    .max(1_000_000)
+    .describe(
+      'the raw body your handler received, as text, byte for byte (an empty string for an empty body); at most 1 000 000 characters, as POST /_sandbox/signatures/sign signs',
+    ),
   secret: z
     .string()
     .min(1)

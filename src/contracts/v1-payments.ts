@@ -11,8 +11,23 @@ import { shapeOf } from './json-shape.js';
 /** metadata limits (the familiar ones): 50 keys of at most 40 characters, values of at most 500. */
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
 
+/**
+ * A key named __proto__ is refused before the record is read: zod (like any JavaScript object)
+ * cannot keep it and would drop it without a word, so the merchant would lose it unseen.
+ */
+function refuseProtoKey(input: unknown, ctx: z.core.$RefinementCtx): unknown {
+  if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__'))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['__proto__'],
+      message:
+        'metadata cannot keep a key named "__proto__" (JavaScript objects take it for their prototype, so it would be lost): give it another name',
+    });
+  return input;
+}
+
 const metadataSchema = z
-  .record(z.string(), z.unknown())
+  .preprocess(refuseProtoKey, z.record(z.string(), z.unknown()))
   .superRefine((map, ctx) => {
     const keys = Object.keys(map);
     if (keys.length > METADATA_LIMITS.keys) {

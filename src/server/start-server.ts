@@ -24,6 +24,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
 import { StartError } from '../errors.js';
 import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
+import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
 import { FrontListenError, frontThreadAvailable, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
 
@@ -151,7 +152,18 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
     fetch: app.fetch,
     hostname: config.host,
     ...(tls
-      ? { createServer: createHttpsServer, serverOptions: { connectionsCheckingInterval: checkEveryMs, cert: tls.cert, key: tls.key } }
+      ? {
+          createServer: createHttpsServer,
+          serverOptions: {
+            connectionsCheckingInterval: checkEveryMs,
+            cert: tls.cert,
+            key: tls.key,
+            ...TLS_SUITES,
+            // The TLS handshake comes before the headers and their timeout: without this, a client
+            // that connects and never finishes the handshake holds its socket 120 s (Node's default).
+            handshakeTimeout: config.headersTimeoutMs,
+          },
+        }
       : { serverOptions: { connectionsCheckingInterval: checkEveryMs } }),
   }) as Server;
   // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).

@@ -10,7 +10,8 @@ import { SandboxError } from '../errors.js';
 import type { KnownSecret } from '../signatures/secret-diagnosis.js';
 import { diagnoseSignature } from '../signatures/diagnosis.js';
 import type { SentAttempt, SignatureDiagnosis } from '../signatures/findings.js';
-import type { HeaderMap } from '../signatures/match.js';
+import { oversizedSignatureHeader, type HeaderMap } from '../signatures/match.js';
+import { shown } from '../signatures/findings.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { WebhookEndpoint } from '../store/webhook-endpoints-repo.js';
 import { buildWebhookRequest, type SigningResolver } from '../webhooks/webhook-request.js';
@@ -66,6 +67,15 @@ export class Signatures {
   diagnose(received: ReceivedWebhook, options: { checkedAt?: number } = {}): SignatureDiagnosis {
     const { clock, config } = this.deps;
     const headers = lowerCased(received.headers);
+    const oversized = oversizedSignatureHeader(headers, config.headerPrefix);
+    if (oversized) {
+      const name = shown(oversized.header, config.headerPrefix);
+      throw new SandboxError(
+        'parameter_invalid',
+        `headers.${name} ${oversized.problem}: pass the header exactly as your handler received it`,
+        `headers.${name}`,
+      );
+    }
     const offset = clock.offset();
     const wall = options.checkedAt ?? clock.now() - offset;
     const { sent, named } = this.sentAttempt(headers);
@@ -150,7 +160,12 @@ export class Signatures {
       (a, b) => (!a || b.attempt.startedAt > a.attempt.startedAt ? b : a),
       undefined,
     );
-    const found = tried.find(same(signature)) ?? tried.find(same(timestamp)) ?? tried.find(same((h) => h[`${p}-attempt`])) ?? latest;
+    const found =
+      tried.find(same(signature)) ??
+      tried.find(same(timestamp)) ??
+      tried.find(same((h) => h[`${p}-attempt`])) ??
+      this.inFlightAttempt(candidates, headers, p) ??
+      latest;
     // A delivery never tried yet was never received: there is nothing to compare with.
     if (!found) return { named: { what: deliveryId === undefined ? `event ${eventId}` : `delivery ${deliveryId}`, known: true } };
     const { delivery, attempt } = found;
@@ -165,6 +180,41 @@ export class Signatures {
         mode: this.signing(delivery).mode,
       },
     };
+  }
+
+  /**
+   * The attempt the headers name when its record is not written yet: the handler checks (and
+   * `sandbox receive` asks) while the sandbox still waits for its answer, and the worker records an
+   * attempt only once it is answered. Built again as the worker built it, from the delivery, the
+   * attempt number and the timestamp the headers carry; signing is deterministic, so it is the
+   * request that was sent (a fault that reshaped it is known once the attempt is recorded).
+   */
+  private inFlightAttempt(
+    candidates: readonly Delivery[],
+    headers: HeaderMap,
+    p: string,
+  ): { delivery: Delivery; attempt: DeliveryAttempt } | undefined {
+    const number = Number(headers[`${p}-attempt`]);
+    const timestamp = Number(headers[`${p}-timestamp`] ?? headers['webhook-timestamp']);
+    const delivery = candidates.length === 1 ? candidates[0] : undefined;
+    if (!delivery || !Number.isSafeInteger(number) || number < 1 || !Number.isSafeInteger(timestamp)) return undefined;
+    if (number !== delivery.attempts + 1 || delivery.status !== 'pending') return undefined;
+    const request = buildWebhookRequest(delivery, number, this.deps.config, this.signing(delivery), timestamp);
+    const attempt: DeliveryAttempt = {
+      deliveryId: delivery.id,
+      attempt: number,
+      startedAt: timestamp * 1000,
+      requestHeaders: request.headers,
+      requestBody: request.body,
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      latencyMs: null,
+      errorKind: null,
+      errorMessage: null,
+      fault: null,
+    };
+    return { delivery, attempt };
   }
 
   /** The secrets that may have signed a delivery: its endpoint's (current and replaced), else its merchant's. */

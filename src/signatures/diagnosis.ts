@@ -31,6 +31,7 @@ import {
   type HeaderMap,
 } from './match.js';
 import { diagnoseUnsent } from './unsent-diagnosis.js';
+import { WorkBudget, WorkBudgetSpent } from './work-budget.js';
 
 /** How the received signing headers differ from the ones the attempt was sent with, if they do. */
 function headerChange(
@@ -39,6 +40,7 @@ function headerChange(
   mode: SignatureMode,
   prefix: string,
   what: string,
+  budget: WorkBudget,
 ): SignatureDiagnosis | undefined {
   const names = signingHeaders(mode, prefix);
   for (const name of [names.signature, names.id, names.timestamp]) {
@@ -57,7 +59,7 @@ function headerChange(
     if (gotEntries.length > 0 && gotEntries.every((entry) => sentEntries.includes(entry))) continue;
     for (const entry of gotEntries) {
       for (const digest of sentEntries.map((e) => entryDigest(e, mode))) {
-        const spelling = digest && spellingOf(entry, digest, mode);
+        const spelling = digest && spellingOf(entry, digest, mode, budget);
         if (spelling && spelling.form !== 'exact') return misspelt(spelling, header, mode);
       }
     }
@@ -70,7 +72,7 @@ function headerChange(
 }
 
 /** The secret and mode that made the attempt's recorded signature, among the delivery's signers. */
-function signerOf(sent: SentAttempt, prefix: string): { signer: KnownSecret; mode: SignatureMode } | undefined {
+function signerOf(sent: SentAttempt, prefix: string, budget: WorkBudget): { signer: KnownSecret; mode: SignatureMode } | undefined {
   const modes: SignatureMode[] =
     sent.headers['webhook-signature'] !== undefined
       ? ['standard']
@@ -79,20 +81,20 @@ function signerOf(sent: SentAttempt, prefix: string): { signer: KnownSecret; mod
         : ['plain', 'timestamped'];
   for (const mode of modes) {
     for (const signer of sent.signers) {
-      const match = matchKey(sent.headers, sent.body, signerKey(signer.value, mode), mode, prefix);
+      const match = matchKey(sent.headers, sent.body, signerKey(signer.value, mode), mode, prefix, budget);
       if (match?.spelling.form === 'exact' && match.header === signingHeaders(mode, prefix).signature) return { signer, mode };
     }
   }
   return undefined;
 }
 
-function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext, sent: SentAttempt): SignatureDiagnosis {
-  const found = signerOf(sent, c.prefix);
+function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext & { budget: WorkBudget }, sent: SentAttempt): SignatureDiagnosis {
+  const found = signerOf(sent, c.prefix, c.budget);
   const mode = found?.mode ?? sent.mode;
   const names = signingHeaders(mode, c.prefix);
   const what = `attempt ${sent.attempt} of delivery ${sent.deliveryId}`;
   const secret = r.secret;
-  const mine = secret === undefined ? undefined : matchKey(r.headers, r.body, verifierKey(secret, mode), mode, c.prefix);
+  const mine = secret === undefined ? undefined : matchKey(r.headers, r.body, verifierKey(secret, mode), mode, c.prefix, c.budget);
   if (secret !== undefined && mine?.spelling.form === 'exact' && mine.header === names.signature) {
     const whose = found && sameSecret(secret, found.signer, mode) ? ` (${secretName(found.signer)})` : '';
     return (
@@ -110,7 +112,7 @@ function diagnoseSent(r: ReceivedRequest, c: DiagnosisContext, sent: SentAttempt
     );
   const body = bodyDifference(sent.body, r.body);
   if (body) return invalid(body.change, `the body ${body.how}; ${RAW_BODY}`);
-  const header = headerChange(r.headers, sent, mode, c.prefix, what);
+  const header = headerChange(r.headers, sent, mode, c.prefix, what, c.budget);
   if (header) return header;
   if (!found)
     return invalid(
@@ -155,5 +157,14 @@ export function diagnoseSignature(received: ReceivedRequest, context: DiagnosisC
       `the headers carry no signature, neither X-${context.prefix}-Signature nor webhook-signature${hint}: pass every header your handler received, as received`,
     );
   }
-  return context.sent ? diagnoseSent(received, context, context.sent) : diagnoseUnsent(received, context);
+  const c = { ...context, budget: context.budget ?? new WorkBudget() };
+  try {
+    return c.sent ? diagnoseSent(received, c, c.sent) : diagnoseUnsent(received, c);
+  } catch (err) {
+    if (!(err instanceof WorkBudgetSpent)) throw err;
+    return invalid(
+      'unknown',
+      `the sandbox stopped looking: comparing this ${Math.ceil(received.body.length / 1024)} KB body and its signature header with the ${context.secrets.length} secrets it holds is more work than one diagnosis may do; pass every header your handler received (X-${context.prefix}-Delivery-Id names the delivery, so the sandbox compares with what it sent) and the secret your handler uses`,
+    );
+  }
 }

@@ -5,6 +5,7 @@ import { formatDuration } from '../domain/duration.js';
 import type { KnownSecret } from './secret-diagnosis.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 import { signingHeaders, type HeaderMap, type Spelling } from './match.js';
+import type { WorkBudget } from './work-budget.js';
 
 /** Every cause a diagnosis names (docs/webhooks.md#why-does-my-signature-check-fail explains each). */
 export const SIGNATURE_CAUSES = [
@@ -70,6 +71,8 @@ export interface DiagnosisContext {
   secrets: readonly KnownSecret[];
   /** Wall-clock ms when the handler checked, sandbox ms now, and how far sandbox time is ahead. */
   time: { wall: number; sandbox: number; offset: number };
+  /** The work this diagnosis may still do (a new WorkBudget of DIAGNOSIS_WORK when not given). */
+  budget?: WorkBudget | undefined;
 }
 
 /** The fix of every body change: where each stack keeps the raw body. */

@@ -3,8 +3,9 @@
 // handler's own secret as a verifier reads it, and the secrets the sandbox signs with as it uses
 // them. A header that holds the right digest without its `sha256=` / `v1,` or in another encoding
 // is told apart from one no key made.
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isCanonicalBase64, safeEqual, standardKey } from './signing.js';
+import { ENTRY_COST, HMAC_COST, type WorkBudget } from './work-budget.js';
 import type { SignatureMode } from '../domain/vocabularies.js';
 
 /** Received headers: lower-case names, one text value each. */
@@ -68,12 +69,17 @@ function entryFormat(mode: SignatureMode): { prefix: string; encoding: 'hex' | '
   return mode === 'standard' ? { prefix: 'v1,', encoding: 'base64' } : { prefix: 'sha256=', encoding: 'hex' };
 }
 
-/** How `entry` spells `digest` in `mode`; undefined when it is not that digest at all. */
-export function spellingOf(entry: string, digest: Buffer, mode: SignatureMode): Spelling | undefined {
+/** The longest spelling of a digest in an entry: sha256= and 64 hex digits. */
+const LONGEST_SPELLING = 'sha256='.length + 64;
+
+/** Every way an entry may spell `digest` in `mode`, the right one first, each with what it is. */
+function spellings(digest: Buffer, mode: SignatureMode): { text: Buffer; spelling: Spelling }[] {
   const { prefix, encoding } = entryFormat(mode);
   const right = digest.toString(encoding);
-  if (safeEqual(entry, prefix + right)) return { form: 'exact' };
-  if (safeEqual(entry, right)) return { form: 'missing_prefix', prefix };
+  const out: { text: Buffer; spelling: Spelling }[] = [
+    { text: Buffer.from(prefix + right), spelling: { form: 'exact' } },
+    { text: Buffer.from(right), spelling: { form: 'missing_prefix', prefix } },
+  ];
   const others: [string, string][] = [
     ['hex', digest.toString('hex')],
     ['upper-case hex', digest.toString('hex').toUpperCase()],
@@ -83,10 +89,26 @@ export function spellingOf(entry: string, digest: Buffer, mode: SignatureMode): 
   const expected = encoding === 'hex' ? 'lower-case hex' : 'base64';
   for (const [name, text] of others) {
     if (text === right) continue;
-    if (safeEqual(entry, prefix + text)) return { form: 'wrong_encoding', encoding: name, expected, prefixed: true };
-    if (safeEqual(entry, text)) return { form: 'wrong_encoding', encoding: name, expected, prefixed: false };
+    out.push({ text: Buffer.from(prefix + text), spelling: { form: 'wrong_encoding', encoding: name, expected, prefixed: true } });
+    out.push({ text: Buffer.from(text), spelling: { form: 'wrong_encoding', encoding: name, expected, prefixed: false } });
   }
-  return undefined;
+  return out;
+}
+
+/** The first of `candidates` that `entry` is, compared in constant time (lengths, which every spelling's are known, excepted). */
+function spellingIn(entry: Buffer, candidates: readonly { text: Buffer; spelling: Spelling }[]): Spelling | undefined {
+  let found: Spelling | undefined;
+  for (const { text, spelling } of candidates) {
+    const same = text.length === entry.length && timingSafeEqual(text, entry);
+    if (same && found === undefined) found = spelling;
+  }
+  return found;
+}
+
+/** How `entry` spells `digest` in `mode`; undefined when it is not that digest at all. */
+export function spellingOf(entry: string, digest: Buffer, mode: SignatureMode, budget?: WorkBudget): Spelling | undefined {
+  budget?.spend(ENTRY_COST);
+  return spellingIn(Buffer.from(entry), spellings(digest, mode));
 }
 
 /** The entries of a signature header: space-separated in standard mode, comma-separated (repeated headers) otherwise. */
@@ -111,25 +133,64 @@ export function signedText(headers: HeaderMap, body: string, mode: SignatureMode
   return id === undefined ? undefined : `${id}.${timestamp}.${body}`;
 }
 
-/** Looks for the signature `key` makes over `body` in the received signature headers of `mode`. */
+/** Looks for the signature `key` makes over `body` in the received signature headers of `mode`; `budget` counts the work. */
 export function matchKey(
   headers: HeaderMap,
   body: string,
   key: Buffer | undefined,
   mode: SignatureMode,
   prefix: string,
+  budget?: WorkBudget,
 ): KeyMatch | undefined {
   const text = signedText(headers, body, mode, prefix);
   if (!key || text === undefined) return undefined;
+  budget?.spend(text.length + HMAC_COST);
   const digest = createHmac('sha256', key).update(text).digest();
+  const candidates = spellings(digest, mode);
   const names = signingHeaders(mode, prefix);
   for (const header of [names.signature, names.previous]) {
     const value = header === undefined ? undefined : headers[header];
     if (header === undefined || value === undefined) continue;
+    budget?.spend(value.length);
     for (const entry of signatureEntries(value, mode)) {
-      const spelling = spellingOf(entry, digest, mode);
+      budget?.spend(ENTRY_COST);
+      // Longer than any spelling of a digest (sha256= and 64 hex digits at most): not one, and not worth copying.
+      if (entry.length > LONGEST_SPELLING) continue;
+      const spelling = spellingIn(Buffer.from(entry), candidates);
       if (spelling) return { spelling, header };
     }
+  }
+  return undefined;
+}
+
+/** The most signatures a received signature header may hold: one per secret that signs it, and then some. */
+export const MAX_SIGNATURE_ENTRIES = 20;
+/** The longest received signature header: MAX_SIGNATURE_ENTRIES signatures of the longest spelling, with room to spare. */
+export const MAX_SIGNATURE_HEADER_CHARS = 4096;
+
+/**
+ * Why a received signature header cannot be one a sender made (more than MAX_SIGNATURE_ENTRIES
+ * signatures, or longer than MAX_SIGNATURE_HEADER_CHARS): the header's name and why; undefined when
+ * each is fine. A diagnosis tries every key against every entry, so such a header is refused, not read.
+ */
+export function oversizedSignatureHeader(headers: HeaderMap, prefix: string): { header: string; problem: string } | undefined {
+  const plain = signingHeaders('plain', prefix);
+  const checks: [string | undefined, SignatureMode][] = [
+    [plain.signature, 'plain'],
+    [plain.previous, 'plain'],
+    ['webhook-signature', 'standard'],
+  ];
+  for (const [header, mode] of checks) {
+    const value = header === undefined ? undefined : headers[header];
+    if (header === undefined || value === undefined) continue;
+    if (value.length > MAX_SIGNATURE_HEADER_CHARS)
+      return { header, problem: `is ${value.length} characters long; a signature header is at most ${MAX_SIGNATURE_HEADER_CHARS}` };
+    const count = signatureEntries(value, mode).length;
+    if (count > MAX_SIGNATURE_ENTRIES)
+      return {
+        header,
+        problem: `holds ${count} signatures; a webhook carries at most ${MAX_SIGNATURE_ENTRIES} (one per secret that signs it)`,
+      };
   }
   return undefined;
 }

@@ -18,9 +18,12 @@ import {
   type SignatureDiagnosis,
 } from './findings.js';
 import { matchKey, signerKey, verifierKey, type KeyMatch } from './match.js';
+import type { WorkBudget } from './work-budget.js';
 
 /** Variants of a body a sender may have signed before it was changed: compact JSON, no whitespace at the end. */
-function bodyVariants(body: string): string[] {
+function bodyVariants(body: string, budget: WorkBudget): string[] {
+  // Parsing and writing it again is about as much work as hashing it twice.
+  budget.spend(2 * body.length);
   const variants = new Set<string>([body.trimEnd()]);
   try {
     variants.add(JSON.stringify(JSON.parse(body)));
@@ -32,7 +35,7 @@ function bodyVariants(body: string): string[] {
 }
 
 /** Why a request the sandbox did not send (as far as it knows) does (not) verify. */
-export function diagnoseUnsent(r: ReceivedRequest, c: DiagnosisContext): SignatureDiagnosis {
+export function diagnoseUnsent(r: ReceivedRequest, c: DiagnosisContext & { budget: WorkBudget }): SignatureDiagnosis {
   const modes: SignatureMode[] = r.headers['webhook-signature'] !== undefined ? ['standard'] : ['plain', 'timestamped'];
   const named = !c.named
     ? 'the headers name no delivery of this sandbox'
@@ -44,7 +47,7 @@ export function diagnoseUnsent(r: ReceivedRequest, c: DiagnosisContext): Signatu
   for (const mode of modes) {
     const settle = (m: KeyMatch, ok: () => SignatureDiagnosis) =>
       m.spelling.form === 'exact' ? (staleness(r.headers, mode, c) ?? ok()) : misspelt(m.spelling, header(m), mode);
-    const at = (key: Buffer | undefined, body = r.body) => matchKey(r.headers, body, key, mode, c.prefix);
+    const at = (key: Buffer | undefined, body = r.body) => matchKey(r.headers, body, key, mode, c.prefix, c.budget);
     if (secret !== undefined) {
       const own = at(verifierKey(secret, mode));
       if (own)
@@ -74,7 +77,7 @@ export function diagnoseUnsent(r: ReceivedRequest, c: DiagnosisContext): Signatu
       }));
     }
     const keys = [secret === undefined ? undefined : verifierKey(secret, mode), ...c.secrets.map((k) => signerKey(k.value, mode))];
-    for (const variant of bodyVariants(r.body)) {
+    for (const variant of bodyVariants(r.body, c.budget)) {
       const change = bodyDifference(variant, r.body);
       if (change && keys.some((key) => at(key, variant)?.spelling.form === 'exact')) {
         return invalid(change.change, `the body ${change.how}, and the signature matches it as it was before; ${RAW_BODY}`);

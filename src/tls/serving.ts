@@ -1,9 +1,9 @@
 // What a sandbox started with --https serves, and which CAs its webhook deliveries trust.
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StartError } from '../errors.js';
 import { LOCAL_CA_FILE, TLS_DIR } from './ca-files.js';
+import { readPemFile } from './pem-file.js';
 import type { HttpsSetting } from './settings.js';
 
 /** The certificate the sandbox serves, and where it is, for the banner. */
@@ -16,18 +16,20 @@ export interface ServingTls {
   /** The local CA certificate to trust (absolute path and PEM); undefined with --cert/--key. */
   readonly caFile: string | undefined;
   readonly ca: string | undefined;
+  /** Set when this start made a new local CA: why (the banner tells the user to trust it, again). */
+  readonly newCa: string | undefined;
 }
 
 /** The certificate to serve: --cert/--key as given, else the local CA's (made at first start). */
 export async function servingTls(https: HttpsSetting): Promise<ServingTls | undefined> {
   if (https === undefined) return undefined;
   const own = https.certificate;
-  if (own) return { cert: own.cert, key: own.key, certFile: resolve(own.certFile), caFile: undefined, ca: undefined };
+  if (own) return { cert: own.cert, key: own.key, certFile: resolve(own.certFile), caFile: undefined, ca: undefined, newCa: undefined };
   // Loaded only here: node-forge is needed once, at the start of an --https sandbox.
   const { localCa } = await import('./local-ca.js');
   try {
     const made = localCa();
-    return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca };
+    return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca, newCa: made.newCa };
   } catch (err) {
     throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${(err as Error).message}`);
   }
@@ -42,10 +44,10 @@ export function deliveryCas(webhookCa: readonly string[], tls: ServingTls | unde
   let local = tls?.ca;
   if (local === undefined) {
     try {
-      local = readFileSync(LOCAL_CA_FILE, 'utf8');
+      local = readPemFile(LOCAL_CA_FILE);
       new X509Certificate(local);
     } catch {
-      // No local CA in this folder (or a broken one, which the next --https start makes again): only --webhook-ca's.
+      // No local CA in this folder (or a broken one, a FIFO or a device, which the next --https start replaces): only --webhook-ca's.
       local = undefined;
     }
   }

@@ -1,8 +1,9 @@
 // The TLS options of `sandbox start` (--https, --cert, --key, --webhook-ca), read and checked once
-// at start: a file that is missing, is no PEM, or a key that does not belong to its certificate
-// stops the start with one line naming the flag, instead of a TLS error at the first request.
+// at start: a file that is missing, is not a regular file of at most 1 MiB, is no PEM, a key that
+// does not belong to its certificate, or a certificate outside its validity (expired, or not valid
+// yet) stops the start with one line naming the flag, instead of a TLS error at the first request.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readPemFile, UnreadablePemFile } from './pem-file.js';
 
 /** The merchant's own certificate (--cert, --key), e.g. one made by mkcert. */
 export interface OwnCertificate {
@@ -44,12 +45,23 @@ export function switchValue(option: TlsOption<boolean | string | undefined>, key
 /** The file's text, or a refusal that says why it cannot be read. */
 function readText(path: string, key: 'cert' | 'key' | 'webhookCa', from: string, refuse: Refuse): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readPemFile(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (err as Error).message;
-    return refuse(key, from, `cannot read "${path}": ${why}`);
+    if (!(err instanceof UnreadablePemFile)) throw err;
+    return refuse(key, from, `cannot read "${path}": ${err.message}`);
   }
+}
+
+/** A refusal when `certificate` is outside its validity now: expired, or valid only from a later date. */
+function checkValidity(certificate: X509Certificate, path: string, key: 'cert' | 'webhookCa', from: string, refuse: Refuse): void {
+  const now = Date.now();
+  if (Date.parse(certificate.validTo) <= now) refuse(key, from, `"${path}" expired (valid until ${certificate.validTo}); make a new one`);
+  if (Date.parse(certificate.validFrom) > now)
+    refuse(
+      key,
+      from,
+      `"${path}" is not valid yet (valid from ${certificate.validFrom}; clients refuse it until then): make one valid from today, or check this machine's clock`,
+    );
 }
 
 /** The certificate in `text`, or a refusal: not PEM, or PEM of something else. */
@@ -63,7 +75,7 @@ function certificateOf(text: string, path: string, key: 'cert' | 'webhookCa', fr
   }
 }
 
-/** --cert and --key: both or neither, each readable, the key the certificate's own, the certificate not expired. */
+/** --cert and --key: both or neither, each readable, the key the certificate's own, the certificate valid now. */
 function ownCertificate(options: TlsOptions, refuse: Refuse): OwnCertificate | undefined {
   const { cert, key } = options;
   if (cert.value === undefined && key.value === undefined) return undefined;
@@ -84,8 +96,7 @@ function ownCertificate(options: TlsOptions, refuse: Refuse): OwnCertificate | u
   }
   if (!certificate.checkPrivateKey(privateKey))
     refuse('key', key.from, `"${key.value}" is not the private key of the certificate in "${cert.value}" (${cert.from})`);
-  if (Date.parse(certificate.validTo) <= Date.now())
-    refuse('cert', cert.from, `"${cert.value}" expired (valid until ${certificate.validTo}); make a new one`);
+  checkValidity(certificate, cert.value, 'cert', cert.from, refuse);
   return Object.freeze({ certFile: cert.value, keyFile: key.value, cert: certText, key: keyText });
 }
 
@@ -105,7 +116,13 @@ export function tlsSettings(options: TlsOptions, refuse: Refuse): { https: Https
   const https = certificate !== undefined || switchValue(options.https, 'https', refuse) ? Object.freeze({ certificate }) : undefined;
   const webhookCa = caPaths(options.webhookCa.value).map((path) => {
     const text = readText(path, 'webhookCa', options.webhookCa.from, refuse);
-    certificateOf(text, path, 'webhookCa', options.webhookCa.from, refuse);
+    checkValidity(
+      certificateOf(text, path, 'webhookCa', options.webhookCa.from, refuse),
+      path,
+      'webhookCa',
+      options.webhookCa.from,
+      refuse,
+    );
     return text;
   });
   return { https, webhookCa: Object.freeze(webhookCa) };

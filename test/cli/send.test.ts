@@ -88,6 +88,23 @@ it('plain: signs with --secret as the worker does, verified by octokit, and prin
   expect(run.out).not.toContain('whsec_fixture');
 });
 
+it('--secret-file: the one line ending a file ends with (LF or CRLF) is not part of the secret; a second one is', async () => {
+  for (const [name, text] of [
+    ['secret-lf.txt', 'whsec_fixture\n'],
+    ['secret-crlf.txt', 'whsec_fixture\r\n'],
+  ] as const) {
+    const run = await send(['--to', `${to}/${name}`, '--body', '-', '--secret-file', file(name, text)], ENVELOPE);
+    expect(run.exitCode, run.error).toBe(0);
+    const g = lastAt(`/${name}`);
+    expect(await octokitVerify('whsec_fixture', g.body, header(g, 'x-sandbox-signature')), name).toBe(true);
+  }
+  // Only one line ending goes (the flag's help says so): a second one stays part of the secret.
+  await send(['--to', `${to}/two-lines`, '--body', '-', '--secret-file', file('two-lines.txt', 'whsec_fixture\n\n')], ENVELOPE);
+  const two = lastAt('/two-lines');
+  expect(await octokitVerify('whsec_fixture', two.body, header(two, 'x-sandbox-signature'))).toBe(false);
+  expect(await octokitVerify('whsec_fixture\n', two.body, header(two, 'x-sandbox-signature'))).toBe(true);
+});
+
 it('timestamped: the sandbox signs with --merchant\'s secret, the documented HMAC of "<timestamp>.<body>", with the worker\'s headers', async () => {
   // A real delivery to compare the header names with.
   await fetch(`${sandbox.url}/api/s2s`, {

@@ -77,6 +77,11 @@ describe('SANDBOX_* variables', () => {
       '--auto-authenticate must be approve or decline, optionally with a delay like approve:5s, got "later"',
     ],
     [{}, ['--webhook-timeout', 'soon'], '--webhook-timeout must be a duration like 30s, 15m or 2h, got "soon"'],
+    [
+      {},
+      ['--webhook-timeout', '1h'],
+      '--webhook-timeout must be at most 60s (the gateway allows 5s; a stop waits for webhook attempts in flight this long), got "1h"',
+    ],
     [{ SANDBOX_QUIET: 'yes' }, [], 'SANDBOX_QUIET must be 1, true, 0 or false, got "yes"'],
   ])('a bad value stops the start with one line naming it: %j %j', async (env, args, message) => {
     const run = await runBuiltCli(['start', '--db', ':memory:', ...args], { env, cwd: elsewhere() });
@@ -95,6 +100,7 @@ describe('SANDBOX_* variables', () => {
       '(default: dev, env: SANDBOX_RETRY)',
       '(default: pretty, env: SANDBOX_LOG_FORMAT)',
       'env: SANDBOX_SCENARIO',
+      'how long a webhook POST may take to answer, at most 60s (a stop waits this long for attempts in flight) (default: 5s, env: SANDBOX_WEBHOOK_TIMEOUT)',
       'its flag, else its SANDBOX_* variable, else its default',
     ]) {
       expect(help).toContain(text);

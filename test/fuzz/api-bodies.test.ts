@@ -1,7 +1,7 @@
 // Fuzzing every POST of the API with mutated and random bodies, content types and headers: the
 // JSON S2S endpoint, the encrypted form endpoint (mutated plaintext inside valid encryption, and
 // mutated ciphertext), refund-request, every /v1/ POST, the control API POSTs (chargebacks,
-// settlements and triggers included, and each with no body at all) and the dashboard's form posts, plus bodies nested thousands
+// settlements and triggers included, triggers with `set` paths through prototype keys, and each with no body at all) and the dashboard's form posts, plus bodies nested thousands
 // of levels deep and bytes that are not UTF-8 on every JSON POST. Each answer is
 // below 500, a JSON error has the documented shape, and a rejected request leaves the database
 // exactly as it was. The seed is fixed (FUZZ_SEED to change it); fast-check prints it on failure.
@@ -18,10 +18,13 @@ import {
   hostileJsonText,
   jsonBody,
   mutatedBody,
+  prototypeChanges,
   sendAndCheck,
+  setFields,
   type FuzzBody,
 } from './fuzz-kit.js';
 import { seedObjects, type SeededObjects } from '../helpers/seed-objects.js';
+import { EVENT_TYPE_NAMES } from '../../src/domain/event-types.js';
 
 let sb: TestSandbox;
 let ids: SeededObjects;
@@ -117,6 +120,14 @@ const controlPosts: Array<[string, (ids: SeededObjects) => string, (ids: SeededO
     () => '/_sandbox/events/trigger',
     (i) => ({ type: 'payment.captured', payment_id: i.payment, to: 'http://127.0.0.1:9/t', merchant: 'mer_sandbox' }),
   ],
+  [
+    '/_sandbox/events/trigger (set)',
+    () => '/_sandbox/events/trigger',
+    () => ({
+      type: 'payment.captured',
+      set: { amount: 1500, currency: 'EUR', 'metadata.order_id': 'ord_42', 'customer.email': 'jane@example.com' },
+    }),
+  ],
 ];
 
 /** Runs the property: each generated request is sent and checked. */
@@ -211,6 +222,36 @@ describe(`fuzzing the POST endpoints (seed ${FUZZ_SEED})`, () => {
 
   it.each(controlPosts)('POST %s: mutated JSON bodies and content types', async (_name, path, valid) => {
     await fuzz(fc.record({ path: fc.constant(path(ids)), body: jsonBody(valid(ids)), headers: extraHeaders }));
+  });
+
+  it('POST /_sandbox/events/trigger: set paths through prototype keys, for any event, on a new or given payment; no prototype changes', async () => {
+    const prototypes = prototypeChanges();
+    const arb = fc
+      .record({
+        // Mostly events that make a payment, whose metadata.* and customer.* paths are nested.
+        type: fc.oneof(
+          { weight: 2, arbitrary: fc.constantFrom(...EVENT_TYPE_NAMES.filter((type) => type.startsWith('payment.'))) },
+          { weight: 1, arbitrary: fc.constantFrom(...EVENT_TYPE_NAMES) },
+        ),
+        paymentId: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(ids.authorized, ids.payment) },
+        ),
+        set: setFields,
+      })
+      .map(({ type, paymentId, set }) => ({
+        path: '/_sandbox/events/trigger',
+        body: { raw: JSON.stringify({ type, ...(paymentId ? { payment_id: paymentId } : {}), set }), contentType: 'application/json' },
+        headers: {},
+      }));
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ path, body, headers }) => {
+        await sendAndCheck(sb, 'POST', path, body, headers, { jsonErrors: true });
+        expect(({} as Record<string, unknown>).polluted, body.raw).toBeUndefined();
+        expect(prototypes(), body.raw).toEqual([]);
+      }),
+      fuzzOptions(),
+    );
   });
 
   it('every JSON POST: fields nested up to 5 000 levels deep and bytes that are not UTF-8 are never a 5xx', async () => {

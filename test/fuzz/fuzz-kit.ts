@@ -1,6 +1,7 @@
 // Shared pieces of the fuzz tests: the fixed seed, arbitraries that mutate a valid body (wrong
 // types, huge strings, unicode, nulls, nesting, numbers as strings, missing fields, prototype
-// keys, nesting thousands of levels deep, bytes that are not UTF-8, lone surrogate escapes), the database fingerprint that
+// keys, nesting thousands of levels deep, bytes that are not UTF-8, lone surrogate escapes), a
+// trigger's `set` of dotted paths through prototype keys and a check that no prototype changed, the database fingerprint that
 // proves a rejected request wrote nothing, and the check every answer must pass (no 5xx, the
 // documented error shape on JSON errors).
 import { createHash } from 'node:crypto';
@@ -131,6 +132,51 @@ export function mutatedBody(valid: Record<string, unknown>): fc.Arbitrary<Record
     for (const m of mutations) applyMutation(body, m);
     return body;
   });
+}
+
+/** The first segment of a `set` path: mostly the objects whose keys trigger nests (metadata.*, customer.*). */
+const SET_ROOTS = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('metadata', 'customer') },
+  { weight: 1, arbitrary: fc.constantFrom('amount', 'currency', 'reason', 'reference', ...PROTO_KEYS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+);
+
+/** A later segment: mostly a prototype key, else a plain name or anything. */
+const SET_SEGMENT = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...PROTO_KEYS) },
+  { weight: 1, arbitrary: fc.constantFrom('polluted', 'order_id', 'email', 'country') },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+);
+
+/**
+ * A trigger's `set`: 1-3 dotted paths, mostly through prototype keys (metadata.__proto__.polluted,
+ * customer.constructor.prototype.x), with plain or nasty values; a path that is a prototype key
+ * itself is an own key of the object, as JSON.parse makes it.
+ */
+export const setFields: fc.Arbitrary<Record<string, unknown>> = fc
+  .array(
+    fc.record({
+      path: fc.tuple(SET_ROOTS, fc.array(SET_SEGMENT, { maxLength: 3 })).map(([root, rest]) => [root, ...rest].join('.')),
+      value: fc.oneof({ weight: 2, arbitrary: fc.constantFrom('yes', 1500, 'USD', 'duplicate') }, { weight: 1, arbitrary: nastyValue }),
+    }),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((fields) => {
+    const set: Record<string, unknown> = {};
+    for (const { path, value } of fields) setOwn(set, path, value);
+    return set;
+  });
+
+/** The keys added to or replaced on Object, Function and Array prototypes since it was called (a pollution), as a function. */
+export function prototypeChanges(): () => string[] {
+  const prototypes: object[] = [Object.prototype, Function.prototype, Array.prototype];
+  const saved = prototypes.map((p) => Object.getOwnPropertyDescriptors(p));
+  return () =>
+    prototypes.flatMap((p, i) =>
+      Reflect.ownKeys(p)
+        .filter((key) => !Object.is(Object.getOwnPropertyDescriptor(p, key)?.value, saved[i]![key as string]?.value))
+        .map(String),
+    );
 }
 
 /** A request body: usually a mutated valid one, sometimes any JSON value or raw text (or bytes that are not UTF-8). */

@@ -1,6 +1,6 @@
 // `sandbox start` as a child process, the way a user or a CI script runs the built CLI: on a free
-// port (--port 0) with --ready-file, resolved once the URL is written there. Keeps what the child
-// printed; stop() is Ctrl-C's SIGTERM, kill() the crash.
+// port (--port 0) with --ready-file, resolved once the URL is written there and its "Listening on"
+// line is read. Keeps what the child printed; stop() is Ctrl-C's SIGTERM, kill() the crash.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,19 @@ export async function startCliSandbox(args: string[], options: CliOptions = {}):
         return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined;
       },
       'the sandbox ready file',
+      15_000,
+    );
+    // The sandbox prints "Listening on" (and its banner) before it writes the ready file, but this
+    // process may not have read the pipe yet: a poll (a timer) runs before pipe reads on a turn of
+    // the event loop, so a busy test worker saw the file with stdout still empty (#38.10). Resolve
+    // once the line is read, so every test finds the whole banner in `stdout`.
+    const listening = `Listening on ${url}\n`;
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`sandbox start exited with ${child.exitCode}: ${stdout}${stderr}`);
+        return stdout.includes(listening);
+      },
+      `"${listening.trim()}" on the sandbox's stdout`,
       15_000,
     );
   } catch (err) {

@@ -35,7 +35,7 @@ describe('trigger()', () => {
     const failed = sandbox.trigger('refund.succeeded', { set: { amount: 0 } });
     await expect(failed).rejects.toBeInstanceOf(SandboxError);
     await expect(failed).rejects.toMatchObject({
-      param: 'amount',
+      param: 'set.amount',
       message: expect.stringMatching(/^amount is invalid: /),
     });
     await expect(sandbox.trigger('payment.exploded')).rejects.toMatchObject({ param: 'type' });

@@ -376,6 +376,19 @@ describe('POST /v1/payments validation', () => {
     expect(sb.db.prepare('SELECT COUNT(*) FROM payments').pluck().get()).toBe(0);
   });
 
+  it.each([
+    ['a text', '"x"'],
+    ['an object', '{"admin":"yes"}'],
+  ])('a metadata key "__proto__" holding %s is a 400 naming it, not dropped without a word', async (_what, value) => {
+    const body = JSON.stringify(paymentBody({ metadata: { order_id: '6735', PROTO: 'x' } })).replace('"PROTO":"x"', `"__proto__":${value}`);
+    expect(body).toContain('"__proto__"');
+    const res = await sb.request('POST', '/v1/payments', body, { ...AUTH, 'content-type': 'application/json' });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'metadata.__proto__' });
+    expect(res.json.error.message).toContain('"__proto__"');
+    expect(sb.db.prepare('SELECT COUNT(*) FROM payments').pluck().get()).toBe(0);
+  });
+
   it('never echoes a card number or cvc in an error', async () => {
     const res = await sb.request('POST', '/v1/payments', paymentBody(card({ number: '4242424242424241', cvc: '987' })), AUTH);
     expect(res.text).not.toContain('4242424242424241');

@@ -1,6 +1,6 @@
 // POST /_sandbox/events/trigger with "set": chosen fields go into the request that makes the
 // event's object (the event carries them), are judged by the API's own schema (its 400 naming the
-// field), and with payment_id only what the real operation takes may be set (400 naming the rest).
+// field as set.<field>), and with payment_id only what the real operation takes may be set (400 naming the rest).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH } from '../helpers/payments-api.js';
@@ -52,11 +52,11 @@ describe('trigger set: applied', () => {
 
 describe('trigger set: validated by the API', () => {
   it.each([
-    [{ amount: -5 }, 'amount', /amount is invalid: expected the amount to charge/],
-    [{ 'metadata.order_id': 42 }, 'metadata.order_id', /metadata\.order_id must be a string/],
-    [{ 'customer.phone': '+31' }, 'customer.phone', /phone is not a field/],
-    [{ currency: 'euro' }, 'currency', /currency must be an ISO 4217 code/],
-  ])("%j: the API's own 400 naming the field, and nothing is made", async (set, param, message) => {
+    [{ amount: -5 }, 'set.amount', /amount is invalid: expected the amount to charge/],
+    [{ 'metadata.order_id': 42 }, 'set.metadata.order_id', /metadata\.order_id must be a string/],
+    [{ 'customer.phone': '+31' }, 'set.customer.phone', /phone is not a field/],
+    [{ currency: 'euro' }, 'set.currency', /currency must be an ISO 4217 code/],
+  ])("%j: the API's own 400, naming the field as %s, and nothing is made", async (set, param, message) => {
     const before = eventCount();
     const res = await trigger({ type: 'payment.captured', set });
     expect(res.status).toBe(400);
@@ -65,10 +65,24 @@ describe('trigger set: validated by the API', () => {
     expect(eventCount()).toBe(before);
   });
 
+  it.each([
+    [{ amount: -5 }, 'set.amount', /^amount is invalid: expected the disputed amount/],
+    [{ amount: 'ten' }, 'set.amount', /^amount is invalid: .*got "ten"/],
+    [{ reason: 'because' }, 'set.reason', /^reason is invalid: expected one of fraudulent, /],
+  ])("chargeback.lost with %j: the chargeback API's own 400 naming %s, and nothing is made", async (set, param, message) => {
+    const before = eventCount();
+    const res = await trigger({ type: 'chargeback.lost', set });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param });
+    expect(res.json.error.message).toMatch(message);
+    expect(eventCount()).toBe(before);
+    expect(sb.db.prepare('SELECT COUNT(*) FROM chargebacks').pluck().get()).toBe(0);
+  });
+
   it('a refund reason the refunds API does not take is its 400', async () => {
     const res = await trigger({ type: 'refund.succeeded', set: { reason: 'because' } });
     expect(res.status).toBe(400);
-    expect(res.json.error).toMatchObject({ param: 'reason' });
+    expect(res.json.error).toMatchObject({ param: 'set.reason' });
   });
 
   it('a field the event does not take is a 400 listing what it takes', async () => {
@@ -100,11 +114,81 @@ describe('trigger set: refused on an existing object', () => {
     expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json.status).toBe('authorized');
   });
 
+  it("payment.captured with payment_id: currency is a 400 naming set.currency (only a partial capture's amount is taken)", async () => {
+    const authorized = await trigger({ type: 'payment.authorized' });
+    const paymentId = authorized.json.related.payment_id;
+    const before = eventCount();
+    const res = await trigger({ type: 'payment.captured', payment_id: paymentId, set: { currency: 'USD' } });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'set.currency',
+      message: `currency cannot change on payment ${paymentId}, which exists already; payment.captured with payment_id takes amount. Leave out payment_id to make a new payment with it`,
+    });
+    expect(eventCount()).toBe(before);
+    expect((await sb.request('GET', `/v1/payments/${paymentId}`, undefined, AUTH)).json).toMatchObject({
+      status: 'authorized',
+      currency: 'EUR',
+    });
+  });
+
   it('an open chargeback is decided as it is', async () => {
     const opened = await trigger({ type: 'chargeback.created' });
     const res = await trigger({ type: 'chargeback.won', payment_id: opened.json.related.payment_id, set: { amount: 100 } });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ param: 'set.amount' });
     expect(res.json.error.message).toContain(`cannot change on chargeback ${opened.json.related.chargeback_id}`);
+  });
+});
+
+describe('trigger set: a metadata key "__proto__"', () => {
+  it('is a 400 naming set.metadata.__proto__, not dropped without a word, and nothing is made', async () => {
+    const before = eventCount();
+    const res = await trigger({ type: 'payment.captured', set: { 'metadata.__proto__': 'yes', 'metadata.order_id': 'ord_42' } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'set.metadata.__proto__' });
+    expect(res.json.error.message).toContain('"__proto__"');
+    expect(eventCount()).toBe(before);
+  });
+});
+
+describe('trigger set: a dotted path through a prototype key', () => {
+  // What a polluted prototype shows: a key added or replaced that every object in the process inherits.
+  const PROTOTYPES: object[] = [Object.prototype, Function.prototype, Array.prototype];
+  let saved: PropertyDescriptorMap[];
+  const changed = () =>
+    PROTOTYPES.flatMap((p, i) =>
+      Reflect.ownKeys(p)
+        .filter((key) => !Object.is(Object.getOwnPropertyDescriptor(p, key)?.value, saved[i]![key as string]?.value))
+        .map(String),
+    );
+  beforeEach(() => {
+    saved = PROTOTYPES.map((p) => Object.getOwnPropertyDescriptors(p));
+  });
+  afterEach(() => {
+    // Undo what a broken build wrote, so one failure does not fail every test after it.
+    PROTOTYPES.forEach((p, i) => {
+      for (const key of Reflect.ownKeys(p)) if (!(key in saved[i]!)) delete (p as Record<string, unknown>)[key as string];
+      for (const [key, descriptor] of Object.entries(saved[i]!)) Object.defineProperty(p, key, descriptor);
+    });
+  });
+
+  it.each([
+    'metadata.__proto__.polluted',
+    'customer.__proto__.polluted',
+    'metadata.constructor.prototype.polluted',
+    'customer.constructor.prototype.polluted',
+    'metadata.__proto__.constructor.prototype.polluted',
+    '__proto__.polluted',
+    'constructor.prototype.polluted',
+  ])('%s: answered (201 or 4xx), and no object in the process gains the key', async (path) => {
+    const res = await trigger({ type: 'payment.captured', set: { [path]: 'yes' } });
+    expect(res.status === 201 || (res.status >= 400 && res.status < 500), res.text).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(changed()).toEqual([]);
+    // The next request in the process is validated as before.
+    const next = await trigger({ type: 'payment.captured', set: { amount: 1500, 'metadata.order_id': 'ord_42' } });
+    expect(next.status, next.text).toBe(201);
+    expect(next.json.event.data.metadata).toEqual({ sandbox_trigger: 'payment.captured', order_id: 'ord_42' });
   });
 });

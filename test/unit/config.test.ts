@@ -179,6 +179,16 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
     expect(err.message.startsWith(`--${flag} `)).toBe(true);
   });
 
+  it('--webhook-timeout takes at most 60s (a stop waits this long for attempts in flight), from the flag or the variable', () => {
+    expect(loadConfig({ webhookTimeout: '60s' }, {}).webhookTimeoutMs).toBe(60_000);
+    const flag = failure({ webhookTimeout: '1h' });
+    expect(flag).toMatchObject({ code: 'parameter_invalid', param: 'webhook-timeout' });
+    expect(flag.message).toBe(
+      '--webhook-timeout must be at most 60s (the gateway allows 5s; a stop waits for webhook attempts in flight this long), got "1h"',
+    );
+    expect(failure({}, { SANDBOX_WEBHOOK_TIMEOUT: '61s' }).message).toMatch(/^SANDBOX_WEBHOOK_TIMEOUT must be at most 60s/);
+  });
+
   it.each([
     ['port', { SANDBOX_PORT: 'x' }],
     ['retry', { SANDBOX_RETRY: 'often' }],

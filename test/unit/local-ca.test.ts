@@ -1,5 +1,6 @@
 // The local CA of --https: made once, reused, a server certificate remade by the same CA when it
-// nears its end (so the trusted ca.pem stays), and the CA itself replaced only when it expires.
+// nears its end (so the trusted ca.pem stays), and the CA itself replaced only when it expires (or
+// is not one to keep: test/security/local-ca.test.ts).
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,16 +40,50 @@ describe('localCa()', () => {
     expect(new X509Certificate(again.cert).checkIssued(new X509Certificate(ca))).toBe(true);
   });
 
-  it('remakes the server certificate with the same CA when it nears its end, and the CA only when it expires', () => {
+  it('remakes the server certificate with the same CA a day before it expires: at validTo - 12 h, not at validTo - 36 h', () => {
     const { ca, cert } = localCa(dir);
+    const validTo = Date.parse(new X509Certificate(cert).validTo);
     vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now() + 825 * DAY_MS);
+    vi.setSystemTime(validTo - 36 * 60 * 60 * 1000);
+    expect(localCa(dir).cert).toBe(cert);
+    vi.setSystemTime(validTo - 12 * 60 * 60 * 1000);
     const renewed = localCa(dir);
     expect(renewed.ca).toBe(ca);
+    expect(renewed.newCa).toBeUndefined();
     expect(renewed.cert).not.toBe(cert);
-    vi.setSystemTime(Date.now() + 3650 * DAY_MS);
+    const fresh = new X509Certificate(renewed.cert);
+    expect(Date.parse(fresh.validTo)).toBeGreaterThan(validTo);
+    expect(fresh.checkIssued(new X509Certificate(ca)) && fresh.verify(new X509Certificate(ca).publicKey)).toBe(true);
+  });
+
+  it('replaces the CA a day before it expires, says so, and never makes a server certificate that outlives it', () => {
+    const { ca } = localCa(dir);
+    const caValidTo = Date.parse(new X509Certificate(ca).validTo);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    // Two days before the CA ends: the server certificate made now ends with the CA, not 397 days later.
+    vi.setSystemTime(caValidTo - 2 * DAY_MS);
+    rmSync(join(dir, 'localhost.pem'));
+    const late = localCa(dir);
+    expect(late.ca).toBe(ca);
+    expect(Date.parse(new X509Certificate(late.cert).validTo)).toBeLessThanOrEqual(caValidTo);
+    vi.setSystemTime(caValidTo - 12 * 60 * 60 * 1000);
     const replaced = localCa(dir);
     expect(replaced.ca).not.toBe(ca);
+    expect(replaced.newCa).toMatch(/was not kept: the CA certificate expires on .*, within a day/);
     expect(new X509Certificate(replaced.cert).checkIssued(new X509Certificate(replaced.ca))).toBe(true);
+  });
+
+  it('after ca.pem and ca-key.pem are replaced by another CA, the server certificate is one the new CA issued', () => {
+    const before = localCa(dir);
+    const other = localCa(join(dir, 'other'));
+    writeFileSync(join(dir, 'ca.pem'), other.ca);
+    writeFileSync(join(dir, 'ca-key.pem'), readFileSync(join(dir, 'other', 'ca-key.pem')));
+    const after = localCa(dir);
+    expect(after.ca).toBe(other.ca);
+    expect(after.newCa).toBeUndefined();
+    expect(after.cert).not.toBe(before.cert);
+    const served = new X509Certificate(after.cert);
+    expect(served.checkIssued(new X509Certificate(other.ca)) && served.verify(new X509Certificate(other.ca).publicKey)).toBe(true);
+    expect(served.verify(new X509Certificate(before.ca).publicKey)).toBe(false);
   });
 });

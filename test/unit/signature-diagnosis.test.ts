@@ -6,7 +6,7 @@ import { bodyDifference } from '../../src/domain/body-difference.js';
 import type { KnownSecret } from '../../src/signatures/secret-diagnosis.js';
 import { diagnoseSignature } from '../../src/signatures/diagnosis.js';
 import type { DiagnosisContext, SentAttempt } from '../../src/signatures/findings.js';
-import { signatureHeaders } from '../../src/signatures/signing.js';
+import { signatureHeaders, standardSecret } from '../../src/signatures/signing.js';
 import type { SignatureMode } from '../../src/domain/vocabularies.js';
 
 describe('bodyDifference', () => {
@@ -89,6 +89,16 @@ describe('diagnoseSignature', () => {
     });
   });
 
+  it('the 5 minutes a handler allows end at 300 s: checked exactly 300 s after signing it is valid, at 301 s stale_timestamp', () => {
+    const sent = attempt('timestamped', [merchant.value], [merchant]);
+    const checkedAfter = (seconds: number) =>
+      diagnoseSignature({ headers: sent.headers, body, secret: merchant.value }, context(sent, NOW + seconds * 1000)).cause;
+    expect(checkedAfter(300)).toBe('valid');
+    expect(checkedAfter(-300)).toBe('valid');
+    expect(checkedAfter(301)).toBe('stale_timestamp');
+    expect(checkedAfter(-301)).toBe('stale_timestamp');
+  });
+
   it('valid in standard mode with the replaced secret while the rotation lasts: webhook-signature carries both', () => {
     const sent = attempt('standard', [current.value, replaced.value], [current, replaced]);
     expect(diagnoseSignature({ headers: sent.headers, body, secret: replaced.value }, context(sent)).cause).toBe('valid');
@@ -113,5 +123,20 @@ describe('diagnoseSignature', () => {
       cause: 'other_secret',
       message: expect.stringContaining('without its whsec_ start'),
     });
+  });
+
+  it('plain mode, the Standard Webhooks form of the secret with a newline: other_secret (trimming it does not help), not secret_whitespace', () => {
+    const sent = attempt('plain', [merchant.value], [merchant]);
+    const standard = standardSecret(merchant.value);
+    expect(standard).not.toBe(merchant.value);
+    expect(diagnoseSignature({ headers: sent.headers, body, secret: `${standard}\n` }, context(sent))).toEqual({
+      valid: false,
+      cause: 'other_secret',
+      message: expect.stringContaining("that is the Standard Webhooks form of merchant mer_sandbox's webhook secret"),
+    });
+    // The same text's own newline is what trimming fixes.
+    expect(diagnoseSignature({ headers: sent.headers, body, secret: `${merchant.value}\n` }, context(sent)).cause).toBe(
+      'secret_whitespace',
+    );
   });
 });

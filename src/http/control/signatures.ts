@@ -44,6 +44,6 @@ export const signaturesOpenApi: OpenApiRoute[] = [
     '/signatures/sign',
     'Sign a body of your own as the delivery worker signs a webhook of a merchant or a registered endpoint, with its secret and mode (sandbox send); the secret stays in the sandbox',
     '{headers}: every header the worker sends with that body now (signature, event id and type, delivery id, attempt, timestamp, content type)',
-    { body: signWebhookSchema, responseSchema: signedHeadersView },
+    { body: signWebhookSchema, responseSchema: signedHeadersView, errors: ['resource_missing'] },
   ),
 ];

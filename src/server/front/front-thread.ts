@@ -7,6 +7,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FrontBody } from '../../http/prevalidation.js';
+import { TLS_SUITES } from '../../tls/cipher-suites.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
 
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
@@ -157,8 +158,19 @@ function answer(message: ToFront): void {
   }
 }
 
+// The same server options as the main thread's server (start-server.ts newServer): TLS 1.2 or 1.3
+// with the sandbox's suites, and a handshake that must end within the headers' time limit.
 const server = settings.tls
-  ? https.createServer({ cert: settings.tls.cert, key: settings.tls.key, connectionsCheckingInterval: checkEvery() }, onRequest)
+  ? https.createServer(
+      {
+        cert: settings.tls.cert,
+        key: settings.tls.key,
+        connectionsCheckingInterval: checkEvery(),
+        ...TLS_SUITES,
+        handshakeTimeout: settings.headersTimeoutMs,
+      },
+      onRequest,
+    )
   : http.createServer({ connectionsCheckingInterval: checkEvery() }, onRequest);
 // Slow clients may not hold a connection forever (headers within 10 s, whole request within 30 s).
 server.headersTimeout = settings.headersTimeoutMs;

@@ -1,7 +1,8 @@
 // `sandbox trigger --set field=value`: checks the chosen fields against the event's row of
 // domain/trigger-fields.ts (400 naming a field the event does not take, or one that cannot change
 // on the payment given), and turns the dotted paths into the nested body the API's request takes.
-// The values themselves are judged by the API's own schema where the object is made.
+// The values themselves are judged by the API's own schema where the object is made; its 400 then
+// names the field as the trigger's request has it (set.amount).
 import type { EventType } from '../../domain/event-types.js';
 import { fieldListed, SETTABLE_FIELDS, TRIGGER_FIELDS } from '../../domain/trigger-fields.js';
 import { SandboxError } from '../../errors.js';
@@ -34,6 +35,18 @@ export function chosenFields(type: EventType, set: Record<string, unknown>, onEx
     put(nested, path.split('.'), value);
   }
   return nested;
+}
+
+/**
+ * `err` naming its field as the trigger's request names it: the API's own 400 on `amount` (or
+ * `metadata.order_id`) is about `set.amount` (`set.metadata.order_id`), the field the caller sent.
+ * Errors about anything else (payment_id, the state of a payment) are returned as they are.
+ */
+export function namedUnderSet(err: unknown, set: Record<string, unknown>): unknown {
+  if (!(err instanceof SandboxError) || err.param === undefined || err.param.startsWith('set.')) return err;
+  const param = err.param;
+  const fromSet = Object.keys(set).some((path) => path === param || path.startsWith(`${param}.`) || param.startsWith(`${path}.`));
+  return fromSet ? new SandboxError(err.code, err.message, `set.${param}`, err.headers) : err;
 }
 
 /** `base` with `fields` laid over it; objects in both (metadata, customer) are merged key by key. */

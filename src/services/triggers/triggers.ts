@@ -13,7 +13,7 @@ import type { ServiceDeps } from '../deps.js';
 import { checkoutSessionEvent } from './checkout.js';
 import { chargebackEvent, settlementEvent } from './disputes.js';
 import { paymentEvent } from './payments.js';
-import { type SetFields, chosenFields } from './chosen-fields.js';
+import { type SetFields, chosenFields, namedUnderSet } from './chosen-fields.js';
 import type { Driven, Existing, TriggerInput, TriggerKit, TriggerResult, TriggerServices } from './types.js';
 
 /** Produces realistic events on demand. */
@@ -36,7 +36,7 @@ export class Triggers {
     const fields = chosenFields(input.type, input.set ?? {}, existing && named(existing));
     const produced = store.tx(() => {
       const mark = store.triggers.eventMark();
-      const { resourceId, related } = this.drive(input.type, merchant, existing, fields);
+      const { resourceId, related } = this.drive(input.type, merchant, existing, fields, input.set ?? {});
       const events = store.triggers.eventsSince(mark);
       const event = events.filter((e) => e.type === input.type && e.resourceId === resourceId).pop();
       if (!event) {
@@ -54,9 +54,24 @@ export class Triggers {
     return { ...produced, deliveryId };
   }
 
+  // The API's own 400 on a chosen field names it as the trigger's request has it (set.amount).
+  private drive(
+    type: EventType,
+    merchant: Merchant,
+    existing: Existing | undefined,
+    fields: SetFields,
+    set: Record<string, unknown>,
+  ): Driven {
+    try {
+      return this.driveAs(type, merchant, existing, fields);
+    } catch (err) {
+      throw namedUnderSet(err, set);
+    }
+  }
+
   // One case per event name, checked to be exhaustive: a new name in event-types.ts fails the type
   // check here until it has a way to be triggered.
-  private drive(type: EventType, merchant: Merchant, existing: Existing | undefined, fields: SetFields): Driven {
+  private driveAs(type: EventType, merchant: Merchant, existing: Existing | undefined, fields: SetFields): Driven {
     switch (type) {
       case 'checkout.session.completed':
       case 'checkout.session.expired':

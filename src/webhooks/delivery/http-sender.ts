@@ -6,6 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { TLS_SUITES } from '../../tls/cipher-suites.js';
 
 /** The outcome of one POST: a status, or an error kind a merchant can act on. */
 export interface PostResult {
@@ -77,7 +78,7 @@ export class HttpSender {
     const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
     this.agents = {
       http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...TLS_SUITES, ...(ca ? { ca } : {}) }),
     };
   }
 
@@ -183,9 +184,25 @@ function send(
       else done({ status: null, headers: null, body: null, errorKind: 'timeout', errorMessage: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) =>
-      done({ status: null, headers: null, body: null, errorKind: classify(err), errorMessage: `${err.code ?? 'error'}: ${err.message}` }),
-    );
+    // A new https connection is in its TLS handshake from the TCP connect to secureConnect: whatever
+    // ends it there is a TLS failure, whichever code OpenSSL gives it (INVALID_PURPOSE for a
+    // certificate made for clients, EPROTO for a receiver that speaks only TLS 1.0, a reset).
+    let handshaking = false;
+    if (secure)
+      req.on('socket', (socket) => {
+        if (req.reusedSocket) return;
+        socket.once('connect', () => (handshaking = true));
+        socket.once('secureConnect', () => (handshaking = false));
+      });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const message = `${err.code ?? 'error'}: ${err.message}`;
+      done({
+        ...{ status: null, headers: null, body: null },
+        ...(handshaking
+          ? { errorKind: 'tls', errorMessage: `the TLS handshake failed: ${message}` }
+          : { errorKind: classify(err), errorMessage: message }),
+      });
+    });
     req.on('response', (res) => {
       answer = res;
       res.on('data', (chunk: Buffer) => {
