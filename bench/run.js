@@ -9,6 +9,7 @@ import { benchStartup } from './startup.js';
 import { benchRows } from './rows.js';
 import { benchDurability } from './durability.js';
 import { benchLocked } from './locked.js';
+import { benchOneAtATime } from './one-at-a-time.js';
 import { closeAgent } from './lib/http.js';
 import { cleanupTemp, killAll } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
@@ -27,6 +28,7 @@ const settings = quick ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } } :
 const SECTIONS = [
   ['throughput', benchThroughput],
   ['peer', benchPeer],
+  ['one at a time', benchOneAtATime],
   ['webhook latency', benchWebhookLatency],
   ['webhook deliveries', benchDeliveries],
   ['start-up', benchStartup],
