@@ -8,15 +8,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readInputs } from './inputs.js';
 import { info, printVerbatim, state, warning } from './runner.js';
-import { processIdentity, signal, waitUntilGone } from './sandbox-process.js';
+import { processIdentity, signal, stopGroup, waitUntilGone } from './sandbox-process.js';
 
 /** How long the sandbox may take to stop after SIGTERM: it waits for webhook attempts in flight. */
 const STOP_TIMEOUT_MS = 30_000;
 
 async function post() {
   const pid = Number(state('pid'));
-  // main.js saves its state once the sandbox answers; a start that failed ended what it started itself.
-  if (!pid) return info('paysandbox: no sandbox was started, nothing to stop.');
+  // main.js saves the pid once the sandbox answers; a start that failed ended what it started itself,
+  // and one cut short (main killed before it could) left its launcher's process group, stopped here.
+  if (!pid) {
+    const launcher = Number(state('launcher'));
+    const left = launcher && processIdentity(launcher) === state('launcherIdentity') && (await stopGroup(launcher));
+    if (left) return warning(`the sandbox's start did not finish; stopped what it had started (process group ${launcher})`);
+    return info('paysandbox: no sandbox was started, nothing to stop.');
+  }
   let inputs = { 'print-log': 'on-failure', 'job-status': '' };
   try {
     inputs = readInputs();

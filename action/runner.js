@@ -54,6 +54,11 @@ export function warning(message, title = 'paysandbox') {
   process.stdout.write(`::warning title=${escapeProperty(title)}::${escapeData(message)}${EOL}`);
 }
 
+/** Has the runner print `value` as *** in every later line of the job's log (a secret output). */
+export function mask(value) {
+  if (value !== '') process.stdout.write(`::add-mask::${escapeData(value)}${EOL}`);
+}
+
 /** Plain lines of the step's log. */
 export function info(text) {
   process.stdout.write(`${text}${EOL}`);

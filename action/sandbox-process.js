@@ -5,26 +5,50 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** This Action's own version: its repository's package.json, the same file at the tag a workflow pins. */
-export const ACTION_VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+/** This Action's own checkout: the repository at the ref a workflow's `uses:` names, paysandbox's source. */
+export const ACTION_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * How the step runs paysandbox. Without a version: the project's own copy
- * (node_modules/.bin/paysandbox, after `npm ci`), or in a checkout of paysandbox itself (its CI,
- * `uses: ./`) the checkout's bin/sandbox.js, else `npx --yes paysandbox@<this Action's version>`.
- * With a version: `npx --yes paysandbox@<version>`. Each runs with the `node` on PATH
- * (setup-node's), the one `npm ci` built better-sqlite3 for, never the runner's own node.
+ * How the step runs paysandbox. With a version: `npx --yes paysandbox@<version>` from the npm
+ * registry. Without: the project's own copy (node_modules/.bin/paysandbox, after `npm ci`); in a
+ * checkout of paysandbox itself (its CI, `uses: ./`) the checkout's bin/sandbox.js; else the
+ * Action's own checkout's bin/sandbox.js, which is the package's source at the Action's ref:
+ * `install` then names that folder when it is not built yet (main runs `npm ci` there, which builds
+ * it). Each runs with the `node` on PATH (setup-node's), the one `npm ci` built better-sqlite3 for,
+ * never the runner's own node.
+ * @param {string} cwd
+ * @param {string} version
+ * @param {string} [actionDir]
+ * @returns {{ file: string, args: string[], shown: string, install?: string }}
  */
-export function sandboxCommand(cwd, version) {
-  if (!version) {
-    const bin = join(cwd, 'node_modules', '.bin', 'paysandbox');
-    if (existsSync(bin)) return { file: bin, args: [], shown: 'node_modules/.bin/paysandbox' };
-    const own = join(cwd, 'bin', 'sandbox.js');
-    if (packageName(cwd) === 'paysandbox' && existsSync(own)) return { file: own, args: [], shown: 'bin/sandbox.js' };
+export function sandboxCommand(cwd, version, actionDir = ACTION_DIR) {
+  if (version) {
+    const spec = `paysandbox@${version}`;
+    return { file: 'npx', args: ['--yes', spec], shown: `npx --yes ${spec}` };
   }
-  const spec = `paysandbox@${version || ACTION_VERSION}`;
-  return { file: 'npx', args: ['--yes', spec], shown: `npx --yes ${spec}` };
+  const bin = join(cwd, 'node_modules', '.bin', 'paysandbox');
+  if (existsSync(bin)) return { file: bin, args: [], shown: 'node_modules/.bin/paysandbox' };
+  const own = join(cwd, 'bin', 'sandbox.js');
+  if (packageName(cwd) === 'paysandbox' && existsSync(own)) return { file: own, args: [], shown: 'bin/sandbox.js' };
+  const action = join(actionDir, 'bin', 'sandbox.js');
+  const built = existsSync(join(actionDir, 'dist', 'sandbox.js')) && existsSync(join(actionDir, 'node_modules', 'better-sqlite3'));
+  return { file: action, args: [], shown: action, ...(built ? {} : { install: actionDir }) };
+}
+
+/**
+ * The lines of npm's own error in a log (`npm error code E404`, `npm error 404 Not Found - GET
+ * ...`), joined; not the closing "A complete log of this run can be found in" line, which says
+ * nothing of what went wrong. Undefined when the log holds no npm error.
+ */
+export function npmError(text) {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^npm (?:error|ERR!) /.test(line) && !/A complete log of this run can be found in/.test(line))
+    .map((line) => line.replace(/^npm (?:error|ERR!) /, ''));
+  return lines.length ? `npm error ${lines.slice(0, 4).join('; ')}` : undefined;
 }
 
 function packageName(dir) {
@@ -82,6 +106,26 @@ export async function waitUntilGone(pid, identity, deadline) {
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return true;
+}
+
+/** Resolves true once no process of group `group` is left, false at `deadline`. */
+export async function waitUntilGroupGone(group, deadline) {
+  while (signal(-group, 0)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
+/**
+ * Stops process group `group` (a launcher started detached, and everything under it): SIGTERM,
+ * then SIGKILL after `graceMs`. Resolves false when the group had gone already.
+ */
+export async function stopGroup(group, graceMs = 5000) {
+  if (!signal(-group, 'SIGTERM')) return false;
+  if (!(await waitUntilGroupGone(group, Date.now() + graceMs))) signal(-group, 'SIGKILL');
+  await waitUntilGroupGone(group, Date.now() + 2000);
   return true;
 }
 

@@ -60,7 +60,7 @@ async function main() {
     await receiver.close();
   }
   const seconds = (performance.now() - startedAt) / 1000;
-  console.log('\n' + report.text());
+  console.log(`\n${report.text()}`);
   console.log(
     `\n${report.targets.length - report.misses.length} of ${report.targets.length} targets met; run took ${seconds.toFixed(0)} s`,
   );

@@ -76,7 +76,7 @@ for (const [name, url] of cases) {
   for (let i = 0; i < 3; i++) {
     const r = await app.request(url);
     await r.text();
-    if (r.status !== 200) throw new Error(name + ' ' + r.status);
+    if (r.status !== 200) throw new Error(`${name} ${r.status}`);
   }
   const times = [];
   for (let i = 0; i < 20; i++) {

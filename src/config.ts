@@ -169,6 +169,9 @@ function flagOf(key: keyof ConfigFlags): string {
 /** One option's value and where it came from ("--port", "SANDBOX_PORT" or "the default"), so an error names what the user set. */
 type Setting<T> = { value: T; from: string };
 
+/** An option's text: one with a default always has one. */
+type TextOf<K extends keyof ConfigFlags> = K extends keyof typeof START_DEFAULTS ? string : string | undefined;
+
 function bad(key: keyof ConfigFlags, from: string, message: string): never {
   // A default is never bad, so `from` is the flag or the variable the user set.
   throw new SandboxError('parameter_invalid', `${from} ${message}`, flagOf(key));
@@ -183,15 +186,15 @@ function options(flags: ConfigFlags, env: NodeJS.ProcessEnv) {
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: START_ENV[key] };
     return { value: (START_DEFAULTS as ConfigFlags)[key], from: 'the default' };
   }
-  const text = (key: keyof ConfigFlags) => setting(key) as Setting<string | undefined>;
+  const text = <K extends keyof ConfigFlags>(key: K) => setting(key) as Setting<TextOf<K>>;
   function oneOf<T extends string>(key: keyof ConfigFlags, allowed: readonly T[]): T {
     const { value, from } = text(key);
     if (!allowed.includes(value as T)) bad(key, from, `must be ${allowed.join(' or ')}, got "${value}"`);
     return value as T;
   }
-  function duration(key: keyof ConfigFlags): number {
+  function duration(key: keyof typeof START_DEFAULTS): number {
     const { value, from } = text(key);
-    const ms = parseDuration(value!);
+    const ms = parseDuration(value);
     if (ms === undefined || ms <= 0) bad(key, from, `must be a duration like 30s, 15m or 2h, got "${value}"`);
     return ms;
   }
@@ -200,7 +203,7 @@ function options(flags: ConfigFlags, env: NodeJS.ProcessEnv) {
   const tlsOnce = () =>
     (tls ??= tlsSettings({ https: setting('https'), cert: text('cert'), key: text('key'), webhookCa: setting('webhookCa') }, bad));
   /** The option's text, refused when problem(text) names what is wrong with it. */
-  function checked(key: keyof ConfigFlags, problem: (value: string | undefined) => string | undefined) {
+  function checked<K extends keyof ConfigFlags>(key: K, problem: (value: TextOf<K>) => string | undefined): TextOf<K> {
     const { value, from } = text(key);
     const wrong = problem(value);
     if (wrong) bad(key, from, wrong);
@@ -231,15 +234,15 @@ function allowedHosts(o: Options): readonly string[] {
 /** The table of options: how each Config field is read, in this order (when several are bad, the first is reported). */
 const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
   port: (o) => Number(o.checked('port', (v) => (v !== '' && isWhole(Number(v), 65535) ? undefined : `${MUST_BE_PORT}, got "${v}"`))),
-  host: (o) => o.checked('host', (v) => (v!.trim() ? undefined : 'must be an address such as 127.0.0.1 or 0.0.0.0'))!,
+  host: (o) => o.checked('host', (v) => (v.trim() ? undefined : 'must be an address such as 127.0.0.1 or 0.0.0.0')),
   dbPath: (o) =>
-    o.checked('db', (v) => (v!.trim() ? databaseFolderProblem(v!, process.cwd(), existsSync) : 'must be a file path or :memory:'))!,
+    o.checked('db', (v) => (v.trim() ? databaseFolderProblem(v, process.cwd(), existsSync) : 'must be a file path or :memory:')),
   logFormat: (o) => o.oneOf('logFormat', ['pretty', 'json'] as const),
   signatureMode: (o) => o.oneOf('signature', SIGNATURE_MODES),
   headerPrefix: (o) =>
     o.checked('headerPrefix', (v) =>
-      /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(v!) ? undefined : 'must be letters and digits, starting with a letter, like Sandbox',
-    )!,
+      /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(v) ? undefined : 'must be letters and digits, starting with a letter, like Sandbox',
+    ),
   publicUrl: (o) => {
     const url = o.checked('publicUrl', (v) =>
       v === undefined || /^https?:\/\/[^\s/]+/.test(v) ? undefined : `must be an http(s) URL like http://localhost:4010, got "${v}"`,
@@ -248,7 +251,7 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
   },
   retry: (o) => {
     const { value, from } = o.text('retry');
-    return parseRetryProfile(value!) ?? bad('retry', from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${value}"`);
+    return parseRetryProfile(value) ?? bad('retry', from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${value}"`);
   },
   quiet: (o) => {
     // The flag gives a boolean, the variable a string.

@@ -196,5 +196,20 @@ export function errorBody(err: SandboxError, requestId: string): ErrorBody {
   return { error };
 }
 
+/** The message of anything thrown: an Error's message, or the thrown value as text (a thrown string says itself, not "undefined"). */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** A start-up failure worth one clear line (port in use, database in use, unwritable db, bad fixtures): the CLI prints it, the library rejects with it. */
 export class StartError extends Error {}
+
+/**
+ * `value`, which the caller knows is there (a row it wrote or checked a moment ago, a flag it read
+ * before): when it is not, that is a bug in the sandbox, so it throws (an internal_error) rather than
+ * carry undefined on.
+ */
+export function present<T>(value: T | null | undefined, what: string): T {
+  if (value === undefined || value === null) throw new Error(`${what} is missing`);
+  return value;
+}

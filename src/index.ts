@@ -23,4 +23,5 @@ export { TEST_CARDS } from './domain/outcomes.js';
 export { OUTCOME_WORDS } from './domain/outcome-spec.js';
 export { verifySignature, verifyWebhook, signatureHeaders, standardSecret } from './signatures/signing.js';
 export type { SignatureMode } from './domain/vocabularies.js';
+export type { EventType } from './domain/event-types.js';
 export { encryptText, decryptText, buildEncryptedData } from './crypto/s2s-cipher.js';

@@ -32,4 +32,9 @@ app.post('/insert', async (c) => {
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
   writeFileSync(process.argv[2], `http://127.0.0.1:${info.port}\n`);
 });
-process.once('SIGTERM', () => server.close(() => (db.close(), process.exit(0))));
+process.once('SIGTERM', () =>
+  server.close(() => {
+    db.close();
+    process.exit(0);
+  }),
+);

@@ -41,4 +41,4 @@ process.on('message', (message) => {
   else if (message.type === 'status') answer(settled(message.count));
   else if (message.type === 'close') running.close().then(() => process.exit(0));
 });
-writeFileSync(readyFile, running.url + '\n');
+writeFileSync(readyFile, `${running.url}\n`);

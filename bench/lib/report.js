@@ -140,7 +140,7 @@ export class Report {
         this.targets.map((t) => [t.target, t.subject, t.figure, `**${verdict(t.pass)}**`]),
       ),
     ];
-    if (this.missing.length) parts.push('', 'Not available in this build (skipped): ' + this.missing.join(', ') + '.');
+    if (this.missing.length) parts.push('', `Not available in this build (skipped): ${this.missing.join(', ')}.`);
     if (this.problems.length) parts.push('', 'Problems in this run:', '', ...this.problems.map((p) => `- ${p}`));
     return parts.join('\n');
   }

@@ -17,7 +17,7 @@ export function formatAuditReport(result: AuditResult): string {
     result.cases.map((c) => [c.name, c.level, c.result, c.reason]),
   )
     .split('\n')
-    .map((line, i) => (i === 0 ? line : colourResult(line, result.cases[i - 1]!)))
+    .map((line, i) => (i === 0 ? line : colourResult(line, result.cases[i - 1])))
     .join('\n');
   return [heading, '', table, '', verdict(result)].join('\n');
 }

@@ -16,6 +16,7 @@ import { ControlClient } from './control-client.js';
 import type { CliIo } from './io.js';
 import type { MerchantView } from '../views/merchant.js';
 import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
+import { present, errorMessage } from '../errors.js';
 
 interface AuditFlags {
   to: string;
@@ -70,7 +71,10 @@ async function remoteMaterial(client: ControlClient, merchantId: string | undefi
   }
   if (!pair) {
     const made = await client.post<TriggerResultView>('/events/trigger', { type: 'payment.captured', merchant: id });
-    const authorizedId = made.events.find((e) => e.type === 'payment.authorized')!.id;
+    const authorizedId = present(
+      made.events.find((e) => e.type === 'payment.authorized'),
+      'the payment.authorized event of the trigger',
+    ).id;
     pair = { authorized: toRecord(await client.get<EventView>(`/events/${authorizedId}`)), captured: toRecord(made.event) };
   }
   // An S2S event carries the spec §6.1 fields (transID, order_status); without one, the audit makes one.
@@ -131,7 +135,7 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
         try {
           writeFileSync(flags.junit, auditJunit(result));
         } catch (err) {
-          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${(err as Error).message}`);
+          throw new CliError(`--junit ${flags.junit}: cannot write the file: ${errorMessage(err)}`);
         }
       }
       io.out(flags.json ? JSON.stringify(result, null, 2) : formatAuditReport(result));

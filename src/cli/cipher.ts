@@ -2,7 +2,6 @@
 // command line, offline, so merchants can check their code's output against it byte for byte.
 import type { Command } from 'commander';
 import { buildEncryptedData, decryptText, encryptText, type TerminalKeys } from '../crypto/s2s-cipher.js';
-import { CliError } from './cli-error.js';
 import { readProcessStdin, type CliIo } from './io.js';
 
 interface KeyFlags {
@@ -22,7 +21,7 @@ async function inputText(io: CliIo, argument: string | undefined): Promise<strin
 export function ciphertextOf(text: string, publicKey: string): string {
   let value = text.trim();
   const field = /^(data|encrypted_data)=/.exec(value);
-  if (field) value = new URLSearchParams(value).get(field[1]!) ?? '';
+  if (field) value = new URLSearchParams(value).get(field[1]) ?? '';
   // base64 never contains '%', so a %XX escape means the value is still URL-encoded.
   else if (/%[0-9A-Fa-f]{2}/.test(value)) value = decodeURIComponent(value);
   return value.endsWith(publicKey) ? value.slice(0, value.length - publicKey.length) : value;

@@ -5,6 +5,7 @@ import { Option, type Command } from 'commander';
 import { ApiError, CliError } from './cli-error.js';
 import { CLIENT_ENV } from '../config.js';
 import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
+import { errorMessage } from '../errors.js';
 
 /** Where the CLI finds a sandbox when neither --url nor SANDBOX_URL says. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -63,7 +64,7 @@ export class ControlClient {
       const page = await this.get<{ data: T[]; has_more: boolean }>(path, { ...query, limit: 1000, starting_after: after });
       items.push(...page.data);
       if (!page.has_more || page.data.length === 0) return items;
-      after = page.data[page.data.length - 1]!.id;
+      after = page.data[page.data.length - 1].id;
     }
   }
 
@@ -101,7 +102,7 @@ export class ControlClient {
         }
       }
     } catch (err) {
-      if (!signal.aborted) throw new CliError(`the stream from ${this.base} broke: ${(err as Error).message}`, 'stream_broken');
+      if (!signal.aborted) throw new CliError(`the stream from ${this.base} broke: ${errorMessage(err)}`, 'stream_broken');
     }
   }
 

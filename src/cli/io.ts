@@ -16,8 +16,8 @@ export interface CliIo {
 
 /** Standard output and error of the process. */
 export const processIo: CliIo = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
 };
 
 /** All of standard input as UTF-8 text; `missing` is the error when it is a terminal (nothing piped). */

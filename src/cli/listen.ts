@@ -11,6 +11,7 @@ import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import type { ControlEventDetailView } from '../views/event.js';
+import { present, errorMessage } from '../errors.js';
 
 interface ListenFlags extends ClientFlags {
   events?: string;
@@ -29,13 +30,17 @@ export function matchesEvents(patterns: string[], type: string): boolean {
 
 const clock = (iso: string) => iso.slice(11, 23);
 
-/** POSTs an event's payload to `url`, signed the way the sandbox signs webhooks. */
-async function forward(event: ControlEventDetailView, flags: ListenFlags): Promise<{ status: number | null; error: string | null }> {
+/** POSTs an event's payload to `url` (--forward-to), signed the way the sandbox signs webhooks. */
+async function forward(
+  event: ControlEventDetailView,
+  url: string,
+  flags: ListenFlags,
+): Promise<{ status: number | null; error: string | null }> {
   const timestamp = Math.floor(Date.now() / 1000);
   const prefix = `x-${flags.headerPrefix.toLowerCase()}`;
   const body: string = event.payload.body;
   try {
-    const res = await fetch(flags.forwardTo!, {
+    const res = await fetch(url, {
       method: 'POST',
       redirect: 'manual',
       headers: {
@@ -58,7 +63,7 @@ async function forward(event: ControlEventDetailView, flags: ListenFlags): Promi
     await res.arrayBuffer();
     return { status: res.status, error: null };
   } catch (err) {
-    return { status: null, error: (err as Error).message };
+    return { status: null, error: errorMessage(err) };
   }
 }
 
@@ -105,8 +110,33 @@ async function runListen(flags: ListenFlags, io: CliIo): Promise<void> {
   }
 }
 
-/** One item of the stream as parsed: its fields depend on its kind (event.created, delivery.attempted). */
-type StreamItem = Record<string, any>;
+/** One item of the stream as parsed that listen shows: an event.created or a delivery.attempted. */
+type StreamItem = EventCreatedItem | DeliveryAttemptedItem;
+
+/** The stream's event.created item. */
+interface EventCreatedItem {
+  kind: 'event.created';
+  at: string;
+  id: string;
+  event: string;
+  resource_id: string;
+}
+
+/** The stream's delivery.attempted item (an attempt's outcome; error and fault only when there is one). */
+interface DeliveryAttemptedItem {
+  kind: 'delivery.attempted';
+  at: string;
+  id: string;
+  event_id: string;
+  event: string;
+  url: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  latency_ms: number;
+  error?: string;
+  fault?: string;
+}
 
 /** What listen shows of the stream: the matching events (forwarded with --forward-to) and their delivery attempts. */
 class Tail {
@@ -128,7 +158,7 @@ class Tail {
     const item = JSON.parse(data) as StreamItem;
     const type = kind === 'event.created' || kind === 'delivery.attempted' ? item.event : undefined;
     if (type === undefined || !matchesEvents(this.patterns, type)) return;
-    if (kind === 'event.created') return this.created(item, type);
+    if (item.kind === 'event.created') return this.created(item, type);
     if (this.awaiting && !this.awaiting.has(item.id)) return;
     if (this.flags.json) {
       this.io.out(JSON.stringify(item));
@@ -143,13 +173,13 @@ class Tail {
   }
 
   /** An event: shown (and forwarded); the last of --count starts the wait for its deliveries' first attempts. */
-  private async created(item: StreamItem, type: string): Promise<void> {
+  private async created(item: EventCreatedItem, type: string): Promise<void> {
     const { flags, io } = this;
     if (this.awaiting) return;
     const last = this.seen + 1 >= this.limit;
     const detail =
       flags.forwardTo || last ? await this.client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
-    const forwarded = flags.forwardTo ? await forward(detail!, flags) : undefined;
+    const forwarded = flags.forwardTo ? await forward(present(detail, `event ${item.id}`), flags.forwardTo, flags) : undefined;
     if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
     else {
       const answer = !forwarded
@@ -164,7 +194,7 @@ class Tail {
     this.seen++;
     if (last) {
       // Every attempt comes on the stream after its event.created, so none of these is missed.
-      this.awaiting = new Set(detail!.deliveries.map((d) => d.id));
+      this.awaiting = new Set(present(detail, `event ${item.id}`).deliveries.map((d) => d.id));
       if (this.awaiting.size === 0) this.stop();
     }
   }

@@ -49,7 +49,7 @@ function processInfo(pid: number): ProcessInfo | undefined {
     try {
       // A process that set its title (npm does) has one string with spaces instead of NUL-separated arguments.
       args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split(/\0/);
-      if (args.length === 1) args = args[0]!.split(' ');
+      if (args.length === 1) args = args[0].split(' ');
       name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
       // Gone meanwhile: the watch finds it gone at its first look.

@@ -35,7 +35,7 @@ export function looksLikeWebhook(method: string | undefined, headers: http.Incom
 function signaturePrefixes(headers: http.IncomingHttpHeaders): string[] {
   return Object.keys(headers).flatMap((name) => {
     const word = /^x-([a-z0-9]+)-signature$/.exec(name)?.[1];
-    return word ? [word[0]!.toUpperCase() + word.slice(1)] : [];
+    return word ? [word[0].toUpperCase() + word.slice(1)] : [];
   });
 }
 

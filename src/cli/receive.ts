@@ -18,6 +18,7 @@ import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
+import { errorMessage } from '../errors.js';
 
 interface ReceiveFlags {
   port: string;
@@ -90,7 +91,7 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
           new URLSearchParams(decryptText(fields.data, { privateKey: flags.privateKey, publicKey: flags.publicKey }).plaintext),
         );
       } catch (err) {
-        view.problem = `cannot decrypt data: ${(err as Error).message}`;
+        view.problem = `cannot decrypt data: ${errorMessage(err)}`;
       }
     }
   }

@@ -8,6 +8,7 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import type { ImportView, MerchantResetView, ResetView } from '../views/state.js';
 import type { CliIo } from './io.js';
 import { removedSummary } from './merchants.js';
+import { errorMessage } from '../errors.js';
 
 interface Snapshot {
   tables: Record<string, { columns: string[]; rows: unknown[][] }>;
@@ -22,14 +23,14 @@ export function formatSnapshot(doc: Snapshot): string {
   lines.push('  "tables": {');
   const names = Object.keys(tables);
   names.forEach((name, i) => {
-    const { columns, rows } = tables[name]!;
+    const { columns, rows } = tables[name];
     lines.push(`    ${JSON.stringify(name)}: {`, `      "columns": ${JSON.stringify(columns)},`);
     if (rows.length === 0) lines.push('      "rows": []');
     else lines.push('      "rows": [', rows.map((row) => `        ${JSON.stringify(row)}`).join(',\n'), '      ]');
     lines.push(`    }${i < names.length - 1 ? ',' : ''}`);
   });
   lines.push('  }', '}');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** "3 transactions, 5 events, 5 deliveries" for the tables that have rows. */
@@ -63,7 +64,7 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     try {
       doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (err) {
-      throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+      throw new CliError(`cannot read ${file} as JSON: ${errorMessage(err)}`);
     }
     const result = await new ControlClient(flags).post<ImportView>('/import', doc);
     io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);

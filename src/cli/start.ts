@@ -150,7 +150,7 @@ function addBehaviourOptions(command: Command): void {
       '--scenario <name|file>',
       help(
         'scenario',
-        `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/ci.md)`,
+        `scripted outcomes for CI: a shipped scenario by name (${shippedScenarioNames().join(', ')}) or a file path (docs/scenarios.md)`,
       ),
     )
     .option(

@@ -8,6 +8,7 @@ import type { SignatureDiagnosisView } from '../views/signature-diagnosis.js';
 import { readProcessStdin, type CliIo } from './io.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import { errorMessage } from '../errors.js';
 
 interface VerifyFlags extends ClientFlags {
   body?: string;
@@ -40,7 +41,7 @@ export async function bodyOf(file: string | undefined, io: CliIo): Promise<strin
     return readFileSync(file).toString('utf8');
   } catch (err) {
     throw new CliError(
-      `--body ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give the file the raw body is in`,
+      `--body ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}): give the file the raw body is in`,
     );
   }
 }

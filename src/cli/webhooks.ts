@@ -26,7 +26,7 @@ function showDelivery(d: DeliveryDetailView): string {
     '',
     kleur.bold(`Request (${d.request.note})`),
     `  POST ${d.request.url}`,
-    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(name + ':')} ${value}`),
+    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(`${name}:`)} ${value}`),
     '',
     ...d.request.body.split('\n').map((line) => `  ${line}`),
     '',

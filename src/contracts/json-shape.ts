@@ -46,8 +46,7 @@ function walk(value: unknown, limit: number): Walk {
   const result: Walk = { depth: isContainer(value) ? 1 : 0, tooDeep: undefined, secret: false };
   if (!isContainer(value)) return result;
   const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
     const entries: Array<[string | number, unknown]> = Array.isArray(frame.value)
       ? frame.value.map((v, i) => [i, v])
       : Object.entries(frame.value as object);
@@ -85,8 +84,7 @@ export function loneSurrogatePath(value: unknown): Array<string | number> | unde
     typeof key === 'string' ? key.replace(/\p{Cs}/gu, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : key;
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [] : undefined;
   const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
     if (!isContainer(frame.value)) continue;
     const entries: Array<[string | number, unknown]> = Array.isArray(frame.value)
       ? frame.value.map((v, i) => [i, v])
@@ -133,6 +131,6 @@ export function describeValue(path: ReadonlyArray<PropertyKey>, value: unknown):
   const found = walk(value, PREVIEW_DEPTH);
   if (inSecret || found.secret || found.tooDeep) return shapeOf(value);
   const text = typeof value === 'string' ? value : String(JSON.stringify(value));
-  if (text.length > 40) return JSON.stringify(text.slice(0, 37) + '...');
+  if (text.length > 40) return JSON.stringify(`${text.slice(0, 37)}...`);
   return typeof value === 'string' ? JSON.stringify(value) : text;
 }

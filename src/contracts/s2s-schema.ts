@@ -109,8 +109,9 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
     return;
   }
   if (body.mop === 'CC' || body.mop === 'DC') {
-    const missing = (['ccno', 'ccvv', 'month', 'year'] as const).find((f) => !body[f]);
-    if (missing) {
+    const { ccno, ccvv, month, year } = body;
+    if (!ccno || !ccvv || !month || !year) {
+      const missing = !ccno ? 'ccno' : !ccvv ? 'ccvv' : !month ? 'month' : 'year';
       const hint = {
         ccno: 'the card number, 13-19 digits',
         ccvv: 'the CVV, 3 or 4 digits',
@@ -121,12 +122,12 @@ function modeRules(body: Ctx['value'], ctx: Ctx): void {
       return;
     }
     // The first problem only, in the order a person fixes them.
-    const number = normaliseCardNumber(body.ccno!);
+    const number = normaliseCardNumber(ccno);
     if (!/^\d{13,19}$/.test(number)) issue('ccno', 'ccno must be 13-19 digits (spaces allowed); use a test card such as 4242424242424242');
     else if (!luhnValid(number)) issue('ccno', 'ccno fails the Luhn check: a digit is wrong; use a test card such as 4242424242424242');
-    else if (!/^\d{3,4}$/.test(body.ccvv!)) issue('ccvv', 'ccvv must be 3 or 4 digits');
-    else if (!/^(0[1-9]|1[0-2])$/.test(body.month!)) issue('month', `month must be two digits from 01 to 12, got "${body.month}"`);
-    else if (!/^\d{2}$/.test(body.year!)) issue('year', `year must be the two-digit expiry year such as "30", got "${body.year}"`);
+    else if (!/^\d{3,4}$/.test(ccvv)) issue('ccvv', 'ccvv must be 3 or 4 digits');
+    else if (!/^(0[1-9]|1[0-2])$/.test(month)) issue('month', `month must be two digits from 01 to 12, got "${body.month}"`);
+    else if (!/^\d{2}$/.test(year)) issue('year', `year must be the two-digit expiry year such as "30", got "${body.year}"`);
   }
   if (body.mop === 'UPICOLLECT' && !body.vpa)
     issue(

@@ -9,7 +9,7 @@ import { CODE_DIR } from '../code-dir.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
 import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
 import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, errorMessage } from '../errors.js';
 import { faultSpecPattern, wordsPattern } from './patterns.js';
 import { validate } from './validate.js';
 
@@ -112,13 +112,13 @@ export function readScenarioFile(path: string, from = '--scenario'): ScenarioDoc
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingScenario(from, path, shippedScenarioNames());
-    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${(err as Error).message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path} cannot be read: ${errorMessage(err)}`, 'scenario');
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${(err as Error).message}`, 'scenario');
+    throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${errorMessage(err)}`, 'scenario');
   }
   try {
     return validate(scenarioDocumentSchema, raw);

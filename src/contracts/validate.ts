@@ -39,7 +39,7 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
   const param = issue.path.map(String).join('.') || undefined;
   const name = param ?? 'body';
   if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
+    const key = issue.keys[0];
     return new SandboxError(
       'parameter_unknown',
       `${key} is not a field of this endpoint; remove it (see GET /openapi.json)`,
@@ -65,5 +65,5 @@ export function issueToError(schema: z.ZodType, input: unknown, issue: z.core.$Z
 export function validate<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw issueToError(schema, input, result.error.issues[0]!);
+  throw issueToError(schema, input, result.error.issues[0]);
 }

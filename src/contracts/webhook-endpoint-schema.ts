@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { EVENT_TYPE_NAMES, isEventType } from '../domain/event-types.js';
 import { httpUrl, listQueryFields, unixSeconds } from './v1-common.js';
 import { SIGNATURE_MODES } from '../domain/vocabularies.js';
+import { present } from '../errors.js';
 
 const url = httpUrl('url', 'https://shop.example/webhooks');
 
@@ -49,7 +50,7 @@ export const createEndpointSchema = z.strictObject({
 
 /** POST or PATCH /v1/webhook_endpoints/{id}: any of the fields; absent ones stay as they are. */
 export const updateEndpointSchema = z.strictObject({
-  url: url.optional().describe(url.description!),
+  url: url.optional().describe(present(url.description, "the url field's description")),
   events: events.optional().describe(HINTS.events),
   description: description.optional().describe(HINTS.description),
   enabled: enabled.optional().describe(HINTS.enabled),

@@ -75,7 +75,7 @@ export function parseFaultHeader(text: string): { faults: ApiFault[] } | { probl
   const faults: ApiFault[] = [];
   for (const item of items) {
     const [name, ...rest] = item.split('=');
-    const kind = name!.trim().toLowerCase();
+    const kind = name.trim().toLowerCase();
     if (!isApiFault(kind)) {
       return { problem: `has an unknown fault "${name}"; use ${API_FAULT_KINDS.map((k) => HINTS[k]).join('; ')}` };
     }
@@ -115,7 +115,10 @@ const ROUTE_HINT = `route=[METHOD] PATH such as route=POST /v1/payments or route
 export function parseRoutePattern(text: string): { pattern: RoutePattern } | { problem: string } {
   const parts = text.trim().split(/\s+/);
   let method: string | null = null;
-  if (parts.length > 0 && METHODS.includes(parts[0]!.toUpperCase())) method = parts.shift()!.toUpperCase();
+  if (parts.length > 0 && METHODS.includes(parts[0].toUpperCase())) {
+    method = parts[0].toUpperCase();
+    parts.shift();
+  }
   const bad = { problem: `write ${ROUTE_HINT}` };
   if (parts.length > 1 || (method === null && parts.length === 0)) return bad;
   const path = parts[0] ?? null;
@@ -137,14 +140,14 @@ export function parseRoutePattern(text: string): { pattern: RoutePattern } | { p
  * times the pattern's, never exponentially (a regular expression of several .* did: seconds per request).
  */
 function piecesMatch(pieces: readonly string[], path: string): boolean {
-  const first = pieces[0]!;
+  const first = pieces[0];
   if (pieces.length === 1) return path === first;
-  const last = pieces[pieces.length - 1]!;
+  const last = pieces[pieces.length - 1];
   const end = path.length - last.length;
   if (end < first.length || !path.startsWith(first) || !path.endsWith(last)) return false;
   let at = first.length;
   for (let i = 1; i < pieces.length - 1; i++) {
-    const piece = pieces[i]!;
+    const piece = pieces[i];
     const found = path.indexOf(piece, at);
     if (found < 0 || found + piece.length > end) return false;
     at = found + piece.length;

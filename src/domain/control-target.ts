@@ -54,12 +54,12 @@ export function isLocalAddress(address: string): boolean {
   if (!bare.includes(':')) return isLocalIPv4(bare);
   // An IPv4 tail written dotted ("::ffff:127.0.0.1", as DNS answers may give it).
   const dotted = /^(.*:)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(bare);
-  if (dotted) return /^(::|::ffff:|0:0:0:0:0:ffff:)$/.test(dotted[1]!) && isLocalIPv4(dotted[2]!);
+  if (dotted) return /^(::|::ffff:|0:0:0:0:0:ffff:)$/.test(dotted[1]) && isLocalIPv4(dotted[2]);
   const groups = ipv6Groups(bare);
   if (!groups || groups.slice(0, 5).some((g) => g !== 0)) return false;
   if (groups[5] === 0 && groups[6] === 0 && (groups[7] === 0 || groups[7] === 1)) return true;
   // IPv4-mapped (::ffff:a.b.c.d) forms of a local IPv4 address, and the IPv4-compatible ::127.x.y.z.
-  const first = groups[6]! >> 8;
+  const first = groups[6] >> 8;
   return (groups[5] === 0xffff && (first === 127 || first === 0)) || (groups[5] === 0 && first === 127);
 }
 

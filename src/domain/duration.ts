@@ -18,7 +18,7 @@ function parseUnbounded(text: string): number | undefined {
   if (!parts) return undefined;
   let total = 0;
   for (const [, amount, , unit] of trimmed.matchAll(/(\d+(\.\d+)?)(ms|s|m|h|d)/g)) {
-    total += Number(amount) * UNIT_MS[unit as string]!;
+    total += Number(amount) * UNIT_MS[unit as string];
   }
   return Math.round(total);
 }

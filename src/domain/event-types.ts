@@ -25,6 +25,34 @@ export const EVENT_TYPES = {
 /** One event name. */
 export type EventType = keyof typeof EVENT_TYPES;
 
+/** The /v1/ object an event's data describes (an S2S transaction's payment, refund and chargeback events carry its spec §6.1 fields instead). */
+export type EventSubject = 'payment' | 'refund' | 'chargeback' | 'settlement' | 'checkout.session';
+
+/** Each event name's subject (what its data describes): a new event name does not compile until it is listed here. */
+export const EVENT_SUBJECTS = {
+  'payment.requires_action': 'payment',
+  'payment.authorized': 'payment',
+  'payment.captured': 'payment',
+  'payment.declined': 'payment',
+  'payment.canceled': 'payment',
+  'payment.expired': 'payment',
+  'refund.created': 'refund',
+  'refund.succeeded': 'refund',
+  'refund.failed': 'refund',
+  'chargeback.created': 'chargeback',
+  'chargeback.won': 'chargeback',
+  'chargeback.lost': 'chargeback',
+  'settlement.created': 'settlement',
+  'settlement.paid': 'settlement',
+  'checkout.session.completed': 'checkout.session',
+  'checkout.session.expired': 'checkout.session',
+} as const satisfies Record<EventType, EventSubject>;
+
+/** An event name an S2S transaction publishes too: its payment, refund and chargeback events, with the spec §6.1 fields as data. */
+export type TransactionEventType = {
+  [T in EventType]: (typeof EVENT_SUBJECTS)[T] extends 'payment' | 'refund' | 'chargeback' ? T : never;
+}[EventType];
+
 /** The event names, in the docs/decisions.md order. */
 export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
 

@@ -99,7 +99,7 @@ function readFilters(head: string): Filters | { problem: string } {
         problem: `has "${part}" where a filter belongs; filters are url=URL, endpoint=ID, route=[METHOD] PATH or merchant=ID, each followed by ":"`,
       };
     const name = match[1] as 'url' | 'endpoint' | 'route' | 'merchant';
-    const value = match[2]!;
+    const value = match[2];
     if (name === 'merchant') {
       if (filters.merchant) return { problem: `names merchant= twice in "${head}"; give one merchant per ruleset` };
       if (!/^[A-Za-z0-9_-]{1,100}$/.test(value))
@@ -167,13 +167,13 @@ function parseFaults(faults: string, filters: Filters): { rules: FaultRuleSpec[]
       if (chance === null) return { problem: `has "${item}"; write p=P with P above 0 and at most 1, such as p=0.2` };
       continue;
     }
-    if (isApiFault(name!)) {
+    if (isApiFault(name)) {
       const checked = checkApiFault(name, value);
       if ('hint' in checked) return { problem: `has "${item}"; write ${checked.hint}` };
       rules.push({ ...filters, fault: name, value: checked.value, probability: null });
       continue;
     }
-    if (!(name! in KINDS)) return { problem: `has an unknown fault "${name}"; use one of ${ALL_FAULTS.join(', ')} (docs/api-faults.md)` };
+    if (!(name in KINDS)) return { problem: `has an unknown fault "${name}"; use one of ${ALL_FAULTS.join(', ')} (docs/api-faults.md)` };
     const fault = name as FaultKind;
     const checked = checkValue(fault, value);
     if (checked === undefined) return { problem: `has "${item}"; write ${KINDS[fault].hint}` };
@@ -183,15 +183,15 @@ function parseFaults(faults: string, filters: Filters): { rules: FaultRuleSpec[]
   const webhook = rules.filter((rule) => !isApiFault(rule.fault));
   if (webhook.length > 0 && filters.scope === 'route')
     return {
-      problem: `has route= with the webhook fault ${webhook[0]!.fault}; route= filters API faults (${API_FAULT_KINDS.join(', ')}); set webhook faults in their own ruleset after ";"`,
+      problem: `has route= with the webhook fault ${webhook[0].fault}; route= filters API faults (${API_FAULT_KINDS.join(', ')}); set webhook faults in their own ruleset after ";"`,
     };
   if (api.length > 0 && (filters.scope === 'url' || filters.scope === 'endpoint'))
     return {
-      problem: `has ${filters.scope}= with the API fault ${api[0]!.fault}; ${filters.scope}= filters webhook deliveries, use route=[METHOD] PATH for API faults`,
+      problem: `has ${filters.scope}= with the API fault ${api[0].fault}; ${filters.scope}= filters webhook deliveries, use route=[METHOD] PATH for API faults`,
     };
   if (chance !== null && webhook.length > 0)
     return {
-      problem: `has p= with the webhook fault ${webhook[0]!.fault}; p= is the chance of API faults, webhooks take fail=P; set them in separate rulesets after ";"`,
+      problem: `has p= with the webhook fault ${webhook[0].fault}; p= is the chance of API faults, webhooks take fail=P; set them in separate rulesets after ";"`,
     };
   if (chance !== null && api.length === 0) return { problem: 'has p= but no API fault to apply it to; write e.g. status=503,p=0.2' };
   const conflict = conflictOf(api.map((rule): ApiFault => ({ kind: rule.fault as ApiFault['kind'], value: rule.value })));

@@ -34,7 +34,7 @@ function fixedWidth(value: number, width: number, alphabet: string): string {
   const base = alphabet.length;
   let out = '';
   for (let i = 0; i < width; i++) {
-    out = alphabet[value % base]! + out;
+    out = alphabet[value % base] + out;
     value = Math.floor(value / base);
   }
   return out;
@@ -46,8 +46,8 @@ function randomBase62(n: number): string {
   let out = '';
   // 248 = 4 * 62: bytes at or above it would favour the first digits; they are redrawn.
   for (let i = 0; i < n; i++) {
-    let b = bytes[i]!;
-    while (b >= 248) b = randomChunk(1)[0]!;
+    let b = bytes[i];
+    while (b >= 248) b = randomChunk(1)[0];
     out += BASE62[b % 62];
   }
   return out;

@@ -23,7 +23,7 @@ export function parseDecimalAmount(value: unknown, currency = 'EUR'): number | u
   const match = /^(\d{1,8})(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) return undefined;
   const exponent = currencyExponent(currency);
-  const whole = match[1]!;
+  const whole = match[1];
   const fraction = (match[2] ?? '').padEnd(2, '0');
   // The fraction may only carry as many non-zero digits as the currency has.
   if (exponent < 2 && fraction.slice(exponent).replace(/0/g, '') !== '') return undefined;

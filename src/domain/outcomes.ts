@@ -177,7 +177,7 @@ export const VPA_DECLINE = 'failure';
 
 /** UPI collect: success@... approves, failure@... declines, anything else waits for the customer. */
 export function outcomeForVpa(vpa: string): 'approve' | 'decline' | 'wait' {
-  const handle = vpa.split('@')[0]!.toLowerCase();
+  const handle = vpa.split('@')[0].toLowerCase();
   if (handle === VPA_APPROVE) return 'approve';
   if (handle === VPA_DECLINE) return 'decline';
   return 'wait';

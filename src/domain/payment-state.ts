@@ -2,6 +2,7 @@
 // the state it leads to, and the event that announces it. Every status change of a payment goes
 // through nextPaymentState, so an illegal move is always the same 409 naming the current state.
 import { SandboxError } from '../errors.js';
+import type { EventType } from './event-types.js';
 
 /** Every status a payment can have. `processing` is where a payment waits for the acquirer. */
 export const PAYMENT_STATES = [
@@ -26,7 +27,7 @@ export interface PaymentTransition {
   from: readonly PaymentState[];
   to: PaymentState;
   /** The event published when the move happens; null when another object's event carries it. */
-  event: string | null;
+  event: EventType | null;
   /** The past participle used in the 409 message ("can be captured"). */
   done: string;
   /** What triggers the operation, for the docs. */

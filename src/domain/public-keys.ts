@@ -29,7 +29,7 @@ export function findPublicKeyClash<T extends { publicKey: string }>(items: reado
     .map((item) => ({ item, key: item.publicKey.split('').reverse().join('') }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (let i = 1; i < reversed.length; i++) {
-    if (reversed[i]!.key.startsWith(reversed[i - 1]!.key)) return [reversed[i - 1]!.item, reversed[i]!.item];
+    if (reversed[i].key.startsWith(reversed[i - 1].key)) return [reversed[i - 1].item, reversed[i].item];
   }
   return undefined;
 }

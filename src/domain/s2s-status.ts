@@ -4,6 +4,7 @@
 // move is always the same 409 and the event of a change is never chosen anywhere else.
 import { SandboxError } from '../errors.js';
 import { ORDER_STATUS, statusText, type OrderStatusName } from './order-status.js';
+import type { TransactionEventType } from './event-types.js';
 
 /** One row of the machine. */
 export interface S2STransition {
@@ -11,7 +12,7 @@ export interface S2STransition {
   from: readonly OrderStatusName[];
   to: OrderStatusName;
   /** The event the change publishes (the same names as the /v1/ family). */
-  event: string;
+  event: TransactionEventType;
   /** What makes the change, for the docs. */
   trigger: string;
 }
@@ -93,7 +94,7 @@ export function allowedFrom(operation: S2SOperation): string {
 }
 
 /** The event of moving transaction `transId` from order_status `from` to `to`; a 409 invalid_state when no row allows it. */
-export function s2sTransition(transId: string, from: number, to: OrderStatusName): string {
+export function s2sTransition(transId: string, from: number, to: OrderStatusName): TransactionEventType {
   const name = nameOf(from);
   const row = ROWS.find((r) => r.to === to && name !== undefined && r.from.includes(name));
   if (!row) {

@@ -6,7 +6,7 @@ export function insertionPoint<T>(sorted: readonly T[], before: (item: T) => boo
   let [low, high] = [0, sorted.length];
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (before(sorted[mid]!)) low = mid + 1;
+    if (before(sorted[mid])) low = mid + 1;
     else high = mid;
   }
   return low;

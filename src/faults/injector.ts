@@ -22,7 +22,7 @@ import {
   type ApiFaultKind,
   type RoutePattern,
 } from '../domain/api-faults.js';
-import { formatFaultRule, parseFaultSpec } from '../domain/fault-spec.js';
+import { parseFaultSpec } from '../domain/fault-spec.js';
 import { WebhookFaults } from './webhook-faults.js';
 
 /** What the fault engine is built from (a subset of the services' dependencies: webhooks do not import services). */

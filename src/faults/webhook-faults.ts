@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import type { AttemptShaper, ShapedAttempt } from '../webhooks/delivery/attempt-shaper.js';
 import type { FaultKind } from '../domain/fault-spec.js';
 import type { OutgoingWebhook, Resigner } from '../webhooks/webhook-request.js';
+import { present } from '../errors.js';
 
 /** How long `reorder` holds a delivery waiting for the next one to the same target (sandbox time). */
 export const REORDER_WINDOW_MS = 30_000;
@@ -64,7 +65,7 @@ export class WebhookFaults implements AttemptShaper {
     const count = (kind: FaultKind) => (active.has(kind) ? Number(value(kind) ?? 1) : 0);
 
     if (active.has('delay') && attempt === 1) {
-      const due = delivery.createdAt + parseDuration(value('delay')!)!;
+      const due = delivery.createdAt + present(parseDuration(value('delay') ?? ''), "the delay fault's duration");
       if (now < due) return { request, fault: null, holdUntil: due };
       labels.push(`delay=${value('delay')}`);
     }

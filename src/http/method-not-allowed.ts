@@ -19,7 +19,8 @@ export function allowedMethods(routes: readonly RouteEntry[]): (path: string) =>
       for (const route of routes) if (route.method !== 'ALL') router.add(route.method, route.path, true);
       methods = [...new Set(routes.map((r) => r.method).filter((m) => m !== 'ALL'))];
     }
-    const allowed = methods.filter((method) => router!.match(method, path)[0].length > 0);
+    const built = router;
+    const allowed = methods.filter((method) => built.match(method, path)[0].length > 0);
     if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
     return allowed;
   };

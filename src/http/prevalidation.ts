@@ -47,7 +47,7 @@ export function prevalidate(
   if (schema === undefined) return null;
   const type = headers['content-type'];
   // readJson's media type: the part before ';', trimmed, any case.
-  if (typeof type !== 'string' || type.split(';')[0]!.trim().toLowerCase() !== 'application/json' || text.trim() === '') return null;
+  if (typeof type !== 'string' || (type.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json' || text.trim() === '') return null;
   let body: unknown;
   try {
     body = JSON.parse(text);

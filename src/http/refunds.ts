@@ -1,7 +1,6 @@
 // POST /api/transactions/refund-request (spec §4.3): JSON {transID, refundAmount, public_key}; the
 // answer carries exactly the spec §2.4 fields. The rules live in services/s2s-refunds.ts.
 import { Hono } from 'hono';
-import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { terminalWithPublicKey } from './terminal-auth.js';
 import { readJson } from './validation.js';

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { decryptText, splitEncryptedData } from '../crypto/s2s-cipher.js';
 import { safeEqual } from '../signatures/signing.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sResponse } from './s2s.js';
@@ -58,7 +58,7 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     }
     const found = services.credentials.terminalOfEncryptedData(encryptedData);
     const { cipherText } = splitEncryptedData(encryptedData, found?.publicKey);
-    const terminal = found!;
+    const terminal = present(found, 'the terminal (splitEncryptedData refuses an unknown public key)');
     const { plaintext, warnings } = decryptText(cipherText, terminal);
     const params = parseDecryptedQuery(plaintext, warnings);
     // Set before validating so a rejected request also says which near-miss form it used.

@@ -1,14 +1,14 @@
 // Reading request bodies of the right content type (JSON, forms, query strings) and checking them
 // with the contracts' `validate` (src/contracts/validate.ts), which names the first failing field.
 import type { Context } from 'hono';
-import * as z from 'zod';
-import { SandboxError } from '../errors.js';
+import type * as z from 'zod';
+import { SandboxError, errorMessage } from '../errors.js';
 import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';
 import { frontBody } from './prevalidation.js';
 
 function mediaType(c: Context): string {
-  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
 }
 
 // Fatal: a byte sequence that is not UTF-8 is refused instead of becoming U+FFFD, which made two
@@ -103,12 +103,12 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   try {
     body = JSON.parse(text);
   } catch (err) {
-    throw new SandboxError('invalid_json', `the body is not valid JSON (${(err as Error).message}); send a JSON object`);
+    throw new SandboxError('invalid_json', `the body is not valid JSON (${errorMessage(err)}); send a JSON object`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw new SandboxError(
       'invalid_json',
-      'the body must be a JSON object, not ' + (Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)),
+      `the body must be a JSON object, not ${Array.isArray(body) ? 'an array' : String(body === null ? 'null' : typeof body)}`,
     );
   checkDepth(body);
   return body as Record<string, unknown>;

@@ -15,6 +15,7 @@ import {
 } from '../views/webhook-endpoint.js';
 import { readJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { present } from '../errors.js';
 
 /** The /v1/webhook_endpoints routes (bearer-authenticated by the /v1/* middleware). */
 export function webhookEndpointRoutes(deps: AppDeps) {
@@ -36,7 +37,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
 
   const update = async (c: Context<AppEnv>) => {
     const patch = validate(updateEndpointSchema, await readJson(c));
-    return c.json(toWebhookEndpointView(endpoints.update(currentMerchant(c).id, c.req.param('id')!, patch)));
+    return c.json(toWebhookEndpointView(endpoints.update(currentMerchant(c).id, present(c.req.param('id'), 'the :id of the path'), patch)));
   };
   app.post('/v1/webhook_endpoints/:id', update);
   app.patch('/v1/webhook_endpoints/:id', update);

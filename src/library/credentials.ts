@@ -8,7 +8,7 @@ import type { CreatedMerchant, MerchantCredentials, SandboxCredentials } from '.
 
 /** A merchant made by createMerchant(), with its first terminal and key ready to use. */
 export function createdMerchant(m: MerchantRecord): CreatedMerchant {
-  const terminal = m.terminals[0]!;
+  const terminal = m.terminals[0];
   return {
     merchantId: m.id,
     name: m.name,
@@ -19,7 +19,7 @@ export function createdMerchant(m: MerchantRecord): CreatedMerchant {
     terNO: terminal.terNo,
     publicKey: terminal.publicKey,
     privateKey: terminal.privateKey,
-    apiKey: m.apiKeys[0]!,
+    apiKey: m.apiKeys[0],
   };
 }
 
@@ -36,7 +36,7 @@ export function credentialsOf(server: RunningServer): SandboxCredentials {
     apiKeys: m.apiKeys,
     terminals: m.terminals.map((t) => ({ terNO: t.terNo, publicKey: t.publicKey, privateKey: t.privateKey })),
   }));
-  const first = merchants[0]!;
+  const first = merchants[0];
   const terminal = first.terminals[0];
   if (!terminal || first.apiKeys.length === 0) {
     throw new SandboxError(
@@ -50,7 +50,7 @@ export function credentialsOf(server: RunningServer): SandboxCredentials {
     terNO: terminal.terNO,
     publicKey: terminal.publicKey,
     privateKey: terminal.privateKey,
-    apiKey: first.apiKeys[0]!,
+    apiKey: first.apiKeys[0],
     webhookSecret: first.webhookSecret,
     merchants,
   };

@@ -1,5 +1,6 @@
 // The option and result types of the startSandbox() handle: the credentials it hands out, what
 // createMerchant(), waitForDelivery(), authenticate(), auditWebhooks() and trigger() take and give.
+import type { EventType } from '../domain/event-types.js';
 import type { DeliveryWaitStatus, SignatureMode } from '../domain/vocabularies.js';
 import type { SandboxDelivery } from './deliveries.js';
 
@@ -45,8 +46,8 @@ export interface CreatedMerchant extends MerchantCredentials {
 
 /** What waitForDelivery waits for; every field given must match. */
 export interface WaitForDeliveryOptions {
-  /** The event type, e.g. payment.authorized. */
-  event?: string;
+  /** The event type, e.g. payment.authorized: one of the event names (an unknown one rejects at once). */
+  event?: EventType;
   /** The exact URL the webhook goes to. */
   url?: string;
   /** 'succeeded' (default), 'failed' (retries exhausted), or 'any' (queued, in any state). */

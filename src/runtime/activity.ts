@@ -96,7 +96,10 @@ export class ActivityBus {
     const subscription = new BoundedSubscription(
       limit,
       onItem,
-      (pending) => (this.dropped++, onDrop(pending)),
+      (pending) => {
+        this.dropped++;
+        onDrop(pending);
+      },
       (ended) => {
         this.bounded.delete(ended);
         this.emitter.off('activity', listener);

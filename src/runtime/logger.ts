@@ -61,7 +61,7 @@ function statusColour(status: number): (text: string) => string {
 
 /** Builds the logger; `write` defaults to stdout (tests pass their own). */
 export function createLogger(options: { format: LogFormat; quiet: boolean; write?: (line: string) => void }): Logger {
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const prettyError = (msg: string, fields?: Record<string, unknown>) =>
     write(kleur.red(escapeControls(msg)) + kleur.dim(stackLines(fields?.stack)));
   if (options.quiet)

@@ -5,7 +5,7 @@
 import { loadConfig } from '../config.js';
 import { validate } from '../contracts/validate.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { silentLogger } from '../runtime/logger.js';
 import type { AuditMaterial } from '../webhooks/audit/audit.js';
 import { buildSandbox } from './start-server.js';
@@ -25,7 +25,10 @@ export function syntheticAuditMaterial(fixturesPath: string | undefined, merchan
       );
     }
     const { event: captured, events } = services.triggers.trigger({ type: 'payment.captured', merchantId: merchant.id });
-    const authorized = events.find((e) => e.type === 'payment.authorized' && e.resourceId === captured.resourceId)!;
+    const authorized = present(
+      events.find((e) => e.type === 'payment.authorized' && e.resourceId === captured.resourceId),
+      'the payment.authorized event of the trigger',
+    );
     const terminal = store.credentials.terminals().find((t) => t.merchantId === merchant.id);
     let s2s = null;
     if (terminal) {

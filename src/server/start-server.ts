@@ -22,7 +22,7 @@ import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
-import { StartError } from '../errors.js';
+import { StartError, errorMessage } from '../errors.js';
 import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
@@ -63,14 +63,14 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
   try {
     db = options.db ?? openDatabase(config.dbPath);
   } catch (err) {
-    throw new StartError(`cannot open the database at ${config.dbPath}: ${(err as Error).message}`);
+    throw new StartError(`cannot open the database at ${config.dbPath}: ${errorMessage(err)}`);
   }
   const store = createStore(db);
   try {
     store.credentials.seed(readFixtures(config.fixturesPath));
   } catch (err) {
     db.close();
-    throw new StartError((err as Error).message);
+    throw new StartError(errorMessage(err));
   }
   // Resumes the offset saved in the database, so sandbox time carries on where the last run left it.
   const clock = options.clock ?? systemClock(store.clock);

@@ -5,7 +5,7 @@ import { newSecret, newToken } from '../domain/ids.js';
 import { judgeOtp, OTP_TRIES } from '../domain/outcomes.js';
 import { statusText } from '../domain/order-status.js';
 import type { AutoAuthenticate } from '../domain/outcome-spec.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import type { AuthenticationOutcome, ChallengeKind, ChallengeState } from '../domain/vocabularies.js';
 import type { ServiceDeps } from './deps.js';
@@ -135,7 +135,9 @@ export class Authentication {
     const subjectType = transaction ? 'transaction' : 'payment';
     const challenge = this.forSubject(subjectType, id);
     if (!challenge) {
-      const status = transaction ? `its status is ${statusText(transaction.orderStatus)}` : `its status is ${payment!.status}`;
+      const status = transaction
+        ? `its status is ${statusText(transaction.orderStatus)}`
+        : `its status is ${present(payment, `payment ${id}`).status}`;
       throw new SandboxError('invalid_state', `${subjectType} ${id} has no authentication to complete (${status})`);
     }
     return { subjectType, challenge: this.complete(challenge.token, verdict) };
@@ -193,7 +195,7 @@ export class Authentication {
 
   private expireIfOpen(token: string): void {
     const challenge = this.deps.store.challenges.get(token);
-    if (!challenge || challenge.state !== 'open') return;
+    if (challenge?.state !== 'open') return;
     if (this.subject(challenge).neverExpires?.(challenge)) return;
     this.deps.store.tx(() => this.completeOpen(challenge, 'expire'));
   }

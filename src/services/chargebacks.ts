@@ -8,7 +8,7 @@ import { formatDecimalMoney } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
 import { nextPaymentState } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { Chargeback, ChargebackFilter } from '../store/chargebacks-repo.js';
 import type { ChargebackReason, ChargebackStatus, PaymentFamily } from '../domain/vocabularies.js';
 import type { Job } from '../store/jobs-repo.js';
@@ -16,6 +16,7 @@ import type { Payment } from '../store/payments-repo.js';
 import type { ServiceDeps } from './deps.js';
 import type { JobRunner } from './job-runner.js';
 import type { EventPublisher } from './event-publisher.js';
+import { toChargebackEventData } from '../views/event.js';
 import { paymentEvent, type Payments } from './payments.js';
 import { transactionChange, type S2SPayments } from './s2s-payments.js';
 
@@ -29,19 +30,6 @@ export interface OpenChargebackInput {
   reason?: ChargebackReason;
   /** Default: all that is not refunded. */
   amount?: number;
-}
-
-/** The data of /v1/ chargeback.* events: the chargeback and the payment's status after it. */
-export function chargebackEventData(cb: Chargeback, paymentStatus: string): Record<string, unknown> {
-  return {
-    chargeback_id: cb.id,
-    payment_id: cb.subjectId,
-    amount: cb.amount,
-    currency: cb.currency,
-    reason: cb.reason,
-    status: cb.status,
-    payment_status: paymentStatus,
-  };
 }
 
 /** The chargeback use cases (control API, CLI, the test card's job, triggers). */
@@ -59,7 +47,9 @@ export class Chargebacks {
   /** Opens a chargeback on a transaction or payment; 404 when missing, 409 when not disputable, 422 on too large an amount. */
   open(input: OpenChargebackInput): Chargeback {
     return this.deps.store.tx(() =>
-      input.transId !== undefined ? this.openS2S(input.transId, input) : this.openV1(input.paymentId!, input),
+      input.transId !== undefined
+        ? this.openS2S(input.transId, input)
+        : this.openV1(present(input.paymentId, 'transID or payment_id (the request schema requires one)'), input),
     );
   }
 
@@ -116,7 +106,7 @@ export class Chargebacks {
         );
       const now = clock.now();
       store.chargebacks.decide(found.id, status, now);
-      const cb: Chargeback = { ...found, status, updatedAt: now };
+      const cb = { ...found, status, updatedAt: now };
       if (cb.subjectType === 's2s') this.decideS2S(cb);
       else this.decideV1(cb);
       return cb;
@@ -151,7 +141,7 @@ export class Chargebacks {
     nextPaymentState(payment.id, payment.status, 'dispute');
     const cb = this.insert(payment.merchantId, 'v1', paymentId, payment.currency, payment.amountCaptured - payment.amountRefunded, input);
     const disputed = this.payments.move(payment, 'dispute');
-    this.events.publish(paymentEvent(disputed, 'chargeback.created', chargebackEventData(cb, disputed.status)));
+    this.events.publish(paymentEvent(disputed, { type: 'chargeback.created', data: toChargebackEventData(cb, disputed.status) }));
     return cb;
   }
 
@@ -190,7 +180,7 @@ export class Chargebacks {
 
   private decideS2S(cb: Chargeback): void {
     const { store, clock } = this.deps;
-    const t = store.transactions.get(cb.subjectId)!;
+    const t = present(store.transactions.get(cb.subjectId), `transaction ${cb.subjectId}`);
     // Won: the transaction returns to what it was before the chargeback (approved, or partially refunded).
     const status = cb.status === 'won' ? (t.refunded > 0 ? 'partiallyRefunded' : 'approved') : 'chargeback';
     const type = s2sTransition(t.transId, t.orderStatus, status);
@@ -204,11 +194,11 @@ export class Chargebacks {
     this.events.publish(transactionChange({ ...t, orderStatus: code, response, updatedAt: now }, type));
   }
 
-  private decideV1(cb: Chargeback): void {
-    const payment = this.deps.store.payments.get(cb.subjectId)!;
+  private decideV1(cb: Chargeback & { status: Exclude<ChargebackStatus, 'open'> }): void {
+    const payment = present(this.deps.store.payments.get(cb.subjectId), `payment ${cb.subjectId}`);
     // Won: disputed -> captured (payment-state row dispute_won). Lost: the payment stays disputed.
     const after: Payment = cb.status === 'won' ? this.payments.move(payment, 'dispute_won') : payment;
-    this.events.publish(paymentEvent(after, `chargeback.${cb.status}`, chargebackEventData(cb, after.status)));
+    this.events.publish(paymentEvent(after, { type: `chargeback.${cb.status}`, data: toChargebackEventData(cb, after.status) }));
   }
 
   /** The test card's job: opens a chargeback for the full amount, unless the payment moved on (refunded, canceled...). */

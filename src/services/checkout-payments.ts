@@ -6,7 +6,7 @@
 // challenge finished by the page, the control API or the clock completes the session alike.
 import { declineMessage } from '../domain/outcomes.js';
 import { idealBank, sepaOutcome, type IdealOutcome } from '../domain/local-methods.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { CardInput } from '../contracts/v1-tokens.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
 import type { CheckoutMethod } from '../domain/vocabularies.js';
@@ -44,7 +44,7 @@ export class CheckoutPayments {
 
   /** Pays with a card; 3-D Secure comes back to /pay/<token>/return. */
   payCard(session: CheckoutSession, card: CardInput, holder: string): CardAttemptResult {
-    const merchant = this.deps.store.credentials.merchant(session.merchantId)!;
+    const merchant = present(this.deps.store.credentials.merchant(session.merchantId), `merchant ${session.merchantId}`);
     return this.deps.store.tx(() => {
       this.startAttempt(session);
       const { payment } = this.payments.create(merchant, {
@@ -61,7 +61,7 @@ export class CheckoutPayments {
         webhook_url: session.webhookUrl ?? undefined,
       });
       this.sessions.recordAttempt(session, payment.id, {});
-      const after = this.deps.store.checkoutSessions.get(session.id)!;
+      const after = present(this.deps.store.checkoutSessions.get(session.id), `checkout session ${session.id}`);
       if (after.status === 'complete') return { next: 'complete' as const };
       const url = this.payments.nextActionUrl(payment);
       if (url) return { next: 'authenticate' as const, url };
@@ -101,7 +101,7 @@ export class CheckoutPayments {
         });
       else if (outcome === 'canceled') this.payments.move(payment, 'cancel');
       else if (outcome === 'expired') this.payments.move(payment, 'expire');
-      return this.deps.store.payments.get(payment.id)!;
+      return present(this.deps.store.payments.get(payment.id), `payment ${payment.id}`);
     });
   }
 
@@ -113,7 +113,7 @@ export class CheckoutPayments {
     const last = this.sessions.byLastPayment(paymentId);
     // Through byToken, so a session whose time ran out is expired (with its payment) first.
     const session = last ? this.sessions.byToken(last.token) : undefined;
-    if (!session || session.status !== 'open' || this.openIdealPayment(session)?.id !== paymentId) return undefined;
+    if (session?.status !== 'open' || this.openIdealPayment(session)?.id !== paymentId) return undefined;
     return this.decideIdeal(session, outcome);
   }
 
@@ -132,7 +132,7 @@ export class CheckoutPayments {
 
   /** A new attempt replaces one still waiting (an iDEAL payment left Open): that one is cancelled. */
   private startAttempt(session: CheckoutSession): void {
-    const current = this.deps.store.checkoutSessions.get(session.id)!;
+    const current = present(this.deps.store.checkoutSessions.get(session.id), `checkout session ${session.id}`);
     if (current.status !== 'open') throw new SandboxError('invalid_state', `checkout session ${session.id} is ${current.status}`);
     this.sessions.abandonAttempt(current, 'cancel');
   }
@@ -144,7 +144,7 @@ export class CheckoutPayments {
     last4: string,
     holder?: string,
   ): Payment {
-    const merchant = this.deps.store.credentials.merchant(session.merchantId)!;
+    const merchant = present(this.deps.store.credentials.merchant(session.merchantId), `merchant ${session.merchantId}`);
     return this.payments.createWithoutCard(merchant, {
       amount: session.amount,
       currency: session.currency,

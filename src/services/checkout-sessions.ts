@@ -4,7 +4,7 @@
 // payment still in flight (an Open iDEAL payment expires, a pending card challenge is cancelled).
 // Payment attempts made on the page live in checkout-payments.ts; this module owns the session itself.
 import { newId, newSecret, newToken } from '../domain/ids.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { CheckoutSessionInput } from '../contracts/v1-checkout.js';
 import type { CheckoutAttempt, CheckoutSession } from '../store/checkout-sessions-repo.js';
@@ -89,7 +89,7 @@ export class CheckoutSessions {
       if (session.status !== 'open')
         throw new SandboxError('invalid_state', `checkout session ${id} is already ${session.status}; only an open session can be expired`);
       this.end(session, 'expired', null);
-      return this.deps.store.checkoutSessions.get(id)!;
+      return present(this.deps.store.checkoutSessions.get(id), `checkout session ${id}`);
     });
   }
 
@@ -138,7 +138,7 @@ export class CheckoutSessions {
       if (status === 'expired' && store.checkoutSessions.get(session.id)?.status === 'open') this.abandonAttempt(session, 'expire');
       if (!store.checkoutSessions.finish(session.id, status, paymentId, clock.now())) return false;
       this.jobs.cancel('checkout.expire', session.id);
-      const after = store.checkoutSessions.get(session.id)!;
+      const after = present(store.checkoutSessions.get(session.id), `checkout session ${session.id}`);
       const payment = paymentId ? this.paymentView(paymentId) : undefined;
       const data = { ...toCheckoutSessionView(after, this.deps.publicUrl.base, payment?.status), payment: payment ?? null };
       this.events.publish({

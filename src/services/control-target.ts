@@ -21,7 +21,9 @@ export function refuseControlTarget(text: string | null | undefined, field: stri
   const url = parseHttpUrl(text);
   if (url && isControlTarget(url, config)) throw new SandboxError('parameter_invalid', `${field} ${controlTargetProblem(text)}`, field);
   if (!url || isControlPath(url.pathname)) return;
-  if (!known) allowed.set(config, (known = new Set()));
-  else if (known.size >= ALLOWED_MAX) known.clear();
+  if (!known) {
+    known = new Set();
+    allowed.set(config, known);
+  } else if (known.size >= ALLOWED_MAX) known.clear();
   known.add(text);
 }

@@ -2,7 +2,7 @@
 // new manual delivery, and requeue failed deliveries. The control API and the CLI reach the outbox
 // only through here; sending stays the delivery worker's job.
 import { parseSince } from '../domain/since.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../store/deliveries-repo.js';
 import type { DeliveryStatus } from '../domain/vocabularies.js';
@@ -114,7 +114,7 @@ export class Deliveries {
           sent: false,
           note: 'the next attempt, signed as of now; it is signed again when sent',
         }
-      : { url: d.url, headers: last!.requestHeaders, body: last!.requestBody, sent: true, note: `as sent by attempt ${last!.attempt}` };
+      : { url: d.url, headers: last.requestHeaders, body: last.requestBody, sent: true, note: `as sent by attempt ${last.attempt}` };
     return { delivery: d, request, attempts };
   }
 
@@ -137,7 +137,7 @@ export class Deliveries {
   replay(id: string, to?: string): Delivery {
     refuseControlTarget(to, 'to', this.deps.config);
     const d = this.find(id);
-    const event = this.deps.store.events.get(d.eventId)!;
+    const event = present(this.deps.store.events.get(d.eventId), `event ${d.eventId}`);
     // Same body and same signing secret as the original, so the merchant's verifier accepts it.
     return this.enqueueManual(event, {
       url: to ?? d.url,
@@ -201,7 +201,7 @@ export class Deliveries {
 
   private enqueueManual(event: EventRecord, target: Omit<DeliveryTarget, 'manual'>): Delivery {
     const id = this.deps.store.tx(() => this.events.resend(event, target));
-    return this.deps.store.deliveries.get(id)!;
+    return present(this.deps.store.deliveries.get(id), `delivery ${id}`);
   }
 
   private find(id: string): Delivery {

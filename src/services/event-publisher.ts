@@ -8,8 +8,10 @@ import { subscribes } from '../domain/event-types.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { DeliveryTarget } from '../webhooks/outbox.js';
 import { eventEnvelope, s2sWebhookBody } from '../views/webhook-body.js';
+import type { NewEvent } from '../views/event.js';
 import type { Activity } from '../runtime/activity.js';
 import type { ServiceDeps } from './deps.js';
+import { present } from '../errors.js';
 
 /** The webhook_url a request named, and the body format it gets. */
 export type RequestWebhook =
@@ -30,7 +32,7 @@ export interface Change {
   /** The object the change is about (payment id, transID, session or settlement id). */
   resourceId: string;
   /** The event merchants hear; absent for a change only the activity stream shows (a transaction left pending). */
-  event?: { type: string; data: Record<string, unknown> };
+  event?: NewEvent;
   /** Where the object's own request asked its webhooks to go; absent when it named no URL. */
   webhook?: RequestWebhook;
   /** The object's status entry on the activity stream. */
@@ -74,7 +76,7 @@ export class EventPublisher {
     if (webhook?.format === 'envelope') {
       targets.push({ url: webhook.url, endpointId: null, contentType: 'application/json', body: eventEnvelope(event) });
     } else if (webhook?.format === 's2s-form') {
-      const keys = this.deps.store.credentials.terminal(webhook.terNo)!;
+      const keys = present(this.deps.store.credentials.terminal(webhook.terNo), `terminal ${webhook.terNo}`);
       // An S2S event's data is the spec §6.1 field set, every value a string.
       const body = s2sWebhookBody(event.data as Record<string, string>, webhook.encryption, keys);
       targets.push({ url: webhook.url, endpointId: null, contentType: 'application/x-www-form-urlencoded', body });

@@ -9,6 +9,7 @@ import type { JobKind, JobOf, PayloadArg } from './job-kinds.js';
 import type { ServiceDeps } from './deps.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 import { ThrottledLog } from '../runtime/throttled-log.js';
+import { errorMessage } from '../errors.js';
 
 /** Does the job's work; runs inside a transaction. */
 export type JobHandler = (job: Job) => void;
@@ -89,23 +90,23 @@ export class JobRunner {
         } catch (err) {
           if (isDatabaseBusy(err)) {
             // Nothing was written and the job is still due: try again in a moment, not in a hot loop.
-            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the database is locked (${(err as Error).message})`);
+            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the database is locked (${errorMessage(err)})`);
             return ran;
           }
           if (isStorageFull(err)) {
             // Not the job's fault: marking it done would drop work the sandbox promised (a refund
             // settling, a payout). It stays due and runs once there is room again.
-            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the disk holding the database is full (${(err as Error).message})`);
+            this.retryLater(`job ${job.kind} ${job.subjectId} waits: the disk holding the database is full (${errorMessage(err)})`);
             return ran;
           }
           // A failing job must not block the ones behind it; it is marked done to avoid a hot loop.
-          logger.error(`job ${job.kind} ${job.subjectId} failed: ${(err as Error).message}`);
+          logger.error(`job ${job.kind} ${job.subjectId} failed: ${errorMessage(err)}`);
           try {
             store.jobs.markDone(job.id);
           } catch (markErr) {
             // Recording the failure failed too (a full disk rolls the transaction back, then the
             // lock is gone): the job stays due and is tried again in a moment.
-            this.retryLater(`job ${job.kind} ${job.subjectId} could not be marked done: ${(markErr as Error).message}`);
+            this.retryLater(`job ${job.kind} ${job.subjectId} could not be marked done: ${errorMessage(markErr)}`);
             return ran;
           }
         }
@@ -122,7 +123,7 @@ export class JobRunner {
       next = this.deps.store.jobs.nextDueAt();
     } catch (err) {
       // arm() also runs from a microtask after schedule(), where a throw would end the process.
-      this.retryLater(`timed jobs could not read the next due time: ${(err as Error).message}`);
+      this.retryLater(`timed jobs could not read the next due time: ${errorMessage(err)}`);
       return;
     }
     if (next !== null) {
@@ -148,7 +149,7 @@ export class JobRunner {
     // a moment must not cost the jobs a second.
     this.deps.store.batch.ready().then(
       () => this.runDueOrRetry(),
-      (err: unknown) => this.retryLater(`timed jobs could not run: the database is locked (${(err as Error).message})`),
+      (err: unknown) => this.retryLater(`timed jobs could not run: the database is locked (${errorMessage(err)})`),
     );
   }
 
@@ -157,7 +158,7 @@ export class JobRunner {
       this.runDue(TIMER_BATCH);
     } catch (err) {
       // Reading the due jobs failed (the database is locked or unreadable): look again in a moment.
-      this.retryLater(`timed jobs could not run: ${(err as Error).message}`);
+      this.retryLater(`timed jobs could not run: ${errorMessage(err)}`);
     }
   }
 

@@ -112,7 +112,7 @@ export class Merchants {
     for (const [index, t] of terminals.entries()) this.refuseTaken(t, terminals.slice(0, index));
     const merchant: NewMerchant = {
       id: newId('mer'),
-      name: input.name ?? `Merchant ${terminals[0]!.terNo}`,
+      name: input.name ?? `Merchant ${terminals[0].terNo}`,
       webhookSecret: newSigningSecret(),
       currency: input.currency ?? 'EUR',
       apiKey: newApiKey('sk_test'),

@@ -8,6 +8,7 @@ import type { ScriptedOutcome } from '../domain/outcomes.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
+import { present } from '../errors.js';
 
 /** What a new transaction is made from besides its request. */
 export interface TransactionStart {
@@ -28,7 +29,7 @@ export function newTransaction(input: S2SPaymentInput, start: TransactionStart):
     merchantId: start.terminal.merchantId,
     terNo: start.terminal.terNo,
     reference: input.reference,
-    amount: parseDecimalAmount(input.bill_amt, input.bill_currency)!,
+    amount: present(parseDecimalAmount(input.bill_amt, input.bill_currency), 'bill_amt (the request schema checked it)'),
     currency: input.bill_currency,
     mop: input.mop,
     brand: number ? cardBrand(number) : input.mop,
@@ -74,6 +75,6 @@ const CUSTOMER_FIELDS = [
 
 function pickCustomer(input: S2SPaymentInput): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field]!;
+  for (const field of CUSTOMER_FIELDS) if (input[field]) out[field] = input[field];
   return out;
 }

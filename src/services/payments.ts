@@ -5,7 +5,7 @@
 import { urlWithQuery } from '../domain/http-url.js';
 import { declineMessage, type ScriptedOutcome } from '../domain/outcomes.js';
 import { nextPaymentState, PAYMENT_TRANSITIONS, type PaymentOperation, type PaymentState } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
 import type { Challenge } from '../store/challenges-repo.js';
@@ -20,6 +20,7 @@ import type { ResolvedCard, Tokens } from './tokens.js';
 import { newPayment, WITHOUT_CARD, type PaymentStart, type WithoutCardInput } from './new-payment.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
+import { toPaymentEventData, type NewEvent } from '../views/event.js';
 
 /** The card used when a payment names neither card nor token (the payment spec §2.6 shows is authorized). */
 export const DEFAULT_TEST_TOKEN = 'tok_visa';
@@ -164,12 +165,12 @@ export class Payments implements ChallengeSubject {
       const open = found.status === 'requires_action' ? this.auth.forSubject('payment', found.id) : undefined;
       // find() expires a challenge whose time ran out, so the check below sees the real state.
       const challenge = open ? this.auth.find(open.token) : undefined;
-      const payment = this.deps.store.payments.get(found.id)!;
+      const payment = present(this.deps.store.payments.get(found.id), `payment ${found.id}`);
       nextPaymentState(payment.id, payment.status, 'cancel');
       // Completing the open challenge calls complete() below, which cancels the payment.
       if (challenge?.state === 'open') this.auth.complete(challenge.token, 'cancel');
       else this.move(payment, 'cancel');
-      return this.deps.store.payments.get(payment.id)!;
+      return present(this.deps.store.payments.get(payment.id), `payment ${payment.id}`);
     });
   }
 
@@ -183,7 +184,7 @@ export class Payments implements ChallengeSubject {
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
     const change = event
-      ? paymentEvent(updated, event, paymentEventData(updated))
+      ? paymentEvent(updated, { type: event, data: toPaymentEventData(updated) })
       : { merchantId: updated.merchantId, resourceId: updated.id };
     this.events.publish({ ...change, status: { kind: 'payment.updated', data: { payment_id: updated.id, status } } });
     this.signals.emit('payment.status', updated);
@@ -203,7 +204,7 @@ export class Payments implements ChallengeSubject {
 
   /** ChallengeSubject: the authentication page decided. */
   complete(challenge: Challenge, verdict: Verdict): void {
-    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    const payment = present(this.deps.store.payments.get(challenge.subjectId), `payment ${challenge.subjectId}`);
     if (payment.status !== 'requires_action') return;
     if (verdict === 'pass') {
       this.authorise(payment);
@@ -218,7 +219,7 @@ export class Payments implements ChallengeSubject {
 
   /** ChallengeSubject: back to the merchant's return_url with payment_id and status (the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
-    const payment = this.deps.store.payments.get(challenge.subjectId)!;
+    const payment = present(this.deps.store.payments.get(challenge.subjectId), `payment ${challenge.subjectId}`);
     return urlWithQuery(
       payment.returnUrl ?? challenge.returnUrl,
       { payment_id: payment.id, status: payment.status },
@@ -234,7 +235,7 @@ export class Payments implements ChallengeSubject {
       subjectId: payment.id,
       merchantId: merchant.id,
       kind: 'otp',
-      returnUrl: payment.returnUrl!,
+      returnUrl: present(payment.returnUrl, 'return_url (create() requires it for 3-D Secure)'),
       details: {
         merchant: merchant.name,
         amount: String(payment.amount),
@@ -273,26 +274,11 @@ export class Payments implements ChallengeSubject {
 }
 
 /** The change announcing `type` about a payment: its event, to the payment's webhook_url (if any) and the subscribed endpoints. */
-export function paymentEvent(payment: Payment, type: string, data: Record<string, unknown>): Change {
+export function paymentEvent(payment: Payment, event: NewEvent): Change {
   return {
     merchantId: payment.merchantId,
     resourceId: payment.id,
-    event: { type, data },
+    event,
     webhook: payment.webhookUrl ? { format: 'envelope', url: payment.webhookUrl } : undefined,
-  };
-}
-
-/** spec §6.2 payment event data (payment_id, status, amount, currency) plus what a handler needs. */
-export function paymentEventData(payment: Payment): Record<string, unknown> {
-  return {
-    payment_id: payment.id,
-    status: payment.status,
-    amount: payment.amount,
-    currency: payment.currency,
-    reference: payment.reference,
-    amount_captured: payment.amountCaptured,
-    amount_refunded: payment.amountRefunded,
-    ...(payment.declineCode ? { decline_code: payment.declineCode } : {}),
-    metadata: payment.metadata,
   };
 }

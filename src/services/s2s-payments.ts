@@ -6,7 +6,7 @@ import { newTransId } from '../domain/ids.js';
 import { ORDER_STATUS, statusText, type OrderStatusName } from '../domain/order-status.js';
 import { canApply, s2sTransition } from '../domain/s2s-status.js';
 import { declineMessage, scriptForCard, outcomeForVpa, DEFAULT_SCRIPT, type ScriptedOutcome } from '../domain/outcomes.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import { refuseControlTarget } from './control-target.js';
 import type { S2SPaymentInput } from '../contracts/s2s-schema.js';
 import type { Challenge } from '../store/challenges-repo.js';
@@ -14,6 +14,7 @@ import type { ChallengeKind, Mop } from '../domain/vocabularies.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
 import { s2sWebhookFields } from '../views/webhook-body.js';
+import type { TransactionEventType } from '../domain/event-types.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
@@ -111,12 +112,12 @@ export class S2SPayments implements ChallengeSubject {
 
   /** Opens the page behind authurl where the customer authenticates or approves the transaction. */
   private openChallenge(transaction: Transaction, input: S2SPaymentInput): Challenge {
-    const merchant = this.deps.store.credentials.merchant(transaction.merchantId)!;
+    const merchant = present(this.deps.store.credentials.merchant(transaction.merchantId), `merchant ${transaction.merchantId}`);
     return this.auth.open({
       subjectType: 'transaction',
       subjectId: transaction.transId,
       merchantId: merchant.id,
-      kind: CHALLENGE_KIND[input.mop]!,
+      kind: CHALLENGE_KIND[input.mop],
       returnUrl: input.return_url,
       lifetimeMs: input.mop === 'UPICOLLECT' ? this.deps.config.upiCollectWindowMs : undefined,
       details: {
@@ -145,7 +146,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** ChallengeSubject: a finished challenge decides the transaction. */
   complete(challenge: Challenge, verdict: Verdict): void {
-    const transaction = this.deps.store.transactions.get(challenge.subjectId)!;
+    const transaction = present(this.deps.store.transactions.get(challenge.subjectId), `transaction ${challenge.subjectId}`);
     // Only a Pending transaction waits for its challenge; any other status is final for it.
     if (!canApply(transaction.orderStatus, 'approve')) return;
     if (verdict === 'pass') {
@@ -170,7 +171,7 @@ export class S2SPayments implements ChallengeSubject {
 
   /** ChallengeSubject: back to the merchant's return_url with transID, reference, status and order_status (docs/decisions.md; the result page if it is no URL). */
   returnUrl(challenge: Challenge): string {
-    const t = this.deps.store.transactions.get(challenge.subjectId)!;
+    const t = present(this.deps.store.transactions.get(challenge.subjectId), `transaction ${challenge.subjectId}`);
     const query = { transID: t.transId, reference: t.reference, status: statusText(t.orderStatus), order_status: String(t.orderStatus) };
     return urlWithQuery(t.returnUrl, query, this.auth.url(challenge.token));
   }
@@ -204,7 +205,11 @@ export class S2SPayments implements ChallengeSubject {
   }
 
   /** The transaction moved to `status` (refused unless the S2S status table allows it) and the event that announces it. */
-  private decide(transaction: Transaction, status: OrderStatusName, response: string): { transaction: Transaction; type: string } {
+  private decide(
+    transaction: Transaction,
+    status: OrderStatusName,
+    response: string,
+  ): { transaction: Transaction; type: TransactionEventType } {
     const type = s2sTransition(transaction.transId, transaction.orderStatus, status);
     const next = { ...transaction, orderStatus: ORDER_STATUS[status].code, response, updatedAt: this.deps.clock.now() };
     return { transaction: next, type };
@@ -213,7 +218,7 @@ export class S2SPayments implements ChallengeSubject {
   private scriptFor(input: S2SPaymentInput, number: string | undefined): ScriptedOutcome {
     if (number) return scriptForCard(number);
     if (input.mop === 'UPICOLLECT') {
-      const verdict = outcomeForVpa(input.vpa!);
+      const verdict = outcomeForVpa(present(input.vpa, 'vpa (the request schema requires it for UPICOLLECT)'));
       if (verdict === 'approve') return { ...DEFAULT_SCRIPT, challenge: false };
       if (verdict === 'decline')
         return { ...DEFAULT_SCRIPT, challenge: false, authorisation: { result: 'decline', code: 'declined_by_customer' } };
@@ -234,7 +239,7 @@ function issuerAnswer(transaction: Transaction): { status: OrderStatusName; resp
  * The change of a transaction as it is now: its status on the activity stream and, when `type` is
  * given, that event with the spec §6.1 fields, to its webhook_url and the subscribed endpoints.
  */
-export function transactionChange(transaction: Transaction, type?: string): Change {
+export function transactionChange(transaction: Transaction, type?: TransactionEventType): Change {
   return {
     merchantId: transaction.merchantId,
     resourceId: transaction.transId,
@@ -254,5 +259,5 @@ function cardNumber(input: S2SPaymentInput, now: number): string | undefined {
       'year',
     );
   }
-  return normaliseCardNumber(input.ccno!);
+  return normaliseCardNumber(present(input.ccno, 'ccno (the request schema requires it for a card)'));
 }

@@ -5,7 +5,7 @@ import { newId } from '../domain/ids.js';
 import { formatDecimalAmount, formatDecimalMoney, parseDecimalAmount } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import { allowedFrom, canApply, s2sTransition } from '../domain/s2s-status.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { S2SRefund } from '../store/s2s-refunds-repo.js';
 import type { Terminal } from '../store/credentials-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
@@ -100,8 +100,8 @@ export class S2SRefunds {
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;
     const refund = store.s2sRefunds.get(refundId);
-    if (!refund || refund.status !== 'pending') return;
-    const transaction = store.transactions.get(refund.transId)!;
+    if (refund?.status !== 'pending') return;
+    const transaction = present(store.transactions.get(refund.transId), `transaction ${refund.transId}`);
     const now = clock.now();
     const failure = transaction.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'

@@ -9,7 +9,7 @@ import { newId } from '../domain/ids.js';
 import { ORDER_STATUS } from '../domain/order-status.js';
 import type { PaymentState } from '../domain/payment-state.js';
 import type { PaymentFamily } from '../domain/vocabularies.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type {
   OwedAdjustment,
   Settlement,
@@ -155,7 +155,7 @@ export class Settlements {
     this.publish(settlement, 'settlement.created');
     if (payAfter === 0) this.payOut(id);
     else this.jobs.schedule('settlement.pay', id, settlement.payAt);
-    return store.settlements.get(id)!;
+    return present(store.settlements.get(id), `settlement ${id}`);
   }
 
   /** Pays a created settlement out now (settlement.paid); 409 when it is already paid. */
@@ -206,7 +206,7 @@ export class Settlements {
   private payOut(id: string): void {
     const { store, clock } = this.deps;
     if (!store.settlements.markPaid(id, clock.now())) return;
-    this.publish(store.settlements.get(id)!, 'settlement.paid');
+    this.publish(present(store.settlements.get(id), `settlement ${id}`), 'settlement.paid');
   }
 
   private publish(s: Settlement, type: 'settlement.created' | 'settlement.paid'): void {

@@ -4,7 +4,7 @@
 // payment becomes partially_refunded or refunded) or failed (test card 4000000000005126).
 import { newId } from '../domain/ids.js';
 import { canApply } from '../domain/payment-state.js';
-import { SandboxError } from '../errors.js';
+import { SandboxError, present } from '../errors.js';
 import type { CreateRefundInput } from '../contracts/v1-refunds.js';
 import type { V1Refund, V1RefundFilter } from '../store/v1-refunds-repo.js';
 import type { ServiceDeps } from './deps.js';
@@ -13,6 +13,7 @@ import type { EventPublisher } from './event-publisher.js';
 import { paymentEvent, type Payments } from './payments.js';
 import { readPage } from './pagination.js';
 import type { Page } from '../views/list.js';
+import { toRefundEventData } from '../views/event.js';
 
 /** Sandbox time between accepting a refund and its outcome; the same 2 s as the S2S refund request. */
 export const V1_REFUND_COMPLETION_MS = 2_000;
@@ -64,7 +65,7 @@ export class V1Refunds {
         updatedAt: now,
       };
       store.v1Refunds.insert(refund);
-      this.events.publish(paymentEvent(payment, 'refund.created', refundEventData(refund)));
+      this.events.publish(paymentEvent(payment, { type: 'refund.created', data: toRefundEventData(refund) }));
       this.jobs.schedule('v1_refund.complete', refund.id, now + V1_REFUND_COMPLETION_MS);
       return refund;
     });
@@ -99,8 +100,8 @@ export class V1Refunds {
   private completeRefund(refundId: string): void {
     const { store, clock } = this.deps;
     const refund = store.v1Refunds.get(refundId);
-    if (!refund || refund.status !== 'pending') return;
-    const payment = store.payments.get(refund.paymentId)!;
+    if (refund?.status !== 'pending') return;
+    const payment = present(store.payments.get(refund.paymentId), `payment ${refund.paymentId}`);
     const now = clock.now();
     const failure = payment.script.refundFails
       ? 'the acquirer rejected the refund (test card 4000000000005126 makes every refund fail)'
@@ -111,7 +112,10 @@ export class V1Refunds {
       // The failed row no longer reserves its amount; the payment keeps its status.
       store.v1Refunds.finish(refund.id, 'failed', failure, now);
       this.events.publish(
-        paymentEvent(payment, 'refund.failed', refundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now })),
+        paymentEvent(payment, {
+          type: 'refund.failed',
+          data: toRefundEventData({ ...refund, status: 'failed', failureReason: failure, updatedAt: now }),
+        }),
       );
       return;
     }
@@ -121,24 +125,14 @@ export class V1Refunds {
       amountRefunded: refunded,
     });
     this.events.publish(
-      paymentEvent(after, 'refund.succeeded', {
-        ...refundEventData({ ...refund, status: 'succeeded', updatedAt: now }),
-        payment_status: after.status,
-        amount_refunded: refunded,
+      paymentEvent(after, {
+        type: 'refund.succeeded',
+        data: {
+          ...toRefundEventData({ ...refund, status: 'succeeded', updatedAt: now }),
+          payment_status: after.status,
+          amount_refunded: refunded,
+        },
       }),
     );
   }
-}
-
-/** The data of refund.* events: the refund, and the payment it belongs to. */
-export function refundEventData(refund: V1Refund): Record<string, unknown> {
-  return {
-    refund_id: refund.id,
-    payment_id: refund.paymentId,
-    status: refund.status,
-    amount: refund.amount,
-    currency: refund.currency,
-    reason: refund.reason,
-    ...(refund.failureReason ? { failure_reason: refund.failureReason } : {}),
-  };
 }

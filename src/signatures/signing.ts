@@ -83,7 +83,7 @@ export function signatureHeaders(input: SignatureInput): Record<string, string> 
     };
   }
   const name = `x-${input.prefix.toLowerCase()}-signature`;
-  const headers: Record<string, string> = { [name]: signatureHeader(secrets[0]!, mode, body, timestamp) };
+  const headers: Record<string, string> = { [name]: signatureHeader(secrets[0], mode, body, timestamp) };
   if (secrets[1] !== undefined) headers[`${name}-previous`] = signatureHeader(secrets[1], mode, body, timestamp);
   return headers;
 }

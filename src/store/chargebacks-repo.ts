@@ -50,10 +50,19 @@ export function createChargebacksRepo(db: Db) {
     list(filter: ChargebackFilter): Chargeback[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.status) where.push('status = ?'), args.push(filter.status);
-      if (filter.subjectId) where.push('subject_id = ?'), args.push(filter.subjectId);
-      const sql = `SELECT ${COLUMNS} FROM chargebacks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      if (filter.merchantId) {
+        where.push('merchant_id = ?');
+        args.push(filter.merchantId);
+      }
+      if (filter.status) {
+        where.push('status = ?');
+        args.push(filter.status);
+      }
+      if (filter.subjectId) {
+        where.push('subject_id = ?');
+        args.push(filter.subjectId);
+      }
+      const sql = `SELECT ${COLUMNS} FROM chargebacks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as Chargeback[];
     },
   };

@@ -67,7 +67,11 @@ const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
 type Row = Omit<Delivery, 'manual'> & { manual: number };
 /** Told where a row fell due: its due time and, when known, its rowid (0: any row at that time). */
 export type DueListener = (at: number, rowid: number) => void;
-const fromRow = (row: Row | undefined): Delivery | undefined => (row ? { ...row, manual: row.manual === 1 } : undefined);
+function fromRow(row: Row): Delivery;
+function fromRow(row: Row | undefined): Delivery | undefined;
+function fromRow(row: Row | undefined): Delivery | undefined {
+  return row ? { ...row, manual: row.manual === 1 } : undefined;
+}
 
 /** A delivery as the outbox queues it: due at nextAttemptAt, or already leased to the worker (leaseUntil). */
 export type NewDelivery = Pick<
@@ -114,15 +118,36 @@ function createAttemptLog(db: Db) {
 function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (filter.merchantId) where.push('d.merchant_id = ?'), args.push(filter.merchantId);
-  if (filter.status) where.push('d.status = ?'), args.push(filter.status);
-  if (filter.eventType) where.push('e.type = ?'), args.push(filter.eventType);
-  if (filter.eventId) where.push('d.event_id = ?'), args.push(filter.eventId);
-  if (filter.url) where.push('d.url = ?'), args.push(filter.url);
-  if (filter.since !== undefined) where.push('d.created_at >= ?'), args.push(filter.since);
-  if (filter.startingAfter) where.push('(d.created_at, d.id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
-  const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
-  return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+  if (filter.merchantId) {
+    where.push('d.merchant_id = ?');
+    args.push(filter.merchantId);
+  }
+  if (filter.status) {
+    where.push('d.status = ?');
+    args.push(filter.status);
+  }
+  if (filter.eventType) {
+    where.push('e.type = ?');
+    args.push(filter.eventType);
+  }
+  if (filter.eventId) {
+    where.push('d.event_id = ?');
+    args.push(filter.eventId);
+  }
+  if (filter.url) {
+    where.push('d.url = ?');
+    args.push(filter.url);
+  }
+  if (filter.since !== undefined) {
+    where.push('d.created_at >= ?');
+    args.push(filter.since);
+  }
+  if (filter.startingAfter) {
+    where.push('(d.created_at, d.id) < (?, ?)');
+    args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+  }
+  const sql = `SELECT ${COLUMNS} ${FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
+  return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
 }
 
 /**
@@ -192,7 +217,7 @@ export function createDeliveriesRepo(db: Db) {
     },
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** Due rows after a cursor, and the lease of a batch of them (createDueClaim). */
-    ...createDueClaim(db, COLUMNS, FROM, (row: Row) => fromRow(row)!),
+    ...createDueClaim(db, COLUMNS, FROM, (row: Row) => fromRow(row)),
     /** The earliest due time after `after` of a pending unleased row, or null. */
     nextDueAt: (after = Number.MIN_SAFE_INTEGER) => (nextDue.get(after) as number | undefined) ?? null,
     ...dueWrites,

@@ -26,7 +26,11 @@ export interface EventFilter {
 
 type Row = Omit<EventRecord, 'data'> & { data: string };
 const COLUMNS = 'id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt';
-const fromRow = (row: Row | undefined): EventRecord | undefined => (row ? { ...row, data: JSON.parse(row.data) } : undefined);
+function fromRow(row: Row): EventRecord;
+function fromRow(row: Row | undefined): EventRecord | undefined;
+function fromRow(row: Row | undefined): EventRecord | undefined {
+  return row ? { ...row, data: JSON.parse(row.data) } : undefined;
+}
 
 /** Prepared statements over the events table. */
 export function createEventsRepo(db: Db) {
@@ -39,14 +43,32 @@ export function createEventsRepo(db: Db) {
     list(filter: EventFilter): EventRecord[] {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-      if (filter.type) where.push('type = ?'), args.push(filter.type);
-      if (filter.resourceId) where.push('resource_id = ?'), args.push(filter.resourceId);
-      if (filter.since !== undefined) where.push('created_at >= ?'), args.push(filter.since);
-      if (filter.until !== undefined) where.push('created_at <= ?'), args.push(filter.until);
-      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
-      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      if (filter.merchantId) {
+        where.push('merchant_id = ?');
+        args.push(filter.merchantId);
+      }
+      if (filter.type) {
+        where.push('type = ?');
+        args.push(filter.type);
+      }
+      if (filter.resourceId) {
+        where.push('resource_id = ?');
+        args.push(filter.resourceId);
+      }
+      if (filter.since !== undefined) {
+        where.push('created_at >= ?');
+        args.push(filter.since);
+      }
+      if (filter.until !== undefined) {
+        where.push('created_at <= ?');
+        args.push(filter.until);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      }
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

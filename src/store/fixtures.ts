@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { findPublicKeyClash, publicKeyClashText, PUBLIC_KEY_RULE } from '../domain/public-keys.js';
+import { errorMessage } from '../errors.js';
 
 const fixturesSchema = z.object({
   merchants: z
@@ -46,11 +47,11 @@ export function readFixtures(path: string): Fixtures {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`cannot read fixtures ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read fixtures ${path}: ${errorMessage(err)}`);
   }
   const parsed = fixturesSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     throw new Error(`fixtures ${path}: ${issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data;

@@ -61,7 +61,7 @@ function ownership(db: Db, table: string): string | null {
   const through = OWNED_THROUGH[table];
   const direct = hasMerchantColumn(db, table) ? 'merchant_id = @m' : undefined;
   if (through !== undefined && direct !== undefined) return `${direct} OR (${through})`;
-  if (through !== undefined || direct !== undefined) return (through ?? direct)!;
+  if (through !== undefined || direct !== undefined) return through ?? direct;
   throw new Error(
     `table ${table} has no merchant_id column and is not listed in src/store/merchant-rows.ts: say there which merchant owns its rows, or that it is shared`,
   );

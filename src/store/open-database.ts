@@ -84,7 +84,7 @@ export function migrate(db: Db, upTo = Infinity): void {
         const broken = db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>;
         if (broken.length > 0)
           throw new Error(
-            `migration ${name} leaves ${broken.length} row${broken.length === 1 ? '' : 's'} whose foreign key has no parent (first: ${broken[0]!.table} row ${broken[0]!.rowid} -> ${broken[0]!.parent})`,
+            `migration ${name} leaves ${broken.length} row${broken.length === 1 ? '' : 's'} whose foreign key has no parent (first: ${broken[0].table} row ${broken[0].rowid} -> ${broken[0].parent})`,
           );
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
           parseInt(name, 10),

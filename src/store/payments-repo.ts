@@ -62,6 +62,8 @@ type Row = Omit<Payment, 'customer' | 'metadata' | 'script' | 'capture'> & {
   capture: number;
 };
 
+function fromRow(row: Row): Payment;
+function fromRow(row: Row | undefined): Payment | undefined;
 function fromRow(row: Row | undefined): Payment | undefined {
   if (!row) return undefined;
   return {
@@ -104,12 +106,24 @@ export function createPaymentsRepo(db: Db) {
     list(filter: PaymentFilter): Payment[] {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
-      if (filter.status) where.push('status = ?'), args.push(filter.status);
-      if (filter.createdGte !== undefined) where.push('created_at >= ?'), args.push(filter.createdGte);
-      if (filter.createdLte !== undefined) where.push('created_at <= ?'), args.push(filter.createdLte);
-      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      if (filter.status) {
+        where.push('status = ?');
+        args.push(filter.status);
+      }
+      if (filter.createdGte !== undefined) {
+        where.push('created_at >= ?');
+        args.push(filter.createdGte);
+      }
+      if (filter.createdLte !== undefined) {
+        where.push('created_at <= ?');
+        args.push(filter.createdLte);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      }
       const sql = `SELECT ${COLUMNS} FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

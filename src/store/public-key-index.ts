@@ -45,7 +45,7 @@ export class PublicKeyIndex<Terminal extends KeyedTerminal> {
     for (const [key, terminal] of this.byKey) {
       if (terminal.merchantId !== merchantId) continue;
       this.byKey.delete(key);
-      const left = this.lengthCounts.get(key.length)! - 1;
+      const left = (this.lengthCounts.get(key.length) ?? 0) - 1;
       if (left > 0) this.lengthCounts.set(key.length, left);
       else this.lengthCounts.delete(key.length);
       this.byReversedKey.splice(lowerBound(this.byReversedKey, reverse(key)), 1);
@@ -75,10 +75,10 @@ export class PublicKeyIndex<Terminal extends KeyedTerminal> {
     const reversed = reverse(publicKey);
     for (
       let i = lowerBound(this.byReversedKey, reversed);
-      i < this.byReversedKey.length && this.byReversedKey[i]!.reversed.startsWith(reversed);
+      i < this.byReversedKey.length && this.byReversedKey[i].reversed.startsWith(reversed);
       i++
     ) {
-      const longer = other(this.byReversedKey[i]!.terminal);
+      const longer = other(this.byReversedKey[i].terminal);
       if (longer) return longer;
     }
     return undefined;

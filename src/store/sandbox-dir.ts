@@ -2,7 +2,7 @@
 // .sandbox/ in the merchant's project, holds a database and process files nobody should commit,
 // so the sandbox that creates it also writes a .gitignore there that ignores everything.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** The folder of the default database and pid file, relative to the working directory. */
 export const SANDBOX_DIR = '.sandbox';

@@ -87,10 +87,18 @@ function readUnsettled(db: Db, filter: UnsettledFilter): Unsettled[] {
   const s2sWhere = [`t.order_status IN (${marks(filter.s2sCodes.length)})`];
   const v1Args: unknown[] = [...filter.v1Statuses];
   const s2sArgs: unknown[] = [...filter.s2sCodes];
-  if (filter.merchantId)
-    v1Where.push('p.merchant_id = ?'), s2sWhere.push('t.merchant_id = ?'), v1Args.push(filter.merchantId), s2sArgs.push(filter.merchantId);
-  if (filter.currency)
-    v1Where.push('p.currency = ?'), s2sWhere.push('t.currency = ?'), v1Args.push(filter.currency), s2sArgs.push(filter.currency);
+  if (filter.merchantId) {
+    v1Where.push('p.merchant_id = ?');
+    s2sWhere.push('t.merchant_id = ?');
+    v1Args.push(filter.merchantId);
+    s2sArgs.push(filter.merchantId);
+  }
+  if (filter.currency) {
+    v1Where.push('p.currency = ?');
+    s2sWhere.push('t.currency = ?');
+    v1Args.push(filter.currency);
+    s2sArgs.push(filter.currency);
+  }
   const sql = `
     SELECT 'v1' AS subjectType, p.id AS subjectId, p.merchant_id AS merchantId, p.currency, p.amount_captured AS gross,
       p.amount_refunded AS refunded, p.created_at AS createdAt
@@ -112,8 +120,14 @@ function readUnsettled(db: Db, filter: UnsettledFilter): Unsettled[] {
 function readOwedAdjustments(db: Db, filter: { merchantId?: string; currency?: string }): OwedAdjustment[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (filter.merchantId) where.push('s.merchant_id = ?'), args.push(filter.merchantId);
-  if (filter.currency) where.push('s.currency = ?'), args.push(filter.currency);
+  if (filter.merchantId) {
+    where.push('s.merchant_id = ?');
+    args.push(filter.merchantId);
+  }
+  if (filter.currency) {
+    where.push('s.currency = ?');
+    args.push(filter.currency);
+  }
   // The settlement that carried the payment decides the merchant and currency owed.
   const and = where.map((condition) => ` AND ${condition}`).join('');
   const only = where.length ? `WHERE ${where.join(' AND ')}` : '';
@@ -143,9 +157,15 @@ function readOwedAdjustments(db: Db, filter: { merchantId?: string; currency?: s
 function listSettlements(db: Db, filter: SettlementFilter): Settlement[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (filter.merchantId) where.push('merchant_id = ?'), args.push(filter.merchantId);
-  if (filter.status) where.push('status = ?'), args.push(filter.status);
-  const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+  if (filter.merchantId) {
+    where.push('merchant_id = ?');
+    args.push(filter.merchantId);
+  }
+  if (filter.status) {
+    where.push('status = ?');
+    args.push(filter.status);
+  }
+  const sql = `SELECT ${COLUMNS} FROM settlements ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
   return db.prepare(sql).all(...args, filter.limit) as Settlement[];
 }
 

@@ -36,6 +36,8 @@ const COLUMNS = `trans_id AS transId, merchant_id AS merchantId, ter_no AS terNo
 
 type Row = Omit<Transaction, 'customer' | 'script'> & { customer: string; script: string };
 
+function fromRow(row: Row): Transaction;
+function fromRow(row: Row | undefined): Transaction | undefined;
 function fromRow(row: Row | undefined): Transaction | undefined {
   if (!row) return undefined;
   return { ...row, customer: JSON.parse(row.customer), script: JSON.parse(row.script) };
@@ -86,13 +88,24 @@ export function createTransactionsRepo(db: Db) {
       // their indexes (the unary +) so the planner cannot pick a scan of a whole merchant instead.
       const searchByReference = Boolean(filter.reference);
       const column = (name: string) => (searchByReference ? `+${name}` : name);
-      if (filter.merchantId) where.push(`${column('merchant_id')} = ?`), args.push(filter.merchantId);
-      if (filter.orderStatus !== undefined) where.push(`${column('order_status')} = ?`), args.push(filter.orderStatus);
-      if (searchByReference) where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?'), args.push(filter.reference);
-      if (filter.startingAfter)
-        where.push('(created_at, trans_id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.transId);
-      const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row)!);
+      if (filter.merchantId) {
+        where.push(`${column('merchant_id')} = ?`);
+        args.push(filter.merchantId);
+      }
+      if (filter.orderStatus !== undefined) {
+        where.push(`${column('order_status')} = ?`);
+        args.push(filter.orderStatus);
+      }
+      if (searchByReference) {
+        where.push('ter_no IN (SELECT ter_no FROM terminals) AND reference = ?');
+        args.push(filter.reference);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, trans_id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.transId);
+      }
+      const sql = `SELECT ${COLUMNS} FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, trans_id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
     },
   };
 }

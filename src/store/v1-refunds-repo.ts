@@ -50,8 +50,14 @@ export function createV1RefundsRepo(db: Db) {
     list(filter: V1RefundFilter): V1Refund[] {
       const where = ['merchant_id = ?'];
       const args: unknown[] = [filter.merchantId];
-      if (filter.paymentId) where.push('payment_id = ?'), args.push(filter.paymentId);
-      if (filter.startingAfter) where.push('(created_at, id) < (?, ?)'), args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      if (filter.paymentId) {
+        where.push('payment_id = ?');
+        args.push(filter.paymentId);
+      }
+      if (filter.startingAfter) {
+        where.push('(created_at, id) < (?, ?)');
+        args.push(filter.startingAfter.createdAt, filter.startingAfter.id);
+      }
       const sql = `SELECT ${COLUMNS} FROM refunds_v1 WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
       return db.prepare(sql).all(...args, filter.limit) as V1Refund[];
     },

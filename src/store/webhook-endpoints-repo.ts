@@ -33,8 +33,11 @@ const COLUMNS = `id, merchant_id AS merchantId, url, events, description, enable
   previous_secret_expires_at AS previousSecretExpiresAt, created_at AS createdAt, updated_at AS updatedAt, deleted_at AS deletedAt`;
 
 type Row = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
-const fromRow = (row: Row | undefined): WebhookEndpoint | undefined =>
-  row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined;
+function fromRow(row: Row): WebhookEndpoint;
+function fromRow(row: Row | undefined): WebhookEndpoint | undefined;
+function fromRow(row: Row | undefined): WebhookEndpoint | undefined {
+  return row ? { ...row, events: JSON.parse(row.events), enabled: row.enabled === 1 } : undefined;
+}
 
 /**
  * Every event a merchant publishes reads its enabled endpoints, which change only through this
@@ -81,7 +84,7 @@ export function createWebhookEndpointsRepo(db: Db) {
   );
 
   const params = (e: WebhookEndpoint) => ({ ...e, events: JSON.stringify(e.events), enabled: e.enabled ? 1 : 0 });
-  const enabled = rememberedPerMerchant((merchantId) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)!));
+  const enabled = rememberedPerMerchant((merchantId) => (liveByMerchant.all(merchantId) as Row[]).map((row) => fromRow(row)));
   const written = <T>(result: T): T => {
     enabled.forget();
     return result;
@@ -98,12 +101,12 @@ export function createWebhookEndpointsRepo(db: Db) {
     /** Drops the remembered endpoints (the table may have changed behind this repository). */
     forget: enabled.forget,
     /** Every endpoint of every merchant, deleted ones included, oldest first (the secrets a signature diagnosis tries). */
-    all: () => (everyOne.all() as Row[]).map((row) => fromRow(row)!),
+    all: () => (everyOne.all() as Row[]).map((row) => fromRow(row)),
     list(filter: WebhookEndpointFilter): WebhookEndpoint[] {
       const rows = filter.startingAfter
         ? pageAfter.all(filter.merchantId, filter.startingAfter.createdAt, filter.startingAfter.id, filter.limit)
         : pageFirst.all(filter.merchantId, filter.limit);
-      return (rows as Row[]).map((row) => fromRow(row)!);
+      return (rows as Row[]).map((row) => fromRow(row));
     },
   };
 }

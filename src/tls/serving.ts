@@ -1,7 +1,7 @@
 // What a sandbox started with --https serves, and which CAs its webhook deliveries trust.
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
-import { StartError } from '../errors.js';
+import { StartError, errorMessage } from '../errors.js';
 import { LOCAL_CA_FILE, TLS_DIR } from './ca-files.js';
 import { readPemFile } from './pem-file.js';
 import type { HttpsSetting } from './settings.js';
@@ -31,7 +31,7 @@ export async function servingTls(https: HttpsSetting): Promise<ServingTls | unde
     const made = localCa();
     return { cert: made.cert, key: made.key, certFile: made.certFile, caFile: made.caFile, ca: made.ca, newCa: made.newCa };
   } catch (err) {
-    throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${(err as Error).message}`);
+    throw new StartError(`--https cannot make or read its certificate under ${resolve(TLS_DIR)}: ${errorMessage(err)}`);
   }
 }
 

@@ -3,6 +3,7 @@
 // does not belong to its certificate, or a certificate outside its validity (expired, or not valid
 // yet) stops the start with one line naming the flag, instead of a TLS error at the first request.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { errorMessage } from '../errors.js';
 import { readPemFile, UnreadablePemFile } from './pem-file.js';
 
 /** The merchant's own certificate (--cert, --key), e.g. one made by mkcert. */
@@ -71,7 +72,7 @@ function certificateOf(text: string, path: string, key: 'cert' | 'webhookCa', fr
   try {
     return new X509Certificate(text);
   } catch (err) {
-    return refuse(key, from, `"${path}" is not a readable PEM certificate: ${(err as Error).message}`);
+    return refuse(key, from, `"${path}" is not a readable PEM certificate: ${errorMessage(err)}`);
   }
 }
 

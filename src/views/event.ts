@@ -1,9 +1,12 @@
 // The one event serializer: the spec §6.2 envelope plus object "event" (GET /v1/events), and the
 // control API's event, which is that view plus what only the sandbox's operator sees.
 import * as z from 'zod';
+import type { Chargeback } from '../store/chargebacks-repo.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { EventRecord } from '../store/events-repo.js';
-import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../domain/event-types.js';
+import type { Payment } from '../store/payments-repo.js';
+import type { V1Refund } from '../store/v1-refunds-repo.js';
+import { EVENT_SUBJECTS, EVENT_TYPE_NAMES, EVENT_TYPES, type EventSubject, type EventType } from '../domain/event-types.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { CHARGEBACK_STATUSES, REFUND_STATUSES } from '../domain/vocabularies.js';
 import { checkoutSessionView } from './checkout-session.js';
@@ -11,6 +14,7 @@ import { deliveryView, toDeliveryView } from './delivery.js';
 import { paymentView } from './payment.js';
 import { settlementView } from './settlement.js';
 import { iso, isoTime } from './time.js';
+import { present } from '../errors.js';
 
 /** The spec §6.1 fields of an S2S transaction, all strings: exactly what its form webhook carries. */
 const S2S_FIELDS = {
@@ -105,22 +109,106 @@ export const checkoutSessionEventData = z
 /** A family's data, or an S2S transaction's: told apart by data.object. */
 function eitherFamily(v1: z.ZodObject, object: EventObject) {
   const mapping = {
-    [object]: `#/components/schemas/${z.globalRegistry.get(v1)!.id}`,
+    [object]: `#/components/schemas/${present(z.globalRegistry.get(v1), "the data schema's metadata").id}`,
     s2s_transaction: '#/components/schemas/S2SEventData',
   };
   return z.discriminatedUnion('object', [v1, s2sEventData]).meta({ discriminator: { propertyName: 'object', mapping } });
 }
 
-/** Each event name's data: S2S transactions' events carry the spec §6.1 fields, /v1/ objects' events their own. */
-const EVENT_DATA: Record<EventType, z.ZodType> = Object.fromEntries(
-  EVENT_TYPE_NAMES.map((type) => {
-    if (type.startsWith('payment.')) return [type, eitherFamily(paymentEventData, 'payment')];
-    if (type.startsWith('refund.')) return [type, eitherFamily(refundEventData, 'refund')];
-    if (type.startsWith('chargeback.')) return [type, eitherFamily(chargebackEventData, 'chargeback')];
-    if (type.startsWith('settlement.')) return [type, settlementEventData];
-    return [type, checkoutSessionEventData];
-  }),
-) as Record<EventType, z.ZodType>;
+/** The data schema of a subject's events: S2S transactions' events carry the spec §6.1 fields, /v1/ objects' events their own. */
+function subjectDataSchema(subject: EventSubject): z.ZodType {
+  switch (subject) {
+    case 'payment':
+      return eitherFamily(paymentEventData, 'payment');
+    case 'refund':
+      return eitherFamily(refundEventData, 'refund');
+    case 'chargeback':
+      return eitherFamily(chargebackEventData, 'chargeback');
+    case 'settlement':
+      return settlementEventData;
+    case 'checkout.session':
+      return checkoutSessionEventData;
+    default: {
+      // A subject added above without a schema here does not compile.
+      const unhandled: never = subject;
+      throw new Error(`no event data schema for ${unhandled}`);
+    }
+  }
+}
+
+/** Each event name's data schema. */
+const EVENT_DATA = Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, subjectDataSchema(EVENT_SUBJECTS[type])])) as Record<
+  EventType,
+  z.ZodType
+>;
+
+/** An event's data as stored: its schema's fields without data.object, which eventData() adds when the event is shown. */
+type Stored<S extends z.ZodObject> = z.output<z.ZodObject<Omit<S['shape'], 'object'>>>;
+
+/** The stored data of an S2S transaction's event: the spec §6.1 fields. */
+export type S2SEventFields = Stored<typeof s2sEventData>;
+/** The stored data of a /v1/ payment's event. */
+export type PaymentEventFields = Stored<typeof paymentEventData>;
+/** The stored data of a /v1/ refund's event. */
+export type RefundEventFields = Stored<typeof refundEventData>;
+/** The stored data of a /v1/ payment's chargeback event. */
+export type ChargebackEventFields = Stored<typeof chargebackEventData>;
+
+/** The stored data of each subject's events. */
+interface SubjectData {
+  payment: PaymentEventFields | S2SEventFields;
+  refund: RefundEventFields | S2SEventFields;
+  chargeback: ChargebackEventFields | S2SEventFields;
+  settlement: Stored<typeof settlementEventData>;
+  'checkout.session': Stored<typeof checkoutSessionEventData>;
+}
+
+/** The data an event named T stores, as its view schema describes it. */
+export type EventDataOf<T extends EventType> = SubjectData[(typeof EVENT_SUBJECTS)[T]];
+
+/** One event to record: its name and that name's data. */
+export type NewEvent = { [T in EventType]: { type: T; data: EventDataOf<T> } }[EventType];
+
+/** A /v1/ payment's event data: spec §6.2 payment_id, status, amount, currency, plus what a handler needs. */
+export function toPaymentEventData(payment: Payment): PaymentEventFields {
+  return {
+    payment_id: payment.id,
+    status: payment.status,
+    amount: payment.amount,
+    currency: payment.currency,
+    reference: payment.reference,
+    amount_captured: payment.amountCaptured,
+    amount_refunded: payment.amountRefunded,
+    ...(payment.declineCode ? { decline_code: payment.declineCode } : {}),
+    metadata: payment.metadata,
+  };
+}
+
+/** A /v1/ refund's event data: the refund, and the payment it belongs to. */
+export function toRefundEventData(refund: V1Refund): RefundEventFields {
+  return {
+    refund_id: refund.id,
+    payment_id: refund.paymentId,
+    status: refund.status,
+    amount: refund.amount,
+    currency: refund.currency,
+    reason: refund.reason,
+    ...(refund.failureReason ? { failure_reason: refund.failureReason } : {}),
+  };
+}
+
+/** A /v1/ payment's chargeback event data: the chargeback and the payment's status after it. */
+export function toChargebackEventData(cb: Chargeback, paymentStatus: string): ChargebackEventFields {
+  return {
+    chargeback_id: cb.id,
+    payment_id: cb.subjectId,
+    amount: cb.amount,
+    currency: cb.currency,
+    reason: cb.reason,
+    status: cb.status,
+    payment_status: paymentStatus,
+  };
+}
 
 /** What an event is about, from its name and stored data: an S2S transaction's data holds its transID. */
 export function eventObject(type: string, data: Record<string, unknown>): EventObject {
@@ -142,7 +230,7 @@ export function eventData(event: EventRecord): Record<string, unknown> {
 function eventComponent(type: string): string {
   return `${type
     .split(/[._]/)
-    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .map((word) => word[0].toUpperCase() + word.slice(1))
     .join('')}Event`;
 }
 

@@ -5,11 +5,11 @@ import { formatDecimalAmount } from '../domain/money.js';
 import { statusText } from '../domain/order-status.js';
 import type { EventRecord } from '../store/events-repo.js';
 import type { Transaction } from '../store/transactions-repo.js';
-import { eventData } from './event.js';
+import { eventData, type S2SEventFields } from './event.js';
 import { iso } from './time.js';
 
 /** The spec §6.1 fields of a transaction's webhook, plus `response` saying why. */
-export function s2sWebhookFields(t: Transaction): Record<string, string> {
+export function s2sWebhookFields(t: Transaction): S2SEventFields {
   return {
     bill_currency: t.currency,
     transID: t.transId,
@@ -27,7 +27,7 @@ export function s2sWebhookFields(t: Transaction): Record<string, string> {
 export function formEncode(fields: Record<string, string>): string {
   let text = '';
   try {
-    for (const name in fields) text += `${text === '' ? '' : '&'}${formComponent(name)}=${formComponent(fields[name]!)}`;
+    for (const name in fields) text += `${text === '' ? '' : '&'}${formComponent(name)}=${formComponent(fields[name] ?? '')}`;
   } catch {
     // A lone surrogate, which encodeURIComponent refuses and URLSearchParams writes as U+FFFD.
     return new URLSearchParams(fields).toString();
@@ -45,7 +45,7 @@ const FORM_ESCAPED: Record<string, string> = { '!': '%21', "'": '%27', '(': '%28
  * than building a URLSearchParams: every S2S webhook body is one, written while the create holds the writer.
  */
 function formComponent(value: string): string {
-  return encodeURIComponent(value).replace(FORM_ESCAPES, (found) => FORM_ESCAPED[found]!);
+  return encodeURIComponent(value).replace(FORM_ESCAPES, (found) => FORM_ESCAPED[found] ?? found);
 }
 
 /** The body POSTed to an S2S webhook_url: the query string, or `data=<cipher>` with encryption_method=aes256. */

@@ -7,6 +7,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { Store } from '../store/store.js';
 import { VERSION } from '../version.js';
+import { present } from '../errors.js';
 
 /** The request the worker is about to send. */
 export interface OutgoingWebhook {
@@ -58,7 +59,11 @@ export function buildWebhookRequest(
 export function webhookSigning({ store, config, clock }: { store: Store; config: Config; clock: Clock }): SigningResolver {
   return (delivery) => {
     const endpoint = delivery.endpointId ? store.webhookEndpoints.get(delivery.endpointId) : undefined;
-    if (!endpoint) return { mode: config.signatureMode, secrets: [store.credentials.merchant(delivery.merchantId)!.webhookSecret] };
+    if (!endpoint)
+      return {
+        mode: config.signatureMode,
+        secrets: [present(store.credentials.merchant(delivery.merchantId), `merchant ${delivery.merchantId}`).webhookSecret],
+      };
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > clock.now()) {
       secrets.push(endpoint.previousSecret);

@@ -14,6 +14,7 @@ import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.j
 import { waitFor } from '../helpers/wait-for.js';
 import { CREDS, startTestServer } from '../helpers/test-sandbox.js';
 import { api } from '../helpers/http.js';
+import type { Json } from '../helpers/json.js';
 
 const ARTIFACTS = 'test-artifacts';
 const LOGO_SVG =
@@ -77,7 +78,7 @@ async function createSession(overrides: Record<string, unknown> = {}) {
 }
 
 /** The signed JSON events the session's webhook_url received, verified. */
-function eventsAt(path: string): Array<{ event: string; data: any }> {
+function eventsAt(path: string): Array<{ event: string; data: Json }> {
   return merchant.at(path).map((r) => {
     expect(verifySignature(r.headers['x-sandbox-signature'] as string, CREDS.secret, r.body)).toBe(true);
     return JSON.parse(r.body);

@@ -51,7 +51,7 @@ describe('sandbox encrypt', () => {
   it('--json gives both forms', async () => {
     const { out } = await run(['encrypt', PLAIN, ...KEYS, '--json']);
     const parsed = JSON.parse(out);
-    expect(parsed.encrypted_data).toBe(parsed.ciphertext + 'pk_test_1001');
+    expect(parsed.encrypted_data).toBe(`${parsed.ciphertext}pk_test_1001`);
   });
 
   it('a missing key is a usage error naming the option', async () => {

@@ -106,6 +106,9 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
       'log-file': expect.stringMatching(new RegExp(`^${runnerTemp}/paysandbox-\\w+/sandbox\\.log$`)),
     });
     expect(main.env).toEqual({ SANDBOX_URL: url });
+    // The secret outputs are masked in every later line of the job's log; the public ones are not.
+    const masked = main.output.split('\n').filter((line) => line.startsWith('::add-mask::'));
+    expect(masked.sort()).toEqual(['::add-mask::pv_test_1001', '::add-mask::sk_test_sandbox', '::add-mask::whsec_test_sandbox']);
     expect(main.output).toContain(`Starting paysandbox: node_modules/.bin/paysandbox start --port ${port} --db :memory: `);
     expect(main.output).not.toContain('::error');
     // main's node has exited; the sandbox it started answers.
@@ -168,7 +171,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
       expect(main.output).toMatch(
         /paysandbox's log \(.*sandbox\.log\):\n::stop-commands::\S+\npaysandbox: port \d+ on 127\.0\.0\.1 is already in use/,
       );
-      expect(main.state).toEqual({});
+      expect(main.state.pid).toBeUndefined();
       expect(main.outputs).toEqual({});
       expect(processesIn(project.dir)).toEqual([]);
       const post = await step('post', { state: main.state, jobStatus: 'failure' });

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildProgram, execute } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';

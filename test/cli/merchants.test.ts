@@ -4,6 +4,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { api } from '../helpers/http.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: RunningServer;
 beforeEach(async () => {
@@ -45,12 +46,12 @@ describe('sandbox merchants', () => {
     expect(list[0]).toMatch(/^ID\s+NAME\s+TERNO\s+PUBLIC KEY\s+API KEY\s+FROM$/);
     expect(list[1]).toMatch(/^mer_sandbox\s+Sandbox Merchant\s+1001\s+pk_test_1001\s+sk_test_sandbox\s+seeded$/);
     expect(list[3]).toMatch(new RegExp(`^${id}\\s+Merchant 9001\\s+9001\\s+pk_test_9001\\s+sk_test_\\w+\\s+created$`));
-    expect(JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: any) => m.id)).toEqual(['mer_sandbox', 'mer_other', id]);
+    expect(JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: Json) => m.id)).toEqual(['mer_sandbox', 'mer_other', id]);
   });
 
   it('list follows the pages of the control API to the last merchant', async () => {
     const made = Array.from({ length: 1001 }, () => sandbox.services.merchants.create().id);
-    const listed = JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: any) => m.id);
+    const listed = JSON.parse((await cli('merchants', 'list', '--json')).out).map((m: Json) => m.id);
     expect(listed).toEqual(['mer_sandbox', 'mer_other', ...made]);
   });
 

@@ -43,7 +43,7 @@ describe('sandbox settle', () => {
     expect(events.map((e) => e.event).sort()).toEqual(['settlement.created', 'settlement.paid']);
     expect(events.every((e) => e.data.settlement_id === s.id)).toBe(true);
     for (const h of hooks)
-      expect(h.headers['x-sandbox-signature']).toBe('sha256=' + createHmac('sha256', endpoint.secret).update(h.body).digest('hex'));
+      expect(h.headers['x-sandbox-signature']).toBe(`sha256=${createHmac('sha256', endpoint.secret).update(h.body).digest('hex')}`);
   });
 
   it('settlements lists them, and settlements <id> shows the payments with fee and net', async () => {

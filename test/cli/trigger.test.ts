@@ -39,7 +39,7 @@ describe('sandbox trigger', () => {
       id: result.event.id,
       data: { payment_id: result.related.payment_id, status: 'declined', decline_code: 'card_declined' },
     });
-    expect(hook!.headers['x-sandbox-signature']).toBe('sha256=' + createHmac('sha256', CREDS.secret).update(hook!.body).digest('hex'));
+    expect(hook!.headers['x-sandbox-signature']).toBe(`sha256=${createHmac('sha256', CREDS.secret).update(hook!.body).digest('hex')}`);
     expect(env.merchant.received).toHaveLength(1);
   });
 

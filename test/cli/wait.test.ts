@@ -41,7 +41,7 @@ describe('sandbox wait', () => {
   it('exits 1 at once, not after the timeout, when the only delivery of the event failed for good, listing it', async () => {
     const failing = await startFakeMerchant({ fallback: 500 });
     try {
-      await env.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: failing.url + '/down' }));
+      await env.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: `${failing.url}/down` }));
       await settled('failed');
       const started = Date.now();
       const run = await wait(['--event', 'payment.authorized', '--timeout', '60s']);

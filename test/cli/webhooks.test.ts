@@ -2,13 +2,14 @@
 // plus one real spawn of bin/sandbox.js.
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ConfigFlags } from '../../src/config.js';
+import type { ConfigFlags } from '../../src/config.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { api } from '../helpers/http.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: RunningServer;
 let merchant: FakeMerchant;
@@ -29,7 +30,7 @@ async function pay(path = '/hook'): Promise<string> {
 
 const finished = async (count: number) =>
   waitFor(async () => {
-    const list = JSON.parse((await runCli(['webhooks', 'list', '--json', '--url', sandbox.url])).out) as any[];
+    const list = JSON.parse((await runCli(['webhooks', 'list', '--json', '--url', sandbox.url])).out) as Json[];
     return list.length >= count && list.every((d) => d.status !== 'pending') && list;
   }, `${count} finished deliveries`);
 
@@ -141,7 +142,7 @@ describe('sandbox webhooks retry-failed', () => {
     // Everything failed again: exit 1, as `sandbox wait` does when nothing arrives.
     expect(exitCode).toBe(1);
     expect(err).toMatch(/^retrying -+ 0\/21/);
-    expect(err.split('\n').pop()).toMatch(/^retrying #{30} 21\/21  0 delivered, 21 failed$/);
+    expect(err.split('\n').pop()).toMatch(/^retrying #{30} 21\/21 {2}0 delivered, 21 failed$/);
     const json = await runCli(['webhooks', 'retry-failed', '--json', '--url', sandbox.url]);
     expect(JSON.parse(json.out)).toMatchObject({ count: 21, succeeded: 21, failed: 0, pending: 0 });
     expect(json.err).toBe('');
@@ -166,7 +167,7 @@ describe('sandbox faults and clock', () => {
       /^ID\s+RULE\s+SET BY\nflt_\S+\s+duplicate=1\s+control API\nflt_\S+\s+url=http:\/\/127\.0\.0\.1:3000\/hook:fail-first=2\s+control API\nseed 5$/,
     );
     const list = JSON.parse((await runCli(['faults', 'list', '--json', '--url', sandbox.url])).out);
-    expect(list.data.map((r: any) => r.spec)).toEqual(['duplicate=1', 'url=http://127.0.0.1:3000/hook:fail-first=2']);
+    expect(list.data.map((r: Json) => r.spec)).toEqual(['duplicate=1', 'url=http://127.0.0.1:3000/hook:fail-first=2']);
     expect((await runCli(['faults', 'clear', list.data[0].id, '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
     expect((await runCli(['faults', 'clear', '--url', sandbox.url])).out).toBe('deleted 1 fault rule');
     expect((await runCli(['faults', 'list', '--url', sandbox.url])).out).toBe('no fault rules (seed 5)');
@@ -194,13 +195,13 @@ describe('bin/sandbox.js', () => {
     await pay();
     await finished(1);
     // Async spawn would be nicer, but the sandbox runs in this process: give it the event loop.
-    const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = await new Promise<{ status: number | string | null; stdout: string; stderr: string }>((resolve) => {
       import('node:child_process').then(({ execFile }) =>
         execFile(
           process.execPath,
           ['bin/sandbox.js', 'webhooks', 'list', '--json'],
           { env: { ...process.env, SANDBOX_URL: sandbox.url }, timeout: 20_000 },
-          (err, stdout, stderr) => resolve({ status: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
+          (err, stdout, stderr) => resolve({ status: err ? (err.code ?? 1) : 0, stdout, stderr }),
         ),
       );
     });

@@ -9,6 +9,7 @@ import { EVENT_TYPE_NAMES } from '../../src/domain/event-types.js';
 import { EXAMPLES_BASE_URL, type OpenApiExamples } from '../../src/http/openapi/examples.js';
 import { AUTH } from '../helpers/payments-api.js';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import type { Json } from '../helpers/json.js';
 
 const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
 
@@ -26,7 +27,7 @@ class Recorder {
     path: string,
     body?: Record<string, unknown>,
     headers: Record<string, string> = {},
-  ): Promise<any> {
+  ): Promise<Json> {
     const res = await this.sb.request(method, path, body, { ...(path.startsWith('/v1/') ? AUTH : {}), ...headers });
     expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
     const key = `${method.toLowerCase()} ${template}`;

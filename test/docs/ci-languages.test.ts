@@ -1,4 +1,4 @@
-// The curl script of docs/ci.md ("Any language, with curl"), run exactly as written with bash in a
+// The curl script of docs/any-language.md ("With curl"), run exactly as written with bash in a
 // fresh project that installed the packed package: one sandbox, two workers side by side with a
 // merchant each. Its `npm run test:integration` is a small suite of the project's own that pays
 // with the same reference in both workers, lists its payments, and waits for its webhook. Both
@@ -13,7 +13,7 @@ import { s2sBody } from '../helpers/test-sandbox.js';
 import { blocksIn } from './doc-blocks.js';
 import { installIntegrationProject, removePackedProject, type PackedProject } from './packed-install.js';
 
-const CI_PAGE = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
+const CI_PAGE = fileURLToPath(new URL('../../docs/any-language.md', import.meta.url));
 
 /** One worker's share of the suite: everything it knows comes from the script's environment. */
 const SUITE = `import { readFileSync } from 'node:fs';
@@ -47,10 +47,10 @@ afterAll(async () => {
   if (project) removePackedProject(project);
 });
 
-describe('the curl script of docs/ci.md, run as written against the packed package', () => {
+describe('the curl script of docs/any-language.md, run as written against the packed package', () => {
   it('runs two workers with a merchant each, isolated from each other, and stops the sandbox at the end', async () => {
-    const [block] = blocksIn(CI_PAGE, ['Any language, with curl']).filter((candidate) => candidate.lang === 'bash');
-    expect(block, 'docs/ci.md has a ```bash block under "Any language, with curl"').toBeDefined();
+    const [block] = blocksIn(CI_PAGE, ['With curl']).filter((candidate) => candidate.lang === 'bash');
+    expect(block, 'docs/any-language.md has a ```bash block under "With curl"').toBeDefined();
     const payment = JSON.stringify(s2sBody({ ccno: '4242424242424242' }));
     const run = await runScript(project!.dir, `${block!.text}\n`, { ...project!.env, PAYMENT: payment, HOOKS: receiver.url });
     expect(run.code, run.stdout + run.stderr).toBe(0);

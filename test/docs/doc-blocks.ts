@@ -89,7 +89,7 @@ export function consoleSteps(text: string): ConsoleStep[] {
       steps.push({ command: line.slice(2), output: '' });
       open = continues(line.slice(2));
     } else if (step && open) {
-      step.command += '\n' + line;
+      step.command += `\n${line}`;
       open = continues(step.command);
     } else if (step) step.output += (step.output ? '\n' : '') + line;
   }

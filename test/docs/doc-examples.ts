@@ -125,7 +125,7 @@ async function backgroundPrinted(runner: DocRunner, step: ConsoleStep, where: st
     () => missingLine(shown, entry.output) === undefined || undefined,
     `${where}: \`${step.command}\` printing ${step.output}; it printed ${entry.output}${entry.child.exitCode === null ? '' : ` and exited with ${entry.child.exitCode}`}`,
     // npx alone takes seconds on a busy machine.
-    30_000,
+    60_000,
   );
 }
 
@@ -137,7 +137,7 @@ async function readyFileWritten(runner: DocRunner, command: string, where: strin
   await waitFor(
     () => readable(join(runner.project.dir, readyFile)) || undefined,
     `${where}: \`${command}\` writing ${readyFile}; it printed ${entry.output}`,
-    30_000,
+    60_000,
   );
 }
 
@@ -166,7 +166,7 @@ export async function backgroundReady(runner: DocRunner): Promise<void> {
         return (port && entry.output.includes(`:${port}`) && (await portOpen(port))) || undefined;
       },
       `\`${entry.command}\` listening on ${asked || 'the port it picked'}`,
-      20_000,
+      60_000,
     );
     answered.add(entry.child);
   }

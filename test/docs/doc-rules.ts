@@ -117,6 +117,20 @@ export function npxContext(file: string, shown: string): string | undefined {
 }
 
 /**
+ * Until the first release is on npm, `npx paysandbox` (and `npm install paysandbox`) end in npm's
+ * 404. So a page that says `npx paysandbox` also says how to install it before then: the README
+ * has the section, every other page links it. Returns the problem, or undefined.
+ */
+export function releaseInstall(file: string, shown: string): string | undefined {
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes('npx paysandbox')) return undefined;
+  const says = shown === 'README.md' ? /^#+ Before the first release$/m.test(text) : text.includes('README.md#before-the-first-release');
+  return says
+    ? undefined
+    : `${shown} says \`npx paysandbox\` without saying how to install paysandbox before its first release: link ../README.md#before-the-first-release`;
+}
+
+/**
  * `npx NAME` fetches the registry package NAME when the project does not have it, and a
  * command's name is not always its package's (`npx prism` is not Stoplight Prism). Every
  * `npx NAME` a page shows names this package (paysandbox, or its bin `sandbox`, under the

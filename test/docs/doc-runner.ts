@@ -28,7 +28,7 @@ export class DocRunner {
   constructor(readonly project: PackedProject) {}
 
   /** Runs every command of a shell block; background ones are started and left running. */
-  async runBlock(text: string, timeoutMs = 30_000): Promise<CommandRun[]> {
+  async runBlock(text: string, timeoutMs = 60_000): Promise<CommandRun[]> {
     const runs: CommandRun[] = [];
     for (const command of shellCommands(text)) {
       if (LONG_RUNNING.test(command)) this.startBackground(command);
@@ -44,7 +44,7 @@ export class DocRunner {
   }
 
   /** Runs one command to its end in the page's bash, in the project directory. */
-  run(command: string, timeoutMs = 30_000): Promise<CommandRun> {
+  run(command: string, timeoutMs = 60_000): Promise<CommandRun> {
     this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env });
     const shell = this.shell;
     const mark = `__docs_${randomBytes(6).toString('hex')}`;

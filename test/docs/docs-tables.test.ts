@@ -86,11 +86,6 @@ function block(text: string, anchor: string): string {
 describe('test cards (TEST_CARDS of src/domain/outcomes.ts)', () => {
   const numbers = TEST_CARDS.map((card) => card.number);
 
-  it('README.md lists every test card, in the order of the table', () => {
-    const rows = tableRows(section('README.md', 'Test cards, OTPs and VPAs'));
-    expect(rows.flatMap((row) => row[0]!.match(CARD_NUMBER) ?? [])).toEqual(numbers);
-  });
-
   it('docs/decisions.md lists every test card with its token', () => {
     const rows = tableRows(section('docs/decisions.md', 'Test inputs that script outcomes')).filter((row) => /^\d+$/.test(row[0]!));
     expect(rows.map((row) => [row[0], row[1]])).toEqual(TEST_CARDS.map((card) => [card.number, code(card.token)]));
@@ -124,8 +119,6 @@ describe('OTPs and VPAs (src/domain/outcomes.ts)', () => {
   });
 
   it.each([
-    ['README.md', `OTP ${code(OTP_PASS)} passes, ${code(OTP_FAIL)} fails, other codes leave N tries (${OTP_TRIES})`],
-    ['README.md', `${code(`${VPA_APPROVE}@...`)} approves, ${code(`${VPA_DECLINE}@...`)} declines`],
     ['docs/decisions.md', `${code(OTP_PASS)} passes, ${code(OTP_FAIL)} fails`],
     ['docs/decisions.md', `with ${OTP_TRIES} tries (\`OTP_TRIES\`)`],
     ['docs/decisions.md', `${code(`${VPA_APPROVE}@...`)} approves at once, ${code(`${VPA_DECLINE}@...`)} declines at once`],
@@ -136,10 +129,6 @@ describe('OTPs and VPAs (src/domain/outcomes.ts)', () => {
 
 describe('event names (EVENT_TYPES of src/domain/event-types.ts)', () => {
   const eventNames = (text: string) => backticked(text).filter((word) => EVENT_NAME.test(word));
-
-  it('README.md lists every event name, in order', () => {
-    expect(eventNames(block(read('README.md'), '**Events**:'))).toEqual(EVENT_TYPE_NAMES);
-  });
 
   it('docs/decisions.md lists every event name, in order', () => {
     const lists = section('docs/decisions.md', 'Event names')
@@ -183,9 +172,8 @@ describe('the other vocabularies of src/domain', () => {
     // Refund reasons and checkout methods.
     ['docs/payment-api.md', `| \`reason\` | string | no | ${orList(REFUND_REASONS.map(code))} |`],
     ['docs/checkout.md', `non-empty list of distinct ${CHECKOUT_METHODS.map(code).join(', ')};`],
-    ['README.md', `test outcome: ${IDEAL_OUTCOMES.map((outcome) => IDEAL_OUTCOME_TEXT[outcome].label).join(', ')})`],
     // Signature modes.
-    ['README.md', `\`--signature\` (${orList(SIGNATURE_MODES.map(code))})`],
+    ['docs/cli.md', `\`--signature\` (${orList(SIGNATURE_MODES.map(code))})`],
     ['docs/decisions.md', `"signature": ${SIGNATURE_MODES.map(quoted).join(' | ')}`],
     ['docs/webhook-endpoints.md', `how its deliveries are signed: ${orList(SIGNATURE_MODES.map((mode) => code(quoted(mode))))}`],
     ['docs/webhook-audit.md', `--signature ${SIGNATURE_MODES.join('\\|')}`],
@@ -206,10 +194,6 @@ describe('the other vocabularies of src/domain', () => {
     );
     const ibans = tableRows(section('docs/checkout.md', 'SEPA Direct Debit')).flatMap((row) => backticked(row[0]!));
     expect(ibans).toEqual(SEPA_TEST_IBANS.map((entry) => formatIban(entry.iban)));
-  });
-
-  it('README.md names every test IBAN', () => {
-    for (const { iban } of SEPA_TEST_IBANS) expect(read('README.md')).toContain(code(iban));
   });
 
   it('docs/decisions.md lists every decline code, with its sentence where it gives one', () => {

@@ -7,7 +7,7 @@
 // webhook endpoint, fault rule, merchant or scenario entry behind, nor make the walk-through's
 // receiver see a signature it cannot verify. Then every GitHub Actions workflow the pages show runs,
 // step by step as a runner runs it, in the same project (workflows.ts).
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,36 +27,45 @@ const README = `${ROOT}README.md`;
 const docsPage = (page: string) => fileURLToPath(new URL(`../../docs/${page}.md`, import.meta.url));
 const SANDBOX = 'http://127.0.0.1:4010';
 /** The README sections a reader follows in order after the set-up. */
-const WALK_THROUGH = ['Walk-through', 'Hosted checkout', 'The bearer payment API', 'Webhooks'];
+const WALK_THROUGH = ['A payment with 3-D Secure'];
 /**
- * The docs pages in the order the README's table lists them, the S2S family first. docs/ci.md's
- * code examples run in test processes (test/library/) and its CI script in ci-script.test.ts; its
- * shell sessions run here, against a second sandbox of its own that it stops at its end.
+ * Every docs page, in the order the README's table lists them, the S2S family first; cli.md (the
+ * workbench tour, whose retry-failed must find no failed delivery of another page) before the
+ * pages that leave failed ones. docs/library.md's code examples run in test processes
+ * (test/library/), and the scripts of ci.md and any-language.md in ci-script.test.ts and
+ * ci-languages.test.ts; the shell sessions of ci.md and snapshots.md run here, each against a
+ * second sandbox of its own that it stops at its end.
  */
 const PAGES = [
   's2s',
+  'cli',
   'encryption',
   'refunds',
   'payment-modes',
   'payment-api',
-  'webhook-endpoints',
+  'checkout',
   'idempotency',
   'openapi',
-  'checkout',
   'webhooks',
+  'webhook-endpoints',
+  'webhook-audit',
   'api-faults',
   'disputes-and-settlements',
+  'library',
   'ci',
-  'example-merchant',
+  'any-language',
   'merchants',
+  'scenarios',
+  'snapshots',
+  'github-action',
+  'example-merchant',
   'dashboard',
   'https',
   'reliability',
   'security',
+  'benchmarks',
   'decisions',
   'errors',
-  'benchmarks',
-  'webhook-audit',
 ];
 
 let runner: DocRunner;
@@ -95,11 +104,11 @@ async function deliveredLocallyOnly(): Promise<void> {
 }
 
 /**
- * docs/ci.md's sample snapshot has what the page's own `npx sandbox export > state.json` wrote:
+ * docs/snapshots.md's sample snapshot has what the page's own `npx sandbox export > state.json` wrote:
  * the same top-level keys, format, version and schema_version, tables that exist, with their columns.
  */
 function snapshotLikeExport(file: string): void {
-  const sample = docBlocks(file).find((block) => block.section.startsWith('State snapshots') && block.lang === 'json')!;
+  const sample = docBlocks(file).find((block) => block.section.startsWith('The snapshot document') && block.lang === 'json')!;
   type Snapshot = { format: string; version: number; schema_version: number; tables: Record<string, { columns: string[] }> };
   const shown = JSON.parse(sample.text) as Snapshot;
   const real = JSON.parse(readFileSync(join(project!.dir, 'state.json'), 'utf8')) as Snapshot;
@@ -119,6 +128,11 @@ function snapshotLikeExport(file: string): void {
 }
 
 describe('README.md and docs/, run as written in a fresh project', () => {
+  it('runs every page of docs/', () => {
+    const pages = readdirSync(`${ROOT}docs`).flatMap((name) => (name.endsWith('.md') ? [name.slice(0, -3)] : []));
+    expect([...PAGES].sort()).toEqual(pages.sort());
+  });
+
   it('prints the start banner the README shows', async () => {
     const shown = docBlocks(README).find((block) => block.text.startsWith('paysandbox '))!;
     expect(shown, 'the README shows the banner').toBeDefined();
@@ -144,7 +158,7 @@ describe('README.md and docs/, run as written in a fresh project', () => {
       runner.newShell();
       const before = await standing(SANDBOX);
       const heard = receiver()?.output.length ?? 0;
-      // What a page starts in the background (docs/ci.md's own sandbox) stops with the page.
+      // What a page starts in the background (the own sandbox of ci.md or snapshots.md) stops with the page.
       const running = runner.background.length;
       try {
         await runExamples(runner, file, docBlocks(file));
@@ -152,14 +166,14 @@ describe('README.md and docs/, run as written in a fresh project', () => {
         await runner.stop(running);
       }
       await deliveredLocallyOnly();
-      if (page === 'ci') snapshotLikeExport(file);
+      if (page === 'snapshots') snapshotLikeExport(file);
       expect(leftBehind(before, await standing(SANDBOX)), `docs/${page}.md left these in the sandbox`).toEqual([]);
       const invalid = (receiver()?.output ?? '')
         .slice(heard)
         .split('\n')
         .filter((line) => line.includes('INVALID'));
       expect(invalid, `while docs/${page}.md ran, the walk-through's receiver got webhooks it could not verify`).toEqual([]);
-    }, 120_000);
+    }, 300_000);
   }
 });
 
@@ -169,7 +183,7 @@ describe('the GitHub Actions workflows of README.md and docs/, step by step in t
   beforeAll(async () => {
     // The pages' sandbox and receiver stop: a workflow starts what it needs, on the ports it names.
     await runner.stop();
-    writeStandIns(project!.dir, docsPage('ci'));
+    writeStandIns(project!.dir, docsPage('any-language'));
   });
 
   it('stand-ins cover every workflow a page shows', () => {

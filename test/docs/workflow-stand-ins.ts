@@ -24,7 +24,7 @@ export const STANDS_IN_FOR = [
   '.github/workflows/sandbox-action.yml',
 ];
 
-/** The JavaScript actions the workflows run for real: this repository's Action, by the name docs/ci.md gives it. */
+/** The JavaScript actions the workflows run for real: this repository's Action, by the name docs/github-action.md gives it. */
 export const ACTIONS: Record<string, string> = { 'paysandbox/paysandbox': ROOT };
 
 /** `npm test`: a test file that starts its own sandbox with startSandbox() and pays with it. */
@@ -99,8 +99,8 @@ merchant=$(npx sandbox merchants create --json --name "phpunit worker 1" --url "
 echo "paratest: worker 1 has $(jq -r .id <<<"$merchant")"
 `;
 
-/** Writes every stand-in into the project at `dir`; `ciPage` is docs/ci.md, whose curl script is ci/integration.sh. */
-export function writeStandIns(dir: string, ciPage: string): void {
+/** Writes every stand-in into the project at `dir`; `scriptPage` is docs/any-language.md, whose curl script is ci/integration.sh. */
+export function writeStandIns(dir: string, scriptPage: string): void {
   const write = (file: string, text: string, mode = 0o644) => {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
@@ -116,7 +116,7 @@ export function writeStandIns(dir: string, ciPage: string): void {
   write('gradlew', '#!/usr/bin/env bash\nexec node integration.mjs\n', 0o755);
   write('shop.mjs', SHOP);
   write('test/fixtures/known-state.json', JSON.stringify({ format: 'paysandbox.snapshot', version: 1, schema_version: 1, tables: {} }));
-  write('ci/integration.sh', `${blocksIn(ciPage, ['Any language, with curl']).find((block) => block.lang === 'bash')!.text}\n`, 0o755);
+  write('ci/integration.sh', `${blocksIn(scriptPage, ['With curl']).find((block) => block.lang === 'bash')!.text}\n`, 0o755);
   write('vendor/bin/paratest', PARATEST, 0o755);
   write('tools/composer', '#!/usr/bin/env bash\necho "composer: nothing to install here"\n', 0o755);
   // python3 run_tests.py: the repository's own Python example shop, which starts its own sandbox.

@@ -8,6 +8,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { createTestSandbox, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { startLoggedServer } from '../helpers/logged-server.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
 const TOO_BIG = 'x'.repeat(1024 * 1024 + 1);
 
@@ -17,7 +18,7 @@ function post(
   path: string,
   chunks: string[],
   chunked: boolean,
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: Json }> {
   return new Promise((resolve, reject) => {
     const length = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
     const req = http.request(url + path, {

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/wait-for.js';
 const env = useSandboxWithMerchant({ each: true });
 
 function signedBySandbox(hook: ReceivedWebhook): boolean {
-  const expected = 'sha256=' + createHmac('sha256', CREDS.secret).update(hook.body).digest('hex');
+  const expected = `sha256=${createHmac('sha256', CREDS.secret).update(hook.body).digest('hex')}`;
   return hook.headers['x-sandbox-signature'] === expected;
 }
 

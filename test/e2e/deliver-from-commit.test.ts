@@ -11,6 +11,7 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, takeWebhookViolations, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
+import { capturedPaymentData } from '../helpers/event-data.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deliver-from-commit-'));
@@ -34,7 +35,7 @@ function publish(sandbox: RunningServer, url: string, resourceId: string) {
   return sandbox.services.events.publish({
     merchantId: 'mer_sandbox',
     resourceId,
-    event: { type: 'payment.captured', data: { payment_id: resourceId } },
+    event: { type: 'payment.captured', data: capturedPaymentData(resourceId) },
     webhook: { format: 'envelope', url },
   });
 }

@@ -8,6 +8,7 @@ import { api } from '../helpers/http.js';
 import { startSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { takeWebhookViolations } from '../helpers/fake-merchant.js';
+import { capturedPaymentData } from '../helpers/event-data.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** A receiver that accepts connections and never answers (a hung merchant). */
@@ -18,7 +19,11 @@ async function startHungReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     held,
-    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -91,7 +96,7 @@ it("300 receivers that accept and never answer: a healthy receiver's webhook is 
     sandbox.services.events.publish({
       merchantId: 'mer_sandbox',
       resourceId: `pay_fair_${i}`,
-      event: { type: 'payment.captured', data: { payment_id: `pay_fair_${i}` } },
+      event: { type: 'payment.captured', data: capturedPaymentData(`pay_fair_${i}`) },
       webhook: { format: 'envelope', url },
     });
   sandbox.store.tx(() => {

@@ -1,11 +1,12 @@
 // Fault injection end to end: a real sandbox on port 0, a fake merchant counting what arrives.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConfigFlags } from '../../src/config.js';
+import type { ConfigFlags } from '../../src/config.js';
 import { verifySignature } from '../../src/signatures/signing.js';
 import type { ReceivedWebhook } from '../helpers/fake-merchant.js';
 import { startSandboxWithMerchant, type SandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody, CREDS } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
 /** Each test starts its own pair, with the faults it injects. */
 let env: SandboxWithMerchant | undefined;
@@ -37,7 +38,7 @@ describe('fault injection', () => {
     expect(eventIds.size).toBe(1);
     const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
     const detail = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
-    expect(detail.attempt_log.map((a: any) => a.fault)).toEqual(['duplicate copy 1', 'duplicate copy 2', 'duplicate=2']);
+    expect(detail.attempt_log.map((a: Json) => a.fault)).toEqual(['duplicate copy 1', 'duplicate copy 2', 'duplicate=2']);
     expect(detail.status).toBe('succeeded');
   });
 
@@ -63,7 +64,7 @@ describe('fault injection', () => {
       const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
       return d.status === 'succeeded' && d;
     }, 'delivery to succeed');
-    expect(detail.attempt_log.map((a: any) => [a.attempt, a.error_kind, a.fault])).toEqual([
+    expect(detail.attempt_log.map((a: Json) => [a.attempt, a.error_kind, a.fault])).toEqual([
       [1, 'injected', 'fail-first=2'],
       [2, 'injected', 'fail-first=2'],
       [3, null, null],
@@ -147,7 +148,7 @@ describe('fault injection', () => {
       await start({ faults: 'fail=0.5', faultSeed: 7, retry: 'none' });
       for (let i = 0; i < 6; i++) await pay(`/p${i}`);
       const list = await waitFor(async () => {
-        const data = (await env!.http.get('/_sandbox/deliveries?limit=10')).json.data as any[];
+        const data = (await env!.http.get('/_sandbox/deliveries?limit=10')).json.data as Json[];
         return data.length === 6 && data.every((d) => d.status !== 'pending') && data;
       }, 'six finished deliveries');
       const outcome = list.map((d) => [d.url.split('/').pop(), d.status]).sort();
@@ -167,7 +168,7 @@ describe('fault injection', () => {
     const run = async () => {
       for (let i = 0; i < 8; i++) await pay(`/p${i}`);
       const list = await waitFor(async () => {
-        const data = (await env!.http.get('/_sandbox/deliveries?limit=20')).json.data as any[];
+        const data = (await env!.http.get('/_sandbox/deliveries?limit=20')).json.data as Json[];
         return data.length === 8 && data.every((d) => d.status !== 'pending') && data;
       }, 'eight finished deliveries');
       return list.map((d) => [d.url.split('/').pop(), d.status]).sort();

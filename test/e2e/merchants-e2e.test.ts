@@ -14,8 +14,9 @@ import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { api } from '../helpers/http.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
-const sign = (secret: string, body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('webhooks of created merchants', () => {
   const env = useSandboxWithMerchant({ flags: { retry: 'none' } });
@@ -72,10 +73,10 @@ describe('a scoped reset and webhooks in flight', () => {
     expect(res.status, res.text).toBe(200);
     // b's attempt is still unanswered: nothing recorded yet, and it goes on to succeed.
     const deliveries = async () => (await env.http.get(`/_sandbox/deliveries?merchant=${b.id}`)).json.data;
-    expect((await deliveries()).map((d: any) => d.attempts)).toEqual([0, 0]);
+    expect((await deliveries()).map((d: Json) => d.attempts)).toEqual([0, 0]);
     releaseAll();
     await waitFor(
-      async () => (await deliveries()).every((d: any) => d.status === 'succeeded') && (await deliveries()).length > 0,
+      async () => (await deliveries()).every((d: Json) => d.status === 'succeeded') && (await deliveries()).length > 0,
       "b's webhooks delivered",
     );
   });

@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
 const env = useSandboxWithMerchant({ flags: { retry: 'realistic' }, merchant: { fallback: 500 } });
 
@@ -28,6 +29,6 @@ it('one clock advance of 2d runs every realistic retry (5s ... 10h) and the deli
     10_000,
   );
   expect(done.attempts).toBe(8);
-  expect(done.attempt_log.map((a: any) => a.response_status)).toEqual(Array(8).fill(500));
+  expect(done.attempt_log.map((a: Json) => a.response_status)).toEqual(Array(8).fill(500));
   expect(merchant.received).toHaveLength(8);
 });

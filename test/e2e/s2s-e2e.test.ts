@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ConfigFlags } from '../../src/config.js';
+import type { ConfigFlags } from '../../src/config.js';
 import { hmacHex, verifySignature } from '../../src/signatures/signing.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';

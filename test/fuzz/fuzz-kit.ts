@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import type { TestSandbox } from '../helpers/test-sandbox.js';
+import type { Json } from '../helpers/json.js';
 
 /** The seed of every fuzz run (FUZZ_SEED overrides it); fast-check prints seed and path on failure. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_260_115);
@@ -344,10 +345,10 @@ export function bearerHeader(right: string): fc.Arbitrary<string | undefined> {
         'Bearer',
         'Bearer sk_live_abc',
         'Bearer sk_test_nope',
-        'bearer  ' + right,
+        `bearer  ${right}`,
         'Basic c2tfdGVzdDo=',
         `Bearer ${right} extra`,
-        'Bearer ' + 'a'.repeat(5000),
+        `Bearer ${'a'.repeat(5000)}`,
       ),
     },
     { weight: 1, arbitrary: printable },
@@ -390,7 +391,7 @@ export interface FuzzAnswer {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  json: Json;
 }
 
 /** No 5xx; a JSON error has the documented shape and a catalogue code; `json` endpoints answer JSON errors. */

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { verifySignature } from '../../src/signatures/signing.js';
 import { checkWebhook } from './conformance.js';
+import { errorMessage } from '../../src/errors.js';
 
 /** Webhook bodies received since the last test ended that the document does not describe. */
 const violations: string[] = [];
@@ -67,7 +68,7 @@ export async function startFakeMerchant(
         try {
           checkWebhook(String(req.headers['content-type'] ?? ''), request.body);
         } catch (err) {
-          violations.push((err as Error).message);
+          violations.push(errorMessage(err));
         }
       }
       const status = options.answer ? await options.answer(request) : statuses.length ? statuses.shift()! : (options.fallback ?? 200);

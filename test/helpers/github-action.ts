@@ -36,6 +36,13 @@ export interface ActionStepOptions {
   /** The job's RUNNER_TEMP, the same for main and post. */
   runnerTemp: string;
   timeoutMs?: number;
+  /**
+   * Cancels the job once this resolves, as the runner does: SIGINT to the step's process, then
+   * SIGTERM 7.5 s later if it is still there.
+   */
+  cancelWhen?: (output: () => string) => Promise<unknown>;
+  /** The first signal of the cancel (default SIGINT, as the runner); SIGKILL stands for a runner that could not wait. */
+  cancelSignal?: NodeJS.Signals;
 }
 
 /** How a stage went; `released`: its output pipes closed within 5 s of node exiting. */
@@ -95,6 +102,13 @@ export async function runActionStep(dir: string, stage: 'main' | 'post', options
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  void options
+    .cancelWhen?.(() => output)
+    .then(() => {
+      if (child.exitCode !== null) return;
+      child.kill(options.cancelSignal ?? 'SIGINT');
+      setTimeout(() => child.exitCode === null && child.kill('SIGTERM'), 7500).unref();
+    });
   const { code, released } = await new Promise<{ code: number; released: boolean }>((resolve) => {
     let code = -1;
     const timer = setTimeout(() => {

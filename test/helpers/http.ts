@@ -2,6 +2,7 @@
 // (app.request) and for a real sandbox on a socket (fetch), so a test reads alike in both. Every
 // answer is validated against the OpenAPI document on the way (conformance.ts).
 import { checkAnswer } from './conformance.js';
+import type { Json } from './json.js';
 
 /** Sends one request: the in-process app's `request` or `fetch` against a base URL. */
 export type Send = (path: string, init: RequestInit) => Promise<Response>;
@@ -11,7 +12,7 @@ export interface HttpAnswer {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  json: Json;
 }
 
 /**
@@ -43,7 +44,7 @@ export function httpClient(send: Send, defaults: Record<string, string> = {}) {
     const text = await res.text();
     // Every answer a test reads is checked against /openapi.json (helpers/conformance.ts).
     checkAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
-    let json: any;
+    let json: Json;
     try {
       json = JSON.parse(text);
     } catch {

@@ -1,4 +1,4 @@
-// The jest example of docs/ci.md as a suite: only the globals jest provides (describe, it,
+// The jest example of docs/library.md as a suite: only the globals jest provides (describe, it,
 // beforeAll, afterAll, expect), nothing of vitest. jest-style.test.ts installs vitest's
 // implementations of those globals and loads this file, so CI runs the same code jest would.
 import http from 'node:http';
@@ -11,7 +11,11 @@ declare const describe: (name: string, fn: () => void) => void;
 declare const it: (name: string, fn: Fn) => void;
 declare const beforeAll: (fn: Fn) => void;
 declare const afterAll: (fn: Fn) => void;
-declare const expect: (value: unknown) => any;
+declare const expect: (value: unknown) => {
+  toBe(expected: unknown): void;
+  toHaveLength(length: number): void;
+  toMatch(pattern: RegExp): void;
+};
 
 describe('checkout against paysandbox (jest style)', () => {
   let sandbox: SandboxHandle;

@@ -1,4 +1,4 @@
-// The node:test example of docs/ci.md, run exactly as written: the code block is copied from the
+// The node:test example of docs/library.md, run exactly as written: the code block is copied from the
 // page into a file inside this package (so `import 'paysandbox'` resolves to the built dist/ by
 // the package's own name) and run with `node --test`. Editing the example re-tests it.
 import { execFile } from 'node:child_process';
@@ -9,16 +9,16 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The first ```js block after the "### node:test" heading of docs/ci.md. */
+/** The first ```js block after the "## node:test" heading of docs/library.md. */
 function nodeTestExample(): string {
-  const page = readFileSync(join(root, 'docs/ci.md'), 'utf8');
-  const section = page.slice(page.indexOf('### node:test\n'));
+  const page = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  const section = page.slice(page.indexOf('## node:test\n'));
   const block = /```js\n([\s\S]*?)\n```/.exec(section);
-  if (!block) throw new Error('docs/ci.md has no ```js block under "### node:test"');
+  if (!block) throw new Error('docs/library.md has no ```js block under "## node:test"');
   return block[1]!;
 }
 
-describe('the node:test example of docs/ci.md', () => {
+describe('the node:test example of docs/library.md', () => {
   it('passes as written against dist/', async () => {
     expect(existsSync(`${root}dist/index.js`), 'dist/index.js is missing: run npm run build first').toBe(true);
     const dir = mkdtempSync(join(root, 'test/library/.ci-example-'));

@@ -182,7 +182,10 @@ it('SIGTERM with requests in flight: each is answered or cut, never half-done; t
   let first: () => void;
   const firstAnswered = new Promise<void>((resolve) => (first = resolve));
   const answers = Array.from({ length: 20 }, (_, i) =>
-    pay(sandbox.url, `term-${i}`, `${receiver.url}/hook`, { 'X-Sandbox-Fault': 'latency=300ms' }).then((answer) => (first(), answer)),
+    pay(sandbox.url, `term-${i}`, `${receiver.url}/hook`, { 'X-Sandbox-Fault': 'latency=300ms' }).then((answer) => {
+      first();
+      return answer;
+    }),
   );
   await firstAnswered;
   sandbox.child.kill('SIGTERM');

@@ -13,6 +13,7 @@ import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -46,7 +47,7 @@ it('writes answer 507 storage_full while the disk is full, reads keep working, a
   const freeSpace = fillDisk(sandbox);
 
   // Writes that fit in pages the database already has still succeed: keep creating until one does not.
-  const untilFull = async (send: () => ReturnType<typeof sandbox.request>, id: (json: any) => string) => {
+  const untilFull = async (send: () => ReturnType<typeof sandbox.request>, id: (json: Json) => string) => {
     for (let i = 0; i < 200; i++) {
       const created = await send();
       if (created.status !== 200) return created;

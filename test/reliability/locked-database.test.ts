@@ -16,6 +16,7 @@ import { holdWriteLock, type LockHolder } from '../helpers/lock-holder.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Json } from '../helpers/json.js';
 
 // The job kinds these tests register, known to the runner's types like the sandbox's own.
 declare module '../../src/services/job-kinds.js' {
@@ -49,7 +50,7 @@ async function lock(sandbox: RunningServer, holdMs: number): Promise<LockHolder>
 async function timed(url: string, init: RequestInit = {}) {
   const started = performance.now();
   const res = await fetch(url, init);
-  const json = (await res.json()) as any;
+  const json = (await res.json()) as Json;
   return { status: res.status, headers: res.headers, json, ms: performance.now() - started };
 }
 

@@ -12,6 +12,7 @@ import { createTestSandbox, CREDS, s2sBody, type TestSandbox } from '../helpers/
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { checkedResponse } from '../helpers/conformance.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
+import type { Json } from '../helpers/json.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -169,7 +170,7 @@ describe('faults act only on requests that authenticate', () => {
     ).toString();
     return { encrypted_data: buildEncryptedData(query, keys) };
   };
-  type Send = (headers: Record<string, string>) => Promise<{ status: number; json: any }>;
+  type Send = (headers: Record<string, string>) => Promise<{ status: number; json: Json }>;
   const wrong: Array<[string, number, string, Send]> = [
     ['/v1/payments without a key', 401, 'authentication_required', (h) => sb.post('/v1/payments', paymentBody(), h)],
     [

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -223,9 +224,9 @@ describe('the chargebacks control API', () => {
     sb.clock.advance(1000);
     const second = (await open({ payment_id: b.id })).json;
     await sb.request('POST', `/_sandbox/chargebacks/${first.id}/win`);
-    expect((await sb.request('GET', '/_sandbox/chargebacks')).json.data.map((c: any) => c.id)).toEqual([second.id, first.id]);
-    expect((await sb.request('GET', '/_sandbox/chargebacks?status=won')).json.data.map((c: any) => c.id)).toEqual([first.id]);
-    expect((await sb.request('GET', `/_sandbox/chargebacks?payment=${b.id}`)).json.data.map((c: any) => c.id)).toEqual([second.id]);
+    expect((await sb.request('GET', '/_sandbox/chargebacks')).json.data.map((c: Json) => c.id)).toEqual([second.id, first.id]);
+    expect((await sb.request('GET', '/_sandbox/chargebacks?status=won')).json.data.map((c: Json) => c.id)).toEqual([first.id]);
+    expect((await sb.request('GET', `/_sandbox/chargebacks?payment=${b.id}`)).json.data.map((c: Json) => c.id)).toEqual([second.id]);
     expect((await sb.request('GET', `/_sandbox/chargebacks/${second.id}`)).json).toMatchObject({ id: second.id, status: 'open' });
   });
 

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -28,7 +29,7 @@ async function createSession(overrides: Record<string, unknown> = {}) {
   const res = await sandbox.request('POST', '/v1/checkout/sessions', sessionBody(overrides), AUTH);
   expect(res.status).toBe(200);
   const token = new URL(res.json.url).pathname.split('/').pop()!;
-  return { ...res.json, token, csrf: sandbox.store.checkoutSessions.get(res.json.id)!.csrf } as any;
+  return { ...res.json, token, csrf: sandbox.store.checkoutSessions.get(res.json.id)!.csrf } as Json;
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -154,7 +155,7 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     const missing = await sandbox.request('GET', '/v1/checkout/sessions/cs_doesnotexist0000', undefined, AUTH);
     expect(other.status).toBe(404);
     expect(missing.status).toBe(404);
-    const strip = (body: any) => ({ ...body.error, request_id: undefined, message: body.error.message.replace(/cs_\w+/, 'ID') });
+    const strip = (body: Json) => ({ ...body.error, request_id: undefined, message: body.error.message.replace(/cs_\w+/, 'ID') });
     expect(strip(other.json)).toEqual(strip(missing.json));
 
     const otherExpire = await sandbox.request('POST', `/v1/checkout/sessions/${session.id}/expire`, undefined, OTHER);
@@ -170,7 +171,7 @@ describe('GET /v1/checkout/sessions/{id} and POST .../expire', () => {
     expect(res.json.completed_at).toBeNull();
     expect(res.json.expired_at).toBe(new Date(sandbox.clock.now()).toISOString());
     expect(eventTypes(session.id)).toEqual(['checkout.session.expired']);
-    const delivery = sandbox.store.deliveries.list({ limit: 10 }).find((d: any) => d.url === 'http://127.0.0.1:9/hooks');
+    const delivery = sandbox.store.deliveries.list({ limit: 10 }).find((d: Json) => d.url === 'http://127.0.0.1:9/hooks');
     expect(JSON.parse(delivery!.body)).toMatchObject({ event: 'checkout.session.expired', data: { id: session.id, status: 'expired' } });
 
     const again = await sandbox.request('POST', `/v1/checkout/sessions/${session.id}/expire`, undefined, AUTH);
@@ -324,7 +325,7 @@ describe('the page at the session url', () => {
 });
 
 describe('paying on the page', () => {
-  const card = (session: any, number: string) =>
+  const card = (session: Json, number: string) =>
     post(`/pay/${session.token}/card`, { csrf: session.csrf, number, expiry: '12 / 30', cvc: '123', name: 'Jane Doe' });
 
   it('a frictionless card completes the session, redirects to return_url, and the link is then used up (410)', async () => {
@@ -472,7 +473,7 @@ describe('paying on the page', () => {
     await post(`/pay/${failing.token}/sepa`, { csrf: failing.csrf, iban: 'AT861904300235473202', holder: 'Jane Doe' });
     const slow = await createSession();
     await post(`/pay/${slow.token}/sepa`, { csrf: slow.csrf, iban: 'AT321904300235473204', holder: 'Jane Doe' });
-    const status = async (s: any) => (await sandbox.request('GET', `/v1/checkout/sessions/${s.id}`, undefined, AUTH)).json.payment_status;
+    const status = async (s: Json) => (await sandbox.request('GET', `/v1/checkout/sessions/${s.id}`, undefined, AUTH)).json.payment_status;
 
     sandbox.clock.advance(5_000);
     sandbox.services.jobs.runDue();

@@ -6,6 +6,7 @@ import { controlStreamRoutes } from '../../src/http/control/stream.js';
 import { createTestSandbox, s2sBody, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { checkedResponse } from '../helpers/conformance.js';
+import type { Json } from '../helpers/json.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -27,7 +28,7 @@ describe('GET /_sandbox/deliveries', () => {
     const res = await sb.request('GET', '/_sandbox/deliveries');
     expect(res.status).toBe(200);
     expect(res.json.has_more).toBe(false);
-    expect(res.json.data.map((d: any) => d.url)).toEqual(['http://127.0.0.1:9/b', 'http://127.0.0.1:9/a']);
+    expect(res.json.data.map((d: Json) => d.url)).toEqual(['http://127.0.0.1:9/b', 'http://127.0.0.1:9/a']);
     expect(res.json.data[0]).toMatchObject({
       event: 'payment.authorized',
       status: 'pending',
@@ -156,9 +157,9 @@ describe('/_sandbox/faults', () => {
     const set = await sb.request('POST', '/_sandbox/faults', { spec: 'duplicate=2,delay=2s', seed: 9 });
     expect(set.status).toBe(201);
     expect(set.json.seed).toBe(9);
-    expect(set.json.data.map((r: any) => r.spec)).toEqual(['duplicate=2', 'delay=2s']);
+    expect(set.json.data.map((r: Json) => r.spec)).toEqual(['duplicate=2', 'delay=2s']);
     const again = await sb.request('POST', '/_sandbox/faults', { spec: 'duplicate=3' });
-    expect(again.json.data.map((r: any) => r.spec)).toEqual(['duplicate=3', 'delay=2s']);
+    expect(again.json.data.map((r: Json) => r.spec)).toEqual(['duplicate=3', 'delay=2s']);
     const del = await sb.request('DELETE', `/_sandbox/faults/${again.json.data[1].id}`);
     expect(del.json).toEqual({ deleted: 1 });
     expect((await sb.request('DELETE', '/_sandbox/faults')).json).toEqual({ deleted: 1 });
@@ -213,7 +214,7 @@ describe('the control guard on the workbench routes', () => {
       await sb.app.request('/_sandbox/deliveries', {}, from('203.0.113.7')),
     );
     expect(remote.status).toBe(401);
-    expect(((await remote.json()) as any).error.message).toContain('loopback callers only');
+    expect(((await remote.json()) as Json).error.message).toContain('loopback callers only');
     expect(
       (await checkedResponse('GET', '/_sandbox/deliveries', await sb.app.request('/_sandbox/deliveries', {}, from('127.0.0.1')))).status,
     ).toBe(200);
@@ -224,7 +225,7 @@ describe('GET /_sandbox/stream', () => {
   it('sends activity as Server-Sent Events with heartbeats, and unsubscribes when the client leaves', async () => {
     const app = controlStreamRoutes(sb.appDeps, { heartbeatMs: 20 });
     const activity = sb.services.activity;
-    const listeners = () => (activity as any).emitter.listenerCount('activity') as number;
+    const listeners = () => activity.subscribers;
     const before = listeners();
     const res = await app.request('/stream');
     expect(res.headers.get('content-type')).toBe('text/event-stream');

@@ -97,12 +97,12 @@ describe('decryption failures are 400s in plain words', () => {
   const cases: Array<[string, () => string | Promise<string>, RegExp]> = [
     [
       'no known public_key at the end',
-      () => encryptText(queryOf(), KEYS) + 'pk_test_9999',
+      () => `${encryptText(queryOf(), KEYS)}pk_test_9999`,
       /does not end with a known terminal public_key/,
     ],
     ['nothing before the public_key', () => CREDS.publicKey, /no ciphertext before the public_key/],
-    ['not base64', () => 'not*base64!' + CREDS.publicKey, /not base64: character "\*" at position 3/],
-    ['impossible base64 length', () => 'QUJDR' + CREDS.publicKey, /not base64: its length/],
+    ['not base64', () => `not*base64!${CREDS.publicKey}`, /not base64: character "\*" at position 3/],
+    ['impossible base64 length', () => `QUJDR${CREDS.publicKey}`, /not base64: its length/],
     ['not whole AES blocks', () => Buffer.from('hello world').toString('base64') + CREDS.publicKey, /not a multiple of 16/],
     [
       'wrong private_key (padding)',

@@ -5,6 +5,7 @@ import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/
 import { eventView as eventObject } from '../../src/views/event.js';
 import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -26,7 +27,7 @@ async function pay(card: string, other = false): Promise<string> {
 
 const APPROVE = '4242424242424242';
 const DECLINE = '4000000000000002';
-const withoutRequestId = (json: any) => ({ ...json, error: { ...json.error, request_id: undefined } });
+const withoutRequestId = (json: Json) => ({ ...json, error: { ...json.error, request_id: undefined } });
 
 describe('GET /v1/events', () => {
   it("lists the merchant's events newest first in the webhook envelope", async () => {
@@ -40,7 +41,7 @@ describe('GET /v1/events', () => {
     // The answer is exactly what /openapi.json documents.
     expect(listOf(eventObject).strict().safeParse(res.json).success).toBe(true);
     expect(res.json).toMatchObject({ object: 'list', has_more: false });
-    expect(res.json.data.map((e: any) => [e.event, e.data.transID])).toEqual([
+    expect(res.json.data.map((e: Json) => [e.event, e.data.transID])).toEqual([
       ['payment.declined', declined],
       ['payment.authorized', approved],
     ]);
@@ -54,9 +55,9 @@ describe('GET /v1/events', () => {
     const approved = await pay(APPROVE);
     await pay(DECLINE);
     const byType = await get('/v1/events?type=payment.authorized');
-    expect(byType.json.data.map((e: any) => e.event)).toEqual(['payment.authorized']);
+    expect(byType.json.data.map((e: Json) => e.event)).toEqual(['payment.authorized']);
     const byResource = await get(`/v1/events?resource_id=${approved}`);
-    expect(byResource.json.data.map((e: any) => e.data.transID)).toEqual([approved]);
+    expect(byResource.json.data.map((e: Json) => e.data.transID)).toEqual([approved]);
     expect((await get('/v1/events?type=refund.failed')).json.data).toEqual([]);
   });
 
@@ -83,13 +84,13 @@ describe('GET /v1/events', () => {
     let cursor = '';
     for (;;) {
       const page = await get(`/v1/events?limit=2${cursor ? `&starting_after=${cursor}` : ''}`);
-      seen.push(...page.json.data.map((e: any) => e.id));
+      seen.push(...page.json.data.map((e: Json) => e.id));
       if (!page.json.has_more) break;
       cursor = seen[seen.length - 1]!;
     }
     expect(seen).toHaveLength(5);
     expect(new Set(seen).size).toBe(5);
-    expect(seen).toEqual((await get('/v1/events?limit=100')).json.data.map((e: any) => e.id));
+    expect(seen).toEqual((await get('/v1/events?limit=100')).json.data.map((e: Json) => e.id));
   });
 
   it.each([

@@ -134,7 +134,7 @@ describe('refusing another request under the same key', () => {
   it('treats a body that differs only in whitespace as a different request', async () => {
     const raw = JSON.stringify(PAYMENT);
     await sandbox.request('POST', '/v1/payments', raw, { ...keyed('k-3', AUTH), 'content-type': 'application/json' });
-    const res = await sandbox.request('POST', '/v1/payments', raw + ' ', { ...keyed('k-3', AUTH), 'content-type': 'application/json' });
+    const res = await sandbox.request('POST', '/v1/payments', `${raw} `, { ...keyed('k-3', AUTH), 'content-type': 'application/json' });
     expect(res.json.error.code).toBe('idempotency_key_reused');
   });
 });

@@ -14,7 +14,7 @@ beforeEach(() => {
 afterEach(() => sb.close());
 
 /** `levels` objects nested one in another as JSON text: {"a":{"a":...{}}} (JSON.stringify cannot write 5 000 levels). */
-const nestedText = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+const nestedText = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
 /** The same as a value, for depths JSON.stringify can write. */
 const nested = (levels: number) => JSON.parse(nestedText(levels)) as Record<string, unknown>;
 /** A body as JSON text with `deepText` in place of the string "DEEP". */

@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { buildSandbox } from '../../src/server/start-server.js';
 import { silentLogger } from '../../src/runtime/logger.js';
 import { openDatabase } from '../../src/store/open-database.js';
+import type { Json } from '../helpers/json.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -186,9 +187,9 @@ describe('GET /_sandbox/merchants', () => {
     const ids = ['mer_sandbox', 'mer_other', ...made.map((m) => m.id)];
     const first = await sb.get('/_sandbox/merchants?limit=2');
     expect(first.json).toMatchObject({ object: 'list', has_more: true });
-    expect(first.json.data.map((m: any) => m.id)).toEqual(ids.slice(0, 2));
+    expect(first.json.data.map((m: Json) => m.id)).toEqual(ids.slice(0, 2));
     const second = await sb.get(`/_sandbox/merchants?limit=2&starting_after=${ids[1]}`);
-    expect(second.json.data.map((m: any) => m.id)).toEqual(ids.slice(2, 4));
+    expect(second.json.data.map((m: Json) => m.id)).toEqual(ids.slice(2, 4));
     expect(second.json.has_more).toBe(true);
     const last = await sb.get(`/_sandbox/merchants?limit=2&starting_after=${ids[3]}`);
     expect(last.json).toMatchObject({
@@ -210,7 +211,7 @@ describe('GET /_sandbox/merchants', () => {
     const res = await sb.get('/_sandbox/merchants');
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ object: 'list', has_more: false });
-    expect(res.json.data.map((d: any) => [d.id, d.seeded])).toEqual([
+    expect(res.json.data.map((d: Json) => [d.id, d.seeded])).toEqual([
       ['mer_sandbox', true],
       ['mer_other', true],
       [m.id, false],
@@ -245,26 +246,26 @@ describe('isolation of created merchants', () => {
     const payments = new Map<string, string>();
     for (const m of [seeded, a, b]) payments.set(m.id, (await createPayment(sb, { reference: 'order-1' }, bearer(m))).id);
     for (const m of [seeded, a, b]) {
-      const list = (await sb.get('/v1/payments', bearer(m))).json.data.map((p: any) => p.id);
+      const list = (await sb.get('/v1/payments', bearer(m))).json.data.map((p: Json) => p.id);
       expect(list).toEqual([payments.get(m.id)]);
       const events = (await sb.get('/v1/events', bearer(m))).json.data;
       expect(events.length).toBeGreaterThan(0);
       const own = [payments.get(m.id), transactions.get(m.id)];
-      expect(events.filter((e: any) => !own.includes(e.data.payment_id ?? e.data.transID))).toEqual([]);
+      expect(events.filter((e: Json) => !own.includes(e.data.payment_id ?? e.data.transID))).toEqual([]);
       // Another merchant's payment is a 404 for this one.
       const other = [...payments.entries()].find(([id]) => id !== m.id)![1];
       expect((await sb.get(`/v1/payments/${other}`, bearer(m))).status).toBe(404);
     }
     // Each merchant's own deliveries are signed with its own secret.
     for (const m of [a, b]) {
-      const delivery = sb.db.prepare('SELECT * FROM deliveries WHERE merchant_id = ? LIMIT 1').get(m.id) as any;
+      const delivery = sb.db.prepare('SELECT * FROM deliveries WHERE merchant_id = ? LIMIT 1').get(m.id) as Json;
       expect(sb.services.webhookSecrets({ ...delivery, merchantId: delivery.merchant_id, endpointId: delivery.endpoint_id })).toEqual([
         m.webhook_secret,
       ]);
     }
     // Settling one merchant settles only its payments.
     const settled = (await sb.post('/_sandbox/settlements', { merchant: a.id, pay_after: '1d' })).json.data;
-    expect(settled.map((s: any) => [s.merchant_id, s.count])).toEqual([[a.id, 2]]);
+    expect(settled.map((s: Json) => [s.merchant_id, s.count])).toEqual([[a.id, 2]]);
     expect((await sb.get(`/_sandbox/settlements?merchant=${b.id}`)).json.data).toEqual([]);
   });
 
@@ -383,7 +384,7 @@ describe('POST /_sandbox/reset {"merchant"}', () => {
     expect(pending()).toEqual([{ kind: 'chargeback.open', subject: theirs.id }]);
     // Their time comes and goes: only the other merchant's chargeback opens, and nothing of a's comes back.
     advance(sb, 3 * 60_000);
-    expect((await sb.get('/_sandbox/chargebacks')).json.data.map((c: any) => c.payment_id)).toEqual([theirs.id]);
+    expect((await sb.get('/_sandbox/chargebacks')).json.data.map((c: Json) => c.payment_id)).toEqual([theirs.id]);
     expect(sb.store.merchantRows.count(a.id)).toEqual({ merchants: 1, terminals: 1, api_keys: 1 });
   });
 
@@ -426,7 +427,7 @@ describe('DELETE /_sandbox/merchants/{id}', () => {
     const a = await newMerchant();
     const b = await newMerchant();
     for (const m of [a, b]) expect((await sb.post('/_sandbox/faults', { spec: `merchant=${m.id}:latency=1s` })).status).toBe(201);
-    const listed = async () => (await sb.get('/_sandbox/faults')).json.data.map((r: any) => r.merchant);
+    const listed = async () => (await sb.get('/_sandbox/faults')).json.data.map((r: Json) => r.merchant);
     expect((await sb.post('/_sandbox/reset', { merchant: a.id })).status).toBe(200);
     expect(await listed()).toEqual([a.id, b.id]);
     const res = await sb.request('DELETE', `/_sandbox/merchants/${a.id}`);
@@ -523,7 +524,7 @@ describe('full reset, export and import', () => {
     const a = await newMerchant();
     await createPayment(sb, {}, bearer(a));
     expect((await sb.post('/_sandbox/reset')).status).toBe(200);
-    expect((await sb.get('/_sandbox/merchants')).json.data.map((m: any) => m.id)).toEqual(['mer_sandbox', 'mer_other']);
+    expect((await sb.get('/_sandbox/merchants')).json.data.map((m: Json) => m.id)).toEqual(['mer_sandbox', 'mer_other']);
     expect((await sb.get('/v1/payments', bearer(a))).status).toBe(401);
     expect((await sb.get('/v1/payments', AUTH)).status).toBe(200);
   });
@@ -535,7 +536,7 @@ describe('full reset, export and import', () => {
     await sb.post('/_sandbox/reset');
     expect((await sb.post('/_sandbox/import', snapshot)).status).toBe(200);
     expect((await sb.get(`/_sandbox/merchants/${a.id}`)).json).toEqual(a);
-    expect((await sb.get('/v1/payments', bearer(a))).json.data.map((p: any) => p.id)).toEqual([payment.id]);
+    expect((await sb.get('/v1/payments', bearer(a))).json.data.map((p: Json) => p.id)).toEqual([payment.id]);
     // Still a created merchant: deletable.
     expect((await sb.request('DELETE', `/_sandbox/merchants/${a.id}`)).status).toBe(200);
   });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
 import { openApiPath } from '../../src/http/openapi/route.js';
 import { AUTH, createPayment } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -21,7 +22,7 @@ function appRoutes(): string[] {
   return [...new Set(pairs)].sort();
 }
 
-function documentedRoutes(doc: any): string[] {
+function documentedRoutes(doc: Json): string[] {
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
     .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
     .sort();
@@ -70,7 +71,7 @@ describe('GET /openapi.json', () => {
 
   it('documents query filters as parameters and path ids as path parameters', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
-    const names = doc.paths['/v1/events'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
+    const names = doc.paths['/v1/events'].get.parameters.map((p: Json) => `${p.in}:${p.name}`);
     expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:starting_after', 'query:type', 'query:created[gte]']));
     expect(doc.paths['/v1/events/{id}'].get.parameters).toContainEqual({
       name: 'id',
@@ -90,7 +91,7 @@ describe('GET /openapi.json', () => {
     // Strict bodies document parameter_unknown; the S2S body ignores unknown fields, as the gateway does.
     expect(create.responses['400'].description).toContain('parameter_unknown');
     expect(doc.paths['/api/s2s'].post.responses['400'].description).not.toContain('parameter_unknown');
-    expect(create.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
+    expect(create.parameters.map((p: Json) => p.name)).toContain('Idempotency-Key');
     expect(doc.paths['/_sandbox/clock/advance'].post.parameters ?? []).not.toContainEqual(
       expect.objectContaining({ name: 'Idempotency-Key' }),
     );
@@ -106,10 +107,10 @@ describe('GET /openapi.json', () => {
 
   it('declares every path parameter and a success answer on every operation', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       for (const [method, op] of Object.entries(ops)) {
-        const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+        const declared = (op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name);
         expect(declared, `${method} ${path}`).toEqual(names);
         // A 303 is the success answer of the dashboard's form posts (POST, then redirect).
         expect(
@@ -185,9 +186,9 @@ describe('GET /openapi.json', () => {
     expect(schemas.Event.discriminator.propertyName).toBe('event');
     expect(schemas.Event.discriminator.mapping['payment.captured']).toBe('#/components/schemas/PaymentCapturedEvent');
     expect(schemas.PaymentCapturedEvent.properties.event.const).toBe('payment.captured');
-    const limit = doc.paths['/v1/events'].get.parameters.find((p: any) => p.name === 'limit').schema;
+    const limit = doc.paths['/v1/events'].get.parameters.find((p: Json) => p.name === 'limit').schema;
     expect(limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
-    expect(doc.paths['/v1/events'].get.parameters.find((p: any) => p.name === 'created[gte]').schema.type).toBe('integer');
+    expect(doc.paths['/v1/events'].get.parameters.find((p: Json) => p.name === 'created[gte]').schema.type).toBe('integer');
     const metadata = doc.paths['/v1/payments'].post.requestBody.content['application/json'].schema.properties.metadata;
     expect(metadata).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
@@ -203,7 +204,7 @@ describe('GET /openapi.json', () => {
     );
     expect(Object.keys(doc.webhooks['s2s.transaction'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
     // Every operation but the document itself (which takes no input) documents a 4xx.
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const [method, op] of Object.entries(ops)) {
         if (path === '/openapi.json' || path.startsWith('/assets/') || path === '/favicon.ico') continue;
         expect(
@@ -216,7 +217,7 @@ describe('GET /openapi.json', () => {
 
   it('gives every operation a unique operationId', async () => {
     const doc = (await sandbox.request('GET', '/openapi.json')).json;
-    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) =>
+    const ids = Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((ops) =>
       Object.values(ops).map((op) => op.operationId),
     );
     expect(new Set(ids).size).toBe(ids.length);
@@ -228,8 +229,8 @@ describe('GET /openapi.json', () => {
     expect(new Set(declared).size).toBe(declared.length);
     for (const tag of doc.tags) expect(tag.description.length, tag.name).toBeGreaterThan(10);
     const operations = [
-      ...Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops)),
-      ...Object.values(doc.webhooks as Record<string, any>).map((hook) => hook.post),
+      ...Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((ops) => Object.values(ops)),
+      ...Object.values(doc.webhooks as Record<string, Json>).map((hook) => hook.post),
     ];
     const used = new Set(operations.flatMap((op) => op.tags as string[]));
     expect(

@@ -3,6 +3,7 @@
 // authstatus.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -59,7 +60,7 @@ async function submit(authurl: string, fields: Record<string, string>) {
 }
 
 async function status(transID: string) {
-  return (await sandbox.request('GET', `/_sandbox/transactions/${transID}`)).json as Record<string, any>;
+  return (await sandbox.request('GET', `/_sandbox/transactions/${transID}`)).json as Record<string, Json>;
 }
 
 describe('the 200 answer of POST /api/s2s', () => {

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, OTHER, advance, createPayment, deliveryUrls, eventTypes, lastEventData } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sb: TestSandbox;
 beforeEach(() => {
@@ -15,7 +16,7 @@ afterEach(() => sb.close());
 const settle = async (body?: Record<string, unknown>) => {
   const res = await sb.request('POST', '/_sandbox/settlements', body);
   expect(res.status, res.text).toBe(200);
-  return res.json.data as any[];
+  return res.json.data as Json[];
 };
 
 async function s2sPayment(overrides: Record<string, unknown> = {}): Promise<string> {
@@ -80,9 +81,9 @@ describe('sandbox settle', () => {
     });
     expect(eur.id).toMatch(/^st_/);
     // The fixed test clock gives every payment the same time; order within a batch is then by id.
-    expect(eur.payments.map((p: any) => `${p.family} ${p.id}`).sort()).toEqual([`v1 ${a.id}`, `v1 ${b.id}`, `s2s ${transID}`].sort());
-    expect(find('mer_sandbox', 'USD').payments.map((p: any) => p.id)).toEqual([usd.id]);
-    expect(find('mer_other', 'EUR').payments.map((p: any) => p.id)).toEqual([other.id]);
+    expect(eur.payments.map((p: Json) => `${p.family} ${p.id}`).sort()).toEqual([`v1 ${a.id}`, `v1 ${b.id}`, `s2s ${transID}`].sort());
+    expect(find('mer_sandbox', 'USD').payments.map((p: Json) => p.id)).toEqual([usd.id]);
+    expect(find('mer_other', 'EUR').payments.map((p: Json) => p.id)).toEqual([other.id]);
   });
 
   it('deducts refunds that succeeded, and keeps fees on refunded payments', async () => {
@@ -97,7 +98,7 @@ describe('sandbox settle', () => {
     advance(sb, 2_000);
     const [s] = await settle();
     expect(s).toMatchObject({ count: 3, gross: 3000, fees: 3 * 39, refunds: 300 + 1000 + 250, net: 3000 - 117 - 1550 });
-    expect(s.payments.find((p: any) => p.id === fully.id)).toEqual({
+    expect(s.payments.find((p: Json) => p.id === fully.id)).toEqual({
       family: 'v1',
       id: fully.id,
       gross: 1000,
@@ -116,11 +117,11 @@ describe('sandbox settle', () => {
     await s2sPayment({ ccno: '4000000000003220' });
     const captured = await createPayment(sb, { amount: 1234 });
     const [s] = await settle();
-    expect(s.payments.map((p: any) => p.id)).toEqual([captured.id]);
+    expect(s.payments.map((p: Json) => p.id)).toEqual([captured.id]);
     expect(await settle()).toEqual([]);
     // A won chargeback makes the payment captured again, so the next run settles it.
     await sb.request('POST', `/_sandbox/chargebacks/${disputed.id}/win`);
-    expect((await settle()).flatMap((x) => x.payments.map((p: any) => p.id))).toEqual([disputed.id]);
+    expect((await settle()).flatMap((x) => x.payments.map((p: Json) => p.id))).toEqual([disputed.id]);
   });
 
   it('narrows by merchant and currency', async () => {
@@ -190,8 +191,8 @@ describe('sandbox settle', () => {
     sb.clock.advance(1000);
     await createPayment(sb, { amount: 2000 });
     const [second] = await settle();
-    expect((await sb.request('GET', '/_sandbox/settlements')).json.data.map((s: any) => s.id)).toEqual([second.id, first.id]);
-    expect((await sb.request('GET', '/_sandbox/settlements?status=paid')).json.data.map((s: any) => s.id)).toEqual([first.id]);
+    expect((await sb.request('GET', '/_sandbox/settlements')).json.data.map((s: Json) => s.id)).toEqual([second.id, first.id]);
+    expect((await sb.request('GET', '/_sandbox/settlements?status=paid')).json.data.map((s: Json) => s.id)).toEqual([first.id]);
     const one = await sb.request('GET', `/_sandbox/settlements/${second.id}`);
     expect(one.json).toMatchObject({ id: second.id, gross: 2000, payments: [{ gross: 2000 }] });
   });
@@ -281,8 +282,8 @@ describe('clawbacks: refunds and lost chargebacks after a payout', () => {
 
     const [s] = await settle();
     expect(s).toMatchObject({ currency: 'EUR', count: 1, gross: 5000, fees: 95, refunds: 0, adjustments: -100, net: 5000 - 95 - 100 });
-    expect(s.payments.map((p: any) => p.id)).toEqual([fresh.id]);
-    expect(s.clawbacks.map((a: any) => [a.family, a.id, a.amount])).toEqual([['v1', eur.id, -100]]);
+    expect(s.payments.map((p: Json) => p.id)).toEqual([fresh.id]);
+    expect(s.clawbacks.map((a: Json) => [a.family, a.id, a.amount])).toEqual([['v1', eur.id, -100]]);
 
     // Once the S2S refund has succeeded, the next run takes it back.
     advance(sb, 2_000);
@@ -302,7 +303,7 @@ describe('clawbacks: refunds and lost chargebacks after a payout', () => {
     expect(await settle()).toEqual([]);
     await refundV1(payment.id, 100);
     const [second] = await settle();
-    expect(second.clawbacks.map((a: any) => a.amount)).toEqual([-150]);
+    expect(second.clawbacks.map((a: Json) => a.amount)).toEqual([-150]);
   });
 
   it('takes back a chargeback lost after the payout, naming it; an open or won one takes nothing', async () => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fuzzOptions, nastyValue } from '../fuzz/fuzz-kit.js';
 import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { AUTH, createPayment } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 const sandboxes: TestSandbox[] = [];
 afterEach(() => {
@@ -121,30 +122,30 @@ describe('POST /_sandbox/import', () => {
   });
 
   it.each([
-    ['a wrong format', (s: any) => ({ ...s, format: 'something.else' }), 'format', /"paysandbox\.snapshot"/],
-    ['a wrong version', (s: any) => ({ ...s, version: 9 }), 'version', /1, the snapshot layout/],
-    ['a newer schema', (s: any) => ({ ...s, schema_version: 999 }), 'schema_version', /newer sandbox/],
+    ['a wrong format', (s: Json) => ({ ...s, format: 'something.else' }), 'format', /"paysandbox\.snapshot"/],
+    ['a wrong version', (s: Json) => ({ ...s, version: 9 }), 'version', /1, the snapshot layout/],
+    ['a newer schema', (s: Json) => ({ ...s, schema_version: 999 }), 'schema_version', /newer sandbox/],
     [
       'an unknown table',
-      (s: any) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }),
+      (s: Json) => ({ ...s, tables: { ...s.tables, ledgers: { columns: ['id'], rows: [] } } }),
       'tables.ledgers',
       /table "ledgers"/,
     ],
     [
       'an unknown column',
-      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }),
+      (s: Json) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, columns: ['id', 'name', 'colour'] } } }),
       'tables.merchants.columns',
       /no column "colour"/,
     ],
     [
       'a short row',
-      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }),
+      (s: Json) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x']] } } }),
       'tables.merchants.rows.0',
       /1 values for 5 columns/,
     ],
     [
       'an object in a cell',
-      (s: any) => ({
+      (s: Json) => ({
         ...s,
         tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [['mer_x', { a: 1 }, 'whsec_12345678', 'api', 'EUR']] } },
       }),
@@ -153,20 +154,25 @@ describe('POST /_sandbox/import', () => {
     ],
     [
       'a broken reference',
-      (s: any) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }),
+      (s: Json) => ({ ...s, tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [] } } }),
       'tables',
       /does not fit the database/,
     ],
     [
       'a duplicate key',
-      (s: any) => ({
+      (s: Json) => ({
         ...s,
         tables: { ...s.tables, merchants: { ...s.tables.merchants, rows: [...s.tables.merchants.rows, s.tables.merchants.rows[0]] } },
       }),
       'tables',
       /UNIQUE/,
     ],
-    ['no tables', (s: any) => ({ format: s.format, version: s.version, schema_version: s.schema_version }), 'tables', /tables is required/],
+    [
+      'no tables',
+      (s: Json) => ({ format: s.format, version: s.version, schema_version: s.schema_version }),
+      'tables',
+      /tables is required/,
+    ],
   ])('refuses %s with a 400 naming the field, and changes nothing', async (_what, spoil, param, message) => {
     const sandbox = open();
     const ids = await someState(sandbox);

@@ -94,6 +94,17 @@ describe('trigger set: validated by the API', () => {
     expect(none.json.error).toMatchObject({ param: 'set.amount', message: 'settlement.created takes no fields; remove amount from set' });
   });
 
+  it.each([
+    ['amout', 'did you mean amount? the payment takes amount, currency'],
+    ['metdata.order_id', 'did you mean metadata.order_id? the payment takes'],
+    ['metadata', 'did you mean metadata.<key>? the payment takes'],
+  ])('a mistyped field (%s) is a 400 that says which field was meant', async (path, hint) => {
+    const res = await trigger({ type: 'payment.captured', set: { [path]: 1500 } });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'parameter_unknown', param: `set.${path}` });
+    expect(res.json.error.message).toContain(`${path} is not a field trigger sets for payment.captured; ${hint}`);
+  });
+
   it('set must be an object of fields', async () => {
     const res = await trigger({ type: 'payment.captured', set: 'amount=1500' });
     expect(res.status).toBe(400);

@@ -1,10 +1,11 @@
 // /v1/webhook_endpoints: CRUD, validation errors naming their field, the secret shown only on
 // create and rotate, isolation between merchants, and the fan-out of published events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { webhookEndpointView as webhookEndpointObject, webhookEndpointWithSecretView } from '../../src/views/webhook-endpoint.js';
 import { listOf } from '../../src/views/list.js';
 import { AUTH, OTHER } from '../helpers/payments-api.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 beforeEach(() => {
@@ -30,7 +31,7 @@ async function createEndpoint(body: Record<string, unknown> = {}, headers = AUTH
 }
 
 /** An error body without its request id, to compare two answers. */
-const withoutRequestId = (json: any) => ({ ...json, error: { ...json.error, request_id: undefined } });
+const withoutRequestId = (json: Json) => ({ ...json, error: { ...json.error, request_id: undefined } });
 
 describe('POST /v1/webhook_endpoints', () => {
   it('creates an enabled endpoint and shows its whsec_ secret', async () => {
@@ -182,9 +183,9 @@ describe('GET /v1/webhook_endpoints', () => {
     const first = await api('GET', '/v1/webhook_endpoints?limit=2');
     expect(first.json).toMatchObject({ object: 'list', has_more: true });
     expect(listOf(webhookEndpointObject).strict().safeParse(first.json).success).toBe(true);
-    expect(first.json.data.map((e: any) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(first.json.data.map((e: Json) => e.id)).toEqual([ids[2], ids[1]]);
     const second = await api('GET', `/v1/webhook_endpoints?limit=2&starting_after=${ids[1]}`);
-    expect(second.json.data.map((e: any) => e.id)).toEqual([ids[0]]);
+    expect(second.json.data.map((e: Json) => e.id)).toEqual([ids[0]]);
     expect(second.json.has_more).toBe(false);
   });
 
@@ -252,7 +253,7 @@ describe('isolation: another merchant sees nothing', () => {
   it("lists only the caller's endpoints and refuses another merchant's id as a cursor like an unknown one", async () => {
     const mine = await createEndpoint();
     const theirs = await createEndpoint({}, OTHER);
-    expect((await api('GET', '/v1/webhook_endpoints', undefined, OTHER)).json.data.map((e: any) => e.id)).toEqual([theirs.id]);
+    expect((await api('GET', '/v1/webhook_endpoints', undefined, OTHER)).json.data.map((e: Json) => e.id)).toEqual([theirs.id]);
     // Another merchant's endpoint as a cursor is a 404 worded exactly like an unknown id.
     const cursor = await api('GET', `/v1/webhook_endpoints?starting_after=${mine.id}`, undefined, OTHER);
     const unknown = await api('GET', '/v1/webhook_endpoints?starting_after=we_unknown', undefined, OTHER);

@@ -6,7 +6,7 @@
 // localCa() says why, for the banner.
 import { execFile, execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';

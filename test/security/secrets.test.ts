@@ -60,7 +60,7 @@ describe('every secret comparison uses safeEqual and refuses wrong secrets of an
 
   it('bearer API keys', async () => {
     sb = createTestSandbox();
-    const sameLength = CREDS.apiKey.slice(0, -1) + 'Y';
+    const sameLength = `${CREDS.apiKey.slice(0, -1)}Y`;
     for (const key of [sameLength, 'sk_test_x', `${CREDS.apiKey}0`]) {
       const res = await sb.request('GET', '/v1/payments', undefined, { authorization: `Bearer ${key}` });
       expect(res.status, key).toBe(401);

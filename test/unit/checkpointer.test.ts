@@ -1,7 +1,7 @@
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { it } from 'vitest';
 import { openDatabase } from '../../src/store/open-database.js';
 import { startCheckpointer } from '../../src/store/checkpointer.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { checkAnswer, conformance, type Answer } from '../helpers/conformance.js';
 import { AUTH, createPayment } from '../helpers/payments-api.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import type { Json } from '../helpers/json.js';
 
 let sandbox: TestSandbox;
 let answer: Answer;
@@ -22,7 +23,7 @@ beforeEach(async () => {
 });
 afterEach(() => sandbox.close());
 
-const withBody = (change: (body: any) => void): Answer => {
+const withBody = (change: (body: Json) => void): Answer => {
   const body = JSON.parse(answer.text);
   change(body);
   return { ...answer, text: JSON.stringify(body) };

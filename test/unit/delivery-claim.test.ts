@@ -6,6 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { DeliveryQueues } from '../../src/webhooks/delivery/queues.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
+import { capturedPaymentData } from '../helpers/event-data.js';
 
 let sb: TestSandbox;
 afterEach(() => sb?.close());
@@ -20,7 +21,7 @@ function queue(urls: string[]): void {
       sb.services.events.publish({
         merchantId: 'mer_sandbox',
         resourceId: `pay_${i}`,
-        event: { type: 'payment.captured', data: { payment_id: `pay_${i}` } },
+        event: { type: 'payment.captured', data: capturedPaymentData(`pay_${i}`) },
         webhook: { format: 'envelope', url },
       });
   });

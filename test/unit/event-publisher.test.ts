@@ -6,6 +6,7 @@ import type { Activity } from '../../src/runtime/activity.js';
 import type { Change } from '../../src/services/event-publisher.js';
 import { eventEnvelope, formEncode } from '../../src/views/webhook-body.js';
 import { createTestSandbox, CREDS, type TestSandbox } from '../helpers/test-sandbox.js';
+import { approvedTransactionFields, capturedPaymentData } from '../helpers/event-data.js';
 
 const MERCHANT = 'mer_sandbox';
 let sb: TestSandbox;
@@ -34,7 +35,7 @@ it('records the event and queues the JSON envelope to the request URL and to eac
   const event = publish({
     merchantId: MERCHANT,
     resourceId: 'pay_1',
-    event: { type: 'payment.captured', data: { payment_id: 'pay_1', amount: 1000 } },
+    event: { type: 'payment.captured', data: capturedPaymentData('pay_1') },
     webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' },
   })!;
 
@@ -43,7 +44,7 @@ it('records the event and queues the JSON envelope to the request URL and to eac
     merchantId: MERCHANT,
     type: 'payment.captured',
     resourceId: 'pay_1',
-    data: { payment_id: 'pay_1', amount: 1000 },
+    data: capturedPaymentData('pay_1'),
     createdAt: sb.clock.now(),
   });
   const body = eventEnvelope(event);
@@ -57,7 +58,7 @@ it('records the event and queues the JSON envelope to the request URL and to eac
 it('sends an S2S change to its webhook_url as the spec §6.1 form, or as data=<cipher> under the terminal keys, and to endpoints as the envelope', () => {
   sandbox();
   sb.services.webhookEndpoints.create(MERCHANT, { url: 'http://127.0.0.1:9/all', events: ['*'] });
-  const fields = { transID: '1001', order_status: '25', status: 'Test Approved', response: 'Transaction approved (test mode)' };
+  const fields = approvedTransactionFields('1001');
   const change = (encryption: 'aes256' | 'none'): Change => ({
     merchantId: MERCHANT,
     resourceId: '1001',
@@ -81,7 +82,7 @@ it('emits the status entry, then event.created, only once the transaction has co
   const event = publish({
     merchantId: MERCHANT,
     resourceId: 'pay_1',
-    event: { type: 'payment.authorized', data: {} },
+    event: { type: 'payment.authorized', data: capturedPaymentData('pay_1') },
     status: { kind: 'payment.updated', data: { payment_id: 'pay_1', status: 'authorized' } },
   })!;
   expect(seen).toEqual([]);
@@ -115,7 +116,7 @@ it('writes nothing when the caller’s transaction rolls back', () => {
       id = sb.services.events.publish({
         merchantId: MERCHANT,
         resourceId: 'pay_1',
-        event: { type: 'payment.captured', data: {} },
+        event: { type: 'payment.captured', data: capturedPaymentData('pay_1') },
         webhook: { format: 'envelope', url: 'http://127.0.0.1:9/request' },
       })!.id;
       throw new Error('the change failed');
@@ -127,7 +128,11 @@ it('writes nothing when the caller’s transaction rolls back', () => {
 
 it('resends a recorded event as one manual delivery', () => {
   sandbox();
-  const event = publish({ merchantId: MERCHANT, resourceId: 'pay_1', event: { type: 'payment.captured', data: {} } })!;
+  const event = publish({
+    merchantId: MERCHANT,
+    resourceId: 'pay_1',
+    event: { type: 'payment.captured', data: capturedPaymentData('pay_1') },
+  })!;
   expect(deliveriesOf(event.id)).toEqual([]);
   const id = sb.store.tx(() =>
     sb.services.events.resend(event, {

@@ -88,7 +88,7 @@ describe('s2s-cipher', () => {
   });
 
   it('builds encrypted_data as the ciphertext followed by the public key unchanged', () => {
-    expect(buildEncryptedData(PLAIN_1, KEYS)).toBe(DOUBLE_1 + 'pk_test_1001');
+    expect(buildEncryptedData(PLAIN_1, KEYS)).toBe(`${DOUBLE_1}pk_test_1001`);
   });
 
   it.skipIf(!hasOpenssl)('decrypts what the openssl CLI encrypts at test time (double base64)', () => {
@@ -123,7 +123,7 @@ describe('s2s-cipher', () => {
 
   it('fails when no terminal was found for encrypted_data, or its key does not end it', () => {
     for (const key of [undefined, 'pk_test_1002']) {
-      const message = failure(() => splitEncryptedData(DOUBLE_1 + 'pk_test_1001', key));
+      const message = failure(() => splitEncryptedData(`${DOUBLE_1}pk_test_1001`, key));
       expect(message).toContain('does not end with a known terminal public_key');
       expect(message).toContain("append the terminal's public_key unchanged");
     }

@@ -110,7 +110,7 @@ describe('verifySignature', () => {
     ['a rotation header, new secret', `sha256=${SANDBOX_HEX},sha256=${OLD_SECRET_HEX}`, 'whsec_test_sandbox', BODY, true],
     ['a rotation header, old secret', `sha256=${SANDBOX_HEX}, sha256=${OLD_SECRET_HEX}`, 'whsec_old', BODY, true],
     ['the wrong secret', header, 'whsec_test_other', BODY, false],
-    ['a changed body', header, 'whsec_test_sandbox', BODY + ' ', false],
+    ['a changed body', header, 'whsec_test_sandbox', `${BODY} `, false],
     ['upper-case hex', `sha256=${SANDBOX_HEX.toUpperCase()}`, 'whsec_test_sandbox', BODY, false],
     ['no sha256= prefix', SANDBOX_HEX, 'whsec_test_sandbox', BODY, false],
     ['a truncated signature', header.slice(0, -1), 'whsec_test_sandbox', BODY, false],

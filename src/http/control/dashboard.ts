@@ -202,7 +202,7 @@ function formRoutes(app: Hono<AppEnv>, deps: AppDeps, csrf: string) {
     const form = validate(dashboardAuthenticateForm, raw);
     const challenge = services.auth.forSubject(form.subject, form.id);
     const what = form.subject === 'transaction' ? 'transaction' : 'payment';
-    if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]!);
+    if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]);
     // An iDEAL payment waits at the bank page rather than behind a challenge: decide it as the bank would.
     else if (
       form.subject !== 'payment' ||

@@ -3,7 +3,7 @@
 // all of /_sandbox by middleware/control-guard.ts.
 import { Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import { ControlLoginPage } from '../../pages/control-login.js';
 import { safeEqual } from '../../signatures/signing.js';
 import { parseDuration } from '../../domain/duration.js';
@@ -66,9 +66,11 @@ export function controlRoutes(deps: AppDeps) {
   app.post('/transactions/:transID/authenticate', async (c) => {
     const { outcome } = validate(authenticateSchema, await readJson(c));
     const id = c.req.param('transID');
-    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome]!, 'transID');
-    const payment = subjectType === 'transaction' ? undefined : services.payments.byId(id)!;
-    const after = payment ? toPaymentView(payment, services.payments.nextActionUrl(payment)) : toS2SStatusView(services.s2s.byTransId(id)!);
+    const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome], 'transID');
+    const payment = subjectType === 'transaction' ? undefined : present(services.payments.byId(id), `payment ${id}`);
+    const after = payment
+      ? toPaymentView(payment, services.payments.nextActionUrl(payment))
+      : toS2SStatusView(present(services.s2s.byTransId(id), `transaction ${id}`));
     deps.wake();
     return c.json({ ...after, authentication: challenge.state, redirect_url: services.auth.returnUrl(challenge) });
   });
@@ -77,7 +79,7 @@ export function controlRoutes(deps: AppDeps) {
 
   app.post('/clock/advance', async (c) => {
     const { duration } = validate(advanceSchema, await readJson(c));
-    const now = services.clock.advance(parseDuration(duration)!);
+    const now = services.clock.advance(present(parseDuration(duration), 'duration (the request schema checked it)'));
     const jobs = services.jobs.runDue();
     deps.wake();
     return c.json({ ...toClockView(now, services.clock.offset()), jobs_run: jobs });

@@ -11,6 +11,7 @@ import { ChallengePage, MessagePage, ResultPage } from '../../pages/authenticate
 import { authenticatePageForm } from '../../contracts/authentication.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { FORM_PAGES, LINK_PAGES, pageRoute } from '../openapi/pages.js';
+import { present } from '../../errors.js';
 
 /** The authentication page routes. */
 export function authenticatePages(deps: AppDeps) {
@@ -93,7 +94,7 @@ function answerOtp(c: Context, deps: AppDeps, challenge: Challenge, typed: strin
     return c.html(<ChallengePage challenge={challenge} now={clock.now()} notice="Enter the one-time code: 4 to 8 digits." />, 400);
   const result = auth.submitOtp(challenge.token, otp);
   if (result.done) return c.redirect(auth.returnUrl(result.challenge), 303);
-  const fresh = auth.find(challenge.token)!;
+  const fresh = present(auth.find(challenge.token), `challenge ${challenge.token}`);
   return c.html(
     <ChallengePage
       challenge={fresh}

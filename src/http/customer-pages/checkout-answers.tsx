@@ -10,6 +10,7 @@ import type { FormState } from '../../pages/checkout/parts.js';
 import { CheckoutPage, LinkGonePage, attemptNotice, type Notice } from '../../pages/checkout/screens.js';
 import { MessagePage } from '../../pages/authenticate/page.js';
 import { urlWithQuery } from '../../domain/http-url.js';
+import { present } from '../../errors.js';
 
 /** The merchant's return_url with the session id and the status the customer left with; the session's own page if it is no URL. */
 export function merchantReturnUrl(session: CheckoutSession, status: string): string {
@@ -21,7 +22,8 @@ export type CheckoutAnswers = ReturnType<typeof checkoutAnswers>;
 /** The pages the checkout routes answer with, bound to the services. */
 export function checkoutAnswers(deps: AppDeps) {
   const { checkoutPayments, credentials } = deps.services;
-  const merchantName = (session: CheckoutSession) => credentials.merchant(session.merchantId)!.name;
+  const merchantName = (session: CheckoutSession) =>
+    present(credentials.merchant(session.merchantId), `merchant ${session.merchantId}`).name;
 
   const unknown = (c: Context) =>
     c.html(
@@ -57,7 +59,7 @@ export function checkoutAnswers(deps: AppDeps) {
   const methodFor = (session: CheckoutSession, asked: string | undefined): CheckoutMethod => {
     if (asked && session.methods.includes(asked as CheckoutMethod)) return asked as CheckoutMethod;
     const last = checkoutPayments.lastAttempt(session)?.method;
-    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0]!;
+    return last && session.methods.includes(last as CheckoutMethod) ? (last as CheckoutMethod) : session.methods[0];
   };
 
   return { merchantName, unknown, gone, page, methodFor };

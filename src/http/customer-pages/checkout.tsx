@@ -5,7 +5,7 @@
 // (pages/checkout/screens.tsx, pages/checkout/parts.tsx).
 import { Hono } from 'hono';
 import { IDEAL_OUTCOMES, ibanProblem, normaliseIban, type IdealOutcome } from '../../domain/local-methods.js';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { cardSchema, type CardInput } from '../../contracts/v1-tokens.js';
 import type { FormState } from '../../pages/checkout/parts.js';
@@ -27,17 +27,17 @@ function parseCardForm(form: Record<string, string>): { card?: CardInput; holder
   const values = { number: form.number ?? '', expiry: form.expiry ?? '', name: form.name ?? '' };
   const errors: Record<string, string> = {};
   const number = cardSchema.shape.number.safeParse(values.number);
-  if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number! : 'Enter your card number.';
+  if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number : 'Enter your card number.';
   const expiry = /^(\d{1,2})\/?(\d{2})$/.exec(values.expiry.replace(/\s+/g, ''));
   const month = expiry ? Number(expiry[1]) : NaN;
-  if (!expiry || month < 1 || month > 12) errors.expiry = CARD_MESSAGES.expiry!;
+  if (!expiry || month < 1 || month > 12) errors.expiry = CARD_MESSAGES.expiry;
   const cvc = (form.cvc ?? '').trim();
-  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = CARD_MESSAGES.cvc!;
+  if (!/^\d{3,4}$/.test(cvc)) errors.cvc = CARD_MESSAGES.cvc;
   const holder = values.name.trim();
-  if (!holder || holder.length > 100) errors.name = CARD_MESSAGES.name!;
+  if (!holder || holder.length > 100) errors.name = CARD_MESSAGES.name;
   const state = { errors, values };
-  if (Object.keys(errors).length > 0 || !number.success) return { holder, state };
-  return { card: { number: number.data, exp_month: month, exp_year: 2000 + Number(expiry![2]), cvc }, holder, state };
+  if (Object.keys(errors).length > 0 || !number.success || !expiry) return { holder, state };
+  return { card: { number: number.data, exp_month: month, exp_year: 2000 + Number(expiry[2]), cvc }, holder, state };
 }
 
 /** The checkout page routes, registered in this order: the page and card, then iDEAL, then SEPA. */
@@ -81,7 +81,8 @@ function cardRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers) 
       throw err;
     }
     if (result.next === 'authenticate') return c.redirect(result.url, 303);
-    if (result.next === 'complete') return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);
+    if (result.next === 'complete')
+      return c.redirect(merchantReturnUrl(present(checkout.byToken(session.token), `checkout session ${session.token}`), 'complete'), 303);
     // Declined: back to the form (a GET), which shows the decline and lets the customer try again.
     return c.redirect(`/pay/${session.token}?method=card`, 303);
   });
@@ -135,7 +136,7 @@ function idealRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers)
       return page(c, session, 'ideal', 400, { notice: { kind: 'error', text: 'Choose one of the listed payment statuses.' } });
     if (!checkoutPayments.openIdealPayment(session)) return c.redirect(`/pay/${session.token}?method=ideal`, 303);
     checkoutPayments.decideIdeal(session, outcome);
-    const after = checkout.byToken(session.token)!;
+    const after = present(checkout.byToken(session.token), `checkout session ${session.token}`);
     if (after.status === 'complete') return c.redirect(merchantReturnUrl(after, 'complete'), 303);
     // Open: the customer goes back to the shop while the payment stays open at the bank.
     if (outcome === 'open') return c.redirect(merchantReturnUrl(after, 'open'), 303);
@@ -163,7 +164,7 @@ function sepaRoutes(app: Hono<AppEnv>, deps: AppDeps, answers: CheckoutAnswers) 
       });
     }
     checkoutPayments.paySepa(session, iban, holder);
-    return c.redirect(merchantReturnUrl(checkout.byToken(session.token)!, 'complete'), 303);
+    return c.redirect(merchantReturnUrl(present(checkout.byToken(session.token), `checkout session ${session.token}`), 'complete'), 303);
   });
 }
 

@@ -11,7 +11,7 @@ import { createMiddleware } from 'hono/factory';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { FAULT_HEADER, faultLabel, parseFaultHeader, type ApiFault } from '../../domain/api-faults.js';
 import { parseDuration } from '../../domain/duration.js';
-import { SandboxError, type ErrorCode } from '../../errors.js';
+import { SandboxError, type ErrorCode, present } from '../../errors.js';
 import { authenticatedMerchant } from './request-merchant.js';
 import { bodyText } from '../validation.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
@@ -106,7 +106,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     });
 
     const latency = chosen.faults.find((f) => f.kind === 'latency');
-    if (latency) await hold(c, parseDuration(latency.value!)!);
+    if (latency) await hold(c, present(parseDuration(latency.value ?? ''), "the latency fault's duration"));
     const ending = chosen.faults.find((f) => f.kind !== 'latency');
     if (!ending) return next();
     if (ending.kind === 'status') {
@@ -115,7 +115,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
       const advice = retry ? `retry after ${FAULT_RETRY_AFTER_S} s${same}` : `retry the request${same}`;
       const source = chosen.origin === 'header' ? `the ${FAULT_HEADER} header` : `fault rule ${chosen.origin}`;
       throw new SandboxError(
-        STATUS_CODES[ending.value!]!,
+        STATUS_CODES[present(ending.value, "the status fault's code")],
         `${source} asked for status=${ending.value}: an injected fault, nothing was changed; ${advice}`,
         undefined,
         retry,

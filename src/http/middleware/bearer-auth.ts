@@ -25,7 +25,7 @@ export function bearerAuth(services: Services): MiddlewareHandler<AppEnv> {
       );
     }
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
-    if (!match || !KEY_FORMAT.test(match[1]!)) {
+    if (!match || !KEY_FORMAT.test(match[1])) {
       throw new SandboxError(
         'authentication_required',
         'the Authorization header must be "Bearer " followed by an API key such as sk_test_sandbox',
@@ -33,7 +33,7 @@ export function bearerAuth(services: Services): MiddlewareHandler<AppEnv> {
         CHALLENGE,
       );
     }
-    const key = match[1]!;
+    const key = match[1];
     if (key.startsWith('sk_live_')) {
       throw new SandboxError(
         'live_key_rejected',

@@ -34,7 +34,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A Host value split into its lower-cased name ("[::1]" keeps its brackets) and port (when given). */
 function splitHost(host: string): { name: string; port: string | undefined } {
   const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host.trim().toLowerCase());
-  return match ? { name: match[1]!, port: match[2] } : { name: host.toLowerCase(), port: undefined };
+  return match ? { name: match[1], port: match[2] } : { name: host.toLowerCase(), port: undefined };
 }
 
 /** True for names that always mean this machine: localhost (and *.localhost, which browsers resolve to loopback themselves), 127.0.0.0/8 and [::1]. */
@@ -97,7 +97,7 @@ function bodiless(c: Context): boolean {
 
 /** (d): a JSON route's write carries application/json, or no body and no Content-Type at all. */
 function requireJsonOrNothing(c: Context): void {
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'application/json' || (type === '' && bodiless(c))) return;
   throw new SandboxError(
     'unsupported_content_type',

@@ -8,6 +8,7 @@ import { TAB_STATUSES } from '../../services/dashboard/queries.js';
 import { DASHBOARD_TABS, type DashboardTab } from '../../domain/vocabularies.js';
 import { when } from './cells.js';
 import { DOCTYPE, DocumentHead } from '../layout.js';
+import { present } from '../../errors.js';
 
 /** The filters of the list being shown, as the query string carries them. */
 export interface ListView {
@@ -56,8 +57,14 @@ export function listHref(view: ListView, base = '/_sandbox/'): string {
   return `${base}?${params.toString()}`;
 }
 
-const statusLabel = (tab: DashboardTab, value: string) =>
-  tab === 'transactions' ? `${value} ${Object.values(ORDER_STATUS).find((s) => String(s.code) === value)!.text}` : value;
+const statusLabel = (tab: DashboardTab, value: string) => {
+  if (tab !== 'transactions') return value;
+  const status = present(
+    Object.values(ORDER_STATUS).find((s) => String(s.code) === value),
+    `order status ${value}`,
+  );
+  return `${value} ${status.text}`;
+};
 
 /** The document shell of every dashboard page. */
 export function DashboardShell(props: { title: string; now: number; children: Child }) {

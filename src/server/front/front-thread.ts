@@ -26,8 +26,8 @@ let prevalidate: ((method: string, url: string, headers: FrontRequest['headers']
 /** Requests handed over and not yet answered, by id. */
 const open = new Map<number, { req: IncomingMessage; res: ServerResponse; streaming: boolean }>();
 let nextId = 1;
-let outbox: FrontRequest[] = [];
-let gone: number[] = [];
+const outbox: FrontRequest[] = [];
+const gone: number[] = [];
 let flushQueued = false;
 
 function post(message: FromFront): void {
@@ -85,7 +85,7 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   req.on('end', () => {
     if (done) return;
     done = true;
-    handOver(id, req, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    handOver(id, req, chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size));
   });
   // A client that stops sending midway: its socket closes (requestTimeout) and res 'close' reports it gone.
   req.on('error', () => {});

@@ -152,13 +152,22 @@ export class DashboardQueries {
     const spec = SPECS[tab];
     const where: string[] = [];
     const args: Record<string, unknown> = { now: this.deps.clock.now(), limit: filter.limit + 1 };
-    if (filter.merchant !== undefined) where.push(`${spec.merchant} = @merchant`), (args.merchant = filter.merchant);
+    if (filter.merchant !== undefined) {
+      where.push(`${spec.merchant} = @merchant`);
+      args.merchant = filter.merchant;
+    }
     if (filter.status !== undefined && spec.status) {
       where.push(`${spec.status} = @status`);
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;
     }
-    if (filter.type !== undefined && spec.type) where.push(`${spec.type} = @type`), (args.type = filter.type);
-    if (filter.q !== undefined) where.push(`(${spec.search.join(' OR ')})`), (args.q = filter.q);
+    if (filter.type !== undefined && spec.type) {
+      where.push(`${spec.type} = @type`);
+      args.type = filter.type;
+    }
+    if (filter.q !== undefined) {
+      where.push(`(${spec.search.join(' OR ')})`);
+      args.q = filter.q;
+    }
     if (filter.startingAfter !== undefined) {
       const createdAt = this.statement(`SELECT ${spec.created} FROM ${spec.from} WHERE ${spec.id} = ?`).pluck().get(filter.startingAfter) as
         | number
@@ -173,7 +182,7 @@ export class DashboardQueries {
       where.push(`(${spec.created} < @afterAt OR (${spec.created} = @afterAt AND ${spec.id} < @afterId))`);
       Object.assign(args, { afterAt: createdAt, afterId: filter.startingAfter });
     }
-    const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+    const sql = `SELECT ${spec.select} FROM ${spec.from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY ${spec.created} DESC, ${spec.id} DESC LIMIT @limit`;
     const rows = this.statement(sql).all(args) as Array<TabRows[T]>;
     const more = rows.length > filter.limit;

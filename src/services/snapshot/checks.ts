@@ -1,7 +1,7 @@
 // The checks an imported snapshot passes (POST /_sandbox/import, services/snapshot/snapshot.ts): each is a
 // 400 that names the table, row and column, so a bad snapshot changes nothing and never becomes
 // rows that make later reads fail.
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present, errorMessage } from '../../errors.js';
 import { cellTypeProblem, type ColumnRule, type StateTables, type TableDump } from '../../store/state-tables.js';
 import { publicKeyClashText, PUBLIC_KEY_RULE } from '../../domain/public-keys.js';
 import { PAYMENT_STATES } from '../../domain/payment-state.js';
@@ -95,7 +95,7 @@ export function checkTypes(table: string, dump: { columns: string[]; rows: unkno
     );
   }
   const byName = new Map(rules.map((rule) => [rule.name, rule]));
-  const columns = dump.columns.map((name) => byName.get(name)!);
+  const columns = dump.columns.map((name) => present(byName.get(name), `column ${name} (checked above)`));
   dump.rows.forEach((row, index) => {
     columns.forEach((rule, i) => {
       const problem = cellTypeProblem(rule, row[i]);
@@ -124,7 +124,7 @@ export function checkImported(store: Store, state: StateTables, table: string, d
   // Stored values (after SQLite's type conversions); a WITHOUT ROWID table is checked as sent.
   const stored = rowids.length ? state.storedRows(table, dump.columns) : null;
   dump.rows.forEach((sent, index) => {
-    const row = stored ? (stored.get(rowids[index]!) ?? sent) : sent;
+    const row = stored ? (stored.get(rowids[index]) ?? sent) : sent;
     dump.columns.forEach((column, i) => {
       const problem = cellProblem(table, column, row[i]);
       if (problem) refuse(index, column, problem);
@@ -138,7 +138,7 @@ export function checkImported(store: Store, state: StateTables, table: string, d
     try {
       reader.read(store, String(row[keyAt]));
     } catch (err) {
-      refuse(index, null, `it cannot be read back (${(err as Error).message})`);
+      refuse(index, null, `it cannot be read back (${errorMessage(err)})`);
     }
   });
 }

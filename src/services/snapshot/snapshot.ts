@@ -2,7 +2,7 @@
 // document; import() replaces all state with one in a single transaction; reset() empties every
 // table but the credentials, drops the merchants made on demand and reseeds; replaceMerchant()
 // does the same for one merchant's rows. Tables come from the schema, so new ones are included.
-import { SandboxError } from '../../errors.js';
+import { SandboxError, errorMessage } from '../../errors.js';
 import { validate } from '../../contracts/validate.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema } from '../../contracts/state.js';
 import { readFixtures } from '../../store/fixtures.js';
@@ -86,7 +86,7 @@ export class Snapshot {
       if (bad >= 0)
         throw new SandboxError(
           'parameter_invalid',
-          `row ${bad} of table ${table} has ${dump.rows[bad]!.length} values for ${dump.columns.length} columns; give one value per column`,
+          `row ${bad} of table ${table} has ${dump.rows[bad].length} values for ${dump.columns.length} columns; give one value per column`,
           `tables.${table}.rows.${bad}`,
         );
       checkTypes(table, dump, this.state.columnRules(table));
@@ -107,7 +107,7 @@ export class Snapshot {
       if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
         throw new SandboxError(
           'parameter_invalid',
-          `the snapshot does not fit the database (${(err as Error).message}); export it again with sandbox export`,
+          `the snapshot does not fit the database (${errorMessage(err)}); export it again with sandbox export`,
           'tables',
         );
       }

@@ -5,6 +5,7 @@ import { checkoutSessionSchema } from '../../contracts/v1-checkout.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import { type SetFields, withFields } from './chosen-fields.js';
 import { type Driven, TRIGGER_DEFAULTS, type TriggerKit } from './types.js';
+import { present } from '../../errors.js';
 
 /** A new checkout session, paid by card (checkout.session.completed) or expired. */
 export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, completed: boolean, fields: SetFields): Driven {
@@ -23,7 +24,7 @@ export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, comple
   }
   const year = new Date(kit.deps.clock.now()).getUTCFullYear() + 5;
   kit.s.checkoutPayments.payCard(session, { number: '4242424242424242', exp_month: 12, exp_year: year, cvc: '123' }, 'Jane Doe');
-  const after = kit.deps.store.checkoutSessions.get(session.id)!;
+  const after = present(kit.deps.store.checkoutSessions.get(session.id), `checkout session ${session.id}`);
   return {
     resourceId: session.id,
     related: { checkout_session_id: session.id, ...(after.paymentId ? { payment_id: after.paymentId } : {}) },

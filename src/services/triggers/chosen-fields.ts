@@ -3,6 +3,7 @@
 // on the payment given), and turns the dotted paths into the nested body the API's request takes.
 // The values themselves are judged by the API's own schema where the object is made; its 400 then
 // names the field as the trigger's request has it (set.amount).
+import { closestNames } from '../../domain/closest-names.js';
 import type { EventType } from '../../domain/event-types.js';
 import { fieldListed, SETTABLE_FIELDS, TRIGGER_FIELDS } from '../../domain/trigger-fields.js';
 import { SandboxError } from '../../errors.js';
@@ -21,7 +22,7 @@ export function chosenFields(type: EventType, set: Record<string, unknown>, onEx
     if (!fieldListed(fields, path)) {
       throw new SandboxError(
         'parameter_unknown',
-        `${path} is not a field trigger sets for ${type}; the ${rule.object} takes ${fields.join(', ')} (see sandbox trigger --help)`,
+        `${path} is not a field trigger sets for ${type};${meant(fields, path)} the ${rule.object} takes ${fields.join(', ')} (see sandbox trigger --help)`,
         param,
       );
     }
@@ -35,6 +36,20 @@ export function chosenFields(type: EventType, set: Record<string, unknown>, onEx
     put(nested, path.split('.'), value);
   }
   return nested;
+}
+
+/**
+ * " did you mean amount?" for a mistyped field (`amout`), or "" when none is close. The first
+ * segment is held against the fields' names (`metdata.order_id` means `metadata.order_id`).
+ */
+function meant(fields: readonly string[], path: string): string {
+  const [head = '', ...rest] = path.split('.');
+  const names = fields.map((field) => (field.endsWith('.*') ? field.slice(0, -2) : field));
+  const closest = closestNames(head, names, 2).map((name) => {
+    const nested = fields.includes(`${name}.*`);
+    return nested && rest.length ? [name, ...rest].join('.') : nested ? `${name}.<key>` : name;
+  });
+  return closest.length ? ` did you mean ${closest.join(' or ')}?` : '';
 }
 
 /**

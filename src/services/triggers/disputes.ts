@@ -4,7 +4,7 @@ import { openChargebackSchema } from '../../contracts/chargebacks.js';
 import { validate } from '../../contracts/validate.js';
 import type { EventType } from '../../domain/event-types.js';
 import type { PaymentFamily } from '../../domain/vocabularies.js';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import { SETTLEABLE_CODES, SETTLEABLE_STATES } from '../settlements.js';
 import { newTriggerPayment } from './payments.js';
@@ -96,6 +96,6 @@ export function settlementEvent(kit: TriggerKit, type: EventType, merchant: Merc
     currency: merchant.currency,
   };
   kit.s.settlements.settle({ merchantId: target.merchantId, currency: target.currency, payAfterMs: paid ? 0 : undefined });
-  const settlement = kit.s.settlements.settlementOf(target.family, target.id)!;
+  const settlement = present(kit.s.settlements.settlementOf(target.family, target.id), `the settlement of ${target.id}`);
   return { resourceId: settlement.id, related: related(settlement.id, target.id, target.family) };
 }

@@ -5,7 +5,7 @@ import { validate } from '../../contracts/validate.js';
 import { capturePaymentSchema, createPaymentSchema } from '../../contracts/v1-payments.js';
 import { createRefundSchema } from '../../contracts/v1-refunds.js';
 import type { EventType } from '../../domain/event-types.js';
-import { SandboxError } from '../../errors.js';
+import { SandboxError, present } from '../../errors.js';
 import type { Merchant } from '../../store/credentials-repo.js';
 import type { Payment } from '../../store/payments-repo.js';
 import type { Verdict } from '../authentication.js';
@@ -129,7 +129,7 @@ export function newTriggerPayment(
 /** Completes a payment's open 3-D Secure challenge with a verdict; 409 when it has none open. */
 function finishChallenge(kit: TriggerKit, payment: Payment, verdict: Verdict, type: EventType): Payment {
   const challenge = payment.status === 'requires_action' ? kit.s.auth.forSubject('payment', payment.id) : undefined;
-  if (!challenge || challenge.state !== 'open') {
+  if (challenge?.state !== 'open') {
     throw new SandboxError(
       'invalid_state',
       `payment ${payment.id} is ${payment.status}; ${type} needs a payment that is requires_action (waiting on 3-D Secure)`,
@@ -137,5 +137,5 @@ function finishChallenge(kit: TriggerKit, payment: Payment, verdict: Verdict, ty
     );
   }
   kit.s.auth.complete(challenge.token, verdict);
-  return kit.deps.store.payments.get(payment.id)!;
+  return present(kit.deps.store.payments.get(payment.id), `payment ${payment.id}`);
 }

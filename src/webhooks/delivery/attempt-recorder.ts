@@ -79,7 +79,7 @@ export class AttemptRecorder {
       for (const { id, until } of holds) store.deliveries.reschedule(id, until);
       return outcomes.map((outcome) => this.write(outcome));
     });
-    for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]!);
+    for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]);
   }
 
   private write({ delivery, attempt, startedAt, shaped, result, copies }: AttemptOutcome): Decided {
@@ -94,7 +94,7 @@ export class AttemptRecorder {
     // the overdue retries run back to back until one falls due after the sandbox clock. The time
     // the attempt itself took (a 5 s timeout) is added, so on-time attempts keep their spacing.
     const due = Math.min(delivery.nextAttemptAt ?? startedAt, startedAt);
-    const nextAttemptAt = status === 'pending' ? due + retryIn! + Math.max(0, now - startedAt) : null;
+    const nextAttemptAt = retryIn === undefined ? null : due + retryIn + Math.max(0, now - startedAt);
     const lastError = succeeded ? null : shaped.treatAsFailure ? `${shaped.fault}: the 2xx was ignored` : result.errorMessage;
     store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
     store.deliveries.finish({ id: delivery.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.status, lastError, now });

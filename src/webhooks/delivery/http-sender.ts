@@ -6,6 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { present } from '../../errors.js';
 import { TLS_SUITES } from '../../tls/cipher-suites.js';
 
 /** The outcome of one POST: a status, or an error kind a merchant can act on. */
@@ -177,7 +178,7 @@ function send(
     let size = 0;
     // The status and headers decide the attempt; of the body only the first 16 KiB is kept, so an
     // answer with a huge or endless body is graded as soon as that much (or all of it) is in.
-    const answered = () => done(graded(answer!, Buffer.concat(chunks).toString('utf8')));
+    const answered = () => done(graded(present(answer, 'the answer'), Buffer.concat(chunks).toString('utf8')));
     const timer = setTimeout(() => {
       // A status that came in time stands, even while its body is still arriving.
       if (answer) answered();

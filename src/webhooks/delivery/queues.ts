@@ -10,6 +10,7 @@
 // never answer took every slot for 5 s at a time); more attempts at once go only to receivers that
 // answer in time, within the worker's cap. A receiver whose last attempt timed out, failed on the
 // network or took over SLOW_MS counts as slow: one attempt at a time, SLOW_CAP of them in all.
+import { present } from '../../errors.js';
 import { DUE_START, type DueCursor, type DueRow } from '../../store/delivery-claim.js';
 import type { Delivery } from '../../store/deliveries-repo.js';
 import { receiverOf } from './in-flight.js';
@@ -127,7 +128,8 @@ export class DeliveryQueues {
     this.lastNow = now;
     let ready = 0;
     for (const receiver of this.receivers.values()) {
-      if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver) this.readBack(receiver, now);
+      if (receiver.spill && receiver.queue.length < QUEUE_LOW && receiver.inFlight < this.perReceiver)
+        this.readBack(receiver, receiver.spill, now);
       ready += Math.min(receiver.queue.length, Math.max(0, this.perReceiver - receiver.inFlight));
     }
     if (!readNew) return { more: false, exhausted: false };
@@ -225,7 +227,7 @@ export class DeliveryQueues {
 
   /** Takes the head of a receiver's queue and counts it in flight. */
   private start(receiver: Receiver, slow: boolean): Delivery {
-    const delivery = receiver.queue.shift()!;
+    const delivery = present(receiver.queue.shift(), 'the head of a queue the caller saw non-empty');
     receiver.inFlight++;
     this.pools.set(delivery.id, slow);
     if (slow) this.slowInFlight++;
@@ -261,8 +263,8 @@ export class DeliveryQueues {
   }
 
   /** Reads a spilled receiver's own rows back, from where it spilled up to the cursor. */
-  private readBack(receiver: Receiver, now: number): void {
-    let from = receiver.spill!;
+  private readBack(receiver: Receiver, spill: DueCursor, now: number): void {
+    let from = spill;
     while (receiver.queue.length < QUEUE_CAP) {
       const rows = this.reader.dueAfter(from, now, READ_BATCH, this.cursor);
       for (const row of rows) {

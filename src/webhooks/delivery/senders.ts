@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { CODE_DIR } from '../../code-dir.js';
 import type { Logger } from '../../runtime/logger.js';
 import { SendLoop, type SendJob, type SendResult, type SendSettings } from './send-loop.js';
+import { errorMessage } from '../../errors.js';
 
 /** Sends jobs; results come back through the callback it was made with. */
 export interface Sender {
@@ -145,7 +146,7 @@ export function createSender(
   try {
     return new ThreadSender(settings, onResults, logger);
   } catch (err) {
-    logger.error(`webhook sender thread could not start (${(err as Error).message}); webhooks are sent from the main thread`);
+    logger.error(`webhook sender thread could not start (${errorMessage(err)}); webhooks are sent from the main thread`);
     return new LocalSender(settings, onResults);
   }
 }

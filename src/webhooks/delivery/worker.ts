@@ -23,6 +23,7 @@ import { AttemptBatch, type Attempt } from './attempt-batch.js';
 import type { SendJob, SendResult } from './send-loop.js';
 import { createSender, defaultSenderPlace, type Sender, type SenderPlace } from './senders.js';
 import { signedRequest, type SigningResolver } from '../webhook-request.js';
+import { errorMessage } from '../../errors.js';
 
 /** What the worker is built from. */
 export interface DeliveryWorkerOptions {
@@ -224,7 +225,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
       if (exhausted) this.maybeDue = false;
       return more;
     } catch (err) {
-      this.storageFaults.error('load', `webhook worker could not read the due deliveries: ${(err as Error).message}; retrying`);
+      this.storageFaults.error('load', `webhook worker could not read the due deliveries: ${errorMessage(err)}; retrying`);
       this.claimFailed = true;
       return false;
     }
@@ -261,7 +262,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
       this.failuresInRow = 0;
     } catch (err) {
       // A busy database must not take the server down: the timer retries in a moment.
-      this.storageFaults.error('claim', `webhook worker could not claim deliveries: ${(err as Error).message}; retrying`);
+      this.storageFaults.error('claim', `webhook worker could not claim deliveries: ${errorMessage(err)}; retrying`);
       this.claimFailed = true;
       for (const delivery of taken.reverse()) this.queues.putBack(delivery);
       return;
@@ -340,7 +341,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
     for (const { delivery, attempt, leaseUntil } of entries) {
       this.storageFaults.error(
         'record',
-        `webhook worker could not record attempt ${attempt} of delivery ${delivery.id}: ${(err as Error).message}; it is sent again when its lease ends`,
+        `webhook worker could not record attempt ${attempt} of delivery ${delivery.id}: ${errorMessage(err)}; it is sent again when its lease ends`,
       );
       this.afterLease.push({ at: leaseUntil, due: delivery.nextAttemptAt ?? 0 });
     }
@@ -366,7 +367,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
         next = this.options.store.deliveries.nextDueAt(now);
       } catch (err) {
         // This runs from a timer or an immediate, where a throw would end the process: look again soon.
-        this.storageFaults.error('read', `webhook worker could not read the next due delivery: ${(err as Error).message}; retrying`);
+        this.storageFaults.error('read', `webhook worker could not read the next due delivery: ${errorMessage(err)}; retrying`);
         this.claimFailed = true;
       }
     }

@@ -82,7 +82,7 @@ export async function startShop(config: ShopConfig) {
       }
       send(res, 404, { error: 'not found' });
     } catch (err) {
-      send(res, 500, { error: (err as Error).message });
+      send(res, 500, { error: err instanceof Error ? err.message : String(err) });
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
