@@ -112,9 +112,23 @@ function handOver(id: number, req: IncomingMessage, body: Buffer | null): void {
     secure: settings.tls !== null,
     text,
     bytes,
-    validated: text === null || prevalidate === undefined ? null : prevalidate(req.method ?? 'GET', req.url ?? '/', req.headers, text),
+    validated: text === null ? null : validatedOn(req, text),
   });
   queueFlush();
+}
+
+/**
+ * The body's input when prevalidate() accepts it. A throw there (a bug) would end this thread and
+ * cut every connection it holds: the body goes over unvalidated instead, and the main thread's
+ * route validates it and answers as it always does.
+ */
+function validatedOn(req: IncomingMessage, text: string): FrontRequest['validated'] {
+  if (prevalidate === undefined) return null;
+  try {
+    return prevalidate(req.method ?? 'GET', req.url ?? '/', req.headers, text);
+  } catch {
+    return null;
+  }
 }
 
 function write(res: ServerResponse, chunk: string | Uint8Array | null): boolean {
