@@ -277,6 +277,7 @@ export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: 
   const spawn = (threadSettings: FrontSettings, started: (address: FrontAddress) => void, failed: (err: Error) => void) => {
     const worker = new Worker(THREAD_ENTRY, { workerData: threadSettings, execArgv: [] });
     let failure: Error | undefined;
+    let listened = false;
     worker.on('message', (message: FromFront) => {
       switch (message.kind) {
         case 'requests':
@@ -292,6 +293,7 @@ export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: 
           responses.get(message.id)?.setFull(false);
           break;
         case 'listening':
+          listened = true;
           started(message.address);
           break;
         case 'listen-error':
@@ -307,7 +309,8 @@ export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: 
     worker.on('exit', (code) => {
       if (worker !== thread) return;
       if (stopping) return closed?.();
-      if (failure instanceof FrontListenError) return failed(failure);
+      // One that never listened (it could not, or its code did not load) is no running thread to start again.
+      if (failure instanceof FrontListenError || !listened) return failed(failure ?? new Error(`exit code ${code}`));
       died(failure?.message ?? `exit code ${code}`);
     });
     return worker;
