@@ -103,7 +103,7 @@ it('kill -9 with requests in the front thread and webhooks in flight: every ackn
   const received = () => new Set(receiver.received.map((r) => String(r.headers['x-sandbox-event-id'])));
   await waitFor(() => events().every((id) => received().has(id)) || undefined, 'every owed webhook', 40_000);
   await sandbox.kill();
-});
+}, 120_000);
 
 it('a front thread that dies is started again on the same port, logged, and its requests in flight are cut', async () => {
   const { sandbox, errors } = await startBuilt('dies');
