@@ -84,10 +84,6 @@ export class GroupCommit {
 
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
   run<T>(fn: () => T): T {
-    // A batch SQLite rolled back whole stays open, failed, until its commit turn: a unit now would
-    // start another batch, and a request whose unit was in the failed one, asking committed() after
-    // this, would be told its write is durable. So units fail with it until then.
-    if (this.batch?.failure !== undefined) throw this.batch.failure;
     if (!this.batch && !this.db.inTransaction) {
       const busy = this.tryBegin();
       if (busy !== undefined) throw busy;
@@ -103,9 +99,11 @@ export class GroupCommit {
       // What a repository remembered during the unit may be undone with it.
       this.forget();
       // Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not just
-      // this unit's savepoint: the batch's other units are gone too, so its commit must fail, and
-      // every committed() asked until then waits for it (the batch stays this.batch).
-      if (batch && this.batch === batch && !this.db.inTransaction) batch.failure = err;
+      // this unit's savepoint: the batch's other units are gone too, so its commit must fail.
+      if (batch && this.batch === batch && !this.db.inTransaction) {
+        batch.failure = err;
+        this.batch = undefined;
+      }
       throw err;
     }
   }

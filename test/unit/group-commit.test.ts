@@ -87,28 +87,6 @@ it('a batch SQLite rolled back whole (as a full disk can) fails every waiter, an
   expect(committedCount()).toBe(1);
 });
 
-it('a batch rolled back whole fails the committed() its units ask after the failure too, and units until its commit turn', async () => {
-  const { db, batch, committedCount } = setup();
-  // Two requests of one turn: the first wrote, the second meets the full disk; the first asks
-  // committed() only then (its answer's middleware runs after its handler).
-  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
-  const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-  expect(() =>
-    batch.run(() => {
-      db.exec('ROLLBACK');
-      throw full;
-    }),
-  ).toThrow(full);
-  const askedAfter = batch.committed();
-  // A third request of the same turn is refused, not put in a batch of its own.
-  expect(() => batch.run(() => db.prepare('INSERT INTO t VALUES (3)').run())).toThrow(full);
-  await expect(askedAfter).rejects.toBe(full);
-  expect(committedCount()).toBe(0);
-  batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
-  await batch.committed();
-  expect(committedCount()).toBe(1);
-});
-
 it('a batch that only took the write lock holds no write; its first unit makes it written', async () => {
   const { db, batch } = setup();
   await batch.ready();
