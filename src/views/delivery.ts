@@ -3,6 +3,8 @@
 import * as z from 'zod';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import { DELIVERY_STATUSES } from '../domain/vocabularies.js';
+import type { SignatureDiagnosis } from '../signatures/findings.js';
+import { signatureDiagnosisView, toSignatureDiagnosisView } from './signature-diagnosis.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
 /** How much of a response body an attempt shows (the log keeps 16 KiB). */
@@ -41,6 +43,11 @@ export const attemptView = z.object({
   error_kind: z.string().nullable().describe('refused, timeout, tls, dns, reset, redirect, http_status, invalid_url or injected'),
   error: z.string().nullable(),
   fault: z.string().nullable().describe('the injected fault that shaped the attempt'),
+  signature_refusal: signatureDiagnosisView
+    .nullable()
+    .describe(
+      'when the handler answered 400, 401 or 403 (most often a failed signature check): the signature diagnosis of the request as sent, judged at the time of the attempt; null for any other answer',
+    ),
 });
 
 /** The attempt's TS type. */
@@ -85,8 +92,8 @@ export function toDeliveryView(d: Delivery): DeliveryView {
   };
 }
 
-/** One attempt as the delivery detail shows it. */
-export function toAttemptView(a: DeliveryAttempt): AttemptView {
+/** One attempt as the delivery detail shows it, with the diagnosis of a refused one (Signatures.refusal). */
+export function toAttemptView(a: DeliveryAttempt, refusal?: SignatureDiagnosis): AttemptView {
   return {
     attempt: a.attempt,
     at: iso(a.startedAt),
@@ -96,16 +103,18 @@ export function toAttemptView(a: DeliveryAttempt): AttemptView {
     error_kind: a.errorKind,
     error: a.errorMessage,
     fault: a.fault,
+    signature_refusal: refusal ? toSignatureDiagnosisView(refusal) : null,
   };
 }
 
-/** A delivery with `request` (what it sends or sent) and its attempts. */
+/** A delivery with `request` (what it sends or sent) and its attempts; `refusalOf` diagnoses a refused attempt. */
 export function toDeliveryDetailView(
   d: Delivery,
   request: z.infer<typeof deliveryRequestView>,
   attempts: DeliveryAttempt[],
+  refusalOf: (attempt: DeliveryAttempt) => SignatureDiagnosis | undefined = () => undefined,
 ): DeliveryDetailView {
-  return { ...toDeliveryView(d), content_type: d.contentType, request, attempt_log: attempts.map(toAttemptView) };
+  return { ...toDeliveryView(d), content_type: d.contentType, request, attempt_log: attempts.map((a) => toAttemptView(a, refusalOf(a))) };
 }
 
 /** POST /_sandbox/deliveries/retry-failed: how many failed deliveries were requeued, and which. */

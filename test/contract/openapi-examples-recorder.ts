@@ -247,6 +247,13 @@ async function control(r: Recorder, paymentId: string) {
     to: 'http://127.0.0.1:3000/webhooks-staging',
   });
   await r.json('POST', '/_sandbox/deliveries/retry-failed', '/_sandbox/deliveries/retry-failed', { since: '1h' });
+  // An agent's client asking the MCP server why a signature fails, as the route above answers it.
+  await r.json('POST', '/_sandbox/mcp', '/_sandbox/mcp', {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'diagnose_signature', arguments: { headers: delivery.request.headers, body: delivery.request.body.trim() } },
+  });
   const events = await r.json('GET', '/_sandbox/events', '/_sandbox/events?limit=2');
   await r.json('GET', '/_sandbox/events/{id}', `/_sandbox/events/${events.data[0].id}`);
   await r.json('POST', '/_sandbox/events/{id}/replay', `/_sandbox/events/${events.data[0].id}/replay`, {

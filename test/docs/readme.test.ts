@@ -58,6 +58,7 @@ const PAGES = [
   'scenarios',
   'snapshots',
   'github-action',
+  'mcp',
   'example-merchant',
   'dashboard',
   'https',

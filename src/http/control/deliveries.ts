@@ -31,7 +31,8 @@ export function controlDeliveryRoutes(deps: AppDeps) {
 
   app.get('/deliveries/:id', (c) => {
     const { delivery, request, attempts } = deliveries.get(c.req.param('id'));
-    return c.json(toDeliveryDetailView(delivery, request, attempts));
+    // A 400, 401 or 403 is most often a signature check: say what the sandbox finds in what it sent (as the dashboard does).
+    return c.json(toDeliveryDetailView(delivery, request, attempts, (a) => deps.services.signatures.refusal(a)));
   });
 
   app.post('/deliveries/:id/replay', async (c) => {
@@ -74,7 +75,7 @@ export const deliveriesOpenApi: OpenApiRoute[] = [
   controlRoute(
     'get',
     '/deliveries/:id',
-    'One delivery with every attempt (request and response headers and bodies, latency, error kind)',
+    'One delivery with every attempt (request and response headers and bodies, latency, error kind, and the signature diagnosis of an attempt the handler refused)',
     'the delivery and its attempts',
     { responseSchema: deliveryDetailView },
   ),
