@@ -11,6 +11,7 @@ import { benchDurability } from './durability.js';
 import { benchLocked } from './locked.js';
 import { benchJournal } from './journal.js';
 import { benchRecurring } from './recurring.js';
+import { benchOneAtATime } from './one-at-a-time.js';
 import { closeAgent } from './lib/http.js';
 import { cleanupTemp, killAll } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
@@ -29,6 +30,7 @@ const settings = quick ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } } :
 const SECTIONS = [
   ['throughput', benchThroughput],
   ['peer', benchPeer],
+  ['one at a time', benchOneAtATime],
   ['webhook latency', benchWebhookLatency],
   ['webhook deliveries', benchDeliveries],
   ['start-up', benchStartup],

@@ -50,6 +50,11 @@ export class WebhookFaults implements AttemptShaper {
     this.releases.clear();
   }
 
+  /** True when no webhook rule matches the delivery (at once when there are no rules at all). */
+  quiet(delivery: Delivery): boolean {
+    return this.source.rules().length === 0 || this.rulesFor(delivery).size === 0;
+  }
+
   /** Applies the rules that match the delivery to this attempt. */
   shape(delivery: Delivery, attempt: number, request: OutgoingWebhook, resign: Resigner): ShapedAttempt {
     const active = this.rulesFor(delivery);

@@ -10,6 +10,7 @@ import { listOf, listView } from '../views/list.js';
 import { paymentView, toPaymentView } from '../views/payment.js';
 import { readJson, readOptionalJson, validateQuery } from './validation.js';
 import { validate } from '../contracts/validate.js';
+import { validatedInput } from './prevalidation.js';
 
 /** The payment object of every answer; next_action is the 3-D Secure page while it waits. */
 const paymentObject = (payments: Payments, payment: Payment) => toPaymentView(payment, payments.nextActionUrl(payment));
@@ -82,8 +83,7 @@ export function paymentRoutes(deps: AppDeps) {
   const { payments } = deps.services;
 
   app.post('/v1/payments', async (c) => {
-    const body = await readJson(c);
-    const input = validate(createPaymentSchema, body);
+    const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? validate(createPaymentSchema, await readJson(c));
     const created = payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined));
     return c.json(paymentObject(payments, created.answer));
   });

@@ -7,6 +7,7 @@ import { clientIp } from './middleware/client-ip.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
 import { readJson } from './validation.js';
+import { validatedInput } from './prevalidation.js';
 import { validate } from '../contracts/validate.js';
 import { s2sPaymentView, s2sStatusView, toS2SPaymentView, toS2SStatusView, type S2SPaymentView } from '../views/s2s.js';
 import type { OpenApiRoute } from './openapi/route.js';
@@ -27,8 +28,7 @@ export function s2sRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.post('/api/s2s', async (c) => {
-    const body = await readJson(c);
-    const input = validate(s2sPaymentSchema, body);
+    const input = validatedInput(c, 'POST /api/s2s', s2sPaymentSchema) ?? validate(s2sPaymentSchema, await readJson(c));
     const terminal = authenticateTerminal(services, input.terNO, input.public_key);
     const created = services.s2s.create(input, terminal, {
       billIp: clientIp(c),

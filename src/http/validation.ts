@@ -5,6 +5,7 @@ import type * as z from 'zod';
 import { SandboxError, errorMessage } from '../errors.js';
 import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';
+import { frontBody } from './prevalidation.js';
 
 function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -20,6 +21,9 @@ const decoded = new WeakMap<Request, string>();
 export async function bodyText(c: Context): Promise<string> {
   const known = decoded.get(c.req.raw);
   if (known !== undefined) return known;
+  // Decoded already on the front thread (a body that is not UTF-8 comes as bytes, read below).
+  const front = frontBody(c)?.text;
+  if (front !== undefined && front !== null) return checkedText(c, front);
   let bytes: ArrayBuffer;
   try {
     bytes = await c.req.arrayBuffer();
@@ -35,6 +39,11 @@ export async function bodyText(c: Context): Promise<string> {
   } catch {
     throw new SandboxError('invalid_encoding', `the body is not valid UTF-8 (${bytes.byteLength} bytes); send it encoded as UTF-8`);
   }
+  return checkedText(c, text);
+}
+
+/** Refuses lone surrogates in a JSON body's text, and remembers the text for the request. */
+function checkedText(c: Context, text: string): string {
   if (ESCAPED_SURROGATE.test(text) && mediaType(c) === 'application/json') refuseLoneSurrogates(text);
   decoded.set(c.req.raw, text);
   return text;

@@ -41,6 +41,7 @@ import { scriptTokenSchema } from '../contracts/token-outcomes.js';
 import { advanceSchema } from '../contracts/clock.js';
 import { advanceView } from '../http/control/routes.js';
 import type { ClockAdvanceView } from '../views/clock.js';
+import { warmUp } from '../http/warm-up.js';
 
 /** Options of startSandbox: the flags of `sandbox start`, camelCased (port, db, retry, fixtures, scenario...). */
 export type StartSandboxOptions = ConfigFlags;
@@ -261,10 +262,14 @@ async function advanceClock(services: Services, wake: () => void, duration: stri
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<SandboxHandle> {
   refuseUnknownOptions(options);
   // Never the environment: a test's sandbox must not change with the shell that runs it.
-  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}));
+  // HTTP on the main thread: a suite's requests come one at a time, where a front thread adds two
+  // hand-offs to each and its start to startSandbox() (docs/decisions.md).
+  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}), { front: false });
   let credentials: SandboxCredentials;
   try {
     credentials = credentialsOf(server);
+    // A suite's first request should not pay for compiling the request path.
+    await warmUp(server.app);
   } catch (err) {
     await server.close();
     throw err;

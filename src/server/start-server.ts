@@ -25,6 +25,8 @@ import { lockDatabase } from './db-lock.js';
 import { StartError, errorMessage } from '../errors.js';
 import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 import { TLS_SUITES } from '../tls/cipher-suites.js';
+import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
+import { FrontListenError, frontThreadAvailable, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -39,6 +41,8 @@ export interface RunningServer {
   services: Services;
   worker: DeliveryWorker;
   app: SandboxApp;
+  /** The HTTP front thread, when HTTP runs on one (server/front/); undefined when it runs on the main thread. */
+  front: FrontServer | undefined;
   /** Stops accepting, lets in-flight deliveries finish (or releases their leases), closes the db. */
   close(): Promise<void>;
 }
@@ -117,16 +121,21 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
   return { db, store, clock, logger, activity, publicUrl, services, worker, app, appDeps };
 }
 
+/** What a listen that failed with `code` tells the user. */
+function listenError(code: string | undefined, message: string, port: number, host: string): StartError {
+  if (code === 'EADDRINUSE')
+    return new StartError(`port ${port} on ${host} is already in use; stop the other process or pass --port 0 for any free port`);
+  if (code === 'EACCES') return new StartError(`no permission to listen on ${host}:${port}; use a port above 1024`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new StartError(`cannot listen on host ${host}: not an address of this machine`);
+  return new StartError(`cannot listen on ${host}:${port}: ${message}`);
+}
+
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (err.code === 'EADDRINUSE')
-        reject(new StartError(`port ${port} on ${host} is already in use; stop the other process or pass --port 0 for any free port`));
-      else if (err.code === 'EACCES') reject(new StartError(`no permission to listen on ${host}:${port}; use a port above 1024`));
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
-        reject(new StartError(`cannot listen on host ${host}: not an address of this machine`));
-      else reject(new StartError(`cannot listen on ${host}:${port}: ${err.message}`));
+      reject(listenError(err.code, err.message, port, host));
     };
     const onListening = () => {
       server.off('error', onError);
@@ -174,7 +183,10 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
  */
 export async function startServer(
   config: Config,
-  options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight' | 'senderEntry'> = {},
+  options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight' | 'senderEntry'> & {
+    /** HTTP on a front thread (the default when its compiled entry is there), or on the main thread. */
+    front?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   // Before the database is opened: a refused start must not migrate or seed under the running one.
   const lock = await lockDatabase(config.dbPath);
@@ -187,22 +199,22 @@ export async function startServer(
     await lock?.release();
     throw err;
   }
-  const server = newServer(built.app, config, tls);
-  let address: AddressInfo;
+  let listening: Listening;
   try {
-    address = await listen(server, config.port, config.host);
+    listening = await listenOn(built, config, tls, options.front ?? frontThreadAvailable());
   } catch (err) {
     built.db.close();
     await lock?.release();
     throw err;
   }
+  const { address } = listening;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   built.publicUrl.base = config.publicUrl ?? url;
   if (lock) lock.url = url;
   built.worker.start();
   built.services.jobs.start();
-  const close = closer(built, server, startCheckpointer(built.db), lock);
+  const close = closer(built, listening, startCheckpointer(built.db), lock);
   return {
     url,
     config,
@@ -213,14 +225,67 @@ export async function startServer(
     services: built.services,
     worker: built.worker,
     app: built.app,
+    front: listening.front,
     close,
+  };
+}
+
+/** Where a sandbox listens: its address, and how it stops (requests in flight finish; streams get `graceMs`). */
+interface Listening {
+  address: AddressInfo | FrontAddress;
+  close(graceMs: number): Promise<void>;
+  front?: FrontServer;
+}
+
+/**
+ * Listens on --host/--port: on a front thread, which parses HTTP and hands the main thread each
+ * request (server/front/), or with node:http on the main thread.
+ */
+async function listenOn(
+  built: ReturnType<typeof buildSandbox>,
+  config: Config,
+  tls: ServingTls | undefined,
+  front: boolean,
+): Promise<Listening> {
+  if (front) {
+    try {
+      const front = await startFrontServer(
+        {
+          host: config.host,
+          port: config.port,
+          headersTimeoutMs: config.headersTimeoutMs,
+          requestTimeoutMs: config.requestTimeoutMs,
+          keepAliveTimeoutMs: 5_000,
+          bodyLimitBytes: config.bodyLimitBytes,
+          largeBodies: [{ path: '/_sandbox/import', limitBytes: SNAPSHOT_LIMIT_BYTES }],
+          tls: tls ? { cert: tls.cert, key: tls.key } : null,
+        },
+        built.app.fetch,
+        built.logger,
+      );
+      return { address: front.address, close: (graceMs) => front.close(graceMs), front };
+    } catch (err) {
+      if (err instanceof FrontListenError) throw listenError(err.code, err.message, config.port, config.host);
+      throw err;
+    }
+  }
+  const server = newServer(built.app, config, tls);
+  const address = await listen(server, config.port, config.host);
+  return {
+    address,
+    close: (graceMs) =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), graceMs).unref();
+      }),
   };
 }
 
 /** close() of a running sandbox: undoes the start in the reverse order, once however often it is called. */
 function closer(
   built: ReturnType<typeof buildSandbox>,
-  server: Server,
+  listening: Listening,
   checkpointer: ReturnType<typeof startCheckpointer>,
   lock: Awaited<ReturnType<typeof lockDatabase>>,
 ): () => Promise<void> {
@@ -231,12 +296,8 @@ function closer(
       // timeout) and are recorded, while the server drains its requests in parallel.
       built.services.jobs.stop();
       const draining = built.worker.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Streams (SSE) and stuck clients get 2 s to finish, then are cut.
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      });
+      // Streams (SSE) and stuck clients get 2 s to finish, then are cut.
+      await listening.close(2000);
       await draining;
       // The requests answered in this last turn join the final batch (the journal queues a turn's rows).
       built.services.journal.flush();

@@ -191,6 +191,9 @@ export class CheckoutPayments {
     const sessionId = payment.metadata[SESSION_METADATA_KEY];
     if (!sessionId || payment.status !== 'authorized') return;
     const session = this.deps.store.checkoutSessions.get(sessionId);
-    if (session?.status === 'open') this.sessions.complete(session, payment.id);
+    if (session?.status !== 'open') return;
+    // Completing the session reads the payment from the store: a payment being created is written first.
+    this.payments.written(payment.id);
+    this.sessions.complete(session, payment.id);
   }
 }

@@ -43,8 +43,11 @@ export const LAPSED = 'authorization_expired';
 
 /** The /v1/ payment use cases. */
 export class Payments implements ChallengeSubject {
-  /** A new payment whose row its first move writes (create); undefined otherwise. */
-  private unwritten: string | undefined;
+  /**
+   * A new payment being created, its row not written yet: its moves change it in memory, and its
+   * row is written once, as it ends up (or earlier, when a listener is about to read it: written()).
+   */
+  private unwritten: Payment | undefined;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -120,7 +123,6 @@ export class Payments implements ChallengeSubject {
   }
 
   private createWith(merchant: Merchant, input: CreatePaymentInput, card: ResolvedCard, chosen: ScriptedOutcome): PaymentCreated {
-    const { store } = this.deps;
     // The customer authenticated at the customer-initiated payment: a merchant-initiated one is never challenged.
     const script = input.initiator === 'merchant' ? { ...chosen, challenge: false } : chosen;
     if (script.challenge && !input.return_url) {
@@ -156,16 +158,12 @@ export class Payments implements ChallengeSubject {
     };
     const payment = newPayment(start, this.deps.clock.now());
     this.trace?.chargeIs(payment.id);
-    if (script.challenge) {
-      store.payments.insert(payment);
-      return this.requireAction(merchant, payment, card);
-    }
-    // Its first move writes the row as moved: one INSERT instead of an INSERT and an UPDATE.
-    this.unwritten = payment.id;
+    // Inside the caller's store.tx. Its moves (to requires_action, or authorize then capture) change it
+    // in memory; the row is written once, as it ends up: one INSERT where there were an INSERT and an UPDATE per move.
+    this.unwritten = payment;
     try {
-      const created = this.authorise(payment);
-      // The card that never answers makes no move: its row is written as created.
-      if (created.payment === payment) store.payments.insert(payment);
+      const created = script.challenge ? this.requireAction(merchant, payment, card) : this.authorise(payment);
+      this.written(payment.id);
       return created;
     } finally {
       this.unwritten = undefined;
@@ -255,7 +253,7 @@ export class Payments implements ChallengeSubject {
     // Every decline carries the advice a merchant's retry logic reads.
     const adviceCode = changes.declineCode ? (DECLINE_ADVICE[changes.declineCode as DeclineCode] ?? null) : payment.adviceCode;
     const updated: Payment = { ...payment, ...changes, adviceCode, status, updatedAt: now };
-    if (this.unwritten === updated.id) this.writeNew(updated);
+    if (this.unwritten?.id === updated.id) this.unwritten = updated;
     else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;
     // A move whose event another object carries (a refund, a chargeback) still shows on the stream.
@@ -282,8 +280,13 @@ export class Payments implements ChallengeSubject {
     this.move(payment, 'lapse', { failureMessage: `${LAPSED}: it was not captured within ${lifetime} of its authorization` });
   }
 
-  /** Writes the row of a new payment at its first move (see create). */
-  private writeNew(payment: Payment): void {
+  /**
+   * Writes the row of the payment being created now, as it stands, when create() has not yet
+   * (a listener of its status about to read it from the store); its later moves update it. Inside store.tx.
+   */
+  written(id: string): void {
+    const payment = this.unwritten;
+    if (payment?.id !== id) return;
     this.unwritten = undefined;
     this.deps.store.payments.insert(payment);
   }

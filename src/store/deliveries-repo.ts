@@ -73,19 +73,11 @@ function fromRow(row: Row | undefined): Delivery | undefined {
   return row ? { ...row, manual: row.manual === 1 } : undefined;
 }
 
-/** A delivery as the outbox queues it. */
-export interface NewDelivery {
-  id: string;
-  eventId: string;
-  merchantId: string;
-  url: string;
-  endpointId: string | null;
-  contentType: string;
-  body: string;
-  manual: boolean;
-  nextAttemptAt: number;
-  createdAt: number;
-}
+/** A delivery as the outbox queues it: due at nextAttemptAt, or already leased to the worker (leaseUntil). */
+export type NewDelivery = Pick<
+  Delivery,
+  'id' | 'eventId' | 'merchantId' | 'url' | 'endpointId' | 'contentType' | 'body' | 'manual' | 'nextAttemptAt' | 'createdAt' | 'leaseUntil'
+>;
 
 /** What an attempt left a delivery with. */
 export interface DeliveryFinish {
@@ -195,8 +187,7 @@ function createDueWrites(db: Db) {
 /** Prepared statements over deliveries and delivery_attempts. */
 export function createDeliveriesRepo(db: Db) {
   const insert = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, endpoint_id, content_type, body, status, manual,
-    attempts, next_attempt_at, created_at, updated_at) VALUES (@id, @eventId, @merchantId, @url, @endpointId, @contentType, @body,
-    'pending', @manual, 0, @nextAttemptAt, @createdAt, @createdAt)`);
+    attempts, next_attempt_at, lease_until, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?, ?, ?)`);
   const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
   // ORDER BY ... LIMIT 1 walks deliveries_due from `after` and stops at the first unleased row.
   const nextDue = db
@@ -206,9 +197,23 @@ export function createDeliveriesRepo(db: Db) {
     .pluck();
   const { due, ...dueWrites } = createDueWrites(db);
   return {
+    /** Writes a new delivery; one leased at insert is the worker's already, so no reader is told it is due. */
     insert: (d: NewDelivery) => {
-      const result = insert.run({ ...d, manual: d.manual ? 1 : 0 });
-      return due(result, d.nextAttemptAt, Number(result.lastInsertRowid));
+      const result = insert.run(
+        d.id,
+        d.eventId,
+        d.merchantId,
+        d.url,
+        d.endpointId,
+        d.contentType,
+        d.body,
+        d.manual ? 1 : 0,
+        d.nextAttemptAt,
+        d.leaseUntil,
+        d.createdAt,
+        d.createdAt,
+      );
+      return d.leaseUntil === null ? due(result, d.nextAttemptAt, Number(result.lastInsertRowid)) : result;
     },
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** Due rows after a cursor, and the lease of a batch of them (createDueClaim). */

@@ -22,6 +22,8 @@ const LOCK_POLL_MS = 50;
 interface Batch {
   waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>;
   after: Array<() => void>;
+  /** Run only once the batch committed; a unit that is undone drops the ones it added (onCommitted). */
+  committed: Array<() => void>;
   /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
   failure?: unknown;
   ended: boolean;
@@ -57,6 +59,8 @@ export class GroupCommit {
   private readonly unit: (fn: () => unknown) => unknown;
   /** What repositories remember of the database, dropped whenever it may have changed behind them (onForget). */
   private readonly forgetters: Array<() => void> = [];
+  /** Transactions of their own run so far (alone()): imports, resets and merchants' removals rewrite tables wholesale. */
+  private alones = 0;
 
   constructor(private readonly db: Db) {
     this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -73,6 +77,11 @@ export class GroupCommit {
     return this.batch !== undefined && this.batch.units > 0;
   }
 
+  /** Counts the transactions of their own (alone()): a row known from before a change of count may be gone. */
+  get epoch(): number {
+    return this.alones;
+  }
+
   /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
   run<T>(fn: () => T): T {
     if (!this.batch && !this.db.inTransaction) {
@@ -81,9 +90,12 @@ export class GroupCommit {
     }
     const batch = this.batch;
     if (batch) batch.units += 1;
+    const mark = batch?.committed.length ?? 0;
     try {
       return this.unit(fn) as T;
     } catch (err) {
+      // What the unit asked to run after the commit is undone with its writes.
+      if (batch) batch.committed.length = mark;
       // What a repository remembered during the unit may be undone with it.
       this.forget();
       // Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not just
@@ -122,6 +134,7 @@ export class GroupCommit {
    */
   alone<T>(fn: () => T): T {
     this.commit();
+    this.alones++;
     try {
       return this.db.transaction(fn).immediate();
     } finally {
@@ -155,6 +168,18 @@ export class GroupCommit {
     else fn();
   }
 
+  /**
+   * Runs `fn` right after the open batch commits, and never if it does not: a unit that throws
+   * drops what it registered, and a failed batch drops everything. For handing a row written in
+   * the unit on to work that must only see committed rows (a delivery to the webhook worker).
+   * Returns false, registering nothing, when no batch is open (inside alone(), or no unit).
+   */
+  onCommitted(fn: () => void): boolean {
+    if (!this.batch) return false;
+    this.batch.committed.push(fn);
+    return true;
+  }
+
   /** Commits the open batch now (before closing the database). */
   flush(): void {
     this.commit();
@@ -163,7 +188,7 @@ export class GroupCommit {
   /** Opens a batch: BEGIN IMMEDIATE takes the write lock (or throws SQLITE_BUSY after busy_timeout). */
   private begin(): void {
     this.db.exec('BEGIN IMMEDIATE');
-    const batch: Batch = { waiters: [], after: [], ended: false, units: 0 };
+    const batch: Batch = { waiters: [], after: [], committed: [], ended: false, units: 0 };
     this.batch = batch;
     // Commit one loop turn later: that turn's poll phase reads the requests which arrived while
     // this batch ran, so they join it. Under load that is about 8 creates per commit instead of 5
@@ -241,6 +266,7 @@ export class GroupCommit {
       for (const fn of after) fn();
       return;
     }
+    for (const fn of batch.committed) fn();
     for (const w of waiters) w.resolve();
     for (const fn of after) fn();
   }

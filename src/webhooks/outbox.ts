@@ -1,11 +1,26 @@
 // The outbox: the rows of events and of the deliveries that carry them, written inside the caller's
 // transaction so a state change and its webhooks commit (or roll back) together. The services write
-// here only through the EventPublisher (services/event-publisher.ts). The worker is woken after.
+// here only through the EventPublisher (services/event-publisher.ts).
+// A delivery the worker can send at once is written already leased to it and handed to it as the
+// batch commits (deliver from the commit): the worker never reads it back nor claims it. Any other
+// (the worker stopped, its receiver's queue full, a transaction of its own) is left due for the
+// worker's reads, and the worker is woken.
 import { newId } from '../domain/ids.js';
 import type { Clock } from '../runtime/clock.js';
 import { currentRequestId } from '../runtime/request-scope.js';
+import type { Delivery } from '../store/deliveries-repo.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../store/events-repo.js';
+
+/** The delivery worker as the outbox sees it. */
+export interface DeliveryIntake {
+  /** Looks for due work soon. */
+  wake(): void;
+  /** The lease a new delivery to `url` is written with when the worker takes it from the commit, or null when it does not. */
+  leaseOnInsert(url: string, now: number): number | null;
+  /** A delivery written with that lease, handed over right after its batch committed. */
+  adopt(delivery: Delivery): void;
+}
 
 /** Where one delivery of an event goes, and what it carries. */
 export interface DeliveryTarget {
@@ -25,8 +40,8 @@ export class Outbox {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** The delivery worker, woken after every delivery queued. */
-    private readonly worker: { wake(): void },
+    /** The delivery worker: handed each delivery it takes from the commit, woken for the others. */
+    private readonly worker: DeliveryIntake,
   ) {}
 
   /** Records an event (the merchant-visible fact) and returns it. */
@@ -39,21 +54,33 @@ export class Outbox {
   /** Queues one delivery of `event` to `target`, due now; returns its id. */
   enqueue(event: EventRecord, target: DeliveryTarget): string {
     const id = newId('whd');
+    const { store, worker } = this;
     const now = this.clock.now();
-    this.store.deliveries.insert({
+    // Only inside the shared batch: its commit is what hands the delivery over.
+    const leaseUntil = store.batch.pending ? worker.leaseOnInsert(target.url, now) : null;
+    const delivery: Delivery = {
       id,
       eventId: event.id,
+      eventType: event.type,
       merchantId: event.merchantId,
       url: target.url,
       endpointId: target.endpointId,
       contentType: target.contentType,
       body: target.body,
+      status: 'pending',
       manual: target.manual ?? false,
+      attempts: 0,
       nextAttemptAt: now,
+      leaseUntil,
+      lastStatus: null,
+      lastError: null,
       createdAt: now,
-    });
+      updatedAt: now,
+    };
+    store.deliveries.insert(delivery);
+    if (leaseUntil !== null) store.batch.onCommitted(() => worker.adopt(delivery));
     // Woken once the caller's synchronous transaction is done; the worker itself waits for the batch's commit before claiming.
-    queueMicrotask(this.wakeWorker);
+    else queueMicrotask(this.wakeWorker);
     return id;
   }
 }

@@ -7,6 +7,8 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { api } from '../helpers/http.js';
 import { startSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
 import { s2sBody, startTestServer } from '../helpers/test-sandbox.js';
+import { takeWebhookViolations } from '../helpers/fake-merchant.js';
+import { capturedPaymentData } from '../helpers/event-data.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** A receiver that accepts connections and never answers (a hung merchant). */
@@ -82,3 +84,29 @@ it('close() returns within the webhook timeout while receivers never answer', as
   await sandbox.close();
   expect(Date.now() - started).toBeLessThan(3000);
 });
+
+it("300 receivers that accept and never answer: a healthy receiver's webhook is sent while all 300 still hang", async () => {
+  const hung = await Promise.all(Array.from({ length: 300 }, () => startHungReceiver()));
+  // A time limit far longer than the test: no hung attempt ends and frees a slot before the healthy one goes.
+  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '60s' } });
+  cleanups.push(close);
+  // Closed first (cleanups run last first): their cut connections end the attempts close() waits for.
+  cleanups.push(async () => void (await Promise.all(hung.map((h) => h.close()))));
+  const publish = (url: string, i: number) =>
+    sandbox.services.events.publish({
+      merchantId: 'mer_sandbox',
+      resourceId: `pay_fair_${i}`,
+      event: { type: 'payment.captured', data: capturedPaymentData(`pay_fair_${i}`) },
+      webhook: { format: 'envelope', url },
+    });
+  sandbox.store.tx(() => {
+    for (const [i, h] of hung.entries()) publish(h.url, i);
+  });
+  await waitFor(() => hung.every((h) => h.held.length === 1), 'every hung receiver to hold its attempt', 20_000);
+  sandbox.store.tx(() => publish(`${healthy.url}/hook`, 300));
+  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 10_000);
+  // Sent beside the 300 attempts in flight, none of which has ended: it waited for no slot.
+  expect(hung.every((h) => h.held.length === 1 && !h.held[0]!.writableEnded)).toBe(true);
+  // The events carry a stand-in payload, not the documented one.
+  takeWebhookViolations();
+}, 60_000);

@@ -116,7 +116,9 @@ it('a timed job that meets a full disk stays due and runs once there is room, an
 });
 
 it('the webhook worker logs a full disk once, not every retry, and delivers once there is room', async () => {
-  const merchant = await startFakeMerchant();
+  // A new delivery goes to the worker from its commit, unclaimed; its retry is claimed from the
+  // outbox: the receiver refuses the first attempt so the retry meets the full disk.
+  const merchant = await startFakeMerchant({ statuses: [500] });
   cleanups.push(merchant.close);
   const errors: string[] = [];
   const logger: Logger = { ...silentLogger, error: (line) => void errors.push(line) };
@@ -127,7 +129,7 @@ it('the webhook worker logs a full disk once, not every retry, and delivers once
   const deliveries = sandbox.store.deliveries;
   const claimDue = deliveries.claimDue;
   let claims = 0;
-  deliveries.claimDue = () => {
+  const full = () => {
     claims++;
     throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
   };
@@ -137,11 +139,13 @@ it('the webhook worker logs a full disk once, not every retry, and delivers once
     body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${merchant.url}/hook` })),
   });
   expect(created.status).toBe(200);
+  await waitFor(() => merchant.received.length === 1 || undefined, 'the first attempt, refused');
+  deliveries.claimDue = full;
 
-  await waitFor(() => claims >= 4, 'four tries to claim the webhook', 5000);
+  await waitFor(() => claims >= 4, 'four tries to claim the webhook', 15_000);
   expect(errors.filter((line) => line.startsWith('webhook worker could not claim deliveries: database or disk is full'))).toHaveLength(1);
-  expect(merchant.received).toHaveLength(0);
+  expect(merchant.received).toHaveLength(1);
 
   deliveries.claimDue = claimDue;
-  await waitFor(() => merchant.received.length === 1, 'the webhook once the disk has room');
+  await waitFor(() => merchant.received.length === 2, 'the webhook once the disk has room', 15_000);
 });

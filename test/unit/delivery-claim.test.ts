@@ -49,6 +49,7 @@ function queue(urls: string[]): void {
         manual: false,
         nextAttemptAt: at,
         createdAt: at,
+        leaseUntil: null,
       });
     }
   });

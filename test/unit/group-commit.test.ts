@@ -109,3 +109,32 @@ it('what repositories remember is dropped when a unit is undone and around alone
   batch.alone(() => db.prepare('INSERT INTO t VALUES (2)').run());
   expect(forgotten).toBe(2);
 });
+
+it('onCommitted runs right after the commit; a unit that throws drops what it registered, a failed batch drops everything', async () => {
+  const { db, batch, committedCount } = setup();
+  const seen: string[] = [];
+  expect(batch.onCommitted(() => seen.push('no batch'))).toBe(false);
+  batch.run(() => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    batch.onCommitted(() => seen.push(`kept, ${committedCount()} committed`));
+  });
+  expect(() =>
+    batch.run(() => {
+      batch.onCommitted(() => seen.push('undone unit'));
+      db.prepare('INSERT INTO t VALUES (1)').run(); // UNIQUE violation
+    }),
+  ).toThrow(/UNIQUE/);
+  expect(seen).toEqual([]);
+  await batch.committed();
+  expect(seen).toEqual(['kept, 1 committed']);
+
+  // A batch whose COMMIT fails (the database closed under it) runs none of its hand-overs.
+  batch.run(() => {
+    db.prepare('INSERT INTO t VALUES (2)').run();
+    batch.onCommitted(() => seen.push('failed batch'));
+  });
+  db.exec('ROLLBACK');
+  db.close();
+  await expect(batch.committed()).rejects.toThrow();
+  expect(seen).toEqual(['kept, 1 committed']);
+});

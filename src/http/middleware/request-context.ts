@@ -5,6 +5,9 @@ import type { AppEnv } from '../app-env.js';
 import { newId } from '../../domain/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 
+/** Set in the env of a warm-up request (app.request's third argument, http/warm-up.ts): no log line for it. */
+export const WARM_UP = 'paysandboxWarmUp';
+
 /** Request id + access log. */
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -17,6 +20,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     await next();
     // Responses built by hand (idempotent replays) did not take the prepared header.
     if (!c.res.headers.has('X-Request-Id')) c.header('X-Request-Id', requestId);
+    if ((c.env as Record<string, unknown> | undefined)?.[WARM_UP] === true) return;
     logger.request({
       method: c.req.method,
       path: c.req.path,

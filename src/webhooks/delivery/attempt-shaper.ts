@@ -5,6 +5,8 @@ import type { OutgoingWebhook, Resigner } from '../webhook-request.js';
 
 /** Shapes one attempt on purpose (fault injection). */
 export interface AttemptShaper {
+  /** True when no rule applies to the delivery: its attempt goes as built (and may be built off the main thread). */
+  quiet(delivery: Delivery): boolean;
   /** Called before sending; may change headers/body, skip sending, or hold the attempt. */
   shape(delivery: Delivery, attempt: number, request: OutgoingWebhook, resign: Resigner): ShapedAttempt;
   /** Called once the attempt is recorded (reorder releases the delivery it held back). */

@@ -3,7 +3,14 @@
 // while its receiver is full; a receiver whose queue is full spills: the reader passes its rows
 // (so other receivers' rows behind a dead receiver's backlog still come), and the receiver reads
 // its own rows back from where it spilled once its queue runs low. The database stays the record:
-// this is a cache of due rows, checked row by row by the claim's lease.
+// this is a cache of due rows, checked row by row by the claim's lease. A new delivery the worker
+// takes from the commit (adopt) joins its receiver's queue without being read: it is leased already.
+// Fairness across receivers: a receiver with nothing in flight may always start one attempt, so a
+// healthy receiver never waits behind others' slow answers (hundreds of receivers that accept and
+// never answer took every slot for 5 s at a time); more attempts at once go only to receivers that
+// answer in time, within the worker's cap. A receiver whose last attempt timed out, failed on the
+// network or took over SLOW_MS counts as slow: one attempt at a time, SLOW_CAP of them in all.
+import { present } from '../../errors.js';
 import { DUE_START, type DueCursor, type DueRow } from '../../store/delivery-claim.js';
 import type { Delivery } from '../../store/deliveries-repo.js';
 import { receiverOf } from './in-flight.js';
@@ -16,6 +23,16 @@ const LOOKAHEAD = 1024;
 const QUEUE_CAP = 512;
 /** A spilled receiver reads its rows back once its queue is this short. */
 const QUEUE_LOW = 64;
+/** Attempts in flight at most, all receivers together: the connections the sender holds open. */
+const HARD_CAP = 1024;
+/** Attempts in flight at most to receivers counted slow, so they always leave room for the others. */
+const SLOW_CAP = 256;
+/** An attempt answered later than this marks its receiver slow. */
+export const SLOW_MS = 1000;
+/** How long a receiver stays slow after its last slow attempt, unless one is answered in time before. */
+const SLOW_FOR_MS = 60_000;
+/** The error kinds of an attempt that mark its receiver slow: it did not answer at all. */
+const NO_ANSWER = new Set(['timeout', 'refused', 'reset', 'network', 'dns', 'tls']);
 
 /** The reads the queues make (the deliveries repository's). */
 export interface DueReader {
@@ -41,6 +58,11 @@ export class DeliveryQueues {
   /** The origin of each URL seen, so a URL is parsed once (cleared when it grows large). */
   private readonly origins = new Map<string, string>();
   private lastNow = Number.MIN_SAFE_INTEGER;
+  /** Receivers counted slow, until when (real time). */
+  private readonly slowUntil = new Map<string, number>();
+  /** Attempts in flight, and the slow pool each was started in (by delivery id). */
+  private readonly pools = new Map<string, boolean>();
+  private slowInFlight = 0;
 
   constructor(
     private readonly reader: DueReader,
@@ -76,11 +98,31 @@ export class DeliveryQueues {
     return origin;
   }
 
+  /** True when a new delivery to `url` may join its receiver's queue at its commit: the queue has room and holds every due row of that receiver. */
+  canAdopt(url: string): boolean {
+    const receiver = this.receivers.get(this.receiverOf(url));
+    return receiver === undefined || (receiver.spill === undefined && receiver.queue.length < QUEUE_CAP);
+  }
+
+  /** Queues a delivery handed over at its commit, behind its receiver's queued rows. */
+  adopt(delivery: Delivery): void {
+    if (this.known.has(delivery.id)) return;
+    const origin = this.receiverOf(delivery.url);
+    let receiver = this.receivers.get(origin);
+    if (!receiver) {
+      receiver = { queue: [], spill: undefined, inFlight: 0 };
+      this.receivers.set(origin, receiver);
+    }
+    receiver.queue.push(delivery);
+    this.known.add(delivery.id);
+  }
+
   /**
    * Reads due rows until `room` attempts could start, the due rows run out, or LOOKAHEAD rows were
-   * passed over; true in that last case (more may be due: fill again on the next turn).
+   * passed over (`more`: fill again on the next turn); `exhausted` when every due row was read.
+   * Without `readNew` only spilled receivers read their own rows back: nothing new fell due.
    */
-  fill(now: number, room: number): boolean {
+  fill(now: number, room: number, readNew = true): { more: boolean; exhausted: boolean } {
     // Sandbox time went back (a reset reloaded the clock): rows may now sit before the cursor.
     if (now < this.lastNow) this.rewind(DUE_START.at, 0);
     this.lastNow = now;
@@ -90,6 +132,7 @@ export class DeliveryQueues {
         this.readBack(receiver, receiver.spill, now);
       ready += Math.min(receiver.queue.length, Math.max(0, this.perReceiver - receiver.inFlight));
     }
+    if (!readNew) return { more: false, exhausted: false };
     let passed = 0;
     while (ready < room && passed < LOOKAHEAD) {
       const rows = this.reader.dueAfter(this.cursor, now, READ_BATCH);
@@ -99,29 +142,51 @@ export class DeliveryQueues {
         if (added === undefined) passed++;
         else if (added.queue.length + added.inFlight <= this.perReceiver) ready++;
       }
-      if (rows.length < READ_BATCH) return false;
+      if (rows.length < READ_BATCH) return { more: false, exhausted: true };
     }
-    return passed >= LOOKAHEAD;
+    return { more: passed >= LOOKAHEAD, exhausted: false };
   }
 
-  /** Takes up to `room` deliveries to send, oldest first per receiver, none past a receiver's cap; counts them in flight. */
+  /**
+   * Takes the deliveries to send now, oldest first per receiver, and counts them in flight: first
+   * one for every receiver with nothing in flight (HARD_CAP in all, SLOW_CAP to slow ones), then
+   * more for receivers that answer in time, round-robin, up to perReceiver each, while fewer than
+   * `room` attempts to such receivers are in flight.
+   */
   take(room: number): Delivery[] {
     const taken: Delivery[] = [];
-    for (const receiver of this.receivers.values()) {
-      while (taken.length < room && receiver.inFlight < this.perReceiver) {
-        const next = receiver.queue.shift();
-        if (next === undefined) break;
-        taken.push(next);
-        receiver.inFlight++;
+    const now = Date.now();
+    for (const [origin, receiver] of this.receivers) {
+      if (receiver.inFlight > 0 || receiver.queue.length === 0) continue;
+      if (this.pools.size >= HARD_CAP) return taken;
+      const slow = this.isSlow(origin, now);
+      if (!slow || this.slowInFlight < SLOW_CAP) taken.push(this.start(receiver, slow));
+    }
+    for (let more = true; more; ) {
+      more = false;
+      for (const [origin, receiver] of this.receivers) {
+        if (this.pools.size - this.slowInFlight >= room || this.pools.size >= HARD_CAP) return taken;
+        if (receiver.queue.length === 0 || receiver.inFlight >= this.perReceiver || this.isSlow(origin, now)) continue;
+        taken.push(this.start(receiver, false));
+        more = true;
       }
-      if (taken.length === room) break;
     }
     return taken;
+  }
+
+  /** An attempt to `url` was answered (or not) after `latencyMs`: its receiver counts slow, or no longer. */
+  answered(url: string, errorKind: string | null, latencyMs: number): void {
+    const origin = this.receiverOf(url);
+    if ((errorKind !== null && NO_ANSWER.has(errorKind)) || latencyMs >= SLOW_MS) {
+      if (this.slowUntil.size >= 4096) for (const [o, until] of this.slowUntil) if (until <= Date.now()) this.slowUntil.delete(o);
+      this.slowUntil.set(origin, Date.now() + SLOW_FOR_MS);
+    } else this.slowUntil.delete(origin);
   }
 
   /** An attempt taken by take() ended (sent and recorded, refused by the claim, or dropped). */
   done(delivery: Delivery): void {
     this.known.delete(delivery.id);
+    this.ended(delivery);
     const origin = this.receiverOf(delivery.url);
     const receiver = this.receivers.get(origin);
     if (!receiver) return;
@@ -131,10 +196,16 @@ export class DeliveryQueues {
 
   /** Puts a taken delivery back at the head of its queue (its attempt was lost unsent: a sender thread died). */
   putBack(delivery: Delivery): void {
+    this.ended(delivery);
     const receiver = this.receivers.get(this.receiverOf(delivery.url));
     if (!receiver) return;
     receiver.inFlight--;
     receiver.queue.unshift(delivery);
+  }
+
+  /** Attempts in flight, all receivers together. */
+  get inFlight(): number {
+    return this.pools.size;
   }
 
   /** Attempts in flight to each receiver. */
@@ -147,6 +218,28 @@ export class DeliveryQueues {
     let queued = 0;
     for (const receiver of this.receivers.values()) queued += receiver.queue.length;
     return queued;
+  }
+
+  private isSlow(origin: string, now: number): boolean {
+    const until = this.slowUntil.get(origin);
+    return until !== undefined && until > now;
+  }
+
+  /** Takes the head of a receiver's queue and counts it in flight. */
+  private start(receiver: Receiver, slow: boolean): Delivery {
+    const delivery = present(receiver.queue.shift(), 'the head of a queue the caller saw non-empty');
+    receiver.inFlight++;
+    this.pools.set(delivery.id, slow);
+    if (slow) this.slowInFlight++;
+    return delivery;
+  }
+
+  /** Uncounts a taken delivery's attempt. */
+  private ended(delivery: Delivery): void {
+    const slow = this.pools.get(delivery.id);
+    if (slow === undefined) return;
+    this.pools.delete(delivery.id);
+    if (slow) this.slowInFlight--;
   }
 
   /** Queues a row read from the outbox; returns its receiver, or undefined when it was passed over (known, or its receiver full). */

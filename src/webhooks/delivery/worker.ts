@@ -1,15 +1,19 @@
 // The delivery worker: the only code that sends webhooks. On the main thread, the one SQLite
-// writer: it keeps due deliveries in per-receiver queues (webhooks/delivery/queues.ts), leases a batch of
-// them in one unit of the shared write batch (claiming), signs and shapes each attempt, and hands
-// the batch to the sender (senders.ts: a thread of its own does the HTTP side); the answers come
-// back in batches and are recorded in one unit each (webhooks/delivery/attempt-recorder.ts). A lease (not a lock)
-// means a crash leaves nothing stuck: start-up voids old leases.
+// writer: it keeps due deliveries in per-receiver queues (webhooks/delivery/queues.ts) and hands
+// attempts to the sender (senders.ts: a thread of its own does the HTTP side); the answers come
+// back in batches and are recorded in one unit each (webhooks/delivery/attempt-recorder.ts).
+// A new delivery comes straight from the commit that wrote it, already leased (the outbox asks
+// leaseOnInsert(), then adopt() hands it over): it is never read back nor claimed. Retries,
+// deliveries left after a restart, requeues and imports are read from the outbox in due order and
+// leased in a batch (claiming) before they are sent. A lease (not a lock) means a crash leaves
+// nothing stuck: start-up voids old leases.
 import type { Config } from '../../config.js';
 import type { ActivityBus } from '../../runtime/activity.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
 import { ThrottledLog } from '../../runtime/throttled-log.js';
 import type { Delivery } from '../../store/deliveries-repo.js';
+import type { DeliveryIntake } from '../outbox.js';
 import type { Store } from '../../store/store.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import type { AttemptShaper } from './attempt-shaper.js';
@@ -38,7 +42,7 @@ export interface DeliveryWorkerOptions {
   sender?: SenderPlace;
   /** The sender thread's compiled entry; by default the one next to the running code (the test suite gives a bundle of it). */
   senderEntry?: URL;
-  /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
+  /** Most attempts in flight at once to receivers that answer in time (a first attempt to an idle receiver may go beyond; queues.ts); 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight?: number;
 }
 
@@ -52,7 +56,7 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 1000;
 
 /** Sends due deliveries until stopped. */
-export class DeliveryWorker implements DeliveriesInFlight {
+export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
   private readonly queues: DeliveryQueues;
   private readonly inFlight = new InFlight();
   /** Attempts handed to the sender, by key, until their results come back. */
@@ -68,7 +72,14 @@ export class DeliveryWorker implements DeliveriesInFlight {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private wakeQueued = false;
+  private adoptQueued = false;
   private loadQueued = false;
+  /** Rows may have fallen due in the outbox since it was last read to the end (a write said so, the clock moved, a timer fired). */
+  private maybeDue = true;
+  /** The next due time may have changed since the timer was armed. */
+  private dueChanged = true;
+  /** Deliveries taken from their commit and not yet sent: the store's epoch they were adopted in. */
+  private readonly adopted = new Map<string, number>();
   /** Set when a claim, a record or a read failed (database busy): the next try waits a little instead of spinning. */
   private claimFailed = false;
   /** Failed tries in a row, for the back-off. */
@@ -90,7 +101,11 @@ export class DeliveryWorker implements DeliveriesInFlight {
     });
     const deliveries = () => options.store.deliveries;
     this.queues = new DeliveryQueues({ dueAfter: (...args) => deliveries().dueAfter(...args) }, MAX_IN_FLIGHT_PER_RECEIVER);
-    deliveries().watchDue((at, rowid) => this.queues.rewind(at, rowid));
+    deliveries().watchDue((at, rowid) => {
+      this.queues.rewind(at, rowid);
+      this.maybeDue = true;
+      this.dueChanged = true;
+    });
     this.senderPlace = options.sender ?? defaultSenderPlace(options.senderEntry);
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   }
@@ -105,6 +120,32 @@ export class DeliveryWorker implements DeliveriesInFlight {
 
   /** Looks for due work on the next turn of the event loop (after an enqueue or a clock advance). */
   wake(): void {
+    this.maybeDue = true;
+    this.dueChanged = true;
+    this.kick();
+  }
+
+  /** The lease a new delivery is written with when it can go straight to its receiver's queue at its commit. */
+  leaseOnInsert(url: string, now: number): number | null {
+    if (this.stopped || !this.queues.canAdopt(url)) return null;
+    return now + this.options.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /** A delivery written leased (leaseOnInsert), handed over right after its batch committed. */
+  adopt(delivery: Delivery): void {
+    this.adopted.set(delivery.id, this.options.store.batch.epoch);
+    this.queues.adopt(delivery);
+    // Right after the commit's other hand-overs (a microtask, not a loop turn later): one pass sends them all.
+    if (this.stopped || this.wakeQueued || this.adoptQueued) return;
+    this.adoptQueued = true;
+    queueMicrotask(() => {
+      this.adoptQueued = false;
+      this.pump();
+    });
+  }
+
+  /** Runs a pass on the next turn of the event loop: one per turn, however many asked. */
+  private kick(): void {
     if (this.stopped || this.wakeQueued) return;
     // One pass per turn, not per enqueue: creates answered in the same turn share one claim.
     this.wakeQueued = true;
@@ -141,6 +182,7 @@ export class DeliveryWorker implements DeliveriesInFlight {
       this.senderPlace,
       {
         timeoutMs: this.options.config.webhookTimeoutMs,
+        headerPrefix: this.options.config.headerPrefix,
         ...(this.options.webhookCa?.length ? { extraCa: [...this.options.webhookCa] } : {}),
         where: { host: this.options.config.host, publicUrl: this.options.config.publicUrl },
       },
@@ -156,12 +198,12 @@ export class DeliveryWorker implements DeliveriesInFlight {
     const now = this.options.clock.now();
     for (const { due } of this.afterLease.filter(({ at }) => at <= now)) this.queues.rewind(due, 0);
     this.afterLease = this.afterLease.filter(({ at }) => at > now);
-    const room = this.maxInFlight - this.inFlight.size;
-    if (room > 0 && !this.claimFailed) {
-      const more = this.load(now, room);
-      const taken = this.queues.take(room);
-      if (taken.length > 0) this.claim(taken, now);
-      if (more) this.wake();
+    // Not gated on a free slot: a receiver with nothing in flight may always start one (queues.ts).
+    if (!this.claimFailed) {
+      const more = this.load(now, this.maxInFlight);
+      const taken = this.queues.take(this.maxInFlight);
+      if (taken.length > 0) this.startAll(taken, now);
+      if (more) this.kick();
     }
     if (this.jobs.length > 0) this.activeSender.send(this.jobs.splice(0));
     this.armTimer(now);
@@ -175,18 +217,42 @@ export class DeliveryWorker implements DeliveriesInFlight {
         this.loadQueued = true;
         this.options.store.batch.afterCommit(() => {
           this.loadQueued = false;
-          this.wake();
+          this.kick();
         });
       }
       return false;
     }
     try {
-      return this.queues.fill(now, room);
+      // Reading the outbox again only when something may have fallen due: new deliveries come from their commit.
+      const { more, exhausted } = this.queues.fill(now, room, this.maybeDue);
+      if (exhausted) this.maybeDue = false;
+      return more;
     } catch (err) {
       this.storageFaults.error('load', `webhook worker could not read the due deliveries: ${errorMessage(err)}; retrying`);
       this.claimFailed = true;
       return false;
     }
+  }
+
+  /**
+   * Starts the taken deliveries: one adopted from its commit, still under that lease and with no
+   * table rewritten since (a reset, an import, a merchant's removal), at once; the others once a
+   * claim has leased them.
+   */
+  private startAll(taken: Delivery[], now: number): void {
+    const epoch = this.options.store.batch.epoch;
+    const toClaim: Delivery[] = [];
+    for (const delivery of taken) {
+      const adoptedIn = this.adopted.get(delivery.id);
+      if (adoptedIn === undefined) toClaim.push(delivery);
+      else {
+        this.adopted.delete(delivery.id);
+        if (adoptedIn === epoch && delivery.leaseUntil !== null && delivery.leaseUntil > now)
+          this.begin(delivery, now, delivery.leaseUntil);
+        else toClaim.push(delivery);
+      }
+    }
+    if (toClaim.length > 0) this.claim(toClaim, now);
   }
 
   /** Leases the taken deliveries in one unit of the write batch and starts the ones won. */
@@ -211,15 +277,29 @@ export class DeliveryWorker implements DeliveriesInFlight {
     }
   }
 
-  /** One attempt: signed, shaped by the fault rules, then held, failed on purpose, or queued for the sender. */
+  /**
+   * One attempt. With no fault rule for it (the common case) it goes to the sender with what signs
+   * it, and the sending side builds and signs it; otherwise it is signed here and shaped by the
+   * rules, then held, failed on purpose, or queued for the sender as shaped.
+   */
   private begin(delivery: Delivery, now: number, leaseUntil: number): void {
     const attempt = delivery.attempts + 1;
-    const planned = signedRequest(delivery, attempt, this.options);
-    const shaped = this.options.shaper.shape(delivery, attempt, planned, (overrides) =>
-      signedRequest(delivery, attempt, this.options, overrides),
-    );
-    const entry: Attempt = { key: this.nextKey++, delivery, attempt, startedAt: now, leaseUntil, shaped };
+    const key = this.nextKey++;
     this.inFlight.add(delivery.merchantId);
+    const { shaper } = this.options;
+    if (shaper.quiet(delivery)) {
+      // The headers are the sending side's to build; they come back with the answer (answers()).
+      const request = { url: delivery.url, headers: {}, body: delivery.body };
+      this.sending.set(key, { key, delivery, attempt, startedAt: now, leaseUntil, shaped: { request, fault: null } });
+      const { mode, secrets } = this.options.signing(delivery);
+      const { id: deliveryId, eventId, eventType, contentType } = delivery;
+      const sign = { deliveryId, eventId, eventType, contentType, attempt, timestamp: Math.floor(now / 1000), mode, secrets };
+      this.jobs.push({ key, url: delivery.url, body: delivery.body, headers: null, sign, copies: 0 });
+      return;
+    }
+    const planned = signedRequest(delivery, attempt, this.options);
+    const shaped = shaper.shape(delivery, attempt, planned, (overrides) => signedRequest(delivery, attempt, this.options, overrides));
+    const entry: Attempt = { key, delivery, attempt, startedAt: now, leaseUntil, shaped };
     if (shaped.holdUntil !== undefined) {
       // Held by a fault: no attempt is made or counted; the row simply falls due later.
       this.records.hold(entry);
@@ -228,16 +308,19 @@ export class DeliveryWorker implements DeliveriesInFlight {
       this.records.answer(entry, result, []);
     } else {
       this.sending.set(entry.key, entry);
-      this.jobs.push({ key: entry.key, request: shaped.request, copies: shaped.duplicates ?? 0 });
+      const { url, headers, body } = shaped.request;
+      this.jobs.push({ key, url, body, headers, sign: null, copies: shaped.duplicates ?? 0 });
     }
   }
 
   /** A batch of results from the sender. */
   private answers(results: SendResult[]): void {
-    for (const { key, result, copies } of results) {
+    for (const { key, result, copies, headers } of results) {
       const entry = this.sending.get(key);
       if (!entry) continue;
       this.sending.delete(key);
+      if (headers) entry.shaped.request.headers = headers;
+      this.queues.answered(entry.delivery.url, result.errorKind, result.latencyMs);
       this.records.answer(entry, result, copies);
     }
   }
@@ -249,7 +332,7 @@ export class DeliveryWorker implements DeliveriesInFlight {
       this.queues.done(delivery);
       this.inFlight.remove(delivery.merchantId);
     }
-    this.wake();
+    this.kick();
   }
 
   /**
@@ -266,14 +349,23 @@ export class DeliveryWorker implements DeliveriesInFlight {
       this.afterLease.push({ at: leaseUntil, due: delivery.nextAttemptAt ?? 0 });
     }
     this.claimFailed = true;
+    this.dueChanged = true;
   }
 
-  /** Sleeps until the next due delivery (sandbox time), so retries need no polling. */
+  /**
+   * Sleeps until the next due delivery (sandbox time), so retries need no polling. The outbox is
+   * asked only when that time may have changed (a write made a row due, the clock moved, the timer
+   * fired); otherwise the timer armed before still stands.
+   */
   private armTimer(now: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.stopped) return;
+    if (this.stopped) {
+      if (this.timer) clearTimeout(this.timer);
+      return;
+    }
     let next: number | null = null;
     if (!this.claimFailed) {
+      if (!this.dueChanged) return;
+      this.dueChanged = false;
       try {
         next = this.options.store.deliveries.nextDueAt(now);
       } catch (err) {
@@ -282,6 +374,8 @@ export class DeliveryWorker implements DeliveriesInFlight {
         this.claimFailed = true;
       }
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.claimFailed) {
       this.claimFailed = false;
       const wait = Math.min(RETRY_FIRST_MS * 2 ** this.failuresInRow, RETRY_MAX_MS);
@@ -293,7 +387,10 @@ export class DeliveryWorker implements DeliveriesInFlight {
     for (const { at } of this.afterLease) next = next === null ? at : Math.min(next, at);
     if (next === null) return;
     // Work that is due but waits for a receiver's slot: the finishing attempt wakes us.
-    if (next <= now && (this.inFlight.size > 0 || this.queues.queued > 0)) return;
+    if (next <= now && (this.inFlight.size > 0 || this.queues.queued > 0)) {
+      this.dueChanged = true;
+      return;
+    }
     const wait = Math.max(0, Math.min(next - now, 60_000));
     this.timer = setTimeout(() => this.wake(), wait);
     this.timer.unref();
