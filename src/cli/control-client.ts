@@ -6,6 +6,7 @@ import { ApiError, CliError } from './cli-error.js';
 import { CLIENT_ENV } from '../config.js';
 import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
 import { errorMessage } from '../errors.js';
+import { formatDuration } from '../domain/duration.js';
 
 /** Where the CLI finds a sandbox when neither --url nor SANDBOX_URL says. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -41,7 +42,8 @@ export interface StreamEvent {
 export class ControlClient {
   readonly base: string;
 
-  constructor(private readonly flags: Pick<ClientFlags, 'url' | 'controlToken'>) {
+  /** `timeoutMs` bounds each request (health checks must not hang); without it a request waits as long as the sandbox takes. */
+  constructor(private readonly flags: Pick<ClientFlags, 'url' | 'controlToken'> & { timeoutMs?: number }) {
     this.base = flags.url.replace(/\/+$/, '');
     if (!URL.canParse(this.base) || !/^https?:$/.test(new URL(this.base).protocol)) {
       throw new CliError(`--url "${flags.url}" is malformed: give the sandbox's base URL, such as ${DEFAULT_SANDBOX_URL}`);
@@ -120,7 +122,7 @@ export class ControlClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw await this.failure(res);
-    const text = await res.text();
+    const text = await this.body(res);
     try {
       return JSON.parse(text) as T;
     } catch {
@@ -132,9 +134,13 @@ export class ControlClient {
   }
 
   private async fetch(path: string, init: RequestInit): Promise<Response> {
+    const { timeoutMs } = this.flags;
+    const signal =
+      timeoutMs === undefined ? init.signal : AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])]);
     try {
-      return await fetch(this.base + path, init);
+      return await fetch(this.base + path, { ...init, signal });
     } catch (err) {
+      if ((err as Error).name === 'TimeoutError') throw this.timedOut();
       if ((err as Error).name === 'AbortError') throw err;
       if (isUntrustedCertificate(err))
         throw new CliError(`${this.base} answered with a certificate this command does not trust; ${TRUST_HINT}`, 'certificate_untrusted');
@@ -142,8 +148,22 @@ export class ControlClient {
     }
   }
 
+  /** The answer's text; a body that stalls past the timeout is the same one-line failure as no answer. */
+  private async body(res: Response): Promise<string> {
+    try {
+      return await res.text();
+    } catch (err) {
+      if ((err as Error).name === 'TimeoutError') throw this.timedOut();
+      throw err;
+    }
+  }
+
+  private timedOut(): CliError {
+    return new CliError(`${this.base} did not answer within ${formatDuration(this.flags.timeoutMs ?? 0)}`, 'sandbox_unreachable');
+  }
+
   private async failure(res: Response): Promise<CliError> {
-    const text = await res.text();
+    const text = await this.body(res);
     let error: unknown;
     try {
       error = (JSON.parse(text) as { error?: unknown }).error;

@@ -28,6 +28,7 @@ import { addMerchantsCommand } from './merchants.js';
 import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
+import { addHealthCommand } from './health.js';
 import { CliError, errorBody, jsonRequested } from './cli-error.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -70,6 +71,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addAuditWebhooksCommand(program, io);
   addVerifyCommand(program, io);
   addSendCommand(program, io);
+  addHealthCommand(program, io);
   return program;
 }
 
