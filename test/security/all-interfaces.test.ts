@@ -12,6 +12,7 @@ import { SandboxError } from '../../src/errors.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
 import { httpClient } from '../helpers/http.js';
+import { runBuiltCli } from '../helpers/cli-sandbox.js';
 
 /** This machine's first non-loopback IPv4 address, if it has one. */
 const ADDRESS = Object.values(networkInterfaces())
@@ -52,6 +53,15 @@ describe('the start refuses to listen beyond loopback without a decision about t
     expect(start).toThrow(
       new RegExp(`^--host ${host.replace(/\./g, '\\.')} listens beyond this machine, .*--control-token <token>.*--control-open`),
     );
+  });
+
+  it('sandbox start --host 0.0.0.0 exits 1 with that one line, before it listens', async () => {
+    const run = await runBuiltCli(['start', '--host', '0.0.0.0', '--port', '0', '--db', ':memory:']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^sandbox: --host 0\.0\.0\.0 listens beyond this machine, .*--control-open/),
+    ]);
   });
 
   it('the variables count as the flags do', () => {
