@@ -59,6 +59,7 @@ const PAGES = [
   'snapshots',
   'github-action',
   'example-merchant',
+  'containers',
   'dashboard',
   'https',
   'reliability',
