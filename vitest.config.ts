@@ -1,12 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// The suite in projects by speed (`npm test` runs them in this order, each its own vitest run:
-// scripts/run-tests.js). `unit` is what a change needs first: pure rules and in-process routes
-// (app.request, no socket). `fuzz` is in process too but CPU-bound; the rest start real servers,
-// processes or Chromium. `npm run test:<project>` runs one; README.md "Developing paysandbox" has
-// each one's size and time.
+// The suite in projects by what a test needs (`npm test` runs them all: scripts/run-tests.js).
+// `unit` is what a change needs first: modules tested alone, in seconds. `routes` is the whole app
+// in process (app.request, no socket, no child process), imported once per worker. `fuzz` is in
+// process too but CPU-bound; the rest start real servers, processes or Chromium.
+// `npm run test:<project>` runs one; CONTRIBUTING.md has each one's size and time.
 
-/** In-process tests outside test/unit and test/routes: no socket, no child process. */
+/** Whole-app tests in process outside test/routes: no socket, no child process. */
 const IN_PROCESS = [
   'test/contract/request-schemas.test.ts',
   'test/reliability/job-runner-faults.test.ts',
@@ -14,7 +17,29 @@ const IN_PROCESS = [
   'test/security/page-headers.test.ts',
   'test/security/pages.test.ts',
   'test/security/webhook-targets.test.ts',
+  'test/unit/conformance.test.ts',
+  'test/unit/event-publisher.test.ts',
 ];
+/** Files of test/routes that also start a real server and a fake merchant on sockets: they run with e2e. */
+const ON_SOCKETS = ['test/routes/refund.test.ts'];
+/** The whole-app in-process files. */
+const APP = [
+  ...readdirSync(join(import.meta.dirname, 'test/routes'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => `test/routes/${file}`),
+  ...IN_PROCESS,
+];
+/** The files of test/unit that test a module alone. */
+const UNIT = readdirSync(join(import.meta.dirname, 'test/unit'))
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/unit/${file}`)
+  .filter((file) => !IN_PROCESS.includes(file));
+/**
+ * Those of unit and of the app files that replace a module (vi.mock): the replacement must reach
+ * the modules under test, so each needs a fresh module graph of its own (`isolated`), not the one
+ * the files of `unit` or `routes` share in a worker.
+ */
+const MOCKING = [...UNIT, ...APP].filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
 
 export default defineConfig({
   // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
@@ -23,19 +48,34 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most files wait on sockets, child processes and Chromium more than they compute, so two more
+    // files than there are cores run at once (vitest's default, cores - 1, ran one file at a time
+    // on a 2-core machine). Tests never depend on speed, so sharing the cores changes no result.
+    maxWorkers: availableParallelism() + 2,
+    // Once per run: the webhook sender thread bundled, so sandboxes started from src/ send from a
+    // thread as the package does (test/setup/sender-thread.ts, test/helpers/test-sandbox.ts); and
+    // the folder of the one packed install of the package (test/setup/packed-template.ts).
+    globalSetup: ['test/setup/sender-thread.ts', 'test/setup/packed-template.ts'],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line (scripts/test-summary.js);
-    // scripts/run-tests.js names one file per project.
+    // scripts/run-tests.js names one file per run.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest-run.json' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/routes/**/*.test.ts', ...IN_PROCESS] } },
-      // In process too, but thousands of generated requests per route: minutes of CPU.
-      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'] } },
+      // unit and routes are not isolated: a worker imports the modules once for all its files
+      // instead of once per file (most of these files' time: unit took 38 s of CPU isolated, 14 s not).
+      // Files restore what they change (spies, fake timers).
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: MOCKING, isolate: false } },
+      { extends: true, test: { name: 'routes', include: APP, exclude: [...ON_SOCKETS, ...MOCKING], isolate: false } },
+      { extends: true, test: { name: 'isolated', include: MOCKING } },
+      // In process too, but thousands of generated requests per route: minutes of CPU. A test is
+      // 200 requests of one route, and several files share the cores with the rest of the run, so
+      // its time-out (which only bounds a hang) is longer: 30 s was hit at load 25 on 2 cores.
+      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], testTimeout: 120_000 } },
       {
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/{e2e,reliability,security,contract,library}/**/*.test.ts'],
+          include: ['test/{e2e,reliability,security,contract,library}/**/*.test.ts', ...ON_SOCKETS],
           exclude: IN_PROCESS,
         },
       },

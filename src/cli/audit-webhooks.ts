@@ -7,16 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { syntheticAuditMaterial } from '../server/audit-material.js';
-import { auditInputProblem, type AuditMaterial, type AuditSettings } from '../webhooks/audit/audit.js';
+import { auditInputProblem, type AuditSettings } from '../webhooks/audit/audit.js';
 import { runWebhookAudit } from '../webhooks/audit/cases.js';
 import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 import type { CliIo } from './io.js';
-import type { MerchantView } from '../views/merchant.js';
-import type { ControlEventView as EventView, TriggerResultView } from '../views/event.js';
-import { present, errorMessage } from '../errors.js';
+import { sandboxAuditMaterial } from '../client/audit-material.js';
+import { errorMessage } from '../errors.js';
 
 interface AuditFlags {
   to: string;
@@ -33,66 +32,6 @@ interface AuditFlags {
 
 /** The flag each setting of auditInputProblem comes from. */
 const FLAG = { url: '--to', signature: '--signature', headerPrefix: '--header-prefix', timeout: '--timeout' } as const;
-
-/** An event as the payload builders take it. */
-type EventRecord = AuditMaterial['authorized'];
-
-/** A control event back in the form the payload builders take. */
-const toRecord = (e: EventView): EventRecord => ({
-  id: e.id,
-  type: e.event,
-  resourceId: e.resource_id,
-  merchantId: e.merchant_id,
-  createdAt: Date.parse(e.created_at),
-  data: e.data,
-});
-
-/** The audit's material from the running sandbox at flags.url. */
-async function remoteMaterial(client: ControlClient, merchantId: string | undefined): Promise<AuditMaterial> {
-  const merchants = await client.listAll<MerchantView>('/merchants');
-  const merchant = merchantId === undefined ? merchants[0] : merchants.find((m) => m.id === merchantId);
-  if (!merchant)
-    throw new CliError(
-      `--merchant ${merchantId ?? ''} is not a merchant of the sandbox at ${client.base}; use one of ${merchants.map((m) => m.id).join(', ')}`,
-    );
-  const id = merchant.id;
-
-  // The newest payment.captured whose payment.authorized is there too; a trigger makes the pair when there is none.
-  let pair: { authorized: EventRecord; captured: EventRecord } | undefined;
-  const captures = (await client.get<{ data: EventView[] }>('/events', { merchant: id, type: 'payment.captured', limit: 5 })).data;
-  for (const captured of captures) {
-    const [authorized] = (
-      await client.get<{ data: EventView[] }>('/events', { resource: captured.resource_id, type: 'payment.authorized', limit: 1 })
-    ).data;
-    if (authorized) {
-      pair = { authorized: toRecord(authorized), captured: toRecord(captured) };
-      break;
-    }
-  }
-  if (!pair) {
-    const made = await client.post<TriggerResultView>('/events/trigger', { type: 'payment.captured', merchant: id });
-    const authorizedId = present(
-      made.events.find((e) => e.type === 'payment.authorized'),
-      'the payment.authorized event of the trigger',
-    ).id;
-    pair = { authorized: toRecord(await client.get<EventView>(`/events/${authorizedId}`)), captured: toRecord(made.event) };
-  }
-  // An S2S event carries the spec §6.1 fields (transID, order_status); without one, the audit makes one.
-  const recent = (await client.get<{ data: EventView[] }>('/events', { merchant: id, limit: 100 })).data;
-  const s2sView = recent.find((e) => typeof e.data.transID === 'string' && typeof e.data.order_status === 'string');
-  const s2s = s2sView ? toRecord(s2sView) : syntheticAuditMaterial(undefined).s2s;
-  return {
-    source: client.base,
-    merchantId: id,
-    secret: merchant.webhook_secret,
-    keys:
-      merchant.public_key !== null && merchant.private_key !== null
-        ? { publicKey: merchant.public_key, privateKey: merchant.private_key }
-        : null,
-    ...pair,
-    s2s,
-  };
-}
 
 /** Adds `sandbox audit-webhooks`. */
 export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
@@ -128,7 +67,13 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
           `${FLAG[wrong.key]} ${wrong.key === 'timeout' ? `must be a duration greater than 0 and at most 60s, got "${flags.timeout}"` : wrong.problem}`,
         );
       const material = flags.url
-        ? await remoteMaterial(new ControlClient({ url: flags.url, controlToken: flags.controlToken }), flags.merchant)
+        ? await sandboxAuditMaterial(
+            new ControlClient({ url: flags.url, controlToken: flags.controlToken }),
+            flags.merchant,
+            // An S2S event carries the spec §6.1 fields; a sandbox without one lends the audit a made-up one.
+            () => syntheticAuditMaterial(undefined).s2s,
+            '--merchant',
+          )
         : syntheticAuditMaterial(undefined, flags.merchant);
       const result = await runWebhookAudit(flags.to, { ...material, secret: flags.secret ?? material.secret }, settings);
       if (flags.junit) {

@@ -7,6 +7,7 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
 import type { AuthenticateResultView } from '../views/authentication.js';
+import { terminalJson } from './terminal-text.js';
 
 /** Adds `sandbox authenticate`. */
 export function addAuthenticateCommand(program: Command, io: CliIo): void {
@@ -22,7 +23,7 @@ export function addAuthenticateCommand(program: Command, io: CliIo): void {
     const result = await new ControlClient(flags).post<AuthenticateResultView>(`/transactions/${encodeURIComponent(id)}/authenticate`, {
       outcome,
     });
-    if (flags.json) return io.out(JSON.stringify(result, null, 2));
+    if (flags.json) return io.out(terminalJson(result, 2));
     const now =
       'object' in result
         ? `payment ${result.id} is ${result.status}`

@@ -11,6 +11,7 @@ import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { ChargebackView } from '../views/chargeback.js';
 import type { ListView } from '../views/list.js';
+import { terminalJson } from './terminal-text.js';
 
 type ChargebackFlags = ClientFlags & { reason?: string; amount?: string; win?: boolean; lose?: boolean };
 
@@ -51,7 +52,7 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
         if (flags.reason !== undefined || flags.amount !== undefined)
           throw new CliError('--reason and --amount are for opening a chargeback; leave them out with --win / --lose');
         const cb = await client.post<ChargebackView>(`/chargebacks/${encodeURIComponent(id)}/${flags.win ? 'win' : 'lose'}`);
-        if (flags.json) return io.out(JSON.stringify(cb, null, 2));
+        if (flags.json) return io.out(terminalJson(cb, 2));
         const outcome = cb.status === 'won' ? kleur.green('won') : kleur.red('lost');
         const after = cb.status === 'won' ? 'it is reinstated' : 'it stays charged back';
         return io.out(
@@ -59,7 +60,7 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
         );
       }
       const cb = await client.post<ChargebackView>('/chargebacks', openBody(id, flags));
-      if (flags.json) return io.out(JSON.stringify(cb, null, 2));
+      if (flags.json) return io.out(terminalJson(cb, 2));
       io.out(`chargeback ${kleur.bold(cb.id)} opened on ${subject(cb)}: ${money(cb)}, reason ${cb.reason} (chargeback.created sent)`);
       io.out(kleur.dim(`decide it with: sandbox chargeback ${cb.id} --win   (or --lose)`));
     });
@@ -74,7 +75,7 @@ export function addChargebackCommand(program: Command, io: CliIo): void {
         payment: flags.payment,
         limit: flags.limit,
       });
-      if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
+      if (flags.json) return io.out(terminalJson(page.data, 2));
       if (page.data.length === 0) return io.out('no chargebacks match');
       io.out(
         formatTable(

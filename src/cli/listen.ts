@@ -11,6 +11,7 @@ import { ControlClient, clientOptions, type ClientFlags, type StreamEvent } from
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import type { ControlEventDetailView } from '../views/event.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 import { present, errorMessage } from '../errors.js';
 
 interface ListenFlags extends ClientFlags {
@@ -161,12 +162,13 @@ class Tail {
     if (item.kind === 'event.created') return this.created(item, type);
     if (this.awaiting && !this.awaiting.has(item.id)) return;
     if (this.flags.json) {
-      this.io.out(JSON.stringify(item));
+      this.io.out(terminalJson(item));
     } else {
-      const answer = item.response_status ?? kleur.red(item.error ?? 'error');
+      // The URL and a handler's error came from the network: escaped (terminal-text.ts).
+      const answer = item.response_status ?? kleur.red(terminalText(String(item.error ?? 'error')));
       const fault = item.fault ? kleur.magenta(` [${item.fault}]`) : '';
       this.io.out(
-        `${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${item.url} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`,
+        `${kleur.dim(clock(item.at))}   ${kleur.magenta('webhook')} ${type} ${item.event_id} -> ${terminalText(String(item.url))} #${item.attempt} ${answer} ${kleur.dim(`${item.latency_ms}ms`)} ${item.status}${fault}`,
       );
     }
     if (this.awaiting?.delete(item.id) && this.awaiting.size === 0) this.stop();
@@ -180,15 +182,15 @@ class Tail {
     const detail =
       flags.forwardTo || last ? await this.client.get<ControlEventDetailView>(`/events/${encodeURIComponent(item.id)}`) : undefined;
     const forwarded = flags.forwardTo ? await forward(present(detail, `event ${item.id}`), flags.forwardTo, flags) : undefined;
-    if (flags.json) io.out(JSON.stringify({ ...item, ...(forwarded ? { forwarded } : {}) }));
+    if (flags.json) io.out(terminalJson({ ...item, ...(forwarded ? { forwarded } : {}) }));
     else {
       const answer = !forwarded
         ? ''
         : forwarded.status === null
-          ? kleur.red(`failed: ${forwarded.error}`)
+          ? kleur.red(`failed: ${terminalText(String(forwarded.error))}`)
           : (forwarded.status < 300 ? kleur.green : kleur.red)(String(forwarded.status));
       io.out(
-        `${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(item.resource_id)}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`,
+        `${kleur.dim(clock(item.at))} ${kleur.bold(type)} ${item.id} ${kleur.dim(terminalText(String(item.resource_id)))}${forwarded ? `  forwarded -> ${flags.forwardTo} ${answer}` : ''}`,
       );
     }
     this.seen++;

@@ -5,6 +5,7 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { DeletedMerchantView, MerchantView } from '../views/merchant.js';
+import { terminalJson } from './terminal-text.js';
 
 /** One merchant's credentials as aligned "field  value" lines, in the order a worker copies them. */
 function credentialLines(m: MerchantView): string {
@@ -48,14 +49,14 @@ export function addMerchantsCommand(program: Command, io: CliIo): void {
       if (flags.name !== undefined) body.name = flags.name;
       if (flags.currency !== undefined) body.currency = flags.currency;
       const created = await new ControlClient(flags).post<MerchantView>('/merchants', body);
-      io.out(flags.json ? JSON.stringify(created, null, 2) : credentialLines(created));
+      io.out(flags.json ? terminalJson(created, 2) : credentialLines(created));
     });
 
   clientOptions(
     merchants.command('list').description('every merchant, seeded and created, with its first terminal and API key (all pages)'),
   ).action(async (flags: ClientFlags) => {
     const data = await new ControlClient(flags).listAll<MerchantView>('/merchants');
-    if (flags.json) return io.out(JSON.stringify(data, null, 2));
+    if (flags.json) return io.out(terminalJson(data, 2));
     const rows = data.map((m) => [
       m.id,
       m.name,
@@ -73,6 +74,6 @@ export function addMerchantsCommand(program: Command, io: CliIo): void {
       .description('delete a created merchant and everything it owns (seeded merchants stay: reset them with sandbox reset --merchant)'),
   ).action(async (id: string, flags: ClientFlags) => {
     const result = await new ControlClient(flags).delete<DeletedMerchantView>(`/merchants/${encodeURIComponent(id)}`);
-    io.out(flags.json ? JSON.stringify(result, null, 2) : `deleted ${id}: ${removedSummary(result.removed)}`);
+    io.out(flags.json ? terminalJson(result, 2) : `deleted ${id}: ${removedSummary(result.removed)}`);
   });
 }

@@ -29,8 +29,11 @@ import { addAuditWebhooksCommand } from './audit-webhooks.js';
 import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
 import { addHealthCommand } from './health.js';
-import { CliError, errorBody, jsonRequested } from './cli-error.js';
+import { addMcpCommand } from './mcp.js';
+import { errorBody, jsonRequested } from './cli-error.js';
+import { ClientError } from '../client/client-error.js';
 import { processIo, type CliIo } from './io.js';
+import { terminalJson, terminalLines } from './terminal-text.js';
 
 /** The name the CLI was run by (`paysandbox` or `sandbox`), for its usage lines and error prefix. */
 export function invokedName(argv: string[]): string {
@@ -72,7 +75,36 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addVerifyCommand(program, io);
   addSendCommand(program, io);
   addHealthCommand(program, io);
+  addMcpCommand(program, io);
+  addAgentLines(program, [name]);
   return program;
+}
+
+/** The last line of --help where the command's --json form is not the line an agent needs (by command path). */
+const AGENT_LINES: Record<string, (name: string) => string> = {
+  '': (name) =>
+    `every command prints JSON with --json (errors as one JSON object on stderr); \`${name} mcp\` serves MCP tools (docs/mcp.md); llms.txt has the rest`,
+  start: (name) =>
+    `start it in the background with --ready-file FILE, then \`${name} wait --ready-file FILE --json\` prints {"url": ...} once it answers`,
+  stop: (name) => `\`${name} stop\` exits 0 once the sandbox has stopped, 1 (saying why on stderr) when none was running`,
+  mcp: (name) => `\`${name} mcp config --client claude|cursor|vscode|codex --write\` adds this server to your client's project file`,
+};
+
+/**
+ * Ends every command's --help with the one line an agent needs: the command's --json form (the
+ * arguments it takes included), a group's way to its commands, or AGENT_LINES' line.
+ */
+function addAgentLines(command: Command, path: readonly [string, ...string[]]): void {
+  for (const sub of command.commands) addAgentLines(sub, [...path, sub.name()]);
+  const [name, ...rest] = path;
+  const args = command.registeredArguments.map((arg) => (arg.required ? `<${arg.name()}>` : `[${arg.name()}]`));
+  const own = AGENT_LINES[rest.join(' ')];
+  const line = own
+    ? own(name)
+    : command.commands.length > 0 && !command.options.some((o) => o.long === '--json')
+      ? `${path.join(' ')} <command> --json: each of its commands prints JSON`
+      : `${[...path, ...args].join(' ')} --json`;
+  command.addHelpText('after', `\nFor agents: ${line}`);
 }
 
 /**
@@ -94,7 +126,7 @@ function emptyVariablesUnset(action: Command): void {
 export function userErrorMessage(err: unknown): string | undefined {
   if (err instanceof StartError || err instanceof SandboxError) return err.message;
   if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') return err.message;
-  if (err instanceof CliError) return err.message;
+  if (err instanceof ClientError) return err.message;
   return undefined;
 }
 
@@ -117,7 +149,8 @@ export async function execute(argv: string[], io: CliIo = processIo): Promise<nu
     if (err instanceof CommanderError) return err.exitCode;
     const message = userErrorMessage(err);
     if (message === undefined) throw err;
-    io.err(io.json ? JSON.stringify({ error: errorBody(err, message) }) : kleur.red(`${name}: ${message}`));
+    // A sandbox's error message may quote what a request sent it: escaped (terminal-text.ts).
+    io.err(io.json ? terminalJson({ error: errorBody(err, message) }) : kleur.red(`${name}: ${terminalLines(message)}`));
     return 1;
   }
 }

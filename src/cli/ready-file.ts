@@ -8,6 +8,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureDirectory } from '../store/sandbox-dir.js';
 import { CliError } from './cli-error.js';
+import { ClientError } from '../client/client-error.js';
 import { ControlClient } from './control-client.js';
 import { isUntrustedCertificate } from '../tls/untrusted.js';
 
@@ -82,8 +83,8 @@ export async function waitForReadyFile(path: string, deadline: number, controlTo
         return url;
       } catch (err) {
         // An --https sandbox whose CA this process does not trust (NODE_EXTRA_CA_CERTS) answers all the same.
-        if (err instanceof CliError && err.code === 'certificate_untrusted') return url;
-        if (!(err instanceof CliError)) throw err;
+        if (err instanceof ClientError && err.code === 'certificate_untrusted') return url;
+        if (!(err instanceof ClientError)) throw err;
         problem = `${path} names ${url}: ${err.message.replace(/; start one with .*$/, '')}`;
       }
     }

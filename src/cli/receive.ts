@@ -3,7 +3,8 @@
 // webhook readably and answers 200 (or --status); with --reject-invalid a bad signature gets a 400,
 // as a merchant handler that follows docs/webhooks.md answers, so the sandbox retries it. A
 // signature that does not verify is explained (receive-diagnosis.ts); a request that is not a
-// webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404.
+// webhook (a browser's GET /favicon.ico) is one short line on stderr, answered 404. It stops when
+// the process that started it exits (parent-watch.ts).
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +18,16 @@ import { CliError } from './cli-error.js';
 import { ControlClient, sandboxOptions } from './control-client.js';
 import { countFlag, signatureModeFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
+import { watchParent } from './parent-watch.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
 import { errorMessage } from '../errors.js';
+import { terminalJson, terminalText as shown } from './terminal-text.js';
+
+/** The largest body receive reads, as the sandbox's own API takes (a webhook of the sandbox is far smaller). */
+export const RECEIVE_BODY_LIMIT = 1024 * 1024;
+/** After the limit, at most this much more is read and dropped (so the client reads the 413), for at most DRAIN_MS. */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+const DRAIN_MS = 2000;
 
 interface ReceiveFlags {
   port: string;
@@ -103,14 +112,18 @@ function printable(view: ReceivedView): string {
   const signature = view.signature_valid
     ? kleur.green('signature valid')
     : kleur.red(`signature INVALID${view.signature_cause ? ` (${view.signature_cause})` : ''}`);
+  // Every piece but the verdict came in the request: escaped, so none can repaint the line (terminal-text.ts).
   const lines = [
-    `${kleur.dim(clock())} ${kleur.bold(view.event ?? 'webhook')} ${view.id ?? ''} ${kleur.dim(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`)}  ${signature}`,
+    `${kleur.dim(clock())} ${kleur.bold(shown(view.event ?? 'webhook'))} ${shown(view.id ?? '')} ${kleur.dim(shown(`${view.path}${view.delivery_id ? ` delivery ${view.delivery_id}` : ''}${view.attempt ? ` attempt ${view.attempt}` : ''}`))}  ${signature}`,
   ];
-  const width = Math.max(0, ...Object.keys(view.fields).map((k) => k.length));
-  for (const [key, value] of Object.entries(view.fields))
-    lines.push(`    ${kleur.dim(key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${view.signature_message}`)}`);
-  if (view.problem) lines.push(`    ${kleur.yellow(view.problem)}`);
+  const fields = Object.entries(view.fields).map(([key, value]) => ({
+    key: shown(key),
+    value: shown(typeof value === 'string' ? value : JSON.stringify(value)),
+  }));
+  const width = Math.max(0, ...fields.map(({ key }) => key.length));
+  for (const { key, value } of fields) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${value}`);
+  if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${shown(view.signature_message)}`)}`);
+  if (view.problem) lines.push(`    ${kleur.yellow(shown(view.problem))}`);
   return lines.join('\n');
 }
 
@@ -137,6 +150,10 @@ export function addReceiveCommand(program: Command, io: CliIo): void {
     );
   sandboxOptions(command, 'the sandbox that sends the webhooks, asked why a signature does not verify')
     .option('--json', 'print one JSON line per webhook')
+    .addHelpText(
+      'after',
+      `\nBodies over 1 MiB (${RECEIVE_BODY_LIMIT} bytes) are answered 413 and not read.\nIt stops when the process that started it exits (for npx, npm itself).`,
+    )
     .action((flags: ReceiveFlags) => runReceive(flags, io));
 }
 
@@ -167,8 +184,16 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const handle: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const tooLarge = () => answerTooLarge(req, res, io);
+    if (Number(req.headers['content-length']) > RECEIVE_BODY_LIMIT) return tooLarge();
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= RECEIVE_BODY_LIMIT) chunks.push(chunk);
+      else if (!res.headersSent) tooLarge();
+    });
     req.on('end', () => {
+      if (size > RECEIVE_BODY_LIMIT) return;
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
       if (!looksLikeWebhook(req.method, req.headers)) return answerNotWebhook(req, res, flags, status, io);
@@ -181,7 +206,7 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
           view.signature_cause = why.cause;
           view.signature_message = why.message;
         }
-        io.out(flags.json ? JSON.stringify(view) : printable(view));
+        io.out(flags.json ? terminalJson(view) : printable(view));
         if (++received >= limit) stop();
       });
     });
@@ -194,7 +219,14 @@ async function runReceive(flags: ReceiveFlags, io: CliIo): Promise<void> {
     `receiving webhooks at ${flags.https ? 'https' : 'http'}://${flags.host}:${address.port}/ (any path), answering ${status}${flags.rejectInvalid ? ' (400 to a bad signature)' : ''}; Ctrl-C to stop`,
   );
   process.once('SIGINT', stop);
+  // Started by npx, receive runs under npm's own shell, which outlives a killed npm: without the
+  // watch it kept running and holding its port (parent-watch.ts, as `sandbox start` does).
+  const unwatch = watchParent((gone) => {
+    io.err(`the process that started receive (${gone.name}, pid ${gone.pid}) exited: stopping`);
+    stop();
+  });
   await stopped;
+  unwatch();
   process.off('SIGINT', stop);
   await printing;
   await new Promise<void>((resolve) => {
@@ -219,9 +251,31 @@ function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, f
   const headers = `X-${flags.headerPrefix}-Signature, X-${flags.headerPrefix}-Event-Id or webhook-id header`;
   io.err(
     kleur.dim(
-      `${clock()} ${req.method} ${req.url ?? '/'}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
+      `${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: not a webhook (${req.method === 'POST' ? `no ${headers}` : 'only a POST is'}), answered ${answer}`,
     ),
   );
+}
+
+/**
+ * Answers a body over RECEIVE_BODY_LIMIT 413 and keeps none of it (a 600 MB POST would need 600 MB
+ * and end past the longest string Node makes): what is left is read and dropped, up to DRAIN_BYTES
+ * or DRAIN_MS, so the client reads the answer, then the connection closes. Not counted, one line on stderr.
+ */
+function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, io: CliIo): void {
+  const limit = `1 MiB (${RECEIVE_BODY_LIMIT} bytes)`;
+  req.removeAllListeners('data');
+  res
+    .writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+    .end(`body too large: sandbox receive takes bodies of at most ${limit}`);
+  let dropped = 0;
+  const stop = setTimeout(() => req.destroy(), DRAIN_MS).unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_BYTES) req.destroy();
+  });
+  req.on('close', () => clearTimeout(stop));
+  req.resume();
+  io.err(kleur.dim(`${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: body over ${limit}, answered 413 and not read`));
 }
 
 /** Answers a webhook: --status, or 400 to a bad signature with --reject-invalid. */

@@ -19,6 +19,7 @@ import type { CliIo } from './io.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import { signatureModeFlag, timeoutFlag } from './flag-checks.js';
+import { terminalJson, terminalLines, terminalText as shown } from './terminal-text.js';
 import { bodyOf } from './verify.js';
 
 interface SendFlags extends ClientFlags {
@@ -179,7 +180,7 @@ async function runSend(flags: SendFlags, io: CliIo): Promise<void> {
   const body = await bodyOf(flags.body, io);
   const headers = await signedHeaders(flags, body, describe(flags, body), mode);
   const result = await postWebhook({ url: url.href, headers, body }, timeoutMs);
-  io.out(flags.json ? JSON.stringify(jsonView(url, headers, result), null, 2) : printable(url, headers, result, flags.verbose));
+  io.out(flags.json ? terminalJson(jsonView(url, headers, result), 2) : printable(url, headers, result, flags.verbose));
   if (result.status === null || result.status < 200 || result.status > 299) io.exitCode = 1;
 }
 
@@ -198,12 +199,13 @@ function jsonView(url: URL, headers: Record<string, string>, r: PostResult) {
 
 function printable(url: URL, headers: Record<string, string>, r: PostResult, verbose = false): string {
   const lines: string[] = [];
-  const header = ([name, value]: [string, string]) => `${name}: ${value}`;
+  // The answer's headers and body are the handler's bytes: escaped, so none can repaint the terminal (terminal-text.ts).
+  const header = ([name, value]: [string, string]) => shown(`${name}: ${value}`);
   if (verbose) lines.push(`> POST ${url.href}`, ...Object.entries(headers).map((h) => `> ${header(h)}`));
-  if (r.status === null) return [...lines, kleur.red(`no answer: ${r.errorKind} (${r.errorMessage})`)].join('\n');
+  if (r.status === null) return [...lines, kleur.red(shown(`no answer: ${r.errorKind} (${r.errorMessage})`))].join('\n');
   const ok = r.status >= 200 && r.status < 300;
   lines.push(`${verbose ? '< ' : ''}${(ok ? kleur.green : kleur.red)(`HTTP ${r.status}`)} ${kleur.dim(`(${Math.round(r.latencyMs)}ms)`)}`);
   if (verbose) lines.push(...Object.entries(r.headers ?? {}).map((h) => `< ${header(h)}`));
-  if (r.body) lines.push(r.body);
+  if (r.body) lines.push(terminalLines(r.body));
   return lines.join('\n');
 }

@@ -11,6 +11,7 @@ import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import type { ListView } from '../views/list.js';
 import type { SettlementView } from '../views/settlement.js';
+import { terminalJson } from './terminal-text.js';
 
 const amount = (minor: number, currency: string) => `${minor < 0 ? '-' : ''}${formatDecimalAmount(Math.abs(minor), currency)}`;
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
@@ -53,7 +54,7 @@ export function addSettleCommand(program: Command, io: CliIo): void {
       if (flags.merchant) body.merchant = flags.merchant;
       if (flags.currency) body.currency = flags.currency;
       const { data } = await new ControlClient(flags).post<ListView<SettlementView>>('/settlements', body);
-      if (flags.json) return io.out(JSON.stringify(data, null, 2));
+      if (flags.json) return io.out(terminalJson(data, 2));
       if (data.length === 0)
         return io.out('nothing to settle: every captured payment is already in a settlement, and nothing is owed back');
       for (const s of data) io.out(summary(s));
@@ -66,10 +67,10 @@ export function addSettleCommand(program: Command, io: CliIo): void {
       const client = new ControlClient(flags);
       if (id) {
         const s = await client.get<SettlementView>(`/settlements/${encodeURIComponent(id)}`);
-        return io.out(flags.json ? JSON.stringify(s, null, 2) : detail(s));
+        return io.out(flags.json ? terminalJson(s, 2) : detail(s));
       }
       const { data } = await client.get<ListView<SettlementView>>('/settlements', { status: flags.status, limit: flags.limit });
-      if (flags.json) return io.out(JSON.stringify(data, null, 2));
+      if (flags.json) return io.out(terminalJson(data, 2));
       io.out(data.length ? data.map((s) => summary(s)).join('\n') : 'no settlements yet; run sandbox settle');
     });
 }

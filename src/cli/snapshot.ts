@@ -1,14 +1,13 @@
 // `sandbox export`, `sandbox import FILE` and `sandbox reset`: whole-state commands, so a CI job
 // can start from a known state. export writes to stdout (or --output) one row per line, so a
 // snapshot kept in git diffs well.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { ImportView, MerchantResetView, ResetView } from '../views/state.js';
 import type { CliIo } from './io.js';
 import { removedSummary } from './merchants.js';
-import { errorMessage } from '../errors.js';
+import { dryRunImport, dryRunReset, readJsonFile } from './dry-run.js';
 
 interface Snapshot {
   tables: Record<string, { columns: string[]; rows: unknown[][] }>;
@@ -57,18 +56,14 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
     }
   });
 
-  clientOptions(
-    program.command('import <file>').description('replace the whole sandbox state with a snapshot made by sandbox export'),
-  ).action(async (file: string, flags: ClientFlags) => {
-    let doc: Record<string, unknown>;
-    try {
-      doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch (err) {
-      throw new CliError(`cannot read ${file} as JSON: ${errorMessage(err)}`);
-    }
-    const result = await new ControlClient(flags).post<ImportView>('/import', doc);
-    io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);
-  });
+  clientOptions(program.command('import <file>').description('replace the whole sandbox state with a snapshot made by sandbox export'))
+    .option('--dry-run', 'check the file is a snapshot the sandbox takes and say what it holds; replace nothing')
+    .action(async (file: string, flags: ClientFlags & { dryRun?: boolean }) => {
+      const doc = readJsonFile(file);
+      if (flags.dryRun) return dryRunImport(new ControlClient(flags), flags, file, doc, io);
+      const result = await new ControlClient(flags).post<ImportView>('/import', doc);
+      io.out(flags.json ? JSON.stringify(result, null, 2) : `imported ${file}: ${summary(result.tables)}`);
+    });
 
   clientOptions(
     program
@@ -76,8 +71,10 @@ export function addSnapshotCommands(program: Command, io: CliIo): void {
       .description('empty every table but the seeded credentials (created merchants go too), reseed them and reload --scenario'),
   )
     .option('--merchant <id>', "empty only this merchant's state and leave the others as they are")
-    .action(async (flags: ClientFlags & { merchant?: string }) => {
+    .option('--dry-run', 'check the sandbox (and the merchant) and say what would be emptied; empty nothing')
+    .action(async (flags: ClientFlags & { merchant?: string; dryRun?: boolean }) => {
       const client = new ControlClient(flags);
+      if (flags.dryRun) return dryRunReset(client, flags, io);
       if (flags.merchant !== undefined) {
         const result = await client.post<MerchantResetView>('/reset', { merchant: flags.merchant });
         return io.out(flags.json ? JSON.stringify(result, null, 2) : `reset ${flags.merchant}: removed ${removedSummary(result.removed)}`);

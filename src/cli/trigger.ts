@@ -9,6 +9,7 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
 import type { TriggerResultView } from '../views/event.js';
+import { terminalJson } from './terminal-text.js';
 
 /** Adds `sandbox trigger`. */
 export function addTriggerCommand(program: Command, io: CliIo): void {
@@ -37,7 +38,7 @@ export function addTriggerCommand(program: Command, io: CliIo): void {
         if (flags.merchant) body.merchant = flags.merchant;
         if (flags.set) body.set = flags.set;
         const result = await new ControlClient(flags).post<TriggerResultView>('/events/trigger', body);
-        if (flags.json) return io.out(JSON.stringify(result, null, 2));
+        if (flags.json) return io.out(terminalJson(result, 2));
         const related = Object.entries(result.related)
           .map(([key, value]) => `${key} ${value}`)
           .join(', ');

@@ -8,6 +8,7 @@ import type { SignatureDiagnosisView } from '../views/signature-diagnosis.js';
 import { readProcessStdin, type CliIo } from './io.js';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 import { errorMessage } from '../errors.js';
 
 interface VerifyFlags extends ClientFlags {
@@ -71,9 +72,11 @@ export function addVerifyCommand(program: Command, io: CliIo): void {
         body,
         ...(flags.secret === undefined ? {} : { secret: flags.secret }),
       });
-      if (flags.json) io.out(JSON.stringify(answer, null, 2));
-      else if (answer.valid) io.out(answer.message.replace(/^signature valid/, kleur.green('signature valid')));
-      else io.out(`${kleur.red('signature INVALID')} (${answer.cause}): ${answer.message}`);
+      // The message quotes the body it was given, which may hold a forger's control characters (terminal-text.ts).
+      const message = terminalText(answer.message);
+      if (flags.json) io.out(terminalJson(answer, 2));
+      else if (answer.valid) io.out(message.replace(/^signature valid/, kleur.green('signature valid')));
+      else io.out(`${kleur.red('signature INVALID')} (${answer.cause}): ${message}`);
       if (!answer.valid) io.exitCode = 1;
     });
 }

@@ -12,26 +12,22 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import { timeoutFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import { waitForReadyFile } from './ready-file.js';
+import { deliveryLine as sharedDeliveryLine, waitForDelivery } from '../client/delivery-wait.js';
 import type { DeliveryView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 /** The fields of a delivery that wait prints. */
 type DeliveryItem = Pick<DeliveryView, 'id' | 'event' | 'url' | 'status' | 'attempts' | 'last_response_status' | 'last_error'>;
 
 /** What each --status waits for, for the help. */
 const WAITS_FOR: Record<DeliveryWaitStatus, string> = { succeeded: '2xx received', failed: 'retries exhausted', any: 'queued at all' };
-const POLL_MS = 250;
 const SHOWN = 20;
 
 /** One line per delivery: id, event, target, status, attempts and the last answer. */
 export function deliveryLine(d: DeliveryItem): string {
-  const answer =
-    d.last_response_status !== null
-      ? `last answer ${d.last_response_status}`
-      : d.last_error
-        ? `last error: ${d.last_error}`
-        : 'not tried yet';
-  return `${d.id} ${d.event} -> ${d.url} ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'} (${answer})`;
+  // The URL and a handler's error came from the network: escaped (terminal-text.ts).
+  return terminalText(sharedDeliveryLine(d));
 }
 
 /** The flags of `sandbox wait`. */
@@ -83,24 +79,13 @@ async function runWait(flags: WaitFlags, io: CliIo): Promise<void> {
     }
   }
   const client = new ControlClient(flags);
-  const filter = { event: flags.event, url: flags.to };
-  const first = async (status?: string) =>
-    (await client.get<ListView<DeliveryView>>('/deliveries', { ...filter, status, limit: 1 })).data[0];
-  // Waiting for a success is hopeless once deliveries of the event exist and none is pending:
-  // every one failed for good (retries exhausted), so the timeout would only be waited out.
-  const hopeless = async () => flags.status === 'succeeded' && !(await first('pending')) && (await first()) !== undefined;
-
-  let failedForGood = false;
-  for (;;) {
-    const found = await first(flags.status === 'any' ? undefined : flags.status);
-    if (found) {
-      io.out(flags.json ? JSON.stringify({ found: true, delivery: found }, null, 2) : `found: ${deliveryLine(found)}`);
-      return;
-    }
-    failedForGood = await hopeless();
-    if (failedForGood || Date.now() >= deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+  const wanted = { event: flags.event, url: flags.to, status: flags.status as DeliveryWaitStatus };
+  const outcome = await waitForDelivery(client, wanted, deadline);
+  if (outcome.found) {
+    io.out(flags.json ? terminalJson({ found: true, delivery: outcome.found }, 2) : `found: ${deliveryLine(outcome.found)}`);
+    return;
   }
+  const { failedForGood } = outcome;
   await reportMissing(client, flags, io, { failedForGood, timeoutMs });
 }
 
@@ -120,7 +105,7 @@ async function reportMissing(
   }
   io.exitCode = 1;
   if (flags.json) {
-    io.out(JSON.stringify({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, null, 2));
+    io.out(terminalJson({ found: false, failed_for_good: outcome.failedForGood, timeout_ms: outcome.timeoutMs, seen }, 2));
     return;
   }
   const wanted = `${flags.status === 'any' ? '' : `${flags.status} `}delivery of ${flags.event}${flags.to ? ` to ${flags.to}` : ''}`;

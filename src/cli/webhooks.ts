@@ -1,4 +1,5 @@
-// `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API.
+// `sandbox webhooks list|show|replay|retry-failed`: the delivery workbench over the control API;
+// `show` gives each attempt the handler refused (400, 401, 403) the signature diagnosis of what it sent.
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { DELIVERY_STATUSES, orList } from '../domain/vocabularies.js';
@@ -6,6 +7,7 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import { timeoutFlag } from './flag-checks.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
+import { terminalJson, terminalLines, terminalText as shown } from './terminal-text.js';
 import type { DeliveryDetailView, DeliveryView, RetryFailedView } from '../views/delivery.js';
 import type { ListView } from '../views/list.js';
 
@@ -16,30 +18,44 @@ const statusColour = (status: string) =>
   status === 'succeeded' ? kleur.green(status) : status === 'failed' ? kleur.red(status) : kleur.yellow(status);
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 
+/** A delivery as text: what the merchant's requests stored and the handler answered is escaped (terminal-text.ts). */
 function showDelivery(d: DeliveryDetailView): string {
   const lines = [
     `${kleur.bold(d.id)}  ${d.event}  ${d.event_id}`,
-    `  url       ${d.url}`,
+    `  url       ${shown(d.url)}`,
     `  status    ${statusColour(d.status)} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.manual ? ' (manual: never retried by itself)' : ''}`,
     `  next      ${time(d.next_attempt_at)}`,
     `  created   ${time(d.created_at)}`,
     '',
     kleur.bold(`Request (${d.request.note})`),
-    `  POST ${d.request.url}`,
-    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(`${name}:`)} ${value}`),
+    `  POST ${shown(d.request.url)}`,
+    ...Object.entries(d.request.headers).map(([name, value]) => `  ${kleur.dim(`${shown(name)}:`)} ${shown(value)}`),
     '',
-    ...d.request.body.split('\n').map((line) => `  ${line}`),
+    ...terminalLines(d.request.body)
+      .split('\n')
+      .map((line) => `  ${line}`),
     '',
     kleur.bold('Attempts'),
   ];
   if (d.attempt_log.length === 0) lines.push('  none yet');
+  // As the dashboard's page: a refused attempt's signature check in full once per cause, a repeat in one line.
+  const firstOfCause = new Map<string, number>();
   for (const a of d.attempt_log) {
     const answer = a.response_status !== null ? String(a.response_status) : kleur.red(a.error_kind ?? 'error');
     const latency = a.latency_ms === null ? '' : ` ${a.latency_ms}ms`;
-    const error = a.error ? kleur.red(` ${a.error}`) : '';
+    const error = a.error ? kleur.red(` ${shown(a.error)}`) : '';
     const fault = a.fault ? kleur.magenta(` [${a.fault}]`) : '';
-    const excerpt = a.response_excerpt ? kleur.dim(` ${JSON.stringify(a.response_excerpt.slice(0, 80))}`) : '';
+    const excerpt = a.response_excerpt ? kleur.dim(` ${terminalJson(a.response_excerpt.slice(0, 80))}`) : '';
     lines.push(`  #${a.attempt} ${time(a.at)} ${answer}${latency}${excerpt}${error}${fault}`);
+    const check = a.signature_check;
+    if (!check) continue;
+    const first = firstOfCause.get(check.cause);
+    if (first === undefined) firstOfCause.set(check.cause, a.attempt);
+    const why =
+      first !== undefined
+        ? `as for attempt ${first}`
+        : `${shown(check.message)}${check.valid ? '; so the handler computes something else: sandbox verify with the headers, raw body and secret it had says what differs' : ''}`;
+    lines.push(`    ${(check.valid ? kleur.yellow : kleur.red)(`signature check (${check.cause}): ${why}`)}`);
   }
   return lines.join('\n');
 }
@@ -181,7 +197,7 @@ function addListCommand(webhooks: Command, io: CliIo): void {
         since: flags.since,
         limit: flags.limit,
       });
-      if (flags.json) return io.out(JSON.stringify(page.data, null, 2));
+      if (flags.json) return io.out(terminalJson(page.data, 2));
       if (page.data.length === 0) return io.out('no deliveries match');
       io.out(
         formatTable(
@@ -207,7 +223,7 @@ function addShowCommand(webhooks: Command, io: CliIo): void {
   clientOptions(webhooks.command('show <delivery-id>').description('the exact request and every attempt of one delivery')).action(
     async (id: string, flags: ClientFlags) => {
       const delivery = await new ControlClient(flags).get<DeliveryDetailView>(`/deliveries/${encodeURIComponent(id)}`);
-      io.out(flags.json ? JSON.stringify(delivery, null, 2) : showDelivery(delivery));
+      io.out(flags.json ? terminalJson(delivery, 2) : showDelivery(delivery));
     },
   );
 }

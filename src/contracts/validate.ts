@@ -25,6 +25,9 @@ function fieldHint(schema: z.ZodType, path: PropertyKey[]): string | undefined {
     else if (node instanceof z.ZodArray) node = node.element as z.ZodType;
     else return undefined;
   }
+  // A default or optional wrapper made without a description of its own keeps the one inside.
+  while (node && node.description === undefined && 'unwrap' in node && typeof (node as { unwrap?: unknown }).unwrap === 'function')
+    node = (node as unknown as { unwrap(): z.ZodType }).unwrap();
   return node?.description;
 }
 

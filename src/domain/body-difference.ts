@@ -15,8 +15,11 @@ export interface BodyDifference {
 /** How `received` differs from `sent`; undefined when they are the same text. */
 export function bodyDifference(sent: string, received: string): BodyDifference | undefined {
   if (sent === received) return undefined;
-  // Whitespace added at the end (echo, an editor) says more than "the same JSON in other bytes".
-  const trailing = received.startsWith(sent) && /^\s+$/.test(received.slice(sent.length));
+  // Whitespace added at the end (echo, an editor) or taken off it (a shell's $(...), .trim()) says
+  // more than "the same JSON in other bytes".
+  const trailing =
+    (received.startsWith(sent) && /^\s+$/.test(received.slice(sent.length))) ||
+    (sent.startsWith(received) && /^\s+$/.test(sent.slice(received.length)));
   return (
     (trailing ? undefined : (jsonDifference(sent, received) ?? formDifference(sent, received))) ?? {
       change: 'body_changed',
@@ -119,8 +122,12 @@ function textDifference(sent: string, received: string): string {
       ? `ends with ${JSON.stringify(added)} the sandbox did not send (a file written by echo or an editor, or a logger, adds a newline)`
       : `has ${added.length} characters more at its end than the sandbox sent: ${excerpt(received, sent.length)}`;
   }
-  if (sent.startsWith(received))
-    return `is cut short: ${received.length} of the ${sent.length} characters sent (a size limit, or only the first chunk read)`;
+  if (sent.startsWith(received)) {
+    const lacked = sent.slice(received.length);
+    return /^\s+$/.test(lacked)
+      ? `lacks the ${JSON.stringify(lacked)} at its end the sandbox sent: something trimmed it (a shell's $(...), .trim(), strip()) or wrote it again`
+      : `is cut short: ${received.length} of the ${sent.length} characters sent (a size limit, or only the first chunk read)`;
+  }
   if (Buffer.from(sent, 'utf8').toString('latin1') === received)
     return 'was decoded as Latin-1 instead of UTF-8 (é became Ã©): read it as UTF-8, or better as raw bytes';
   let at = 0;

@@ -21,6 +21,7 @@ import { controlDeliveryRoutes } from './control/deliveries.js';
 import { controlDisputeRoutes } from './control/disputes.js';
 import { controlMerchantRoutes } from './control/merchants.js';
 import { controlSignatureRoutes } from './control/signatures.js';
+import { controlMcpRoutes } from './control/mcp.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
@@ -29,6 +30,7 @@ import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
 import { openApiRoutes } from './openapi-routes.js';
+import { llmsTxtRoutes } from './llms-txt.js';
 import { authenticatePages } from './customer-pages/authenticate.js';
 import { checkoutSessionRoutes } from './checkout-sessions.js';
 import { checkoutPages } from './customer-pages/checkout.js';
@@ -54,6 +56,12 @@ export function createApp(deps: AppDeps) {
   app.use('/_sandbox/*', controlGuard(deps.config, allowedAt));
   // Before the 1 MiB body limit: snapshots are larger; POST /_sandbox/import sets its own limit.
   app.route('/_sandbox', stateRoutes(deps));
+  // Ahead of the body limit and the write lock too: the MCP route holds no lock of its own; its
+  // tools' requests come back into this app, each through every middleware as any client's.
+  app.route(
+    '/_sandbox',
+    controlMcpRoutes(deps, (request) => app.fetch(request)),
+  );
   app.use(
     '*',
     bodyLimit({
@@ -107,6 +115,7 @@ function mountRoutes(app: Hono<AppEnv>, deps: AppDeps) {
   app.route('/', webhookEndpointRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', openApiRoutes(deps));
+  app.route('/', llmsTxtRoutes());
   app.route('/', authenticatePages(deps));
   app.route('/', checkoutSessionRoutes(deps));
   app.route('/', checkoutPages(deps));

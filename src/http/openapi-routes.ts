@@ -17,6 +17,8 @@ import { disputesOpenApi } from './control/disputes.js';
 import { eventsOpenApi } from './events.js';
 import { faultsOpenApi } from './control/faults.js';
 import { merchantsOpenApi } from './control/merchants.js';
+import { mcpOpenApi } from './control/mcp.js';
+import { llmsTxtOpenApi } from './llms-txt.js';
 import { paymentsOpenApi } from './payments.js';
 import { refundsOpenApi } from './refunds.js';
 import { s2sEncryptedOpenApi } from './s2s-encrypted.js';
@@ -46,6 +48,7 @@ export const openApiOpenApi: OpenApiRoute[] = [
 export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...s2sOpenApi,
   ...openApiOpenApi,
+  ...llmsTxtOpenApi,
   ...controlOpenApi,
   ...s2sEncryptedOpenApi,
   ...refundsOpenApi,
@@ -64,6 +67,7 @@ export const OPENAPI_ROUTES: readonly OpenApiRoute[] = [
   ...dashboardOpenApi,
   ...merchantsOpenApi,
   ...signaturesOpenApi,
+  ...mcpOpenApi,
   ...authenticatePagesOpenApi,
   ...checkoutPagesOpenApi,
   ...loginOpenApi,

@@ -72,7 +72,7 @@ export interface SandboxHandle {
   };
   /**
    * Grades the webhook handler at `url`: sends it the audit's deliveries (valid, bad signature, stale
-   * timestamp, tampered body, duplicate, unknown type, out of order, encrypted S2S, large) and
+   * timestamp, tampered body, duplicate, a body that does not round-trip, unknown type, out of order, encrypted S2S, large) and
    * resolves with each case's result; `passed` is false when a must-pass case failed.
    */
   auditWebhooks(url: string, options?: AuditWebhooksOptions): Promise<AuditResult>;

@@ -25,9 +25,11 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-// C0 controls, DEL, C1 controls (U+009B is a terminal's CSI) and the Unicode line separators: a
-// path with %0a or a webhook_url with ESC[31m must not forge a log line or colour the terminal.
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// C0 controls, DEL, C1 controls (U+009B is a terminal's CSI), the Unicode line separators and the
+// bidirectional formatting characters (U+202E shows what follows it backwards): a path with %0a or a
+// webhook_url with ESC[31m must not forge a log line or colour the terminal. The CLI prints what
+// comes from the network through the same escapes (cli/terminal-text.ts).
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** `text` with every control character written as an escape (\n, \x1b, \u2028), for a log line. */
@@ -40,9 +42,18 @@ export function escapeControls(text: string): string {
   );
 }
 
-/** One JSON line: JSON.stringify escapes C0 controls but leaves DEL, C1 and U+2028/9 raw. */
+/**
+ * JSON.stringify's text with the control characters it leaves raw (DEL, C1, U+2028/9, the
+ * bidirectional ones) as \\u escapes: the same JSON value. The C0 controls in its text are the
+ * line breaks of its indentation (it escapes those inside strings itself), so they stay.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(CONTROLS, (char) => (char < ' ' ? char : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+/** One JSON line. */
 function jsonLine(fields: Record<string, unknown>): string {
-  return JSON.stringify(fields).replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeJsonControls(JSON.stringify(fields));
 }
 
 /** The frames of a stack (its "at" lines), indented so that nothing in them can pass for a log line. */

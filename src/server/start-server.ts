@@ -51,6 +51,8 @@ export interface BuildOptions {
   webhookCa?: readonly string[];
   /** Webhook attempts in flight at once (the bench measures 8 and 32). */
   maxInFlight?: number;
+  /** The webhook sender thread's compiled entry (senders.ts); tests running the TypeScript source give a bundle of it. */
+  senderEntry?: URL;
 }
 
 /** Everything but the listening socket: used by startServer and by route tests. */
@@ -86,6 +88,7 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
     shaper: faults.webhooks,
     webhookCa: options.webhookCa ?? config.webhookCa,
     maxInFlight: options.maxInFlight,
+    senderEntry: options.senderEntry,
   });
   const outbox = new Outbox(store, clock, worker);
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
@@ -170,7 +173,7 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
  */
 export async function startServer(
   config: Config,
-  options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight'> = {},
+  options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight' | 'senderEntry'> = {},
 ): Promise<RunningServer> {
   // Before the database is opened: a refused start must not migrate or seed under the running one.
   const lock = await lockDatabase(config.dbPath);

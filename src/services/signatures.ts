@@ -104,6 +104,11 @@ export class Signatures {
     );
   }
 
+  /** refusal() of each attempt, by attempt number: what the control API and the dashboard show of a delivery's attempts. */
+  refusals(attempts: DeliveryAttempt[]): Map<number, SignatureDiagnosis | undefined> {
+    return new Map(attempts.map((a) => [a.attempt, this.refusal(a)] as const));
+  }
+
   /**
    * The headers the delivery worker would send with `body` now (sandbox time), signed with a
    * merchant's webhook secret or a registered endpoint's (both while its rotation lasts), in its mode
@@ -160,10 +165,15 @@ export class Signatures {
       (a, b) => (!a || b.attempt.startedAt > a.attempt.startedAt ? b : a),
       undefined,
     );
+    const attemptNumber = (h: HeaderMap) => h[`${p}-attempt`];
+    // In plain mode every attempt of a delivery carries the same signature: the attempt number
+    // (else the timestamp) tells which one the handler had, so each attempt is diagnosed as itself.
     const found =
+      tried.find((t) => same(signature)(t) && same(attemptNumber)(t)) ??
+      tried.find((t) => same(signature)(t) && same(timestamp)(t)) ??
       tried.find(same(signature)) ??
       tried.find(same(timestamp)) ??
-      tried.find(same((h) => h[`${p}-attempt`])) ??
+      tried.find(same(attemptNumber)) ??
       this.inFlightAttempt(candidates, headers, p) ??
       latest;
     // A delivery never tried yet was never received: there is nothing to compare with.

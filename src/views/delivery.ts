@@ -3,6 +3,8 @@
 import * as z from 'zod';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import { DELIVERY_STATUSES } from '../domain/vocabularies.js';
+import type { SignatureDiagnosis } from '../signatures/findings.js';
+import { signatureDiagnosisView, toSignatureDiagnosisView } from './signature-diagnosis.js';
 import { iso, isoOrNull, isoTime } from './time.js';
 
 /** How much of a response body an attempt shows (the log keeps 16 KiB). */
@@ -41,6 +43,11 @@ export const attemptView = z.object({
   error_kind: z.string().nullable().describe('refused, timeout, tls, dns, reset, redirect, http_status, invalid_url or injected'),
   error: z.string().nullable(),
   fault: z.string().nullable().describe('the injected fault that shaped the attempt'),
+  signature_check: signatureDiagnosisView
+    .nullable()
+    .describe(
+      'when the handler answered 400, 401 or 403 (a refused signature, most often): the signature diagnosis of what this attempt sent, judged when it was sent; null otherwise',
+    ),
 });
 
 /** The attempt's TS type. */
@@ -85,8 +92,8 @@ export function toDeliveryView(d: Delivery): DeliveryView {
   };
 }
 
-/** One attempt as the delivery detail shows it. */
-export function toAttemptView(a: DeliveryAttempt): AttemptView {
+/** One attempt as the delivery detail shows it, with its signature check when the handler refused it. */
+export function toAttemptView(a: DeliveryAttempt, check: SignatureDiagnosis | undefined): AttemptView {
   return {
     attempt: a.attempt,
     at: iso(a.startedAt),
@@ -96,16 +103,23 @@ export function toAttemptView(a: DeliveryAttempt): AttemptView {
     error_kind: a.errorKind,
     error: a.errorMessage,
     fault: a.fault,
+    signature_check: check ? toSignatureDiagnosisView(check) : null,
   };
 }
 
-/** A delivery with `request` (what it sends or sent) and its attempts. */
+/** A delivery with `request` (what it sends or sent) and its attempts, each with its signature check by attempt number. */
 export function toDeliveryDetailView(
   d: Delivery,
   request: z.infer<typeof deliveryRequestView>,
   attempts: DeliveryAttempt[],
+  checks: ReadonlyMap<number, SignatureDiagnosis | undefined>,
 ): DeliveryDetailView {
-  return { ...toDeliveryView(d), content_type: d.contentType, request, attempt_log: attempts.map(toAttemptView) };
+  return {
+    ...toDeliveryView(d),
+    content_type: d.contentType,
+    request,
+    attempt_log: attempts.map((a) => toAttemptView(a, checks.get(a.attempt))),
+  };
 }
 
 /** POST /_sandbox/deliveries/retry-failed: how many failed deliveries were requeued, and which. */

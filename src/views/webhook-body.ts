@@ -34,7 +34,14 @@ export function s2sWebhookBody(fields: Record<string, string>, encryptionMethod:
   return encryptionMethod === 'aes256' ? formEncode({ data: encryptText(plain, keys) }) : plain;
 }
 
-/** The spec §6.2 envelope of an event (its data with data.object), serialised exactly once so the signature covers these bytes. */
+/**
+ * The spec §6.2 envelope of an event (its data with data.object), serialised exactly once so the
+ * signature covers these bytes: indented with two spaces and ending with a newline, as a gateway's
+ * pretty-printed bodies are, so that the text does not survive a parse and serialise again
+ * (JSON.stringify, json_encode, json.dumps all write other bytes). A handler that verifies the HMAC
+ * over re-serialised JSON instead of the bytes received then fails here, as it would in production,
+ * instead of passing because the sandbox happened to send what JSON.stringify writes (docs/decisions.md).
+ */
 export function eventEnvelope(event: EventRecord): string {
-  return JSON.stringify({ event: event.type, id: event.id, data: eventData(event), created_at: iso(event.createdAt) });
+  return `${JSON.stringify({ event: event.type, id: event.id, data: eventData(event), created_at: iso(event.createdAt) }, null, 2)}\n`;
 }

@@ -144,10 +144,10 @@ describe('dashboard in Chromium', () => {
       await page.goto(`${server.url}/_sandbox/?tab=deliveries`);
       await page.click(`tr:has-text("${refuser.url}/hooks") a[href^="/_sandbox/dashboard/deliveries/"]`);
       await page.waitForURL(/\/_sandbox\/dashboard\/deliveries\/whd_/);
-      const refusal = page.locator('article.attempt p.refusal');
+      const refusal = page.locator('article.attempt .refusal');
       await waitFor(async () => (await refusal.count()) === 1, 'the diagnosis of the refused attempt');
       await expect(refusal.getAttribute('data-cause')).resolves.toBe('valid');
-      await expect(refusal.textContent()).resolves.toMatch(
+      await expect(refusal.locator('p').textContent()).resolves.toMatch(
         /^Signature check of what was sent \(the handler answered 401\): valid, signature valid: .*merchant mer_sandbox's webhook secret/,
       );
     } finally {
@@ -185,5 +185,76 @@ describe('dashboard in Chromium', () => {
     } finally {
       await noJs.close();
     }
+  });
+});
+
+describe('what needs attention, in Chromium', () => {
+  // A sandbox of its own that retries (dev profile, driven by clock advances) and a handler that
+  // refuses every webhook with 401, as one whose signature check is broken does.
+  let own: RunningServer;
+  let refuser: FakeMerchant;
+  let deliveryId: string;
+
+  beforeAll(async () => {
+    own = await startTestServer({ retry: 'dev' });
+    refuser = await startFakeMerchant({ fallback: 401 });
+    const paid = await api(own.url).post(
+      '/api/s2s',
+      s2sBody({ ccno: '4242424242424242', reference: 'order-failing', webhook_url: `${refuser.url}/hooks` }),
+    );
+    expect(paid.status).toBe(200);
+    await waitFor(() => refuser.received.length >= 1, 'the first attempt');
+    // Two more attempts: the retries after 1 s and 2 s fall due when sandbox time moves on.
+    await api(own.url).post('/_sandbox/clock/advance', { duration: '4s' });
+    await waitFor(() => refuser.received.length >= 3, 'three attempts');
+    deliveryId = String(refuser.received[0]!.headers['x-sandbox-delivery-id']);
+    await waitFor(
+      async () => (await api(own.url).get(`/_sandbox/deliveries/${deliveryId}`)).json.attempt_log.length >= 3 || undefined,
+      'the three attempts recorded',
+    );
+  });
+  afterAll(async () => {
+    await refuser?.close();
+    await own?.close();
+  });
+
+  it('the dashboard opens on the failing deliveries, not on S2S transactions', async () => {
+    await page.goto(`${own.url}/_sandbox/`);
+    await expect(page.locator('nav.tabs a[aria-current=page]').textContent()).resolves.toBe('Webhook deliveries');
+    await expect(page.locator('select[name=status] option[selected]').getAttribute('value')).resolves.toBe('failing');
+    await expect(page.locator(`tr[data-id="${deliveryId}"] .status`).textContent()).resolves.toBe('pending');
+    await expect(page.locator('#landing').textContent()).resolves.toContain('failing');
+    // Every delivery is one link away.
+    await expect(page.locator('#landing a').getAttribute('href')).resolves.toBe('/_sandbox/?tab=deliveries');
+  });
+
+  it("a delivery's page gives each refused attempt its own diagnosis, the repeated one folded", async () => {
+    await page.goto(`${own.url}/_sandbox/dashboard/deliveries/${deliveryId}`);
+    const diagnoses = page.locator('article.attempt .refusal .diagnosis');
+    const texts = await diagnoses.allTextContents();
+    expect(texts.length).toBe(await page.locator('article.attempt').count());
+    expect(texts.length).toBeGreaterThanOrEqual(3);
+    for (const [i, text] of texts.entries()) expect(text).toContain(`attempt ${i + 1} of delivery ${deliveryId}`);
+    // The paragraph is shown once; the attempts that repeat it say so in a line and keep their own folded.
+    await expect(page.locator('article.attempt .refusal .diagnosis >> visible=true').count()).resolves.toBe(1);
+    await expect(page.locator('article.attempt[data-attempt="2"] .refusal > p').textContent()).resolves.toBe(
+      'Signature check of what was sent (the handler answered 401): valid, as for attempt 1.',
+    );
+    await page.locator('article.attempt[data-attempt="3"] .refusal summary').click();
+    await expect(page.locator('article.attempt[data-attempt="3"] .refusal .diagnosis').isVisible()).resolves.toBe(true);
+  });
+
+  it('at 375 px wide the deliveries table shows its Status column without scrolling', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto(`${own.url}/_sandbox/?tab=deliveries`);
+    // The live script swaps the list in as retries happen: measure a settled element, polling.
+    const inView = (selector: string) =>
+      waitFor(async () => {
+        const box = await page.locator(selector).first().boundingBox();
+        return box !== null && box.x >= 0 && box.x + box.width <= 375;
+      }, `${selector} within the 375 px viewport`);
+    await inView('table[data-tab=deliveries] th:has-text("Status")');
+    await inView(`tr[data-id="${deliveryId}"] .status`);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-deliveries-375.png`, fullPage: true });
   });
 });

@@ -37,6 +37,7 @@ describe('sandbox audit-webhooks', () => {
     expect(run.out).toMatch(
       /bad signature\s+must-pass\s+FAIL\s+answered 200 in \d+ ms; a request whose X-Sandbox-Signature does not verify must be refused with a 4xx/,
     );
+    expect(run.out).toMatch(/body that does not round-trip\s+must-pass\s+pass\s+answered 200 in \d+ ms/);
     expect(run.out).toMatch(/stale timestamp\s+must-pass\s+skip\s+plain signatures do not cover the timestamp/);
     expect(lines.at(-1)).toBe('FAILED: 2 must-pass cases failed (bad signature, tampered body); advice followed: 3 of 3');
   });
@@ -70,7 +71,7 @@ describe('sandbox audit-webhooks', () => {
     expect(run.exitCode).toBe(0);
     const xml = readFileSync(file, 'utf8');
     expect(xml).toMatch(
-      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="sandbox audit-webhooks" tests="9" failures="0" errors="0" skipped="2" time="[\d.]+">/,
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="sandbox audit-webhooks" tests="10" failures="0" errors="0" skipped="2" time="[\d.]+">/,
     );
     expect(xml).toMatch(/<testcase classname="webhook-audit.must-pass" name="bad signature" time="[\d.]+"\/>/);
     expect(xml).toMatch(

@@ -14,7 +14,7 @@ import { standardSecret, verifyWebhook } from '../../src/signatures/signing.js';
 import { expectGone, isRunning, processesIn, runScript } from '../helpers/bash-script.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { runActionStep, type ActionStepOptions, type ActionStepRun } from '../helpers/github-action.js';
-import { installPackedSandbox, removePackedProject, type PackedProject } from '../docs/packed-install.js';
+import { installPackedSandbox, PACKED_INSTALL_MS, removePackedProject, type PackedProject } from '../docs/packed-install.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -35,9 +35,9 @@ let merchant: FakeMerchant;
 let runnerTemp: string;
 
 beforeAll(async () => {
-  project = installPackedSandbox();
+  project = await installPackedSandbox();
   merchant = await startFakeMerchant();
-}, 120_000);
+}, PACKED_INSTALL_MS);
 
 afterAll(async () => {
   await merchant?.close();

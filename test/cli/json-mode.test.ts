@@ -214,6 +214,10 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
     },
     fail: () => sandboxCli(['send', '--to', `${merchant.url}/sent`, '--body', join(dir, 'send.json'), '--json']),
   },
+  'mcp config': {
+    pass: () => start(['mcp', 'config', '--client', 'claude', '--json']).run,
+    fail: () => start(['mcp', 'config', '--client', 'emacs', '--json']).run,
+  },
   encrypt: {
     pass: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--private-key', CREDS.privateKey, '--json']).run,
     fail: () => start(['encrypt', 'a=1', '--public-key', CREDS.publicKey, '--json']).run,

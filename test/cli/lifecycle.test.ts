@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectGone, isRunning, merchantProject, runScript } from '../helpers/bash-script.js';
+import { expectGone, isRunning, merchantProject, processesIn, runScript } from '../helpers/bash-script.js';
 import { runBuiltCli, startCliSandbox } from '../helpers/cli-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -145,6 +145,45 @@ echo "url $(cat .sandbox/url)"; echo "pid $(cat .sandbox/sandbox.pid)"
     } finally {
       await expectGone(url, pid);
     }
+  });
+});
+
+describe('sandbox receive stops when the npx that started it is killed', () => {
+  // npx runs receive under npm's own `sh -c`, which outlives a killed npm: without the parent watch
+  // receive kept running and holding its port, so the next `receive --port 3000` found it busy.
+  it.each(['TERM', 'KILL'])('kill -%s of npx frees the port and leaves no receive behind', async (signal) => {
+    const project = merchantProject();
+    const script = `#!/usr/bin/env bash
+npx sandbox receive --port 0 2> receive.log &
+NPX=$!
+# npx takes seconds to start on a busy machine: wait up to 60 s for the banner.
+for i in $(seq 600); do grep -q 'receiving webhooks at' receive.log && break; sleep 0.1; done
+echo "url $(grep -o 'http://[^ ]*' receive.log | head -1)"
+kill -${signal} $NPX
+`;
+    const run = await runScript(project, script);
+    const url = field(run.stdout, 'url')!;
+    expect(url, run.stdout + run.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const left = () => processesIn(project).filter((p) => p.command.includes('receive'));
+    try {
+      await waitFor(
+        async () =>
+          left().length === 0 &&
+          (await fetch(url, { method: 'POST' }).then(
+            () => false,
+            () => true,
+          )),
+        'receive to stop and free its port',
+        3000,
+        50,
+      );
+    } finally {
+      for (const p of left()) process.kill(p.pid, 'SIGKILL');
+    }
+    // npm passes a TERM on to its shell, which goes first; a KILL leaves the shell, and npm is the one gone.
+    expect(readFileSync(join(project, 'receive.log'), 'utf8')).toMatch(
+      /^the process that started receive \((npm exec|sh), pid \d+\) exited: stopping$/m,
+    );
   });
 });
 

@@ -10,15 +10,15 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedSandbox, removePackedProject, type PackedProject } from '../docs/packed-install.js';
+import { installPackedSandbox, PACKED_INSTALL_MS, removePackedProject, type PackedProject } from '../docs/packed-install.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 let project: PackedProject;
-beforeAll(() => {
-  project = installPackedSandbox();
-}, 120_000);
+beforeAll(async () => {
+  project = await installPackedSandbox();
+}, PACKED_INSTALL_MS);
 afterAll(() => project && removePackedProject(project));
 
 /** Runs `file args` in the project (or `where`); its exit code and output (a kill at `timeoutMs` says so in stderr). */

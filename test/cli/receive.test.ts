@@ -1,4 +1,5 @@
 // `sandbox receive` in-process: verifies signatures, decrypts S2S data, prints, answers --status.
+import http from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -289,4 +290,55 @@ it("a request that is not a webhook (a browser's favicon) is one short line on s
   expect(out.map((line) => JSON.parse(line))).toMatchObject([
     { path: '/hook', signature_valid: true, signature_cause: null, signature_message: null },
   ]);
+});
+
+it('a body over 1 MiB, declared or chunked, is answered 413 without being kept, and the receiver goes on', async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  const done = buildProgram(io).parseAsync(['node', 'sandbox', 'receive', '--port', '0', '--count', '1', '--json']);
+  const banner = await waitFor(() => err.find((line) => line.startsWith('receiving webhooks at')), 'the receiver');
+  const url = new URL(/at (http:\/\/\S+?)\/ /.exec(banner)![1]!);
+  const headers = { 'content-type': 'application/json', 'x-sandbox-signature': 'sha256=00', 'x-sandbox-event-id': 'evt_big' };
+  // Declared: Content-Length says 2 MiB.
+  const declared = await post(`${url.href}big`, 'x'.repeat(2 * 1024 * 1024), headers);
+  expect(declared.status).toBe(413);
+  expect(await declared.text()).toBe('body too large: sandbox receive takes bodies of at most 1 MiB (1048576 bytes)');
+  // Chunked: no length; 64 KiB pieces until the receiver answers, as an endless stream would be sent.
+  const chunked = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+    let sent = 0;
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: '/chunked', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, sent }));
+      },
+    );
+    request.on('error', reject);
+    const piece = Buffer.alloc(64 * 1024, 'y');
+    const more = () => {
+      // Stops once answered: an endless sender is what the bound is for.
+      while (!request.destroyed && sent < 64 * 1024 * 1024) {
+        sent += piece.length;
+        if (!request.write(piece)) return void request.once('drain', more);
+      }
+      request.end();
+    };
+    more();
+  });
+  expect(chunked.status).toBe(413);
+  expect(chunked.sent).toBeLessThan(64 * 1024 * 1024);
+  // Still receiving: the next webhook is taken and printed as usual.
+  await signedPost(`${url.href}hook`, CREDS.secret);
+  await done;
+  expect(err.slice(1)).toEqual([
+    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} POST \/big: body over 1 MiB \(1048576 bytes\), answered 413 and not read$/),
+    expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} POST \/chunked: body over 1 MiB \(1048576 bytes\), answered 413 and not read$/),
+  ]);
+  expect(out.map((line) => JSON.parse(line))).toMatchObject([{ path: '/hook', signature_valid: true }]);
+});
+
+it('--help says how large a body it takes', async () => {
+  const run = await runCli(['receive', '--help']);
+  expect(run.out).toContain('Bodies over 1 MiB (1048576 bytes) are answered 413 and not read.');
 });

@@ -11,6 +11,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start-server.js';
+import { standardSecret, verifySignature } from '../../src/signatures/signing.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -148,6 +149,37 @@ it("standard: signs with --endpoint's secret in the endpoint's mode, verified by
   const local = lastAt('/std2');
   const localHeaders = Object.fromEntries(Object.entries(local.headers).map(([k, v]) => [k, String(v)]));
   expect(new Webhook(endpoint.secret).verify(local.body, localHeaders)).toEqual(JSON.parse(ENVELOPE));
+});
+
+it('a delivered JSON body sent again is sent byte for byte, in every mode: a handler that re-serialises it cannot verify it', async () => {
+  // A /v1/ payment's webhook, as the sandbox delivers it: indented, with a final newline.
+  await fetch(`${sandbox.url}/v1/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
+    body: JSON.stringify({ amount: 1990, currency: 'EUR', token: 'tok_visa', webhook_url: `${to}/captured` }),
+  });
+  const captured = await waitFor(() => got.find((g) => g.path === '/captured'), 'the delivered payment webhook');
+  const reserialised = JSON.stringify(JSON.parse(captured.body));
+  expect(captured.body).not.toBe(reserialised);
+  const body = file('captured.json', captured.body);
+  for (const mode of ['plain', 'timestamped', 'standard'] as const) {
+    const run = await send(['--to', `${to}/again-${mode}`, '--body', body, '--merchant', 'mer_sandbox', '--signature', mode]);
+    expect(run.exitCode, run.error).toBe(0);
+    const g = lastAt(`/again-${mode}`);
+    expect(g.body).toBe(captured.body);
+    const headers = Object.fromEntries(Object.entries(g.headers).map(([k, v]) => [k, String(v)]));
+    const verifies = (text: string) => {
+      if (mode !== 'standard')
+        return verifySignature(headers['x-sandbox-signature'], CREDS.secret, text, mode, Number(headers['x-sandbox-timestamp']));
+      try {
+        new Webhook(standardSecret(CREDS.secret)).verify(text, headers);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect({ mode, raw: verifies(g.body), reserialised: verifies(reserialised) }).toEqual({ mode, raw: true, reserialised: false });
+  }
 });
 
 it('exits 1 on an answer that is not 2xx, printing it; --verbose shows the headers both ways', async () => {

@@ -73,6 +73,35 @@ describe('sandbox webhooks', () => {
     expect(out).toContain(`x-sandbox-delivery-id: ${d.id}`);
     expect(out).toContain('order_status=25');
     expect(out).toMatch(/#1 \S+ \S+ 200 [\d.]+ms "ok"/);
+    expect(out).not.toContain('signature check');
+    const json = JSON.parse((await runCli(['webhooks', 'show', d.id, '--url', sandbox.url, '--json'])).out);
+    expect(json.attempt_log[0].signature_check).toBeNull();
+  });
+
+  it('show prints the signature diagnosis of each attempt the handler refused, in full once per cause', async () => {
+    await sandbox.close();
+    await merchant.close();
+    // A handler whose signature check is broken: it refuses every attempt with 401.
+    await start({ retry: '20ms,20ms' }, [401, 401, 401]);
+    await pay();
+    const [d] = await finished(1);
+    const { out } = await runCli(['webhooks', 'show', d.id, '--url', sandbox.url]);
+    expect(out).toMatch(
+      new RegExp(
+        `#1 \\S+ \\S+ 401 [\\d.]+ms "nope" answered 401\n {4}signature check \\(valid\\): signature valid: the body and headers are exactly what the sandbox sent in attempt 1 of delivery ${d.id}, signed with merchant mer_sandbox's webhook secret.*; so the handler computes something else: sandbox verify with the headers, raw body and secret it had says what differs\n`,
+      ),
+    );
+    expect(out).toMatch(/#2 \S+ \S+ 401 [\d.]+ms "nope" answered 401\n {4}signature check \(valid\): as for attempt 1\n/);
+    expect(out).toMatch(/#3 \S+ \S+ 401 [\d.]+ms "nope" answered 401\n {4}signature check \(valid\): as for attempt 1$/);
+    // --json gives every refused attempt its own diagnosis.
+    const json = JSON.parse((await runCli(['webhooks', 'show', d.id, '--url', sandbox.url, '--json'])).out);
+    expect(json.attempt_log.map((a: { signature_check: { cause: string; message: string } | null }) => a.signature_check?.cause)).toEqual([
+      'valid',
+      'valid',
+      'valid',
+    ]);
+    for (const [i, a] of (json.attempt_log as Array<{ signature_check: { message: string } }>).entries())
+      expect(a.signature_check.message).toContain(`attempt ${i + 1} of delivery ${d.id}`);
   });
 
   it('show of an unknown id says so', async () => {

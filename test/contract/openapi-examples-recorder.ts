@@ -236,17 +236,24 @@ async function control(r: Recorder, paymentId: string) {
     body: delivery.request.body,
     secret: `${CREDS.secret}\n`,
   });
-  // `sandbox send --merchant`: a body of one's own, signed as the worker signs the merchant's webhooks.
+  // `sandbox send --merchant`: a body of one's own (one captured as delivered: indented, a final newline), signed as the worker signs the merchant's webhooks.
   await r.json('POST', '/_sandbox/signatures/sign', '/_sandbox/signatures/sign', {
     merchant_id: 'mer_sandbox',
     event_type: 'payment.captured',
     content_type: 'application/json',
-    body: '{"event":"payment.captured","id":"evt_fixture_1","data":{"amount":1990}}',
+    body: `${JSON.stringify({ event: 'payment.captured', id: 'evt_fixture_1', data: { amount: 1990 } }, null, 2)}\n`,
   });
   await r.json('POST', '/_sandbox/deliveries/{id}/replay', `/_sandbox/deliveries/${deliveries.data[0].id}/replay`, {
     to: 'http://127.0.0.1:3000/webhooks-staging',
   });
   await r.json('POST', '/_sandbox/deliveries/retry-failed', '/_sandbox/deliveries/retry-failed', { since: '1h' });
+  // An agent's client asking the MCP server why a signature fails, as the route above answers it.
+  await r.json('POST', '/_sandbox/mcp', '/_sandbox/mcp', {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'diagnose_signature', arguments: { headers: delivery.request.headers, body: delivery.request.body.trim() } },
+  });
   const events = await r.json('GET', '/_sandbox/events', '/_sandbox/events?limit=2');
   await r.json('GET', '/_sandbox/events/{id}', `/_sandbox/events/${events.data[0].id}`);
   await r.json('POST', '/_sandbox/events/{id}/replay', `/_sandbox/events/${events.data[0].id}/replay`, {

@@ -11,7 +11,7 @@ import { expectGone, processesIn, runScript } from '../helpers/bash-script.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { blocksIn } from './doc-blocks.js';
-import { installIntegrationProject, removePackedProject, type PackedProject } from './packed-install.js';
+import { installIntegrationProject, PACKED_INSTALL_MS, removePackedProject, type PackedProject } from './packed-install.js';
 
 const CI_PAGE = fileURLToPath(new URL('../../docs/any-language.md', import.meta.url));
 
@@ -38,9 +38,9 @@ let project: PackedProject | undefined;
 let receiver: FakeMerchant;
 
 beforeAll(async () => {
-  project = installIntegrationProject(SUITE);
+  project = await installIntegrationProject(SUITE);
   receiver = await startFakeMerchant();
-}, 120_000);
+}, PACKED_INSTALL_MS);
 
 afterAll(async () => {
   await receiver?.close();

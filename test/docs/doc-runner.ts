@@ -39,13 +39,24 @@ export class DocRunner {
 
   /** Starts a new terminal for the next page: its variables do not leak into the next page's. */
   newShell(): void {
-    this.shell?.stdin.end();
+    const shell = this.shell;
     this.shell = undefined;
+    if (!shell) return;
+    shell.stdin.end();
+    // What a page started with a trailing `&` in its own terminal (webhook-audit.md's handler) ends
+    // with the terminal, even when the page failed before its `kill`: the bash leads a group of its own.
+    if (shell.exitCode === null && shell.pid !== undefined) {
+      try {
+        process.kill(-shell.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+    }
   }
 
   /** Runs one command to its end in the page's bash, in the project directory. */
   run(command: string, timeoutMs = 60_000): Promise<CommandRun> {
-    this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env });
+    this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env, detached: true });
     const shell = this.shell;
     const mark = `__docs_${randomBytes(6).toString('hex')}`;
     return new Promise((resolve, reject) => {

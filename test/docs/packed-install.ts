@@ -1,15 +1,25 @@
 // A fresh merchant project with paysandbox installed from the tarball `npm pack` makes, the way a
 // merchant installs it, so the docs' examples run against what users get (dist/, bin/, fixtures/
-// and the files list) and not against this repository's source tree.
+// and the files list) and not against this repository's source tree. A run packs and installs
+// once (test/setup/packed-template.ts gives the folder); each project is a copy of that install.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { processesIn } from '../helpers/bash-script.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+
+/**
+ * The time a hook that installs the packed package may take: packing and installing take half a
+ * minute on a quiet machine, several on a busy one, and a test file may wait for the run's install
+ * another file is making.
+ */
+export const PACKED_INSTALL_MS = 300_000;
 
 /** A temporary project with paysandbox as a devDependency. */
 export interface PackedProject {
@@ -28,15 +38,13 @@ function npm(args: string[], cwd: string): string {
 }
 
 /**
- * Packs this repository (its built dist/) and installs the tarball into a new project. Install
- * scripts are skipped and better-sqlite3's binding is copied from this checkout: the same version
- * compiled for the same Node, which saves the 90 s compile `npm ci` already proved works.
+ * Packs this repository (its built dist/) into `base` and installs the tarball into a new project
+ * at `dir`. Install scripts are skipped and better-sqlite3's binding is copied from this checkout:
+ * the same version compiled for the same Node, which saves the 90 s compile `npm ci` already proved works.
  */
-export function installPackedSandbox(): PackedProject {
+function packAndInstall(base: string, dir: string): void {
   if (!existsSync(join(ROOT, 'dist/sandbox.js'))) throw new Error('dist/ is missing: run npm run build first');
-  const base = mkdtempSync(join(tmpdir(), 'paysandbox-docs-'));
   const tarball = npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', base], ROOT).trim().split('\n').pop()!;
-  const dir = join(base, 'shop');
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }, null, 2));
   npm(['install', '--save-dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(base, tarball)], dir);
@@ -46,6 +54,50 @@ export function installPackedSandbox(): PackedProject {
     throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
   mkdirSync(join(dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
   copyFileSync(join(ROOT, NATIVE), join(dir, NATIVE));
+}
+
+/**
+ * The folder of this run's packed install (the tarball and the project `shop` in it), made by the
+ * first test that asks while the others wait, or undefined when the run gave no folder for it.
+ * Whoever makes it takes the folder's `lock`; `ready` or `failed` says how that went.
+ */
+async function runTemplate(): Promise<string | undefined> {
+  const root = inject('packedTemplate');
+  if (!root) return undefined;
+  try {
+    mkdirSync(join(root, 'lock'));
+  } catch {
+    const outcome = await waitFor(
+      () =>
+        (existsSync(join(root, 'ready')) && 'ready') || (existsSync(join(root, 'failed')) && readFileSync(join(root, 'failed'), 'utf8')),
+      "this run's packed install",
+      PACKED_INSTALL_MS,
+      100,
+    );
+    if (outcome !== 'ready') throw new Error(`this run's packed install failed: ${outcome}`);
+    return root;
+  }
+  try {
+    packAndInstall(root, join(root, 'shop'));
+  } catch (err) {
+    writeFileSync(join(root, 'failed'), (err as Error).message);
+    throw err;
+  }
+  writeFileSync(join(root, 'ready'), '');
+  return root;
+}
+
+/** A new project with the packed package installed: a copy of this run's install (`cp -a` keeps the links of node_modules/.bin), or its own. */
+export async function installPackedSandbox(): Promise<PackedProject> {
+  const base = mkdtempSync(join(tmpdir(), 'paysandbox-docs-'));
+  const dir = join(base, 'shop');
+  const template = await runTemplate();
+  if (template === undefined) packAndInstall(base, dir);
+  else {
+    // The tarball beside the project too: its package.json and lock name it by a relative path.
+    for (const file of readdirSync(template)) if (file.endsWith('.tgz')) copyFileSync(join(template, file), join(base, file));
+    execFileSync('cp', ['-a', join(template, 'shop'), dir]);
+  }
   // A bare `sandbox` fails here as in the reader's terminal; `npx sandbox` finds the project's bin.
   const PATH = (process.env.PATH ?? '')
     .split(':')
@@ -60,8 +112,8 @@ export function installPackedSandbox(): PackedProject {
  * A packed install whose `npm run test:integration` runs `suite` (an ES module), as the CI recipes
  * of docs/ci.md expect of a merchant's project.
  */
-export function installIntegrationProject(suite: string): PackedProject {
-  const project = installPackedSandbox();
+export async function installIntegrationProject(suite: string): Promise<PackedProject> {
+  const project = await installPackedSandbox();
   const manifest = join(project.dir, 'package.json');
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
   writeFileSync(manifest, JSON.stringify({ ...pkg, scripts: { 'test:integration': 'node integration.mjs' } }, null, 2));

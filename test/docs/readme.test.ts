@@ -17,7 +17,7 @@ import { blocksIn, docBlocks } from './doc-blocks.js';
 import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
 import { leftBehind, standing } from './leftovers.js';
-import { installPackedSandbox, linkPackage, type PackedProject } from './packed-install.js';
+import { installPackedSandbox, linkPackage, PACKED_INSTALL_MS, type PackedProject } from './packed-install.js';
 import { ACTIONS, satisfied, STANDS_IN_FOR, writeStandIns } from './workflow-stand-ins.js';
 import { documentedWorkflows, endJob, runJob } from './workflows.js';
 import { processesIn } from '../helpers/bash-script.js';
@@ -58,6 +58,7 @@ const PAGES = [
   'scenarios',
   'snapshots',
   'github-action',
+  'mcp',
   'example-merchant',
   'containers',
   'dashboard',
@@ -73,13 +74,13 @@ let runner: DocRunner;
 let project: PackedProject | undefined;
 
 beforeAll(async () => {
-  project = installPackedSandbox();
+  project = await installPackedSandbox();
   // docs/openapi.md runs `npx @stoplight/prism-cli`: the copy npx would fetch.
   linkPackage(project, '@stoplight/prism-cli', { command: 'prism', file: 'dist/index.js' });
   runner = new DocRunner(project);
   await runner.runBlock('npx sandbox start');
   await backgroundReady(runner);
-}, 120_000);
+}, PACKED_INSTALL_MS);
 
 afterAll(async () => {
   await runner?.stop();

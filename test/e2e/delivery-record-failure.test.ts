@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, senderThread } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -22,6 +22,7 @@ it('a busy database while recording an attempt is logged, the server keeps answe
   const logger: Logger = { ...silentLogger, error: (line) => errors.push(line) };
   const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev', webhookTimeout: '2s' }, {}), {
     logger,
+    ...senderThread(),
   });
   cleanups.push(sandbox.close);
 
@@ -72,7 +73,7 @@ it('a failed read of the next due delivery is logged and the worker keeps sendin
   cleanups.push(merchant.close);
   const errors: string[] = [];
   const logger: Logger = { ...silentLogger, error: (line) => errors.push(line) };
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev' }, {}), { logger });
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'dev' }, {}), { logger, ...senderThread() });
   cleanups.push(sandbox.close);
 
   // The worker reads when to wake next after each pass; the first such read fails.

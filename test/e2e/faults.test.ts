@@ -127,7 +127,11 @@ describe('fault injection', () => {
     await env!.http.post('/_sandbox/clock/advance', { duration: '1h' });
     const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the delayed webhook');
     expect(Number(w!.headers['x-sandbox-timestamp']) * 1000).toBeGreaterThanOrEqual(createdAt + 3_600_000 - 1000);
-    const detail = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
+    // The attempt is recorded once its answer is back from the sender thread, just after the merchant has it.
+    const detail = await waitFor(async () => {
+      const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
+      return d.attempt_log.length > 0 && d;
+    }, 'the recorded attempt');
     expect(detail.attempt_log[0].fault).toBe('delay=1h');
   });
 

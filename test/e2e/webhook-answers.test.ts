@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, senderThread } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -19,7 +19,7 @@ afterEach(async () => {
 it('a 200 with an endless body is a succeeded attempt whose logged answer is the first 16 KiB', async () => {
   const merchant = await startFakeMerchant({ endless: true });
   cleanups.push(merchant.close);
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, webhookTimeout: '3s' }, {}), {});
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, webhookTimeout: '3s' }, {}), senderThread());
   cleanups.push(sandbox.close);
 
   const created = await fetch(`${sandbox.url}/api/s2s`, {
@@ -51,7 +51,7 @@ it('a 200 whose body stalls before 16 KiB is graded by its status at the time li
         server.closeAllConnections();
       }),
   );
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, webhookTimeout: '1s' }, {}), {});
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, webhookTimeout: '1s' }, {}), senderThread());
   cleanups.push(sandbox.close);
 
   const created = await fetch(`${sandbox.url}/api/s2s`, {

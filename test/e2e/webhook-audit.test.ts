@@ -49,6 +49,7 @@ describe('startSandbox().auditWebhooks()', () => {
     expect(result.cases.map((c) => [c.id, c.result])).toEqual([
       ['valid', 'pass'],
       ['duplicate', 'pass'],
+      ['raw-body', 'pass'],
       ['bad-signature', 'pass'],
       ['tampered-body', 'pass'],
       ['stale-timestamp', 'skip'],

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { api } from '../helpers/http.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
-import { CREDS, s2sBody } from '../helpers/test-sandbox.js';
+import { CREDS, s2sBody, senderThread } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let sandbox: RunningServer | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 it("an endpoint stored at the control API, however spelled, gets failed attempts that are never sent; the other merchant's dispute stays open", async () => {
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), {});
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), senderThread());
   const client = api(sandbox.url);
   const port = new URL(sandbox.url).port;
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { makeCertificate, type PemPair } from '../helpers/certificates.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, senderThread } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paysandbox-webhook-tls-'));
@@ -36,7 +36,7 @@ beforeAll(async () => {
     {},
   );
   // The headers' time limit (10 s) shortened, as test/security/limits.test.ts does.
-  sandbox = await startServer({ ...config, headersTimeoutMs: 1000 });
+  sandbox = await startServer({ ...config, headersTimeoutMs: 1000 }, senderThread());
 });
 afterAll(async () => {
   for (const server of servers) {

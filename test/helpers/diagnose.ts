@@ -46,8 +46,22 @@ export async function diagnose(env: SandboxWithMerchant, hook: HeldWebhook, secr
   return res.json;
 }
 
-/** The S2S form webhook of the next approved payment, as the fake merchant received it at `path`. */
+/**
+ * `hook` once the sandbox has recorded the attempt that sent it: the handler has the request before
+ * the sandbox has its answer, so a diagnosis asked at once may find the delivery not sent yet.
+ */
+export async function recorded(env: SandboxWithMerchant, hook: HeldWebhook): Promise<HeldWebhook> {
+  const id = hook.headers['x-sandbox-delivery-id'];
+  await waitFor(
+    async () => ((await env.http.get(`/_sandbox/deliveries/${id}`)).json.attempt_log?.length ?? 0) > 0 || undefined,
+    `the attempt of ${id} to be recorded`,
+  );
+  return hook;
+}
+
+/** The S2S form webhook of the next approved payment, as the fake merchant received it at `path`, its attempt recorded. */
 export async function s2sWebhook(env: SandboxWithMerchant, path = '/s2s'): Promise<HeldWebhook> {
   const { json } = await env.http.post('/api/s2s', s2sBody({ ccno: '4242424242424242', webhook_url: `${env.merchant.url}${path}` }));
-  return heldWebhook(await waitFor(() => env.merchant.at(path).find((r) => r.body.includes(json.transID)), 'the S2S webhook'));
+  const hook = await waitFor(() => env.merchant.at(path).find((r) => r.body.includes(json.transID)), 'the S2S webhook');
+  return recorded(env, heldWebhook(hook));
 }

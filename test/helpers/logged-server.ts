@@ -3,11 +3,12 @@
 import { loadConfig, type ConfigFlags, type LogFormat } from '../../src/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
+import { senderThread } from './test-sandbox.js';
 
 /** Starts a sandbox logging in `format` to `lines` (every line as written, colours included). */
 export async function startLoggedServer(format: LogFormat = 'pretty', flags: ConfigFlags = {}) {
   const lines: string[] = [];
   const logger = createLogger({ format, quiet: false, write: (line) => lines.push(line) });
-  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', retry: 'none', ...flags }, {}), { logger });
+  const sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', retry: 'none', ...flags }, {}), { logger, ...senderThread() });
   return { sandbox, lines };
 }

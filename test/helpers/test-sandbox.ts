@@ -1,7 +1,8 @@
 // Route-test sandbox: the real app over :memory: SQLite, a fixed clock and a silent logger,
 // driven with app.request() (no socket). Also the helpers every test file shares.
+import { inject } from 'vitest';
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
-import { buildSandbox, startServer } from '../../src/server/start-server.js';
+import { buildSandbox, startServer, type BuildOptions } from '../../src/server/start-server.js';
 import { fixedClock } from '../../src/runtime/clock.js';
 import { silentLogger } from '../../src/runtime/logger.js';
 import { httpClient } from './http.js';
@@ -54,7 +55,17 @@ export function createTestSandbox(flags: ConfigFlags = {}) {
 /** The test sandbox type. */
 export type TestSandbox = ReturnType<typeof createTestSandbox>;
 
+/**
+ * The sender thread bundled for this run (test/setup/sender-thread.ts) as start options: a sandbox
+ * started from src/ with them sends its webhooks from a thread, as the built package does. Empty
+ * where no bundle was provided (another vitest config): the sender then runs on the main thread.
+ */
+export function senderThread(): Pick<BuildOptions, 'senderEntry'> {
+  const href = inject('senderThread');
+  return href ? { senderEntry: new URL(href) } : {};
+}
+
 /** A real sandbox on 127.0.0.1:<free port> with an in-memory database and no log lines (e2e, CLI, browser). */
 export function startTestServer(flags: ConfigFlags = {}) {
-  return startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, ...flags }, {}));
+  return startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, ...flags }, {}), senderThread());
 }

@@ -3,8 +3,13 @@
 /** What a truthy check returns: `T` without the falsy values that keep the poll going. */
 export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
-/** Resolves with the first truthy value of `check`, or rejects after `timeoutMs` with `what`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000, everyMs = 10): Promise<Truthy<T>> {
+/**
+ * Resolves with the first truthy value of `check`, or rejects after `timeoutMs` with `what`. The
+ * deadline only bounds a failure: a passing wait ends as soon as the check holds, so it is generous
+ * (a sandbox's first webhook starts its sender thread, which takes seconds on a machine whose
+ * cores several test runs share).
+ */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000, everyMs = 10): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

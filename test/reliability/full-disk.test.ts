@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/runtime/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
-import { createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
+import { createTestSandbox, s2sBody, senderThread, type TestSandbox } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import type { Json } from '../helpers/json.js';
@@ -120,7 +120,7 @@ it('the webhook worker logs a full disk once, not every retry, and delivers once
   cleanups.push(merchant.close);
   const errors: string[] = [];
   const logger: Logger = { ...silentLogger, error: (line) => void errors.push(line) };
-  const sandbox = await startServer(loadConfig({ port: 0, db: tempDb(), quiet: true, retry: 'dev' }, {}), { logger });
+  const sandbox = await startServer(loadConfig({ port: 0, db: tempDb(), quiet: true, retry: 'dev' }, {}), { logger, ...senderThread() });
   cleanups.push(() => sandbox.close());
   // A real full disk fails the lease update too (its WAL frame cannot be written); max_page_count
   // only limits new pages, so the claim is made to fail as it would.

@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from '../../src/server/start-server.j
 import { fixedClock, type Clock } from '../../src/runtime/clock.js';
 import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { holdWriteLock, type LockHolder } from '../helpers/lock-holder.js';
-import { s2sBody } from '../helpers/test-sandbox.js';
+import { s2sBody, senderThread } from '../helpers/test-sandbox.js';
 import { AUTH, paymentBody } from '../helpers/payments-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { Json } from '../helpers/json.js';
@@ -35,7 +35,11 @@ async function fileSandbox(errors: string[] = [], clock?: Clock): Promise<Runnin
   const dir = mkdtempSync(join(tmpdir(), 'paysandbox-locked-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const logger: Logger = { ...silentLogger, error: (line) => void errors.push(line) };
-  const sandbox = await startServer(loadConfig({ port: 0, db: join(dir, 'sandbox.db'), quiet: true, retry: 'dev' }, {}), { logger, clock });
+  const sandbox = await startServer(loadConfig({ port: 0, db: join(dir, 'sandbox.db'), quiet: true, retry: 'dev' }, {}), {
+    logger,
+    clock,
+    ...senderThread(),
+  });
   cleanups.push(() => sandbox.close());
   return sandbox;
 }

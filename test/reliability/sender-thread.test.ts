@@ -1,6 +1,6 @@
 // The sender thread (src/webhooks/delivery/senders.ts), tested from the built package (dist/: run `npm run
-// build` first), where the compiled thread entry exists: under vitest the TypeScript source runs
-// the sending code on the main thread instead. kill -9 while webhooks flow through the thread, a
+// build` first), with the compiled thread entry the package ships (the sandboxes other tests start
+// from src/ run a bundle of it: test/setup/sender-thread.ts). kill -9 while webhooks flow through the thread, a
 // thread that dies, a locked database under delivery load, close() with attempts in flight, and
 // startSandbox()'s close() leaving nothing running.
 import { execFile } from 'node:child_process';

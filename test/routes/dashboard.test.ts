@@ -40,6 +40,20 @@ describe('lists', () => {
     expect(rowOf(approved.transID)).not.toContain('value="approve"');
   });
 
+  it('opens, with no tab asked for, on the payments used last; a filter without a tab still means S2S transactions', async () => {
+    const current = (html: string) => /<a href="[^"]*" aria-current="page">([^<]+)<\/a>/.exec(html)?.[1];
+    expect(current((await page('/_sandbox/')).text)).toBe('S2S transactions');
+    const payment = await createPayment(sb, { reference: 'ord_latest' });
+    sb.clock.advance(1000);
+    const bare = await page('/_sandbox/');
+    expect(current(bare.text)).toBe('/v1/ payments');
+    expect(rowIds(bare.text)).toEqual([payment.id]);
+    expect(bare.text).not.toContain('id="landing"');
+    expect(current((await page('/_sandbox/?status=24')).text)).toBe('S2S transactions');
+    await s2s({ ccno: '4242424242424242' });
+    expect(current((await page('/_sandbox/?merchant=mer_sandbox')).text)).toBe('S2S transactions');
+  });
+
   it('serves the pages with a CSP that allows only its own script, and no inline script', async () => {
     const res = await page('/_sandbox/');
     const csp = res.headers.get('content-security-policy')!;
@@ -383,7 +397,7 @@ describe('a delivery and Replay', () => {
     attempt(3, 500);
     const detail = await page(`/_sandbox/dashboard/deliveries/${id}`);
     const refusals = [...detail.text.matchAll(/<article class="attempt" data-attempt="(\d)">.*?<\/article>/gs)].map(
-      (m) => [m[1], /<p class="refusal" data-cause="([a-z_]+)">(.*?)<\/p>/s.exec(m[0])?.slice(1) ?? null] as const,
+      (m) => [m[1], /<div class="refusal" data-cause="([a-z_]+)"><p>(.*?)<\/p>/s.exec(m[0])?.slice(1) ?? null] as const,
     );
     expect(refusals).toEqual([
       [
@@ -391,11 +405,17 @@ describe('a delivery and Replay', () => {
         [
           'valid',
           expect.stringMatching(
-            /^Signature check of what was sent \(the handler answered 401\): <code>valid<\/code>, signature valid: the body and headers are exactly what the sandbox sent in attempt 1 of delivery whd_\S+, signed with merchant mer_sandbox&#39;s webhook secret.*run sandbox verify with the headers, raw body and secret it had/,
+            /^Signature check of what was sent \(the handler answered 401\): <code>valid<\/code>, <span class="diagnosis">signature valid: the body and headers are exactly what the sandbox sent in attempt 1 of delivery whd_\S+, signed with merchant mer_sandbox&#39;s webhook secret.*run sandbox verify with the headers, raw body and secret it had/,
           ),
         ],
       ],
-      ['2', ['injected_fault', expect.stringContaining('the handler answered 403): <code>injected_fault</code>, the sandbox signed')]],
+      [
+        '2',
+        [
+          'injected_fault',
+          expect.stringContaining('the handler answered 403): <code>injected_fault</code>, <span class="diagnosis">the sandbox signed'),
+        ],
+      ],
       ['3', null],
     ]);
     // The live fragment shows the same.

@@ -203,10 +203,11 @@ describe('GET /openapi.json', () => {
       'payment.authorized',
     );
     expect(Object.keys(doc.webhooks['s2s.transaction'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
-    // Every operation but the document itself (which takes no input) documents a 4xx.
+    expect(Object.keys(doc.paths['/llms.txt'].get.responses['200'].content)).toEqual(['text/markdown']);
+    // Every operation but the documents themselves (which take no input) documents a 4xx.
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const [method, op] of Object.entries(ops)) {
-        if (path === '/openapi.json' || path.startsWith('/assets/') || path === '/favicon.ico') continue;
+        if (path === '/openapi.json' || path === '/llms.txt' || path.startsWith('/assets/') || path === '/favicon.ico') continue;
         expect(
           Object.keys(op.responses).some((status) => /^4\d\d$/.test(status)),
           `${method} ${path}`,

@@ -2,44 +2,71 @@
 // order, so another origin's webhook queued behind hundreds of a saturated origin's rows is still
 // taken, a receiver never gets more than its cap, a receiver's backlog larger than its queue is
 // passed over and read back later (every row exactly once), and a leased row is not claimed again
-// until the lease has run out on the clock.
+// until the lease has run out on the clock. The store alone (SQLite in memory) under the queues:
+// the outbox's own reads and lease; test/unit/delivery-queues.test.ts tests the queues' cursor.
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/open-database.js';
+import { readFixtures } from '../../src/store/fixtures.js';
+import { createStore, type Store } from '../../src/store/store.js';
 import { DeliveryQueues } from '../../src/webhooks/delivery/queues.js';
-import { createTestSandbox, type TestSandbox } from '../helpers/test-sandbox.js';
-import { capturedPaymentData } from '../helpers/event-data.js';
 
-let sb: TestSandbox;
-afterEach(() => sb?.close());
+let store: Store;
+afterEach(() => store?.db.close());
 
 const DEAD = 'http://127.0.0.1:9';
 const HEALTHY = 'http://127.0.0.1:10';
+const NOW = Date.UTC(2030, 0, 1);
 
-/** Queues one webhook per URL, oldest first. */
-function queue(urls: string[]): void {
-  sb.store.tx(() => {
-    for (const [i, url] of urls.entries())
-      sb.services.events.publish({
-        merchantId: 'mer_sandbox',
-        resourceId: `pay_${i}`,
-        event: { type: 'payment.captured', data: capturedPaymentData(`pay_${i}`) },
-        webhook: { format: 'envelope', url },
-      });
-  });
-  sb.store.batch.flush();
+/** A store of the default fixtures' merchants, its outbox empty. */
+function openStore(): Store {
+  store = createStore(openDatabase(':memory:'));
+  store.credentials.seed(readFixtures(fileURLToPath(new URL('../../fixtures/default.json', import.meta.url))));
+  return store;
 }
 
-/** Queues over the sandbox's outbox, 8 in flight per receiver, filled and taken as the worker does. */
+/** Queues one webhook per URL, oldest first, as the event publisher does: an event, then its delivery due at once. */
+function queue(urls: string[]): void {
+  store.tx(() => {
+    for (const [i, url] of urls.entries()) {
+      const at = NOW + i;
+      store.events.insert({
+        id: `evt_${i}`,
+        merchantId: 'mer_sandbox',
+        type: 'payment.captured',
+        resourceId: `pay_${i}`,
+        data: {},
+        createdAt: at,
+      });
+      store.deliveries.insert({
+        id: `whd_${i}`,
+        eventId: `evt_${i}`,
+        merchantId: 'mer_sandbox',
+        url,
+        endpointId: null,
+        contentType: 'application/json',
+        body: '{}',
+        manual: false,
+        nextAttemptAt: at,
+        createdAt: at,
+      });
+    }
+  });
+  store.batch.flush();
+}
+
+/** Queues over the store's outbox, 8 in flight per receiver, filled and taken as the worker does. */
 function queues() {
-  const q = new DeliveryQueues(sb.store.deliveries, 8);
+  const q = new DeliveryQueues(store.deliveries, 8);
   const take = (room = 32) => {
-    q.fill(sb.clock.now() + 1, room);
+    q.fill(NOW + 10_000, room);
     return q.take(room);
   };
   return { q, take };
 }
 
 it("takes a healthy origin's webhook queued behind 400 rows of an origin at its cap, and at most 8 of that origin", () => {
-  sb = createTestSandbox();
+  openStore();
   queue([...Array.from({ length: 400 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/a`, `${HEALTHY}/b`]);
   const urls = queues()
     .take()
@@ -49,7 +76,7 @@ it("takes a healthy origin's webhook queued behind 400 rows of an origin at its 
 });
 
 it('passes over a backlog larger than a queue to reach other origins, then reads it back: every row once', () => {
-  sb = createTestSandbox();
+  openStore();
   queue([...Array.from({ length: 700 }, (_, i) => `${DEAD}/hook/${i}`), `${HEALTHY}/a`]);
   const { q, take } = queues();
   const first = take();
@@ -65,18 +92,13 @@ it('passes over a backlog larger than a queue to reach other origins, then reads
   expect(take()).toEqual([]);
 });
 
-it('a claimed delivery is not claimed again while its lease holds, and is once the lease has run out', async () => {
-  sb = createTestSandbox();
+it('a claimed delivery is not claimed again while its lease holds, and is once the lease has run out', () => {
+  openStore();
   queue([`${HEALTHY}/hook`]);
   const [delivery] = queues().take();
-  const claimNow = () => {
-    const now = sb.clock.now();
-    return [...sb.store.tx(() => sb.store.deliveries.claimDue([delivery!], now, now + 10_000))];
-  };
-  expect(claimNow()).toEqual([delivery!.id]);
-  expect(claimNow()).toEqual([]);
-  await sb.post('/_sandbox/clock/advance', { duration: '9s' });
-  expect(claimNow()).toEqual([]);
-  await sb.post('/_sandbox/clock/advance', { duration: '2s' });
-  expect(claimNow()).toEqual([delivery!.id]);
+  const claimAt = (now: number) => [...store.tx(() => store.deliveries.claimDue([delivery!], now, now + 10_000))];
+  expect(claimAt(NOW)).toEqual([delivery!.id]);
+  expect(claimAt(NOW)).toEqual([]);
+  expect(claimAt(NOW + 9_000)).toEqual([]);
+  expect(claimAt(NOW + 11_000)).toEqual([delivery!.id]);
 });

@@ -36,6 +36,23 @@ describe('bodyDifference', () => {
     if (found) expect(found.how).toContain(how);
   });
 
+  // What the sandbox sends now: indented, with a final newline, so that re-serialised JSON never matches.
+  const indented = `${JSON.stringify(JSON.parse(sent), null, 2)}\n`;
+  it.each([
+    ['parsed and serialised again by JSON.stringify', JSON.stringify(JSON.parse(indented)), 'json_reserialized', 'other whitespace'],
+    [
+      "trimmed (a shell's $(...), .trim()) or re-indented",
+      indented.trimEnd(),
+      'body_changed',
+      'lacks the "\\n" at its end the sandbox sent: something trimmed it (a shell\'s $(...), .trim(), strip()) or wrote it again',
+    ],
+    ['saved with jq -r, a newline more', `${indented}\n`, 'body_changed', 'ends with "\\n"'],
+  ])('an indented body %s', (_, received, change, how) => {
+    const found = bodyDifference(indented, received);
+    expect(found?.change).toBe(change);
+    expect(found?.how).toContain(how);
+  });
+
   it('a form: the same fields reordered or escaped otherwise, and a changed value', () => {
     const form = 'transID=1&status=Test+Approved&response=Approved+%28test%29';
     expect(bodyDifference(form, 'status=Test+Approved&transID=1&response=Approved+%28test%29')).toMatchObject({

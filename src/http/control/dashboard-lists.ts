@@ -15,6 +15,14 @@ export const DASHBOARD_PAGE_SIZE = 50;
 /** Reads and checks a list view from the query; a status or type the tab does not have is a 400. */
 export function readView(services: Services, c: Context): ListView {
   const query = validateQuery(c, dashboardQuery);
+  // The bare dashboard (a merchant filter at most) opens on what needs attention; a query with
+  // filters but no tab keeps meaning the S2S transactions, as links made before said.
+  const bare = Object.entries(query).every(([key, value]) => value === undefined || key === 'merchant');
+  if (bare) {
+    if (query.merchant !== undefined) checkMerchant(services, query.merchant);
+    const landing = services.dashboard.landing(query.merchant);
+    return { tab: landing.tab, status: landing.status, merchant: query.merchant, attention: landing.attention };
+  }
   const tab = query.tab ?? 'transactions';
   if (query.status !== undefined && !TAB_STATUSES[tab].includes(query.status)) {
     const allowed = TAB_STATUSES[tab];
@@ -33,14 +41,18 @@ export function readView(services: Services, c: Context): ListView {
       'type',
     );
   }
-  if (query.merchant !== undefined && !services.credentials.merchant(query.merchant)) {
+  if (query.merchant !== undefined) checkMerchant(services, query.merchant);
+  return { tab, merchant: query.merchant, status: query.status, type: query.type, q: query.q, startingAfter: query.starting_after };
+}
+
+function checkMerchant(services: Services, merchant: string): void {
+  if (!services.credentials.merchant(merchant)) {
     throw new SandboxError(
       'parameter_invalid',
-      `merchant names no merchant ("${query.merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`,
+      `merchant names no merchant ("${merchant}"); pick one in the Merchant filter, or leave merchant out for every merchant`,
       'merchant',
     );
   }
-  return { tab, merchant: query.merchant, status: query.status, type: query.type, q: query.q, startingAfter: query.starting_after };
 }
 
 /** One page of the view's rows, and the links and CSRF token its table needs. */

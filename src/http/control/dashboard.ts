@@ -153,11 +153,10 @@ function detailRoutes(app: Hono<AppEnv>, services: Services, csrf: string) {
   const queries = services.dashboard;
   const deliveryParts = (id: string) => {
     const detail = services.deliveries.get(id);
-    const delivery = toDeliveryDetailView(detail.delivery, detail.request, detail.attempts);
-    const attempts = queries.attempts(id);
-    // A 400, 401 or 403 is most often a signature check: say what the sandbox finds in what it sent.
-    const refusals = new Map(attempts.map((a) => [a.attempt, services.signatures.refusal(a)] as const));
-    return { delivery, attempts, refusals, siblings: queries.siblings(delivery.event_id, id) };
+    // A 400, 401 or 403 is most often a signature check: say what the sandbox finds in what each attempt sent.
+    const refusals = services.signatures.refusals(detail.attempts);
+    const delivery = toDeliveryDetailView(detail.delivery, detail.request, detail.attempts, refusals);
+    return { delivery, attempts: detail.attempts, refusals, siblings: queries.siblings(delivery.event_id, id) };
   };
 
   app.get('/_sandbox/dashboard/deliveries/:id', (c) =>

@@ -31,7 +31,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
 
   app.get('/deliveries/:id', (c) => {
     const { delivery, request, attempts } = deliveries.get(c.req.param('id'));
-    return c.json(toDeliveryDetailView(delivery, request, attempts));
+    return c.json(toDeliveryDetailView(delivery, request, attempts, deps.services.signatures.refusals(attempts)));
   });
 
   app.post('/deliveries/:id/replay', async (c) => {

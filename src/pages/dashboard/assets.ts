@@ -45,6 +45,10 @@ pre { background: #f9fafc; border: 1px solid var(--line); border-radius: 6px; pa
 .attempt { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
 .attempt h3 { font-size: 14px; margin: 0 0 6px; }
 .hint { color: var(--muted); font-size: 13px; }
+.attention { background: #fdecea; border: 1px solid #f1b0a8; border-radius: 6px; padding: 8px 12px; margin: 0 0 12px; }
+.refusal { margin: 4px 0 8px; } .refusal p { margin: 0 0 4px; }
+/* On a phone the deliveries' URL wraps, so the columns after it (Status first) stay in view. */
+@media (max-width: 600px) { table[data-tab=deliveries] td.url { white-space: normal; overflow-wrap: anywhere; min-width: 10em; } }
 `;
 
 /**

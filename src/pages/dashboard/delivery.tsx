@@ -1,7 +1,8 @@
 // One webhook delivery in the dashboard: what it is, every attempt with the request exactly as
-// sent (headers and body) and the response excerpt (with the signature diagnosis of what was sent
-// when the handler refused it with 400, 401 or 403), the Replay button, and the replays and other
-// deliveries of the same event with their latest answer. Below the button is the live fragment.
+// sent (headers and body) and the response excerpt (with the signature diagnosis of what that
+// attempt sent when the handler refused it with 400, 401 or 403, shown in full once per cause),
+// the Replay button, and the replays and other deliveries of the same event with their latest
+// answer. Below the button is the live fragment.
 import type { SignatureDiagnosis } from '../../signatures/findings.js';
 import type { DeliveryAttempt } from '../../store/deliveries-repo.js';
 import type { DeliveryRow } from '../../services/dashboard/rows.js';
@@ -33,20 +34,59 @@ const headerText = (headers: Record<string, string> | null) =>
         .join('\n')
     : '';
 
-/** Why the handler may have refused the attempt (it answered 400, 401 or 403): the signature diagnosis of what was sent. */
-function Refusal(props: { status: number | null; diagnosis: SignatureDiagnosis }) {
-  const { valid, cause, message } = props.diagnosis;
+/** What a refused attempt's signature check found; `sameAs` names the earlier attempt whose check found the same. */
+interface RefusalView {
+  diagnosis: SignatureDiagnosis;
+  sameAs?: number;
+}
+
+/** The diagnosis itself: the cause's one line, and what to do when the signature is right. */
+function Diagnosis(props: { diagnosis: SignatureDiagnosis }) {
+  const { valid, message } = props.diagnosis;
   return (
-    <p class="refusal" data-cause={cause}>
-      Signature check of what was sent (the handler answered {props.status}): <code>{cause}</code>, {message}
+    <>
+      <span class="diagnosis">{message}</span>
       {valid
         ? '. So the handler computes something else: run sandbox verify with the headers, raw body and secret it had, and it says what differs.'
         : ''}
-    </p>
+    </>
   );
 }
 
-function Attempt(props: { attempt: DeliveryAttempt; refusal?: SignatureDiagnosis | undefined }) {
+/**
+ * Why the handler may have refused the attempt (it answered 400, 401 or 403): the signature diagnosis
+ * of what this attempt sent. A cause an earlier attempt's check already explained is one line naming
+ * that attempt, with this attempt's own diagnosis folded under it.
+ */
+function Refusal(props: { status: number | null; attempt: number; refusal: RefusalView }) {
+  const { diagnosis, sameAs } = props.refusal;
+  const intro = `Signature check of what was sent (the handler answered ${props.status}): `;
+  if (sameAs === undefined)
+    return (
+      <div class="refusal" data-cause={diagnosis.cause}>
+        <p>
+          {intro}
+          <code>{diagnosis.cause}</code>, <Diagnosis diagnosis={diagnosis} />
+        </p>
+      </div>
+    );
+  return (
+    <div class="refusal" data-cause={diagnosis.cause} data-same-as={String(sameAs)}>
+      <p>
+        {intro}
+        <code>{diagnosis.cause}</code>, as for attempt {sameAs}.
+      </p>
+      <details>
+        <summary>The diagnosis of attempt {props.attempt}</summary>
+        <p>
+          <Diagnosis diagnosis={diagnosis} />
+        </p>
+      </details>
+    </div>
+  );
+}
+
+function Attempt(props: { attempt: DeliveryAttempt; refusal?: RefusalView | undefined }) {
   const a = props.attempt;
   const answer = a.responseStatus !== null ? `HTTP ${a.responseStatus}` : `no answer: ${a.errorKind ?? 'error'}`;
   return (
@@ -57,7 +97,7 @@ function Attempt(props: { attempt: DeliveryAttempt; refusal?: SignatureDiagnosis
         {a.fault ? ` · injected fault: ${a.fault}` : ''}
       </h3>
       {a.errorMessage ? <p class="hint">{a.errorMessage}</p> : null}
-      {props.refusal ? <Refusal status={a.responseStatus} diagnosis={props.refusal} /> : null}
+      {props.refusal ? <Refusal status={a.responseStatus} attempt={a.attempt} refusal={props.refusal} /> : null}
       <details>
         <summary>Request headers and body</summary>
         <pre>{headerText(a.requestHeaders)}</pre>
@@ -68,6 +108,22 @@ function Attempt(props: { attempt: DeliveryAttempt; refusal?: SignatureDiagnosis
       {a.responseBody !== null ? <pre class="response">{a.responseBody.slice(0, RESPONSE_EXCERPT_CHARS)}</pre> : null}
     </article>
   );
+}
+
+/** Each refused attempt's diagnosis, and for a cause an earlier attempt already had, that attempt's number. */
+function refusalViews(
+  attempts: DeliveryAttempt[],
+  refusals: ReadonlyMap<number, SignatureDiagnosis | undefined>,
+): Map<number, RefusalView> {
+  const firstOfCause = new Map<string, number>();
+  const views = new Map<number, RefusalView>();
+  for (const a of attempts) {
+    const diagnosis = refusals.get(a.attempt);
+    if (!diagnosis) continue;
+    views.set(a.attempt, { diagnosis, sameAs: firstOfCause.get(diagnosis.cause) });
+    if (!firstOfCause.has(diagnosis.cause)) firstOfCause.set(diagnosis.cause, a.attempt);
+  }
+  return views;
 }
 
 /** The replays and other deliveries of the event, with their latest answer. */
@@ -118,7 +174,8 @@ export function DeliveryFragment(props: {
   refusals: ReadonlyMap<number, SignatureDiagnosis | undefined>;
   siblings: DeliveryRow[];
 }) {
-  const { delivery: d, attempts, refusals, siblings } = props;
+  const { delivery: d, attempts, siblings } = props;
+  const refusals = refusalViews(attempts, props.refusals);
   return (
     <>
       <p>

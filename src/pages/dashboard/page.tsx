@@ -4,7 +4,7 @@
 import type { Child } from 'hono/jsx';
 import { ORDER_STATUS } from '../../domain/order-status.js';
 import { EVENT_TYPE_NAMES } from '../../domain/event-types.js';
-import { TAB_STATUSES } from '../../services/dashboard/queries.js';
+import { FAILING, TAB_STATUSES } from '../../services/dashboard/queries.js';
 import { DASHBOARD_TABS, type DashboardTab } from '../../domain/vocabularies.js';
 import { when } from './cells.js';
 import { DOCTYPE, DocumentHead } from '../layout.js';
@@ -20,6 +20,8 @@ export interface ListView {
   q?: string;
   /** The id of the last row of the previous page (the query's starting_after). */
   startingAfter?: string;
+  /** Set when the bare dashboard opened on what needs attention (services/dashboard/queries.ts landing()). */
+  attention?: 'failing-deliveries';
 }
 
 const TAB_LABELS: Record<DashboardTab, string> = {
@@ -58,6 +60,7 @@ export function listHref(view: ListView, base = '/_sandbox/'): string {
 }
 
 const statusLabel = (tab: DashboardTab, value: string) => {
+  if (tab === 'deliveries' && value === FAILING) return 'failing (failed, or retrying after a refusal)';
   if (tab !== 'transactions') return value;
   const status = present(
     Object.values(ORDER_STATUS).find((s) => String(s.code) === value),
@@ -110,6 +113,12 @@ export function DashboardPage(props: {
         <a href="/_sandbox/dashboard/faults">Faults</a>
       </nav>
       <Filters view={view} merchants={props.merchants} />
+      {view.attention === 'failing-deliveries' ? (
+        <p class="attention" id="landing">
+          Webhook deliveries are failing (failed, or retrying after your handler refused them or did not answer): the dashboard opens on
+          them until none is. <a href={listHref({ tab: 'deliveries', merchant: view.merchant })}>All deliveries</a>
+        </p>
+      ) : null}
       <section id="list" data-live-src={props.fragmentHref} aria-live="polite">
         {props.children}
       </section>

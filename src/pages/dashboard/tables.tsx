@@ -139,6 +139,7 @@ function EventRows(props: { rows: EventRow[] }) {
   ));
 }
 
+// Status comes right after the id: on a phone the long URL would push it out of view.
 function DeliveryRows(props: { rows: DeliveryRow[] }) {
   return props.rows.map((d) => (
     <tr data-id={d.id}>
@@ -146,13 +147,13 @@ function DeliveryRows(props: { rows: DeliveryRow[] }) {
         <a href={`/_sandbox/dashboard/deliveries/${encodeURIComponent(d.id)}`}>{d.id}</a>
       </td>
       <td>
+        <Status text={d.status} />
+      </td>
+      <td>
         {d.eventType}
         {d.manual ? ' (replay)' : ''}
       </td>
-      <td class="id">{d.url}</td>
-      <td>
-        <Status text={d.status} />
-      </td>
+      <td class="id url">{d.url}</td>
       <td class="num">{d.attempts}</td>
       <td>
         {d.lastStatus ?? ''}
@@ -182,7 +183,7 @@ const HEADS: Record<DashboardTab, string[]> = {
     '',
   ],
   events: ['Event', 'Type', 'About', 'Created (sandbox time)', 'Merchant', ''],
-  deliveries: ['Delivery', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Created (sandbox time)'],
+  deliveries: ['Delivery', 'Status', 'Event', 'URL', 'Attempts', 'Last answer', 'Created (sandbox time)'],
 };
 
 /** One tab's table and pager: the live fragment. */

@@ -17,7 +17,10 @@ import type { DeliveryAttempt } from '../../store/deliveries-repo.js';
 import type { DashboardPage, DeliveryRow, TabRows } from './rows.js';
 import type { ServiceDeps } from '../deps.js';
 
-/** The status filter values of each tab (transactions: order_status codes). */
+/** The deliveries that need attention: failed for good, or waiting for a retry after a failed attempt. */
+export const FAILING = 'failing';
+
+/** The status filter values of each tab (transactions: order_status codes; deliveries: FAILING too). */
 export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   transactions: Object.values(ORDER_STATUS).map((s) => String(s.code)),
   payments: PAYMENT_STATES,
@@ -25,8 +28,19 @@ export const TAB_STATUSES: Record<DashboardTab, readonly string[]> = {
   chargebacks: CHARGEBACK_STATUSES,
   settlements: SETTLEMENT_STATUSES,
   events: [],
-  deliveries: DELIVERY_STATUSES,
+  deliveries: [FAILING, ...DELIVERY_STATUSES],
 };
+
+/** A pending delivery has been tried and refused once it has attempts: the last one did not get a 2xx. */
+const FAILING_DELIVERY = "(d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))";
+
+/** The list the dashboard opens on when no tab is asked for, and why when it is not the usual one. */
+export interface Landing {
+  tab: DashboardTab;
+  status?: string;
+  /** Set when the dashboard opens on what needs attention. */
+  attention?: 'failing-deliveries';
+}
 
 /** Filters of one list page; `startingAfter` is the id of the last row of the previous page. */
 export interface DashboardFilter {
@@ -156,7 +170,8 @@ export class DashboardQueries {
       where.push(`${spec.merchant} = @merchant`);
       args.merchant = filter.merchant;
     }
-    if (filter.status !== undefined && spec.status) {
+    if (tab === 'deliveries' && filter.status === FAILING) where.push(FAILING_DELIVERY);
+    else if (filter.status !== undefined && spec.status) {
       where.push(`${spec.status} = @status`);
       args.status = tab === 'transactions' ? Number(filter.status) : filter.status;
     }
@@ -188,6 +203,23 @@ export class DashboardQueries {
     const more = rows.length > filter.limit;
     const shown = more ? rows.slice(0, filter.limit) : rows;
     return { rows: shown, next: more ? (shown[shown.length - 1] as { id: string }).id : null };
+  }
+
+  /**
+   * The list the dashboard opens on: the failing deliveries when there are any (what needs
+   * attention first), else the payments of the family used last (S2S transactions or /v1/ payments,
+   * by the newest row), S2S transactions when there is none.
+   */
+  landing(merchant?: string): Landing {
+    const mine = (column: string) => (merchant === undefined ? '' : ` AND ${column} = @merchant`);
+    const args = merchant === undefined ? {} : { merchant };
+    const failing = this.statement(`SELECT 1 FROM deliveries d WHERE ${FAILING_DELIVERY}${mine('d.merchant_id')} LIMIT 1`).get(args);
+    if (failing) return { tab: 'deliveries', status: FAILING, attention: 'failing-deliveries' };
+    const newest = (table: string) =>
+      (this.statement(`SELECT MAX(created_at) FROM ${table} WHERE 1${mine('merchant_id')}`)
+        .pluck()
+        .get(args) as number | null) ?? -1;
+    return { tab: newest('payments') > newest('transactions') ? 'payments' : 'transactions' };
   }
 
   /** Every attempt of a delivery, with the request as sent and the response as received. */

@@ -11,6 +11,7 @@ import { UNKNOWN_EVENT_TYPE, type AuditCase, type AuditMaterial, type AuditResul
 import { buildWebhookRequest, type OutgoingWebhook } from '../webhook-request.js';
 import { postWebhook, type PostResult } from '../delivery/http-sender.js';
 import { eventEnvelope, s2sWebhookBody } from '../../views/webhook-body.js';
+import { RAW_BODY_NOTES, RAW_BODY_RECIPES, RESERIALISATIONS, rawBodyText } from './reserialised.js';
 
 /** How old the stale-timestamp case's timestamp is: twice the 5 minutes a handler should allow. */
 const STALE_AGE_SECONDS = 600;
@@ -144,6 +145,7 @@ class Auditor {
 export async function runWebhookAudit(url: string, material: AuditMaterial, settings: AuditSettings): Promise<AuditResult> {
   const a = new Auditor(url, material, settings);
   await repeatCases(a, material, settings);
+  await rawBodyCase(a, material, settings);
   await signatureCases(a, material, settings);
   await contentCases(a, url, material);
   const count = (result: AuditCase['result']) => a.cases.filter((c) => c.result === result).length;
@@ -171,7 +173,7 @@ async function repeatCases(a: Auditor, material: AuditMaterial, settings: AuditS
     'must-pass',
     [a.signed(first)],
     '2xx',
-    `a correctly signed event must get a 2xx within ${settings.timeoutMs} ms: check the secret, and verify the HMAC over the raw body bytes before parsing them`,
+    `a correctly signed event must get a 2xx within ${settings.timeoutMs} ms: check the secret, and verify the HMAC over the raw body bytes before parsing them (the raw body case says whether the handler re-serialises)`,
   );
   await a.check(
     'duplicate',
@@ -180,6 +182,36 @@ async function repeatCases(a: Auditor, material: AuditMaterial, settings: AuditS
     [a.signed(first, { attempt: 2 })],
     '2xx',
     'an event id seen before must get a 2xx again (and not be processed twice), or the gateway keeps retrying it',
+  );
+}
+
+/**
+ * A correctly signed body that no JSON library writes back the same after parsing it (reserialised.ts):
+ * a handler that verifies the bytes received takes it. One that refuses it is sent the same event as
+ * each way of changing the body would leave it, correctly signed, until one is taken: that way is what
+ * the handler does, and the reason says so with the fix. Correct handlers never see those requests.
+ */
+async function rawBodyCase(a: Auditor, material: AuditMaterial, settings: AuditSettings): Promise<void> {
+  const id = 'raw-body';
+  const name = 'body that does not round-trip';
+  const metadata = { ...((material.authorized.data.metadata as Record<string, string> | null | undefined) ?? {}), ...RAW_BODY_NOTES };
+  const event = copyOf(material.authorized, { data: { ...material.authorized.data, metadata } });
+  const sent = await a.send(a.signed({ ...a.jsonDelivery(event), body: rawBodyText(eventEnvelope(event)) }));
+  const record = (ok: boolean, reason: string): void => {
+    a.cases.push({ id, name, level: 'must-pass', result: ok ? 'pass' : 'fail', reason, status: sent.status, latencyMs: sent.latencyMs });
+  };
+  const graded = grade(sent, '2xx', settings.timeoutMs, '');
+  if (graded.ok || sent.status === null) return record(graded.ok, graded.reason);
+  const refused = `${describeAnswer(sent)} to a correctly signed body that does not survive a parse and serialise again (indented, a final newline, "é" and "\\u00e9", "/" and "\\/")`;
+  for (const way of RESERIALISATIONS) {
+    const probe = copyOf(event);
+    const answer = await a.send(a.signed({ ...a.jsonDelivery(probe), body: way.body(rawBodyText(eventEnvelope(probe))) }));
+    if (answer.status !== null && answer.status >= 200 && answer.status < 300)
+      return record(false, `${refused}, but ${answer.status} to the same event ${way.form}: the handler ${way.does}; ${RAW_BODY_RECIPES}`);
+  }
+  record(
+    false,
+    `${refused}: if the valid case passed, the handler changes the bytes before verifying them (parses and serialises them again, trims them, or decodes them as other than UTF-8); ${RAW_BODY_RECIPES}`,
   );
 }
 

@@ -1,9 +1,10 @@
 // Where the HTTP side of delivery runs. On a sender thread (node:worker_threads) when the compiled
 // entry is there (dist/webhooks/delivery/sender-thread.js: the CLI, and the library from its package), so
 // connections, request writes and answers cost the main thread nothing; on the main thread (the
-// same send-loop.ts) when the code runs from its TypeScript source (under vitest), where Node
-// cannot start a thread from it. A thread that dies is started again and its attempts in flight
-// are sent again; one that dies 3 times in a minute gives way to the main thread for good.
+// same send-loop.ts) when the code runs from its TypeScript source, where Node cannot start a
+// thread from it, unless it is given a compiled entry (the test suite bundles one: test/setup/).
+// A thread that dies is started again and its attempts in flight are sent again; one that dies 3
+// times in a minute gives way to the main thread for good.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -55,6 +56,7 @@ class ThreadSender implements Sender {
     private readonly settings: SendSettings,
     private readonly onResults: (results: SendResult[]) => void,
     private readonly logger: Logger,
+    private readonly entry: URL,
   ) {
     this.thread = this.spawn();
   }
@@ -86,7 +88,7 @@ class ThreadSender implements Sender {
   }
 
   private spawn(): Worker {
-    const thread = new Worker(THREAD_ENTRY, {
+    const thread = new Worker(this.entry, {
       workerData: this.settings,
       execArgv: [],
       // A few dozen requests in flight: a small heap keeps the thread's memory small.
@@ -130,21 +132,22 @@ class ThreadSender implements Sender {
 /** Where the HTTP side may run: a thread if its compiled entry is there, else (or when asked) the main thread. */
 export type SenderPlace = 'thread' | 'in-process';
 
-/** The place used by default: a thread when the compiled entry exists next to the running code. */
-export function defaultSenderPlace(): SenderPlace {
-  return existsSync(fileURLToPath(THREAD_ENTRY)) ? 'thread' : 'in-process';
+/** The place used by default: a thread when the compiled entry (by default the one next to the running code) exists. */
+export function defaultSenderPlace(entry: URL = THREAD_ENTRY): SenderPlace {
+  return existsSync(fileURLToPath(entry)) ? 'thread' : 'in-process';
 }
 
-/** A sender in `place`; a thread that cannot be started gives way to the main thread (logged). */
+/** A sender in `place` (a thread runs `entry`); a thread that cannot be started gives way to the main thread (logged). */
 export function createSender(
   place: SenderPlace,
   settings: SendSettings,
   onResults: (results: SendResult[]) => void,
   logger: Logger,
+  entry: URL = THREAD_ENTRY,
 ): Sender {
   if (place === 'in-process') return new LocalSender(settings, onResults);
   try {
-    return new ThreadSender(settings, onResults, logger);
+    return new ThreadSender(settings, onResults, logger, entry);
   } catch (err) {
     logger.error(`webhook sender thread could not start (${errorMessage(err)}); webhooks are sent from the main thread`);
     return new LocalSender(settings, onResults);

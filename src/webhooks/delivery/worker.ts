@@ -36,6 +36,8 @@ export interface DeliveryWorkerOptions {
   webhookCa?: readonly string[];
   /** Where the HTTP side runs (senders.ts); by default a thread when the compiled code is there. */
   sender?: SenderPlace;
+  /** The sender thread's compiled entry; by default the one next to the running code (the test suite gives a bundle of it). */
+  senderEntry?: URL;
   /** Most attempts in flight at once; 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight?: number;
 }
@@ -89,7 +91,7 @@ export class DeliveryWorker implements DeliveriesInFlight {
     const deliveries = () => options.store.deliveries;
     this.queues = new DeliveryQueues({ dueAfter: (...args) => deliveries().dueAfter(...args) }, MAX_IN_FLIGHT_PER_RECEIVER);
     deliveries().watchDue((at, rowid) => this.queues.rewind(at, rowid));
-    this.senderPlace = options.sender ?? defaultSenderPlace();
+    this.senderPlace = options.sender ?? defaultSenderPlace(options.senderEntry);
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   }
 
@@ -144,6 +146,7 @@ export class DeliveryWorker implements DeliveriesInFlight {
       },
       (results) => this.answers(results),
       this.options.logger,
+      this.options.senderEntry,
     );
     return this.sender;
   }
