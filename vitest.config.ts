@@ -84,6 +84,9 @@ export default defineConfig({
       // Binds the fixed ports the pages print (4010, 3000): scripts/private-network.js runs it in a network namespace of its own.
       { extends: true, test: { name: 'docs', include: ['test/docs/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', include: ['test/examples/**/*.test.ts'] } },
+      // Builds the image and runs it with podman: minutes on a first build, so not in `npm test`
+      // (scripts/run-tests.js does not list it); `npm run test:container` runs it.
+      { extends: true, test: { name: 'container', include: ['test/container/**/*.test.ts'], testTimeout: 180_000 } },
     ],
   },
 });

@@ -31,6 +31,8 @@ export interface Config {
   readonly signatureMode: SignatureMode;
   /** Bearer token that lets non-loopback callers use /_sandbox/; loopback needs none. */
   readonly controlToken: string | undefined;
+  /** --control-open: callers from any address may use /_sandbox/ without a token (Host and Origin checks still hold). */
+  readonly controlOpen: boolean;
   /** Host names (optionally :port) /_sandbox answers to besides loopback and --public-url's host. */
   readonly allowedHosts: readonly string[];
   /** How long a 3-D Secure challenge waits before the transaction is Expired (22). */
@@ -86,6 +88,7 @@ export interface ConfigFlags {
   headerPrefix?: string;
   signature?: string;
   controlToken?: string;
+  controlOpen?: boolean;
   /** --allowed-host, repeatable. */
   allowedHost?: string | string[];
   challengeLifetime?: string;
@@ -156,6 +159,7 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   headerPrefix: 'SANDBOX_HEADER_PREFIX',
   signature: 'SANDBOX_SIGNATURE',
   controlToken: 'SANDBOX_CONTROL_TOKEN',
+  controlOpen: 'SANDBOX_CONTROL_OPEN',
   allowedHost: 'SANDBOX_ALLOWED_HOSTS',
   challengeLifetime: 'SANDBOX_CHALLENGE_LIFETIME',
   upiWindow: 'SANDBOX_UPI_WINDOW',
@@ -227,7 +231,14 @@ function options(flags: ConfigFlags, env: NodeJS.ProcessEnv) {
     if (wrong) bad(key, from, wrong);
     return value;
   }
-  return { setting, text, oneOf, duration, checked, tls: tlsOnce };
+  /** A switch: the flag gives a boolean, the variable a string (1, true, 0 or false). */
+  function flag(key: 'quiet' | 'controlOpen'): boolean {
+    const on: unknown = checked(key, (v) =>
+      typeof v !== 'string' || ['1', 'true', '0', 'false'].includes(v) ? undefined : `must be 1, true, 0 or false, got "${v}"`,
+    );
+    return on === true || on === '1' || on === 'true';
+  }
+  return { setting, text, oneOf, duration, checked, flag, tls: tlsOnce };
 }
 type Options = ReturnType<typeof options>;
 
@@ -271,14 +282,9 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
     const { value, from } = o.text('retry');
     return parseRetryProfile(value) ?? bad('retry', from, `must be dev, realistic, none or a list like 1s,5s,1m, got "${value}"`);
   },
-  quiet: (o) => {
-    // The flag gives a boolean, the variable a string.
-    const quiet: unknown = o.checked('quiet', (v) =>
-      typeof v !== 'string' || ['1', 'true', '0', 'false'].includes(v) ? undefined : `must be 1, true, 0 or false, got "${v}"`,
-    );
-    return quiet === true || quiet === '1' || quiet === 'true';
-  },
+  quiet: (o) => o.flag('quiet'),
   controlToken: (o) => o.text('controlToken').value || undefined,
+  controlOpen: (o) => o.flag('controlOpen'),
   allowedHosts,
   faults: (o) => o.checked('faults', (v) => (v ? (parseFaultSpec(v) as { problem?: string }).problem : undefined)) || undefined,
   faultSeed: (o) => {
@@ -336,10 +342,42 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
   authorizationLifetimeMs: (o) => o.duration('authorizationLifetime'),
 };
 
+/** True for an address only this machine reaches: 127.0.0.0/8, ::1 and localhost. */
+function isLoopbackHost(host: string): boolean {
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/**
+ * Listening beyond loopback (--host 0.0.0.0, in a container or on a network) needs a decision about
+ * the control API (reset, replay, key export): a token every caller sends, or --control-open for a
+ * private network. Without either, the sandbox would start with a dashboard nobody but the machine
+ * itself (inside a container: nobody) can open, and a CLI that gets 401 from everywhere else.
+ */
+function checkControlExposure(config: Config, o: Options): void {
+  const open = o.setting('controlOpen').from;
+  if (config.controlOpen && config.controlToken !== undefined)
+    bad(
+      'controlOpen',
+      open,
+      `and ${o.text('controlToken').from} exclude each other: with a token, callers from any address that send it are let in; drop one`,
+    );
+  if (isLoopbackHost(config.host) || config.controlToken !== undefined || config.controlOpen) return;
+  bad(
+    'host',
+    o.text('host').from,
+    `${config.host} listens beyond this machine, so say who may use the control API (/_sandbox: the CLI and the dashboard) from other addresses: --control-token <token> (SANDBOX_CONTROL_TOKEN) makes every caller send it, or --control-open (SANDBOX_CONTROL_OPEN=1) lets them in without one, for a private network such as a compose project or a CI job`,
+  );
+}
+
 /** Builds the frozen Config from CLI flags and the environment (SANDBOX_* variables): flag > environment > default. */
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const read = options(flags, env);
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const [field, parse] of Object.entries(OPTIONS)) config[field as keyof Config] = parse(read);
+  checkControlExposure(config as Config, read);
   return Object.freeze(config as Config);
 }

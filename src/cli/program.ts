@@ -30,6 +30,7 @@ import { addVerifyCommand } from './verify.js';
 import { addSendCommand } from './send.js';
 import { addRequestsCommand } from './requests.js';
 import { addTokensCommand } from './tokens.js';
+import { addHealthCommand } from './health.js';
 import { addMcpCommand } from './mcp.js';
 import { errorBody, jsonRequested } from './cli-error.js';
 import { ClientError } from '../client/client-error.js';
@@ -77,6 +78,7 @@ export function buildProgram(io: CliIo = processIo, name = 'sandbox'): Command {
   addSendCommand(program, io);
   addRequestsCommand(program, io);
   addTokensCommand(program, io);
+  addHealthCommand(program, io);
   addMcpCommand(program, io);
   addAgentLines(program, [name]);
   return program;

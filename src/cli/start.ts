@@ -115,6 +115,14 @@ function addServerOptions(command: Command): void {
     .option('--signature <mode>', help('signature', orList(SIGNATURE_MODES.map((mode) => `${mode} (${SIGNS[mode]})`))))
     .option('--control-token <token>', help('controlToken', 'require this bearer token on /_sandbox/ (and allow non-loopback callers)'))
     .option(
+      '--control-open',
+      help(
+        'controlOpen',
+        'let callers from any address use /_sandbox/ without a token (Host and Origin checks still hold): for a private network such as a compose project or a CI job; listening beyond loopback (--host 0.0.0.0) needs this or --control-token; the variable takes 1 or true',
+        'off',
+      ),
+    )
+    .option(
       '--allowed-host <host>',
       help(
         'allowedHost',

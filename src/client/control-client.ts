@@ -5,6 +5,7 @@
 import { errorMessage } from '../errors.js';
 import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
 import { ApiError, ClientError } from './client-error.js';
+import { formatDuration } from '../domain/duration.js';
 
 /** Where a client finds a sandbox when neither --url nor SANDBOX_URL says. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -21,6 +22,8 @@ export interface ControlClientOptions {
   controlToken?: string;
   /** How a request travels (default: the global fetch). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** Bounds each request (health checks must not hang); without it a request waits as long as the sandbox takes. */
+  timeoutMs?: number;
 }
 
 /** Talks to one sandbox's control API. */
@@ -118,7 +121,7 @@ export class ControlClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw await this.failure(res);
-    const text = await res.text();
+    const text = await this.body(res);
     try {
       return JSON.parse(text) as T;
     } catch {
@@ -130,9 +133,13 @@ export class ControlClient {
   }
 
   private async fetch(path: string, init: RequestInit): Promise<Response> {
+    const { timeoutMs } = this.flags;
+    const signal =
+      timeoutMs === undefined ? init.signal : AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])]);
     try {
-      return await this.send(this.base + path, init);
+      return await this.send(this.base + path, { ...init, signal });
     } catch (err) {
+      if ((err as Error).name === 'TimeoutError') throw this.timedOut();
       if ((err as Error).name === 'AbortError') throw err;
       if (isUntrustedCertificate(err))
         throw new ClientError(
@@ -143,8 +150,22 @@ export class ControlClient {
     }
   }
 
+  /** The answer's text; a body that stalls past the timeout is the same one-line failure as no answer. */
+  private async body(res: Response): Promise<string> {
+    try {
+      return await res.text();
+    } catch (err) {
+      if ((err as Error).name === 'TimeoutError') throw this.timedOut();
+      throw err;
+    }
+  }
+
+  private timedOut(): ClientError {
+    return new ClientError(`${this.base} did not answer within ${formatDuration(this.flags.timeoutMs ?? 0)}`, 'sandbox_unreachable');
+  }
+
   private async failure(res: Response): Promise<ClientError> {
-    const text = await res.text();
+    const text = await this.body(res);
     let error: unknown;
     try {
       error = (JSON.parse(text) as { error?: unknown }).error;

@@ -62,6 +62,7 @@ const PAGES = [
   'github-action',
   'mcp',
   'example-merchant',
+  'containers',
   'dashboard',
   'https',
   'reliability',

@@ -232,7 +232,7 @@ describe('control API: loopback only without a token', () => {
   it('controlGuard alone: a forged non-loopback address is refused, loopback passes', async () => {
     const app = new Hono<AppEnv>();
     app.onError(createOnError(silentLogger));
-    app.use('*', controlGuard({ controlToken: undefined, publicUrl: undefined, allowedHosts: [] }));
+    app.use('*', controlGuard({ controlToken: undefined, controlOpen: false, publicUrl: undefined, allowedHosts: [] }));
     app.get('/x', (c) => c.text('ok'));
     expect((await app.request('/x', {}, from('198.51.100.1'))).status).toBe(401);
     expect((await app.request('/x', {}, from('::1'))).status).toBe(200);

@@ -3,7 +3,8 @@
 // a web page open in the developer's browser must neither drive it nor read it:
 // (a) the Host must be a loopback name, --public-url's host or an --allowed-host (a DNS-rebinding
 //     page reaches 127.0.0.1 under its own name, which lands here);
-// (b) the caller must be on loopback, or present the --control-token (bearer or sign-in cookie);
+// (b) the caller must be on loopback, or present the --control-token (bearer or sign-in cookie),
+//     unless --control-open lets every address in (a private network: a compose project, a CI job);
 // (c) a state-changing request a browser marks as cross-site is refused: SameSite cookies do not
 //     stop a page on another port of 127.0.0.1, and without a token there is no cookie at all;
 // (d) the JSON routes take a state-changing request's body only as Content-Type: application/json,
@@ -111,7 +112,7 @@ function requireJsonOrNothing(c: Context): void {
  * write is held to (d).
  */
 export function controlGuard(
-  config: Pick<Config, 'controlToken' | 'publicUrl' | 'allowedHosts'>,
+  config: Pick<Config, 'controlToken' | 'controlOpen' | 'publicUrl' | 'allowedHosts'>,
   allowedAt?: (path: string) => string[],
 ): MiddlewareHandler<AppEnv> {
   const publicUrl = config.publicUrl === undefined ? undefined : new URL(config.publicUrl);
@@ -141,10 +142,10 @@ export function controlGuard(
           );
         }
       }
-    } else if (!isLoopback(clientIp(c))) {
+    } else if (!config.controlOpen && !isLoopback(clientIp(c))) {
       throw new SandboxError(
         'control_forbidden',
-        'the control API answers loopback callers only; start the sandbox with --control-token to allow others',
+        'the control API answers loopback callers only; start the sandbox with --control-token (or --control-open on a private network) to allow others',
       );
     }
     if (!SAFE_METHODS.has(c.req.method)) {
