@@ -10,6 +10,7 @@ import { DELIVERY_WAIT_STATUSES, orList, PAYMENT_FAMILIES, SIGNATURE_MODES } fro
 import { authenticateSchema } from './authentication.js';
 import { deliveryQuery, replayBody } from './deliveries.js';
 import { resetSchema } from './state.js';
+import { scriptTokenSchema } from './token-outcomes.js';
 import { DURATION_PATTERN, wordsPattern } from './patterns.js';
 import { createPaymentSchema } from './v1-payments.js';
 import { cardSchema } from './v1-tokens.js';
@@ -90,6 +91,11 @@ export const showDeliveryToolSchema = z.strictObject({ id: pathId('a delivery id
 /** replay_delivery: POST /_sandbox/deliveries/{id}/replay (or /events/{id}/replay for an evt_ id)'s body, and the id. */
 export const replayDeliveryToolSchema = replayBody
   .extend({ id: pathId('a delivery id (whd_...) or an event id (evt_...) to send again, once, as a new manual delivery') })
+  .strict();
+
+/** script_token: POST /_sandbox/tokens/{id}/outcomes's body, and the token. */
+export const scriptTokenToolSchema = scriptTokenSchema
+  .extend({ token: pathId("a merchant's own saved token (tok_...), as create_payment with setup_future_usage answers it") })
   .strict();
 
 /** delete_merchant: DELETE /_sandbox/merchants/{id}. */

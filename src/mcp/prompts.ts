@@ -32,7 +32,7 @@ export const MCP_PROMPTS: readonly McpPrompt[] = [
         `Rehearse a failed subscription renewal against the payment sandbox, sending webhooks to ${handler(args)}.`,
         '1. create_merchant, so nothing you do touches another test.',
         '2. create_payment with that merchant, card 4000000000003220 (3-D Secure) and webhook_url, then authenticate it with outcome "approve": the first payment of the subscription.',
-        '3. Make the renewal fail: script_token with the stored card\'s token and outcomes ["insufficient_funds"] when the sandbox offers it, else create_payment with outcome "decline:insufficient_funds" standing for the renewal.',
+        "3. Make the renewal fail: take the token the merchant's code saved for the subscription (the payment's token, from setup_future_usage or POST /v1/tokens) and script_token it with outcomes [\"insufficient_funds\"]: the merchant's next renewal charge on it declines with advice_code try_again_later.",
         '4. advance_clock by the billing period (e.g. "30d"): read what the jump caused (the charges, the events, each delivery\'s first attempt).',
         '5. wait_for_delivery of payment.failed for that payment, then show_delivery: did the handler answer 2xx?',
         "6. Check the merchant's own state (its database, its e-mails) for the dunning it should start; say what you found.",

@@ -20,6 +20,7 @@ import {
   deleteMerchantToolSchema,
   replayDeliveryToolSchema,
   resetToolSchema,
+  scriptTokenToolSchema,
   showDeliveryToolSchema,
   waitForDeliveryToolSchema,
 } from '../contracts/mcp-tools.js';
@@ -37,6 +38,7 @@ import { type TriggerResultView, triggerResultView } from '../views/event.js';
 import { type FaultsDeletedView, faultsDeletedView, type FaultsSetView, faultsSetView } from '../views/fault-rule.js';
 import { listOf, type ListView } from '../views/list.js';
 import { auditResultView, type CreatedPaymentView, createdPaymentView, waitedDeliveryView } from '../views/mcp-results.js';
+import { type TokenOutcomesView, tokenOutcomesView } from '../views/token-outcomes.js';
 import { type DeletedMerchantView, deletedMerchantView, type MerchantView, merchantView } from '../views/merchant.js';
 import type { PaymentView } from '../views/payment.js';
 import type { S2SPaymentView } from '../views/s2s.js';
@@ -301,6 +303,20 @@ export const MCP_TOOLS: readonly McpTool[] = [
     async run(client, args) {
       const view = await client.post<ClockAdvanceView>('/clock/advance', args);
       return answer(view, advanceSummary(view));
+    },
+  }),
+  tool({
+    name: 'script_token',
+    title: "Script a saved card's next charges",
+    description:
+      'Queue what the next charges on a saved token do, one each: "approve" or a decline code ("insufficient_funds", "expired_card", ...). Renewals then meet those outcomes in order; once used up, the card\'s own outcome applies. Rehearses a failed renewal without a special card.',
+    input: scriptTokenToolSchema,
+    output: tokenOutcomesView,
+    annotations: ADDS,
+    route: { method: 'post', path: '/_sandbox/tokens/:id/outcomes', in: 'body' },
+    async run(client, { token, ...body }) {
+      const view = await client.post<TokenOutcomesView>(`/tokens/${encodeURIComponent(token)}/outcomes`, body);
+      return answer(view, `the next charges on ${view.token} (merchant ${view.merchant}) do, in order: ${view.outcomes.join(', ')}`);
     },
   }),
   tool({

@@ -92,6 +92,7 @@ describe('the MCP server at /_sandbox/mcp', () => {
     await expect(client.getPrompt({ name: 'prove_my_handler_is_idempotent', arguments: {} })).rejects.toThrow(/webhook_url is required/);
     const renewal = await client.getPrompt({ name: 'rehearse_failed_renewal', arguments: {} });
     expect(JSON.stringify(renewal.messages)).toContain('advance_clock');
+    expect(JSON.stringify(renewal.messages)).toContain('script_token');
     const rejected = await client.getPrompt({ name: 'why_was_my_webhook_rejected', arguments: { delivery_id: 'whd_x' } });
     expect(JSON.stringify(rejected.messages)).toMatch(/show_delivery.*whd_x|whd_x.*show_delivery/);
   });
@@ -135,6 +136,31 @@ describe('the MCP server at /_sandbox/mcp', () => {
     const advanced = await callOk<{ now: string; jobs_run: number }>(client, 'advance_clock', { duration: '1m' });
     expect(advanced.jobs_run).toBeGreaterThanOrEqual(0);
     expect(await callError(client, 'advance_clock', { duration: '-1h' })).toMatch(/duration|forward/);
+
+    const m2 = await callOk<{ id: string; api_key: string }>(client, 'create_merchant', { name: 'renewals' });
+    const saved = await fetch(`${sandbox.url}/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${m2.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } }),
+    });
+    const token = ((await saved.json()) as { id: string }).id;
+    const scripted = await callOk<{ token: string; outcomes: string[] }>(client, 'script_token', {
+      token,
+      merchant: m2.id,
+      outcomes: ['approve', 'insufficient_funds'],
+    });
+    expect(scripted).toMatchObject({ token, outcomes: ['approve', 'insufficient_funds'] });
+    const renewal = await fetch(`${sandbox.url}/v1/payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${m2.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 500, currency: 'EUR', token }),
+    });
+    expect(((await renewal.json()) as { status: string }).status).not.toBe('failed');
+    expect(await callError(client, 'script_token', { token, merchant: m2.id, outcomes: ['maybe'] })).toMatch(
+      /outcome must be one of approve/,
+    );
+    expect(await callError(client, 'script_token', { token, outcomes: ['approve'] })).toMatch(new RegExp(token));
+    expect(await callError(client, 'script_token', { outcomes: ['approve'] })).toMatch(/token is required/);
 
     const faults = await callOk<{ added: Array<{ id: string }> }>(client, 'set_faults', { spec: `url=${hook}:fail-first=1` });
     expect(await callError(client, 'set_faults', { spec: 'explode=1' })).toMatch(/spec|explode/);

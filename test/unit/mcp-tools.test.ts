@@ -22,6 +22,7 @@ describe('the tools of the MCP server', () => {
         'authenticate',
         'trigger_event',
         'advance_clock',
+        'script_token',
         'set_faults',
         'clear_faults',
         'list_deliveries',
