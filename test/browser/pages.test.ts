@@ -202,8 +202,9 @@ describe('the dashboard on a 375px phone', () => {
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
       expect(widths.page, `${kind.name}: the page is wider than the screen`).toBeLessThanOrEqual(widths.view);
       // An id cell is one line high however long the id (a broken id would wrap to two or more).
+      // A delivery's target URL (td.url) is not an id: on a phone it wraps so that the Status column stays in view.
       const broken = await page.evaluate(() =>
-        [...document.querySelectorAll('td.id')]
+        [...document.querySelectorAll('td.id:not(.url)')]
           .filter((td) => {
             const line = parseFloat(getComputedStyle(td).lineHeight) || 16;
             const range = document.createRange();

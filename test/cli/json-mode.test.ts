@@ -63,6 +63,12 @@ async function trigger(type: string, extra: Record<string, unknown> = {}) {
   return control('/events/trigger', { type, ...extra });
 }
 
+/** A card saved as a token of the fixtures' merchant (POST /v1/tokens). */
+async function savedToken(): Promise<string> {
+  const card = { number: '4242424242424242', exp_month: 12, exp_year: 2035, cvc: '123' };
+  return (await api(sandbox.url).post('/v1/tokens', { card }, { authorization: `Bearer ${CREDS.apiKey}` })).json.id;
+}
+
 /** How each --json command succeeds and how it fails; the keys are the commands' names. */
 const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run> }> = {
   'webhooks list': {
@@ -163,6 +169,19 @@ const CASES: Record<string, { pass: () => Promise<Run>; fail: () => Promise<Run>
   trace: {
     pass: async () => sandboxCli(['trace', (await trigger('payment.captured')).related.payment_id, '--json']),
     fail: () => sandboxCli(['trace', 'pay_nosuchpayment', '--json']),
+  },
+  health: { pass: () => sandboxCli(['health', '--json']), fail: () => start(['health', '--json', '--url', NOWHERE]).run },
+  'tokens script': {
+    pass: async () => sandboxCli(['tokens', 'script', await savedToken(), 'approve', '--json']),
+    fail: () => sandboxCli(['tokens', 'script', 'tok_nosuchtoken', 'approve', '--json']),
+  },
+  'tokens show': {
+    pass: async () => sandboxCli(['tokens', 'show', await savedToken(), '--json']),
+    fail: () => sandboxCli(['tokens', 'show', 'tok_nosuchtoken', '--json']),
+  },
+  'tokens clear': {
+    pass: async () => sandboxCli(['tokens', 'clear', await savedToken(), '--json']),
+    fail: () => sandboxCli(['tokens', 'clear', 'tok_nosuchtoken', '--json']),
   },
   trigger: {
     pass: () => sandboxCli(['trigger', 'payment.authorized', '--json']),
