@@ -3,7 +3,7 @@
 // Descriptions are the hints in error messages and the OpenAPI text.
 import * as z from 'zod';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
-import { PAYMENT_INITIATORS } from '../domain/vocabularies.js';
+import { PAYMENT_INITIATORS, SETUP_FUTURE_USAGES } from '../domain/vocabularies.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import { cardSchema } from './v1-tokens.js';
 import { currencyCode, httpUrl, listQueryFields, minorAmount, unixSeconds } from './v1-common.js';
@@ -118,7 +118,7 @@ export const createPaymentSchema = z
         '"customer" (the default: the customer is present) or "merchant" (a charge on a stored token with nobody present, such as a renewal: never challenged)',
       ),
     setup_future_usage: z
-      .enum(['off_session'])
+      .enum(SETUP_FUTURE_USAGES)
       .optional()
       .describe('"off_session" stores the card or token for later merchant-initiated charges once this payment is authorized'),
   })

@@ -117,5 +117,9 @@ export function orList(values: readonly string[], quoted = false): string {
 
 /** Who starts a /v1/ payment: the customer, present (the default), or the merchant on a stored token with nobody present. */
 export const PAYMENT_INITIATORS = ['customer', 'merchant'] as const;
+/** What a customer-initiated payment may set up for later: its card kept for merchant-initiated charges. */
+export const SETUP_FUTURE_USAGES = ['off_session'] as const;
+/** Where a request of the request journal came: the API, a customer page, the control plane. */
+export const JOURNAL_SURFACES = ['api', 'page', 'control'] as const;
 /** One initiator. */
 export type PaymentInitiator = (typeof PAYMENT_INITIATORS)[number];

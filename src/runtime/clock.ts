@@ -78,9 +78,12 @@ export function systemClock(storage?: ClockStorage): Clock {
     now,
     asOf,
     advance(ms) {
-      const target = reading() + ms;
+      // One wall-clock reading for the target and the offset: two could straddle a millisecond and
+      // save an offset 1 ms short of every advance made (a restart then resumes 1d 23h 59m ahead).
+      const wall = Date.now();
+      const target = reading(wall) + ms;
       checkedAdvance(target - ms, ms);
-      offset = target - Date.now();
+      offset = target - wall;
       last = target;
       storage?.save(offset, target);
       return target;

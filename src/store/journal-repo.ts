@@ -1,9 +1,10 @@
 // The request journal's rows (request_journal) and the traces requests started (object_traces).
 // Rows are written masked (services/journal/journal.ts masks them); this file only stores and reads.
+import type { JOURNAL_SURFACES } from '../domain/vocabularies.js';
 import type { Db } from './open-database.js';
 
 /** Where a request went: the merchant's API (/api, /v1), a customer page, or the control plane (/_sandbox). */
-export type JournalSurface = 'api' | 'page' | 'control';
+export type JournalSurface = (typeof JOURNAL_SURFACES)[number];
 
 /** One request and its answer, as stored. */
 export interface JournalRow {

@@ -12,11 +12,11 @@ export const OWNED_THROUGH: Readonly<Record<string, string>> = {
   delivery_attempts: 'delivery_id IN (SELECT id FROM deliveries WHERE merchant_id = @m)',
   settlement_items: 'settlement_id IN (SELECT id FROM settlements WHERE merchant_id = @m)',
   settlement_adjustments: 'settlement_id IN (SELECT id FROM settlements WHERE merchant_id = @m)',
-  // A job's subject is a challenge token, transID, payment, refund, session or settlement id (services/job-kinds.ts).
+  // A job's subject is a challenge token, transID, payment, refund, session, settlement or saved token id (services/job-kinds.ts).
   jobs: `subject_id IN (SELECT token FROM challenges WHERE merchant_id = @m UNION ALL SELECT trans_id FROM transactions WHERE merchant_id = @m
     UNION ALL SELECT id FROM payments WHERE merchant_id = @m UNION ALL SELECT id FROM s2s_refunds WHERE merchant_id = @m
     UNION ALL SELECT id FROM refunds_v1 WHERE merchant_id = @m UNION ALL SELECT id FROM checkout_sessions WHERE merchant_id = @m
-    UNION ALL SELECT id FROM settlements WHERE merchant_id = @m)`,
+    UNION ALL SELECT id FROM settlements WHERE merchant_id = @m UNION ALL SELECT id FROM tokens WHERE merchant_id = @m)`,
   // The idempotency middleware scopes keys by the merchant id of the request's credential.
   idempotency_keys: 'scope = @m',
   fault_rules: "scope = 'endpoint' AND target IN (SELECT id FROM webhook_endpoints WHERE merchant_id = @m)",

@@ -407,7 +407,7 @@ describe('faults in scenario documents', () => {
     expect(typo.status).toBe(404);
     expect(typo.json.error).toMatchObject({ code: 'resource_missing', param: 'faults' });
     const empty = await sb.post('/_sandbox/scenarios', { entries: [] });
-    expect(empty.json.error).toMatchObject({ param: 'entries', message: expect.stringContaining('only when faults is set') });
+    expect(empty.json.error).toMatchObject({ param: 'entries', message: expect.stringContaining('only when faults or tokens is set') });
   });
 });
 

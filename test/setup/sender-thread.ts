@@ -22,6 +22,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
     format: 'esm',
     target: 'node20',
     logLevel: 'warning',
+    // Every module in the bundle reads files from where its source lives (src/code-dir.ts: the
+    // version in package.json, migrations): without this, import.meta.url is the bundle's own URL
+    // in the temporary directory, and the thread dies reading a package.json next to it.
+    define: { 'import.meta.url': JSON.stringify(new URL('../../src/code-dir.ts', import.meta.url).href) },
   });
   project.provide('senderThread', pathToFileURL(outfile).href);
   return () => rmSync(dir, { recursive: true, force: true });

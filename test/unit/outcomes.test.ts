@@ -26,6 +26,9 @@ const EXPECTED: Array<[string, boolean, string, boolean, boolean]> = [
   ['4000000000005126', false, 'approve', true, false],
   ['4000000000000259', false, 'approve', false, true],
   ['4999990000000015', false, 'hang', false, false],
+  // Approve at once; saved as a token they age with the sandbox clock (test/routes/card-aging.test.ts).
+  ['4000000000000077', false, 'approve', false, false],
+  ['4000000000000176', false, 'approve', false, false],
 ];
 
 function answer(number: string): string {
@@ -52,7 +55,7 @@ describe('scriptForCard', () => {
     for (const token of tokens) expect(token).toMatch(/^tok_[a-z_]+$/);
   });
 
-  it.each([['5555555555554444'], ['378282246310005'], ['4000000000000077']])(
+  it.each([['5555555555554444'], ['378282246310005'], ['4000000000000135']])(
     'an unlisted Luhn-valid card %s gets a challenge that approves',
     (number) => {
       expect(scriptForCard(number)).toEqual(DEFAULT_SCRIPT);

@@ -17,6 +17,9 @@ import {
   REFUND_STATUSES,
   SETTLEMENT_STATUSES,
   SIGNATURE_MODES,
+  JOURNAL_SURFACES,
+  PAYMENT_INITIATORS,
+  SETUP_FUTURE_USAGES,
 } from '../../src/domain/vocabularies.js';
 import { migrate, type Db } from '../../src/store/open-database.js';
 
@@ -36,6 +39,9 @@ const VOCABULARY_OF: Record<string, readonly string[]> = {
   'fault_rules.scope': FAULT_SCOPES,
   'fault_rules.source': FAULT_SOURCES,
   'webhook_endpoints.signature': SIGNATURE_MODES,
+  'payments.initiator': PAYMENT_INITIATORS,
+  'payments.setup_future_usage': SETUP_FUTURE_USAGES,
+  'request_journal.surface': JOURNAL_SURFACES,
   // Only the store writes these two, each in one place (idempotency-repo.ts, credentials-repo.ts).
   'idempotency_keys.state': ['in_progress', 'done'],
   'merchants.created_by': ['fixtures', 'api'],

@@ -5,7 +5,8 @@
 // guard, a 401, an injected fault, an idempotent replay.
 //
 // Not kept: reads of the journal itself (a tail would fill it with its own polling), the activity
-// stream, static assets, and the dashboard's live fragments (refetched on every change).
+// stream, static assets, the dashboard's live fragments (refetched on every change), and the
+// sandbox's own warm-up requests.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { JournalSurface } from '../../store/journal-repo.js';
@@ -15,6 +16,7 @@ import { bodyText } from '../validation.js';
 import { answerHeader, answerText } from './answer-body.js';
 import { authenticatedMerchant } from './request-merchant.js';
 import { inRequestScope } from '../../runtime/request-scope.js';
+import { isWarmUp } from './request-context.js';
 
 /** Requests the journal leaves out (see above). */
 const NOT_KEPT = /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:.+\/)?fragment$)|^\/assets\//;
@@ -66,7 +68,8 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
   const { journal: recorder, clock } = services;
   return createMiddleware<AppEnv>(async (c, next) => {
     const path = c.req.path;
-    if (NOT_KEPT.test(path)) return next();
+    // The sandbox's own warm-up requests (http/warm-up.ts) are no one's: not kept.
+    if (NOT_KEPT.test(path) || isWarmUp(c)) return next();
     const started = performance.now();
     const startedAt = clock.now();
     const wallAt = Date.now();
