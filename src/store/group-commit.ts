@@ -27,7 +27,7 @@ interface Batch {
   /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
   failure?: unknown;
   ended: boolean;
-  /** Units run in it so far: 0 while it only holds the write lock (see written). */
+  /** Units of state run in it so far: 0 while it only holds the write lock or only records (see written, run). */
   units: number;
 }
 
@@ -82,14 +82,19 @@ export class GroupCommit {
     return this.alones;
   }
 
-  /** Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit. */
-  run<T>(fn: () => T): T {
+  /**
+   * Runs `fn` as one unit: a SAVEPOINT inside the open batch, so a throw undoes only this unit.
+   * `state: false` is for a record no answer reports (the request journal): it does not count as a
+   * write, so a batch holding only such units keeps no answer waiting, and its failure (a full
+   * disk) fails no request.
+   */
+  run<T>(fn: () => T, state = true): T {
     if (!this.batch && !this.db.inTransaction) {
       const busy = this.tryBegin();
       if (busy !== undefined) throw busy;
     }
     const batch = this.batch;
-    if (batch) batch.units += 1;
+    if (batch && state) batch.units += 1;
     const mark = batch?.committed.length ?? 0;
     try {
       return this.unit(fn) as T;
@@ -158,7 +163,8 @@ export class GroupCommit {
   /** Resolves once everything written so far is committed; rejects if that commit failed. */
   committed(): Promise<void> {
     const batch = this.batch;
-    if (!batch) return Promise.resolve();
+    // A batch without a write (only the lock, or only records no answer reports) has nothing to wait for.
+    if (!batch || batch.units === 0) return Promise.resolve();
     return new Promise((resolve, reject) => batch.waiters.push({ resolve, reject }));
   }
 

@@ -43,6 +43,10 @@ export function createStore(db: Db) {
     tx<T>(fn: () => T): T {
       return batch.run(fn);
     },
+    /** Runs `fn` atomically in this turn's batch as a record no answer reports (the request journal): see GroupCommit.run. */
+    recordTx<T>(fn: () => T): T {
+      return batch.run(fn, false);
+    },
     credentials: createCredentialsRepo(db),
     transactions: createTransactionsRepo(db),
     challenges: createChallengesRepo(db),

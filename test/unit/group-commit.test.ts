@@ -138,3 +138,18 @@ it('onCommitted runs right after the commit; a unit that throws drops what it re
   await expect(batch.committed()).rejects.toThrow();
   expect(seen).toEqual(['kept, 1 committed']);
 });
+
+it('a batch holding only records (state: false) keeps no answer waiting, and its failure fails none', async () => {
+  const { db, batch, committedCount } = setup();
+  batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run(), false);
+  expect(batch.written).toBe(false);
+  // Nothing an answer reports is in it: committed() resolves without waiting for the commit.
+  const waited = batch.committed();
+  expect(batch.pending).toBe(true);
+  await waited;
+  // A state unit joining it makes answers wait for the commit again, and the record commits with it.
+  batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
+  expect(batch.written).toBe(true);
+  await batch.committed();
+  expect(committedCount()).toBe(2);
+});

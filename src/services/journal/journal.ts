@@ -93,7 +93,9 @@ export class Journal {
     let rows: NewJournalRow[] = [];
     try {
       rows = requests.map((r) => this.row(r));
-      store.tx(() => {
+      // A record, not state: a batch holding only journal rows keeps no answer waiting, and a full
+      // disk that fails it fails no request (reads still answer, as docs/reliability.md says).
+      store.recordTx(() => {
         let last = 0;
         for (const row of rows) {
           last = store.journal.insert(row);
