@@ -21,26 +21,9 @@ import { toRecordedRequest } from '../../views/journal.js';
 import type { Page } from '../../views/list.js';
 
 /** One request as the middleware saw it, before masking: nothing of it is stored as it is. */
-export interface RequestRecord {
-  id: string;
-  /** The merchant whose credentials the request carried, when the middleware knows it (else read from the ids it touched). */
-  merchantId: string | null;
-  surface: JournalSurface;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  durationMs: number;
-  startedAt: number;
-  endedAt: number;
-  wallAt: number;
-  idempotencyKey: string | null;
+export interface RequestRecord extends Omit<NewJournalRow, 'requestHeaders' | 'ids' | 'traceparent'> {
+  /** The request's headers as they came (masked, and the traceparent read, when the row is built). */
   headers: Iterable<[string, string]>;
-  requestBody: string | null;
-  responseType: string | null;
-  responseBody: string | null;
-  fault: string | null;
-  script: string | null;
 }
 
 /** The newest requests an expectation is checked against. */
