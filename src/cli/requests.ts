@@ -7,6 +7,8 @@ import kleur from 'kleur';
 import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
+import type { RequestFilter } from '../library/start-sandbox.js';
+import { terminalJson, terminalLines, terminalText } from './terminal-text.js';
 import type { ExpectationResultView, JournalEntryView } from '../views/journal.js';
 import type { ListView } from '../views/list.js';
 import type { TimelineItemView, TimelineView } from '../views/timeline.js';
@@ -14,19 +16,13 @@ import type { TimelineItemView, TimelineView } from '../views/timeline.js';
 /** How often --tail asks for newer requests. */
 const TAIL_POLL_MS = 500;
 
-/** The list filters, as flags. */
-type ListFlags = ClientFlags & {
-  method?: string;
-  path?: string;
-  status?: string;
-  merchant?: string;
-  payment?: string;
-  idempotencyKey?: string;
-  since?: string;
-  limit: string;
-  tail?: boolean;
-  count?: string;
-};
+/** The list filters, as flags: the library's requests() filter, with --limit as typed, --tail and --count. */
+type ListFlags = ClientFlags &
+  Omit<RequestFilter, 'limit'> & {
+    limit: string;
+    tail?: boolean;
+    count?: string;
+  };
 
 const time = (iso: string) => iso.replace('T', ' ').replace(/Z$/, '');
 
@@ -40,7 +36,8 @@ export function requestLine(e: JournalEntryView): string {
     e.fault ? `fault=${e.fault}` : '',
     e.script ? `(${e.script})` : '',
   ].filter(Boolean);
-  return `${time(e.at)}  ${e.id}  ${e.method.padEnd(6)} ${e.path}${query}  ${status}  ${e.duration_ms.toFixed(1)}ms  ${extras.join('  ')}`;
+  // The path, query, key and the rest came from whoever sent the request: escaped (terminal-text.ts).
+  return `${time(e.at)}  ${e.id}  ${terminalText(e.method.padEnd(6))} ${terminalText(`${e.path}${query}`)}  ${status}  ${e.duration_ms.toFixed(1)}ms  ${terminalText(extras.join('  '))}`;
 }
 
 function listQuery(flags: ListFlags): Record<string, string | undefined> {
@@ -67,13 +64,13 @@ async function runList(flags: ListFlags, io: CliIo): Promise<void> {
   const print = (entries: JournalEntryView[], fresh = true) => {
     for (const e of entries) {
       if (fresh && left <= 0) return;
-      io.out(flags.json && flags.tail ? JSON.stringify(e) : requestLine(e));
+      io.out(flags.json && flags.tail ? terminalJson(e) : requestLine(e));
       if (fresh) left--;
     }
   };
   const { data } = await client.get<ListView<JournalEntryView>>('/requests', query);
   const oldestFirst = [...data].reverse();
-  if (flags.json && !flags.tail) return io.out(JSON.stringify(data, null, 2));
+  if (flags.json && !flags.tail) return io.out(terminalJson(data, 2));
   if (!flags.tail && data.length === 0) return io.out('no requests kept that match');
   print(oldestFirst, false);
   if (!flags.tail) return;
@@ -144,7 +141,9 @@ export function expectationOf(flags: ExpectFlags): Record<string, unknown> {
 async function runExpect(flags: ExpectFlags, io: CliIo): Promise<void> {
   const expectation = expectationOf(flags);
   const result = await new ControlClient(flags).post<ExpectationResultView>('/requests/expect', expectation);
-  io.out(flags.json ? JSON.stringify(result, null, 2) : result.ok ? kleur.green(result.message) : result.message);
+  // The near misses quote the requests' bodies: escaped, their line breaks kept.
+  const message = terminalLines(result.message);
+  io.out(flags.json ? terminalJson(result, 2) : result.ok ? kleur.green(message) : message);
   if (!result.ok) io.exitCode = 1;
 }
 
@@ -186,7 +185,7 @@ export function addRequestsCommand(program: Command, io: CliIo): void {
       ),
   ).action(async (id: string, flags: ClientFlags) => {
     const timeline = await new ControlClient(flags).get<TimelineView>(`/payments/${encodeURIComponent(id)}/timeline`);
-    io.out(flags.json ? JSON.stringify(timeline, null, 2) : timelineText(timeline));
+    io.out(flags.json ? terminalJson(timeline, 2) : timelineText(timeline));
   });
 }
 
@@ -195,12 +194,13 @@ const LANES = { browser: 'browser', merchant: 'merchant', sandbox: 'sandbox', ha
 /** One line of a timeline item, with what it adds below it (a cause, a handler's answer). */
 function itemLines(item: TimelineItemView): string[] {
   const arrow = item.from === item.to ? `[${LANES[item.from]}]` : `${LANES[item.from]} -> ${LANES[item.to]}`;
-  const head = `${time(item.at)}  ${arrow.padEnd(20)} ${item.title}`;
-  if (item.kind === 'state') return [head, `    caused by ${item.cause.text}`];
+  // Titles name requests' paths, errors and diagnoses quote the handler: escaped (terminal-text.ts).
+  const head = `${time(item.at)}  ${arrow.padEnd(20)} ${terminalText(item.title)}`;
+  if (item.kind === 'state') return [head, `    caused by ${terminalText(item.cause.text)}`];
   if (item.kind === 'attempt') {
     const lines = [head];
-    if (item.attempt.error) lines.push(`    ${item.attempt.error}`);
-    if (item.signature_diagnosis) lines.push(`    signature: ${item.signature_diagnosis.message}`);
+    if (item.attempt.error) lines.push(`    ${terminalText(item.attempt.error)}`);
+    if (item.signature_diagnosis) lines.push(`    signature: ${terminalText(item.signature_diagnosis.message)}`);
     return lines;
   }
   return [head];

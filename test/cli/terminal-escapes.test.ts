@@ -161,3 +161,22 @@ it('sandbox merchants list prints a name another client stored with its control 
   expect(json.out).not.toMatch(TERMINAL_CONTROLS);
   expect((JSON.parse(json.out) as Array<{ name: string }>).map((m) => m.name)).toContain(name);
 });
+
+it('sandbox requests and requests expect print what a request carried with its control characters escaped, --json keeping it exact', async () => {
+  // A body JSON.stringify leaves the 8-bit CSI and the bidi override raw in: the journal keeps it, and the near misses quote it.
+  const description = `order${REPAINT}`;
+  const paid = await fetch(`${sandbox.url}/v1/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CREDS.apiKey}` },
+    body: JSON.stringify({ amount: 1050, currency: 'EUR', token: 'tok_visa', description }),
+  });
+  expect(paid.ok).toBe(true);
+  const listed = await runCli(['requests', '--path', '/v1/payments', '--json', '--url', sandbox.url]);
+  expect(listed.out).not.toMatch(TERMINAL_CONTROLS);
+  const entries = JSON.parse(listed.out) as Array<{ request: { body: string | null } }>;
+  // The JSON text as sent: its CR and ESC written as \r and \u001b, the C1 control and the override raw.
+  expect(entries.some((e) => e.request.body?.includes('\u009b8m\u202e'))).toBe(true);
+  const missed = await runCli(['requests', 'expect', '--path', '/v1/payments', '--body', '{"description":"x"}', '--url', sandbox.url]);
+  expect(missed.out).toContain('order');
+  expect(missed.out).not.toMatch(TERMINAL_CONTROLS);
+});
