@@ -146,6 +146,14 @@ function AttemptDetail(props: { item: Of<'attempt'> }) {
             <dd>{a.fault}</dd>
           </>
         ) : null}
+        {a.traceparent ? (
+          <>
+            <dt>traceparent</dt>
+            <dd>
+              <code>{a.traceparent}</code>
+            </dd>
+          </>
+        ) : null}
         {diagnosis ? (
           <>
             <dt>Signature check</dt>
