@@ -5,6 +5,7 @@
 // handler answers). Requests to anything but 127.0.0.1 are blocked, and a console error fails.
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
@@ -112,6 +113,29 @@ describe("a payment's sequence diagram in Chromium", () => {
     await attempt.locator('a[href*="/_sandbox/dashboard/deliveries/"]').click();
     await page.waitForURL(/\/_sandbox\/dashboard\/deliveries\/whd_\w+#attempt-1$/);
     await expect(page.locator('#attempt-1 h3').textContent()).resolves.toContain('HTTP 200');
+  });
+
+  it('every step opened, on a 375 px phone: axe finds no WCAG 2.1 A/AA violation, and the page does not scroll sideways', async () => {
+    const transID = await pendingPayment('/hooks/opened');
+    const approved = await api(server.url).post(`/_sandbox/transactions/${transID}/authenticate`, { outcome: 'approve' });
+    expect(approved.status, approved.text).toBe(200);
+    await waitFor(() => merchant.at('/hooks/opened').length === 1, 'the webhook', 60_000);
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto(`${server.url}/_sandbox/dashboard/payments/${transID}`);
+    const steps = page.locator('li.step details');
+    await waitFor(async () => (await page.locator('li.step[data-kind=attempt]').count()) > 0 || undefined, 'the attempt on the page');
+    // A live redraw may come in between (the webhook's answer): open them again until every one stays open.
+    await waitFor(async () => {
+      await page
+        .locator('li.step details:not([open])')
+        .evaluateAll((closed) => closed.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      return (await page.locator('.step-detail:visible').count()) === (await steps.count()) || undefined;
+    }, 'every step open');
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const found = result.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${v.help} at ${n.target.join(' ')}`));
+    expect(found).toEqual([]);
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
+    expect(widths.page).toBeLessThanOrEqual(widths.view);
   });
 
   it('works without JavaScript: the diagram is in the page, and a step opens onto the request it was', async () => {

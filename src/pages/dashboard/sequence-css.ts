@@ -32,6 +32,8 @@ ol.steps > li { margin: 0; }
 .arrow.s2:not(.note) { margin: 0 25%; } .arrow.s3:not(.note) { margin: 0 16.667%; } .arrow.s4:not(.note) { margin: 0 12.5%; }
 .step-detail { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 4px 0 10px; }
 .step-detail p { margin: 8px 0 2px; }
+/* Whole, not a box that scrolls: a scrolling <pre> would need a keyboard stop of its own. */
+.step-detail pre { max-height: none; }
 .sr { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 600px) { .sequence { padding: 6px; } .sequence .lanes span { font-size: 11px; } .arrow { font-size: 11px; } }
 `;
