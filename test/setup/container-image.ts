@@ -1,0 +1,18 @@
+// vitest globalSetup of the container project: builds the image once for all its files
+// (test/container/podman.ts), before any of them starts, so they never build it twice at once.
+// Provides `containerImage` (the tag), or `containerSkip` (why podman cannot run here: the
+// files then skip with that message).
+import type { TestProject } from 'vitest/node';
+import { buildImage, IMAGE, podmanProblem } from '../container/podman.js';
+
+/** Builds the image (cached by podman per day's base), or says why it cannot. */
+export default async function setup(project: TestProject): Promise<void> {
+  const problem = podmanProblem();
+  project.provide('containerSkip', problem ?? '');
+  project.provide('containerImage', IMAGE);
+  if (problem) {
+    console.warn(`test/container skipped: ${problem}`);
+    return;
+  }
+  await buildImage((line) => console.log(`container: ${line}`));
+}
