@@ -118,6 +118,7 @@ export async function baseImage(log: (line: string) => void): Promise<string> {
     const change: string[] = [];
     if (cas.length) {
       const pem = cas.map((f) => readFileSync(join(caDir, f), 'utf8')).join('\n');
+      mkdirSync(join(dir, 'usr/local/share/ca-certificates'), { recursive: true });
       writeFileSync(join(dir, 'usr/local/share/ca-certificates/host-cas.crt'), pem);
       change.push('--change', 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-cas.crt');
     }
@@ -153,7 +154,7 @@ export async function buildImage(log: (line: string) => void): Promise<void> {
       '-t',
       IMAGE,
       '-f',
-      'Containerfile',
+      join(ROOT, 'Containerfile'),
       ROOT,
     ],
     3_600_000,
