@@ -130,6 +130,13 @@ export async function baseImage(log: (line: string) => void): Promise<string> {
     if (imported.code !== 0) throw new Error(`podman import failed: ${imported.stderr}`);
     log(`base ${tag} made in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
+    // A debootstrap that failed half-way may leave /proc and /sys mounted in its folder.
+    const mounts = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ')[1] ?? '')
+      .filter((point) => point.startsWith(`${dir}/`))
+      .reverse();
+    for (const point of mounts) await run('umount', ['-l', point]);
     rmSync(dir, { recursive: true, force: true });
   }
   const old = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
