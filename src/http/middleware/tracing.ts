@@ -11,11 +11,14 @@ import { inTraceScope } from '../../runtime/trace-scope.js';
 import type { Tracer } from '../../runtime/tracing.js';
 import type { AppEnv } from '../app-env.js';
 import { isWarmUp } from './request-context.js';
+import { cachedBody } from './answer-body.js';
 
 /** The merchant's API: the requests that get a span of their own. */
 const API = /^\/(?:api|v1)\//;
-/** A /v1/ object id in a path, the payment a request that recorded no event was about. */
+/** A /v1/ payment id in a path, the payment a request that recorded no event was about. */
 const PATH_ID = /\/(pay_[A-Za-z0-9]+)/;
+/** The payment an answer names (a create that recorded no event: a 3-D Secure one waits for its challenge). */
+const ANSWER_ID = /"transID"\s*:\s*"?(\d+)|"id"\s*:\s*"(pay_[A-Za-z0-9]+)"/;
 
 /** Runs each request in its caller's trace, and (with --otlp) as a server span of it. */
 export function tracing(tracer: Tracer): MiddlewareHandler<AppEnv> {
@@ -35,7 +38,8 @@ export function tracing(tracer: Tracer): MiddlewareHandler<AppEnv> {
       ({ objects } = await inTraceScope({ ...span.context, state: incoming?.state ?? null }, next));
     } finally {
       const route = routePath(c, -1);
-      const paymentId = objects[0] ?? PATH_ID.exec(path)?.[1];
+      const named = ANSWER_ID.exec(cachedBody(c.res) ?? '');
+      const paymentId = objects[0] ?? PATH_ID.exec(path)?.[1] ?? named?.[1] ?? named?.[2];
       const status = c.res.status;
       span.set({
         'http.route': route,
