@@ -78,20 +78,23 @@ export class Outbox {
     const { journal, story } = this.store;
     const current = currentTrace(objectId);
     if (current) {
-      if (requestId !== null)
-        journal.keepTrace(merchantId, {
-          objectId,
-          traceId: current.traceId,
-          parentId: current.spanId,
-          requestId,
-          flags: current.flags,
-          traceState: current.state,
-        });
+      // With the journal off there is no request id to name (the journal's scope); the trace is kept all the same.
+      journal.keepTrace(merchantId, {
+        objectId,
+        traceId: current.traceId,
+        parentId: current.spanId,
+        requestId: requestId ?? '',
+        flags: current.flags,
+        traceState: current.state,
+      });
       return current;
     }
     if (!journal.anyTrace()) return undefined;
-    const owner = story.ownerOf(objectId);
-    const kept = journal.trace(objectId) ?? (owner === undefined ? undefined : journal.trace(owner));
+    let kept = journal.trace(objectId);
+    if (!kept) {
+      const owner = story.ownerOf(objectId);
+      kept = owner === undefined ? undefined : journal.trace(owner);
+    }
     if (!kept) return undefined;
     return { traceId: kept.traceId, spanId: kept.parentId, flags: kept.flags ?? '01', state: kept.traceState ?? null };
   }
