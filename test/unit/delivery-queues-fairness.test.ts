@@ -26,7 +26,8 @@ function delivery(url: string): Delivery {
     lastStatus: null,
     lastError: null,
     createdAt: 0,
-    updatedAt: 0,    traceParent: null,
+    updatedAt: 0,
+    traceParent: null,
     traceState: null,
   };
 }

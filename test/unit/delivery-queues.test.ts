@@ -93,7 +93,8 @@ function delivery(row: Row): Delivery {
     lastStatus: null,
     lastError: null,
     createdAt: row.at,
-    updatedAt: row.at,    traceParent: null,
+    updatedAt: row.at,
+    traceParent: null,
     traceState: null,
   };
 }
