@@ -6,7 +6,8 @@
 // other command's; the library's first import took 650-960 ms of CPU as modules and 270-380 as one
 // bundle (a loaded machine; see docs/benchmarks.md), and a test suite pays it before its first test.
 // Code that only some requests need (the QR library, the local CA) is imported dynamically and split
-// into dist/chunks/, so start-up neither compiles nor runs it.
+// into dist/chunks/, so start-up neither compiles nor runs it; so is the --otlp tracer, whose
+// OpenTelemetry packages stay external.
 // The two are built apart, not as one build with shared chunks: code-dir.ts finds the migrations
 // next to the module that holds it, which must stay in dist/, not in dist/chunks/.
 import { build } from 'esbuild';
@@ -20,7 +21,9 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3'],
+  // The OpenTelemetry SDK stays a package of its own, imported only by the chunk --otlp loads
+  // (runtime/otlp-tracer.ts): no bundle that starts without the flag reads a byte of it.
+  external: ['better-sqlite3', '@opentelemetry/*'],
   // CommonJS dependencies (commander, qrcode) call require() for node builtins.
   banner: { js: "import { createRequire as __sandboxRequire } from 'node:module';\nconst require = __sandboxRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -73,6 +73,8 @@ export interface Config {
   readonly journalSize: number;
   /** --journal-age: how long (wall-clock ms) the request journal keeps a request. */
   readonly journalAgeMs: number;
+  /** --otlp: the OTLP/HTTP traces endpoint spans are sent to (docs/tracing.md); undefined sends none and loads no SDK. */
+  readonly otlp: string | undefined;
 }
 
 /** Flags as commander gives them (all optional strings or booleans). */
@@ -109,6 +111,7 @@ export interface ConfigFlags {
   webhookCa?: string | string[];
   journalSize?: string | number;
   journalAge?: string;
+  otlp?: string;
 }
 
 /** The fixtures file the sandbox seeds from when --fixtures is not given. */
@@ -178,6 +181,7 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   webhookCa: 'SANDBOX_WEBHOOK_CA',
   journalSize: 'SANDBOX_JOURNAL_SIZE',
   journalAge: 'SANDBOX_JOURNAL_AGE',
+  otlp: 'SANDBOX_OTLP',
 });
 
 /** The variables of the commands that talk to a running sandbox (--url, --control-token); commander reads them. */
@@ -340,7 +344,31 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
     ),
   journalAgeMs: (o) => o.duration('journalAge'),
   authorizationLifetimeMs: (o) => o.duration('authorizationLifetime'),
+  otlp: (o) => {
+    const { value, from } = o.text('otlp');
+    return value === undefined ? undefined : (otlpTracesUrl(value) ?? bad('otlp', from, MUST_BE_OTLP(value)));
+  },
 };
+
+const MUST_BE_OTLP = (value: string) =>
+  `must be the http(s) URL of an OTLP/HTTP collector, like http://127.0.0.1:4318 (spans go to its /v1/traces) or a full traces URL such as http://127.0.0.1:4318/v1/traces, got "${value}"`;
+
+/**
+ * The traces endpoint of --otlp: a collector's base URL (no path) gets the OTLP/HTTP traces path
+ * /v1/traces, as OTEL_EXPORTER_OTLP_ENDPOINT does; a URL with a path is used as it is. Undefined
+ * when it is no http(s) URL.
+ */
+function otlpTracesUrl(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.hash) return undefined;
+  if (url.pathname === '/' && !url.search) url.pathname = '/v1/traces';
+  return url.toString();
+}
 
 /** True for an address only this machine reaches: 127.0.0.0/8, ::1 and localhost. */
 function isLoopbackHost(host: string): boolean {

@@ -55,6 +55,8 @@ export interface ReceivedView {
   id: string | null;
   delivery_id: string | null;
   attempt: string | null;
+  /** The W3C traceparent it carried: a child span of the trace of the request that made the payment (docs/tracing.md). */
+  traceparent: string | null;
   signature_valid: boolean;
   /** Why the signature does not verify: a cause of the signature diagnosis, or receive_flags (--signature, --header-prefix). */
   signature_cause: string | null;
@@ -74,6 +76,7 @@ export function readWebhook(path: string, headers: http.IncomingHttpHeaders, bod
     id: header('event-id'),
     delivery_id: header('delivery-id'),
     attempt: header('attempt'),
+    traceparent: (headers.traceparent as string | undefined) ?? null,
     signature_valid: verifyWebhook(headers, flags.secret, body, { mode: flags.signature as SignatureMode, prefix: flags.headerPrefix }),
     signature_cause: null,
     signature_message: null,
@@ -124,6 +127,7 @@ function printable(view: ReceivedView): string {
   }));
   const width = Math.max(0, ...fields.map(({ key }) => key.length));
   for (const { key, value } of fields) lines.push(`    ${kleur.dim(key.padEnd(width))}  ${value}`);
+  if (view.traceparent) lines.push(`    ${kleur.dim('traceparent')}  ${shown(view.traceparent)}`);
   if (view.signature_message) lines.push(`    ${kleur.red(`signature: ${shown(view.signature_message)}`)}`);
   if (view.problem) lines.push(`    ${kleur.yellow(shown(view.problem))}`);
   return lines.join('\n');

@@ -181,7 +181,15 @@ function addBehaviourOptions(command: Command): void {
       '--journal-size <n>',
       help('journalSize', 'how many requests the request journal keeps, masked (sandbox requests, docs/journal.md); 0 keeps none'),
     )
-    .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'));
+    .option('--journal-age <duration>', help('journalAge', 'how long the request journal keeps a request (wall-clock time)'))
+    .option(
+      '--otlp <url>',
+      help(
+        'otlp',
+        'send spans of API requests, state changes and webhook attempts to this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (docs/tracing.md)',
+        'off',
+      ),
+    );
 }
 
 /** HTTPS: how it serves TLS, and which CAs its webhook deliveries trust (docs/https.md). */

@@ -33,7 +33,47 @@ export function newSpanId(): string {
   }
 }
 
-/** A traceparent header of the trace `traceId` whose span is `spanId` (a new one when not given), sampled. */
-export function traceparentHeader(traceId: string, spanId = newSpanId()): string {
-  return `00-${traceId}-${spanId}-01`;
+/** What a webhook's traceparent descends from: the trace, the span it is a child of, its flags and the caller's tracestate. */
+export interface TraceContext {
+  traceId: string;
+  /** The parent span of what comes next: the sandbox's own span when spans are exported, else the caller's. */
+  spanId: string;
+  flags: string;
+  /** The caller's tracestate header, passed on as it came (null when none or not kept). */
+  state: string | null;
+}
+
+/** The longest tracestate passed on: the spec's 32 members of up to 256 characters fit in far less in practice. */
+const MAX_TRACESTATE = 512;
+
+/**
+ * The tracestate header to pass on, or null. The spec lets a vendor that cannot parse it drop it;
+ * one with a control character or past 512 characters is dropped, so no header is ever forged from it.
+ */
+export function keptTracestate(header: string | undefined): string | null {
+  const value = header?.trim();
+  if (!value || value.length > MAX_TRACESTATE || !/^[\x20-\x7e]+$/.test(value)) return null;
+  return value;
+}
+
+/** The context a request's traceparent (and tracestate) headers start, or undefined for a missing or malformed traceparent. */
+export function incomingTrace(traceparent: string | undefined, tracestate: string | undefined): TraceContext | undefined {
+  const parent = parseTraceparent(traceparent);
+  return parent && { traceId: parent.traceId, spanId: parent.parentId, flags: parent.flags, state: keptTracestate(tracestate) };
+}
+
+/** The version-00 traceparent of the span `spanId` (a new one when not given), a child in `parent`'s trace with its flags. */
+export function childTraceparent(parent: Pick<TraceContext, 'traceId' | 'flags'>, spanId = newSpanId()): string {
+  return `00-${parent.traceId}-${spanId}-${parent.flags}`;
+}
+
+/** The traceparent header that names `context`'s span (how a context is stored with an event). */
+export function contextTraceparent(context: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>): string {
+  return `00-${context.traceId}-${context.spanId}-${context.flags}`;
+}
+
+/** A context stored as a traceparent and tracestate, read back; undefined when none was stored. */
+export function storedTrace(traceparent: string | null | undefined, state: string | null | undefined): TraceContext | undefined {
+  const parent = parseTraceparent(traceparent ?? undefined);
+  return parent && { traceId: parent.traceId, spanId: parent.parentId, flags: parent.flags, state: state ?? null };
 }

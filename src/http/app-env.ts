@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { ScriptedOutcome } from '../domain/outcomes.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Services } from '../services/services.js';
+import type { Tracer } from '../runtime/tracing.js';
 import type { Merchant, Terminal } from '../store/credentials-repo.js';
 
 /** The variables middleware sets, read as c.var.<name>: typed here, so no route casts them. */
@@ -40,4 +41,6 @@ export interface AppDeps {
   /** Wakes the delivery worker only: a clock advance runs its due jobs itself, in turns, and wakes it after each. */
   wakeDeliveries(): void;
   forcedScript: OutcomeOverride;
+  /** Makes the API requests' spans (--otlp); without it none are made. */
+  tracer?: Tracer;
 }

@@ -40,6 +40,8 @@ import { checkoutPages } from './customer-pages/checkout.js';
 import { assetRoutes } from './assets.js';
 import { pageHeaders } from './page-headers.js';
 import { allowedMethods } from './method-not-allowed.js';
+import { tracing } from './middleware/tracing.js';
+import { NO_TRACER } from '../runtime/tracing.js';
 
 /** Builds the Hono app of one sandbox. */
 export function createApp(deps: AppDeps) {
@@ -48,6 +50,8 @@ export function createApp(deps: AppDeps) {
   const allowedAt = allowedMethods(app.routes);
   app.notFound(notFound(allowedAt));
   app.use('*', requestContext(deps.logger));
+  // Before everything that may record an event: a traceparent's trace holds the request's events and webhooks.
+  app.use('*', tracing(deps.tracer ?? NO_TRACER));
   // Pages: one policy (page-headers.ts), set ahead of the body limit, so their error pages carry it too;
   // the sign-in page's headers are separate from the control guard.
   app.use('/authenticate/*', pageHeaders('authentication'));

@@ -20,6 +20,8 @@ import { createApp, type SandboxApp } from '../http/app.js';
 import type { AppDeps } from '../http/app-env.js';
 import { createOutcomeOverride } from '../http/outcome-override.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
+import { NO_TRACER, type Tracer } from '../runtime/tracing.js';
+import { VERSION } from '../version.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { lockDatabase } from './db-lock.js';
 import { StartError, errorMessage } from '../errors.js';
@@ -57,6 +59,18 @@ export interface BuildOptions {
   maxInFlight?: number;
   /** The webhook sender thread's compiled entry (senders.ts); tests running the TypeScript source give a bundle of it. */
   senderEntry?: URL;
+  /** Records spans of requests, state changes and webhook attempts (--otlp: loadTracer); none by default. */
+  tracer?: Tracer;
+}
+
+/**
+ * The tracer --otlp asks for: the OpenTelemetry SDK is imported here, only when the flag is set,
+ * so a sandbox without it never loads it (its start-up time and memory stay as they were).
+ */
+export async function loadTracer(config: Pick<Config, 'otlp'>, logger: Logger): Promise<Tracer> {
+  if (config.otlp === undefined) return NO_TRACER;
+  const { otlpTracer } = await import('../runtime/otlp-tracer.js');
+  return otlpTracer(config.otlp, VERSION, logger);
 }
 
 /** Everything but the listening socket: used by startServer and by route tests. */
@@ -94,8 +108,9 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
     webhookCa: options.webhookCa ?? config.webhookCa,
     maxInFlight: options.maxInFlight,
     senderEntry: options.senderEntry,
+    tracer: options.tracer,
   });
-  const outbox = new Outbox(store, clock, worker);
+  const outbox = new Outbox(store, clock, worker, options.tracer);
   // The one PublicUrl the services build links on; startServer sets it once it knows the port.
   const publicUrl = { base: config.publicUrl ?? 'http://127.0.0.1:4010' };
   const deps: ServiceDeps = { config, store, clock, activity, outbox, logger, publicUrl };
@@ -117,9 +132,10 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
     },
     wakeDeliveries: () => worker.wake(),
     forcedScript: createOutcomeOverride(services),
+    tracer: options.tracer,
   };
   const app = createApp(appDeps);
-  return { db, store, clock, logger, activity, publicUrl, services, worker, app, appDeps };
+  return { db, store, clock, logger, activity, publicUrl, services, worker, app, appDeps, tracer: options.tracer ?? NO_TRACER };
 }
 
 /** What a listen that failed with `code` tells the user. */
@@ -195,7 +211,9 @@ export async function startServer(
   let tls: ServingTls | undefined;
   try {
     tls = await servingTls(config.https);
-    built = buildSandbox(config, { ...options, webhookCa: deliveryCas(config.webhookCa, tls) });
+    const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
+    const tracer = await loadTracer(config, logger);
+    built = buildSandbox(config, { ...options, logger, tracer, webhookCa: deliveryCas(config.webhookCa, tls) });
   } catch (err) {
     await lock?.release();
     throw err;
@@ -303,6 +321,8 @@ function closer(
       // The requests answered in this last turn join the final batch (the journal queues a turn's rows).
       built.services.journal.flush();
       built.store.batch.flush();
+      // The spans of the last requests and attempts go out before the process may end (--otlp).
+      await built.tracer.shutdown();
       await checkpointer.stop();
       built.db.close();
       await lock?.release();

@@ -25,6 +25,9 @@ export interface Delivery {
   lastError: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Its event's trace (events.trace_parent, trace_state): each attempt carries a child traceparent of it. */
+  traceParent: string | null;
+  traceState: string | null;
 }
 
 /** One recorded POST of a delivery, with what came back. */
@@ -61,7 +64,8 @@ export interface DeliveryFilter {
 
 const COLUMNS = `d.id, d.event_id AS eventId, e.type AS eventType, d.merchant_id AS merchantId, d.url, d.endpoint_id AS endpointId,
   d.content_type AS contentType, d.body, d.status, d.manual, d.attempts, d.next_attempt_at AS nextAttemptAt,
-  d.lease_until AS leaseUntil, d.last_status AS lastStatus, d.last_error AS lastError, d.created_at AS createdAt, d.updated_at AS updatedAt`;
+  d.lease_until AS leaseUntil, d.last_status AS lastStatus, d.last_error AS lastError, d.created_at AS createdAt, d.updated_at AS updatedAt,
+  e.trace_parent AS traceParent, e.trace_state AS traceState`;
 const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
 
 type Row = Omit<Delivery, 'manual'> & { manual: number };

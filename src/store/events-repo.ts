@@ -9,6 +9,9 @@ export interface EventRecord {
   resourceId: string;
   data: Record<string, unknown>;
   createdAt: number;
+  /** The trace its webhooks descend from (a traceparent naming the parent span), and the caller's tracestate; null when none. */
+  traceParent?: string | null;
+  traceState?: string | null;
 }
 
 /** Filters of the event lists. */
@@ -25,7 +28,8 @@ export interface EventFilter {
 }
 
 type Row = Omit<EventRecord, 'data'> & { data: string };
-const COLUMNS = 'id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt';
+const COLUMNS =
+  'id, merchant_id AS merchantId, type, resource_id AS resourceId, data, created_at AS createdAt, trace_parent AS traceParent, trace_state AS traceState';
 function fromRow(row: Row): EventRecord;
 function fromRow(row: Row | undefined): EventRecord | undefined;
 function fromRow(row: Row | undefined): EventRecord | undefined {
@@ -35,14 +39,24 @@ function fromRow(row: Row | undefined): EventRecord | undefined {
 /** Prepared statements over the events table. */
 export function createEventsRepo(db: Db) {
   const insert = db.prepare(
-    'INSERT INTO events (id, merchant_id, type, resource_id, data, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO events (id, merchant_id, type, resource_id, data, created_at, request_id, trace_parent, trace_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const byId = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
 
   return {
     /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a job's. */
     insert: (e: EventRecord, requestId: string | null = null) =>
-      insert.run(e.id, e.merchantId, e.type, e.resourceId, JSON.stringify(e.data), e.createdAt, requestId),
+      insert.run(
+        e.id,
+        e.merchantId,
+        e.type,
+        e.resourceId,
+        JSON.stringify(e.data),
+        e.createdAt,
+        requestId,
+        e.traceParent ?? null,
+        e.traceState ?? null,
+      ),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     list(filter: EventFilter): EventRecord[] {
       const where: string[] = [];

@@ -84,6 +84,9 @@ export interface ObjectTrace {
   traceId: string;
   parentId: string;
   requestId: string;
+  /** The trace flags and tracestate the request sent (null in rows kept before they were). */
+  flags?: string | null;
+  traceState?: string | null;
 }
 
 /** Prepared statements over request_journal and object_traces. */
@@ -101,10 +104,11 @@ export function createJournalRepo(db: Db) {
   const byId = db.prepare(`SELECT ${COLUMNS} FROM request_journal WHERE id = ?`);
   const count = db.prepare('SELECT COUNT(*) FROM request_journal').pluck();
   const insertTrace = db.prepare(
-    'INSERT OR IGNORE INTO object_traces (object_id, merchant_id, trace_id, parent_id, request_id) VALUES (?, ?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO object_traces (object_id, merchant_id, trace_id, parent_id, request_id, flags, trace_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const traceOf = db.prepare(
-    'SELECT object_id AS objectId, trace_id AS traceId, parent_id AS parentId, request_id AS requestId FROM object_traces WHERE object_id = ?',
+    `SELECT object_id AS objectId, trace_id AS traceId, parent_id AS parentId, request_id AS requestId, flags, trace_state AS traceState
+     FROM object_traces WHERE object_id = ?`,
   );
   const anyTrace = db.prepare('SELECT 1 FROM object_traces LIMIT 1').pluck();
 
@@ -175,7 +179,15 @@ export function createJournalRepo(db: Db) {
     },
     /** Keeps the trace `trace` started for an object, unless the object has one already. */
     keepTrace: (merchantId: string | null, trace: ObjectTrace) =>
-      insertTrace.run(trace.objectId, merchantId, trace.traceId, trace.parentId, trace.requestId),
+      insertTrace.run(
+        trace.objectId,
+        merchantId,
+        trace.traceId,
+        trace.parentId,
+        trace.requestId,
+        trace.flags ?? null,
+        trace.traceState ?? null,
+      ),
     /** The trace kept for an object. */
     trace: (objectId: string) => traceOf.get(objectId) as ObjectTrace | undefined,
     /** True when any object has a trace (else a delivery need not look one up). */

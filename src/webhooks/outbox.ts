@@ -8,6 +8,9 @@
 import { newId } from '../domain/ids.js';
 import type { Clock } from '../runtime/clock.js';
 import { currentRequestId } from '../runtime/request-scope.js';
+import { currentTrace } from '../runtime/trace-scope.js';
+import { NO_TRACER, type Tracer } from '../runtime/tracing.js';
+import { contextTraceparent, type TraceContext } from '../domain/traceparent.js';
 import type { Delivery } from '../store/deliveries-repo.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../store/events-repo.js';
@@ -42,13 +45,58 @@ export class Outbox {
     private readonly clock: Clock,
     /** The delivery worker: handed each delivery it takes from the commit, woken for the others. */
     private readonly worker: DeliveryIntake,
+    /** Records each event as a span of its trace (--otlp); NO_TRACER records none. */
+    private readonly tracer: Tracer = NO_TRACER,
   ) {}
 
-  /** Records an event (the merchant-visible fact) and returns it. */
+  /** Records an event (the merchant-visible fact) and returns it, in the trace of the request or of the object it is about. */
   recordEvent(merchantId: string, type: string, resourceId: string, data: Record<string, unknown>): EventRecord {
     const event: EventRecord = { id: newId('evt'), merchantId, type, resourceId, data, createdAt: this.clock.now() };
-    this.store.events.insert(event, currentRequestId());
+    const requestId = currentRequestId();
+    const trace = this.traceOf(merchantId, resourceId, requestId);
+    if (trace) {
+      // The state change is a span of its own (with --otlp); its webhooks are children of the same parent.
+      const span = this.tracer.start(`state ${type}`, 'internal', trace, {
+        'paysandbox.event.id': event.id,
+        'paysandbox.event.type': type,
+        'paysandbox.object.id': resourceId,
+      });
+      span.end();
+      event.traceParent = contextTraceparent(trace);
+      event.traceState = trace.state;
+    }
+    this.store.events.insert(event, requestId);
     return event;
+  }
+
+  /**
+   * The trace an event belongs to: the request's (a traceparent came with it, or it has a span of
+   * its own), kept with the object for its later events; else the one kept with the object or the
+   * payment it belongs to (a 3-D Secure choice, a job). Undefined when neither has one.
+   */
+  private traceOf(merchantId: string, objectId: string, requestId: string | null): TraceContext | undefined {
+    const { journal, story } = this.store;
+    const current = currentTrace(objectId);
+    if (current) {
+      // With the journal off there is no request id to name (the journal's scope); the trace is kept all the same.
+      journal.keepTrace(merchantId, {
+        objectId,
+        traceId: current.traceId,
+        parentId: current.spanId,
+        requestId: requestId ?? '',
+        flags: current.flags,
+        traceState: current.state,
+      });
+      return current;
+    }
+    if (!journal.anyTrace()) return undefined;
+    let kept = journal.trace(objectId);
+    if (!kept) {
+      const owner = story.ownerOf(objectId);
+      kept = owner === undefined ? undefined : journal.trace(owner);
+    }
+    if (!kept) return undefined;
+    return { traceId: kept.traceId, spanId: kept.parentId, flags: kept.flags ?? '01', state: kept.traceState ?? null };
   }
 
   /** Queues one delivery of `event` to `target`, due now; returns its id. */
@@ -76,6 +124,8 @@ export class Outbox {
       lastError: null,
       createdAt: now,
       updatedAt: now,
+      traceParent: event.traceParent ?? null,
+      traceState: event.traceState ?? null,
     };
     store.deliveries.insert(delivery);
     if (leaseUntil !== null) store.batch.onCommitted(() => worker.adopt(delivery));

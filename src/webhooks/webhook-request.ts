@@ -25,13 +25,20 @@ export type SigningResolver = (delivery: Pick<Delivery, 'endpointId' | 'merchant
 /** Builds the request again as the worker would, with another timestamp or secrets (stale-timestamp, bad-signature). */
 export type Resigner = (overrides: { timestamp?: number; secrets?: readonly string[] }) => OutgoingWebhook;
 
-/** The signed request of attempt number `attempt` (the worker's, and what `webhooks show` previews). */
+/** The W3C trace headers of one attempt: a child traceparent of its event's trace, and the caller's tracestate. */
+export interface AttemptTrace {
+  traceparent: string;
+  tracestate: string | null;
+}
+
+/** The signed request of attempt number `attempt` (the worker's, and what `webhooks show` previews), with its trace headers when it has a trace. */
 export function buildWebhookRequest(
   delivery: SignedDelivery,
   attempt: number,
   config: Pick<Config, 'headerPrefix'>,
   signing: WebhookSigning,
   timestamp: number,
+  trace: AttemptTrace | null = null,
 ): OutgoingWebhook {
   const prefix = `x-${config.headerPrefix.toLowerCase()}`;
   return {
@@ -47,6 +54,9 @@ export function buildWebhookRequest(
       [`${prefix}-delivery-id`]: delivery.id,
       [`${prefix}-attempt`]: String(attempt),
       [`${prefix}-timestamp`]: String(timestamp),
+      // Outside what any signature mode signs: a receiver's tracing reads them, its verification does not.
+      ...(trace ? { traceparent: trace.traceparent } : {}),
+      ...(trace?.tracestate ? { tracestate: trace.tracestate } : {}),
     },
   };
 }
@@ -72,12 +82,13 @@ export function webhookSigning({ store, config, clock }: { store: Store; config:
   };
 }
 
-/** Signs attempt `attempt` of a delivery now (sandbox time), or with the overrides a fault asks for. */
+/** Signs attempt `attempt` of a delivery now (sandbox time), or with the overrides a fault asks for; `trace` adds its trace headers. */
 export function signedRequest(
   delivery: Delivery,
   attempt: number,
   { config, clock, signing }: { config: Config; clock: Clock; signing: SigningResolver },
   overrides: { timestamp?: number; secrets?: readonly string[] } = {},
+  trace: AttemptTrace | null = null,
 ): OutgoingWebhook {
   const signed = signing(delivery);
   return buildWebhookRequest(
@@ -86,5 +97,6 @@ export function signedRequest(
     config,
     { mode: signed.mode, secrets: overrides.secrets ?? signed.secrets },
     overrides.timestamp ?? Math.floor(clock.now() / 1000),
+    trace,
   );
 }

@@ -94,16 +94,19 @@ it('says how to decrypt when the keys are missing, and prints JSON envelopes', a
   expect(second).toMatchObject({ event: 'refund.created', id: 'evt_2', signature_valid: true, fields: { refund_id: 're_1', amount: 500 } });
 });
 
-it('receives a real webhook from the sandbox', async () => {
+it('receives a real webhook from the sandbox, and prints the child traceparent of the request that made the payment', async () => {
   const r = await receive(['--count', '1']);
   sandbox = await startTestServer();
   await fetch(`${sandbox.url}/api/s2s`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
     body: JSON.stringify(s2sBody({ ccno: '4242424242424242', webhook_url: `${r.url}/webhooks` })),
   });
   await r.done;
   expect(r.out[1]).toMatch(/payment\.authorized evt_\S+ \/webhooks delivery whd_\S+ attempt 1 {2}signature valid/);
+  // The same trace, a span of the webhook's own.
+  const traceparent = /\n {4}traceparent {2}(\S+)/.exec(r.out[1]!)?.[1];
+  expect(traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$/);
 });
 
 it('verifies a real webhook of a sandbox in standard mode, with the seeded secret as given or in its whsec_<base64> form', async () => {

@@ -83,6 +83,16 @@ describe('SANDBOX_* variables', () => {
       '--webhook-timeout must be at most 60s (the gateway allows 5s; a stop waits for webhook attempts in flight this long), got "1h"',
     ],
     [{ SANDBOX_QUIET: 'yes' }, [], 'SANDBOX_QUIET must be 1, true, 0 or false, got "yes"'],
+    [
+      {},
+      ['--otlp', 'localhost:4318'],
+      '--otlp must be the http(s) URL of an OTLP/HTTP collector, like http://127.0.0.1:4318 (spans go to its /v1/traces) or a full traces URL such as http://127.0.0.1:4318/v1/traces, got "localhost:4318"',
+    ],
+    [
+      { SANDBOX_OTLP: 'grpc://127.0.0.1:4317' },
+      [],
+      'SANDBOX_OTLP must be the http(s) URL of an OTLP/HTTP collector, like http://127.0.0.1:4318 (spans go to its /v1/traces) or a full traces URL such as http://127.0.0.1:4318/v1/traces, got "grpc://127.0.0.1:4317"',
+    ],
   ])('a bad value stops the start with one line naming it: %j %j', async (env, args, message) => {
     const run = await runBuiltCli(['start', '--db', ':memory:', ...args], { env, cwd: elsewhere() });
     expect(run.code).toBe(1);

@@ -59,6 +59,7 @@ const PAGES = [
   'scenarios',
   'snapshots',
   'journal',
+  'tracing',
   'github-action',
   'mcp',
   'example-merchant',

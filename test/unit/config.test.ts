@@ -263,3 +263,24 @@ describe('--db in a folder that does not exist', () => {
     expect(loadConfig({ db: join(process.cwd(), 'not-made-yet', 'x.db') }, {}).dbPath).toBe(join(process.cwd(), 'not-made-yet', 'x.db'));
   });
 });
+describe('--otlp', () => {
+  it('is off unless given: no traces endpoint, so the SDK is never loaded', () => {
+    expect(loadConfig({}, {}).otlp).toBeUndefined();
+  });
+
+  it("takes a collector's base URL (spans go to its /v1/traces) or a full traces URL as it is", () => {
+    expect(loadConfig({ otlp: 'http://127.0.0.1:4318' }, {}).otlp).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(loadConfig({ otlp: 'https://collector.internal/' }, {}).otlp).toBe('https://collector.internal/v1/traces');
+    expect(loadConfig({ otlp: 'http://127.0.0.1:4318/otlp/v1/traces' }, {}).otlp).toBe('http://127.0.0.1:4318/otlp/v1/traces');
+    expect(loadConfig({}, { SANDBOX_OTLP: 'http://127.0.0.1:4318' }).otlp).toBe('http://127.0.0.1:4318/v1/traces');
+  });
+
+  it.each(['127.0.0.1:4318', 'grpc://127.0.0.1:4317', 'http://user:pw@127.0.0.1:4318', ''])(
+    'refuses %j naming --otlp and what to give',
+    (value) => {
+      const err = failure({ otlp: value });
+      expect(err.param).toBe('otlp');
+      expect(err.message).toMatch(/^--otlp must be the http\(s\) URL of an OTLP\/HTTP collector, like http:\/\/127\.0\.0\.1:4318 /);
+    },
+  );
+});

@@ -27,6 +27,8 @@ function delivery(url: string): Delivery {
     lastError: null,
     createdAt: 0,
     updatedAt: 0,
+    traceParent: null,
+    traceState: null,
   };
 }
 

@@ -94,6 +94,8 @@ function delivery(row: Row): Delivery {
     lastError: null,
     createdAt: row.at,
     updatedAt: row.at,
+    traceParent: null,
+    traceState: null,
   };
 }
 

@@ -9,7 +9,7 @@
 // and age) is kept in the same unit: a DELETE by seq range when the count passes --journal-size.
 import { masked, maskedHeaders } from '../../domain/journal-mask.js';
 import { touchedIds } from '../../domain/touched-ids.js';
-import { parseTraceparent } from '../../domain/traceparent.js';
+import { keptTracestate, parseTraceparent } from '../../domain/traceparent.js';
 import type { JournalFilter, JournalRow, JournalSurface, NewJournalRow } from '../../store/journal-repo.js';
 import type { ServiceDeps } from '../deps.js';
 import { readPage } from '../pagination.js';
@@ -208,6 +208,13 @@ export class Journal {
     const trace = parseTraceparent(row.traceparent ?? undefined);
     if (!trace) return;
     for (const objectId of row.ids)
-      this.deps.store.journal.keepTrace(row.merchantId, { objectId, traceId: trace.traceId, parentId: trace.parentId, requestId: row.id });
+      this.deps.store.journal.keepTrace(row.merchantId, {
+        objectId,
+        traceId: trace.traceId,
+        parentId: trace.parentId,
+        requestId: row.id,
+        flags: trace.flags,
+        traceState: keptTracestate(row.requestHeaders.tracestate),
+      });
   }
 }

@@ -38,6 +38,8 @@ function auditDelivery(url: string, event: EventRecord, contentType: string, bod
     manual: true,
     attempts: 0,
     nextAttemptAt: now,
+    traceParent: null,
+    traceState: null,
     leaseUntil: null,
     lastStatus: null,
     lastError: null,

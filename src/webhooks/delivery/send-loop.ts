@@ -6,7 +6,7 @@
 import type { Config } from '../../config.js';
 import type { WebhookSigning } from '../../signatures/signing.js';
 import { controlTargetRefusal } from '../../runtime/machine-names.js';
-import { buildWebhookRequest } from '../webhook-request.js';
+import { buildWebhookRequest, type AttemptTrace } from '../webhook-request.js';
 import { HttpSender, type PostRequest, type PostResult, type TargetCheck } from './http-sender.js';
 
 /** How long a result may wait for others before its batch goes back. */
@@ -21,6 +21,8 @@ export interface SignSpec extends WebhookSigning {
   attempt: number;
   /** Unix seconds of the sandbox clock at the attempt. */
   timestamp: number;
+  /** The attempt's traceparent (its span id chosen on the main thread, where its span is) and tracestate; null without a trace. */
+  trace: AttemptTrace | null;
 }
 
 /**
@@ -105,7 +107,8 @@ export class SendLoop {
       body: job.body,
       contentType: sign.contentType,
     };
-    return buildWebhookRequest(delivery, sign.attempt, this.settings, { mode: sign.mode, secrets: sign.secrets }, sign.timestamp);
+    const signing = { mode: sign.mode, secrets: sign.secrets };
+    return buildWebhookRequest(delivery, sign.attempt, this.settings, signing, sign.timestamp, sign.trace);
   }
 
   private flush(): void {

@@ -22,7 +22,10 @@ import { InFlight, type DeliveriesInFlight } from './in-flight.js';
 import { AttemptBatch, type Attempt } from './attempt-batch.js';
 import type { SendJob, SendResult } from './send-loop.js';
 import { createSender, defaultSenderPlace, type Sender, type SenderPlace } from './senders.js';
-import { signedRequest, type SigningResolver } from '../webhook-request.js';
+import { signedRequest, type AttemptTrace, type SigningResolver } from '../webhook-request.js';
+import { NO_TRACER, type TraceSpan, type Tracer } from '../../runtime/tracing.js';
+import { contextTraceparent, storedTrace } from '../../domain/traceparent.js';
+import type { PostResult } from './http-sender.js';
 import { errorMessage } from '../../errors.js';
 
 /** What the worker is built from. */
@@ -44,6 +47,8 @@ export interface DeliveryWorkerOptions {
   senderEntry?: URL;
   /** Most attempts in flight at once to receivers that answer in time (a first attempt to an idle receiver may go beyond; queues.ts); 32 keeps a local receiver busy (the bench also measures 8). */
   maxInFlight?: number;
+  /** Records each attempt as a client span (--otlp); by default none is recorded. */
+  tracer?: Tracer;
 }
 
 const MAX_IN_FLIGHT = 32;
@@ -61,6 +66,8 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
   private readonly inFlight = new InFlight();
   /** Attempts handed to the sender, by key, until their results come back. */
   private readonly sending = new Map<number, Attempt>();
+  /** The span of each attempt of a traced delivery, by key, until it is answered. */
+  private readonly spans = new Map<number, TraceSpan>();
   private nextKey = 1;
   private sender: Sender | undefined;
   /** Jobs of this turn, handed to the sender in one message. */
@@ -288,30 +295,65 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
     const key = this.nextKey++;
     this.inFlight.add(delivery.merchantId);
     const { shaper } = this.options;
+    const trace = this.traceAttempt(key, delivery, attempt);
     if (shaper.quiet(delivery)) {
       // The headers are the sending side's to build; they come back with the answer (answers()).
       const request = { url: delivery.url, headers: {}, body: delivery.body };
       this.sending.set(key, { key, delivery, attempt, startedAt: now, leaseUntil, shaped: { request, fault: null } });
       const { mode, secrets } = this.options.signing(delivery);
       const { id: deliveryId, eventId, eventType, contentType } = delivery;
-      const sign = { deliveryId, eventId, eventType, contentType, attempt, timestamp: Math.floor(now / 1000), mode, secrets };
+      const sign = { deliveryId, eventId, eventType, contentType, attempt, timestamp: Math.floor(now / 1000), mode, secrets, trace };
       this.jobs.push({ key, url: delivery.url, body: delivery.body, headers: null, sign, copies: 0 });
       return;
     }
-    const planned = signedRequest(delivery, attempt, this.options);
-    const shaped = shaper.shape(delivery, attempt, planned, (overrides) => signedRequest(delivery, attempt, this.options, overrides));
+    const planned = signedRequest(delivery, attempt, this.options, {}, trace);
+    const shaped = shaper.shape(delivery, attempt, planned, (overrides) =>
+      signedRequest(delivery, attempt, this.options, overrides, trace),
+    );
     const entry: Attempt = { key, delivery, attempt, startedAt: now, leaseUntil, shaped };
     if (shaped.holdUntil !== undefined) {
-      // Held by a fault: no attempt is made or counted; the row simply falls due later.
+      // Held by a fault: no attempt is made or counted; the row simply falls due later (its span is never ended, so never sent).
+      this.spans.delete(key);
       this.records.hold(entry);
     } else if (shaped.injectedFailure !== undefined) {
       const result = { status: null, headers: null, body: null, latencyMs: 0, errorKind: 'injected', errorMessage: shaped.injectedFailure };
+      this.endSpan(key, result);
       this.records.answer(entry, result, []);
     } else {
       this.sending.set(entry.key, entry);
       const { url, headers, body } = shaped.request;
       this.jobs.push({ key, url, body, headers, sign: null, copies: shaped.duplicates ?? 0 });
     }
+  }
+
+  /**
+   * The trace headers of an attempt of a delivery whose event has a trace: a child traceparent whose
+   * span id is the attempt's own (each attempt, retries and replays included, is a span of its own,
+   * as OpenTelemetry's HTTP client spans are), kept by key until answered; null without a trace.
+   */
+  private traceAttempt(key: number, delivery: Delivery, attempt: number): AttemptTrace | null {
+    const parent = storedTrace(delivery.traceParent, delivery.traceState);
+    if (!parent) return null;
+    const span = (this.options.tracer ?? NO_TRACER).start(`webhook ${delivery.eventType}`, 'client', parent, {
+      'http.request.method': 'POST',
+      'url.full': delivery.url,
+      'paysandbox.delivery.id': delivery.id,
+      'paysandbox.event.id': delivery.eventId,
+      'paysandbox.event.type': delivery.eventType,
+      'paysandbox.attempt': attempt,
+    });
+    if (this.options.tracer?.exporting) this.spans.set(key, span);
+    return { traceparent: contextTraceparent(span.context), tracestate: parent.state };
+  }
+
+  /** Ends an attempt's span with the receiver's answer (a status, or why none came). */
+  private endSpan(key: number, result: PostResult): void {
+    const span = this.spans.get(key);
+    if (!span) return;
+    this.spans.delete(key);
+    if (result.status !== null) span.set({ 'http.response.status_code': result.status });
+    if (result.errorKind !== null) span.set({ 'error.type': result.errorKind });
+    span.end(result.errorKind === null ? undefined : (result.errorMessage ?? result.errorKind));
   }
 
   /** A batch of results from the sender. */
@@ -321,6 +363,7 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
       if (!entry) continue;
       this.sending.delete(key);
       if (headers) entry.shaped.request.headers = headers;
+      this.endSpan(key, result);
       this.queues.answered(entry.delivery.url, result.errorKind, result.latencyMs);
       this.records.answer(entry, result, copies);
     }
