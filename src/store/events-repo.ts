@@ -40,7 +40,7 @@ export function createEventsRepo(db: Db) {
   const byId = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
 
   return {
-    /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a job's. */
+    /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a timed job's, '' for a request's not named (runtime/request-scope.ts). */
     insert: (e: EventRecord, requestId: string | null = null) =>
       insert.run(e.id, e.merchantId, e.type, e.resourceId, JSON.stringify(e.data), e.createdAt, requestId),
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),

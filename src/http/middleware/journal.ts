@@ -63,6 +63,16 @@ function merchantOf(services: Services, c: Context<AppEnv>, body: string | null)
   return authenticatedMerchant(services, c, body ?? '') ?? null;
 }
 
+/**
+ * Runs the route's handler, up to its first await, as the work of its request (runtime/request-scope.ts),
+ * so the events it publishes name the request for the payment's timeline. Registered last before the
+ * routes: the middleware ahead of it await (the write lock, API faults), and a scope reaches no further
+ * than the synchronous call it wraps; a create's handler writes before any await of its own.
+ */
+export function requestScope(): MiddlewareHandler<AppEnv> {
+  return (c, next) => inRequestScope(c.var.requestId, next);
+}
+
 /** Records every request (but those above) in the request journal, once answered. */
 export function journal(services: Services): MiddlewareHandler<AppEnv> {
   const { journal: recorder, clock } = services;
@@ -73,7 +83,7 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const startedAt = clock.now();
     const wallAt = Date.now();
-    await inRequestScope(c.var.requestId, next);
+    await next();
     const durationMs = performance.now() - started;
     const requestBody = await requestText(c);
     const answer = await answerOf(c);
