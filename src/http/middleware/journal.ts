@@ -5,8 +5,9 @@
 // guard, a 401, an injected fault, an idempotent replay.
 //
 // Not kept: reads of the journal itself (a tail would fill it with its own polling), the activity
-// stream, static assets, the dashboard's live fragments (refetched on every change), and the
-// sandbox's own warm-up requests.
+// stream, static assets, the dashboard's live fragments (refetched on every change), a payment's
+// page in the dashboard (a view of the journal: each look would add itself to the payment's timeline),
+// and the sandbox's own warm-up requests.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Services } from '../../services/services.js';
@@ -20,7 +21,8 @@ import { answerKept, type JournalNote, keepsRequestBody, surfaceOf } from '../..
 import { frontBody, noteForFront } from '../prevalidation.js';
 
 /** Requests the journal leaves out (see above). */
-const NOT_KEPT = /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:.+\/)?fragment$)|^\/assets\//;
+const NOT_KEPT =
+  /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:payments\/|(?:.+\/)?fragment$))|^\/assets\//;
 
 /** The request body as text, or null when there is none or it cannot be read (already refused, not UTF-8). */
 async function requestText(c: Context<AppEnv>): Promise<string | null> {
