@@ -7,6 +7,8 @@
 // docs/benchmarks.md. Not part of `npm run bench`:
 //   node bench/compare-builds.js <create|charge|challenge> <rounds> <seconds> <before/bin/sandbox.js> <after/bin/sandbox.js>
 // (a build before: `git worktree add /tmp/before <commit> && cd /tmp/before && npm ci && npm run build`).
+// A build may carry `sandbox start` flags after its path, in the same argument: the journal's cost is
+//   node bench/compare-builds.js create 6 2 bin/sandbox.js 'bin/sandbox.js --journal-size 0'
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +23,8 @@ if (bins.length < 2)
 const receiver = await startReceiver();
 
 /** Starts one build on a file database of its own and waits for its ready file. */
-async function start(bin, i) {
+async function start(target, i) {
+  const [bin, ...flags] = target.split(' ').filter(Boolean);
   const db = tempPath(`compare-${i}`, '.db');
   const ready = `${db}.ready`;
   const profile = process.env.PROFILE_DIR ? join(process.env.PROFILE_DIR, String(i)) : undefined;
@@ -29,7 +32,7 @@ async function start(bin, i) {
   const prof = profile ? ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', profile] : [];
   const child = spawn(
     process.execPath,
-    [...SANDBOX_NODE_FLAGS, ...prof, bin, 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', ready],
+    [...SANDBOX_NODE_FLAGS, ...prof, bin, 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', ready, ...flags],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
@@ -37,7 +40,7 @@ async function start(bin, i) {
   for (;;) {
     try {
       const url = readFileSync(ready, 'utf8').trim();
-      if (url) return { bin, child, url, db, n: 0, main: 0, proc: 0, ratios: [] };
+      if (url) return { bin: target, child, url, db, n: 0, main: 0, proc: 0, ratios: [] };
     } catch {
       // Not written yet.
     }

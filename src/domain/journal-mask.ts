@@ -46,12 +46,6 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELDS.has(key) || key.endsWith('secret');
 }
 
-// Anything a text may hold that needs masking: 13 digits in a row (spaces or dashes between them
-// allowed), a secret field's name, an API key or signing secret by its prefix, a JSON escape
-// (which could spell a field name), or a card given as one value ("card": "4242|12|30|123").
-const SUSPICIOUS =
-  /\d(?:[ -]?\d){12}|cv[cv]|ccvv|csc|cid|secur|secret|private|passw|api.?key|encrypted|authori|csrf|control.?token|sk_(?:test|live)_|whsec_|\\u|"card"\s*:\s*[^\s{]|(?:^|[&?;])card(?:=|%5B%5D|\[\])/i;
-
 // A run of 13 to 19 digits, spaces or dashes between them allowed, not inside a longer run of digits.
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
 const API_KEY = /\b(sk|rk)_(test|live)_[A-Za-z0-9_]+/g;
@@ -74,6 +68,51 @@ export function isTransIdShaped(digits: string): boolean {
 function isTimeOrTransId(digits: string): boolean {
   const value = Number(digits);
   return (digits.length === 13 && value >= EARLIEST_MS && value <= LATEST_MS) || isTransIdShaped(digits);
+}
+
+// What says a text may need masking, read without parsing it (most texts, an answer of ids and
+// amounts, need none). It must flag every text the masking below would change: a secret field's or
+// a whole card's name as fieldKey() reads it (so with spaces, _ - and, in a form, + taken out), a
+// key or signing secret by its prefix, a JSON escape (which could spell either), and a run of digits
+// that is a card number (Luhn, not a time or a transID) or a JSON number written with a fraction or
+// an exponent (its value could be one). A form is read decoded too (%34 is a 4, + a space).
+const SECRET_NAME = new RegExp(`${[...SECRET_FIELDS, 'secret'].join('|')}`, 'i');
+const WHOLE_CARD_JSON = /"card":(?!\{|null\b|"")/i;
+const WHOLE_CARD_FORM = /card[=[\]]/i;
+const KEY_PREFIX = /(?:sk|rk)_(?:test|live)_|whsec_/i;
+const NAME_SEPARATORS = /[\s_+\x80-]+/g;
+const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
+
+/** True when a digit run in `text` is masked by maskValueText, or (in JSON) is a number whose value could be. */
+function hasCardDigits(text: string, json: boolean): boolean {
+  for (const match of text.matchAll(DIGIT_RUN)) {
+    const digits = match[0].replace(/[ -]/g, '');
+    if (luhnValid(digits) && !isTimeOrTransId(digits)) return true;
+    if (json) {
+      const end = (match.index ?? 0) + match[0].length;
+      if (text.charAt((match.index ?? 0) - 1) === '.' || /[.eE]/.test(text.charAt(end))) return true;
+    }
+  }
+  return false;
+}
+
+/** A form's bytes as text: + a space, %XX its byte, a byte of a non-ASCII character \x80 (no name's letter, no digit, no separator). */
+function formBytes(text: string): string {
+  return text.replace(/\+/g, ' ').replace(PERCENT_BYTE, (_, hex: string) => {
+    const byte = Number.parseInt(hex, 16);
+    return byte < 0x80 ? String.fromCharCode(byte) : '\x80';
+  });
+}
+
+/** True when masked() may change `text` (see above); false says for sure it would not. */
+function mayNeedMasking(text: string, json: boolean): boolean {
+  if (json && text.includes('\\u')) return true;
+  // Read as a form too: text that looks like JSON and is not is masked as a form.
+  const plain = /[%+]/.test(text) ? formBytes(text) : text;
+  if (KEY_PREFIX.test(plain)) return true;
+  const names = plain.replace(NAME_SEPARATORS, '');
+  if (SECRET_NAME.test(names) || WHOLE_CARD_JSON.test(names) || WHOLE_CARD_FORM.test(names)) return true;
+  return hasCardDigits(text, json) || (plain !== text && hasCardDigits(plain, false));
 }
 
 /** A card number's mask: first six and last four digits, the ones between as *. */
@@ -125,8 +164,11 @@ function maskJson(root: unknown): { value: unknown; changed: boolean } {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const masked = visit(item, key, depth + 1);
+      // A card number used as a key is masked too.
+      const name = maskValueText(key);
+      if (name !== key) changed = true;
       // defineProperty: a key named __proto__ stays a key.
-      Object.defineProperty(out, key, { value: masked, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, name, { value: masked, enumerable: true, writable: true, configurable: true });
     }
     return out;
   };
@@ -171,9 +213,10 @@ function maskPlainText(text: string): string {
  * was masked); anything else (forms, query strings, text) pair by pair and by pattern.
  */
 export function masked(text: string): string {
-  if (!SUSPICIOUS.test(text)) return text;
   const first = text.trimStart().charAt(0);
-  if (first === '{' || first === '[') {
+  const json = first === '{' || first === '[';
+  if (!mayNeedMasking(text, json)) return text;
+  if (json) {
     let parsed: { value: unknown } | undefined;
     try {
       parsed = { value: JSON.parse(text) };

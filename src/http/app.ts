@@ -28,7 +28,7 @@ import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
 import { durableAnswer } from './middleware/durable-answer.js';
-import { journal } from './middleware/journal.js';
+import { journal, requestScope } from './middleware/journal.js';
 import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { eventRoutes } from './events.js';
@@ -87,6 +87,8 @@ export function createApp(deps: AppDeps) {
   app.use('*', apiFaults(deps));
   app.use('*', writeLock(deps.services));
   app.use('*', idempotency(deps.services));
+  // The events a handler publishes name its request, for the timeline (journal.ts requestScope).
+  if (deps.services.journal.enabled) app.use('*', requestScope());
   mountRoutes(app, deps);
   return app;
 }

@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import { loneSurrogatePath, tooDeepPath } from '../contracts/json-shape.js';
 import { createPaymentSchema } from '../contracts/v1-payments.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
+import type { JournalNote } from '../services/journal/journal-row.js';
 
 /** The routes whose bodies the front thread validates, by "METHOD /path", and their schemas. */
 const ROUTES: Record<string, z.ZodType> = {
@@ -26,8 +27,10 @@ export interface FrontBody {
   validated: { route: string; input: unknown } | null;
 }
 
-/** node:http's pair as the main thread's requests from the front thread carry it: the incoming side holds `front`. */
-type FrontEnv = { incoming?: { front?: FrontBody } } | undefined;
+/** node:http's pair as the main thread's requests from the front thread carry it: the incoming side holds `front`, and takes the journal's note. */
+type FrontEnv =
+  | { incoming?: { front?: FrontBody; journal?: JournalNote; socket?: { destroyed?: boolean } }; outgoing?: { destroyed?: boolean } }
+  | undefined;
 
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 
@@ -64,6 +67,19 @@ export function prevalidate(
 /** The front thread's reading of the request's body, when it came through one. */
 export function frontBody(c: Context): FrontBody | undefined {
   return (c.env as FrontEnv)?.incoming?.front;
+}
+
+/**
+ * Hands the front thread what it needs to build the request's journal row with its answer
+ * (journal-row.ts); false when the request did not come through one, or its answer will not reach
+ * the thread (the client went, an API fault cut the connection): the main thread builds that row.
+ */
+export function noteForFront(c: Context, note: JournalNote): boolean {
+  const env = c.env as FrontEnv;
+  const incoming = env?.incoming;
+  if (incoming?.front === undefined || incoming.socket?.destroyed || env?.outgoing?.destroyed) return false;
+  incoming.journal = note;
+  return true;
 }
 
 /** On the main thread: the input the front thread validated for `route`, or undefined (read and validate the body then). */

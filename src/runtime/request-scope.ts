@@ -1,30 +1,32 @@
-// Which request the code running now works for: the journal middleware runs each request inside
-// a scope, and the outbox stamps each event with the request that made it, so a payment's
-// timeline names the request that caused a change instead of guessing from times (many requests
-// share one millisecond). A scope is closed once its request is answered: a timer the request
-// armed (the job scheduler's wake-up) inherits the scope, and what it runs later is not the
-// request's doing.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Which request the code running now works for: the outbox stamps each event with the request that
+// made it, so a payment's timeline names the request that caused a change instead of guessing from
+// times. The scope is the synchronous part of a request's handling only: the journal middleware
+// runs `next()` inside it, and a create's handler writes before its first await (its body was read
+// and validated on the front thread). What runs after an await is stamped as "some request's" and
+// the timeline reads its cause from the times of the requests about the payment; a timed job
+// (job-runner.ts) runs as no request's.
+//
+// Not AsyncLocalStorage: on Node 20 it turns on async hooks for every promise of the process, which
+// cost about a third of the main thread's CPU per create (measured with bench/compare-builds.js).
 
-interface Scope {
-  readonly requestId: string;
-  open: boolean;
-}
+/** Stamped on work that runs outside any request's synchronous handling: a request's, after an await, or the sandbox's own. */
+export const SOME_REQUEST = '';
 
-const scopes = new AsyncLocalStorage<Scope>();
+/** The request whose synchronous handling runs now; null inside a timed job; SOME_REQUEST elsewhere. */
+let current: string | null = SOME_REQUEST;
 
-/** Runs `fn` (a request's handling) as the work of request `requestId`; the scope closes when it settles. */
-export async function inRequestScope<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
-  const scope: Scope = { requestId, open: true };
+/** Runs `fn` (a request's handling, up to its first await) as the work of request `requestId`, or of no request (null: a timed job). */
+export function inRequestScope<T>(requestId: string | null, fn: () => T): T {
+  const outer = current;
+  current = requestId;
   try {
-    return await scopes.run(scope, fn);
+    return fn();
   } finally {
-    scope.open = false;
+    current = outer;
   }
 }
 
-/** The request being answered that the running code works for; null outside one (a job, the worker, a timer). */
+/** The request the running code works for: its id, null for a timed job, SOME_REQUEST when not known (see above). */
 export function currentRequestId(): string | null {
-  const scope = scopes.getStore();
-  return scope?.open ? scope.requestId : null;
+  return current;
 }

@@ -281,6 +281,7 @@ async function listenOn(
         },
         built.app.fetch,
         built.logger,
+        (rows) => built.services.journal.recordRows(rows),
       );
       return { address: front.address, close: (graceMs) => front.close(graceMs), front };
     } catch (err) {

@@ -10,6 +10,7 @@ import type { ServiceDeps } from './deps.js';
 import type { ClockTrace } from './clock-trace.js';
 import { isDatabaseBusy, isStorageFull } from '../store/open-database.js';
 import { ThrottledLog } from '../runtime/throttled-log.js';
+import { inRequestScope } from '../runtime/request-scope.js';
 import { errorMessage } from '../errors.js';
 
 /** Does the job's work; runs inside a transaction. */
@@ -168,7 +169,8 @@ export class JobRunner {
 
   private runDueOrRetry(): void {
     try {
-      this.runDue(TIMER_BATCH);
+      // A timed job is no request's doing: its events say so (the timeline names the job).
+      inRequestScope(null, () => this.runDue(TIMER_BATCH));
     } catch (err) {
       // Reading the due jobs failed (the database is locked or unreadable): look again in a moment.
       this.retryLater(`timed jobs could not run: ${errorMessage(err)}`);

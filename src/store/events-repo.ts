@@ -44,7 +44,7 @@ export function createEventsRepo(db: Db) {
   const byId = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
 
   return {
-    /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a job's. */
+    /** Writes an event; `requestId` is the request that made it (the timeline's cause), null for a timed job's, '' for a request's not named (runtime/request-scope.ts). */
     insert: (e: EventRecord, requestId: string | null = null) =>
       insert.run(
         e.id,

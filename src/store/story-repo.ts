@@ -53,7 +53,7 @@ export interface StoryEvent {
   resourceId: string;
   data: Record<string, unknown>;
   createdAt: number;
-  /** The request that made it (its journal id); null for a job's. */
+  /** The request that made it (its journal id); null for a timed job's; '' for a request's not named (its cause is read from the times). */
   requestId: string | null;
 }
 

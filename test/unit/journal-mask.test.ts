@@ -37,6 +37,14 @@ describe('masked', () => {
       `terNO=1001&ccno=${encodeURIComponent('424242******4242')}&ccvv=${r}&card%5Bcvc%5D=${r}&card=${r}`,
     ],
     ['a query with a key', 'api_key=sk_test_sandbox&limit=3', `api_key=${r}&limit=3`],
+    // Texts the quick look before parsing (mayNeedMasking) must flag: names spelt with separators,
+    // a form's number with + or %20 between its groups and no secret name beside it, a restricted key.
+    ['a secret name with separators in it', '{"c_v_v":"123"}', '{"c_v_v":"[redacted]"}'],
+    ['a form number with + between its groups', 'number=4242+4242+4242+4242&x=1', `number=${encodeURIComponent('424242******4242')}&x=1`],
+    ['a form number with %20 between its groups', 'number=4000%200000%200000%209995', `number=${encodeURIComponent('400000******9995')}`],
+    ['a restricted key', '{"note":"rk_live_zzz"}', '{"note":"rk_live_[redacted]"}'],
+    ['a card number as a key', '{"4000008400001629":true}', '{"400000******1629":true}'],
+    ['a number written with an exponent', '{"n":4.000008400001629e15}', '{"n":"400000******1629"}'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
     const out = masked(text);
@@ -50,6 +58,7 @@ describe('masked', () => {
       '8264',
       '6157',
       'sk_live_zzz',
+      'rk_live_zzz',
       'pv_test_1001',
     ])
       expect(out).not.toContain(secret);
@@ -61,6 +70,10 @@ describe('masked', () => {
     ['a number that fails Luhn', '{"reference":"4242424242424241"}'],
     ['the masked form the gateway answers', '{"ccno":"424242XXXXXX4242","card":{"brand":"VISA","last4":"4242"}}'],
     ['a form without secrets', 'amount=10.50&currency=EUR'],
+    [
+      'an authorized payment',
+      '{"id":"pay_0VcKmQu7COp4Toqq","status":"authorized","card":{"brand":"VISA","last4":"4242","exp_year":2031},"created_at":"2026-11-29T04:43:40.607Z"}',
+    ],
   ])('leaves %s as it is', (_name, text) => {
     expect(masked(text)).toBe(text);
   });

@@ -10,7 +10,6 @@
 // and the sandbox's own warm-up requests.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { JournalSurface } from '../../store/journal-repo.js';
 import type { Services } from '../../services/services.js';
 import type { AppEnv } from '../app-env.js';
 import { bodyText } from '../validation.js';
@@ -18,27 +17,16 @@ import { answerHeader, answerText } from './answer-body.js';
 import { authenticatedMerchant } from './request-merchant.js';
 import { inRequestScope } from '../../runtime/request-scope.js';
 import { isWarmUp } from './request-context.js';
+import { answerKept, type JournalNote, keepsRequestBody, surfaceOf } from '../../services/journal/journal-row.js';
+import { frontBody, noteForFront } from '../prevalidation.js';
 
 /** Requests the journal leaves out (see above). */
 const NOT_KEPT =
   /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:payments\/|(?:.+\/)?fragment$))|^\/assets\//;
-/** Requests whose body is not kept (the control token of the sign-in form; a whole snapshot), and answers likewise (a snapshot holds every credential). */
-const BODY_NOT_KEPT = new Set(['/_sandbox/login', '/_sandbox/import']);
-const ANSWER_NOT_KEPT = new Set(['/_sandbox/export']);
-/** Methods that carry a body. */
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Answers kept as text: JSON and plain text (pages are HTML, long and rebuilt from state; a stream never ends). */
-const TEXT_ANSWER = /^(?:application\/(?:[\w.+-]*\+)?json|text\/plain)/i;
-
-function surfaceOf(path: string): JournalSurface {
-  if (path.startsWith('/_sandbox')) return 'control';
-  if (path.startsWith('/authenticate/') || path.startsWith('/pay/')) return 'page';
-  return 'api';
-}
 
 /** The request body as text, or null when there is none or it cannot be read (already refused, not UTF-8). */
 async function requestText(c: Context<AppEnv>): Promise<string | null> {
-  if (!WITH_BODY.has(c.req.method) || BODY_NOT_KEPT.has(c.req.path)) return null;
+  if (!keepsRequestBody(c.req.method, c.req.path)) return null;
   try {
     return await bodyText(c);
   } catch {
@@ -46,16 +34,10 @@ async function requestText(c: Context<AppEnv>): Promise<string | null> {
   }
 }
 
-/** The answer as the journal keeps it: JSON or text as it is, a redirect as its Location, anything else by its type only. */
+/** The answer as the journal keeps it (journal-row.ts answerKept). */
 async function answerOf(c: Context<AppEnv>): Promise<{ type: string | null; body: string | null }> {
-  const res = c.res;
-  const status = res.status;
-  const location = status >= 300 && status < 400 ? answerHeader(res, 'location') : null;
-  if (location !== null) return { type: 'redirect', body: location };
-  const type = answerHeader(res, 'content-type');
-  if (type === null || !TEXT_ANSWER.test(type) || status === 204 || status === 304 || ANSWER_NOT_KEPT.has(c.req.path))
-    return { type, body: null };
-  return { type: (type.split(';')[0] ?? type).trim(), body: await answerText(c) };
+  const kept = answerKept(c.req.path, c.res.status, (name) => answerHeader(c.res, name));
+  return { type: kept.type, body: kept.text ? await answerText(c) : kept.body };
 }
 
 /** The merchant the request's credentials name: the bearer key's, or an S2S body's terminal; null when none (found later from its ids). */
@@ -63,6 +45,16 @@ function merchantOf(services: Services, c: Context<AppEnv>, body: string | null)
   if (c.var.merchant) return c.var.merchant.id;
   if (!c.req.path.startsWith('/api/')) return null;
   return authenticatedMerchant(services, c, body ?? '') ?? null;
+}
+
+/**
+ * Runs the route's handler, up to its first await, as the work of its request (runtime/request-scope.ts),
+ * so the events it publishes name the request for the payment's timeline. Registered last before the
+ * routes: the middleware ahead of it await (the write lock, API faults), and a scope reaches no further
+ * than the synchronous call it wraps; a create's handler writes before any await of its own.
+ */
+export function requestScope(): MiddlewareHandler<AppEnv> {
+  return (c, next) => inRequestScope(c.var.requestId, next);
 }
 
 /** Records every request (but those above) in the request journal, once answered. */
@@ -75,31 +67,42 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const startedAt = clock.now();
     const wallAt = Date.now();
-    await inRequestScope(c.var.requestId, next);
+    await next();
     const durationMs = performance.now() - started;
-    const requestBody = await requestText(c);
-    const answer = await answerOf(c);
-    const url = c.req.url;
-    const q = url.indexOf('?');
-    recorder.record({
+    const note: JournalNote = {
       id: c.var.requestId,
-      merchantId: merchantOf(services, c, requestBody),
+      merchantId: null,
       surface: surfaceOf(path),
-      method: c.req.method,
       path,
-      query: q < 0 ? '' : url.slice(q + 1),
       status: c.res.status,
       durationMs,
       startedAt,
       endedAt: clock.now(),
       wallAt,
+      fault: c.var.fault ?? null,
+      script: c.var.script ?? null,
+    };
+    // Through the front thread: it holds the request's bytes and is handed the answer's, so it
+    // builds and masks the row and hands back only the row to write (journal-row.ts).
+    const front = frontBody(c);
+    if (front) {
+      note.merchantId = merchantOf(services, c, front.text);
+      if (noteForFront(c, note)) return;
+    }
+    const requestBody = await requestText(c);
+    const answer = await answerOf(c);
+    const url = c.req.url;
+    const q = url.indexOf('?');
+    recorder.record({
+      ...note,
+      merchantId: merchantOf(services, c, requestBody),
+      method: c.req.method,
+      query: q < 0 ? '' : url.slice(q + 1),
       idempotencyKey: c.req.header('idempotency-key') ?? null,
       headers: c.req.raw.headers,
       requestBody,
       responseType: answer.type,
       responseBody: answer.body,
-      fault: c.var.fault ?? null,
-      script: c.var.script ?? null,
     });
   });
 }

@@ -12,6 +12,8 @@ import { Worker } from 'node:worker_threads';
 import { getRequestListener } from '@hono/node-server';
 import { CODE_DIR } from '../../code-dir.js';
 import type { FrontBody } from '../../http/prevalidation.js';
+import type { JournalNote } from '../../services/journal/journal-row.js';
+import type { NewJournalRow } from '../../store/journal-repo.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
 
@@ -62,6 +64,8 @@ class ForwardedRequest extends EventEmitter {
   readonly headers: FrontRequest['headers'];
   readonly socket: ForwardedSocket;
   readonly front: FrontBody;
+  /** Set by the journal middleware when the thread is to build this request's journal row (http/prevalidation.ts noteForFront). */
+  journal: JournalNote | undefined;
   readonly httpVersion = '1.1';
   readonly complete = true;
   readonly readableEnded = true;
@@ -136,6 +140,7 @@ class ForwardedResponse extends EventEmitter {
     private readonly id: number,
     private readonly send: (message: ToFront) => void,
     private readonly finished: (id: number) => void,
+    private readonly request: ForwardedRequest,
   ) {
     super();
   }
@@ -153,7 +158,7 @@ class ForwardedResponse extends EventEmitter {
   flushHeaders(): void {
     if (this.headersSent || this.destroyed) return;
     this.headersSent = true;
-    this.send({ kind: 'head', id: this.id, status: this.statusCode, headers: this.head });
+    this.send({ kind: 'head', id: this.id, status: this.statusCode, headers: this.head, journal: this.request.journal });
   }
 
   write(chunk: string | Uint8Array): boolean {
@@ -171,7 +176,7 @@ class ForwardedResponse extends EventEmitter {
     if (this.headersSent) this.send({ kind: 'end', id: this.id, chunk: body });
     else {
       this.headersSent = true;
-      this.send({ kind: 'answer', id: this.id, status: this.statusCode, headers: this.head, body });
+      this.send({ kind: 'answer', id: this.id, status: this.statusCode, headers: this.head, body, journal: this.request.journal });
     }
     this.writableFinished = true;
     this.finished(this.id);
@@ -240,7 +245,12 @@ const DEATHS_TO_GIVE_UP = 3;
  * started again on the same port (logged; the requests it held are cut, as a dropped connection
  * would be: their clients retry, with the same Idempotency-Key for creates).
  */
-export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: Logger): Promise<FrontServer> {
+export function startFrontServer(
+  settings: FrontSettings,
+  fetch: Fetch,
+  logger: Logger,
+  journal: (rows: NewJournalRow[]) => void,
+): Promise<FrontServer> {
   const listener = getRequestListener(fetch);
   const responses = new Map<number, ForwardedResponse>();
   let outbox: ToFront[] = [];
@@ -269,7 +279,7 @@ export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: 
       send({ kind: 'drop', id: request.id, reset });
     });
     const incoming = new ForwardedRequest(request, socket);
-    const outgoing = new ForwardedResponse(request.id, send, finished);
+    const outgoing = new ForwardedResponse(request.id, send, finished, incoming);
     responses.set(request.id, outgoing);
     void listener(incoming as never, outgoing as never);
   };
@@ -282,6 +292,9 @@ export function startFrontServer(settings: FrontSettings, fetch: Fetch, logger: 
       switch (message.kind) {
         case 'requests':
           for (const request of message.requests) run(request);
+          break;
+        case 'journal':
+          journal(message.rows);
           break;
         case 'gone':
           for (const id of message.ids) responses.get(id)?.gone();

@@ -9,6 +9,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { FrontBody } from '../../http/prevalidation.js';
 import { TLS_SUITES } from '../../tls/cipher-suites.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
+import { answerKept, BODY_LIMIT_CHARS, journalRow, type JournalNote, keepsRequestBody } from '../../services/journal/journal-row.js';
+import type { NewJournalRow } from '../../store/journal-repo.js';
 
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
 const port = parentPort;
@@ -23,10 +25,27 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  */
 let prevalidate: ((method: string, url: string, headers: FrontRequest['headers'], text: string) => FrontBody['validated']) | undefined;
 
+/** A request handed over and not yet answered. */
+interface Open {
+  req: IncomingMessage;
+  res: ServerResponse;
+  streaming: boolean;
+  /** The body as the main thread got it: text, or null (none, or not UTF-8: `binary`). */
+  text: string | null;
+  binary: boolean;
+  /** A streamed answer whose journal row this thread builds: the row's note, the head, and the text so far. */
+  journal?: { note: JournalNote; status: number; headers: Record<string, unknown>; chunks: string[] | null; size: number };
+}
+
 /** Requests handed over and not yet answered, by id. */
-const open = new Map<number, { req: IncomingMessage; res: ServerResponse; streaming: boolean }>();
+const open = new Map<number, Open>();
 let nextId = 1;
 const outbox: FrontRequest[] = [];
+/** Journal rows built this turn, sent ahead of the turn's requests (a request that reads the journal finds them written). */
+const journalRows: NewJournalRow[] = [];
+/** A streamed answer's text kept for its journal row at most (the row keeps BODY_LIMIT_CHARS of it). */
+const STREAM_KEPT_CHARS = BODY_LIMIT_CHARS * 2;
+const ANSWER_TEXT = new TextDecoder();
 const gone: number[] = [];
 let flushQueued = false;
 
@@ -40,6 +59,7 @@ function queueFlush(): void {
   flushQueued = true;
   setImmediate(() => {
     flushQueued = false;
+    if (journalRows.length > 0) post({ kind: 'journal', rows: journalRows.splice(0) });
     if (outbox.length > 0) post({ kind: 'requests', requests: outbox.splice(0) });
     if (gone.length > 0) post({ kind: 'gone', ids: gone.splice(0) });
   });
@@ -53,7 +73,7 @@ function limitFor(url: string): number {
 
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const id = nextId++;
-  open.set(id, { req, res, streaming: false });
+  open.set(id, { req, res, streaming: false, text: null, binary: false });
   res.on('close', () => {
     if (!open.has(id)) return;
     open.delete(id);
@@ -92,7 +112,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
 }
 
 function handOver(id: number, req: IncomingMessage, body: Buffer | null): void {
-  if (!open.has(id)) return;
+  const entry = open.get(id);
+  if (!entry) return;
   let text: string | null = null;
   let bytes: Uint8Array | null = null;
   if (body !== null) {
@@ -102,6 +123,8 @@ function handOver(id: number, req: IncomingMessage, body: Buffer | null): void {
       bytes = new Uint8Array(body);
     }
   }
+  entry.text = text;
+  entry.binary = bytes !== null;
   const socket = req.socket;
   outbox.push({
     id,
@@ -148,13 +171,21 @@ function answer(message: ToFront): void {
       open.delete(message.id);
       res.writeHead(message.status, message.headers as http.OutgoingHttpHeaders);
       res.end(message.body ?? undefined);
+      if (message.journal) journal(entry, message.journal, message.status, message.headers, message.body);
       break;
     case 'head':
       entry.streaming = true;
       res.writeHead(message.status, message.headers as http.OutgoingHttpHeaders);
       res.flushHeaders();
+      if (message.journal) {
+        const { journal: note, status, headers } = message;
+        // Only an answer kept as text is gathered (journal-row.ts answerKept).
+        const text = answerKept(note.path, status, (name) => headerOf(headers, name)).text;
+        entry.journal = { note, status, headers, chunks: text ? [] : null, size: 0 };
+      }
       break;
     case 'chunk':
+      keepChunk(entry, message.chunk);
       if (!write(res, message.chunk)) {
         post({ kind: 'full', id: message.id });
         res.once('drain', () => post({ kind: 'drained', id: message.id }));
@@ -163,12 +194,68 @@ function answer(message: ToFront): void {
     case 'end':
       open.delete(message.id);
       res.end(message.chunk ?? undefined);
+      keepChunk(entry, message.chunk);
+      if (entry.journal) {
+        const { note, status, headers, chunks } = entry.journal;
+        journal(entry, note, status, headers, chunks === null ? null : chunks.join(''));
+      }
       break;
     case 'drop':
       open.delete(message.id);
       if (message.reset && typeof req.socket.resetAndDestroy === 'function') req.socket.resetAndDestroy();
       else res.destroy();
       break;
+  }
+}
+
+/** A header of an answer as the main thread sent it (a plain object), by any case of its name. */
+function headerOf(headers: Record<string, unknown>, name: string): string | null {
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value === undefined ? null : String(value);
+  return null;
+}
+
+/** Keeps a streamed answer's chunk for its journal row, up to STREAM_KEPT_CHARS. */
+function keepChunk(entry: Open, chunk: string | Uint8Array | null): void {
+  const kept = entry.journal;
+  if (!kept?.chunks || chunk === null) return;
+  const text = typeof chunk === 'string' ? chunk : ANSWER_TEXT.decode(chunk, { stream: true });
+  if (kept.size < STREAM_KEPT_CHARS) kept.chunks.push(text);
+  kept.size += text.length;
+}
+
+/**
+ * Builds the request's journal row from what this thread read and wrote and what the main thread
+ * noted (journal-row.ts: the same masking as without the thread), to be sent with the turn's
+ * requests. A throw here (a bug) would end the thread and cut every connection: the row is lost instead.
+ */
+function journal(entry: Open, note: JournalNote, status: number, headers: Record<string, unknown>, body: string | Uint8Array | null): void {
+  try {
+    const { req } = entry;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const kept = answerKept(note.path, status, (name) => headerOf(headers, name));
+    const requestHeaders: Array<[string, string]> = [];
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) requestHeaders.push([name, Array.isArray(value) ? value.join(', ') : value]);
+    const idempotencyKey = req.headers['idempotency-key'];
+    journalRows.push(
+      journalRow({
+        ...note,
+        status,
+        method,
+        query: query < 0 ? '' : url.slice(query + 1),
+        idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
+        headers: requestHeaders,
+        requestBody: keepsRequestBody(method, note.path) && !entry.binary ? (entry.text ?? '') : null,
+        responseType: kept.type,
+        responseBody: kept.text ? (typeof body === 'string' ? body : body === null ? '' : ANSWER_TEXT.decode(body)) : kept.body,
+      }),
+    );
+    queueFlush();
+  } catch {
+    // A record for people, not state: never worth the thread.
   }
 }
 

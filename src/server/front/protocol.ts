@@ -1,6 +1,8 @@
 // What the front thread (front-thread.ts) and the main thread (front-server.ts) say to each other
 // over the thread's port. Messages go in batches, at most one a turn each way: a request costs the
 // main thread one structured clone of its method, URL, headers and body, and its answer one more.
+import type { JournalNote } from '../../services/journal/journal-row.js';
+import type { NewJournalRow } from '../../store/journal-repo.js';
 
 /** A request the front thread read whole, for the main thread's app. */
 export interface FrontRequest {
@@ -37,10 +39,17 @@ export interface FrontSettings {
 
 /** Main thread to front thread. */
 export type ToFront =
-  /** The whole answer at once. */
-  | { kind: 'answer'; id: number; status: number; headers: Record<string, unknown>; body: string | Uint8Array | null }
+  /** The whole answer at once; `journal` when the thread builds the request's journal row. */
+  | {
+      kind: 'answer';
+      id: number;
+      status: number;
+      headers: Record<string, unknown>;
+      body: string | Uint8Array | null;
+      journal?: JournalNote;
+    }
   /** The head of an answer whose body follows in chunks (a stream). */
-  | { kind: 'head'; id: number; status: number; headers: Record<string, unknown> }
+  | { kind: 'head'; id: number; status: number; headers: Record<string, unknown>; journal?: JournalNote }
   | { kind: 'chunk'; id: number; chunk: string | Uint8Array }
   | { kind: 'end'; id: number; chunk: string | Uint8Array | null }
   /** Close the connection without (more of) an answer: `reset` sends a TCP RST (API faults). */
@@ -53,6 +62,8 @@ export type FromFront =
   | { kind: 'listening'; address: { address: string; family: string; port: number } }
   | { kind: 'listen-error'; code: string | undefined; message: string }
   | { kind: 'requests'; requests: FrontRequest[] }
+  /** Journal rows the thread built from answers it wrote (services/journal/journal-row.ts), for the main thread to insert. */
+  | { kind: 'journal'; rows: NewJournalRow[] }
   /** The client went away before its answer was all written. */
   | { kind: 'gone'; ids: number[] }
   /** A streamed answer's socket is full, or took what it held (backpressure). */

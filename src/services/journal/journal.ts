@@ -1,14 +1,13 @@
 // The request journal: every request the sandbox answered, kept with its answer, masked. The one
-// journal middleware (http/middleware/journal.ts) hands each request over as it was; here it is
-// masked (domain/journal-mask.ts, one function), its ids read, and written.
+// journal middleware (http/middleware/journal.ts) hands each request over as it was, and here it is
+// masked and its ids read (journal-row.ts) and written; behind the front thread, the thread builds
+// the row from the bytes it read and wrote, and here it is only written (recordRows).
 //
 // Writing costs one prepared INSERT per request and nothing per request besides: the requests of
 // one turn of the event loop are queued and written together in one unit at the end of that turn,
 // which joins the group-commit batch their own writes are in (store/group-commit.ts commits a turn
 // later), so the journal adds no transaction, no commit and no await to a request. The bound (count
 // and age) is kept in the same unit: a DELETE by seq range when the count passes --journal-size.
-import { masked, maskedHeaders } from '../../domain/journal-mask.js';
-import { touchedIds } from '../../domain/touched-ids.js';
 import { keptTracestate, parseTraceparent } from '../../domain/traceparent.js';
 import type { JournalFilter, JournalRow, JournalSurface, NewJournalRow } from '../../store/journal-repo.js';
 import type { ServiceDeps } from '../deps.js';
@@ -19,28 +18,19 @@ import { parseSince } from '../../domain/since.js';
 import type { Expectation } from '../../contracts/journal.js';
 import { toRecordedRequest } from '../../views/journal.js';
 import type { Page } from '../../views/list.js';
+import { journalRow, type RequestRecord } from './journal-row.js';
 
-/** One request as the middleware saw it, before masking: nothing of it is stored as it is. */
-export interface RequestRecord extends Omit<NewJournalRow, 'requestHeaders' | 'ids' | 'traceparent'> {
-  /** The request's headers as they came (masked, and the traceparent read, when the row is built). */
-  headers: Iterable<[string, string]>;
-}
+export { BODY_LIMIT_CHARS, type RequestRecord } from './journal-row.js';
 
 /** The newest requests an expectation is checked against. */
 export const EXPECT_WINDOW = 5000;
-/** Longest body text kept (after masking); the rest is cut, and the cut said. */
-export const BODY_LIMIT_CHARS = 16 * 1024;
 /** How often (wall ms) the rows past --journal-age are looked for: a scan of the bounded table. */
 const AGE_CHECK_MS = 1000;
 
-const cut = (text: string | null) =>
-  text === null || text.length <= BODY_LIMIT_CHARS
-    ? text
-    : `${text.slice(0, BODY_LIMIT_CHARS)}… [${text.length - BODY_LIMIT_CHARS} more characters not kept]`;
-
 /** The request journal's use cases: record (from the middleware), list, and the bound. */
 export class Journal {
-  private pending: RequestRecord[] = [];
+  /** This turn's requests: as the middleware saw them, or rows the front thread built (journal-row.ts). */
+  private pending: Array<RequestRecord | NewJournalRow> = [];
   private scheduled = false;
   private lastAgeCheck = 0;
   private readonly listeners: Array<(row: JournalRow) => void> = [];
@@ -55,7 +45,16 @@ export class Journal {
 
   /** Queues a request; it is written with the others of this turn of the event loop. */
   record(request: RequestRecord): void {
-    this.pending.push(request);
+    this.queue(request);
+  }
+
+  /** Queues rows the front thread built and masked (journal-row.ts); written like record()'s. */
+  recordRows(rows: readonly NewJournalRow[]): void {
+    for (const row of rows) this.queue(row);
+  }
+
+  private queue(entry: RequestRecord | NewJournalRow): void {
+    this.pending.push(entry);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.flushSoon);
@@ -154,37 +153,10 @@ export class Journal {
     return seq;
   }
 
-  /** The row to store: every text masked, the ids read from the masked texts, the merchant found from them when not known. */
-  private row(r: RequestRecord): NewJournalRow {
-    const requestHeaders = maskedHeaders(r.headers);
-    const query = masked(r.query);
-    const requestBody = cut(r.requestBody === null ? null : masked(r.requestBody));
-    const responseBody = cut(r.responseBody === null ? null : masked(r.responseBody));
-    // A GET names what it read in its path; a write's answer names what it made (a list's would name every row).
-    const ids = touchedIds([r.path, query, requestBody, r.method === 'GET' ? null : responseBody]);
-    const trace = parseTraceparent(requestHeaders.traceparent);
-    return {
-      id: r.id,
-      merchantId: r.merchantId ?? this.ownerOf(r.surface, ids),
-      surface: r.surface,
-      method: r.method,
-      path: masked(r.path),
-      query,
-      status: r.status,
-      durationMs: Math.round(r.durationMs * 1000) / 1000,
-      startedAt: r.startedAt,
-      endedAt: r.endedAt,
-      wallAt: r.wallAt,
-      idempotencyKey: r.idempotencyKey,
-      requestHeaders,
-      requestBody,
-      responseType: r.responseType,
-      responseBody,
-      ids,
-      traceparent: trace ? (requestHeaders.traceparent ?? null) : null,
-      fault: r.fault,
-      script: r.script,
-    };
+  /** The row to store: built here unless the front thread built it; the merchant of a page or control request found from its ids. */
+  private row(entry: RequestRecord | NewJournalRow): NewJournalRow {
+    const row = 'requestHeaders' in entry ? entry : journalRow(entry);
+    return row.merchantId === null && row.surface !== 'api' ? { ...row, merchantId: this.ownerOf(row.surface, row.ids) } : row;
   }
 
   /** The merchant of the first object a page or control request touched (an API request's merchant is its credentials'). */

@@ -9,6 +9,7 @@
 // X-Sandbox-Outcome header or scenario entry for a create, its page for a customer's choice, its
 // route for the control API, its fault); one made by a timed job carries the job's due time (the
 // clock pins it, runtime/clock.ts asOf), and a job that ran inside a clock advance was the jump's.
+import { touchedIds } from '../../domain/touched-ids.js';
 import { TEST_CARDS } from '../../domain/outcomes.js';
 import { statusText } from '../../domain/order-status.js';
 import { parseTraceparent } from '../../domain/traceparent.js';
@@ -198,17 +199,27 @@ export class Timelines {
 
   /** What made the change an event announces: the request that made it (recorded with the event), else read from its time. */
   private causeOfEvent(event: StoryEvent, rows: JournalRow[], jobs: StoryJob[], clockJumps: JournalRow[]): Cause {
-    const by =
-      event.requestId === null ? undefined : (rows.find((r) => r.id === event.requestId) ?? this.deps.store.journal.get(event.requestId));
+    // null: a timed job's; SOME_REQUEST (''): a request's the outbox could not name (request-scope.ts), read from the times.
+    const by = event.requestId ? (rows.find((r) => r.id === event.requestId) ?? this.deps.store.journal.get(event.requestId)) : undefined;
     if (by && !by.path.startsWith('/_sandbox/clock/')) return this.causeOf(by, event.createdAt);
     if (by) return this.causeAt(event.createdAt, [], jobs, [by, ...clockJumps]);
-    return this.causeAt(event.createdAt, event.requestId === null ? [] : rows, jobs, clockJumps);
+    const named = new Set([event.resourceId, ...touchedIds([JSON.stringify(event.data)])]);
+    return this.causeAt(event.createdAt, event.requestId === null ? [] : rows, jobs, clockJumps, named);
   }
 
   /** What made a change at sandbox time `at`: the request touching the payment being answered then, else a job (or the clock jump that ran it). */
-  private causeAt(at: number, rows: JournalRow[], jobs: StoryJob[], clockJumps: JournalRow[]): Cause {
+  private causeAt(at: number, rows: JournalRow[], jobs: StoryJob[], clockJumps: JournalRow[], named?: ReadonlySet<string>): Cause {
     const during = rows.filter((r) => r.startedAt <= at && at <= r.endedAt && !(r.surface === 'control' && r.method === 'GET'));
-    const request = during[during.length - 1];
+    // Of the requests answered then (many share a millisecond), one that writes rather than reads,
+    // and of those the one that named most of the ids the event names (a refund's create, not the
+    // chargeback of the same payment in the same millisecond); the latest of equals.
+    const writes = during.filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
+    let request: JournalRow | undefined;
+    let best = -1;
+    for (const r of writes.length > 0 ? writes : during) {
+      const shared = named === undefined ? 0 : r.ids.filter((id) => named.has(id)).length;
+      if (shared >= best) [request, best] = [r, shared];
+    }
     if (request && !request.path.startsWith('/_sandbox/clock/')) return this.causeOf(request, at);
     const job = jobs.filter((j) => j.done && j.dueAt <= at && at - j.dueAt <= JOB_LATENESS_MS).pop();
     const jump = clockJumps.find((r) => r.startedAt <= at && at <= r.endedAt);
