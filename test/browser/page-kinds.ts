@@ -86,14 +86,23 @@ export async function customerPages(base: string): Promise<PageKind[]> {
   ];
 }
 
-/** Every dashboard tab (from the dashboard's own list), a delivery's page and the Faults page; call after customerPages so the lists have rows. */
+/**
+ * Every dashboard tab (from the dashboard's own list), a delivery's page, the Faults page and a
+ * payment's page (the 3-D Secure payment customerPages approved: requests, changes and a webhook
+ * attempt in its diagram); call after customerPages so the lists have rows.
+ */
 export async function dashboardPages(base: string): Promise<PageKind[]> {
   const { json } = await call(base, 'GET', '/_sandbox/deliveries', undefined);
   const delivery = json.data[0]?.id as string | undefined;
   expect(delivery, 'a delivery to show').toBeDefined();
+  const approved = await call(base, 'GET', '/_sandbox/events?type=payment.authorized&limit=1', undefined);
+  const payment = approved.json.data[0]?.resource_id as string | undefined;
+  expect(payment, 'a payment to draw').toBeDefined();
   return [
     ...DASHBOARD_TABS.map((tab) => ({ name: `dashboard ${tab}`, path: `/_sandbox/?tab=${tab}` })),
     { name: 'dashboard delivery', path: `/_sandbox/dashboard/deliveries/${encodeURIComponent(delivery!)}` },
     { name: 'dashboard faults', path: '/_sandbox/dashboard/faults' },
+    { name: 'dashboard payment', path: `/_sandbox/dashboard/payments/${encodeURIComponent(payment!)}` },
+    { name: 'dashboard payment 404', path: '/_sandbox/dashboard/payments/pay_nothing' },
   ];
 }

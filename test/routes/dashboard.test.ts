@@ -396,7 +396,7 @@ describe('a delivery and Replay', () => {
     attempt(2, 403, { ...request.headers, 'x-sandbox-signature': `sha256=${'0'.repeat(64)}` }, 'bad-signature');
     attempt(3, 500);
     const detail = await page(`/_sandbox/dashboard/deliveries/${id}`);
-    const refusals = [...detail.text.matchAll(/<article class="attempt" data-attempt="(\d)">.*?<\/article>/gs)].map(
+    const refusals = [...detail.text.matchAll(/<article class="attempt"[^>]* data-attempt="(\d)">.*?<\/article>/gs)].map(
       (m) => [m[1], /<div class="refusal" data-cause="([a-z_]+)"><p>(.*?)<\/p>/s.exec(m[0])?.slice(1) ?? null] as const,
     );
     expect(refusals).toEqual([

@@ -26,6 +26,7 @@ import { listParts, readView } from './dashboard-lists.js';
 import { validate } from '../../contracts/validate.js';
 import { toDeliveryDetailView } from '../../views/delivery.js';
 import { faultListAnswer } from './faults.js';
+import { paymentPageRoutes } from './dashboard-payment.js';
 
 const page = (
   method: 'get' | 'post',
@@ -72,6 +73,20 @@ export const dashboardOpenApi: OpenApiRoute[] = [
     { errors: ['resource_missing'] },
   ),
   page(
+    'get',
+    '/_sandbox/dashboard/payments/:id',
+    "A payment's timeline (S2S transID or /v1/ id, or its session, refund or chargeback id) drawn as a sequence diagram: requests and answers, state changes, webhook attempts",
+    'an HTML page',
+    { htmlAnswers: { 404: 'the id names no payment: an HTML page saying what the page takes' } },
+  ),
+  page(
+    'get',
+    '/_sandbox/dashboard/payments/:id/fragment',
+    "The live part of a payment's page (its status and the sequence diagram)",
+    'an HTML fragment',
+    { errors: ['resource_missing'] },
+  ),
+  page(
     'post',
     '/_sandbox/dashboard/deliveries/:id/replay',
     "The Replay button's form: sends the event again as a new delivery",
@@ -114,9 +129,10 @@ export function dashboardRoutes(deps: AppDeps) {
   for (const path of ['/_sandbox', '/_sandbox/', '/_sandbox/dashboard/*', '/_sandbox/assets/dashboard.*']) app.use(path, pageHeaders);
   app.use('/_sandbox/', noStore);
   app.use('/_sandbox/dashboard/*', noStore);
-  // Registered in this order: the lists, a delivery's and the faults' pages, the forms, the assets.
+  // Registered in this order: the lists, a delivery's and the faults' pages, a payment's page, the forms, the assets.
   listRoutes(app, deps.services, csrf);
   detailRoutes(app, deps.services, csrf);
+  paymentPageRoutes(app, deps.services);
   formRoutes(app, deps, csrf);
   app.get('/_sandbox/assets/dashboard.js', (c) =>
     c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),

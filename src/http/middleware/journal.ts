@@ -5,8 +5,9 @@
 // guard, a 401, an injected fault, an idempotent replay.
 //
 // Not kept: reads of the journal itself (a tail would fill it with its own polling), the activity
-// stream, static assets, the dashboard's live fragments (refetched on every change), and the
-// sandbox's own warm-up requests.
+// stream, static assets, the dashboard's live fragments (refetched on every change), a payment's
+// page in the dashboard (a view of the journal: each look would add itself to the payment's timeline),
+// and the sandbox's own warm-up requests.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { JournalSurface } from '../../store/journal-repo.js';
@@ -19,7 +20,8 @@ import { inRequestScope } from '../../runtime/request-scope.js';
 import { isWarmUp } from './request-context.js';
 
 /** Requests the journal leaves out (see above). */
-const NOT_KEPT = /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:.+\/)?fragment$)|^\/assets\//;
+const NOT_KEPT =
+  /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:payments\/|(?:.+\/)?fragment$))|^\/assets\//;
 /** Requests whose body is not kept (the control token of the sign-in form; a whole snapshot), and answers likewise (a snapshot holds every credential). */
 const BODY_NOT_KEPT = new Set(['/_sandbox/login', '/_sandbox/import']);
 const ANSWER_NOT_KEPT = new Set(['/_sandbox/export']);

@@ -1,5 +1,6 @@
 // The dashboard's stylesheet and its one script, served by the sandbox itself under
 // /_sandbox/assets/ so the page loads nothing from the internet and its CSP can forbid inline code.
+import { SEQUENCE_CSS } from './sequence-css.js';
 
 /** CSS of the dashboard: dense tables for a developer's wide screen, readable on a laptop. */
 export const DASHBOARD_CSS = `
@@ -49,7 +50,7 @@ pre { background: #f9fafc; border: 1px solid var(--line); border-radius: 6px; pa
 .refusal { margin: 4px 0 8px; } .refusal p { margin: 0 0 4px; }
 /* On a phone the deliveries' URL wraps, so the columns after it (Status first) stay in view. */
 @media (max-width: 600px) { table[data-tab=deliveries] td.url { white-space: normal; overflow-wrap: anywhere; min-width: 10em; } }
-`;
+${SEQUENCE_CSS}`;
 
 /**
  * The live-update script. It listens to the SSE stream and, a moment after anything happens,

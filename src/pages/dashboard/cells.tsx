@@ -59,6 +59,16 @@ export function AuthButtons(props: { subject: 'transaction' | 'payment'; id: str
 
 export const deliveriesOf = (id: string) => `/_sandbox/?tab=deliveries&q=${encodeURIComponent(id)}`;
 export const eventsOf = (id: string) => `/_sandbox/?tab=events&q=${encodeURIComponent(id)}`;
+/** The dashboard page of a payment (S2S transID or pay_ id): its timeline drawn as a sequence diagram. */
+export const paymentOf = (id: string) => `/_sandbox/dashboard/payments/${encodeURIComponent(id)}`;
+
+/** True for the id of a payment: a /v1/ pay_ id or a numeric S2S transID. */
+export const isPaymentId = (id: string) => id.startsWith('pay_') || /^\d+$/.test(id);
+
+/** A payment's id as a link to its page; any other id as plain text. */
+export function PaymentId(props: { id: string }) {
+  return isPaymentId(props.id) ? <a href={paymentOf(props.id)}>{props.id}</a> : <span>{props.id}</span>;
+}
 
 /** A tab's table: its heads, and a row saying so when there is nothing to show. */
 export function Table(props: { tab: DashboardTab; heads: string[]; count: number; children: Child }) {

@@ -90,7 +90,7 @@ function Attempt(props: { attempt: DeliveryAttempt; refusal?: RefusalView | unde
   const a = props.attempt;
   const answer = a.responseStatus !== null ? `HTTP ${a.responseStatus}` : `no answer: ${a.errorKind ?? 'error'}`;
   return (
-    <article class="attempt" data-attempt={String(a.attempt)}>
+    <article class="attempt" id={`attempt-${a.attempt}`} data-attempt={String(a.attempt)}>
       <h3>
         Attempt {a.attempt} · {when(a.startedAt)} · {answer}
         {a.latencyMs !== null ? ` · ${Math.round(a.latencyMs)} ms` : ''}

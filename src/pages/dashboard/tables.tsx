@@ -2,7 +2,7 @@
 // script swaps in (GET /_sandbox/dashboard/fragment renders exactly this). Every value goes
 // through hono/jsx, so references, URLs and error texts from requests are escaped.
 import { formatDecimalMoney as money } from '../../domain/money.js';
-import { AuthButtons, deliveriesOf, eventsOf, Status, Table, type TableContext, when } from './cells.js';
+import { AuthButtons, deliveriesOf, eventsOf, PaymentId, Status, Table, type TableContext, when } from './cells.js';
 import { statusText } from '../../domain/order-status.js';
 import type { DashboardTab } from '../../domain/vocabularies.js';
 import type {
@@ -20,7 +20,9 @@ import type {
 function TransactionRows(props: { rows: TransactionRow[]; ctx: TableContext }) {
   return props.rows.map((t) => (
     <tr data-id={t.id}>
-      <td class="id">{t.id}</td>
+      <td class="id">
+        <PaymentId id={t.id} />
+      </td>
       <td>{t.reference}</td>
       <td class="num">{money(t.amount, t.currency)}</td>
       <td>
@@ -42,7 +44,9 @@ function TransactionRows(props: { rows: TransactionRow[]; ctx: TableContext }) {
 function PaymentRows(props: { rows: PaymentRow[]; ctx: TableContext }) {
   return props.rows.map((p) => (
     <tr data-id={p.id}>
-      <td class="id">{p.id}</td>
+      <td class="id">
+        <PaymentId id={p.id} />
+      </td>
       <td>{p.reference ?? ''}</td>
       <td class="num">{money(p.amount, p.currency)}</td>
       <td>
@@ -69,7 +73,17 @@ function SessionRows(props: { rows: SessionRow[] }) {
       <td>
         <Status text={s.status} />
       </td>
-      <td class="id">{s.paymentId ?? (s.lastPaymentId ? `last try ${s.lastPaymentId}` : '')}</td>
+      <td class="id">
+        {s.paymentId ? (
+          <PaymentId id={s.paymentId} />
+        ) : s.lastPaymentId ? (
+          <>
+            last try <PaymentId id={s.lastPaymentId} />
+          </>
+        ) : (
+          ''
+        )}
+      </td>
       <td>{when(s.createdAt)}</td>
       <td>{when(s.expiresAt)}</td>
       <td class="id">{s.merchantId}</td>
@@ -84,7 +98,10 @@ function ChargebackRows(props: { rows: ChargebackRow[] }) {
   return props.rows.map((c) => (
     <tr data-id={c.id}>
       <td class="id">{c.id}</td>
-      <td class="id">{c.family === 's2s' ? `transID ${c.subjectId}` : c.subjectId}</td>
+      <td class="id">
+        {c.family === 's2s' ? 'transID ' : ''}
+        <PaymentId id={c.subjectId} />
+      </td>
       <td class="num">{money(c.amount, c.currency)}</td>
       <td>{c.reason}</td>
       <td>
@@ -129,7 +146,9 @@ function EventRows(props: { rows: EventRow[] }) {
     <tr data-id={e.id}>
       <td class="id">{e.id}</td>
       <td>{e.type}</td>
-      <td class="id">{e.resourceId}</td>
+      <td class="id">
+        <PaymentId id={e.resourceId} />
+      </td>
       <td>{when(e.createdAt)}</td>
       <td class="id">{e.merchantId}</td>
       <td>
