@@ -89,7 +89,8 @@ export class ControlClient {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of res.body) {
+      // Node's web ReadableStream is async iterable too (the DOM typings do not say so).
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         buffer += decoder.decode(chunk, { stream: true });
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);

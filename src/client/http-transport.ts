@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 export interface TransportAnswer {
   readonly status: number;
   readonly ok: boolean;
-  /** The body as it arrives (the activity stream's events). */
-  readonly body: AsyncIterable<Uint8Array> | null;
+  /** The body as it arrives (the activity stream's events): a node:http answer, or a fetch Response's web stream. */
+  readonly body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
 }
