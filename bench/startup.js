@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, startSandbox, tempPath } from './lib/processes.js';
 import { median } from './lib/stats.js';
+import { benchCliStartup } from './cli-startup.js';
 
 async function firstHealth(url) {
   const res = await request(`${url}/_sandbox/health`);
@@ -84,4 +85,5 @@ export async function benchStartup(ctx) {
     target: "a suite's sandbox answers <= 120 ms after the process starts importing it",
     pass: median(library.map((run) => run.totalMs)) <= 120,
   });
+  await benchCliStartup(ctx);
 }

@@ -11,7 +11,7 @@
 // The two are built apart, not as one build with shared chunks: code-dir.ts finds the migrations
 // next to the module that holds it, which must stay in dist/, not in dist/chunks/.
 import { build } from 'esbuild';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const common = {
   outdir: 'dist',
@@ -34,7 +34,9 @@ await build({ ...common, entryPoints: { sandbox: 'dist/cli/program.js' } });
 await build({ ...common, entryPoints: { paysandbox: 'dist/index.js' } });
 // The HTTP front thread's entry (server/front/front-thread.ts): one file, so the thread listens soon after it starts.
 await build({ ...common, entryPoints: { 'front-thread': 'dist/server/front/front-thread.js' } });
-for (const file of ['dist/sandbox.js', 'dist/paysandbox.js', 'dist/front-thread.js']) asciiComments(file);
+// The chunks too: the zod chunk, which every entry loads, held one comment outside ASCII.
+const chunks = readdirSync('dist/chunks').map((name) => `dist/chunks/${name}`);
+for (const file of ['dist/sandbox.js', 'dist/paysandbox.js', 'dist/front-thread.js', ...chunks]) asciiComments(file);
 
 /**
  * esbuild escapes every non-ASCII character of the code it writes but keeps some comments as they

@@ -6,9 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
-import { syntheticAuditMaterial } from '../server/audit-material.js';
-import { auditInputProblem, type AuditSettings } from '../webhooks/audit/audit.js';
-import { runWebhookAudit } from '../webhooks/audit/cases.js';
+import type { AuditSettings } from '../webhooks/audit/audit.js';
 import { SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { auditJunit, formatAuditReport } from './audit-report.js';
 import { CliError } from './cli-error.js';
@@ -61,6 +59,12 @@ export function addAuditWebhooksCommand(program: Command, io: CliIo): void {
       const timeoutMs = parseDuration(flags.timeout);
       if (timeoutMs === undefined) throw new CliError(`--timeout must be a duration like 5s or 500ms, got "${flags.timeout}"`);
       const settings: AuditSettings = { signatureMode: flags.signature as SignatureMode, headerPrefix: flags.headerPrefix, timeoutMs };
+      // Loaded here: the audit's cases and its in-memory sandbox are the server's modules, which no other command needs.
+      const [{ auditInputProblem }, { runWebhookAudit }, { syntheticAuditMaterial }] = await Promise.all([
+        import('../webhooks/audit/audit.js'),
+        import('../webhooks/audit/cases.js'),
+        import('../server/audit-material.js'),
+      ]);
       const wrong = auditInputProblem(flags.to, settings);
       if (wrong)
         throw new CliError(

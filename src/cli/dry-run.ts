@@ -3,8 +3,6 @@
 // answers, that the merchant exists) and what would happen is printed, but the request that changes
 // state is never sent. With --json: {"dry_run": true, "request": {method, url, body}, ...what it found}.
 import { readFileSync } from 'node:fs';
-import { snapshotSchema } from '../contracts/state.js';
-import { validate } from '../contracts/validate.js';
 import { parseDuration } from '../domain/duration.js';
 import { errorMessage, present, SandboxError } from '../errors.js';
 import type { ClockView } from '../views/clock.js';
@@ -71,6 +69,8 @@ export async function dryRunAdvance(client: ControlClient, flags: ClientFlags, d
 
 /** `sandbox import FILE --dry-run`: the file is a snapshot the sandbox would take; how many rows of each table it holds. */
 export async function dryRunImport(client: ControlClient, flags: ClientFlags, file: string, doc: unknown, io: CliIo): Promise<void> {
+  // Loaded here: the snapshot's zod schema is compiled for this check alone, not for every command.
+  const [{ snapshotSchema }, { validate }] = await Promise.all([import('../contracts/state.js'), import('../contracts/validate.js')]);
   let snapshot: ReturnType<typeof snapshotSchema.parse>;
   try {
     snapshot = validate(snapshotSchema, doc);

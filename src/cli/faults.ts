@@ -4,7 +4,8 @@ import { CliError } from './cli-error.js';
 import { ControlClient, clientOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
-import { FAULT_SOURCE_LABELS, type FaultListView, type FaultsDeletedView, type FaultsSetView } from '../views/fault-rule.js';
+import { FAULT_SOURCE_LABELS } from '../domain/vocabularies.js';
+import type { FaultListView, FaultsDeletedView, FaultsSetView } from '../views/fault-rule.js';
 
 function rulesTable(list: FaultListView): string {
   if (list.data.length === 0) return `no fault rules (seed ${list.seed})`;

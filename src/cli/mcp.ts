@@ -5,7 +5,7 @@
 // `sandbox mcp config --client NAME` prints (or --write writes) the client's project configuration.
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { startServer, type RunningServer } from '../server/start-server.js';
+import type { RunningServer } from '../server/start-server.js';
 import { ControlClient, sandboxOptions, type ClientFlags } from './control-client.js';
 import type { CliIo } from './io.js';
 import { addMcpConfigCommand } from './mcp-config.js';
@@ -38,6 +38,7 @@ async function serveStdio(flags: McpFlags, io: CliIo): Promise<void> {
   ]);
   let running: RunningServer | undefined;
   if (flags.start) {
+    const { startServer } = await import('../server/start-server.js');
     running = await startServer(loadConfig({ port: 0, db: flags.db ?? ':memory:', quiet: true }, {}));
     io.err(`sandbox mcp: started a sandbox for this session at ${running.url}`);
   } else if (flags.db !== undefined) {

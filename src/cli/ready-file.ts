@@ -11,6 +11,7 @@ import { CliError } from './cli-error.js';
 import { ClientError } from '../client/client-error.js';
 import { ControlClient } from './control-client.js';
 import { isUntrustedCertificate } from '../tls/untrusted.js';
+import { httpTransport } from '../client/http-transport.js';
 
 /** How often `sandbox wait --ready-file` looks at the file and asks the sandbox it names. */
 const READY_POLL_MS = 100;
@@ -18,7 +19,9 @@ const READY_POLL_MS = 100;
 /** True when anything answers HTTP at `url`: a sandbox that wants a control token still answers. */
 async function answers(url: string): Promise<boolean> {
   try {
-    await fetch(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(1000) });
+    const answer = await httpTransport(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(1000) });
+    // It answered; the body is read only to free the connection.
+    await answer.text().catch(() => {});
     return true;
   } catch (err) {
     // An --https sandbox whose CA this process does not trust still answers.

@@ -8,8 +8,8 @@ import { formatDuration } from '../domain/duration.js';
 import { OTP_PASS } from '../domain/outcomes.js';
 import { standardSecret } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
-import { startServer, type RunningServer } from '../server/start-server.js';
-import { shippedScenarioNames } from '../contracts/scenario-file.js';
+import type { RunningServer } from '../server/start-server.js';
+import { shippedScenarioNames } from '../contracts/shipped-scenarios.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';
@@ -242,6 +242,8 @@ async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
   const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
   // A dead sandbox's file would name it to whoever reads the file before this one answers.
   if (readyFile) await clearStaleReadyFile(readyFile);
+  // Loaded here, not at the top: every other command (and --help) runs without the server's modules.
+  const { startServer } = await import('../server/start-server.js');
   const running = await startServer(config);
   // Signals are handled before anything is printed: a script that sends SIGINT the moment it
   // reads "Listening on" must never meet Node's default handler (death by signal, no clean close).

@@ -1,10 +1,12 @@
 // The one client of the control API (/_sandbox/...): the CLI's commands and the MCP server's tools
 // talk to a sandbox through it. `url` picks the sandbox, `controlToken` is sent as a bearer, and
-// `fetch` is how a request travels: over the network by default, or straight into the app for the
-// MCP route a sandbox serves itself (http/control/mcp.ts). Errors are ClientErrors, never a stack trace.
+// `fetch` is how a request travels: over the network by default (node:http, http-transport.ts), or
+// straight into the app for the MCP route a sandbox serves itself (http/control/mcp.ts). Errors are
+// ClientErrors, never a stack trace.
 import { errorMessage } from '../errors.js';
 import { isUntrustedCertificate, TRUST_HINT } from '../tls/untrusted.js';
 import { ApiError, ClientError } from './client-error.js';
+import { httpTransport, type Transport, type TransportAnswer, type TransportRequest } from './http-transport.js';
 import { formatDuration } from '../domain/duration.js';
 
 /** Where a client finds a sandbox when neither --url nor SANDBOX_URL says. */
@@ -20,8 +22,8 @@ export interface StreamEvent {
 export interface ControlClientOptions {
   url: string;
   controlToken?: string;
-  /** How a request travels (default: the global fetch). */
-  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** How a request travels (default: node:http, http-transport.ts; a fetch fits too). */
+  fetch?: Transport;
   /** Bounds each request (health checks must not hang); without it a request waits as long as the sandbox takes. */
   timeoutMs?: number;
 }
@@ -36,7 +38,7 @@ export class ControlClient {
     if (!URL.canParse(this.base) || !/^https?:$/.test(new URL(this.base).protocol)) {
       throw new ClientError(`--url "${flags.url}" is malformed: give the sandbox's base URL, such as ${DEFAULT_SANDBOX_URL}`);
     }
-    this.send = flags.fetch ?? ((url, init) => fetch(url, init));
+    this.send = flags.fetch ?? httpTransport;
   }
 
   /** GET a control path with query parameters (undefined ones left out). */
@@ -87,7 +89,8 @@ export class ControlClient {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      // Node's web ReadableStream is async iterable too (the DOM typings do not say so).
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         buffer += decoder.decode(chunk, { stream: true });
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
@@ -132,7 +135,7 @@ export class ControlClient {
     }
   }
 
-  private async fetch(path: string, init: RequestInit): Promise<Response> {
+  private async fetch(path: string, init: TransportRequest): Promise<TransportAnswer> {
     const { timeoutMs } = this.flags;
     const signal =
       timeoutMs === undefined ? init.signal : AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])]);
@@ -151,7 +154,7 @@ export class ControlClient {
   }
 
   /** The answer's text; a body that stalls past the timeout is the same one-line failure as no answer. */
-  private async body(res: Response): Promise<string> {
+  private async body(res: TransportAnswer): Promise<string> {
     try {
       return await res.text();
     } catch (err) {
@@ -164,7 +167,7 @@ export class ControlClient {
     return new ClientError(`${this.base} did not answer within ${formatDuration(this.flags.timeoutMs ?? 0)}`, 'sandbox_unreachable');
   }
 
-  private async failure(res: Response): Promise<ClientError> {
+  private async failure(res: TransportAnswer): Promise<ClientError> {
     const text = await this.body(res);
     let error: unknown;
     try {

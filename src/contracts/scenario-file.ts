@@ -1,11 +1,9 @@
 // The scenario document (fixtures/scenarios/*.json, --scenario FILE and the body of POST
 // /_sandbox/scenarios) and the reading of a scenario file: below the services, so config-free
-// callers (the CLI's help text, the services' start and reset) share one reader.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// callers (the services' start and reset) share one reader. The shipped names: shipped-scenarios.ts.
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { CODE_DIR } from '../code-dir.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
 import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
 import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
@@ -14,6 +12,7 @@ import { tokenOutcomeWord } from './token-outcomes.js';
 import { SandboxError, errorMessage } from '../errors.js';
 import { faultSpecPattern, wordsPattern } from './patterns.js';
 import { validate } from './validate.js';
+import { SHIPPED_SCENARIOS_DIR, shippedScenarioNames } from './shipped-scenarios.js';
 
 // Entry fields sit inside an array, where error messages cannot reach a field's description, so
 // each check carries its own hint.
@@ -91,17 +90,6 @@ export const scenarioDocumentSchema = z
 
 /** A parsed scenario document. */
 export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
-
-/** fixtures/scenarios/ of the installed package, which merchants' projects do not have. */
-export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../fixtures/scenarios/', CODE_DIR));
-
-/** The names of the shipped scenarios, e.g. 3ds-fails-then-approves. */
-export function shippedScenarioNames(): string[] {
-  return readdirSync(SHIPPED_SCENARIOS_DIR)
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => basename(file, '.json'))
-    .sort();
-}
 
 /**
  * The file behind --scenario: a path relative to `cwd`, else the name of a shipped scenario (with

@@ -94,6 +94,13 @@ export const FAULT_SOURCES = ['flag', 'api', 'scenario'] as const;
 /** One fault rule source. */
 export type FaultSource = (typeof FAULT_SOURCES)[number];
 
+/** Who set a rule, in words, by its source: the CLI's table and the dashboard's Faults page. */
+export const FAULT_SOURCE_LABELS: Record<FaultSource, string> = {
+  flag: '--faults',
+  api: 'control API',
+  scenario: 'scenario file',
+};
+
 /** The lists the dashboard shows, one tab each. */
 export const DASHBOARD_TABS = ['transactions', 'payments', 'sessions', 'chargebacks', 'settlements', 'events', 'deliveries'] as const;
 /** One dashboard tab. */

@@ -7,14 +7,12 @@ import { closestNames } from '../domain/closest-names.js';
 import { AUTHENTICATION_OUTCOMES, orList, type AuthenticationOutcome } from '../domain/vocabularies.js';
 import { clockAdvanceProblem, parseDuration } from '../domain/duration.js';
 import { SandboxError, present } from '../errors.js';
-import { syntheticAuditMaterial } from '../server/audit-material.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { OUTCOME_VERDICTS, type Verdict } from '../services/authentication.js';
 import { createMerchantSchema } from '../contracts/merchants.js';
 import type { Services } from '../services/services.js';
 import type { TableCounts } from '../services/snapshot/snapshot.js';
-import { auditInputProblem, type AuditResult } from '../webhooks/audit/audit.js';
-import { runWebhookAudit } from '../webhooks/audit/cases.js';
+import type { AuditResult } from '../webhooks/audit/audit.js';
 import { createdMerchant, credentialsOf } from './credentials.js';
 import type { SandboxDelivery } from './deliveries.js';
 import type {
@@ -213,7 +211,13 @@ function trigger(services: Services, type: string, options: TriggerOptions): Tri
 }
 
 /** auditWebhooks(): each setting defaults to what this sandbox sends with. */
-function auditWebhooks(server: RunningServer, merchantId: string, url: string, options: AuditWebhooksOptions): Promise<AuditResult> {
+async function auditWebhooks(server: RunningServer, merchantId: string, url: string, options: AuditWebhooksOptions): Promise<AuditResult> {
+  // Loaded here, not with the library: a suite that never audits does not compile the audit's cases.
+  const [{ auditInputProblem }, { runWebhookAudit }, { syntheticAuditMaterial }] = await Promise.all([
+    import('../webhooks/audit/audit.js'),
+    import('../webhooks/audit/cases.js'),
+    import('../server/audit-material.js'),
+  ]);
   const { config } = server;
   const settings = {
     signatureMode: options.signature ?? config.signatureMode,

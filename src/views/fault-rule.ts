@@ -21,13 +21,6 @@ export const faultRuleView = z
   })
   .meta({ id: 'FaultRule' });
 
-/** Who set a rule, in words, by its source: the CLI's table and the dashboard's Faults page. */
-export const FAULT_SOURCE_LABELS: Record<FaultRuleView['source'], string> = {
-  flag: '--faults',
-  api: 'control API',
-  scenario: 'scenario file',
-};
-
 /** The fault rule's TS type. */
 export type FaultRuleView = z.infer<typeof faultRuleView>;
 

@@ -3,7 +3,8 @@
 // fault (the activity bus's fault.injected). Every value goes through hono/jsx, so paths are escaped.
 import type { Child } from 'hono/jsx';
 import type { InjectedFault } from '../../faults/injector.js';
-import { FAULT_SOURCE_LABELS, type FaultRuleView } from '../../views/fault-rule.js';
+import { FAULT_SOURCE_LABELS } from '../../domain/vocabularies.js';
+import type { FaultRuleView } from '../../views/fault-rule.js';
 import { when } from './cells.js';
 import { DashboardShell } from './page.js';
 
