@@ -1,19 +1,23 @@
 // Writes docs/errors.md from the error catalogue in src/errors.ts (via the build), so the docs
-// list exactly the codes the sandbox can return. test/unit/errors-doc.test.ts checks it is current.
+// list exactly the codes the sandbox can return. test/unit/errors-doc.test.ts checks the committed
+// file is what errorsDoc() makes of the catalogue, whole.
 import { writeFileSync } from 'node:fs';
-import { ERROR_CATALOGUE } from '../dist/errors.js';
-import { CLI_ERROR_CODES } from '../dist/cli/cli-error.js';
+import { fileURLToPath } from 'node:url';
 
-const rows = Object.entries(ERROR_CATALOGUE)
-  .map(([code, e]) => `| \`${code}\` | ${e.status} | \`${e.type}\` | ${e.when} |`)
-  .join('\n');
-const cliRows = Object.entries(CLI_ERROR_CODES)
-  .map(([code, when]) => `| \`${code}\` | ${when} |`)
-  .join('\n');
-
-writeFileSync(
-  'docs/errors.md',
-  `# Errors
+/**
+ * The text of docs/errors.md for the API's error catalogue and the CLI's own codes.
+ * @param {Record<string, { status: number; type: string; when: string }>} catalogue ERROR_CATALOGUE
+ * @param {Record<string, string>} cliCodes CLI_ERROR_CODES
+ * @returns {string}
+ */
+export function errorsDoc(catalogue, cliCodes) {
+  const rows = Object.entries(catalogue)
+    .map(([code, e]) => `| \`${code}\` | ${e.status} | \`${e.type}\` | ${e.when} |`)
+    .join('\n');
+  const cliRows = Object.entries(cliCodes)
+    .map(([code, when]) => `| \`${code}\` | ${when} |`)
+    .join('\n');
+  return `# Errors
 
 Every endpoint answers failures with one body shape (docs/decisions.md):
 
@@ -26,7 +30,11 @@ Every endpoint answers failures with one body shape (docs/decisions.md):
   appears in the sandbox log.
 - Bad input is always a 4xx. A 500 (\`internal_error\`) is a bug in the sandbox, never your input.
 - Card numbers, CVVs and keys are never echoed back in messages.
-- Pages (the authentication and checkout pages) answer HTML with the same status codes.
+- Pages (the authentication page at \`authurl\` and the hosted checkout page under \`/pay/\`) answer
+  every error as an HTML page instead, with the same status code: a form sent with the wrong
+  Content-Type (400), a form that is not UTF-8 (400), a form over 1 MiB (413), a method the page
+  does not take (405, with \`Allow\`), a path under them that names no page (404), and the 5xx codes.
+  The page says what went wrong and what to do, and shows the code and the request id.
 
 | code | HTTP | type | when |
 |---|---|---|---|
@@ -48,5 +56,11 @@ A warning that does not stop the command (a mistyped \`SANDBOX_*\` variable) is 
 before it: \`{"warning":{"code":"unknown_variable","message"}}\`.
 
 This table is generated from [\`src/cli/cli-error.ts\`](../src/cli/cli-error.ts) by the same script.
-`,
-);
+`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { ERROR_CATALOGUE } = await import('../dist/errors.js');
+  const { CLI_ERROR_CODES } = await import('../dist/cli/cli-error.js');
+  writeFileSync('docs/errors.md', errorsDoc(ERROR_CATALOGUE, CLI_ERROR_CODES));
+}

@@ -3,7 +3,7 @@
 // (test/contract/typed-client.test.ts) writes it from a running sandbox's /openapi.json; this
 // script writes it from the built document (dist/) so `npm run typecheck` can check the client
 // and its test without starting a sandbox. Run after `npm run build`.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -19,7 +19,11 @@ export const TYPED_CLIENT_TYPES = join(fileURLToPath(new URL('..', import.meta.u
  */
 export async function writeTypedClientTypes(document, source) {
   mkdirSync(dirname(TYPED_CLIENT_TYPES), { recursive: true });
-  writeFileSync(TYPED_CLIENT_TYPES, `// Generated from ${source}.\n${astToString(await openapiTS(document))}`);
+  // Written whole, then renamed into place: CI type-checks beside the tests (.ci/run), so tsc may
+  // read the file while test/contract/typed-client.test.ts writes it, and must never see half of it.
+  const partial = `${TYPED_CLIENT_TYPES}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(partial, `// Generated from ${source}.\n${astToString(await openapiTS(document))}`);
+  renameSync(partial, TYPED_CLIENT_TYPES);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

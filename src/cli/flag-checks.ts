@@ -1,7 +1,7 @@
 // Checks of the flag values several commands share, before any request: each refusal names the
 // flag, what it takes and what it got.
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
-import { parseDuration } from '../domain/duration.js';
+import { formatDuration, parseDuration } from '../domain/duration.js';
 import { CliError } from './cli-error.js';
 
 /** The --signature mode; refuses anything but one of SIGNATURE_MODES. */
@@ -18,9 +18,11 @@ export function countFlag(value: string | undefined): number {
   return limit;
 }
 
-/** The --timeout in milliseconds; refuses what is no duration above 0 (`example` shows two, e.g. "30s or 2m"). */
-export function timeoutFlag(value: string, example: string): number {
+/** The --timeout in milliseconds; refuses what is no duration above 0, or over `maxMs` (`example` shows two, e.g. "30s or 2m"). */
+export function timeoutFlag(value: string, example: string, maxMs?: number): number {
   const timeoutMs = parseDuration(value);
   if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like ${example}, got "${value}"`);
+  if (maxMs !== undefined && timeoutMs > maxMs)
+    throw new CliError(`--timeout must be at most ${formatDuration(maxMs)}, got "${value}"; give a duration like ${example}`);
   return timeoutMs;
 }

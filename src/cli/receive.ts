@@ -28,6 +28,8 @@ export const RECEIVE_BODY_LIMIT = 1024 * 1024;
 /** After the limit, at most this much more is read and dropped (so the client reads the 413), for at most DRAIN_MS. */
 const DRAIN_BYTES = 16 * 1024 * 1024;
 const DRAIN_MS = 2000;
+/** How long a client may take over the TLS handshake of --https, as the sandbox's own --https server (Node's default holds a silent socket 120 s). */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 interface ReceiveFlags {
   port: string;
@@ -241,7 +243,7 @@ async function httpsServer(handle: http.RequestListener, io: CliIo): Promise<htt
   const { cert, key, caFile, newCa } = localCa();
   if (newCa)
     io.err(kleur.yellow(`made a new local CA (${newCa}): trust ${caFile} in every client that trusted a CA of this folder before`));
-  return https.createServer({ cert, key, ...TLS_SUITES }, handle);
+  return https.createServer({ cert, key, ...TLS_SUITES, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, handle);
 }
 
 /** Answers a request that is no webhook (a browser's GET /favicon.ico, a health check): not counted or verified, one line on stderr. */

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import kleur from 'kleur';
 import { HEADER_VALUE_PATTERN } from '../contracts/patterns.js';
+import { formatDuration } from '../domain/duration.js';
 import { newId } from '../domain/ids.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import { controlTargetRefusal } from '../runtime/machine-names.js';
@@ -21,6 +22,9 @@ import { ControlClient, clientOptions, type ClientFlags } from './control-client
 import { signatureModeFlag, timeoutFlag } from './flag-checks.js';
 import { terminalJson, terminalLines, terminalText as shown } from './terminal-text.js';
 import { bodyOf } from './verify.js';
+
+/** The longest --timeout send takes: a webhook receiver answers in seconds, and a wait past Node's timer limit (24.8 days) would end at once. */
+const SEND_TIMEOUT_MAX_MS = 10 * 60_000;
 
 interface SendFlags extends ClientFlags {
   to?: string;
@@ -167,7 +171,7 @@ export function addSendCommand(program: Command, io: CliIo): void {
     .option('--merchant <id>', "have the sandbox at --url sign with this merchant's webhook secret, in its --signature mode")
     .option('--endpoint <id>', "have the sandbox at --url sign with this registered endpoint's secret, in the endpoint's mode")
     .option('--header-prefix <name>', 'with --secret: the word in X-<name>-Signature (default Sandbox)')
-    .option('--timeout <duration>', 'how long to wait for the answer', '10s')
+    .option('--timeout <duration>', `how long to wait for the answer (at most ${formatDuration(SEND_TIMEOUT_MAX_MS)})`, '10s')
     .option('--verbose', 'print the request headers sent and the response headers too')
     .action((flags: SendFlags) => runSend(flags, io));
 }
@@ -175,7 +179,7 @@ export function addSendCommand(program: Command, io: CliIo): void {
 async function runSend(flags: SendFlags, io: CliIo): Promise<void> {
   checkSigner(flags);
   const mode = flags.signature === undefined ? undefined : signatureModeFlag(flags.signature);
-  const timeoutMs = timeoutFlag(flags.timeout, '10s or 1m');
+  const timeoutMs = timeoutFlag(flags.timeout, '10s or 1m', SEND_TIMEOUT_MAX_MS);
   const url = await targetOf(flags);
   const body = await bodyOf(flags.body, io);
   const headers = await signedHeaders(flags, body, describe(flags, body), mode);

@@ -67,7 +67,8 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
   } catch (err) {
     throw new StartError(`cannot open the database at ${config.dbPath}: ${errorMessage(err)}`);
   }
-  const store = createStore(db);
+  // The worker, made below before anything can make a delivery due, reads again where a write made one due.
+  const store = createStore(db, { onDeliveryDue: (at, rowid) => worker.deliveryDue(at, rowid) });
   try {
     store.credentials.seed(readFixtures(config.fixturesPath));
   } catch (err) {

@@ -126,9 +126,14 @@ function paymentServices(deps: ServiceDeps, faults: FaultInjector, inFlight: Del
 /** What requests read besides the services: the clock, activity, credential lookups, the write batch and the public URL. */
 function requestSide(deps: ServiceDeps) {
   const credentials: CredentialLookups = deps.store.credentials;
-  /** The write lock and group commit: a request that writes waits for ready(); its answer leaves once committed(); written() says whether the open batch holds a write. */
+  /** The write lock and group commit: a request that writes waits for ready(); its answer, handled in answering(), leaves once committed(); written() says whether the open batch holds a write. */
   const writes = deps.store.batch;
-  const batch = { ready: () => writes.ready(), committed: () => writes.committed(), written: () => writes.written };
+  const batch = {
+    ready: () => writes.ready(),
+    answering: <T>(fn: () => Promise<T>) => writes.answering(fn),
+    committed: () => writes.committed(),
+    written: () => writes.written,
+  };
   /** The base URL pages, authurls and the OpenAPI document are built on. */
   const publicUrl = () => deps.publicUrl.base;
   return { clock: deps.clock, activity: deps.activity, credentials, batch, publicUrl };

@@ -1,7 +1,7 @@
 // The webhook outbox (deliveries) and its attempt log. A delivery is one event going to one URL;
 // the worker reads due rows after a cursor and leases them (delivery-claim.ts). Every write that
-// makes a row due tells the worker's `watchDue` listener where, so a row due before its cursor (a
-// retry after a clock advance, a requeue, a job's event stamped with its due time) is read again.
+// makes a row due tells the worker where (createDeliveriesRepo's `onDue`), so a row due before its
+// cursor (a retry after a clock advance, a requeue, a job's event stamped with its due time) is read again.
 import type { Db } from './open-database.js';
 import type { DeliveryStatus } from '../domain/vocabularies.js';
 import { createDueClaim, DUE_START } from './delivery-claim.js';
@@ -150,11 +150,8 @@ function listDeliveries(db: Db, filter: DeliveryFilter): Delivery[] {
   return (db.prepare(sql).all(...args, filter.limit) as Row[]).map((row) => fromRow(row));
 }
 
-/**
- * The writes that move a delivery's due time, each telling the `watchDue` listener where the row
- * fell due.
- */
-function createDueWrites(db: Db) {
+/** The writes that move a delivery's due time, each telling `onDue` where the row fell due. */
+function createDueWrites(db: Db, onDue: DueListener) {
   const finish =
     db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt, lease_until = NULL,
     last_status = @lastStatus, last_error = @lastError, updated_at = @now WHERE id = @id`);
@@ -163,9 +160,8 @@ function createDueWrites(db: Db) {
   const requeue = db.prepare(
     "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
   );
-  let dueListener: DueListener = () => {};
   const due = <T>(result: T, at: number | null, rowid = 0): T => {
-    if (at !== null) dueListener(at, rowid);
+    if (at !== null) onDue(at, rowid);
     return result;
   };
   return {
@@ -177,15 +173,11 @@ function createDueWrites(db: Db) {
     reschedule: (id: string, at: number) => due(reschedule.run(at, id), at),
     /** Puts a finished delivery back in the queue (retry-failed). */
     requeue: (id: string, at: number) => due(requeue.run(at, at, id), at),
-    /** Sets the one listener told where rows fell due (the delivery worker's queues). */
-    watchDue: (listener: DueListener) => {
-      dueListener = listener;
-    },
   };
 }
 
-/** Prepared statements over deliveries and delivery_attempts. */
-export function createDeliveriesRepo(db: Db) {
+/** Prepared statements over deliveries and delivery_attempts; `onDue` is told where a write made a row due (the delivery worker's queues). */
+export function createDeliveriesRepo(db: Db, onDue: DueListener = () => {}) {
   const insert = db.prepare(`INSERT INTO deliveries (id, event_id, merchant_id, url, endpoint_id, content_type, body, status, manual,
     attempts, next_attempt_at, lease_until, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, 0, ?, ?, ?, ?)`);
   const byId = db.prepare(`SELECT ${COLUMNS} ${FROM} WHERE d.id = ?`);
@@ -195,7 +187,7 @@ export function createDeliveriesRepo(db: Db) {
       "SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at > ? AND lease_until IS NULL ORDER BY next_attempt_at LIMIT 1",
     )
     .pluck();
-  const { due, ...dueWrites } = createDueWrites(db);
+  const { due, ...dueWrites } = createDueWrites(db, onDue);
   return {
     /** Writes a new delivery; one leased at insert is the worker's already, so no reader is told it is due. */
     insert: (d: NewDelivery) => {

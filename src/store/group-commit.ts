@@ -9,6 +9,11 @@
 // a request's handler runs, so the handler's synchronous transaction joins a batch that already
 // holds it. Retrying there, before anything ran, is the one place that needs no re-run of a
 // handler (a Hono chain cannot be run twice) and cannot repeat a side effect.
+//
+// An answer waits for the batches its own request wrote in (answering()), not for whichever batch
+// is open when it asks: a full disk can roll back a whole batch under a later unit, and the batch
+// is then gone before an earlier request of the same turn asks committed().
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { isDatabaseBusy, type Db } from './open-database.js';
 
 /** How long a request waits for another connection's write lock before it answers database_busy. */
@@ -24,12 +29,21 @@ interface Batch {
   after: Array<() => void>;
   /** Run only once the batch committed; a unit that is undone drops the ones it added (onCommitted). */
   committed: Array<() => void>;
-  /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. */
+  /** Set when SQLite rolled the whole transaction back under a unit (a full disk can): the commit fails with it. Also a failed commit's error. */
   failure?: unknown;
   ended: boolean;
   /** Units of state run in it so far: 0 while it only holds the write lock or only records (see written, run). */
   units: number;
 }
+
+/** The batches one answer's own units of state ran in (answering()); closed once it is answered. */
+interface Trail {
+  batches: Batch[];
+  open: boolean;
+}
+
+/** The trail of the answer the running code works for (a timer it armed inherits it, closed by then). */
+const trails = new AsyncLocalStorage<Trail>();
 
 /** A request waiting for the write lock. */
 interface LockWaiter {
@@ -97,7 +111,11 @@ export class GroupCommit {
     if (batch && state) batch.units += 1;
     const mark = batch?.committed.length ?? 0;
     try {
-      return this.unit(fn) as T;
+      const result = this.unit(fn) as T;
+      // The answer this unit works for now waits for this batch (a unit that threw left nothing in it).
+      const trail = trails.getStore();
+      if (batch && state && trail?.open && trail.batches.at(-1) !== batch) trail.batches.push(batch);
+      return result;
     } catch (err) {
       // What the unit asked to run after the commit is undone with its writes.
       if (batch) batch.committed.length = mark;
@@ -160,12 +178,34 @@ export class GroupCommit {
     for (const fn of this.forgetters) fn();
   }
 
-  /** Resolves once everything written so far is committed; rejects if that commit failed. */
+  /**
+   * Runs `fn` (the handling of one request, up to its answer) so that committed() inside it knows
+   * the batches its own units of state ran in.
+   */
+  async answering<T>(fn: () => Promise<T>): Promise<T> {
+    const trail: Trail = { batches: [], open: true };
+    try {
+      return await trails.run(trail, fn);
+    } finally {
+      trail.open = false;
+    }
+  }
+
+  /**
+   * Resolves once everything written so far is committed; rejects if that commit failed. Inside
+   * answering(): once the batches this answer's own units ran in are committed, rejecting if one
+   * failed, even one that failed and closed before this call. An answer that wrote nothing there
+   * (a read) waits for the open batch, which may hold what it read, but never fails with it: a full
+   * disk fails writes, not reads.
+   */
   committed(): Promise<void> {
+    const trail = trails.getStore();
+    if (trail?.open && trail.batches.length > 0) return Promise.all(trail.batches.map(settled)).then(() => undefined);
     const batch = this.batch;
     // A batch without a write (only the lock, or only records no answer reports) has nothing to wait for.
     if (!batch || batch.units === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => batch.waiters.push({ resolve, reject }));
+    if (trail?.open) return new Promise((resolve) => batch.waiters.push({ resolve, reject: () => resolve() }));
+    return settled(batch);
   }
 
   /** Runs `fn` once the open batch has ended (committed or failed), or now when none is open (e.g. sending a webhook). */
@@ -266,6 +306,7 @@ export class GroupCommit {
         throw err;
       }
     } catch (err) {
+      batch.failure = err;
       this.forget();
       for (const w of waiters) w.reject(err);
       // The delivery worker waits here for a wake-up; a failed batch must not leave it asleep.
@@ -276,4 +317,10 @@ export class GroupCommit {
     for (const w of waiters) w.resolve();
     for (const fn of after) fn();
   }
+}
+
+/** Resolves once `batch` has committed; rejects with its failure (at once when it has ended already). */
+function settled(batch: Batch): Promise<void> {
+  if (batch.ended) return batch.failure === undefined ? Promise.resolve() : Promise.reject(batch.failure);
+  return new Promise((resolve, reject) => batch.waiters.push({ resolve, reject }));
 }

@@ -5,7 +5,7 @@ import { createCredentialsRepo } from './credentials-repo.js';
 import { createTransactionsRepo } from './transactions-repo.js';
 import { createChallengesRepo } from './challenges-repo.js';
 import { createEventsRepo } from './events-repo.js';
-import { createDeliveriesRepo } from './deliveries-repo.js';
+import { createDeliveriesRepo, type DueListener } from './deliveries-repo.js';
 import { createJobsRepo } from './jobs-repo.js';
 import { createS2SRefundsRepo } from './s2s-refunds-repo.js';
 import { createScenariosRepo } from './scenarios-repo.js';
@@ -26,8 +26,14 @@ import { GroupCommit } from './group-commit.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createStoryRepo } from './story-repo.js';
 
+/** What the store tells of its writes. */
+export interface StoreOptions {
+  /** Told where a write made a webhook delivery due (the delivery worker's queues, DeliveryWorker.deliveryDue). */
+  onDeliveryDue?: DueListener;
+}
+
 /** Builds every repository once (their statements are prepared once). */
-export function createStore(db: Db) {
+export function createStore(db: Db, options: StoreOptions = {}) {
   const batch = new GroupCommit(db);
   const scenarios = createScenariosRepo(db);
   const webhookEndpoints = createWebhookEndpointsRepo(db);
@@ -51,7 +57,7 @@ export function createStore(db: Db) {
     transactions: createTransactionsRepo(db),
     challenges: createChallengesRepo(db),
     events: createEventsRepo(db),
-    deliveries: createDeliveriesRepo(db),
+    deliveries: createDeliveriesRepo(db, options.onDeliveryDue),
     jobs: createJobsRepo(db),
     s2sRefunds: createS2SRefundsRepo(db),
     scenarios,

@@ -126,9 +126,11 @@ describe("a payment's sequence diagram in Chromium", () => {
     await waitFor(async () => (await page.locator('li.step[data-kind=attempt]').count()) > 0 || undefined, 'the attempt on the page');
     // A live redraw may come in between (the webhook's answer): open them again until every one stays open.
     await waitFor(async () => {
-      await page.locator('li.step details:not([open])').evaluateAll((closed) => {
-        for (const d of closed) (d as HTMLDetailsElement).open = true;
-      });
+      await page.locator('li.step details:not([open])').evaluateAll((closed) =>
+        closed.forEach((d) => {
+          (d as HTMLDetailsElement).open = true;
+        }),
+      );
       return (await page.locator('.step-detail:visible').count()) === (await steps.count()) || undefined;
     }, 'every step open');
     const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

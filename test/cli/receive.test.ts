@@ -1,5 +1,10 @@
 // `sandbox receive` in-process: verifies signatures, decrypts S2S data, prints, answers --status.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -9,6 +14,7 @@ import type { RunningServer } from '../../src/server/start-server.js';
 import { CREDS, s2sBody, startTestServer } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { BIN } from '../helpers/cli-sandbox.js';
 
 let sandbox: RunningServer | undefined;
 afterEach(async () => {
@@ -342,3 +348,31 @@ it('--help says how large a body it takes', async () => {
   const run = await runCli(['receive', '--help']);
   expect(run.out).toContain('Bodies over 1 MiB (1048576 bytes) are answered 413 and not read.');
 });
+
+it('--https cuts off a client that connects and never finishes the TLS handshake, as the sandbox does (Node held it 120 s)', async () => {
+  // The built CLI in a folder of its own: --https makes its local CA under .sandbox/tls/ there.
+  const dir = mkdtempSync(join(tmpdir(), 'paysandbox-receive-https-'));
+  const child = spawn(process.execPath, [BIN, 'receive', '--https', '--port', '0'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let socket: Socket | undefined;
+  try {
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const port = await waitFor(
+      () => /receiving webhooks at https:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr)?.[1],
+      'the https receiver',
+      20_000,
+    );
+    socket = connect(Number(port), '127.0.0.1');
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    // The limit is 10 s; the deadline only bounds a failure.
+    await waitFor(() => closed || undefined, 'the receiver to close the silent connection', 40_000);
+  } finally {
+    socket?.destroy();
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

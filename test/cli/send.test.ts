@@ -213,6 +213,9 @@ it('refuses bad flags before sending, naming the flag', async () => {
     [['--to', to, '--secret', 's', '--event-type', 'a\nb'], /^--event-type goes into a header/],
     [['--to', to, '--merchant', 'mer_nothere', '--event-type', 'payment.captured'], /no merchant mer_nothere.*\(404 resource_missing\)$/],
     [['--to', to, '--secret', 's', '--timeout', 'soon'], '--timeout must be a duration like 10s or 1m, got "soon"'],
+    // Past Node's timer limit a wait ends at once; a receiver answers in seconds.
+    [['--to', to, '--secret', 's', '--timeout', '30d'], '--timeout must be at most 10m, got "30d"; give a duration like 10s or 1m'],
+    [['--to', to, '--secret', 's', '--timeout', '10m1s'], '--timeout must be at most 10m, got "10m1s"; give a duration like 10s or 1m'],
   ];
   for (const [args, message] of cases) {
     const run = await send(args, ENVELOPE);

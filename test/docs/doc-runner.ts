@@ -20,10 +20,36 @@ export interface CommandRun {
 /** Commands a reader runs in a second terminal. */
 const LONG_RUNNING = /\b(?:sandbox|paysandbox) (?:start|receive|listen)\b|\bprism-cli proxy\b/;
 
+/**
+ * A bash function that runs `npx sandbox ...` and `npx paysandbox ...` as npx runs them in a
+ * project that has the package installed, without npm's own start-up (about 1 s of CPU per command,
+ * more than the CLI's; a page runs dozens). For a command that names no package, npx (libnpmexec)
+ * looks for the name among the bins of the project's node_modules/.bin and, when it is there, runs
+ * it with that folder first on PATH; our CLI reads nothing of what npm adds to the environment
+ * (src/config.ts reads SANDBOX_* only). Anywhere else (another folder, another package, a flag
+ * before the name) it is the real npx. The README's walk-through, every background command (start,
+ * receive, listen: npm's process chain is what `sandbox start` watches) and every workflow run
+ * through the real npx; readme.test.ts checks that both resolve `sandbox` to the same file.
+ */
+export function npxStandIn(dir: string): string {
+  return `npx() {
+  if [ "$PWD" = '${dir}' ] && { [ "$1" = sandbox ] || [ "$1" = paysandbox ]; } && [ -x "node_modules/.bin/$1" ]; then
+    local bin="$PWD/node_modules/.bin/$1"
+    shift
+    PATH="$PWD/node_modules/.bin:$PATH" "$bin" "$@"
+  else
+    command npx "$@"
+  fi
+}
+`;
+}
+
 /** Runs shell examples against one project; stop() ends every background process. */
 export class DocRunner {
   readonly background: { command: string; child: ChildProcess; stdout: string; output: string }[] = [];
   private shell: ChildProcessWithoutNullStreams | undefined;
+  /** Whether the next terminal runs `npx sandbox` through npxStandIn rather than npm. */
+  private standIn = false;
 
   constructor(readonly project: PackedProject) {}
 
@@ -37,8 +63,12 @@ export class DocRunner {
     return runs;
   }
 
-  /** Starts a new terminal for the next page: its variables do not leak into the next page's. */
-  newShell(): void {
+  /**
+   * Starts a new terminal for the next page: its variables do not leak into the next page's. With
+   * `npx: 'stand-in'`, its foreground `npx sandbox` commands run through npxStandIn.
+   */
+  newShell({ npx = 'real' }: { npx?: 'real' | 'stand-in' } = {}): void {
+    this.standIn = npx === 'stand-in';
     const shell = this.shell;
     this.shell = undefined;
     if (!shell) return;
@@ -56,7 +86,10 @@ export class DocRunner {
 
   /** Runs one command to its end in the page's bash, in the project directory. */
   run(command: string, timeoutMs = 60_000): Promise<CommandRun> {
-    this.shell ??= spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env, detached: true });
+    if (!this.shell) {
+      this.shell = spawn('bash', ['--noprofile', '--norc'], { cwd: this.project.dir, env: this.project.env, detached: true });
+      if (this.standIn) this.shell.stdin.write(npxStandIn(this.project.dir));
+    }
     const shell = this.shell;
     const mark = `__docs_${randomBytes(6).toString('hex')}`;
     return new Promise((resolve, reject) => {

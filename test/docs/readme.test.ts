@@ -159,7 +159,9 @@ describe('README.md and docs/, run as written in a fresh project', () => {
   for (const page of PAGES) {
     it(`runs every shell example of docs/${page}.md in order, after the walk-through, and leaves nothing behind`, async () => {
       const file = docsPage(page);
-      runner.newShell();
+      // `npx sandbox` runs the project's bin as npx would, without npm's second of start-up per
+      // command (doc-runner.ts, npx-stand-in.test.ts); the walk-through above ran through npm itself.
+      runner.newShell({ npx: 'stand-in' });
       const before = await standing(SANDBOX);
       const heard = receiver()?.output.length ?? 0;
       // What a page starts in the background (the own sandbox of ci.md or snapshots.md) stops with the page.

@@ -85,6 +85,39 @@ it('writes answer 507 storage_full while the disk is full, reads keep working, a
   }
 });
 
+it('a create whose batch a later write of the same turn loses to a full disk answers 507, not 200 for a payment that is gone', async () => {
+  const sandbox = createTestSandbox({ db: tempDb() });
+  cleanups.push(() => sandbox.close());
+  const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+  // Right after the create's unit, another request's write of the same turn meets the full disk,
+  // and SQLite rolls the whole transaction back (as it can on SQLITE_FULL), the create's row with it.
+  const { transactions } = sandbox.store;
+  const insert = transactions.insert;
+  transactions.insert = (t) => {
+    transactions.insert = insert;
+    queueMicrotask(() => {
+      try {
+        sandbox.store.tx(() => {
+          sandbox.db.exec('ROLLBACK');
+          throw full;
+        });
+      } catch {
+        // That other request's own 507.
+      }
+    });
+    return insert(t);
+  };
+  const created = await sandbox.request('POST', '/api/s2s', s2sBody({ reference: 'lost-in-batch' }));
+  expect(created.status).toBe(507);
+  expect(created.json.error.code).toBe('storage_full');
+  expect(sandbox.store.transactions.list({ reference: 'lost-in-batch', limit: 10 })).toEqual([]);
+  // Reads answer, and the next create is acknowledged and kept.
+  expect((await sandbox.request('GET', '/_sandbox/health')).status).toBe(200);
+  const after = await sandbox.request('POST', '/api/s2s', s2sBody());
+  expect(after.status).toBe(200);
+  expect((await sandbox.request('GET', `/_sandbox/transactions/${after.json.transID}`)).status).toBe(200);
+});
+
 it('a timed job that meets a full disk stays due and runs once there is room, and its log line is not repeated every retry', async () => {
   const sandbox = createTestSandbox({ db: tempDb() });
   cleanups.push(() => sandbox.close());

@@ -1,7 +1,7 @@
 // The worker's per-receiver queues of due deliveries (src/webhooks/delivery/queues.ts) alone,
 // through their DueReader, over an in-memory outbox that reads as the deliveries repository does
 // (due rows after a cursor, in (due time, rowid) order, leased rows left out) and tells the queues
-// where a write made a row due, as its watchDue listener does. Each guard of the cursor is tested
+// where a write made a row due, as the deliveries repository's onDue listener does. Each guard of the cursor is tested
 // on its own: a write that makes a row due before the cursor, sandbox time going back, and the
 // spill point of a full receiver; then a model of the worker's writes (fast-check) checks that
 // a row is never taken twice, a receiver never gets more than its cap, and every due row is taken.
@@ -33,7 +33,7 @@ class MemoryOutbox implements DueReader {
   private nextRowid = 1;
   /** The rows in due order, made again after a write that moves one (the index the repository reads). */
   private sorted: Row[] | undefined;
-  /** Told where a write made a row due (the deliveries repository's watchDue); unset, the queues are not told. */
+  /** Told where a write made a row due (the deliveries repository's onDue); unset, the queues are not told. */
   watcher: ((at: number, rowid: number) => void) | undefined;
 
   dueAfter(cursor: DueCursor, now: number, limit: number, until?: DueCursor): Array<DueRow<Delivery>> {

@@ -153,3 +153,81 @@ it('a batch holding only records (state: false) keeps no answer waiting, and its
   await batch.committed();
   expect(committedCount()).toBe(2);
 });
+
+/** A unit that meets a full disk the way SQLite can: the whole transaction is rolled back, then it throws. */
+function fullDisk(db: Database.Database) {
+  const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+  const unit = () => {
+    db.exec('ROLLBACK');
+    throw full;
+  };
+  return { full, unit };
+}
+
+it('an answer fails with the batch its own write went into, though a later unit of the turn failed it before the answer asked committed()', async () => {
+  const { db, batch, committedCount } = setup();
+  let handled!: () => void;
+  const handlerDone = new Promise<void>((resolve) => (handled = resolve));
+  // Request one writes, then its answer's middleware asks committed() only after its handler returns.
+  const first = batch.answering(async () => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    await handlerDone;
+    await batch.committed();
+  });
+  // Request two, in the same turn, meets the full disk: SQLite rolls back request one's row too.
+  const { full, unit } = fullDisk(db);
+  const second = batch.answering(async () => {
+    batch.run(unit);
+  });
+  await expect(second).rejects.toBe(full);
+  handled();
+  await expect(first).rejects.toBe(full);
+  expect(committedCount()).toBe(0);
+  // The next request's write starts a batch of its own and is answered once it is committed.
+  await batch.answering(async () => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
+    await batch.committed();
+  });
+  expect(committedCount()).toBe(1);
+});
+
+it('a read or a journal record in a batch that fails is answered: only the answers whose own writes were in it fail', async () => {
+  const { db, batch } = setup();
+  const writer = batch.answering(async () => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    await batch.committed();
+  });
+  // A read of the same turn waits for the open batch (it may have read its rows) but does not fail with it.
+  const read = batch.answering(() => batch.committed());
+  // A request that only left a record no answer reports (the request journal) neither.
+  const recorded = batch.answering(async () => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (3)').run(), false);
+    await batch.committed();
+  });
+  const { full, unit } = fullDisk(db);
+  expect(() => batch.run(unit)).toThrow(full);
+  await expect(writer).rejects.toBe(full);
+  await expect(read).resolves.toBeUndefined();
+  await expect(recorded).resolves.toBeUndefined();
+});
+
+it('an answer that wrote in two batches waits for both, and fails if the first failed at its commit', async () => {
+  const { db, batch, committedCount } = setup();
+  let wroteTwice!: () => void;
+  const twice = new Promise<void>((resolve) => (wroteTwice = resolve));
+  const answer = batch.answering(async () => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    // Its first batch's COMMIT fails (as on a full disk): simulated by ending the transaction under the batch.
+    db.exec('ROLLBACK');
+    const failedCommit = batch.committed();
+    await expect(failedCommit).rejects.toThrow();
+    batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
+    wroteTwice();
+    await batch.committed();
+  });
+  await twice;
+  await expect(answer).rejects.toThrow(/no transaction is active/);
+  // Its second write commits all the same: the answer failed for the first one only.
+  await batch.committed();
+  expect(committedCount()).toBe(1);
+});

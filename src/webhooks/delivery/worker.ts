@@ -99,15 +99,16 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
       recorder: new AttemptRecorder(options),
       ended: (entries, failure) => this.ended(entries, failure),
     });
-    const deliveries = () => options.store.deliveries;
-    this.queues = new DeliveryQueues({ dueAfter: (...args) => deliveries().dueAfter(...args) }, MAX_IN_FLIGHT_PER_RECEIVER);
-    deliveries().watchDue((at, rowid) => {
-      this.queues.rewind(at, rowid);
-      this.maybeDue = true;
-      this.dueChanged = true;
-    });
+    this.queues = new DeliveryQueues({ dueAfter: (...args) => options.store.deliveries.dueAfter(...args) }, MAX_IN_FLIGHT_PER_RECEIVER);
     this.senderPlace = options.sender ?? defaultSenderPlace(options.senderEntry);
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+  }
+
+  /** Told by the deliveries repository where a write made a row due (createStore's onDeliveryDue): read from there again. */
+  deliveryDue(at: number, rowid: number): void {
+    this.queues.rewind(at, rowid);
+    this.maybeDue = true;
+    this.dueChanged = true;
   }
 
   /** Voids leases left by a previous process and starts sending. */
