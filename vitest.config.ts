@@ -85,8 +85,17 @@ export default defineConfig({
       { extends: true, test: { name: 'docs', include: ['test/docs/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', include: ['test/examples/**/*.test.ts'] } },
       // Builds the image and runs it with podman: minutes on a first build, so not in `npm test`
-      // (scripts/run-tests.js does not list it); `npm run test:container` runs it.
-      { extends: true, test: { name: 'container', include: ['test/container/**/*.test.ts'], testTimeout: 180_000 } },
+      // (scripts/run-tests.js does not list it); `npm run test:container` runs it. Its globalSetup
+      // builds the image once for all its files, before any starts.
+      {
+        extends: true,
+        test: {
+          name: 'container',
+          include: ['test/container/**/*.test.ts'],
+          globalSetup: ['test/setup/container-image.ts'],
+          testTimeout: 180_000,
+        },
+      },
     ],
   },
 });

@@ -1,133 +1,34 @@
 // The container image, built from the Containerfile and run with podman (`npm run test:container`,
-// not part of `npm test`: the first build takes minutes). It proves: the image builds from a local
-// debian:trixie-slim (made with debootstrap when missing, as no registry is reachable here), is
+// not part of `npm test`: the first build takes minutes). The project's globalSetup builds it once
+// (test/setup/container-image.ts) on a local debian:trixie-slim made with debootstrap, as no
+// registry is reachable here (test/container/podman.ts). This file proves: the image is
 // under 250 MB, runs as a non-root user and carries its OCI labels and HEALTHCHECK; the health
 // check (`sandbox health`, no curl) turns healthy; a 3-D Secure payment made through the port is
 // approved and its webhook reaches a receiver on the host; the control plane still refuses a
 // foreign Origin; SIGTERM stops it cleanly (exit 0, not podman's SIGKILL); a restart on the same
-// /data volume keeps the payment. Podman runs here only with runc, cgroupfs, host networking and
-// lowered ulimits (this VM); where podman cannot run at all, the file is skipped with a message.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+// /data volume keeps the payment. Podman runs here only with runc, cgroupfs and lowered ulimits
+// (this VM); where podman cannot run at all, the file is skipped with a message.
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { freePort, podman, ULIMITS } from './podman.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BASE = 'docker.io/library/debian:trixie-slim';
-const IMAGE = 'localhost/paysandbox:test';
+const IMAGE = inject('containerImage');
+const SKIP = inject('containerSkip');
 const NAME = `paysandbox-test-${process.pid}`;
 const VOLUME = `paysandbox-test-${process.pid}`;
 const TOKEN = 'container-test-token';
-/** Podman's flags on this VM: crun and the default ulimits fail here; bridge networking too. */
-const ENGINE = ['--runtime', 'runc', '--cgroup-manager=cgroupfs'];
-const RUN_FLAGS = ['--network', 'host', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];
-
-/** Runs podman (or another command) to its end: exit code and output. */
-function run(command: string, args: string[], timeoutMs = 120_000) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-const podman = (args: string[], timeoutMs?: number) => run('podman', [...ENGINE, ...args], timeoutMs);
-
-/** Why podman cannot run a container here, or undefined when it can. */
-function podmanProblem(): string | undefined {
-  try {
-    execFileSync('podman', [...ENGINE, 'info'], { stdio: 'ignore', timeout: 60_000 });
-    return undefined;
-  } catch (err) {
-    return `podman cannot run here (${(err as Error).message.split('\n')[0]}); install podman and runc from Debian`;
-  }
-}
-const PROBLEM = podmanProblem();
-if (PROBLEM) console.warn(`test/container skipped: ${PROBLEM}`);
-
-/** A free TCP port on this machine. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** What a registry's -slim image leaves out (dpkg path-excludes, as Debian's own slim images have them). */
-const SLIM = [
-  'path-exclude /usr/share/doc/*',
-  'path-include /usr/share/doc/*/copyright',
-  'path-exclude /usr/share/man/*',
-  'path-exclude /usr/share/groff/*',
-  'path-exclude /usr/share/info/*',
-  'path-exclude /usr/share/lintian/*',
-  'path-exclude /usr/share/locale/*',
-];
-
-/**
- * The base the image builds on: debian:trixie-slim, made with debootstrap when no registry gave
- * one. debootstrap's minbase keeps the docs, man pages and locales a registry's slim image leaves
- * out (about 46 MB), so they go here, flattened into one layer, and the size check measures what
- * users pull. This machine's extra CAs go in too: its npm traffic passes a TLS-inspecting proxy.
- */
-async function baseImage(): Promise<string> {
-  if ((await podman(['image', 'exists', BASE])).code !== 0) {
-    const dir = mkdtempSync(join(tmpdir(), 'trixie-'));
-    const made = await run('debootstrap', ['--variant=minbase', 'trixie', dir], 600_000);
-    if (made.code !== 0) throw new Error(`debootstrap failed: ${made.stderr.slice(-500)}`);
-    const imported = await run('bash', ['-c', `tar -C ${dir} -c . | podman import - ${BASE}`], 300_000);
-    if (imported.code !== 0) throw new Error(`podman import failed: ${imported.stderr}`);
-  }
-  // Made once: a new base every run would rebuild the whole image (about 25 minutes here).
-  if ((await podman(['image', 'exists', 'localhost/paysandbox-base:test'])).code === 0) return 'localhost/paysandbox-base:test';
-  const caDir = '/usr/local/share/ca-certificates';
-  const cas = existsSync(caDir) ? readdirSync(caDir).filter((f) => f.endsWith('.crt')) : [];
-  const slim = [
-    'rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/groff/* /usr/share/info/* /usr/share/lintian/* /usr/share/locale/*',
-    `printf '%s\\n' ${SLIM.map((line) => `'${line}'`).join(' ')} > /etc/dpkg/dpkg.cfg.d/slim`,
-    ...(cas.length
-      ? ['mkdir -p /usr/local/share/ca-certificates && cat /host-cas/*.crt > /usr/local/share/ca-certificates/host-cas.crt']
-      : []),
-  ].join(' && ');
-  const maker = `paysandbox-base-${process.pid}`;
-  try {
-    const made = await podman([
-      'run',
-      '--name',
-      maker,
-      ...RUN_FLAGS,
-      ...(cas.length ? ['-v', `${caDir}:/host-cas:ro`] : []),
-      BASE,
-      'sh',
-      '-c',
-      slim,
-    ]);
-    if (made.code !== 0) throw new Error(`the slim base did not build: ${made.stderr}`);
-    const env = cas.length ? ["--change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-cas.crt'"] : [];
-    const flattened = await run(
-      'bash',
-      ['-c', `podman ${ENGINE.join(' ')} export ${maker} | podman import ${env.join(' ')} - localhost/paysandbox-base:test`],
-      300_000,
-    );
-    if (flattened.code !== 0) throw new Error(`the slim base did not import: ${flattened.stderr}`);
-  } finally {
-    await podman(['rm', '-f', maker]);
-  }
-  return 'localhost/paysandbox-base:test';
-}
+/** Host networking: the published port and the bridge are proven by compose.test.ts. */
+const RUN_FLAGS = ['--network', 'host', ...ULIMITS];
 
 /** The URL-encoded or JSON body of a webhook, whichever it is. */
 function fields(body: string): Record<string, string> {
   return body.startsWith('{') ? JSON.parse(body) : Object.fromEntries(new URLSearchParams(body));
 }
 
-describe.skipIf(PROBLEM !== undefined)('the container image', () => {
+describe.skipIf(SKIP !== '')('the container image', () => {
   let port: number;
   let url: string;
   const hooks: string[] = [];
@@ -167,17 +68,11 @@ describe.skipIf(PROBLEM !== undefined)('the container image', () => {
   }
 
   beforeAll(async () => {
-    const base = await baseImage();
-    const built = await podman(
-      ['build', ...RUN_FLAGS, '--format', 'docker', '--build-arg', `BASE=${base}`, '-t', IMAGE, '-f', 'Containerfile', ROOT],
-      1_500_000,
-    );
-    expect(built.code, built.stderr.slice(-3000)).toBe(0);
     port = await freePort();
     url = `http://127.0.0.1:${port}`;
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  }, 1_800_000);
+  });
 
   afterAll(async () => {
     await podman(['rm', '-f', '-t', '0', NAME]);

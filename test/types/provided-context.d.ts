@@ -7,5 +7,9 @@ declare module 'vitest' {
     senderThread: string;
     /** The folder where this run's packed install is made once (test/setup/packed-template.ts). */
     packedTemplate: string;
+    /** The image the container project's files run, built once (test/setup/container-image.ts). */
+    containerImage: string;
+    /** Why podman cannot run here ('' when it can): the container project's files skip with it. */
+    containerSkip: string;
   }
 }
