@@ -46,6 +46,9 @@ it('records the event and queues the JSON envelope to the request URL and to eac
     resourceId: 'pay_1',
     data: capturedPaymentData('pay_1'),
     createdAt: sb.clock.now(),
+    // Published by no request that came with a traceparent: no trace for its webhooks to join.
+    traceParent: null,
+    traceState: null,
   });
   const body = eventEnvelope(event);
   expect(deliveriesOf(event.id).map((d) => [d.url, d.endpointId, d.contentType, d.body, d.manual])).toEqual([
