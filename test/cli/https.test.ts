@@ -236,7 +236,8 @@ describe('sandbox start --https in a folder with the CA of an older sandbox', ()
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // Two starts that each may wait out READY_WAIT_MS under load: the limit only bounds a hang.
+  }, 120_000);
 });
 
 describe('startSandbox({ https: true })', () => {

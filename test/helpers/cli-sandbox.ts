@@ -50,6 +50,9 @@ export function runBuiltCli(args: string[], options: Pick<CliOptions, 'cwd' | 'e
   });
 }
 
+/** How long a start may take to write its ready file and banner before the test fails. */
+const READY_WAIT_MS = 45_000;
+
 /**
  * Starts `sandbox start --port 0 --ready-file <temp> ...args`. With `shebang`, the bin runs through
  * its own #! line as `npx sandbox` does; otherwise under this node.
@@ -78,7 +81,8 @@ export async function startCliSandbox(args: string[], options: CliOptions = {}):
         return existsSync(readyFile) ? readFileSync(readyFile, 'utf8').trim() || undefined : undefined;
       },
       'the sandbox ready file',
-      15_000,
+      // Only bounds a hang: at load 11 on 2 cores a start that makes a CA (an RSA key) passed 15 s.
+      READY_WAIT_MS,
     );
     // The sandbox prints "Listening on" (and its banner) before it writes the ready file, but this
     // process may not have read the pipe yet: a poll (a timer) runs before pipe reads on a turn of
@@ -91,7 +95,7 @@ export async function startCliSandbox(args: string[], options: CliOptions = {}):
         return stdout.includes(listening);
       },
       `"${listening.trim()}" on the sandbox's stdout`,
-      15_000,
+      READY_WAIT_MS,
     );
   } catch (err) {
     await end('SIGKILL');
