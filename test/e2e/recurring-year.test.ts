@@ -2,7 +2,7 @@
 // payment with 3-D Secure stores the card, the merchant's own scheduler charges it each month after
 // `clock advance`, month 4 is scripted to decline and is retried by its advice_code, the card
 // expires in month 9 (token.expiring first; update_card), the customer stores a new card and the
-// renewals go on. Every event reaches the receiver exactly once, in order, and each month's
+// renewals go on. Every event reaches the receiver exactly once, and each month's
 // settlement carries what was captured that month.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { settlementFee } from '../../src/services/settlements.js';
@@ -89,14 +89,17 @@ it('a year of renewals: a scripted decline retried by its advice, an expiry, a n
   expect(expected.filter((type) => type === 'token.expiring')).toHaveLength(1);
   expect(expected.indexOf('token.expiring')).toBeLessThan(expected.lastIndexOf('payment.declined'));
 
-  // Every event of the merchant reached the receiver exactly once, in the order it was published.
+  // Every event of the merchant reached the receiver exactly once: the events the year was expected
+  // to make, no other. Not in publication order: a receiver takes several deliveries at once, so two
+  // sent a few ms apart may arrive swapped (docs/webhooks.md: make handlers idempotent and order-proof).
   const events = (await env.http.get('/_sandbox/events?limit=1000')).json.data.filter(
     (e: { event: string }) => !e.event.startsWith('settlement.'),
   );
   await waitFor(() => env.merchant.at('/hooks').length >= events.length || undefined, 'every delivery', 10_000);
   const received = env.merchant.at('/hooks').map((r) => JSON.parse(r.body) as { id: string; event: string });
   expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
-  expect(received.map((r) => r.event)).toEqual(expected);
+  expect(new Set(received.map((r) => r.id))).toEqual(new Set(events.map((e: { id: string }) => e.id)));
+  expect(received.map((r) => r.event).sort()).toEqual([...expected].sort());
   // The first card's first payment, 7 renewals and the retry; the new card's first payment and its 3 renewals.
   expect(captured.flat()).toHaveLength(13);
 }, 120_000);
