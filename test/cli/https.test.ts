@@ -33,6 +33,9 @@ function httpsJson(url: string, ca: string, body?: unknown): Promise<{ status: n
     const req = request(url, {
       method: payload === undefined ? 'GET' : 'POST',
       ca,
+      // A connection of its own: Node 20's global agent keeps sockets alive, and one reused just as the
+      // server's keep-alive timeout closes it ends in "socket hang up" (seen at CI load between two polls).
+      agent: false,
       headers: { authorization: 'Bearer sk_test_sandbox', ...(payload ? { 'content-type': 'application/json' } : {}) },
     });
     req.on('error', reject);
