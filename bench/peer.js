@@ -161,12 +161,12 @@ export async function benchPeer(ctx) {
     for (const row of Object.values(rows))
       await expectOk(row.url, 'peer row probe', row.request.setupRequest?.({ ...row.request }) ?? row.request);
     receiver.reset();
-    const slice = { seconds: timing.seconds, warmupSeconds: timing.warmupSeconds / 2 };
+    const slice = { ...timing, warmupSeconds: timing.warmupSeconds / 2 };
     const totals = {};
     let chargesAcknowledged = 1; // the probe above
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const [name, row] of Object.entries(rows)) {
-        await settle(sandbox.pid);
+        await settle(sandbox.pid, undefined, ctx.settleWindowMs);
         const result = await measure(row.url, row.request, slice, row.pid);
         if (name === 'charge') chargesAcknowledged += result.ok + result.warmupOk;
         totals[name] = add(totals[name], result);

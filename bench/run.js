@@ -24,8 +24,14 @@ const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const startedAt = performance.now();
 
-/** How long each measurement runs: ~1 s in quick mode (CI), ~5 s in the full run. */
-const settings = quick ? { quick, timing: { warmupSeconds: 0.3, seconds: 1 } } : { quick, timing: { warmupSeconds: 1, seconds: 5 } };
+/**
+ * How long each measurement runs: ~1 s in quick mode (CI), ~5 s in the full run; quick mode also
+ * ends runs within 100 ms of their length (autocannon's sample tick) and waits for a quiet server
+ * in 100 ms windows rather than 300 ms (bench/method.md, "Quick mode").
+ */
+const settings = quick
+  ? { quick, timing: { warmupSeconds: 0.3, seconds: 1, sampleMs: 100 }, settleWindowMs: 100 }
+  : { quick, timing: { warmupSeconds: 1, seconds: 5 }, settleWindowMs: 300 };
 
 const SECTIONS = [
   ['throughput', benchThroughput],

@@ -26,21 +26,32 @@ const PRISM_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules/@stopligh
 
 /** Runs the throughput section and adds its rows to the report. */
 export async function benchThroughput(ctx) {
-  const { report, timing, receiver } = ctx;
+  const { report, timing, receiver, quick } = ctx;
   const bare = await startScript('bare-hono.js', [tempPath('bare-insert', '.db')]);
   // The baseline is a JSON POST of the same body a create sends: what the bench calls bare Hono.
   const bareBody = (req) => ({
     ...req,
     body: JSON.stringify(s2sFields({ card: CARDS.challenge, reference: uniqueReference('b'), webhookUrl: `${receiver.url}/bare` })),
   });
+  // Quick mode: bare Hono's runs after the first skip the warm-up (its process is warm by then)
+  // and last 0.5 s: at 5 000-15 000 req/s that is still thousands of requests, and only their
+  // req/s is used (no target rests on bare Hono's latency).
+  let bareRuns = 0;
   const measureBare = () =>
-    measure(bare.url, { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid);
+    measure(
+      bare.url,
+      { method: 'POST', path: '/', headers: jsonHeaders(), setupRequest: bareBody },
+      quick && bareRuns++ > 0 ? { ...timing, warmupSeconds: 0, seconds: 0.5 } : timing,
+      bare.pid,
+    );
   try {
     report.baseline('bare Hono POST / (parse the JSON body, answer JSON)', await measureBare());
-    report.info('bare Hono GET / (no body, for reference)', await measure(bare.url, { method: 'GET', path: '/' }, timing, bare.pid));
+    // The two reference rows carry no target: 0.2 s + 0.5 s in quick mode.
+    const reference = quick ? { ...timing, warmupSeconds: 0.2, seconds: 0.5 } : timing;
+    report.info('bare Hono GET / (no body, for reference)', await measure(bare.url, { method: 'GET', path: '/' }, reference, bare.pid));
     report.info(
       'bare Hono POST /insert (plus one SQLite row committed per request)',
-      await measure(bare.url, { method: 'POST', path: '/insert', headers: jsonHeaders(), setupRequest: bareBody }, timing, bare.pid),
+      await measure(bare.url, { method: 'POST', path: '/insert', headers: jsonHeaders(), setupRequest: bareBody }, reference, bare.pid),
       { id: 'insert' },
     );
   } catch (err) {
@@ -51,8 +62,22 @@ export async function benchThroughput(ctx) {
   const sandbox = await startSandbox({ db: tempPath('throughput', '.db') });
   const webhookUrl = `${receiver.url}/throughput`;
   // This machine's speed drifts over a run (other tenants): each endpoint is held against bare
-  // Hono measured again right before it, with the sandbox idle, not only against the first run.
-  const endpoint = (spec) => benchEndpoint(ctx, sandbox, spec, measureBare);
+  // Hono measured again right before and right after it, with the sandbox idle, not only against
+  // the first run. In quick mode neighbouring rows share a run: one row's "after" is the next
+  // row's "before", so every row is still bracketed.
+  let previousBare;
+  const bareAround = {
+    before: async () => previousBare ?? (await measureBare()),
+    after: async () => {
+      const after = await measureBare();
+      if (quick) previousBare = after;
+      return after;
+    },
+  };
+  const endpoint = (spec) => benchEndpoint(ctx, sandbox, spec, bareAround);
+  // Payments created for the GET and refund rows: 30 in quick mode (a 1 s run of refunds still
+  // spreads about 100 over each, fewer than the full run's 5 s over 100).
+  const poolSize = quick ? 30 : 100;
   try {
     const s2s = (card, label) => ({
       method: 'POST',
@@ -186,7 +211,7 @@ export async function benchThroughput(ctx) {
       name: 'GET /v1/payments/:id',
       probe: { method: 'GET', path: '/v1/payments/pay_bench_probe' },
       async prepare() {
-        paymentIds = await pool(100, 10, async () => {
+        paymentIds = await pool(poolSize, 10, async () => {
           const res = await request(`${sandbox.url}/v1/payments`, {
             method: 'POST',
             headers: jsonHeaders(true),
@@ -210,14 +235,15 @@ export async function benchThroughput(ctx) {
     });
 
     // Last: each refund completes on a job 2 s later with its webhook, work that would land in a
-    // later run.
+    // later run; bare Hono's run after it waits those 2 s out first.
     let refundPool = [];
     await endpoint({
       name: 'POST /api/transactions/refund-request, 0.01 each',
       ratioTo: 'challenge',
+      laterWorkMs: 2000,
       async prepare() {
         // Approved payments with room for many small partial refunds each.
-        refundPool = await pool(100, 10, async () => {
+        refundPool = await pool(poolSize, 10, async () => {
           const res = await request(`${sandbox.url}/api/s2s`, {
             method: 'POST',
             body: s2sFields({ card: CARDS.frictionless, reference: uniqueReference('r'), webhookUrl, amount: '90000.00' }),
@@ -266,7 +292,7 @@ async function benchPrismMock(ctx, sandbox, create) {
   try {
     prism = await startPrismMock(documentPath);
     await expectOk(prism.url, name, create);
-    await settle(sandbox.pid);
+    await settle(sandbox.pid, undefined, ctx.settleWindowMs);
     const result = await measure(prism.url, create, timing, prism.pid);
     const failed = result.non2xx + result.errors;
     if (result.ok === 0 || failed > 0.01 * result.total)
@@ -282,8 +308,8 @@ async function benchPrismMock(ctx, sandbox, create) {
 }
 
 /** Probes, prepares, checks one request answers 2xx, then measures; a failure is reported, not thrown. */
-async function benchEndpoint(ctx, sandbox, spec, measureBare) {
-  const { report, timing } = ctx;
+async function benchEndpoint(ctx, sandbox, spec, bareAround) {
+  const { report, timing, settleWindowMs } = ctx;
   const { url } = sandbox;
   const probe = spec.probe ?? { method: spec.request.method, path: spec.request.path };
   const headers = spec.request.headers;
@@ -295,17 +321,20 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
     await spec.prepare?.();
     const sample = spec.request.setupRequest ? spec.request.setupRequest({ ...spec.request }) : spec.request;
     await expectOk(url, spec.name, { method: sample.method, path: sample.path, headers, body: sample.body });
-    await settle(sandbox.pid);
+    await settle(sandbox.pid, undefined, settleWindowMs);
     // Bare Hono just before and just after the row, with the sandbox idle both times: the row is
     // held against the geometric mean, so a drift of the machine's speed during the row (it moves
     // by 2x from minute to minute here) shifts the baseline with it instead of deciding the verdict.
-    const before = await measureBare();
+    const before = await bareAround.before();
     const result = await measure(url, spec.request, timing, sandbox.pid);
-    await settle(sandbox.pid);
-    const after = await measureBare();
+    // Work the row scheduled for later (refunds completing) starts only then: a quiet window
+    // right after the run would not see it coming (quick mode's 1.3 s run ends before it starts).
+    if (spec.laterWorkMs) await new Promise((resolve) => setTimeout(resolve, spec.laterWorkMs));
+    await settle(sandbox.pid, undefined, settleWindowMs);
+    const after = await bareAround.after();
     const base = { rps: Math.sqrt(before.rps * after.rps), before: before.rps, after: after.rps };
     const ratioMeasured = spec.alternateWith
-      ? await alternatingRatio(url, spec.request, spec.alternateWith, timing, sandbox.pid)
+      ? await alternatingRatio(url, spec.request, spec.alternateWith, timing, sandbox.pid, settleWindowMs)
       : undefined;
     report.throughput(spec.name, result, { id: spec.id, ratioTo: spec.ratioTo, ratioMeasured, ratioTarget: spec.ratioTarget, base });
     return result;
@@ -319,14 +348,14 @@ async function benchEndpoint(ctx, sandbox, spec, measureBare) {
  * req/s of `request` over req/s of `other`, from three short runs of each taken in turn (the
  * sandbox warm from the row's own run): a drift of the machine's speed falls on both alike.
  */
-async function alternatingRatio(url, request, other, timing, pid) {
-  const slice = { seconds: timing.seconds / 3, warmupSeconds: 0 };
+async function alternatingRatio(url, request, other, timing, pid, settleWindowMs) {
+  const slice = { ...timing, seconds: timing.seconds / 3, warmupSeconds: 0 };
   let mine = 0;
   let theirs = 0;
   for (let round = 0; round < 3; round += 1) {
-    await settle(pid);
+    await settle(pid, undefined, settleWindowMs);
     theirs += (await measure(url, other, slice)).rps;
-    await settle(pid);
+    await settle(pid, undefined, settleWindowMs);
     mine += (await measure(url, request, slice)).rps;
   }
   return mine / theirs;

@@ -222,15 +222,16 @@ export function mainThreadCpuMsOf(pid) {
 }
 
 /**
- * Waits until a server has gone quiet (under 5% of a core over 300 ms, at most `maxMs`), so
- * background work one run left behind (webhooks, refunds completing) is not charged to the next.
+ * Waits until a server has gone quiet (at most 5% of a core or one clock tick, whichever is more,
+ * over a window of `windowMs`: 300 ms, 100 ms in quick mode; at most `maxMs`), so background work
+ * one run left behind (webhooks, refunds completing) is not charged to the next.
  */
-export async function settle(pid, maxMs = 20_000) {
-  const windowMs = 300;
+export async function settle(pid, maxMs = 20_000, windowMs = 300) {
+  const quietMs = Math.max(windowMs * 0.05, TICK_MS);
   const deadline = performance.now() + maxMs;
   for (;;) {
     const before = cpuMsOf(pid);
     await sleep(windowMs);
-    if (cpuMsOf(pid) - before <= windowMs * 0.05 || performance.now() > deadline) return;
+    if (cpuMsOf(pid) - before <= quietMs || performance.now() > deadline) return;
   }
 }
