@@ -178,8 +178,9 @@ export async function startPrismMock(documentPath) {
   const tracked = track(child, 'prism mock');
   let exited = false;
   tracked.exited.then(() => (exited = true));
-  // With -v error Prism prints nothing when it is ready, so poll until it answers.
-  const deadline = performance.now() + 30_000;
+  // With -v error Prism prints nothing when it is ready, so poll until it answers (its start took
+  // over 30 s at load 20; the limit only bounds a hang).
+  const deadline = performance.now() + 90_000;
   for (;;) {
     if (exited) throw new Error(`prism mock exited before it was ready:\n${tracked.output()}`);
     try {
@@ -188,7 +189,7 @@ export async function startPrismMock(documentPath) {
     } catch {
       if (performance.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`prism mock did not answer within 30 s:\n${tracked.output()}`);
+        throw new Error(`prism mock did not answer within 90 s:\n${tracked.output()}`);
       }
       await sleep(50);
     }
