@@ -18,11 +18,14 @@ export function countFlag(value: string | undefined): number {
   return limit;
 }
 
+/** The longest any --timeout may be: Node's timers end at once past 2^31 - 1 ms (24.8 days). */
+const TIMER_MAX_MS = 24 * 24 * 60 * 60 * 1000;
+
 /** The --timeout in milliseconds; refuses what is no duration above 0, or over `maxMs` (`example` shows two, e.g. "30s or 2m"). */
-export function timeoutFlag(value: string, example: string, maxMs?: number): number {
+export function timeoutFlag(value: string, example: string, maxMs = TIMER_MAX_MS): number {
   const timeoutMs = parseDuration(value);
   if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout must be a duration like ${example}, got "${value}"`);
-  if (maxMs !== undefined && timeoutMs > maxMs)
+  if (timeoutMs > maxMs)
     throw new CliError(`--timeout must be at most ${formatDuration(maxMs)}, got "${value}"; give a duration like ${example}`);
   return timeoutMs;
 }

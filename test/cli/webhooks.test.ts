@@ -109,6 +109,12 @@ describe('sandbox webhooks', () => {
     expect(error).toBe('no delivery whd_nope; GET /_sandbox/deliveries lists them (404 resource_missing)');
   });
 
+  it('retry-failed --timeout past what a timer can wait (24 days) is refused before anything is requeued', async () => {
+    const { error } = await runCli(['webhooks', 'retry-failed', '--timeout', '30d', '--url', sandbox.url]);
+    expect(error).toBe('--timeout must be at most 24d, got "30d"; give a duration like 60s or 5m');
+    expect((await api(sandbox.url).get('/_sandbox/deliveries?status=pending')).json.data).toEqual([]);
+  });
+
   it('replay sends the same event id again as a new manual delivery with a fresh signature', async () => {
     await pay();
     const [original] = await finished(1);
