@@ -92,6 +92,7 @@ export class GroupCommit {
   private current: Owner = undefined;
   /** The trails of the answers in handling: an anonymous unit is tied to each. */
   private readonly live = new Set<AnswerTrail>();
+  private anonymous = 0;
 
   constructor(private readonly db: Db) {
     this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -106,6 +107,11 @@ export class GroupCommit {
   /** True while the open batch has run a unit: only then can a read see a write not yet committed. */
   get written(): boolean {
     return this.batch !== undefined && this.batch.units > 0;
+  }
+
+  /** Units of state run so far while answers were in handling but none was known to be theirs (see the top of this file). */
+  get anonymousUnits(): number {
+    return this.anonymous;
   }
 
   /** Counts the transactions of their own (alone()): a row known from before a change of count may be gone. */
@@ -134,7 +140,10 @@ export class GroupCommit {
       if (batch && state) {
         const owner = this.current;
         if (owner) tie(owner, batch);
-        else if (owner === undefined) for (const trail of this.live) tie(trail, batch);
+        else if (owner === undefined && this.live.size > 0) {
+          this.anonymous += 1;
+          for (const trail of this.live) tie(trail, batch);
+        }
       }
       return result;
     } catch (err) {
