@@ -17,9 +17,12 @@
 // Which answer a unit works for is known the way runtime/request-scope.ts knows its request: a
 // "current trail" set for the synchronous stretch of a request's handling (answering() and
 // within(), which durableAnswer's scope runs around the route's handler), not AsyncLocalStorage.
-// On Node 20 an ALS's run() turns on async hooks for every promise of the process, for good: the
-// one this replaced cost 9-14 % of the CPU of a create run in-process (1 026 against 943 and 744
-// against 653 µs, the same build with the hooks on and off in alternate rounds; docs/benchmarks.md).
+// On Node 20 an ALS's run() turns on async hooks for every promise of the process, for good. What
+// that costs a create now is small and noisy: bench/async-hooks-cost.js (one process, hooks on and
+// off in alternate rounds) gave 0.97-1.14 of the CPU per create over five runs at load 6-16, and
+// bench/compare-builds.js put this build within its spread of the one with the ALS (docs/benchmarks.md);
+// the journal round measured a third when the main thread still parsed HTTP. Kept off all the same:
+// its cost grows with every promise the request path makes.
 // A unit run outside any such stretch (a handler's write after an await) is "anonymous": it is tied
 // to every answer in handling at that moment, its own among them, so none reports it if its batch
 // fails; the others fail with it conservatively, which only a failing batch (a full disk) makes

@@ -6,7 +6,7 @@
 // (answerScope), so committed(trail) waits for (and fails with) the batches its own writes went
 // into, not whichever is open when it asks. The trail is carried on the context (c.var.answer),
 // not in AsyncLocalStorage: on Node 20 that turns on async hooks for every promise of the process,
-// 9-14 % of a create's CPU (group-commit.ts).
+// up to 14 % of a create's CPU in the runs measured (group-commit.ts).
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import type { Services } from '../../services/services.js';
