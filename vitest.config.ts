@@ -34,12 +34,15 @@ const UNIT = readdirSync(join(import.meta.dirname, 'test/unit'))
   .filter((file) => file.endsWith('.test.ts'))
   .map((file) => `test/unit/${file}`)
   .filter((file) => !IN_PROCESS.includes(file));
+/** Every test file of the suite. */
+const ALL = readdirSync(join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file}`);
 /**
- * Those of unit and of the app files that replace a module (vi.mock): the replacement must reach
- * the modules under test, so each needs a fresh module graph of its own (`isolated`), not the one
- * the files of `unit` or `routes` share in a worker.
+ * The files that replace a module (vi.mock): the replacement must reach the modules under test, so
+ * each needs a fresh module graph of its own (`isolated`), not the one the files of a worker share.
  */
-const MOCKING = [...UNIT, ...APP].filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
+const MOCKING = ALL.filter((file) => /\bvi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
 
 export default defineConfig({
   // Vite 8 transforms with oxc (an esbuild option here is ignored with a warning).
@@ -61,29 +64,69 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest-run.json' },
     projects: [
-      // unit and routes are not isolated: a worker imports the modules once for all its files
-      // instead of once per file (most of these files' time: unit took 38 s of CPU isolated, 14 s not).
-      // Files restore what they change (spies, fake timers).
+      // No project is isolated but `isolated`: a worker imports the modules once for all its files
+      // instead of once per file, in a process it keeps (an isolated file costs a new process and
+      // the whole app's import: unit took 38 s of CPU isolated, 14 s not; the whole run's workers
+      // spent 571 s of CPU isolated). Files restore what they change (spies, fake timers, env, cwd)
+      // and stop what they start.
       { extends: true, test: { name: 'unit', include: UNIT, exclude: MOCKING, isolate: false } },
       { extends: true, test: { name: 'routes', include: APP, exclude: [...ON_SOCKETS, ...MOCKING], isolate: false } },
       { extends: true, test: { name: 'isolated', include: MOCKING } },
       // In process too, but thousands of generated requests per route: minutes of CPU. A test is
       // 200 requests of one route, and several files share the cores with the rest of the run, so
       // its time-out (which only bounds a hang) is longer: 30 s was hit at load 25 on 2 cores.
-      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], testTimeout: 120_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          exclude: MOCKING,
+          isolate: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
       {
         extends: true,
         test: {
           name: 'e2e',
           include: ['test/{e2e,reliability,security,contract,library}/**/*.test.ts', ...ON_SOCKETS],
-          exclude: IN_PROCESS,
+          exclude: [...IN_PROCESS, ...MOCKING],
+          isolate: false,
+          // These start processes and servers on the same 2 cores as the rest of the run (a
+          // sandbox start took over 10 s at load 15): a test's limit only bounds a hang.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
-      { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'] } },
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+      // Each test runs built CLI processes (several sandboxes each): the same loaded cores.
+      {
+        extends: true,
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          exclude: MOCKING,
+          isolate: false,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+        },
+      },
+      // Chromium renders on the same 2 cores as the rest of the run: a page load took seconds at
+      // load 20 in CI, so a test's limit (which only bounds a hang) is longer here.
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          exclude: MOCKING,
+          isolate: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
       // Binds the fixed ports the pages print (4010, 3000): scripts/private-network.js runs it in a network namespace of its own.
       { extends: true, test: { name: 'docs', include: ['test/docs/**/*.test.ts'] } },
-      { extends: true, test: { name: 'examples', include: ['test/examples/**/*.test.ts'] } },
+      { extends: true, test: { name: 'examples', include: ['test/examples/**/*.test.ts'], exclude: MOCKING, isolate: false } },
       // Builds the image and runs it with podman: minutes on a first build, so not in `npm test`
       // (scripts/run-tests.js does not list it); `npm run test:container` runs it. Its globalSetup
       // builds the image once for all its files, before any starts.

@@ -39,15 +39,15 @@ export async function benchStartup(ctx) {
     group: 'start-up',
     name: 'sandbox start -> first answer, new database',
     figure: figure(fresh),
-    target: 'start-up < 400 ms',
-    pass: median(fresh) < 400,
+    target: 'start-up < 300 ms',
+    pass: median(fresh) < 300,
   });
   report.measure({
     group: 'start-up',
     name: 'sandbox start -> first answer, existing database',
     figure: figure(existing),
-    target: 'start-up < 400 ms',
-    pass: median(existing) < 400,
+    target: 'start-up < 300 ms',
+    pass: median(existing) < 300,
   });
 
   // In-process: startServer() timed to the first answer, each on a new database file, with the

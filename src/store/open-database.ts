@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_DIR } from '../code-dir.js';
 import { ensureDirectory } from './sandbox-dir.js';
+import { applySchemaSnapshot, isEmptyDatabase, readSchemaSnapshot } from './schema-snapshot.js';
 
 /** The better-sqlite3 handle type, named here so other modules need not import the driver. */
 export interface Db extends Database.Database {}
@@ -14,6 +15,8 @@ export interface Db extends Database.Database {}
 export const BUSY_TIMEOUT_MS = 50;
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
+/** The schema of every migration in one file, written by the build (schema-snapshot.ts); absent under vitest. */
+export const SCHEMA_SNAPSHOT = fileURLToPath(new URL('store/schema.sql', CODE_DIR));
 
 /** Opens (creating when needed) the database at `path` (":memory:" allowed) and migrates it. */
 export function openDatabase(path: string): Db {
@@ -55,13 +58,29 @@ export function isStorageFull(err: unknown): boolean {
   return code === 'SQLITE_FULL';
 }
 
-/** Applies every migration file not applied yet, up to number `upTo` (tests stop early to build an old schema). */
-export function migrate(db: Db, upTo = Infinity): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
-  const files = readdirSync(MIGRATIONS_DIR)
+/** The migration files, in the order they apply. */
+export function migrationFiles(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
     .filter((name) => /^\d+-.+\.sql$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+}
+
+/**
+ * Applies every migration file not applied yet, up to number `upTo` (tests stop early to build an
+ * old schema). An empty database taking them all gets the build's snapshot of the result in one
+ * exec instead, when it was made from exactly these migrations (`snapshotFile`; schema-snapshot.ts).
+ */
+export function migrate(db: Db, upTo = Infinity, snapshotFile = SCHEMA_SNAPSHOT): void {
+  const files = migrationFiles();
+  if (upTo === Infinity && isEmptyDatabase(db)) {
+    const snapshot = readSchemaSnapshot(snapshotFile);
+    if (snapshot && snapshot.migrations.join(',') === files.join(',')) {
+      applySchemaSnapshot(db, snapshot);
+      return;
+    }
+  }
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const seen = new Map<number, string>();
   for (const name of files) {
     const version = parseInt(name, 10);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   writeFileSync(documentPath, await (await fetch(`${sandbox.url}/openapi.json`)).text());
   prism = await startPrismProxy(documentPath, sandbox.url);
   // Prism reads and compiles the whole document before it listens: seconds on a busy machine.
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await prism?.close();
   await sandbox?.close();

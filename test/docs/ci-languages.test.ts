@@ -25,7 +25,7 @@ const paid = await fetch(GATEWAY_URL + '/api/s2s', { method: 'POST', headers: { 
 const bearer = { authorization: 'Bearer ' + API_KEY, 'content-type': 'application/json' };
 await fetch(GATEWAY_URL + '/v1/payments', { method: 'POST', headers: bearer, body: JSON.stringify({ amount: 500, currency: 'EUR', reference: 'order-1' }) });
 const listed = (await fetch(GATEWAY_URL + '/v1/payments', { headers: bearer }).then(json)).data.length;
-for (const deadline = Date.now() + 10000; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+for (const deadline = Date.now() + 60000; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
   const { data } = await fetch(GATEWAY_URL + '/_sandbox/deliveries?limit=100').then(json);
   if (data.some((delivery) => delivery.url === hook && delivery.status === 'succeeded')) break;
   if (Date.now() > deadline) throw new Error('no webhook reached ' + hook);

@@ -142,15 +142,20 @@ describe('README.md and docs/, run as written in a fresh project', () => {
     const shown = docBlocks(README).find((block) => block.text.startsWith('paysandbox '))!;
     expect(shown, 'the README shows the banner').toBeDefined();
     const start = runner.background[0]!;
-    await waitFor(() => start.stdout.includes('Listening on') || undefined, 'the banner');
+    // npx and the start take many seconds when the run shares the cores with the rest of the suite.
+    await waitFor(() => start.stdout.includes('Listening on') || undefined, 'the banner', 60_000);
     expect(start.stdout.trim()).toBe(shown.text.trim());
-  });
+  }, 90_000);
 
   it('runs every shell example of the walk-through in order, and the samples are the real answers', async () => {
     const before = await standing(SANDBOX);
     await runExamples(runner, README, blocksIn(README, WALK_THROUGH));
     // The walk-through's receiver got the 3-D Secure payment's webhook, signed with the shown secret.
-    await waitFor(() => /payment\.authorized .*signature valid/.test(receiver()!.output) || undefined, 'the webhook at the receiver');
+    await waitFor(
+      () => /payment\.authorized .*signature valid/.test(receiver()!.output) || undefined,
+      'the webhook at the receiver',
+      60_000,
+    );
     expect(receiver()!.output).not.toContain('INVALID');
     await deliveredLocallyOnly();
     expect(await deliveryUrls()).toContain('http://127.0.0.1:3000/webhooks');

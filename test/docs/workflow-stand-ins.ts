@@ -66,7 +66,7 @@ const body = { public_key: process.env.PUBLIC_KEY ?? 'pk_test_1001', terNO: Numb
   ccno: '4000000000003220', ccvv: '123', month: '12', year: '30', webhook_url: 'http://127.0.0.1:' + server.address().port + '/hook', return_url: 'http://127.0.0.1/return' };
 const payment = await (await fetch(process.env.GATEWAY_URL + '/api/s2s', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
 console.log('integration: payment', payment.transID, payment.status);
-for (const deadline = Date.now() + 10000; !received; await new Promise((resolve) => setTimeout(resolve, 50))) {
+for (const deadline = Date.now() + 60000; !received; await new Promise((resolve) => setTimeout(resolve, 50))) {
   if (Date.now() > deadline) throw new Error('no webhook came');
 }
 server.close();

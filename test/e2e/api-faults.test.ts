@@ -18,8 +18,8 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function start(format: 'pretty' | 'json' = 'pretty') {
-  ({ sandbox, lines } = await startLoggedServer(format, { faultTimeout: '300ms' }));
+async function start(format: 'pretty' | 'json' = 'pretty', faultTimeout = '300ms') {
+  ({ sandbox, lines } = await startLoggedServer(format, { faultTimeout }));
   return sandbox;
 }
 
@@ -58,10 +58,10 @@ describe('API faults over a socket', () => {
   });
 
   it('timeout: a client that gives up first sees its own timeout, and nothing is created', async () => {
-    const { url } = await start();
-    const started = performance.now();
+    // The sandbox holds the answer far longer than the client waits, so the client's own timeout
+    // ends the request however slowly a busy machine runs (a reset from the sandbox would be ECONNRESET).
+    const { url } = await start('pretty', '60s');
     expect(await create(url, { 'X-Sandbox-Fault': 'timeout' }, 100)).toEqual({ error: 'CLIENT_TIMEOUT' });
-    expect(performance.now() - started).toBeLessThan(290);
     expect(await payments(url)).toEqual([]);
   });
 

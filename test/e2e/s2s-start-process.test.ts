@@ -36,7 +36,7 @@ function run(args: string[]): Run {
 }
 
 /** Waits for the process to end; kills it and fails when it does not within the deadline. */
-async function ended(r: Run, timeoutMs = 10_000) {
+async function ended(r: Run, timeoutMs = 45_000) {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -70,7 +70,7 @@ describe('sandbox start (a real process)', () => {
       const url = await waitFor(
         () => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out())?.[1],
         '"Listening on" in the output',
-        10_000,
+        45_000,
       );
       const banner = r.out();
       for (const text of [
@@ -105,7 +105,7 @@ describe('sandbox start (a real process)', () => {
 
   it('exits 0 on SIGINT (Ctrl-C) too', async () => {
     const r = run(['start', '--port', '0', '--db', ':memory:', '--quiet']);
-    await waitFor(() => r.out().includes('Listening on'), '"Listening on"', 10_000);
+    await waitFor(() => r.out().includes('Listening on'), '"Listening on"', 45_000);
     expect(r.out()).not.toContain('pk_test_1001');
     r.child.kill('SIGINT');
     expect(await ended(r)).toEqual({ code: 0, signal: null });

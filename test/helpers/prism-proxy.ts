@@ -61,7 +61,7 @@ async function startPrism(args: string[]): Promise<PrismProxy> {
         return log.includes('Prism is listening');
       },
       `prism ${args[0]} to listen on port ${port}`,
-      30_000,
+      90_000,
       50,
     );
   } catch (err) {

@@ -9,7 +9,7 @@ export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
  * (a sandbox's first webhook starts its sender thread, which takes seconds on a machine whose
  * cores several test runs share).
  */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000, everyMs = 10): Promise<Truthy<T>> {
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 30_000, everyMs = 10): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -69,6 +69,8 @@ it('while another process holds the write lock, reads answer at once and a write
   const first = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody()));
   expect(first.status).toBe(200);
   const holder = await lock(sandbox, 4000);
+  let lockHeld = true;
+  void holder.released.then(() => (lockHeld = false));
 
   const body = s2sBody();
   const write = timed(`${sandbox.url}/api/s2s`, postJson(body));
@@ -79,17 +81,17 @@ it('while another process holds the write lock, reads answer at once and a write
     reads.push(await timed(`${sandbox.url}/_sandbox/health`));
     reads.push(await timed(`${sandbox.url}/_sandbox/transactions/${first.json.transID}`));
   }
-  for (const read of reads) {
-    expect(read.status).toBe(200);
-    expect(read.ms).toBeLessThan(300);
-  }
+  for (const read of reads) expect(read.status).toBe(200);
+  // All ten answered while the other process still held the lock: reads never wait for it (a
+  // count of milliseconds would measure the machine's load, not the sandbox).
+  expect(lockHeld).toBe(true);
   expect(reads[1]!.json.transID).toBe(first.json.transID);
 
   for (const busy of [await write, await v1Write]) {
     expect(busy.status).toBe(503);
-    // It waited for the lock (with timers) before giving up, and not much longer.
+    // It waited for the lock (with timers) before giving up, and gave up while the lock was still
+    // held (4 s): a write that waited the lock out would have gone through with a 200.
     expect(busy.ms).toBeGreaterThanOrEqual(900);
-    expect(busy.ms).toBeLessThan(1500);
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(busy.json.error).toMatchObject({ type: 'api_error', code: 'database_busy' });
     expect(busy.json.error.message).toMatch(/locked for 1 s.*another process.*--db.*nothing was changed, retry/);

@@ -13,6 +13,7 @@ import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
 import { ThrottledLog } from '../../runtime/throttled-log.js';
 import type { Delivery } from '../../store/deliveries-repo.js';
+import { isDatabaseBusy } from '../../store/open-database.js';
 import type { DeliveryIntake } from '../outbox.js';
 import type { Store } from '../../store/store.js';
 import { AttemptRecorder } from './attempt-recorder.js';
@@ -171,7 +172,13 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
     const sender = this.sender;
     this.sender = undefined;
     await sender?.close();
-    this.options.store.deliveries.releaseAllLeases();
+    try {
+      this.options.store.deliveries.releaseAllLeases();
+    } catch (err) {
+      // Another process holds the write lock as the sandbox stops: the leases stay, and the next
+      // start releases them (nothing is in flight then). Closing must not fail over it.
+      if (!isDatabaseBusy(err)) throw err;
+    }
   }
 
   /** Attempts currently being sent. */
