@@ -8,6 +8,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { Services } from '../services/services.js';
 import type { Tracer } from '../runtime/tracing.js';
 import type { Merchant, Terminal } from '../store/credentials-repo.js';
+import type { AnswerTrail } from '../store/group-commit.js';
 
 /** The variables middleware sets, read as c.var.<name>: typed here, so no route casts them. */
 export type AppEnv = {
@@ -16,6 +17,8 @@ export type AppEnv = {
     requestId: string;
     /** Set by bearerAuth on every /v1/ request. */
     merchant?: Merchant;
+    /** Set by durableAnswer: the batches the request's writes went into, which its answer waits for (group-commit.ts). */
+    answer?: AnswerTrail;
     /** Set by apiFaults when a fault is injected; the access log line shows it. */
     fault?: string;
     /** Set by the outcome override when a header or a scenario entry forced the outcome; the request journal keeps it. */

@@ -27,7 +27,7 @@ import { controlMcpRoutes } from './control/mcp.js';
 import { idempotency } from './middleware/idempotency.js';
 import { controlGuard } from './middleware/control-guard.js';
 import { writeLock } from './middleware/write-lock.js';
-import { durableAnswer } from './middleware/durable-answer.js';
+import { answerScope, durableAnswer } from './middleware/durable-answer.js';
 import { journal, requestScope } from './middleware/journal.js';
 import { apiFaults } from './middleware/api-faults.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
@@ -89,6 +89,8 @@ export function createApp(deps: AppDeps) {
   app.use('*', idempotency(deps.services));
   // The events a handler publishes name its request, for the timeline (journal.ts requestScope).
   if (deps.services.journal.enabled) app.use('*', requestScope());
+  // The handler's writes tie its answer (durable-answer.ts answerScope).
+  app.use('*', answerScope(deps.services));
   mountRoutes(app, deps);
   return app;
 }

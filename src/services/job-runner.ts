@@ -169,8 +169,9 @@ export class JobRunner {
 
   private runDueOrRetry(): void {
     try {
-      // A timed job is no request's doing: its events say so (the timeline names the job).
-      inRequestScope(null, () => this.runDue(TIMER_BATCH));
+      // A timed job is no request's doing: its events say so (the timeline names the job), and
+      // its writes tie no answer to their batch (group-commit.ts).
+      this.deps.store.batch.within(null, () => inRequestScope(null, () => this.runDue(TIMER_BATCH)));
     } catch (err) {
       // Reading the due jobs failed (the database is locked or unreadable): look again in a moment.
       this.retryLater(`timed jobs could not run: ${errorMessage(err)}`);

@@ -21,6 +21,7 @@ import { Chargebacks } from './chargebacks.js';
 import { Settlements } from './settlements.js';
 import { Triggers } from './triggers/triggers.js';
 import type { Delivery } from '../store/deliveries-repo.js';
+import type { AnswerTrail } from '../store/group-commit.js';
 import { Deliveries } from './deliveries.js';
 import type { FaultInjector } from '../faults/injector.js';
 import type { DeliveriesInFlight } from '../webhooks/delivery/in-flight.js';
@@ -126,12 +127,13 @@ function paymentServices(deps: ServiceDeps, faults: FaultInjector, inFlight: Del
 /** What requests read besides the services: the clock, activity, credential lookups, the write batch and the public URL. */
 function requestSide(deps: ServiceDeps) {
   const credentials: CredentialLookups = deps.store.credentials;
-  /** The write lock and group commit: a request that writes waits for ready(); its answer, handled in answering(), leaves once committed(); written() says whether the open batch holds a write. */
+  /** The write lock and group commit: a request that writes waits for ready(); its answer, handled in answering() (its handler within() its trail), leaves once committed(trail); written() says whether the open batch holds a write. */
   const writes = deps.store.batch;
   const batch = {
     ready: () => writes.ready(),
-    answering: <T>(fn: () => Promise<T>) => writes.answering(fn),
-    committed: () => writes.committed(),
+    answering: <T>(fn: (trail: AnswerTrail) => Promise<T>) => writes.answering(fn),
+    within: <T>(trail: AnswerTrail | undefined, fn: () => T) => writes.within(trail, fn),
+    committed: (trail?: AnswerTrail) => writes.committed(trail),
     written: () => writes.written,
   };
   /** The base URL pages, authurls and the OpenAPI document are built on. */

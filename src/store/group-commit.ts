@@ -13,7 +13,20 @@
 // An answer waits for the batches its own request wrote in (answering()), not for whichever batch
 // is open when it asks: a full disk can roll back a whole batch under a later unit, and the batch
 // is then gone before an earlier request of the same turn asks committed().
-import { AsyncLocalStorage } from 'node:async_hooks';
+//
+// Which answer a unit works for is known the way runtime/request-scope.ts knows its request: a
+// "current trail" set for the synchronous stretch of a request's handling (answering() and
+// within(), which durableAnswer's scope runs around the route's handler), not AsyncLocalStorage.
+// On Node 20 an ALS's run() turns on async hooks for every promise of the process, for good. What
+// that costs a create now is small and noisy: bench/async-hooks-cost.js (one process, hooks on and
+// off in alternate rounds) gave 0.97-1.14 of the CPU per create over five runs at load 6-16, and
+// bench/compare-builds.js put this build within its spread of the one with the ALS (docs/benchmarks.md);
+// the journal round measured a third when the main thread still parsed HTTP. Kept off all the same:
+// its cost grows with every promise the request path makes.
+// A unit run outside any such stretch (a handler's write after an await) is "anonymous": it is tied
+// to every answer in handling at that moment, its own among them, so none reports it if its batch
+// fails; the others fail with it conservatively, which only a failing batch (a full disk) makes
+// visible. Work that is no answer's (the webhook worker, timed jobs) says so with within(null).
 import { isDatabaseBusy, type Db } from './open-database.js';
 
 /** How long a request waits for another connection's write lock before it answers database_busy. */
@@ -37,13 +50,16 @@ interface Batch {
 }
 
 /** The batches one answer's own units of state ran in (answering()); closed once it is answered. */
-interface Trail {
-  batches: Batch[];
+export interface AnswerTrail {
+  readonly batches: Batch[];
   open: boolean;
 }
 
-/** The trail of the answer the running code works for (a timer it armed inherits it, closed by then). */
-const trails = new AsyncLocalStorage<Trail>();
+/**
+ * Whose work runs now: an answer's trail (its synchronous stretch), null for work that is no
+ * answer's (within(null): the webhook worker, timed jobs), undefined when not known (after an await).
+ */
+type Owner = AnswerTrail | null | undefined;
 
 /** A request waiting for the write lock. */
 interface LockWaiter {
@@ -75,6 +91,11 @@ export class GroupCommit {
   private readonly forgetters: Array<() => void> = [];
   /** Transactions of their own run so far (alone()): imports, resets and merchants' removals rewrite tables wholesale. */
   private alones = 0;
+  /** Whose synchronous stretch runs now (see the top of this file). */
+  private current: Owner = undefined;
+  /** The trails of the answers in handling: an anonymous unit is tied to each. */
+  private readonly live = new Set<AnswerTrail>();
+  private anonymous = 0;
 
   constructor(private readonly db: Db) {
     this.waitMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -89,6 +110,11 @@ export class GroupCommit {
   /** True while the open batch has run a unit: only then can a read see a write not yet committed. */
   get written(): boolean {
     return this.batch !== undefined && this.batch.units > 0;
+  }
+
+  /** Units of state run so far while answers were in handling but none was known to be theirs (see the top of this file). */
+  get anonymousUnits(): number {
+    return this.anonymous;
   }
 
   /** Counts the transactions of their own (alone()): a row known from before a change of count may be gone. */
@@ -112,9 +138,16 @@ export class GroupCommit {
     const mark = batch?.committed.length ?? 0;
     try {
       const result = this.unit(fn) as T;
-      // The answer this unit works for now waits for this batch (a unit that threw left nothing in it).
-      const trail = trails.getStore();
-      if (batch && state && trail?.open && trail.batches.at(-1) !== batch) trail.batches.push(batch);
+      // The answer this unit works for waits for this batch (a unit that threw left nothing in it);
+      // a unit of no known answer, every answer in handling (see the top of this file).
+      if (batch && state) {
+        const owner = this.current;
+        if (owner) tie(owner, batch);
+        else if (owner === undefined && this.live.size > 0) {
+          this.anonymous += 1;
+          for (const trail of this.live) tie(trail, batch);
+        }
+      }
       return result;
     } catch (err) {
       // What the unit asked to run after the commit is undone with its writes.
@@ -179,27 +212,44 @@ export class GroupCommit {
   }
 
   /**
-   * Runs `fn` (the handling of one request, up to its answer) so that committed() inside it knows
-   * the batches its own units of state ran in.
+   * Runs `fn` (the handling of one request, up to its answer) with a trail of the batches its own
+   * units of state run in, for committed(trail): the units of fn's synchronous stretch, of what it
+   * runs within(trail), and any anonymous unit run while it is in handling.
    */
-  async answering<T>(fn: () => Promise<T>): Promise<T> {
-    const trail: Trail = { batches: [], open: true };
+  async answering<T>(fn: (trail: AnswerTrail) => Promise<T>): Promise<T> {
+    const trail: AnswerTrail = { batches: [], open: true };
+    this.live.add(trail);
     try {
-      return await trails.run(trail, fn);
+      return await this.within(trail, () => fn(trail));
     } finally {
       trail.open = false;
+      this.live.delete(trail);
     }
   }
 
   /**
-   * Resolves once everything written so far is committed; rejects if that commit failed. Inside
-   * answering(): once the batches this answer's own units ran in are committed, rejecting if one
-   * failed, even one that failed and closed before this call. An answer that wrote nothing there
+   * Runs `fn`'s synchronous stretch as the work of `trail`'s answer (a route's handler, resumed
+   * after the middleware's awaits), or with null as no answer's work (the webhook worker, timed
+   * jobs: their units tie no answer). What `fn` runs after an await is anonymous again.
+   */
+  within<T>(trail: AnswerTrail | null | undefined, fn: () => T): T {
+    const outer = this.current;
+    this.current = trail;
+    try {
+      return fn();
+    } finally {
+      this.current = outer;
+    }
+  }
+
+  /**
+   * Resolves once everything written so far is committed; rejects if that commit failed. With the
+   * trail of an answer in handling: once the batches its units ran in are committed, rejecting if
+   * one failed, even one that failed and closed before this call. An answer that wrote nothing
    * (a read) waits for the open batch, which may hold what it read, but never fails with it: a full
    * disk fails writes, not reads.
    */
-  committed(): Promise<void> {
-    const trail = trails.getStore();
+  committed(trail?: AnswerTrail): Promise<void> {
     if (trail?.open && trail.batches.length > 0) return Promise.all(trail.batches.map(settled)).then(() => undefined);
     const batch = this.batch;
     // A batch without a write (only the lock, or only records no answer reports) has nothing to wait for.
@@ -317,6 +367,11 @@ export class GroupCommit {
     for (const w of waiters) w.resolve();
     for (const fn of after) fn();
   }
+}
+
+/** Adds `batch` to the batches `trail`'s answer waits for, once, while it is in handling. */
+function tie(trail: AnswerTrail, batch: Batch): void {
+  if (trail.open && trail.batches.at(-1) !== batch && !trail.batches.includes(batch)) trail.batches.push(batch);
 }
 
 /** Resolves once `batch` has committed; rejects with its failure (at once when it has ended already). */

@@ -15,6 +15,7 @@ import { startFakeMerchant } from '../helpers/fake-merchant.js';
 import { holdWriteLock } from '../helpers/lock-holder.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { AUTH, paymentBody } from '../helpers/payments-api.js';
 
 const DIST = new URL('../../dist/index.js', import.meta.url).href;
 const dist = () => import(DIST) as Promise<typeof Library>;
@@ -198,4 +199,31 @@ it('SIGTERM with requests in flight: each is answered or cut, never half-done; t
   for (const transID of settled.filter((answer) => typeof answer === 'string'))
     expect(store.prepare('SELECT 1 FROM transactions WHERE trans_id = ?').get(transID), String(transID)).toBeDefined();
   store.close();
+});
+
+it("behind the front thread, the writes of a create, a keyed create and a charge with its webhook are tied to their own answers, none counted as every answer's", async () => {
+  const receiver = await startFakeMerchant();
+  cleanups.push(receiver.close);
+  const { sandbox } = await startBuilt('tied');
+  const v1 = (headers: Record<string, string>) =>
+    fetch(`${sandbox.url}/v1/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH, ...headers },
+      body: JSON.stringify(paymentBody()),
+    });
+  // Ten at a time, so answers are in handling together: an untied write would count for each.
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, async (_, i) => [
+      (await v1({})).status,
+      (await v1({ 'Idempotency-Key': `tied-${i}` })).status,
+      await pay(sandbox.url, `tied-${i}`, `${receiver.url}/hook`),
+    ]),
+  );
+  for (const [create, keyed, charge] of answers) {
+    expect(create).toBe(200);
+    expect(keyed).toBe(200);
+    expect(typeof charge).toBe('string');
+  }
+  await waitFor(() => receiver.received.length >= 10 || undefined, "the charges' webhooks");
+  expect(sandbox.store.batch.anonymousUnits).toBe(0);
 });

@@ -169,10 +169,10 @@ it('an answer fails with the batch its own write went into, though a later unit 
   let handled!: () => void;
   const handlerDone = new Promise<void>((resolve) => (handled = resolve));
   // Request one writes, then its answer's middleware asks committed() only after its handler returns.
-  const first = batch.answering(async () => {
+  const first = batch.answering(async (trail) => {
     batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
     await handlerDone;
-    await batch.committed();
+    await batch.committed(trail);
   });
   // Request two, in the same turn, meets the full disk: SQLite rolls back request one's row too.
   const { full, unit } = fullDisk(db);
@@ -184,25 +184,25 @@ it('an answer fails with the batch its own write went into, though a later unit 
   await expect(first).rejects.toBe(full);
   expect(committedCount()).toBe(0);
   // The next request's write starts a batch of its own and is answered once it is committed.
-  await batch.answering(async () => {
+  await batch.answering(async (trail) => {
     batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
-    await batch.committed();
+    await batch.committed(trail);
   });
   expect(committedCount()).toBe(1);
 });
 
 it('a read or a journal record in a batch that fails is answered: only the answers whose own writes were in it fail', async () => {
   const { db, batch } = setup();
-  const writer = batch.answering(async () => {
+  const writer = batch.answering(async (trail) => {
     batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
-    await batch.committed();
+    await batch.committed(trail);
   });
   // A read of the same turn waits for the open batch (it may have read its rows) but does not fail with it.
-  const read = batch.answering(() => batch.committed());
+  const read = batch.answering((trail) => batch.committed(trail));
   // A request that only left a record no answer reports (the request journal) neither.
-  const recorded = batch.answering(async () => {
+  const recorded = batch.answering(async (trail) => {
     batch.run(() => db.prepare('INSERT INTO t VALUES (3)').run(), false);
-    await batch.committed();
+    await batch.committed(trail);
   });
   const { full, unit } = fullDisk(db);
   expect(() => batch.run(unit)).toThrow(full);
@@ -215,19 +215,106 @@ it('an answer that wrote in two batches waits for both, and fails if the first f
   const { db, batch, committedCount } = setup();
   let wroteTwice!: () => void;
   const twice = new Promise<void>((resolve) => (wroteTwice = resolve));
-  const answer = batch.answering(async () => {
+  const answer = batch.answering(async (trail) => {
     batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
     // Its first batch's COMMIT fails (as on a full disk): simulated by ending the transaction under the batch.
     db.exec('ROLLBACK');
-    const failedCommit = batch.committed();
+    const failedCommit = batch.committed(trail);
     await expect(failedCommit).rejects.toThrow();
     batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run());
     wroteTwice();
-    await batch.committed();
+    await batch.committed(trail);
   });
   await twice;
   await expect(answer).rejects.toThrow(/no transaction is active/);
   // Its second write commits all the same: the answer failed for the first one only.
   await batch.committed();
   expect(committedCount()).toBe(1);
+});
+
+/** A promise to hold an answer's handling open until the test lets it go on. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+it("a handler's write after an await fails its answer when its batch fails, and any answer in handling then; not one that began after", async () => {
+  const { db, batch, committedCount } = setup();
+  const wrote = gate();
+  const go = gate();
+  // The handler awaits (its body, a lookup) before it writes: no answer's scope is current then.
+  const writer = batch.answering(async (trail) => {
+    await Promise.resolve();
+    batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    wrote.open();
+    await go.opened;
+    await batch.committed(trail);
+  });
+  // A read in handling while that write ran cannot be told from its writer: it fails with it, conservatively.
+  const during = batch.answering(async (trail) => {
+    await go.opened;
+    await batch.committed(trail);
+  });
+  await wrote.opened;
+  // A read that began after the write is not its writer: it is answered.
+  const after = batch.answering(async (trail) => {
+    await go.opened;
+    await batch.committed(trail);
+  });
+  const { full, unit } = fullDisk(db);
+  expect(() => batch.run(unit)).toThrow(full);
+  go.open();
+  await expect(writer).rejects.toBe(full);
+  await expect(during).rejects.toBe(full);
+  await expect(after).resolves.toBeUndefined();
+  expect(committedCount()).toBe(0);
+});
+
+it('a write run within() its answer after an await, or in the synchronous stretch, ties that answer only', async () => {
+  const { db, batch } = setup();
+  const go = gate();
+  // A read already in handling when the others write.
+  const read = batch.answering(async (trail) => {
+    await go.opened;
+    await batch.committed(trail);
+  });
+  // Written in the answer's synchronous stretch (a create's handler).
+  const sync = batch.answering(async (trail) => {
+    batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    await go.opened;
+    await batch.committed(trail);
+  });
+  // Written after an await, carried back to its answer (the idempotency middleware's stored answer).
+  let tied!: () => void;
+  const wroteTied = new Promise<void>((resolve) => (tied = resolve));
+  const resumed = batch.answering(async (trail) => {
+    await Promise.resolve();
+    batch.within(trail, () => batch.run(() => db.prepare('INSERT INTO t VALUES (2)').run()));
+    tied();
+    await go.opened;
+    await batch.committed(trail);
+  });
+  await wroteTied;
+  const { full, unit } = fullDisk(db);
+  expect(() => batch.run(unit)).toThrow(full);
+  go.open();
+  await expect(sync).rejects.toBe(full);
+  await expect(resumed).rejects.toBe(full);
+  await expect(read).resolves.toBeUndefined();
+});
+
+it("work that is no answer's (within(null): the webhook worker, timed jobs) fails no answer in handling when its batch fails", async () => {
+  const { db, batch } = setup();
+  const go = gate();
+  const read = batch.answering(async (trail) => {
+    await go.opened;
+    await batch.committed(trail);
+  });
+  await Promise.resolve();
+  batch.within(null, () => batch.run(() => db.prepare('INSERT INTO t VALUES (1)').run()));
+  const { full, unit } = fullDisk(db);
+  expect(() => batch.within(null, () => batch.run(unit))).toThrow(full);
+  go.open();
+  await expect(read).resolves.toBeUndefined();
 });

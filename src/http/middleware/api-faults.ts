@@ -133,7 +133,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     }
     // lost-answer: the work and its stored idempotent answer are committed before the answer is dropped.
     await next();
-    await batch.committed();
+    await batch.committed(c.var.answer);
     c.set('fault', `${label} (${c.res.status} committed, not sent)`);
     return withhold(c, 'close');
   });

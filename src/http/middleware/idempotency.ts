@@ -51,7 +51,9 @@ export function idempotency(services: Services): MiddlewareHandler<AppEnv> {
         answer.headers.forEach((value, name) => {
           if (name !== 'set-cookie') headers[name] = value;
         });
-        services.idempotency.complete(scope, key, { status: answer.status, headers, body: await answerText(c) });
+        const kept = { status: answer.status, headers, body: await answerText(c) };
+        // After awaits: tied to this answer explicitly, so its batch failing fails this answer (group-commit.ts).
+        services.batch.within(c.var.answer, () => services.idempotency.complete(scope, key, kept));
         stored = true;
       }
     } finally {

@@ -75,10 +75,13 @@ export class AttemptRecorder {
    */
   finishAll(outcomes: readonly AttemptOutcome[], holds: ReadonlyArray<{ id: string; until: number }> = []): void {
     const { store } = this.deps;
-    const decided = store.tx(() => {
-      for (const { id, until } of holds) store.deliveries.reschedule(id, until);
-      return outcomes.map((outcome) => this.write(outcome));
-    });
+    // No answer's work: its batch failing fails no request (group-commit.ts within).
+    const decided = store.batch.within(null, () =>
+      store.tx(() => {
+        for (const { id, until } of holds) store.deliveries.reschedule(id, until);
+        return outcomes.map((outcome) => this.write(outcome));
+      }),
+    );
     for (const [i, outcome] of outcomes.entries()) this.announce(outcome, decided[i]);
   }
 

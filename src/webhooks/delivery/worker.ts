@@ -276,7 +276,8 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
     const leaseUntil = now + config.webhookTimeoutMs + LEASE_MARGIN_MS;
     let won: Set<string>;
     try {
-      won = store.tx(() => store.deliveries.claimDue(taken, now, leaseUntil));
+      // No answer's work: its batch failing fails no request (group-commit.ts within).
+      won = store.batch.within(null, () => store.tx(() => store.deliveries.claimDue(taken, now, leaseUntil)));
       this.failuresInRow = 0;
     } catch (err) {
       // A busy database must not take the server down: the timer retries in a moment.
