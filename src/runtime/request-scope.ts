@@ -7,7 +7,8 @@
 // (job-runner.ts) runs as no request's.
 //
 // Not AsyncLocalStorage: on Node 20 it turns on async hooks for every promise of the process, which
-// cost about a third of the main thread's CPU per create (measured with bench/compare-builds.js).
+// cost about a third of the main thread's CPU per create while the main thread still parsed HTTP
+// (bench/compare-builds.js), and between nothing and a seventh since (bench/async-hooks-cost.js).
 
 /** Stamped on work that runs outside any request's synchronous handling: a request's, after an await, or the sandbox's own. */
 export const SOME_REQUEST = '';
