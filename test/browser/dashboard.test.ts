@@ -117,6 +117,8 @@ describe('dashboard in Chromium', () => {
     await waitFor(
       async () => (await replayRow.count()) === 1 && (await replayRow.textContent())!.includes('HTTP 200'),
       'the replay and its answer on the page',
+      // As long as the first webhook may take (above): the replay is one more delivery on the same cores.
+      60_000,
     );
     await expect(replayRow.textContent()).resolves.toContain('(replay)');
     await expect(replayRow.locator('.status').textContent()).resolves.toBe('succeeded');
