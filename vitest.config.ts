@@ -71,7 +71,8 @@ export default defineConfig({
       // and stop what they start.
       { extends: true, test: { name: 'unit', include: UNIT, exclude: MOCKING, isolate: false } },
       { extends: true, test: { name: 'routes', include: APP, exclude: [...ON_SOCKETS, ...MOCKING], isolate: false } },
-      { extends: true, test: { name: 'isolated', include: MOCKING } },
+      // test/security/secrets.test.ts among them starts real servers: e2e's limits.
+      { extends: true, test: { name: 'isolated', include: MOCKING, testTimeout: 60_000, hookTimeout: 120_000 } },
       // In process too, but thousands of generated requests per route: minutes of CPU. A test is
       // 200 requests of one route, and several files share the cores with the rest of the run, so
       // its time-out (which only bounds a hang) is longer: 30 s was hit at load 25 on 2 cores.
