@@ -71,7 +71,7 @@ echo "status $status"
   });
 });
 
-describe('the sandbox stops within 2 s when the process that started it is killed with SIGKILL', () => {
+describe('the sandbox stops by itself when the process that started it is killed with SIGKILL', () => {
   // npx and npm start run the bin under npm's own `sh -c`, which outlives a SIGKILLed npm: the
   // sandbox watches npm itself. A script's `&` makes the script the parent.
   const cases: Array<[string, string, string]> = [
@@ -98,8 +98,11 @@ ${kill}
     const url = field(run.stdout, 'url')!;
     const pid = Number(field(run.stdout, 'pid'));
     expect(url, run.stdout + run.stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await expectGone(url, pid, 2000);
-    expect(Date.now() - Number(field(run.stdout, 'killed_at'))).toBeLessThan(2000);
+    // The watch polls every 250 ms and an idle machine stops well within 2 s (docs/ci.md); at CI
+    // load the stop itself once took 2.2 s, so the bound tells a watch that fires from none at all
+    // (nothing else would stop this sandbox), not the machine's speed.
+    await expectGone(url, pid, 10_000);
+    expect(Date.now() - Number(field(run.stdout, 'killed_at'))).toBeLessThan(10_000);
     expect(run.released).toBe(true);
     // It stopped cleanly, as on SIGTERM: its files are gone and the database is closed (no WAL left).
     expect(existsSync(join(project, '.sandbox/url'))).toBe(false);
