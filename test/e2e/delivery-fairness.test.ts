@@ -40,7 +40,7 @@ async function pay(sandbox: RunningServer, webhookUrl: string) {
 it('a healthy receiver gets its webhook while 40 deliveries hang on another URL', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);
-  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '4s' } });
+  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '15s' } });
   cleanups.push(close);
 
   for (let i = 0; i < 40; i++) await pay(sandbox, hung.url);
@@ -48,16 +48,17 @@ it('a healthy receiver gets its webhook while 40 deliveries hang on another URL'
   await waitFor(() => hung.held.length >= 8, 'the hung receiver to hold its connections');
   const sentAt = Date.now();
   await pay(sandbox, `${healthy.url}/hook`);
-  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 2000);
-  // Well inside the 4 s timeout that frees the hung slots: it did not wait for them.
-  expect(Date.now() - sentAt).toBeLessThan(2000);
+  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 10_000);
+  // Well inside the 15 s timeout that frees the hung slots: it did not wait for them (however
+  // slowly a loaded machine sends it; it takes milliseconds on an idle one).
+  expect(Date.now() - sentAt).toBeLessThan(10_000);
   expect(hung.held.length).toBe(8);
 });
 
 it('a dead receiver with per-order paths holds one share of the slots: another origin gets its webhook at once', async () => {
   const hung = await startHungReceiver();
   cleanups.push(hung.close);
-  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '5s' } });
+  const { sandbox, merchant: healthy, close } = await startSandboxWithMerchant({ flags: { retry: 'none', webhookTimeout: '15s' } });
   cleanups.push(close);
 
   // More due deliveries to the dead origin than four claim windows (4 x 24 rows): the healthy one
@@ -66,9 +67,9 @@ it('a dead receiver with per-order paths holds one share of the slots: another o
   await waitFor(() => hung.held.length >= 8, 'the dead receiver to hold its connections');
   const sentAt = Date.now();
   await pay(sandbox, `${healthy.url}/hook`);
-  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 2000);
-  // Its normal latency, well inside the 5 s timeout the dead origin's attempts are still waiting out.
-  expect(Date.now() - sentAt).toBeLessThan(2000);
+  await waitFor(() => healthy.received.length === 1, 'the healthy receiver to get its webhook', 10_000);
+  // Well inside the 15 s timeout the dead origin's attempts are still waiting out.
+  expect(Date.now() - sentAt).toBeLessThan(10_000);
   const hanging = hung.held.filter((res) => !res.socket?.destroyed).length;
   expect(hanging).toBeGreaterThan(0);
   expect(hanging).toBeLessThanOrEqual(8);
@@ -82,7 +83,8 @@ it('close() returns within the webhook timeout while receivers never answer', as
   await waitFor(() => hung.held.length >= 8, 'attempts in flight');
   const started = Date.now();
   await sandbox.close();
-  expect(Date.now() - started).toBeLessThan(3000);
+  // Bounded by the 1 s timeout, not by receivers that never answer (a margin for a loaded machine).
+  expect(Date.now() - started).toBeLessThan(10_000);
 });
 
 it("300 receivers that accept and never answer: a healthy receiver's webhook is sent while all 300 still hang", async () => {

@@ -147,12 +147,14 @@ it('the delivery worker and the job runner keep their work through the lock and 
     'the worker and the job runner to meet the lock',
   );
   const health = await timed(`${sandbox.url}/_sandbox/health`);
-  expect(health.ms).toBeLessThan(300);
+  expect(health.status).toBe(200);
+  // Not held behind a busy_timeout of seconds (the bug this file was written for).
+  expect(health.ms).toBeLessThan(2000);
   // Once the lock is known, a synchronous writer fails at once instead of blocking the event
-  // loop for busy_timeout (50 ms) on every try.
+  // loop for busy_timeout (50 ms) on every try: 20 tries that blocked would take a second.
   const started = performance.now();
-  for (let i = 0; i < 5; i++) sandbox.services.jobs.runDue();
-  expect(performance.now() - started).toBeLessThan(100);
+  for (let i = 0; i < 20; i++) sandbox.services.jobs.runDue();
+  expect(performance.now() - started).toBeLessThan(500);
   expect(ran).toEqual([]);
   expect(merchant.received).toHaveLength(1);
 
