@@ -29,8 +29,16 @@ it('runs 100 jobs due at the same time in several turns of the event loop, all o
   };
   tick();
   const turnsSeen: number[] = [];
+  // A batch is one synchronous run of jobs: a microtask queued by its first job ends it.
+  let batches = 0;
+  let inBatch = false;
   services.jobs.register('test.batch', () => {
     turnsSeen.push(turn);
+    if (!inBatch) {
+      batches += 1;
+      inBatch = true;
+      queueMicrotask(() => (inBatch = false));
+    }
   });
   services.jobs.start();
   sandbox.store.tx(() => {
@@ -38,7 +46,11 @@ it('runs 100 jobs due at the same time in several turns of the event loop, all o
   });
   await waitFor(() => turnsSeen.length === 100, 'all 100 jobs to run');
   ticking = false;
-  expect(new Set(turnsSeen).size).toBeGreaterThanOrEqual(5);
+  // 100 jobs in batches of 20 at most. A loaded machine can fire two batches' timers in one pass of
+  // the loop's timer phase (a CI run saw 4 loop turns for 5 batches), so the loop turns only need
+  // to show the loop came round between them.
+  expect(batches).toBeGreaterThanOrEqual(5);
+  expect(new Set(turnsSeen).size).toBeGreaterThanOrEqual(2);
   expect(sandbox.store.jobs.nextDueAt()).toBeNull();
 });
 
