@@ -11,10 +11,11 @@
 // and the last lines give each run's wall time.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makePackedTemplate } from './packed-template.js';
 import { privateNetwork } from './private-network.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,6 +24,8 @@ const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 /** The projects of vitest.config.ts, fastest first. */
 export const PROJECTS = ['unit', 'routes', 'isolated', 'fuzz', 'e2e', 'cli', 'browser', 'docs', 'examples'];
+/** The projects with tests that copy the packed install (test/docs/packed-install.ts). */
+const PACKED = ['docs', 'cli'];
 /** The worked example's run: its own vitest config (it imports the built package by name). */
 const EXAMPLE = 'example';
 /** The projects of a whole `npm test` that run together on the host's network. */
@@ -35,23 +38,64 @@ function runOf(name, projects) {
   return projects.includes('docs') ? privateNetwork(process.execPath, args) : { command: process.execPath, args };
 }
 
-/** Copies a stream to `out` line by line, each line after `prefix`. */
-function prefixed(stream, out, prefix) {
-  createInterface({ input: stream }).on('line', (line) => out.write(`${prefix}${line}\n`));
+/** How many of a run's last lines are kept, to be shown again at the end when it fails without a failed test to name. */
+const TAIL_LINES = 25;
+
+/** Copies a stream to `out` line by line, each line after `prefix`, keeping the last ones in `tail`. */
+function prefixed(stream, out, prefix, tail) {
+  createInterface({ input: stream }).on('line', (line) => {
+    out.write(`${prefix}${line}\n`);
+    tail.push(line);
+    if (tail.length > TAIL_LINES) tail.shift();
+  });
+}
+
+/**
+ * What a failed run's report says failed: each failed test (or file, when a hook or an import
+ * failed) with the first lines of its error. A CI log is often read from its end only, where the
+ * runs beside the first one have long scrolled by; these lines come last.
+ */
+function failuresOf(name) {
+  const file = join(ARTIFACTS, `vitest-${name}.json`);
+  if (!existsSync(file)) return [];
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  // The message, and the first frame outside node_modules: where it failed.
+  const first = (text) => {
+    const lines = text
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .filter((l) => l.trim());
+    const message = lines.filter((l) => !/^\s*at /.test(l)).slice(0, 5);
+    const frame = lines.find((l) => /^\s*at /.test(l) && !l.includes('node_modules'));
+    return [...message, ...(frame ? [frame.trim()] : [])].map((l) => `      ${l.slice(0, 300)}`);
+  };
+  const lines = [];
+  for (const result of report.testResults ?? []) {
+    const where = result.name.startsWith(ROOT) ? result.name.slice(ROOT.length) : result.name;
+    const failed = (result.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const test of failed) lines.push(`    ${where} > ${test.fullName}`, ...first(test.failureMessages.join('\n')));
+    if (!failed.length && result.status === 'failed') lines.push(`    ${where}`, ...first(result.message || 'failed'));
+  }
+  return lines;
 }
 
 /** Runs one run to its end; resolves with its exit code and wall time. With `beside`, its lines are prefixed with its name. */
 function run({ name, projects }, beside = false) {
-  const { command, args } = runOf(name, projects);
+  const { command, args, isolated } = runOf(name, projects);
   const started = Date.now();
-  console.log(`\n=== ${name}${projects.length > 1 ? ` (${projects.join(', ')})` : ''}${beside ? ` (lines start with [${name}])` : ''} ===`);
+  const network =
+    isolated === undefined ? '' : isolated ? ' (in a network namespace of its own)' : " (on the host's network: unshare -n failed here)";
+  console.log(
+    `\n=== ${name}${projects.length > 1 ? ` (${projects.join(', ')})` : ''}${network}${beside ? ` (lines start with [${name}])` : ''} ===`,
+  );
+  const tail = [];
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: beside ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (beside) {
-      prefixed(child.stdout, process.stdout, `[${name}] `);
-      prefixed(child.stderr, process.stderr, `[${name}] `);
+      prefixed(child.stdout, process.stdout, `[${name}] `, tail);
+      prefixed(child.stderr, process.stderr, `[${name}] `, tail);
     }
-    child.on('close', (code) => resolve({ name, code: code ?? 1, seconds: Math.round((Date.now() - started) / 1000) }));
+    child.on('close', (code) => resolve({ name, code: code ?? 1, seconds: Math.round((Date.now() - started) / 1000), tail }));
   });
 }
 
@@ -75,14 +119,31 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const { name } of runs) rmSync(join(ARTIFACTS, `vitest-${name}.json`), { force: true });
   writeFileSync(join(ARTIFACTS, 'runs.json'), JSON.stringify(runs.map(({ name }) => `test-artifacts/vitest-${name}.json`)));
 
-  // One folder for the runs' one packed install of the package (test/setup/packed-template.ts): the
-  // first test of any run that needs it makes it; a run in the docs' network namespace sees the same files.
+  // One folder for the runs' one packed install of the package (test/setup/packed-template.ts); a
+  // run in the docs' network namespace sees the same files. Made here, before the runs start, when
+  // a run needs it (scripts/packed-template.js says why); a failure is the tests' to report.
   const packed = mkdtempSync(join(tmpdir(), 'paysandbox-packed-'));
   process.env.PAYSANDBOX_PACKED_TEMPLATE = packed;
+  if (runs.some(({ projects }) => projects.some((p) => PACKED.includes(p)))) {
+    const started = Date.now();
+    try {
+      makePackedTemplate(packed);
+      console.log(`packed and installed the package for the runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      console.error(`packing and installing the package failed: ${err.message}`);
+    }
+  }
   const results = [];
   if (wanted.length) for (const r of runs) results.push(await run(r));
   else results.push(...(await Promise.all(runs.map((r, i) => run(r, i > 0)))));
   rmSync(packed, { recursive: true, force: true });
+  for (const r of results.filter((r) => r.code !== 0)) {
+    const failures = failuresOf(r.name);
+    console.log(`\n${r.name} failed:`);
+    // No failed test in its report (an unhandled error, a crash, no report): its last lines say why.
+    if (failures.length) console.log(failures.join('\n'));
+    else console.log(r.tail.map((line) => `    ${line}`).join('\n') || '    (see its lines above)');
+  }
   console.log('\nruns:');
   for (const r of results)
     console.log(`  ${r.name.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.code === 0 ? 'passed' : `failed (exit ${r.code})`}`);

@@ -1,18 +1,19 @@
 // A fresh merchant project with paysandbox installed from the tarball `npm pack` makes, the way a
 // merchant installs it, so the docs' examples run against what users get (dist/, bin/, fixtures/
 // and the files list) and not against this repository's source tree. A run packs and installs
-// once (test/setup/packed-template.ts gives the folder); each project is a copy of that install.
+// once (test/setup/packed-template.ts gives the folder; `npm test` fills it before its runs start,
+// scripts/packed-template.js); each project is a copy of that install.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { makePackedTemplate, packAndInstall } from '../../scripts/packed-template.js';
 import { processesIn } from '../helpers/bash-script.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NATIVE = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
 
 /**
  * The time a hook that installs the packed package may take: packing and installing take half a
@@ -28,45 +29,15 @@ export interface PackedProject {
   env: NodeJS.ProcessEnv;
 }
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-}
-
 /**
- * Packs this repository (its built dist/) into `base` and installs the tarball into a new project
- * at `dir`. Install scripts are skipped and better-sqlite3's binding is copied from this checkout:
- * the same version compiled for the same Node, which saves the 90 s compile `npm ci` already proved works.
- */
-function packAndInstall(base: string, dir: string): void {
-  if (!existsSync(join(ROOT, 'dist/sandbox.js'))) throw new Error('dist/ is missing: run npm run build first');
-  const tarball = npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', base], ROOT).trim().split('\n').pop()!;
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  npm(['install', '--save-dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(base, tarball)], dir);
-  const wanted = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  const version = join('node_modules/better-sqlite3/package.json');
-  if (wanted(join(ROOT, version)) !== wanted(join(dir, version)))
-    throw new Error('the packed install resolved another better-sqlite3 than this checkout: run npm ci');
-  mkdirSync(join(dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
-  copyFileSync(join(ROOT, NATIVE), join(dir, NATIVE));
-}
-
-/**
- * The folder of this run's packed install (the tarball and the project `shop` in it), made by the
- * first test that asks while the others wait, or undefined when the run gave no folder for it.
- * Whoever makes it takes the folder's `lock`; `ready` or `failed` says how that went.
+ * The folder of this run's packed install (the tarball and the project `shop` in it), made by
+ * `npm test` or by the first test that asks while the others wait, or undefined when the run gave
+ * no folder for it.
  */
 async function runTemplate(): Promise<string | undefined> {
   const root = inject('packedTemplate');
   if (!root) return undefined;
-  try {
-    mkdirSync(join(root, 'lock'));
-  } catch {
+  if (!makePackedTemplate(root)) {
     const outcome = await waitFor(
       () =>
         (existsSync(join(root, 'ready')) && 'ready') || (existsSync(join(root, 'failed')) && readFileSync(join(root, 'failed'), 'utf8')),
@@ -75,15 +46,7 @@ async function runTemplate(): Promise<string | undefined> {
       100,
     );
     if (outcome !== 'ready') throw new Error(`this run's packed install failed: ${outcome}`);
-    return root;
   }
-  try {
-    packAndInstall(root, join(root, 'shop'));
-  } catch (err) {
-    writeFileSync(join(root, 'failed'), (err as Error).message);
-    throw err;
-  }
-  writeFileSync(join(root, 'ready'), '');
   return root;
 }
 
