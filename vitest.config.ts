@@ -126,7 +126,10 @@ export default defineConfig({
         },
       },
       // Binds the fixed ports the pages print (4010, 3000): scripts/private-network.js runs it in a network namespace of its own.
-      { extends: true, test: { name: 'docs', include: ['test/docs/**/*.test.ts'] } },
+      // Its scripts run npx, npm and sandboxes as a reader would, beside the rest of `npm test` on the
+      // same 2 cores (docs/ci.md's CI script took 71 s at load 12, over 180 s at load 18): limits
+      // that only bound a hang, hooks (which copy and remove a packed install) included.
+      { extends: true, test: { name: 'docs', include: ['test/docs/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 120_000 } },
       { extends: true, test: { name: 'examples', include: ['test/examples/**/*.test.ts'], exclude: MOCKING, isolate: false } },
       // Builds the image and runs it with podman: minutes on a first build, so not in `npm test`
       // (scripts/run-tests.js does not list it); `npm run test:container` runs it. Its globalSetup
