@@ -28,7 +28,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   customer = await customerPages(server.url);
   dashboard = await dashboardPages(server.url);
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -92,5 +92,5 @@ describe('axe-core finds no WCAG 2.1 A/AA violation', () => {
     await page.waitForSelector('[role=alert]');
     expect(await violations(page)).toEqual([]);
     await context.close();
-  }, 60_000);
+  });
 });

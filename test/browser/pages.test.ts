@@ -24,7 +24,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   customer = await customerPages(server.url);
   dashboard = await dashboardPages(server.url);
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -70,7 +70,7 @@ describe('every page', () => {
     await page.goto(server.url + pathOf('expired link'));
     expect(await page.locator('.result .icon svg').isVisible()).toBe(true);
     await context.close();
-  }, 60_000);
+  });
 });
 
 describe('customer pages', () => {
@@ -222,7 +222,7 @@ describe('the dashboard on a 375px phone', () => {
     });
     expect(box).toEqual({ scrolls: true, overflow: 'auto' });
     await context.close();
-  }, 60_000);
+  });
 
   it('the sign-in field is styled like the other fields (full width, padded, rounded)', async () => {
     const { context } = await localContext(browser, { viewport: { width: 375, height: 740 } });

@@ -33,4 +33,4 @@ it('startCliSandbox resolves with the "Listening on" line read, even when this p
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+});

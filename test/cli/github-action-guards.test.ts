@@ -57,7 +57,7 @@ describe("a workspace without paysandbox: the Action's own checkout", () => {
     const post = await step('post', { state: main.state, jobStatus: 'success' });
     expect(post.code, post.output).toBe(0);
     await expectGone(String(main.outputs.url), Number(main.state.pid));
-  }, 60_000);
+  });
 
   it('is installed with npm ci there first when it is not built; a version goes to the registry', () => {
     const unbuilt = mkdtempSync(join(tmpdir(), 'paysandbox-action-checkout-'));
@@ -87,7 +87,7 @@ describe('inputs', () => {
     expect(post.output).toContain('::group::paysandbox log (print-log: always)');
     expect(post.output).not.toContain('::warning');
     await expectGone(String(main.outputs.url), Number(main.state.pid));
-  }, 60_000);
+  });
 
   it('print-log: never prints no log when the job failed', async () => {
     const main = await step('main', { with: { port: 0, 'print-log': 'never' } });
@@ -98,7 +98,7 @@ describe('inputs', () => {
     expect(post.output).not.toContain('::group::');
     expect(post.output).not.toContain('test mode');
     await expectGone(String(main.outputs.url), Number(main.state.pid));
-  }, 60_000);
+  });
 
   it.each([
     ['scenario', '3ds-fails-then-approves\n::add-mask::pwned'],
@@ -139,7 +139,7 @@ describe('a start npm cannot make', () => {
       '::error title=paysandbox::paysandbox exited with status 1 before it answered: npm error code ENOTCACHED; request to https://registry.npmjs.org/paysandbox failed',
     );
     expect(annotation).not.toContain('A complete log of this run');
-  }, 60_000);
+  });
 
   it('npmError takes the lines of the error, from npm 10 and npm 6 alike', () => {
     const npm10 = [
@@ -179,7 +179,7 @@ describe('a job cancelled during the start', () => {
     expect(processesIn(workspace)).toEqual([]);
     const post = await step('post', { state: main.state, jobStatus: 'cancelled' });
     expect(post.output).toContain('paysandbox: no sandbox was started, nothing to stop.');
-  }, 60_000);
+  });
 
   it('main killed outright: post stops what it had started', async () => {
     const files = hangingSandbox();
@@ -192,5 +192,5 @@ describe('a job cancelled during the start', () => {
     );
     expect(isRunning(pidIn(files.launcher))).toBe(false);
     expect(isRunning(pidIn(files.child))).toBe(false);
-  }, 60_000);
+  });
 });

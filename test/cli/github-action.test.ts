@@ -139,7 +139,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
     await expectGone(url, pid);
     expect(await portIsFree(port)).toBe(true);
     expect(processesIn(project.dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it('post prints the log in a collapsed group, with workflow commands off, when the job failed', async () => {
     const main = await step('main', { with: { port: 0 } });
@@ -157,7 +157,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
       ),
     );
     await expectGone(String(main.outputs.url), Number(main.state.pid));
-  }, 60_000);
+  });
 
   it('a start that fails (the port is taken) is an ::error:: with the log, leaves nothing running, and post has nothing to stop', async () => {
     const taken = await listening();
@@ -180,7 +180,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  }, 60_000);
+  });
 
   it('a print-log it does not take is refused before anything starts', async () => {
     const main = await step('main', { with: { 'print-log': 'sometimes' } });
@@ -240,7 +240,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
     await expectGone(url, pid);
     expect(isRunning(launcher)).toBe(false);
     expect(processesIn(project.dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it("in a checkout of paysandbox itself (its own CI, uses: ./) it runs the checkout's bin/sandbox.js", async () => {
     const main = await step('main', { cwd: ROOT, with: { port: 0 } });
@@ -249,7 +249,7 @@ describe('the GitHub Action, main and post as the runner runs them', () => {
     const post = await step('post', { cwd: ROOT, state: main.state, jobStatus: 'success' });
     expect(post.code, post.output).toBe(0);
     await expectGone(String(main.outputs.url), Number(main.state.pid));
-  }, 60_000);
+  });
 
   it("the Action's Standard Webhooks secret is the sandbox's", () => {
     const secrets = ['whsec_test_sandbox', `whsec_${Buffer.alloc(32, 7).toString('base64')}`, 'plain-secret', 'whsec_', 'whsec_abc='];

@@ -86,7 +86,7 @@ describe('sandbox start --https', () => {
     sandbox = await startCliSandbox(['--https', '--db', ':memory:', '--retry', 'none'], { cwd: dir, env: { NO_COLOR: '1' } });
     caFile = join(dir, '.sandbox', 'tls', 'ca.pem');
     ca = readFileSync(caFile, 'utf8');
-  }, 60_000);
+  });
   afterAll(async () => {
     await sandbox?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -172,7 +172,7 @@ describe('sandbox start --https', () => {
     } finally {
       await plain.close();
     }
-  }, 60_000);
+  });
 
   it('delivers webhooks to an https:// receiver whose certificate the local CA signed', async () => {
     const tls = join(dir, '.sandbox', 'tls');
@@ -307,7 +307,7 @@ describe('sandbox start --cert --key --webhook-ca', () => {
       await sandbox.stop();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe('sandbox start --cert/--key/--webhook-ca refusals', () => {

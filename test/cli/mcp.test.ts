@@ -50,7 +50,7 @@ describe('sandbox mcp --start', () => {
     }
     expect(transport.pid).toBeNull();
     expect(await answers(url)).toBe(false);
-  }, 60_000);
+  });
 
   it('exits by itself, status 0, when its client goes away (stdin ends), and the database is free again', async () => {
     const db = join(dir, 'session.db');
@@ -74,7 +74,7 @@ describe('sandbox mcp --start', () => {
     await waitFor(() => second.stderr().includes('started a sandbox') || second.child.exitCode !== null, 'the second session', 20_000);
     second.child.stdin.end();
     expect(await second.exited, second.stderr()).toEqual({ code: 0, signal: null });
-  }, 60_000);
+  });
 });
 
 /** `sandbox mcp ...args` as a child with its pipes, for a client of our own making. */
@@ -116,7 +116,7 @@ describe('sandbox mcp against a running sandbox', () => {
     } finally {
       await wrong.client.close();
     }
-  }, 60_000);
+  });
 
   it('answers a tool error naming the way out when no sandbox answers at --url', async () => {
     const { client } = await stdioMcpClient(['--url', 'http://127.0.0.1:9']);
@@ -127,7 +127,7 @@ describe('sandbox mcp against a running sandbox', () => {
     } finally {
       await client.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('sandbox mcp config', () => {

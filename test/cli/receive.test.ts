@@ -378,4 +378,4 @@ it('--https cuts off a client that connects and never finishes the TLS handshake
     await exited;
     rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+});

@@ -123,7 +123,7 @@ describe.skipIf(UPDATE)('the examples of GET /openapi.json', () => {
       await mock.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it("puts the document's own address in the recorded URLs", () => {
     const elsewhere = JSON.stringify(buildOpenApiDocument(OPENAPI_ROUTES, 'https://sandbox.example.test'));

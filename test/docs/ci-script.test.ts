@@ -60,5 +60,5 @@ describe('the CI script of docs/ci.md, run as written against the packed package
     expect(run.released).toBe(true);
     // The limit only catches a hang: the script itself may take its 30 s ready loop and its 30 s
     // wait, plus four npx starts, which took 60 s on a 2-core CI at load 14 (10 s on a quiet one).
-  }, 300_000);
+  }, 600_000);
 });

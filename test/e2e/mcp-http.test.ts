@@ -214,7 +214,7 @@ describe('the MCP server at /_sandbox/mcp', () => {
     expect(await callError(client, 'delete_merchant', { id: 'mer_sandbox' })).toMatch(/seeded|merchant_seeded/);
     await callOk(client, 'delete_merchant', { id: m.id });
     expect(await callError(client, 'delete_merchant', {})).toMatch(/id is required/);
-  }, 60_000);
+  });
 
   it('calls an unknown tool a protocol error that lists the tools', async () => {
     await expect(client.callTool({ name: 'refund_everything', arguments: {} })).rejects.toThrow(

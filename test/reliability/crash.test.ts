@@ -207,5 +207,5 @@ describe('SIGKILL in the middle of a burst of payment creations', () => {
     } finally {
       await sandbox.kill();
     }
-  }, 60_000);
+  });
 });

@@ -118,7 +118,7 @@ describe('the local CA vouches for local names only', () => {
     const unconstrained = makeCertificate({ ca: true });
     const forgedByIt = makeCertificate({ dns: ['accounts.google.com'], ip: [], issuer: unconstrained });
     expect(await nodeClientVerdict(forgedByIt, unconstrained.cert, 'accounts.google.com')).toBe('trusted');
-  }, 30_000);
+  });
 });
 
 describe('a CA found on disk', () => {
