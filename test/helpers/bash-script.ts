@@ -61,7 +61,13 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // Exited and reaped between the two looks (ESRCH or ENOENT from /proc): not running.
+    return false;
+  }
   return stat[stat.lastIndexOf(')') + 2] !== 'Z';
 }
 
