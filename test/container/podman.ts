@@ -79,9 +79,25 @@ const SLIM = [
   'path-exclude /usr/share/locale/*',
 ];
 
-/** The base's tag for a day: a new day makes a new base (Debian's updates), so the image is rebuilt once a day. */
+/** The base's tag for a day. */
 export function baseTag(day = new Date()): string {
   return `localhost/paysandbox-base:trixie-${day.toISOString().slice(0, 10)}`;
+}
+
+/** How long a base is used: a week's Debian updates, and CI builds the image on cached layers meanwhile. */
+export const BASE_KEPT_DAYS = 7;
+
+/**
+ * The base to build on: the newest one made in the last BASE_KEPT_DAYS days, or undefined (make
+ * today's). A new base rebuilds every layer, the npm install and better-sqlite3's compile among
+ * them (about 7 minutes on 2 quiet cores, against 50 s on cached layers), so CI makes one a week.
+ */
+export function currentBase(tags: readonly string[], now = new Date()): string | undefined {
+  const oldest = baseTag(new Date(now.getTime() - (BASE_KEPT_DAYS - 1) * 86_400_000));
+  return tags
+    .filter((tag) => /^localhost\/paysandbox-base:trixie-\d{4}-\d{2}-\d{2}$/.test(tag) && tag >= oldest && tag <= baseTag(now))
+    .sort()
+    .at(-1);
 }
 
 /**
@@ -89,11 +105,13 @@ export function baseTag(day = new Date()): string {
  * registry is reachable here. debootstrap's minbase also keeps what a slim image leaves out (the
  * .debs it installed, apt's lists, docs, man pages, locales: about 130 MB), so that goes before
  * the import, and the size check measures what users pull. This machine's extra CAs go in too:
- * its npm traffic passes a TLS-inspecting proxy. Made once a day (baseTag); older days' bases go.
+ * its npm traffic passes a TLS-inspecting proxy. Made once a week (currentBase); older bases go.
  */
 export async function baseImage(log: (line: string) => void): Promise<string> {
+  const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
+  const current = currentBase(listed.stdout.split('\n'));
+  if (current) return current;
   const tag = baseTag();
-  if ((await podman(['image', 'exists', tag])).code === 0) return tag;
   const dir = mkdtempSync(join(tmpdir(), 'trixie-'));
   try {
     const started = Date.now();

@@ -6,7 +6,7 @@
 import type { TestProject } from 'vitest/node';
 import { buildImage, IMAGE, podmanProblem } from '../container/podman.js';
 
-/** Builds the image (cached by podman per day's base), or says why it cannot. */
+/** Builds the image (on podman's cached layers while the week's base and package-lock.json stay), or says why it cannot. */
 export default async function setup(project: TestProject): Promise<void> {
   const problem = podmanProblem();
   project.provide('containerSkip', problem ?? '');
