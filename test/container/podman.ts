@@ -84,18 +84,19 @@ export function baseTag(day = new Date()): string {
   return `localhost/paysandbox-base:trixie-${day.toISOString().slice(0, 10)}`;
 }
 
-/** How long a base is used: a week's Debian updates, and CI builds the image on cached layers meanwhile. */
-export const BASE_KEPT_DAYS = 7;
+/** The environment variable that asks for a new base (Debian's updates since the last one). */
+export const NEW_BASE_ENV = 'PAYSANDBOX_NEW_BASE';
 
 /**
- * The base to build on: the newest one made in the last BASE_KEPT_DAYS days, or undefined (make
- * today's). A new base rebuilds every layer, the npm install and better-sqlite3's compile among
- * them (about 7 minutes on 2 quiet cores, against 50 s on cached layers), so CI makes one a week.
+ * The base to build on: the newest one made, whatever its day, or undefined (make one) when there
+ * is none or a new one is asked for (`fresh`). A new base rebuilds every layer, the npm install
+ * and better-sqlite3's compile among them: about 7 minutes on 2 quiet cores against 20-50 s on
+ * cached layers, more than CI's 20 minutes hold beside the rest, so it is made only when asked.
  */
-export function currentBase(tags: readonly string[], now = new Date()): string | undefined {
-  const oldest = baseTag(new Date(now.getTime() - (BASE_KEPT_DAYS - 1) * 86_400_000));
+export function currentBase(tags: readonly string[], fresh = false): string | undefined {
+  if (fresh) return undefined;
   return tags
-    .filter((tag) => /^localhost\/paysandbox-base:trixie-\d{4}-\d{2}-\d{2}$/.test(tag) && tag >= oldest && tag <= baseTag(now))
+    .filter((tag) => /^localhost\/paysandbox-base:trixie-\d{4}-\d{2}-\d{2}$/.test(tag))
     .sort()
     .at(-1);
 }
@@ -105,13 +106,18 @@ export function currentBase(tags: readonly string[], now = new Date()): string |
  * registry is reachable here. debootstrap's minbase also keeps what a slim image leaves out (the
  * .debs it installed, apt's lists, docs, man pages, locales: about 130 MB), so that goes before
  * the import, and the size check measures what users pull. This machine's extra CAs go in too:
- * its npm traffic passes a TLS-inspecting proxy. Made once a week (currentBase); older bases go.
+ * its npm traffic passes a TLS-inspecting proxy. Made when there is none, or when PAYSANDBOX_NEW_BASE=1
+ * asks (currentBase); older bases go then.
  */
 export async function baseImage(log: (line: string) => void): Promise<string> {
-  const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
-  const current = currentBase(listed.stdout.split('\n'));
-  if (current) return current;
   const tag = baseTag();
+  const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
+  const tags = listed.stdout.split('\n');
+  const current = currentBase(tags, process.env[NEW_BASE_ENV] === '1') ?? (tags.includes(tag) ? tag : undefined);
+  if (current) {
+    log(`base ${current} (${NEW_BASE_ENV}=1 makes a new one with Debian's updates)`);
+    return current;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'trixie-'));
   try {
     const started = Date.now();
