@@ -37,13 +37,15 @@ const CARD_FIELD = 'card';
 
 /** Keys already read (the same few dozen field names come in every body): fieldKey() of each. */
 const FIELD_KEYS = new Map<string, string>();
+/** At most this many names of at most this length are kept: names come from request bodies, so a body of long, made-up names must not grow the map. */
 const FIELD_KEYS_KEPT = 2048;
+const FIELD_KEY_CHARS = 64;
 
 function fieldKey(name: string): string {
   let key = FIELD_KEYS.get(name);
   if (key === undefined) {
     key = name.toLowerCase().replace(/[\s_-]/g, '');
-    if (FIELD_KEYS.size < FIELD_KEYS_KEPT) FIELD_KEYS.set(name, key);
+    if (FIELD_KEYS.size < FIELD_KEYS_KEPT && name.length <= FIELD_KEY_CHARS) FIELD_KEYS.set(name, key);
   }
   return key;
 }
