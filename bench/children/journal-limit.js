@@ -5,23 +5,24 @@
 // the figure the sandbox is measured against for speed. Arguments: the ready file, the webhook
 // URL, and the journal's design:
 //   none     no journal
-//   row      one masked row per request (the sandbox's masking and ids, domain/journal-mask.js and
-//            touched-ids.js), inserted in the turn's group commit with the request's own rows,
-//            on the thread that answered (no handoff), the bound kept by a DELETE past its size
+//   row      one masked row per request, built and written by the sandbox's own code (journal-row.js
+//            masks it and reads its ids, journal-repo.js inserts it into the table of the sandbox's
+//            migration), in the turn's group commit with the request's own rows, on the thread that
+//            answered (no handoff), the bound kept by a DELETE past its size
 //   segment  the same masked entries, written as one row per event-loop turn (a JSON array):
 //            one INSERT a turn, whatever the number of requests
 //   unmasked a row per request as `row`, nothing masked and no ids read (what no journal may do:
 //            it would keep the card number and CVV): the cost of keeping a request, masking aside
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isMainThread, MessageChannel, Worker, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
-import { masked, maskedHeaders } from '../../dist/domain/journal-mask.js';
-import { touchedIds } from '../../dist/domain/touched-ids.js';
+import { journalRow } from '../../dist/services/journal/journal-row.js';
+import { createJournalRepo } from '../../dist/store/journal-repo.js';
 
 const JOURNAL_SIZE = 10_000;
 
@@ -66,20 +67,16 @@ if (!isMainThread) {
     CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, type TEXT, object TEXT, payload TEXT, created TEXT);
     CREATE TABLE outbox (id INTEGER PRIMARY KEY, event TEXT, url TEXT, status TEXT, attempts INTEGER, due INTEGER, last_status INTEGER);
     CREATE INDEX o_due ON outbox(status, due);
-    CREATE TABLE request_journal (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, merchant_id TEXT, surface TEXT NOT NULL, method TEXT NOT NULL,
-      path TEXT NOT NULL, query TEXT NOT NULL, status INTEGER NOT NULL, duration_ms REAL NOT NULL, started_at INTEGER NOT NULL,
-      ended_at INTEGER NOT NULL, wall_at INTEGER NOT NULL, idempotency_key TEXT, request_headers TEXT NOT NULL, request_body TEXT,
-      response_type TEXT, response_body TEXT, ids TEXT NOT NULL, traceparent TEXT, fault TEXT, script TEXT);
     CREATE TABLE journal_segments (seq INTEGER PRIMARY KEY, first_at INTEGER NOT NULL, entries TEXT NOT NULL);`);
+  // The sandbox's own journal and trace tables, as its migrations make them (with the columns they add to events).
+  for (const migration of ['021-request-journal.sql', '022-event-traces.sql'])
+    db.exec(readFileSync(new URL(`../../src/store/migrations/${migration}`, import.meta.url), 'utf8'));
+  const journalRepo = createJournalRepo(db);
   const insertPayment = db.prepare('INSERT INTO payments VALUES (?,?,?,?,?,?,?,?)');
   const insertCharge = db.prepare('INSERT INTO charges VALUES (?,?,?,?,?)');
   const insertEvent = db.prepare('INSERT INTO events (id,type,object,payload,created) VALUES (?,?,?,?,?)');
   const insertOutbox = db.prepare("INSERT INTO outbox (event,url,status,attempts,due) VALUES (?,?,'pending',0,?)");
   const recordAnswer = db.prepare("UPDATE outbox SET status='delivered', attempts=attempts+1, last_status=? WHERE id=?");
-  const insertRow = db.prepare(`INSERT INTO request_journal (id, merchant_id, surface, method, path, query, status, duration_ms, started_at,
-    ended_at, wall_at, idempotency_key, request_headers, request_body, response_type, response_body, ids, traceparent, fault, script)
-    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
-  const dropRows = db.prepare('DELETE FROM request_journal WHERE seq <= ?');
   const insertSegment = db.prepare('INSERT INTO journal_segments (first_at, entries) VALUES (?, ?)');
   const dropSegments = db.prepare('DELETE FROM journal_segments WHERE seq <= ?');
 
@@ -112,32 +109,8 @@ if (!isMainThread) {
     }
     if ((design === 'row' || design === 'unmasked') && journal.length > 0) {
       let last = 0;
-      for (const e of journal)
-        last = Number(
-          insertRow.run(
-            e.id,
-            e.merchantId,
-            'api',
-            e.method,
-            e.path,
-            e.query,
-            e.status,
-            e.durationMs,
-            e.startedAt,
-            e.endedAt,
-            e.wallAt,
-            e.idempotencyKey,
-            e.requestHeaders,
-            e.requestBody,
-            e.responseType,
-            e.responseBody,
-            e.ids,
-            null,
-            null,
-            null,
-          ).lastInsertRowid,
-        );
-      if (last > JOURNAL_SIZE) dropRows.run(last - JOURNAL_SIZE);
+      for (const row of journal) last = journalRepo.insert(row);
+      if (last > JOURNAL_SIZE) journalRepo.dropUpTo(last - JOURNAL_SIZE);
     }
     if (design === 'segment' && journal.length > 0) {
       const seq = Number(insertSegment.run(journal[0].wallAt, JSON.stringify(journal)).lastInsertRowid);
@@ -182,31 +155,33 @@ if (!isMainThread) {
       await next();
       // The answer's text: the route below answers a string, so reading it back costs no serialising.
       const answer = c.get('answerText') ?? null;
-      const mask = design === 'unmasked' ? (t) => t : masked;
-      const requestBody = mask(text);
-      const responseBody = answer === null ? null : mask(answer);
       const url = c.req.url;
       const q = url.indexOf('?');
-      const query = q < 0 ? '' : mask(url.slice(q + 1));
-      const ids = design === 'unmasked' ? [] : touchedIds([c.req.path, query, requestBody, responseBody]);
-      queue(entries, {
+      const record = {
         id: randomUUID(),
         merchantId: 'mer_1001',
+        surface: 'api',
         method: c.req.method,
         path: c.req.path,
-        query,
+        query: q < 0 ? '' : url.slice(q + 1),
         status: c.res.status,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        durationMs: performance.now() - started,
         startedAt: wallAt,
         endedAt: Date.now(),
         wallAt,
         idempotencyKey: c.req.header('idempotency-key') ?? null,
-        requestHeaders: JSON.stringify(design === 'unmasked' ? Object.fromEntries(c.req.raw.headers) : maskedHeaders(c.req.raw.headers)),
-        requestBody,
+        headers: c.req.raw.headers,
+        requestBody: text,
         responseType: 'application/json',
-        responseBody,
-        ids: ids.length === 0 ? ' ' : ` ${ids.join(' ')} `,
-      });
+        responseBody: answer,
+        fault: null,
+        script: null,
+      };
+      // The sandbox's row (masked, its ids read), or the same fields kept as they came.
+      const { headers, ...kept } = record;
+      const row =
+        design === 'unmasked' ? { ...kept, requestHeaders: Object.fromEntries(headers), ids: [], traceparent: null } : journalRow(record);
+      queue(entries, row);
     });
   app.post('/v1/payments', async (c) => {
     const parsed = Body.safeParse(await c.req.json());

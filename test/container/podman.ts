@@ -88,13 +88,12 @@ export function baseTag(day = new Date()): string {
 export const NEW_BASE_ENV = 'PAYSANDBOX_NEW_BASE';
 
 /**
- * The base to build on: the newest one made, whatever its day, or undefined (make one) when there
- * is none or a new one is asked for (`fresh`). A new base rebuilds every layer, the npm install
- * and better-sqlite3's compile among them: about 7 minutes on 2 quiet cores against 20-50 s on
- * cached layers, more than CI's 20 minutes hold beside the rest, so it is made only when asked.
+ * The base to build on: the newest one made, whatever its day, or undefined (make one). A new base
+ * rebuilds every layer, the npm install and better-sqlite3's compile among them: about 7 minutes on
+ * 2 quiet cores against 20-50 s on cached layers, more than CI's 20 minutes hold beside the rest,
+ * so one is made only when there is none or PAYSANDBOX_NEW_BASE=1 asks (baseImage).
  */
-export function currentBase(tags: readonly string[], fresh = false): string | undefined {
-  if (fresh) return undefined;
+export function currentBase(tags: readonly string[]): string | undefined {
   return tags
     .filter((tag) => /^localhost\/paysandbox-base:trixie-\d{4}-\d{2}-\d{2}$/.test(tag))
     .sort()
@@ -113,7 +112,8 @@ export async function baseImage(log: (line: string) => void): Promise<string> {
   const tag = baseTag();
   const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
   const tags = listed.stdout.split('\n');
-  const current = currentBase(tags, process.env[NEW_BASE_ENV] === '1') ?? (tags.includes(tag) ? tag : undefined);
+  // Asked for a new one: today's, made now unless an earlier run made it today.
+  const current = process.env[NEW_BASE_ENV] === '1' ? (tags.includes(tag) ? tag : undefined) : currentBase(tags);
   if (current) {
     log(`base ${current} (${NEW_BASE_ENV}=1 makes a new one with Debian's updates)`);
     return current;
