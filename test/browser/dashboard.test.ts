@@ -112,14 +112,25 @@ describe('dashboard in Chromium', () => {
     await page.click('button:has-text("Replay")');
     await page.waitForURL((url) => url.hash === '#replays');
     expect(page.url().replace(/#.*/, '')).toBe(original);
+    // The replay reaching the merchant first, then the page showing it: a failure says which was late
+    // (a CI run once waited 60 s for both together), with the sandbox's record of the replay.
+    const replays = async () => JSON.stringify((await sandbox().get('/_sandbox/deliveries?limit=3')).json);
+    // As long as the first webhook may take (above): the replay is one more delivery on the same cores.
+    await waitFor(() => merchant.at('/hooks/replay').length === 2, 'the replay to reach the merchant', 60_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}; the newest deliveries: ${await replays()}`);
+    });
     // The replay is tried after the page loads or before; live updates show its answer either way.
     const replayRow = page.locator('table.siblings tbody tr');
     await waitFor(
       async () => (await replayRow.count()) === 1 && (await replayRow.textContent())!.includes('HTTP 200'),
       'the replay and its answer on the page',
-      // As long as the first webhook may take (above): the replay is one more delivery on the same cores.
-      60_000,
-    );
+      30_000,
+      50,
+    ).catch(async (err: Error) => {
+      throw new Error(
+        `${err.message}; the page's table: ${await page.locator('table.siblings').innerHTML()}; the newest deliveries: ${await replays()}`,
+      );
+    });
     await expect(replayRow.textContent()).resolves.toContain('(replay)');
     await expect(replayRow.locator('.status').textContent()).resolves.toBe('succeeded');
     const received = merchant.at('/hooks/replay');
