@@ -19,7 +19,11 @@ const VARYING: { find: string; real: (found: string) => string }[] = [
   { find: '\\b\\d+(?:\\.\\d+)?ms\\b', real: () => '\\d+(?:\\.\\d+)?ms' },
   // A token, secret, signature or base64 text: 20 or more such characters with a digit among them.
   { find: '(?=[A-Za-z0-9_+=-]*\\d)[A-Za-z0-9_+=-]{20,}', real: () => '[A-Za-z0-9_+/=-]+' },
-  { find: `\\b(?:${ID_PREFIXES})_(?!sandbox\\b|other\\b)[A-Za-z0-9]{6,}\\b`, real: (id) => `${id.slice(0, id.indexOf('_'))}_[A-Za-z0-9]+` },
+  // A webhook secret is base64 (`whsec_/ChgP...` begins with a slash one time in 32): ids are letters and digits.
+  {
+    find: `\\b(?:${ID_PREFIXES})_(?!sandbox\\b|other\\b)[A-Za-z0-9]{6,}\\b`,
+    real: (id) => (id.startsWith('whsec_') ? 'whsec_[A-Za-z0-9+/=]+' : `${id.slice(0, id.indexOf('_'))}_[A-Za-z0-9]+`),
+  },
   // A transID; unix times in seconds and in milliseconds.
   { find: '\\b\\d{15}\\b|\\b1[6-9]\\d{8}(?:\\d{3})?\\b', real: () => '\\d+' },
   // A port the system picked (`--port 0`): five digits, the ephemeral range; 4010 and 3000 are fixed.
