@@ -16,7 +16,7 @@ import { api } from '../helpers/http.js';
 import { blocksIn, docBlocks } from './doc-blocks.js';
 import { backgroundReady, runExamples } from './doc-examples.js';
 import { DocRunner } from './doc-runner.js';
-import { leftBehind, standing } from './leftovers.js';
+import { leftBehind, removeLeftBehind, standing } from './leftovers.js';
 import { installPackedSandbox, linkPackage, PACKED_INSTALL_MS, type PackedProject } from './packed-install.js';
 import { ACTIONS, satisfied, STANDS_IN_FOR, writeStandIns } from './workflow-stand-ins.js';
 import { documentedWorkflows, endJob, runJob } from './workflows.js';
@@ -174,6 +174,9 @@ describe('README.md and docs/, run as written in a fresh project', () => {
       const running = runner.background.length;
       try {
         await runExamples(runner, file, docBlocks(file));
+      } catch (err) {
+        await removeLeftBehind(before, SANDBOX);
+        throw err;
       } finally {
         await runner.stop(running);
       }
