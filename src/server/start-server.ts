@@ -82,7 +82,7 @@ export function buildSandbox(config: Config, options: BuildOptions = {}) {
     throw new StartError(`cannot open the database at ${config.dbPath}: ${errorMessage(err)}`);
   }
   // The worker, made below before anything can make a delivery due, reads again where a write made one due.
-  const store = createStore(db, { onDeliveryDue: (at, rowid) => worker.deliveryDue(at, rowid) });
+  const store = createStore(db, { onDeliveryDue: (at, rowid, url) => worker.deliveryDue(at, rowid, url) });
   try {
     store.credentials.seed(readFixtures(config.fixturesPath));
   } catch (err) {

@@ -69,8 +69,12 @@ const COLUMNS = `d.id, d.event_id AS eventId, e.type AS eventType, d.merchant_id
 const FROM = 'FROM deliveries d JOIN events e ON e.id = d.event_id';
 
 type Row = Omit<Delivery, 'manual'> & { manual: number };
-/** Told where a row fell due: its due time and, when known, its rowid (0: any row at that time). */
-export type DueListener = (at: number, rowid: number) => void;
+/**
+ * Told where a row fell due: its due time, when known its rowid (0: any row at that time), and the
+ * URL it goes to when the write knows it (a retry, a new row): the worker's queues then read it back
+ * for that receiver alone (queues.ts rewind).
+ */
+export type DueListener = (at: number, rowid: number, url?: string) => void;
 function fromRow(row: Row): Delivery;
 function fromRow(row: Row | undefined): Delivery | undefined;
 function fromRow(row: Row | undefined): Delivery | undefined {
@@ -86,6 +90,8 @@ export type NewDelivery = Pick<
 /** What an attempt left a delivery with. */
 export interface DeliveryFinish {
   id: string;
+  /** Where it goes: a retry that falls due before the worker's cursor is read back for this receiver alone. */
+  url: string;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: number | null;
@@ -164,13 +170,14 @@ function createDueWrites(db: Db, onDue: DueListener) {
   const requeue = db.prepare(
     "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
   );
-  const due = <T>(result: T, at: number | null, rowid = 0): T => {
-    if (at !== null) onDue(at, rowid);
+  const due = <T>(result: T, at: number | null, rowid = 0, url?: string): T => {
+    if (at !== null) onDue(at, rowid, url);
     return result;
   };
   return {
     due,
-    finish: (f: DeliveryFinish) => due(finish.run(f), f.status === 'pending' ? f.nextAttemptAt : null),
+    // better-sqlite3 refuses a named parameter the statement does not use: url is the listener's.
+    finish: ({ url, ...f }: DeliveryFinish) => due(finish.run(f), f.status === 'pending' ? f.nextAttemptAt : null, 0, url),
     /** At start-up nothing is in flight, so any lease left by a crashed process is void. */
     releaseAllLeases: () => due(releaseAll.run().changes, DUE_START.at),
     /** Moves a pending delivery's next attempt without counting one (a fault holding it back). */
@@ -209,7 +216,7 @@ export function createDeliveriesRepo(db: Db, onDue: DueListener = () => {}) {
         d.createdAt,
         d.createdAt,
       );
-      return d.leaseUntil === null ? due(result, d.nextAttemptAt, Number(result.lastInsertRowid)) : result;
+      return d.leaseUntil === null ? due(result, d.nextAttemptAt, Number(result.lastInsertRowid), d.url) : result;
     },
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** Due rows after a cursor, and the lease of a batch of them (createDueClaim). */

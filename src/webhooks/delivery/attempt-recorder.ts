@@ -100,7 +100,16 @@ export class AttemptRecorder {
     const nextAttemptAt = retryIn === undefined ? null : due + retryIn + Math.max(0, now - startedAt);
     const lastError = succeeded ? null : shaped.treatAsFailure ? `${shaped.fault}: the 2xx was ignored` : result.errorMessage;
     store.deliveries.recordAttempt(attemptRecord(delivery.id, attempt, startedAt, shaped.request, result, shaped.fault));
-    store.deliveries.finish({ id: delivery.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.status, lastError, now });
+    store.deliveries.finish({
+      id: delivery.id,
+      url: delivery.url,
+      status,
+      attempts: attempt,
+      nextAttemptAt,
+      lastStatus: result.status,
+      lastError,
+      now,
+    });
     return { status, retryIn, lastError, now };
   }
 

@@ -70,9 +70,23 @@ export class DeliveryQueues {
     readonly perReceiver: number,
   ) {}
 
-  /** A row fell due at (at, rowid): read again from there if the cursor is past it. */
-  rewind(at: number, rowid: number): void {
+  /**
+   * A row fell due at (at, rowid): read again from there if the cursor is past it. When the write
+   * knew the row's URL (a retry, a new row), only its receiver reads back from there (readBack, as
+   * after a spill), and the cursor stays: moving it back had every later row read again for each such
+   * row, and a dead receiver's backlog (each retry due at once, before the cursor: a retry counts from
+   * when its attempt was due) spent most of the main thread re-reading the outbox.
+   */
+  rewind(at: number, rowid: number, url?: string): void {
     const place = { at, rowid: Math.max(0, rowid - 1) };
+    if (url !== undefined) {
+      if (!before(place, this.cursor)) return;
+      const origin = this.receiverOf(url);
+      const receiver = this.receivers.get(origin) ?? { queue: [], spill: undefined, inFlight: 0 };
+      this.receivers.set(origin, receiver);
+      if (receiver.spill === undefined || before(place, receiver.spill)) receiver.spill = place;
+      return;
+    }
     if (before(place, this.cursor)) this.cursor = place;
     for (const receiver of this.receivers.values()) if (receiver.spill && before(place, receiver.spill)) receiver.spill = place;
   }

@@ -113,8 +113,8 @@ export class DeliveryWorker implements DeliveriesInFlight, DeliveryIntake {
   }
 
   /** Told by the deliveries repository where a write made a row due (createStore's onDeliveryDue): read from there again. */
-  deliveryDue(at: number, rowid: number): void {
-    this.queues.rewind(at, rowid);
+  deliveryDue(at: number, rowid: number, url?: string): void {
+    this.queues.rewind(at, rowid, url);
     this.maybeDue = true;
     this.dueChanged = true;
   }
