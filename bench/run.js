@@ -10,6 +10,7 @@ import { benchRows } from './rows.js';
 import { benchDurability } from './durability.js';
 import { benchLocked } from './locked.js';
 import { benchJournal } from './journal.js';
+import { benchDeadReceiver } from './dead-receiver.js';
 import { benchRecurring } from './recurring.js';
 import { benchOneAtATime } from './one-at-a-time.js';
 import { closeAgent } from './lib/http.js';
@@ -44,6 +45,7 @@ const SECTIONS = [
   ['kill -9 durability', benchDurability],
   ['locked database', benchLocked],
   ['journal', benchJournal],
+  ['dead receiver', benchDeadReceiver],
   ['recurring', benchRecurring],
 ];
 
