@@ -150,6 +150,14 @@ function graded(answer: http.IncomingMessage, body: string): Omit<PostResult, 'l
   };
 }
 
+/**
+ * Connections kept open that may fail at once when reused, before a fresh one is made. A receiver
+ * closes an idle kept-alive connection on its own timer (node:http after 5 s); a request written on
+ * it as it closes meets a reset, though the receiver never read it. Each such failure also closes
+ * that connection, so a few tries reach a fresh one (an agent keeps at most a few idle ones here).
+ */
+const STALE_TRIES = 4;
+
 /** Sends the POST and waits for its answer, at most `timeoutMs`; `elapsed` times it. */
 function send(
   url: URL,
@@ -168,11 +176,7 @@ function send(
       clearTimeout(timer);
       resolve({ ...result, latencyMs: elapsed() });
     };
-    const req = (secure ? https : http).request(url, {
-      method: 'POST',
-      agent,
-      headers: { ...request.headers, 'content-length': String(payload.length) },
-    });
+    let req: http.ClientRequest;
     let answer: http.IncomingMessage | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -185,39 +189,53 @@ function send(
       else done({ status: null, headers: null, body: null, errorKind: 'timeout', errorMessage: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
-    // A new https connection is in its TLS handshake from the TCP connect to secureConnect: whatever
-    // ends it there is a TLS failure, whichever code OpenSSL gives it (INVALID_PURPOSE for a
-    // certificate made for clients, EPROTO for a receiver that speaks only TLS 1.0, a reset).
-    let handshaking = false;
-    if (secure)
-      req.on('socket', (socket) => {
-        if (req.reusedSocket) return;
-        socket.once('connect', () => (handshaking = true));
-        socket.once('secureConnect', () => (handshaking = false));
+    const post = (staleTries: number) => {
+      req = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...request.headers, 'content-length': String(payload.length) },
       });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      const message = `${err.code ?? 'error'}: ${err.message}`;
-      done({
-        ...{ status: null, headers: null, body: null },
-        ...(handshaking
-          ? { errorKind: 'tls', errorMessage: `the TLS handshake failed: ${message}` }
-          : { errorKind: classify(err), errorMessage: message }),
+      const sent = req;
+      // A new https connection is in its TLS handshake from the TCP connect to secureConnect: whatever
+      // ends it there is a TLS failure, whichever code OpenSSL gives it (INVALID_PURPOSE for a
+      // certificate made for clients, EPROTO for a receiver that speaks only TLS 1.0, a reset).
+      let handshaking = false;
+      if (secure)
+        sent.on('socket', (socket) => {
+          if (sent.reusedSocket) return;
+          socket.once('connect', () => (handshaking = true));
+          socket.once('secureConnect', () => (handshaking = false));
+        });
+      sent.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive connection the receiver had closed: sent again, not counted as its answer.
+        if (sent.reusedSocket && !answer && !settled && staleTries > 0 && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          post(staleTries - 1);
+          return;
+        }
+        const message = `${err.code ?? 'error'}: ${err.message}`;
+        done({
+          ...{ status: null, headers: null, body: null },
+          ...(handshaking
+            ? { errorKind: 'tls', errorMessage: `the TLS handshake failed: ${message}` }
+            : { errorKind: classify(err), errorMessage: message }),
+        });
       });
-    });
-    req.on('response', (res) => {
-      answer = res;
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
-        size += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - size);
-        if (size < RESPONSE_EXCERPT_BYTES) return;
-        answered();
-        res.destroy();
+      sent.on('response', (res) => {
+        answer = res;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
+          size += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - size);
+          if (size < RESPONSE_EXCERPT_BYTES) return;
+          answered();
+          res.destroy();
+        });
+        res.on('error', () => {});
+        // 'close' too: a body the receiver cut short still came with its status.
+        res.on('end', answered);
+        res.on('close', answered);
       });
-      res.on('error', () => {});
-      // 'close' too: a body the receiver cut short still came with its status.
-      res.on('end', answered);
-      res.on('close', answered);
-    });
-    req.end(payload);
+      sent.end(payload);
+    };
+    post(STALE_TRIES);
   });
 }
