@@ -111,6 +111,8 @@ export function currentBase(tags: readonly string[]): string | undefined {
 export async function baseImage(log: (line: string) => void): Promise<string> {
   const tag = baseTag();
   const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/paysandbox-base']);
+  // A listing that failed is no "no base": making one then would cost minutes and hide podman's error.
+  if (listed.code !== 0) throw new Error(`podman images failed: ${listed.stderr.slice(-500)}`);
   const tags = listed.stdout.split('\n');
   // Asked for a new one: today's, made now unless an earlier run made it today.
   const current = process.env[NEW_BASE_ENV] === '1' ? (tags.includes(tag) ? tag : undefined) : currentBase(tags);
