@@ -3,8 +3,10 @@
 import net from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { HttpSender } from '../../src/webhooks/delivery/http-sender.js';
+import { waitFor } from '../helpers/wait-for.js';
 
-const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=60\r\n\r\nok';
+const answer = (keepAliveSeconds: number) =>
+  `HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\nok`;
 const closers: Array<() => void> = [];
 
 afterEach(() => {
@@ -16,17 +18,19 @@ afterEach(() => {
  * closes it unanswered when `later` says so for a later request (as a receiver does whose idle
  * timer fires as the request arrives); `first: 'close'` closes every connection at its first request.
  */
-async function receiver(options: { first: 'answer' | 'close' }) {
+async function receiver(options: { first: 'answer' | 'close'; keepAliveSeconds?: number }) {
   let connections = 0;
+  let closedByClient = 0;
   const server = net.createServer((socket) => {
     connections++;
+    socket.on('end', () => closedByClient++);
     let text = '';
     let seen = 0;
     socket.on('data', (chunk) => {
       text += chunk.toString('latin1');
       const requests = text.split('POST ').length - 1;
       for (; seen < requests; seen++) {
-        if (seen === 0 && options.first === 'answer') socket.write(OK);
+        if (seen === 0 && options.first === 'answer') socket.write(answer(options.keepAliveSeconds ?? 60));
         else socket.destroy();
       }
     });
@@ -35,7 +39,7 @@ async function receiver(options: { first: 'answer' | 'close' }) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => server.close());
   const { port } = server.address() as net.AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, connections: () => connections };
+  return { url: `http://127.0.0.1:${port}/hook`, connections: () => connections, closedByClient: () => closedByClient };
 }
 
 const post = (sender: HttpSender, url: string) => sender.post({ url, headers: { 'content-type': 'application/json' }, body: '{}' }, 5_000);
@@ -57,4 +61,15 @@ it("a new connection closed before any answer is the attempt's answer: reset, se
   const result = await post(sender, hook.url);
   expect(result).toMatchObject({ status: null, errorKind: 'reset' });
   expect(hook.connections()).toBe(1);
+});
+
+it('an idle connection is closed a second before the receiver said it would close it (Keep-Alive: timeout=2)', async () => {
+  const hook = await receiver({ first: 'answer', keepAliveSeconds: 2 });
+  const sender = new HttpSender();
+  closers.push(() => sender.close());
+  expect((await post(sender, hook.url)).status).toBe(200);
+  // Node's agent closes it after 1 s idle; the deadline only bounds a failure.
+  await waitFor(() => hook.closedByClient() === 1, 'the sender to close the idle connection', 10_000);
+  expect((await post(sender, hook.url)).status).toBe(200);
+  expect(hook.connections()).toBe(2);
 });

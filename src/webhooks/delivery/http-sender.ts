@@ -22,6 +22,8 @@ export interface PostResult {
 }
 
 const RESPONSE_EXCERPT_BYTES = 16 * 1024;
+/** How long a connection is kept idle at most (shorter when the receiver announces a shorter one); above any webhook timeout, which it must not cut. */
+const IDLE_MS = 65_000;
 /** Parsed URLs an HttpSender keeps; past it the cache starts over (per-order URLs are all different). */
 const URL_CACHE = 4096;
 
@@ -77,9 +79,13 @@ export class HttpSender {
 
   constructor(options: HttpSenderOptions = {}) {
     const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
+    // With a timeout of its own, Node 20's agent also closes an idle connection a second before the
+    // receiver's `Keep-Alive: timeout=N` says the receiver will (without one it ignores the hint), so
+    // a connection is seldom reused as the receiver closes it; send() covers the rest.
+    const kept = { keepAlive: true, maxSockets: 64, timeout: IDLE_MS };
     this.agents = {
-      http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: 64, ...TLS_SUITES, ...(ca ? { ca } : {}) }),
+      http: new http.Agent(kept),
+      https: new https.Agent({ ...kept, ...TLS_SUITES, ...(ca ? { ca } : {}) }),
     };
   }
 
