@@ -159,8 +159,9 @@ function graded(answer: http.IncomingMessage, body: string): Omit<PostResult, 'l
 /**
  * Connections kept open that may fail at once when reused, before a fresh one is made. A receiver
  * closes an idle kept-alive connection on its own timer (node:http after 5 s); a request written on
- * it as it closes meets a reset, though the receiver never read it. Each such failure also closes
- * that connection, so a few tries reach a fresh one (an agent keeps at most a few idle ones here).
+ * it as it closes meets a reset, though the receiver never read it. Each such failure drops that
+ * connection, and the other idle ones the receiver closed are dropped as their close is read, so a
+ * few tries reach a live or a fresh one.
  */
 const STALE_TRIES = 4;
 
