@@ -3,14 +3,13 @@
 // bank, used and expired links, 404s), every dashboard tab and a delivery page, and the sign-in
 // page of a sandbox started with a control token, on a laptop and on a phone-sized screen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningServer } from '../../src/server/start-server.js';
+import { axeViolations, withAxe } from './axe.js';
 import { launchChromium, localContext } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/test-sandbox.js';
 import { customerPages, dashboardPages, type PageKind } from './page-kinds.js';
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 375, height: 740 },
@@ -38,8 +37,7 @@ afterAll(async () => {
 
 /** axe's violations on the page, one readable line per failing element. */
 async function violations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-  return result.violations.flatMap((v) =>
+  return (await axeViolations(page)).flatMap((v) =>
     v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} at ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`),
   );
 }
@@ -48,6 +46,7 @@ async function check(base: string, kinds: PageKind[], viewports = VIEWPORTS) {
   const found: string[] = [];
   for (const viewport of viewports) {
     const { context, blocked } = await localContext(browser, { viewport });
+    await withAxe(context);
     const page = await context.newPage();
     for (const kind of kinds) {
       await page.goto(base + kind.path);
@@ -60,6 +59,21 @@ async function check(base: string, kinds: PageKind[], viewports = VIEWPORTS) {
 }
 
 describe('axe-core finds no WCAG 2.1 A/AA violation', () => {
+  // The check itself: a page with an image without alt text and no lang fails it, with and without
+  // axe loaded by the context beforehand.
+  it('(the check finds the violations of a page that has them)', async () => {
+    for (const preloaded of [true, false]) {
+      const { context } = await localContext(browser);
+      if (preloaded) await withAxe(context);
+      const page = await context.newPage();
+      await page.setContent('<!doctype html><html><head><title>t</title></head><body><main><img src="data:,"></main></body></html>');
+      const found = await violations(page);
+      await context.close();
+      expect(found.join('\n')).toMatch(/^image-alt \(critical\)/m);
+      expect(found.join('\n')).toMatch(/^html-has-lang /m);
+    }
+  });
+
   // Several tests per page family and screen: a handful of analyses each, so a loaded CI machine
   // (axe takes seconds per page there; 17 customer pages once passed 180 s) meets each test's
   // limit, which only bounds a hang.
@@ -85,6 +99,7 @@ describe('axe-core finds no WCAG 2.1 A/AA violation', () => {
   it('on the sign-in page, as first shown and after a wrong token', async () => {
     await check(guarded.url, [{ name: 'sign-in', path: '/_sandbox/login' }]);
     const { context } = await localContext(browser);
+    await withAxe(context);
     const page = await context.newPage();
     await page.goto(`${guarded.url}/_sandbox/login`);
     await page.fill('#token', 'wrong');

@@ -5,8 +5,8 @@
 // handler answers). Requests to anything but 127.0.0.1 are blocked, and a console error fails.
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeViolations } from './axe.js';
 import { launchChromium, localContext } from '../helpers/browser.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { startFakeMerchant, type FakeMerchant } from '../helpers/fake-merchant.js';
@@ -133,8 +133,7 @@ describe("a payment's sequence diagram in Chromium", () => {
       );
       return (await page.locator('.step-detail:visible').count()) === (await steps.count()) || undefined;
     }, 'every step open');
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    const found = result.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${v.help} at ${n.target.join(' ')}`));
+    const found = (await axeViolations(page)).flatMap((v) => v.nodes.map((n) => `${v.id}: ${v.help} at ${n.target.join(' ')}`));
     expect(found).toEqual([]);
     const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
     expect(widths.page).toBeLessThanOrEqual(widths.view);
