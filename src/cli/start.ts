@@ -9,6 +9,7 @@ import { OTP_PASS } from '../domain/outcomes.js';
 import { standardSecret } from '../signatures/signing.js';
 import { orList, SIGNATURE_MODES, type SignatureMode } from '../domain/vocabularies.js';
 import type { RunningServer } from '../server/start-server.js';
+import { startFrontThreadEarly } from '../server/front/early-thread.js';
 import { shippedScenarioNames } from '../contracts/shipped-scenarios.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './io.js';
@@ -242,6 +243,8 @@ async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
   const pidPath = pidFile === true ? DEFAULT_PID_FILE : pidFile;
   // A dead sandbox's file would name it to whoever reads the file before this one answers.
   if (readyFile) await clearStaleReadyFile(readyFile);
+  // The HTTP front thread boots while the server's modules load (server/front/early-thread.ts).
+  startFrontThreadEarly();
   // Loaded here, not at the top: every other command (and --help) runs without the server's modules.
   const { startServer } = await import('../server/start-server.js');
   const running = await startServer(config);

@@ -28,7 +28,8 @@ import { StartError, errorMessage } from '../errors.js';
 import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
-import { FrontListenError, frontThreadAvailable, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
+import { FrontListenError, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
+import { dropEarlyFrontThread, frontThreadAvailable, startFrontThreadEarly } from './front/early-thread.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -205,22 +206,33 @@ export async function startServer(
     front?: boolean;
   } = {},
 ): Promise<RunningServer> {
+  const front = options.front ?? frontThreadAvailable();
+  // The thread boots while the app is built below (the CLI starts it sooner still); it listens once told to.
+  if (front) startFrontThreadEarly();
+  else dropEarlyFrontThread();
   // Before the database is opened: a refused start must not migrate or seed under the running one.
-  const lock = await lockDatabase(config.dbPath);
+  let lock: Awaited<ReturnType<typeof lockDatabase>>;
   let built: ReturnType<typeof buildSandbox>;
   let tls: ServingTls | undefined;
+  try {
+    lock = await lockDatabase(config.dbPath);
+  } catch (err) {
+    dropEarlyFrontThread();
+    throw err;
+  }
   try {
     tls = await servingTls(config.https);
     const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
     const tracer = await loadTracer(config, logger);
     built = buildSandbox(config, { ...options, logger, tracer, webhookCa: deliveryCas(config.webhookCa, tls) });
   } catch (err) {
+    dropEarlyFrontThread();
     await lock?.release();
     throw err;
   }
   let listening: Listening;
   try {
-    listening = await listenOn(built, config, tls, options.front ?? frontThreadAvailable());
+    listening = await listenOn(built, config, tls, front);
   } catch (err) {
     built.db.close();
     await lock?.release();

@@ -6,24 +6,14 @@
 // and its answers are exactly those of the in-process server, and the main thread, the one SQLite
 // writer, spends nothing on parsing HTTP, reading sockets or writing answers.
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { getRequestListener } from '@hono/node-server';
-import { CODE_DIR } from '../../code-dir.js';
+import { takeFrontThread } from './early-thread.js';
 import type { FrontBody } from '../../http/prevalidation.js';
 import type { JournalNote } from '../../services/journal/journal-row.js';
 import type { NewJournalRow } from '../../store/journal-repo.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
-
-/** The thread's entry: one file bundled by the build (scripts/bundle-cli.js), next to the running code. */
-const THREAD_ENTRY = new URL('front-thread.js', CODE_DIR);
-
-/** True when the front thread can run: its compiled entry is next to the running code (not under vitest's TypeScript). */
-export function frontThreadAvailable(): boolean {
-  return existsSync(fileURLToPath(THREAD_ENTRY));
-}
 
 /** The app as the front server runs it. */
 type Fetch = (request: Request, env: unknown) => Response | Promise<Response>;
@@ -285,8 +275,8 @@ export function startFrontServer(
   };
 
   const spawn = (threadSettings: FrontSettings, started: (address: FrontAddress) => void, failed: (err: Error) => void) => {
-    const worker = new Worker(THREAD_ENTRY, { workerData: threadSettings, execArgv: [] });
-    let failure: Error | undefined;
+    const { worker, failure: early } = takeFrontThread(threadSettings);
+    let failure = early;
     let listened = false;
     worker.on('message', (message: FromFront) => {
       switch (message.kind) {

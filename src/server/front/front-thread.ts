@@ -14,7 +14,10 @@ import type { NewJournalRow } from '../../store/journal-repo.js';
 
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
 const port = parentPort;
-const settings = workerData as FrontSettings;
+// Started early (early-thread.ts), the thread boots while the main thread loads the app, and is
+// told where to listen by its first message.
+const settings: FrontSettings =
+  (workerData as FrontSettings | null) ?? (await new Promise<FrontSettings>((resolve) => port.once('message', resolve)));
 
 // Fatal: bytes that are not UTF-8 go over as bytes, for the main thread to refuse as bodyText() does.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,0 +1,63 @@
+// The front thread started before the app is: a new thread spends about a tenth of a second
+// booting Node and loading its bundle, and the main thread spends several times that loading and
+// building the app, so `sandbox start` (src/cli/start.ts) starts the thread first and both happen
+// at once, on two cores. The thread waits for its settings (port, TLS) and only then listens
+// (front-thread.ts), so a start that fails (the database is in use) has listened on nothing.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CODE_DIR } from '../../code-dir.js';
+import type { FrontSettings } from './protocol.js';
+
+/** The thread's entry: one file bundled by the build (scripts/bundle-cli.js), next to the running code. */
+const THREAD_ENTRY = new URL('front-thread.js', CODE_DIR);
+
+/** True when the front thread can run: its compiled entry is next to the running code (not under vitest's TypeScript). */
+export function frontThreadAvailable(): boolean {
+  return existsSync(fileURLToPath(THREAD_ENTRY));
+}
+
+/** A front thread started early, with what went wrong in it before anyone listened to it. */
+interface Early {
+  worker: Worker;
+  failure: Error | undefined;
+}
+
+let early: Early | undefined;
+
+/**
+ * Starts the front thread now, waiting for its settings; startFrontServer() takes it. Unreferenced
+ * until taken, so a start that fails before then never waits for it.
+ */
+export function startFrontThreadEarly(): void {
+  if (early || !frontThreadAvailable()) return;
+  const worker = new Worker(THREAD_ENTRY, { workerData: null, execArgv: [] });
+  const started: Early = { worker, failure: undefined };
+  // A thread whose code did not load: kept to be told by startFrontServer(), never thrown here.
+  worker.on('error', (err) => (started.failure = err));
+  worker.unref();
+  early = started;
+}
+
+/** Stops the thread started early when no server took it (a start that failed, or one without a front thread). */
+export function dropEarlyFrontThread(): void {
+  const dropped = early;
+  early = undefined;
+  if (dropped) void dropped.worker.terminate();
+}
+
+/**
+ * A front thread that listens as `settings` say: the one started early when there is one still
+ * running, else a new one. `failure` is what went wrong in the early one before it was taken.
+ */
+export function takeFrontThread(settings: FrontSettings): { worker: Worker; failure: Error | undefined } {
+  const taken = early;
+  early = undefined;
+  // threadId is -1 once the thread has exited (its code failed): a new one fails again and says why.
+  if (taken && taken.worker.threadId >= 0) {
+    taken.worker.ref();
+    taken.worker.postMessage(settings);
+    return taken;
+  }
+  return { worker: new Worker(THREAD_ENTRY, { workerData: settings, execArgv: [] }), failure: undefined };
+}
