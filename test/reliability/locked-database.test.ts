@@ -114,6 +114,34 @@ it('a lock shorter than the wait is waited out: the write succeeds instead of an
   expect(created.json.status).toBe('Pending');
 });
 
+it('the request journal keeps the requests answered during the lock and writes them once it is released', async () => {
+  const errors: string[] = [];
+  const sandbox = await fileSandbox(errors);
+  const created = await timed(`${sandbox.url}/v1/payments`, postJson(paymentBody(), AUTH));
+  expect(created.status).toBe(200);
+  const holder = await lock(sandbox, 1500);
+  let lockHeld = true;
+  void holder.released.then(() => (lockHeld = false));
+  const during: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const read = await fetch(`${sandbox.url}/v1/payments/${created.json.id}`, { headers: AUTH });
+    expect(read.status).toBe(200);
+    await read.text();
+    during.push(read.headers.get('x-request-id')!);
+  }
+  expect(lockHeld).toBe(true);
+  await holder.released;
+  // Before, each turn's rows met the lock once and were dropped, with an error line.
+  const kept = await waitFor(async () => {
+    const list = (await (await fetch(`${sandbox.url}/_sandbox/requests?limit=20`)).json()) as { data: Array<{ id: string }> };
+    const ids = list.data.map((row) => row.id);
+    return during.every((id) => ids.includes(id)) && ids;
+  }, 'the reads made during the lock in the journal');
+  // Newest first, in the order they were answered.
+  expect(kept.filter((id) => during.includes(id))).toEqual([...during].reverse());
+  expect(errors.filter((line) => line.includes('journal'))).toEqual([]);
+});
+
 it('the delivery worker and the job runner keep their work through the lock and do it once it is released', async () => {
   const errors: string[] = [];
   // A sandbox clock the test moves, so the work falls due while the lock is held, however slowly the holder starts.

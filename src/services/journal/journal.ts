@@ -13,6 +13,7 @@ import type { JournalFilter, JournalRow, JournalSurface, NewJournalRow } from '.
 import type { ServiceDeps } from '../deps.js';
 import { readPage } from '../pagination.js';
 import { SandboxError } from '../../errors.js';
+import { isDatabaseBusy } from '../../store/open-database.js';
 import { checkExpectation, type ExpectationResult } from '../../domain/request-match.js';
 import { parseSince } from '../../domain/since.js';
 import type { Expectation } from '../../contracts/journal.js';
@@ -26,6 +27,9 @@ export { BODY_LIMIT_CHARS, type RequestRecord } from './journal-row.js';
 export const EXPECT_WINDOW = 5000;
 /** How often (wall ms) the rows past --journal-age are looked for: a scan of the bounded table. */
 const AGE_CHECK_MS = 1000;
+/** First wait before rows that met another connection's write lock are tried again; it doubles up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 25;
+const RETRY_MAX_MS = 1000;
 
 /** The request journal's use cases: record (from the middleware), list, and the bound. */
 export class Journal {
@@ -33,6 +37,8 @@ export class Journal {
   private pending: Array<RequestRecord | NewJournalRow> = [];
   private scheduled = false;
   private lastAgeCheck = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_FIRST_MS;
   private readonly listeners: Array<(row: JournalRow) => void> = [];
   private readonly flushSoon = () => this.flush();
 
@@ -69,9 +75,11 @@ export class Journal {
   flush(): void {
     this.scheduled = false;
     if (this.pending.length === 0) return;
+    const { store, config, clock, logger } = this.deps;
+    // A retry that comes after close(): the rows it held went with the process, as a kill's would.
+    if (!store.db.open) return;
     const requests = this.pending;
     this.pending = [];
-    const { store, config, clock, logger } = this.deps;
     let rows: NewJournalRow[] = [];
     try {
       rows = requests.map((r) => this.row(r));
@@ -91,12 +99,37 @@ export class Journal {
         }
       });
     } catch (err) {
-      // The journal is a record for people, not state: a write it cannot make (another process
-      // holds the lock, a full disk) loses these entries, never a request.
+      // Another connection holds the write lock (another process, or a checkpoint restarting the
+      // WAL under load): the rows wait for it, as a write request does, instead of being lost.
+      if (isDatabaseBusy(err) && rows.length === requests.length) {
+        this.retryLater(rows);
+        return;
+      }
+      // The journal is a record for people, not state: a write it cannot make (a full disk)
+      // loses these entries, never a request.
       logger.error(`the request journal could not write ${requests.length} request(s): ${(err as Error).message}`);
       return;
     }
+    this.retryMs = RETRY_FIRST_MS;
     if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
+  }
+
+  /**
+   * Queues `rows` again, ahead of what came since, and tries them again after a wait that doubles
+   * while the lock stays held. At most --journal-size rows wait: the bound would delete older ones
+   * in the same write anyway.
+   */
+  private retryLater(rows: NewJournalRow[]): void {
+    this.pending = [...rows, ...this.pending];
+    const over = this.pending.length - this.deps.config.journalSize;
+    if (over > 0) this.pending.splice(0, over);
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.flush();
+    }, this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
   /** One page of rows, newest first (or, with `endingBefore`, the rows newer than it), and whether more follow. */
