@@ -3,11 +3,14 @@
 // in 0.45 ms back to back took 1.2-1.7 ms after a gap). Alternating request by request between the
 // sandbox (`sandbox start`, HTTP on its front thread) and bare Hono, so both see the same machine:
 // the gap's cost that bare Hono pays too is the machine's (waking an idle thread), the rest is the
-// sandbox's.
+// sandbox's. With LIMIT_MINIMAL, two of the limit folder's minimal servers join as the floor of each
+// design: MODE=cg (HTTP, zod and one commit on one thread) and MODE=d (HTTP and zod on a front
+// thread, SQLite on the main thread: the sandbox's design, with its two hand-offs a request).
 import http from 'node:http';
 import { startSandbox, startScript, tempPath } from './lib/processes.js';
 import { summarise } from './lib/stats.js';
 import { jsonHeaders, v1PaymentFields } from './lib/bodies.js';
+import { LIMIT_CREATE, startMinimal } from './lib/limit.js';
 
 /** Gap before a request, in ms; 0 is back to back. */
 const GAPS = [0, 3];
@@ -37,6 +40,7 @@ export async function benchOneAtATime(ctx) {
   const rounds = quick ? 60 : 300;
   const sandbox = await startSandbox({ db: tempPath('one-at-a-time', '.db') });
   const bare = await startScript('bare-hono.js', [tempPath('one-at-a-time-bare', '.db')]);
+  const limits = process.env.LIMIT_MINIMAL ? [await startMinimal('cg', LIMIT_CREATE), await startMinimal('d', LIMIT_CREATE)] : [];
   const rows = [
     {
       name: 'POST /v1/payments',
@@ -54,6 +58,14 @@ export async function benchOneAtATime(ctx) {
       url: bare.url,
       request: { method: 'POST', path: '/', headers: jsonHeaders(), body: JSON.stringify(v1PaymentFields({ webhookUrl: undefined })) },
     },
+    ...limits.map((limit, i) => ({
+      name:
+        i === 0
+          ? 'limit: minimal.mjs MODE=cg (one thread: HTTP, zod, a commit)'
+          : 'limit: minimal.mjs MODE=d (HTTP on a front thread, SQLite on the main thread)',
+      url: limit.url,
+      request: LIMIT_CREATE,
+    })),
   ];
   try {
     for (const row of rows) for (let i = 0; i < 30; i++) await timed(row.url, row.request);
@@ -80,5 +92,6 @@ export async function benchOneAtATime(ctx) {
     agent.destroy();
     await sandbox.stop();
     await bare.stop();
+    for (const limit of limits) await limit.stop();
   }
 }

@@ -11,11 +11,11 @@
 // time: MODE=cg (zod, 3 inserts, one commit per turn) and MODE=e2 (the same plus an outbox row and
 // its signed webhook sent from a sender thread).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import { measure } from './lib/load.js';
 import { expectOk } from './lib/probe.js';
-import { ROOT, freePort, settle, startSandbox, tempPath, track, handle } from './lib/processes.js';
+import { freePort, settle, startSandbox, tempPath, track, handle } from './lib/processes.js';
+import { LIMIT_CREATE, startMinimal } from './lib/limit.js';
 import { startReceiver } from './lib/receiver.js';
 import { CARDS, jsonHeaders, s2sFields, uniqueReference, v1PaymentFields } from './lib/bodies.js';
 
@@ -55,30 +55,6 @@ async function startStripeMock() {
   }
 }
 
-/** Starts minimal.mjs in `mode` (run from the project root, whose node_modules it uses) and waits until it answers `request`. */
-async function startMinimal(mode, request, hook) {
-  const port = await freePort();
-  const db = tempPath(`minimal-${mode}`, '.db');
-  mkdirSync(dirname(db), { recursive: true });
-  const env = { ...process.env, MODE: mode, PORT: String(port), DB: db, ...(hook ? { HOOK: hook } : {}) };
-  const child = spawn(process.execPath, [process.env.LIMIT_MINIMAL], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const tracked = track(child, `minimal ${mode}`);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      await expectOk(url, `minimal ${mode}`, request);
-      return handle(child, tracked, url, performance.now());
-    } catch (err) {
-      if (child.exitCode !== null || performance.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`minimal.mjs MODE=${mode} did not answer: ${err.message}\n${tracked.output()}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 /** Sums the rounds of one row: req/s over the whole time, CPU per request over every request. */
 function add(total, result) {
   const t = total ?? { ok: 0, total: 0, seconds: 0, cpuMs: 0, mainCpuMs: 0, p99: 0, non2xx: 0, errors: 0, statuses: {} };
@@ -111,22 +87,9 @@ export async function benchPeer(ctx) {
   const peer = await startStripeMock();
   const sandbox = await startSandbox({ db: tempPath('peer', '.db') });
   const webhookUrl = `${receiver.url}/peer`;
-  const limitCreate = {
-    method: 'POST',
-    path: '/v1/payments',
-    headers: jsonHeaders(),
-    // minimal.mjs's own schema: a card payment of about the sandbox create's size.
-    body: JSON.stringify({
-      amount: 1050,
-      currency: 'EUR',
-      description: 'mug',
-      metadata: { order: '1' },
-      card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
-    }),
-  };
   const limitReceiver = process.env.LIMIT_MINIMAL ? await startReceiver() : undefined;
   const limits = limitReceiver
-    ? { cg: await startMinimal('cg', limitCreate), e2: await startMinimal('e2', limitCreate, `${limitReceiver.url}/limit`) }
+    ? { cg: await startMinimal('cg', LIMIT_CREATE), e2: await startMinimal('e2', LIMIT_CREATE, `${limitReceiver.url}/limit`) }
     : {};
   const rows = {
     peer: { url: peer.url, pid: peer.pid, request: PEER_CREATE },
@@ -141,7 +104,7 @@ export async function benchPeer(ctx) {
       },
     },
     ...Object.fromEntries(
-      Object.entries(limits).map(([mode, server]) => [`limit ${mode}`, { url: server.url, pid: server.pid, request: limitCreate }]),
+      Object.entries(limits).map(([mode, server]) => [`limit ${mode}`, { url: server.url, pid: server.pid, request: LIMIT_CREATE }]),
     ),
     charge: {
       url: sandbox.url,
