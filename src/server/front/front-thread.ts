@@ -14,19 +14,23 @@ import type { NewJournalRow } from '../../store/journal-repo.js';
 
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
 const port = parentPort;
+/**
+ * Parses and validates the busiest creates' bodies (http/prevalidation.ts). Loaded while the thread
+ * waits for its settings when it was started early, else once it listens, so its schemas never
+ * delay the first answer; until then requests go without it.
+ */
+let prevalidate: ((method: string, url: string, headers: FrontRequest['headers'], text: string) => FrontBody['validated']) | undefined;
+const loadPrevalidation = () => void import('../../http/prevalidation.js').then((module) => (prevalidate = module.prevalidate));
+
 // Started early (early-thread.ts), the thread boots while the main thread loads the app, and is
 // told where to listen by its first message.
+const startedEarly = workerData === null;
+if (startedEarly) loadPrevalidation();
 const settings: FrontSettings =
   (workerData as FrontSettings | null) ?? (await new Promise<FrontSettings>((resolve) => port.once('message', resolve)));
 
 // Fatal: bytes that are not UTF-8 go over as bytes, for the main thread to refuse as bodyText() does.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Parses and validates the busiest creates' bodies (http/prevalidation.ts). Loaded once the thread
- * listens, so its schemas never delay the first answer; until then requests go without it.
- */
-let prevalidate: ((method: string, url: string, headers: FrontRequest['headers'], text: string) => FrontBody['validated']) | undefined;
 
 /** A request handed over and not yet answered. */
 interface Open {
@@ -300,5 +304,5 @@ server.once('error', (err: NodeJS.ErrnoException) => post({ kind: 'listen-error'
 server.listen(settings.port, settings.host, () => {
   const address = server.address() as { address: string; family: string; port: number };
   post({ kind: 'listening', address: { address: address.address, family: address.family, port: address.port } });
-  void import('../../http/prevalidation.js').then((module) => (prevalidate = module.prevalidate));
+  if (!startedEarly) loadPrevalidation();
 });
