@@ -27,9 +27,6 @@ export { BODY_LIMIT_CHARS, type RequestRecord } from './journal-row.js';
 export const EXPECT_WINDOW = 5000;
 /** How often (wall ms) the rows past --journal-age are looked for: a scan of the bounded table. */
 const AGE_CHECK_MS = 1000;
-/** First wait before rows that met another connection's write lock are tried again; it doubles up to RETRY_MAX_MS. */
-const RETRY_FIRST_MS = 25;
-const RETRY_MAX_MS = 1000;
 
 /** The request journal's use cases: record (from the middleware), list, and the bound. */
 export class Journal {
@@ -37,8 +34,8 @@ export class Journal {
   private pending: Array<RequestRecord | NewJournalRow> = [];
   private scheduled = false;
   private lastAgeCheck = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private retryMs = RETRY_FIRST_MS;
+  /** True while rows wait for another connection's write lock (waitForLock). */
+  private waiting = false;
   private readonly listeners: Array<(row: JournalRow) => void> = [];
   private readonly flushSoon = () => this.flush();
 
@@ -102,7 +99,7 @@ export class Journal {
       // Another connection holds the write lock (another process, or a checkpoint restarting the
       // WAL under load): the rows wait for it, as a write request does, instead of being lost.
       if (isDatabaseBusy(err) && rows.length === requests.length) {
-        this.retryLater(rows);
+        this.waitForLock(rows);
         return;
       }
       // The journal is a record for people, not state: a write it cannot make (a full disk)
@@ -110,26 +107,26 @@ export class Journal {
       logger.error(`the request journal could not write ${requests.length} request(s): ${(err as Error).message}`);
       return;
     }
-    this.retryMs = RETRY_FIRST_MS;
     if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
   }
 
   /**
-   * Queues `rows` again, ahead of what came since, and tries them again after a wait that doubles
+   * Queues `rows` again, ahead of what came since, and writes them once the write lock is free: the
+   * batch's own wait for it (GroupCommit.ready(), which write requests wait with), tried again
    * while the lock stays held. At most --journal-size rows wait: the bound would delete older ones
    * in the same write anyway.
    */
-  private retryLater(rows: NewJournalRow[]): void {
+  private waitForLock(rows: NewJournalRow[]): void {
     this.pending = [...rows, ...this.pending];
     const over = this.pending.length - this.deps.config.journalSize;
     if (over > 0) this.pending.splice(0, over);
-    if (this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
+    if (this.waiting) return;
+    this.waiting = true;
+    const retry = () => {
+      this.waiting = false;
       this.flush();
-    }, this.retryMs);
-    this.retryTimer.unref();
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    };
+    this.deps.store.batch.ready().then(retry, retry);
   }
 
   /** One page of rows, newest first (or, with `endingBefore`, the rows newer than it), and whether more follow. */
