@@ -216,11 +216,6 @@ export async function startServer(
   let tls: ServingTls | undefined;
   try {
     lock = await lockDatabase(config.dbPath);
-  } catch (err) {
-    dropEarlyFrontThread();
-    throw err;
-  }
-  try {
     tls = await servingTls(config.https);
     const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
     const tracer = await loadTracer(config, logger);

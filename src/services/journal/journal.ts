@@ -12,7 +12,7 @@ import { keptTracestate, parseTraceparent } from '../../domain/traceparent.js';
 import type { JournalFilter, JournalRow, JournalSurface, NewJournalRow } from '../../store/journal-repo.js';
 import type { ServiceDeps } from '../deps.js';
 import { readPage } from '../pagination.js';
-import { SandboxError } from '../../errors.js';
+import { errorMessage, SandboxError } from '../../errors.js';
 import { isDatabaseBusy } from '../../store/open-database.js';
 import { checkExpectation, type ExpectationResult } from '../../domain/request-match.js';
 import { parseSince } from '../../domain/since.js';
@@ -71,7 +71,8 @@ export class Journal {
   /** Writes the queued requests now, in one unit of the open batch (or a batch of their own). */
   flush(): void {
     this.scheduled = false;
-    if (this.pending.length === 0) return;
+    // Rows waiting for another connection's lock are written by waitForLock's retry, not by every turn.
+    if (this.pending.length === 0 || this.waiting) return;
     const { store, config, clock, logger } = this.deps;
     // A retry that comes after close(): the rows it held went with the process, as a kill's would.
     if (!store.db.open) return;
@@ -104,7 +105,7 @@ export class Journal {
       }
       // The journal is a record for people, not state: a write it cannot make (a full disk)
       // loses these entries, never a request.
-      logger.error(`the request journal could not write ${requests.length} request(s): ${(err as Error).message}`);
+      logger.error(`the request journal could not write ${requests.length} request(s): ${errorMessage(err)}`);
       return;
     }
     if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
