@@ -1,4 +1,4 @@
-// The hosted checkout page in real Chromium (Debian's /usr/bin/chromium via playwright-core),
+// The hosted checkout page in real Chromium (Debian's, via playwright-core and test/helpers/browser.ts),
 // against a real sandbox on port 0 and a fake merchant that receives the webhooks and the
 // customer's return. Requests to anything but 127.0.0.1 are blocked and counted: the page must
 // load nothing from the internet. Screenshots go to test-artifacts/.

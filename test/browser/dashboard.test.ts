@@ -1,4 +1,4 @@
-// The dashboard in real Chromium (Debian's /usr/bin/chromium via playwright-core) against a real
+// The dashboard in real Chromium (Debian's, via playwright-core and test/helpers/browser.ts) against a real
 // sandbox on port 0 and a fake merchant receiving the webhooks: a new payment appears without a
 // reload (live updates over the SSE stream), Replay produces a new attempt, and Approve moves a
 // pending authentication to Test Approved. Requests to anything but 127.0.0.1 are blocked and

@@ -1,4 +1,4 @@
-// A hostile web page in real Chromium (Debian's /usr/bin/chromium via playwright-core) against a
+// A hostile web page in real Chromium (Debian's, via playwright-core and test/helpers/browser.ts) against a
 // real sandbox: a page served from another port of 127.0.0.1 auto-submits an HTML form to
 // POST /_sandbox/reset, and fires a no-cors fetch() at it with a text/plain body or with no body at
 // all, each what any site open in the developer's browser can do. The sandbox refuses both (cross_site_refused), also

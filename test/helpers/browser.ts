@@ -1,11 +1,20 @@
-// Chromium for the browser tests: Debian's /usr/bin/chromium driven by playwright-core, with the
-// flags every browser test uses, and a context that lets requests reach 127.0.0.1 only.
+// Chromium for the browser tests: Debian's Chromium driven by playwright-core, with the flags every
+// browser test uses, and a context that lets requests reach 127.0.0.1 only.
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+
+/**
+ * Debian's headless shell (`chromium-headless-shell`) when it is installed, else the whole browser
+ * (`chromium`). The shell is the same Blink, V8 and network stack without the browser's UI layer, the
+ * build Playwright itself runs for headless tests; on 2 cores the browser project took 83 s of CPU
+ * with it against 198-208 s with the whole browser (cgroup CPU, the same 44 tests).
+ */
+export const CHROMIUM = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium';
 
 /** Launches headless Chromium, with `extraArgs` after the usual flags. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: [
       '--headless',
       '--no-sandbox',
