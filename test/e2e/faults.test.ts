@@ -29,6 +29,16 @@ async function pay(path = '/hook'): Promise<string> {
 
 const transIdOf = (w: ReceivedWebhook) => new URLSearchParams(w.body).get('transID');
 
+/**
+ * A delivery once `count` of its attempts are recorded: an attempt is recorded when its answer is
+ * back from the sender thread, just after the merchant has the webhook.
+ */
+const withAttempts = (id: string, count: number) =>
+  waitFor(async () => {
+    const delivery = (await env!.http.get(`/_sandbox/deliveries/${id}`)).json;
+    return delivery.attempt_log.length >= count && delivery;
+  }, `${count} recorded attempt(s) of ${id}`);
+
 describe('fault injection', () => {
   it('duplicate=2 sends three copies of the same event id, each recorded as an attempt', async () => {
     await start({ faults: 'duplicate=2' });
@@ -37,7 +47,7 @@ describe('fault injection', () => {
     const eventIds = new Set(copies.map((w) => w.headers['x-sandbox-event-id']));
     expect(eventIds.size).toBe(1);
     const [delivery] = (await env!.http.get('/_sandbox/deliveries')).json.data;
-    const detail = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
+    const detail = await withAttempts(delivery.id, 3);
     expect(detail.attempt_log.map((a: Json) => a.fault)).toEqual(['duplicate copy 1', 'duplicate copy 2', 'duplicate=2']);
     expect(detail.status).toBe('succeeded');
   });
@@ -50,9 +60,8 @@ describe('fault injection', () => {
     expect(env!.merchant.received.map(transIdOf)).toEqual([second, first]);
     // Newest first: the older delivery is the one that was held back.
     const [newer, older] = (await env!.http.get('/_sandbox/deliveries')).json.data;
-    const held = (await env!.http.get(`/_sandbox/deliveries/${older.id}`)).json;
-    expect(held.attempt_log[0].fault).toBe(`reorder: held back, sent after ${newer.id}`);
-    expect((await env!.http.get(`/_sandbox/deliveries/${newer.id}`)).json.attempt_log[0].fault).toBe(`reorder: sent before ${older.id}`);
+    expect((await withAttempts(older.id, 1)).attempt_log[0].fault).toBe(`reorder: held back, sent after ${newer.id}`);
+    expect((await withAttempts(newer.id, 1)).attempt_log[0].fault).toBe(`reorder: sent before ${older.id}`);
   });
 
   it('fail-first=2 records two injected failures without sending, then delivers', async () => {
@@ -127,11 +136,7 @@ describe('fault injection', () => {
     await env!.http.post('/_sandbox/clock/advance', { duration: '1h' });
     const [w] = await waitFor(() => env!.merchant.received.length >= 1 && env!.merchant.received, 'the delayed webhook');
     expect(Number(w!.headers['x-sandbox-timestamp']) * 1000).toBeGreaterThanOrEqual(createdAt + 3_600_000 - 1000);
-    // The attempt is recorded once its answer is back from the sender thread, just after the merchant has it.
-    const detail = await waitFor(async () => {
-      const d = (await env!.http.get(`/_sandbox/deliveries/${delivery.id}`)).json;
-      return d.attempt_log.length > 0 && d;
-    }, 'the recorded attempt');
+    const detail = await withAttempts(delivery.id, 1);
     expect(detail.attempt_log[0].fault).toBe('delay=1h');
   });
 
