@@ -17,6 +17,7 @@ import forge from 'node-forge';
 import { ensureDirectory } from '../store/sandbox-dir.js';
 import { CA_FILES, TLS_DIR } from './ca-files.js';
 import { readPemFile } from './pem-file.js';
+import { errorMessage } from '../errors.js';
 
 /** The files of the local CA: the CA certificate merchants trust, and the server certificate it signed. */
 export interface LocalCa {
@@ -153,7 +154,7 @@ function readPair(certFile: string, keyFile: string): Pair | { problem: string }
     try {
       return readPemFile(path);
     } catch (err) {
-      return { problem: `${path}: ${(err as Error).message}` };
+      return { problem: `${path}: ${errorMessage(err)}` };
     }
   };
   const cert = read(certFile);
@@ -169,12 +170,12 @@ function pairProblem(pair: Pair, what: string): string | undefined {
   try {
     parsed = new X509Certificate(pair.cert);
   } catch (err) {
-    return `${what} is not a readable PEM certificate (${(err as Error).message})`;
+    return `${what} is not a readable PEM certificate (${errorMessage(err)})`;
   }
   try {
     if (!parsed.checkPrivateKey(createPrivateKey(pair.key))) return `its key file does not hold the key of ${what}`;
   } catch (err) {
-    return `its key file is not a readable PEM private key (${(err as Error).message})`;
+    return `its key file is not a readable PEM private key (${errorMessage(err)})`;
   }
   const left = Date.parse(parsed.validTo) - Date.now();
   if (left <= 0) return `${what} expired on ${parsed.validTo}`;
@@ -195,7 +196,7 @@ function caProblem(pair: Pair): string | undefined {
   try {
     cert = forge.pki.certificateFromPem(pair.cert);
   } catch (err) {
-    return `the CA certificate cannot be read (${(err as Error).message})`;
+    return `the CA certificate cannot be read (${errorMessage(err)})`;
   }
   const constraints = cert.getExtension('nameConstraints') as {
     critical?: boolean;

@@ -4,6 +4,7 @@
 // /dev/zero until memory runs out. The file is opened without blocking and judged by its own
 // descriptor (fstat), so nothing can be swapped in between the check and the read.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { errorMessage } from '../errors.js';
 
 /** The largest PEM file read: a certificate is 1-2 KiB, and a bundle of every public root CA about 200 KiB. */
 export const MAX_PEM_BYTES = 1024 * 1024;
@@ -47,7 +48,7 @@ export function readPemFile(path: string): string {
     return buffer.toString('utf8', 0, length);
   } catch (err) {
     if (err instanceof UnreadablePemFile) throw err;
-    throw new UnreadablePemFile((err as Error).message);
+    throw new UnreadablePemFile(errorMessage(err));
   } finally {
     closeSync(fd);
   }
