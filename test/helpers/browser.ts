@@ -6,8 +6,8 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 /**
  * Debian's headless shell (`chromium-headless-shell`) when it is installed, else the whole browser
  * (`chromium`). The shell is the same Blink, V8 and network stack without the browser's UI layer, the
- * build Playwright itself runs for headless tests; on 2 cores the browser project took 83 s of CPU
- * with it against 198-208 s with the whole browser (cgroup CPU, the same 44 tests).
+ * build Playwright itself runs for headless tests; on 2 cores the browser project took 79-82 s of CPU
+ * with it against 166 s with the whole browser, on a quiet machine (cgroup CPU, the same 44 tests).
  */
 export const CHROMIUM = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium';
 
