@@ -9,7 +9,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
  * build Playwright itself runs for headless tests; on 2 cores the browser project took 79-82 s of CPU
  * with it against 166 s with the whole browser, on a quiet machine (cgroup CPU, the same 44 tests).
  */
-export const CHROMIUM = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium';
+export const CHROMIUM = existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium';
 
 /** Launches headless Chromium, with `extraArgs` after the usual flags. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
