@@ -1,16 +1,19 @@
 // Bundles the entries of the package, each into one file with everything it imports but the
 // native better-sqlite3: the CLI (dist/cli/program.js) into dist/sandbox.js, which bin/sandbox.js
-// loads, and the library (dist/index.js) into dist/paysandbox.js, what `import 'paysandbox'` loads
-// (package.json's exports; its types stay tsc's dist/index.d.ts). Node's ESM loader pays per module: the CLI's ~300 files took about 430 ms to load here, the
-// one bundle about 290 ms, and that is most of `sandbox start`'s time to first answer and of every
-// other command's; the library's first import took 650-960 ms of CPU as modules and 270-380 as one
-// bundle (a loaded machine; see docs/benchmarks.md), and a test suite pays it before its first test.
-// Code that only some requests need (the QR library, the local CA) is imported dynamically and split
+// loads, and the library (dist/index.js) into dist/paysandbox.cjs, which dist/paysandbox.js (what
+// `import 'paysandbox'` loads, package.json's exports) runs from a V8 code cache; its types stay
+// tsc's dist/index.d.ts. Node's ESM loader pays per module: the CLI's ~300 files took about 430 ms
+// to load here, the one bundle about 290 ms, and that is most of `sandbox start`'s time to first
+// answer and of every other command's; the library's first import took 650-960 ms of CPU as modules
+// and 270-380 as one bundle (a loaded machine; see docs/benchmarks.md), and a test suite pays it
+// before its first test.
+// Code that only some commands need (the QR library, the local CA) is imported dynamically and split
 // into dist/chunks/, so start-up neither compiles nor runs it; so is the --otlp tracer, whose
 // OpenTelemetry packages stay external.
-// The two are built apart, not as one build with shared chunks: code-dir.ts finds the migrations
+// The entries are built apart, not as one build with shared chunks: code-dir.ts finds the migrations
 // next to the module that holds it, which must stay in dist/, not in dist/chunks/.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const common = {
@@ -31,12 +34,60 @@ const common = {
 
 rmSync('dist/chunks', { recursive: true, force: true });
 await build({ ...common, entryPoints: { sandbox: 'dist/cli/program.js' } });
-await build({ ...common, entryPoints: { paysandbox: 'dist/index.js' } });
+await libraryBundle();
 // The HTTP front thread's entry (server/front/front-thread.ts): one file, so the thread listens soon after it starts.
 await build({ ...common, entryPoints: { 'front-thread': 'dist/server/front/front-thread.js' } });
 // The chunks too: the zod chunk, which every entry loads, held one comment outside ASCII.
 const chunks = readdirSync('dist/chunks').map((name) => `dist/chunks/${name}`);
-for (const file of ['dist/sandbox.js', 'dist/paysandbox.js', 'dist/front-thread.js', ...chunks]) asciiComments(file);
+for (const file of ['dist/sandbox.js', 'dist/paysandbox.cjs', 'dist/front-thread.js', ...chunks]) asciiComments(file);
+
+/**
+ * The library: one CommonJS file (dist/paysandbox.cjs), which runtime/compiled-bundle.ts loads with
+ * a V8 code cache, and the ES module package.json exports (dist/paysandbox.js), made here: it loads
+ * the bundle and names its exports, and startSandbox() saves the cache once the sandbox has answered
+ * its warm-up requests, so the cache holds the request path compiled too. One file, not chunks: a
+ * cache is per script, and the code only some calls need (the QR library, the local CA) stays
+ * uncompiled in it until they run. Its exports are read from an ES module build of the same entry
+ * (not written), so the two name the same exports.
+ */
+async function libraryBundle() {
+  const cjs = {
+    ...common,
+    splitting: false,
+    format: 'cjs',
+    outdir: undefined,
+    outfile: 'dist/paysandbox.cjs',
+    entryPoints: ['dist/index.js'],
+    // code-dir.ts and the checkpointer find files from import.meta.url: in CommonJS, the bundle's own path.
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  };
+  await build(cjs);
+  const esm = await build({ ...common, splitting: false, outdir: undefined, entryPoints: ['dist/index.js'], write: false, metafile: true });
+  const names = Object.values(esm.metafile.outputs).flatMap((output) => output.exports ?? []);
+  if (!names.includes('startSandbox')) throw new Error('bundle-cli: the library exports no startSandbox');
+  const contents = createHash('sha256').update(readFileSync(cjs.outfile)).digest('hex').slice(0, 32);
+  const others = names.filter((name) => name !== 'startSandbox').sort();
+  writeFileSync(
+    'dist/paysandbox.js',
+    `// The library's entry, made by scripts/bundle-cli.js: it runs dist/paysandbox.cjs from its code cache
+// (runtime/compiled-bundle.ts) and names its exports; its types are dist/index.d.ts.
+import { loadBundle } from './runtime/compiled-bundle.js';
+
+const bundle = loadBundle(new URL('./paysandbox.cjs', import.meta.url), '${contents}');
+const library = bundle.exports;
+
+export const { ${others.join(', ')} } = library;
+
+/** Starts a sandbox (see dist/index.d.ts); the first start of this build also saves the code cache. */
+export async function startSandbox(options) {
+  const sandbox = await library.startSandbox(options);
+  bundle.saveCache();
+  return sandbox;
+}
+`,
+  );
+}
 
 /**
  * esbuild escapes every non-ASCII character of the code it writes but keeps some comments as they

@@ -1,6 +1,9 @@
 // The OpenTelemetry SDK is loaded only with --otlp (docs/tracing.md): the built bundles (the CLI's,
 // the library's, the front thread's) import none of its packages, and the one chunk that does is
-// reached only through a dynamic import(), which the start runs only when the flag is set.
+// reached only through a dynamic import(), which the start runs only when the flag is set. The
+// library's code is one CommonJS file (dist/paysandbox.cjs), where the tracer's require() of the SDK
+// runs when its module is first imported: a process that starts a sandbox shows whether it did.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,4 +59,24 @@ describe('the OpenTelemetry SDK stays out of a start without --otlp', () => {
     expect(importers.length).toBeGreaterThan(0);
     expect(built.filter((file) => staticImports(file).some((spec) => basename(spec) === name))).toEqual([]);
   });
+
+  it("the library's startSandbox() loads none of its packages, and startSandbox({ otlp }) does", () => {
+    const loaded = (options: string) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { createRequire } from 'node:module';
+const { startSandbox } = await import(${JSON.stringify(join(DIST, 'paysandbox.js'))});
+const sandbox = await startSandbox(${options});
+await sandbox.close();
+const cache = createRequire(${JSON.stringify(join(DIST, 'paysandbox.cjs'))}).cache;
+console.log(Object.keys(cache).filter((file) => file.includes('@opentelemetry')).length);`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' } },
+      ).trim();
+    expect(loaded('')).toBe('0');
+    expect(Number(loaded("{ otlp: 'http://127.0.0.1:9/v1/traces' }"))).toBeGreaterThan(0);
+  }, 30_000);
 });

@@ -1,11 +1,12 @@
 // The package as `npm pack` makes it and a merchant installs it: its two bins (`paysandbox`, which
 // `npx paysandbox` finds from anywhere, and `sandbox` inside the project) run the same program,
 // `npx --yes ./paysandbox-X.tgz` runs the tarball itself (an absolute path does not, as the
-// README says), its LICENSE ships, the library loads with `import` and with `require`, and its
+// README says), its LICENSE ships, the library loads with `import` and with `require` (and from its
+// code cache the second time), and its
 // type declarations compile in a project with `strict` and `skipLibCheck: false`, where types
 // the package's own .d.ts files import must be installed too.
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,12 +108,25 @@ await sandbox.close();
     ['require', 'use.cjs', `const { startSandbox, verifyWebhook, TEST_CARDS } = require('paysandbox');\n(async () => {${script('')}})();`],
   ])(
     '%s: startSandbox() runs, with the same exports',
-    async (_how, file, text) => {
+    async (how, file, text) => {
       writeFileSync(join(project.dir, file), text);
-      const run1 = await run(process.execPath, [file]);
-      expect(run1.stderr).toBe('');
-      expect(run1.stdout).toBe('authorized function true\n');
-      expect(run1.code).toBe(0);
+      // The library saves its code cache after the first startSandbox() of a build, and the next
+      // process runs from it: the same answers both times.
+      const cache = join(project.dir, `compile-cache-${how}`);
+      const env = { ...project.env, NODE_COMPILE_CACHE: cache };
+      const written: string[] = [];
+      for (const runNumber of [1, 2]) {
+        const ran = await run(process.execPath, [file], 60_000, { cwd: project.dir, env });
+        expect(ran.stderr).toBe('');
+        expect(ran.stdout).toBe('authorized function true\n');
+        expect(ran.code).toBe(0);
+        const files = readdirSync(cache).filter((name) => /^paysandbox-[0-9a-f]{24}\.bin$/.test(name));
+        expect(files, `after run ${runNumber}`).toHaveLength(1);
+        const { ino, mtimeMs } = statSync(join(cache, files[0]));
+        written.push(`${ino} ${mtimeMs}`);
+      }
+      // A run that found the cache unfit would have written it again.
+      expect(written[1]).toBe(written[0]);
     },
     60_000,
   );

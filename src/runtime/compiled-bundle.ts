@@ -1,0 +1,106 @@
+// Loads the library's CommonJS bundle (dist/paysandbox.cjs) with a V8 code cache, so a test suite's
+// `import('paysandbox')` neither parses the bundle nor compiles the functions its start runs, from
+// its second run on. Node 20 keeps no code cache for ES modules (`module.enableCompileCache()` came
+// in Node 22), but `vm.Script` takes and makes one for a script. The cache is a file per bundle
+// build and Node version, in a folder only this user can write; V8 checks it against the
+// source and flags too and falls back to compiling when it does not fit. docs/library.md says where
+// it lives and how to turn it off.
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+/** A loaded bundle: its exports, and the cache to write once the code that matters has run. */
+export interface CompiledBundle {
+  exports: Record<string, unknown>;
+  /** Whether V8 took this run's code from the cache (false on a build's first run, or with caching off). */
+  fromCache: boolean;
+  /** Writes the code cache if this run had none that fit; later calls do nothing. */
+  saveCache(): void;
+}
+
+/**
+ * Runs `file` (a CommonJS bundle) as Node would `require()` it, from its code cache when one fits.
+ * `build` names the bundle's contents (a hash made when it was built): V8 itself checks only the
+ * source's length, so a cache of another build of the same length must never be offered to it.
+ */
+export function loadBundle(file: URL, build: string): CompiledBundle {
+  const path = fileURLToPath(file);
+  const cacheFile = cachePath(build);
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
+  const source = readFileSync(path, 'utf8');
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: path,
+    cachedData,
+    // The bundle's import() of Node's own modules (node:http in the control client) goes to Node's loader.
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier: string) => import(specifier)),
+  });
+  const module = { exports: {} as Record<string, unknown> };
+  script.runInThisContext()(module.exports, createRequire(path), module, path, dirname(path));
+  const fromCache = cachedData !== undefined && script.cachedDataRejected === false;
+  let pending = cacheFile !== undefined && !fromCache;
+  return {
+    exports: module.exports,
+    fromCache,
+    saveCache() {
+      if (!pending || cacheFile === undefined) return;
+      pending = false;
+      writeCache(cacheFile, script.createCachedData());
+    },
+  };
+}
+
+/**
+ * The cache file for this build and Node; undefined when caching is off or the folder is not safe to
+ * read. V8 flags are not in the name: V8 rejects a cache made under other flags, and this run writes its own.
+ */
+function cachePath(build: string): string | undefined {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const uid = process.getuid?.();
+  const dir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `paysandbox-compile-cache${uid === undefined ? '' : `-${uid}`}`);
+  if (!ownFolder(dir, uid)) return undefined;
+  const key = createHash('sha256').update(`${build}\0${process.version}\0${process.arch}`).digest('hex');
+  return join(dir, `paysandbox-${key.slice(0, 24)}.bin`);
+}
+
+/**
+ * Makes the folder if need be and says whether it is ours alone: a cache is code this process runs,
+ * so one that another user could have written (a shared /tmp) is never read.
+ */
+function ownFolder(dir: string, uid: number | undefined): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = lstatSync(dir);
+    if (!stat.isDirectory()) return false;
+    return uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
+  } catch {
+    return false;
+  }
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written beside and renamed into place, so a process starting meanwhile reads a whole cache or none. */
+function writeCache(file: string, data: Buffer): void {
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    writeFileSync(partial, data, { mode: 0o600 });
+    renameSync(partial, file);
+  } catch {
+    // A full disk or a folder gone read-only: this run goes without, and the next one tries again.
+    try {
+      rmSync(partial, { force: true });
+    } catch {
+      // Nothing of it was written.
+    }
+  }
+}
