@@ -4,6 +4,8 @@
 // before it doubles, and one V8 helper thread instead of one per core (each keeps its own malloc
 // arena). Together they cost about 7% CPU per request. `npm start` passes the same flags; run
 // `node --max-old-space-size=4096 bin/sandbox.js ...` for a bigger heap (docs/reliability.md).
-import { run } from '../dist/sandbox.js';
+// `sandbox start` runs from the package's one CommonJS bundle and its code cache (dist/start.js);
+// every other command from the CLI's ES module bundle, which loads only what the command needs.
+const { run } = process.argv[2] === 'start' ? await import('../dist/start.js') : await import('../dist/sandbox.js');
 
 await run(process.argv);

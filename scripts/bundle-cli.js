@@ -42,13 +42,18 @@ const chunks = readdirSync('dist/chunks').map((name) => `dist/chunks/${name}`);
 for (const file of ['dist/sandbox.js', 'dist/paysandbox.cjs', 'dist/front-thread.js', ...chunks]) asciiComments(file);
 
 /**
- * The library: one CommonJS file (dist/paysandbox.cjs), which runtime/compiled-bundle.ts loads with
- * a V8 code cache, and the ES module package.json exports (dist/paysandbox.js), made here: it loads
- * the bundle and names its exports, and startSandbox() saves the cache once the sandbox has answered
- * its warm-up requests, so the cache holds the request path compiled too. One file, not chunks: a
- * cache is per script, and the code only some calls need (the QR library, the local CA) stays
- * uncompiled in it until they run. Its exports are read from an ES module build of the same entry
- * (not written), so the two name the same exports.
+ * The library and `sandbox start`: one CommonJS file (dist/paysandbox.cjs, from bundle-entry.ts),
+ * which runtime/compiled-bundle.ts runs with a V8 code cache (Node 20 keeps none for ES modules), and
+ * two ES module entries made here that load it:
+ * - dist/paysandbox.js, what package.json exports: it names the library's exports, and its
+ *   startSandbox() saves the cache once the sandbox has answered its warm-up requests, so the cache
+ *   holds the request path compiled too. The names are read from an ES module build of index.ts (not
+ *   written), so the two export the same.
+ * - dist/start.js, which bin/sandbox.js runs for `sandbox start`: it starts the HTTP front thread
+ *   before it loads the bundle, so the thread boots while the bundle loads, and saves its own cache
+ *   once the start has printed its Listening line.
+ * One file, not chunks: a cache is per script, and the code only some calls need (the QR library,
+ * the local CA, the rest of the CLI) stays uncompiled in it until they run.
  */
 async function libraryBundle() {
   const cjs = {
@@ -57,16 +62,23 @@ async function libraryBundle() {
     format: 'cjs',
     outdir: undefined,
     outfile: 'dist/paysandbox.cjs',
-    entryPoints: ['dist/index.js'],
+    entryPoints: ['dist/bundle-entry.js'],
     // code-dir.ts and the checkpointer find files from import.meta.url: in CommonJS, the bundle's own path.
     define: { 'import.meta.url': '__bundleUrl' },
+    // Every import() becomes a require(): a script run from a V8 code cache loses its dynamic import
+    // callback on Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and what the bundle imports that
+    // way (node:http, the OpenTelemetry packages) loads with require() as well.
+    supported: { 'dynamic-import': false },
     banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   };
   await build(cjs);
+  const left = readFileSync(cjs.outfile, 'utf8').match(/[^.\w]import\(\s*["'`][^"'`]+/g);
+  if (left) throw new Error(`bundle-cli: ${cjs.outfile} still holds import(): ${left.join(', ')}`);
   const esm = await build({ ...common, splitting: false, outdir: undefined, entryPoints: ['dist/index.js'], write: false, metafile: true });
   const names = Object.values(esm.metafile.outputs).flatMap((output) => output.exports ?? []);
   if (!names.includes('startSandbox')) throw new Error('bundle-cli: the library exports no startSandbox');
   const contents = createHash('sha256').update(readFileSync(cjs.outfile)).digest('hex').slice(0, 32);
+  const load = (role) => `const bundle = loadBundle(new URL('./paysandbox.cjs', import.meta.url), '${contents}', '${role}');`;
   const others = names.filter((name) => name !== 'startSandbox').sort();
   writeFileSync(
     'dist/paysandbox.js',
@@ -74,7 +86,7 @@ async function libraryBundle() {
 // (runtime/compiled-bundle.ts) and names its exports; its types are dist/index.d.ts.
 import { loadBundle } from './runtime/compiled-bundle.js';
 
-const bundle = loadBundle(new URL('./paysandbox.cjs', import.meta.url), '${contents}');
+${load('library')}
 const library = bundle.exports;
 
 export const { ${others.join(', ')} } = library;
@@ -85,6 +97,21 @@ export async function startSandbox(options) {
   bundle.saveCache();
   return sandbox;
 }
+`,
+  );
+  writeFileSync(
+    'dist/start.js',
+    `// \`sandbox start\`'s entry (bin/sandbox.js), made by scripts/bundle-cli.js: the front thread boots
+// while this loads the CLI from dist/paysandbox.cjs and its code cache (runtime/compiled-bundle.ts).
+import { startFrontThreadEarly } from './server/front/early-thread.js';
+import { loadBundle } from './runtime/compiled-bundle.js';
+
+startFrontThreadEarly();
+${load('start')}
+const cli = await bundle.exports.loadCli();
+cli.whenStarted(() => bundle.saveCache());
+
+export const run = cli.run;
 `,
   );
 }

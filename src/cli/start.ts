@@ -236,6 +236,16 @@ function addProcessOptions(command: Command): void {
     .option('--log-format <format>', help('logFormat', 'pretty or json'));
 }
 
+let afterStart: (() => void) | undefined;
+
+/**
+ * Runs `then` once a start has printed its Listening line: dist/start.js saves the code cache there,
+ * when the start's code has been compiled (runtime/compiled-bundle.ts).
+ */
+export function whenStarted(then: () => void): void {
+  afterStart = then;
+}
+
 /** Starts the sandbox and waits until it is stopped. */
 async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
   const { readyFile, pidFile, keepRunning, ...configFlags } = flags;
@@ -289,5 +299,7 @@ async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
     await running.close();
     throw err;
   }
+  // After this turn: a request already waiting is answered first.
+  if (afterStart) setImmediate(afterStart);
   await stopped;
 }

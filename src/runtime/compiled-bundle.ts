@@ -1,10 +1,10 @@
-// Loads the library's CommonJS bundle (dist/paysandbox.cjs) with a V8 code cache, so a test suite's
-// `import('paysandbox')` neither parses the bundle nor compiles the functions its start runs, from
-// its second run on. Node 20 keeps no code cache for ES modules (`module.enableCompileCache()` came
-// in Node 22), but `vm.Script` takes and makes one for a script. The cache is a file per bundle
-// build and Node version, in a folder only this user can write; V8 checks it against the
-// source and flags too and falls back to compiling when it does not fit. docs/library.md says where
-// it lives and how to turn it off.
+// Loads the package's CommonJS bundle (dist/paysandbox.cjs) with a V8 code cache, so neither a test
+// suite's `import('paysandbox')` nor `sandbox start` parses the bundle or compiles the functions its
+// start runs, from their second run on. Node 20 keeps no code cache for ES modules
+// (`module.enableCompileCache()` came in Node 22), but `vm.Script` takes and makes one for a script.
+// The cache is a file per bundle build, Node version and role, in a folder only this user can write;
+// V8 checks it against the source and flags too and falls back to compiling when it does not fit.
+// docs/library.md says where it lives and how to turn it off.
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,17 +26,19 @@ export interface CompiledBundle {
  * Runs `file` (a CommonJS bundle) as Node would `require()` it, from its code cache when one fits.
  * `build` names the bundle's contents (a hash made when it was built): V8 itself checks only the
  * source's length, so a cache of another build of the same length must never be offered to it.
+ * `role` names who runs it (the library, `sandbox start`): each compiles other parts of the bundle,
+ * under other V8 flags, so each keeps its own cache.
  */
-export function loadBundle(file: URL, build: string): CompiledBundle {
+export function loadBundle(file: URL, build: string, role: string): CompiledBundle {
   const path = fileURLToPath(file);
-  const cacheFile = cachePath(build);
+  const cacheFile = cachePath(build, role);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
   const source = readFileSync(path, 'utf8');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: path,
     cachedData,
-    // The bundle's import() of Node's own modules (node:http in the control client) goes to Node's loader.
-    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier: string) => import(specifier)),
+    // No importModuleDynamically: the bundle holds no import() (scripts/bundle-cli.js), as a script
+    // run from its cache loses that callback on Node 20.
   });
   const module = { exports: {} as Record<string, unknown> };
   script.runInThisContext()(module.exports, createRequire(path), module, path, dirname(path));
@@ -57,13 +59,13 @@ export function loadBundle(file: URL, build: string): CompiledBundle {
  * The cache file for this build and Node; undefined when caching is off or the folder is not safe to
  * read. V8 flags are not in the name: V8 rejects a cache made under other flags, and this run writes its own.
  */
-function cachePath(build: string): string | undefined {
+function cachePath(build: string, role: string): string | undefined {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const uid = process.getuid?.();
   const dir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `paysandbox-compile-cache${uid === undefined ? '' : `-${uid}`}`);
   if (!ownFolder(dir, uid)) return undefined;
   const key = createHash('sha256').update(`${build}\0${process.version}\0${process.arch}`).digest('hex');
-  return join(dir, `paysandbox-${key.slice(0, 24)}.bin`);
+  return join(dir, `paysandbox-${role}-${key.slice(0, 24)}.bin`);
 }
 
 /**

@@ -3,6 +3,9 @@
 // building the app, so `sandbox start` (src/cli/start.ts) starts the thread first and both happen
 // at once, on two cores. The thread waits for its settings (port, TLS) and only then listens
 // (front-thread.ts), so a start that fails (the database is in use) has listened on nothing.
+// `sandbox start` starts it sooner still (dist/start.js, made by scripts/bundle-cli.js): before it
+// loads the bundle holding the server, with this module's compiled copy; the bundle's own copy then
+// takes that thread. So the thread is kept on globalThis, where both copies see one.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -23,26 +26,27 @@ interface Early {
   failure: Error | undefined;
 }
 
-let early: Early | undefined;
+const EARLY = Symbol.for('paysandbox.early-front-thread');
+const shared = globalThis as { [EARLY]?: Early };
 
 /**
  * Starts the front thread now, waiting for its settings; startFrontServer() takes it. Unreferenced
  * until taken, so a start that fails before then never waits for it.
  */
 export function startFrontThreadEarly(): void {
-  if (early || !frontThreadAvailable()) return;
+  if (shared[EARLY] || !frontThreadAvailable()) return;
   const worker = new Worker(THREAD_ENTRY, { workerData: null, execArgv: [] });
   const started: Early = { worker, failure: undefined };
   // A thread whose code did not load: kept to be told by startFrontServer(), never thrown here.
   worker.on('error', (err) => (started.failure = err));
   worker.unref();
-  early = started;
+  shared[EARLY] = started;
 }
 
 /** Stops the thread started early when no server took it (a start that failed, or one without a front thread). */
 export function dropEarlyFrontThread(): void {
-  const dropped = early;
-  early = undefined;
+  const dropped = shared[EARLY];
+  shared[EARLY] = undefined;
   if (dropped) void dropped.worker.terminate();
 }
 
@@ -51,8 +55,8 @@ export function dropEarlyFrontThread(): void {
  * running, else a new one. `failure` is what went wrong in the early one before it was taken.
  */
 export function takeFrontThread(settings: FrontSettings): { worker: Worker; failure: Error | undefined } {
-  const taken = early;
-  early = undefined;
+  const taken = shared[EARLY];
+  shared[EARLY] = undefined;
   // threadId is -1 once the thread has exited (its code failed): a new one fails again and says why.
   if (taken && taken.worker.threadId >= 0) {
     taken.worker.ref();
