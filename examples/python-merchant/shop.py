@@ -21,6 +21,14 @@ S2S_STATUS = {"25": "paid", "24": "declined", "3": "cancelled", "22": "expired",
 V1_EVENT_STATUS = {"payment.captured": "paid", "payment.declined": "declined", "payment.canceled": "cancelled", "payment.expired": "expired"}
 
 
+class WebhookServer(ThreadingHTTPServer):
+    """http.server with a listen backlog for bursts: socketserver's default of 5 drops the connections
+    beyond it while the accepting thread waits for the GIL, and the gateway's client then waits for
+    TCP to try again (1 s, then 3 s, then 7 s), which can outlast its 5 s webhook timeout."""
+
+    request_queue_size = 128
+
+
 def signature_is_valid(raw_body, header, secret):
     """X-Sandbox-Signature is sha256=<hex HMAC-SHA256 of the raw body>; compared in constant time."""
     expected = "sha256=" + hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
@@ -62,7 +70,7 @@ class Shop:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = WebhookServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
