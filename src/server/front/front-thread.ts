@@ -5,7 +5,7 @@
 // most one message a turn each way (protocol.ts).
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { FrontBody } from '../../http/prevalidation.js';
 import { TLS_SUITES } from '../../tls/cipher-suites.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
@@ -15,19 +15,32 @@ import type { NewJournalRow } from '../../store/journal-repo.js';
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
 const port = parentPort;
 /**
- * Parses and validates the busiest creates' bodies (http/prevalidation.ts). Loaded while the thread
- * waits for its settings when it was started early, else once it listens, so its schemas never
- * delay the first answer; until then requests go without it.
+ * Parses and validates the busiest creates' bodies (http/prevalidation.ts), which takes that work off
+ * the main thread when requests come at once; until it is loaded, requests go without it and the
+ * main thread validates them. Loading it builds its schemas, which holds the thread for about 50 ms,
+ * so it is loaded only when nothing waits on the thread: while it waits for its settings, when it was
+ * started early and they have not come yet, else the first time two requests are in flight at once.
+ * A sandbox that one request at a time drives (a test suite) never needs it, and its first answer
+ * never waits for it: when startServer() runs in-process, the thread boots after the app is built
+ * and finds its settings already there.
  */
 let prevalidate: ((method: string, url: string, headers: FrontRequest['headers'], text: string) => FrontBody['validated']) | undefined;
-const loadPrevalidation = () => void import('../../http/prevalidation.js').then((module) => (prevalidate = module.prevalidate));
+let prevalidationLoading = false;
+const loadPrevalidation = () => {
+  if (prevalidationLoading) return;
+  prevalidationLoading = true;
+  void import('../../http/prevalidation.js').then((module) => (prevalidate = module.prevalidate));
+};
 
 // Started early (early-thread.ts), the thread boots while the main thread loads the app, and is
 // told where to listen by its first message.
 const startedEarly = workerData === null;
-if (startedEarly) loadPrevalidation();
+const waiting = startedEarly ? receiveMessageOnPort(port) : undefined;
+if (startedEarly && waiting === undefined) loadPrevalidation();
 const settings: FrontSettings =
-  (workerData as FrontSettings | null) ?? (await new Promise<FrontSettings>((resolve) => port.once('message', resolve)));
+  (workerData as FrontSettings | null) ??
+  (waiting?.message as FrontSettings | undefined) ??
+  (await new Promise<FrontSettings>((resolve) => port.once('message', resolve)));
 
 // Fatal: bytes that are not UTF-8 go over as bytes, for the main thread to refuse as bodyText() does.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -81,6 +94,7 @@ function limitFor(url: string): number {
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const id = nextId++;
   open.set(id, { req, res, streaming: false, text: null, binary: false });
+  if (open.size > 1) loadPrevalidation();
   res.on('close', () => {
     if (!open.has(id)) return;
     open.delete(id);
@@ -304,5 +318,4 @@ server.once('error', (err: NodeJS.ErrnoException) => post({ kind: 'listen-error'
 server.listen(settings.port, settings.host, () => {
   const address = server.address() as { address: string; family: string; port: number };
   post({ kind: 'listening', address: { address: address.address, family: address.family, port: address.port } });
-  if (!startedEarly) loadPrevalidation();
 });
