@@ -6,7 +6,7 @@
 // V8 checks it against the source and flags too and falls back to compiling when it does not fit.
 // docs/library.md says where it lives and how to turn it off.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,6 +51,7 @@ export function loadBundle(file: URL, build: string, role: string): CompiledBund
       if (!pending || cacheFile === undefined) return;
       pending = false;
       writeCache(cacheFile, script.createCachedData());
+      pruneCaches(cacheFile, role);
     },
   };
 }
@@ -104,5 +105,23 @@ function writeCache(file: string, data: Buffer): void {
     } catch {
       // Nothing of it was written.
     }
+  }
+}
+
+/** How many caches of one role are kept: every build writes its own, and two projects may each use another version. */
+const KEPT_PER_ROLE = 4;
+
+/** Removes the oldest caches of `role` past KEPT_PER_ROLE (other builds'), never `kept`, the one just written. */
+function pruneCaches(kept: string, role: string): void {
+  const dir = dirname(kept);
+  try {
+    const prefix = `paysandbox-${role}-`;
+    const others = readdirSync(dir)
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.bin') && join(dir, name) !== kept)
+      .map((name) => ({ path: join(dir, name), mtimeMs: statSync(join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const old of others.slice(KEPT_PER_ROLE - 1)) rmSync(old.path, { force: true });
+  } catch {
+    // Another process pruned the same files meanwhile, or the folder went away: the next save tries again.
   }
 }

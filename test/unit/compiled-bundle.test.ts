@@ -124,4 +124,14 @@ describe('loadBundle', () => {
     expect(loaded.exports.answer).toBe(42);
     expect(readdirSync(blocked)).toEqual([name]);
   });
+
+  it('keeps the four newest caches of a role: each build writes its own, and older builds give way', () => {
+    for (const build of ['build-1', 'build-2', 'build-3', 'build-4', 'build-5']) loadBundle(bundle(42), build, 'test').saveCache();
+    loadBundle(bundle(42), 'build-1', 'other').saveCache();
+    const roles = readdirSync(cacheDir).map((name) => name.split('-')[1]);
+    expect(roles.filter((role) => role === 'test')).toHaveLength(4);
+    expect(roles.filter((role) => role === 'other')).toHaveLength(1);
+    // The newest build's cache is among those kept: its next run loads from it.
+    expect(loadBundle(bundle(42), 'build-5', 'test').fromCache).toBe(true);
+  });
 });
