@@ -6,7 +6,8 @@
 // check (`sandbox health`, no curl) turns healthy; a 3-D Secure payment made through the port is
 // approved and its webhook reaches a receiver on the host; the control plane still refuses a
 // foreign Origin; SIGTERM stops it cleanly (exit 0, not podman's SIGKILL); a restart on the same
-// /data volume keeps the payment. Podman runs here only with runc, cgroupfs and lowered ulimits
+// /data volume keeps the payment; the image carries `sandbox start`'s code cache, and a container's
+// start runs from it. Podman runs here only with runc, cgroupfs and lowered ulimits
 // (this VM); where podman cannot run at all, the file is skipped with a message.
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +44,17 @@ describe.skipIf(SKIP !== '')('the container image', () => {
   let receiverUrl: string;
   /** The authstatus URL of the payment made through the port. */
   let statusUrl = '';
+
+  /** The code cache files in the image or in the running container: modified time and name of each. */
+  async function cacheFiles(where: 'image' | 'container'): Promise<string[]> {
+    const script = 'stat -c "%Y %n" /app/compile-cache/*.bin';
+    const listed =
+      where === 'image'
+        ? await podman(['run', '--rm', ...RUN_FLAGS, '--entrypoint', 'sh', IMAGE, '-c', script])
+        : await podman(['exec', NAME, 'sh', '-c', script]);
+    expect(listed.code, listed.stderr).toBe(0);
+    return listed.stdout.trim().split('\n');
+  }
 
   /** Starts the container on `port` with the /data volume and the control token. */
   async function startContainer(): Promise<void> {
@@ -96,10 +108,15 @@ describe.skipIf(SKIP !== '')('the container image', () => {
     expect((inspected.Healthcheck ?? inspected.Config.Healthcheck).Test).toEqual(['CMD', 'sandbox', 'health']);
     const uid = await podman(['run', '--rm', ...RUN_FLAGS, '--entrypoint', 'id', IMAGE, '-u']);
     expect(Number(uid.stdout.trim())).toBeGreaterThan(0);
+    // The code cache of `sandbox start`, made when the image was built (one start's worth).
+    expect(await cacheFiles('image')).toEqual([expect.stringMatching(/^\d+ \/app\/compile-cache\/paysandbox-start-[0-9a-f]{24}\.bin$/)]);
   });
 
   it('turns healthy, takes a 3-D Secure payment through its port, delivers the webhook to the host, and refuses a foreign Origin', async () => {
+    const built = await cacheFiles('image');
     await startContainer();
+    // Its start ran from the image's code cache: a start that found it unfit would have written a new one.
+    expect(await cacheFiles('container')).toEqual(built);
     const created = await fetch(`${url}/api/s2s`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
