@@ -266,19 +266,22 @@ function answerNotWebhook(req: http.IncomingMessage, res: http.ServerResponse, f
  * Answers a body over RECEIVE_BODY_LIMIT 413 and keeps none of it (a 600 MB POST would need 600 MB
  * and end past the longest string Node makes): what is left is read and dropped, up to DRAIN_BYTES
  * or DRAIN_MS, so the client reads the answer, then the connection closes. Not counted, one line on stderr.
+ * The answer is written at once, with its length, but ended only once the body is read: Node closes
+ * the socket when a `connection: close` answer ends, and a socket closed with unread bytes is reset,
+ * which a client still sending can meet (EPIPE) before it has read the answer.
  */
 function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, io: CliIo): void {
   const limit = `1 MiB (${RECEIVE_BODY_LIMIT} bytes)`;
+  const text = `body too large: sandbox receive takes bodies of at most ${limit}`;
   req.removeAllListeners('data');
-  res
-    .writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
-    .end(`body too large: sandbox receive takes bodies of at most ${limit}`);
+  res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text), connection: 'close' }).write(text);
   let dropped = 0;
   const stop = setTimeout(() => req.destroy(), DRAIN_MS).unref();
   req.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
     if (dropped > DRAIN_BYTES) req.destroy();
   });
+  req.on('end', () => res.end());
   req.on('close', () => clearTimeout(stop));
   req.resume();
   io.err(kleur.dim(`${clock()} ${shown(req.method ?? '')} ${shown(req.url ?? '/')}: body over ${limit}, answered 413 and not read`));
