@@ -63,6 +63,10 @@ async function libraryBundle() {
     outdir: undefined,
     outfile: 'dist/paysandbox.cjs',
     entryPoints: ['dist/bundle-entry.js'],
+    // The local CA's node-forge (--https) and the QR pages' qrcode are a quarter of the bundle (740 KB)
+    // and only some starts need them: required from node_modules when they first run, they take
+    // neither the bundle's memory nor its cache. (The MCP SDK stays in: it shares the bundle's zod.)
+    external: [...common.external, 'node-forge', 'qrcode'],
     // code-dir.ts and the checkpointer find files from import.meta.url: in CommonJS, the bundle's own path.
     define: { 'import.meta.url': '__bundleUrl' },
     // Every import() becomes a require(): a script run from a V8 code cache loses its dynamic import
