@@ -5,7 +5,6 @@
 // The cache is a file per bundle build, Node version and role, in a folder only this user can write;
 // V8 checks it against the source and flags too and falls back to compiling when it does not fit.
 // docs/library.md says where it lives and how to turn it off.
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -65,8 +64,7 @@ function cachePath(build: string, role: string): string | undefined {
   const uid = process.getuid?.();
   const dir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `paysandbox-compile-cache${uid === undefined ? '' : `-${uid}`}`);
   if (!ownFolder(dir, uid)) return undefined;
-  const key = createHash('sha256').update(`${build}\0${process.version}\0${process.arch}`).digest('hex');
-  return join(dir, `paysandbox-${role}-${key.slice(0, 24)}.bin`);
+  return join(dir, `paysandbox-${role}-${build}-node${process.version.slice(1)}-${process.arch}.bin`);
 }
 
 /**
@@ -110,17 +108,22 @@ function writeCache(file: string, data: Buffer): void {
 
 /** How many caches of one role are kept: every build writes its own, and two projects may each use another version. */
 const KEPT_PER_ROLE = 4;
+/** A partial file this old was left by a process killed while it wrote (a write takes milliseconds). */
+const PARTIAL_LEFT_MS = 60_000;
 
-/** Removes the oldest caches of `role` past KEPT_PER_ROLE (other builds'), never `kept`, the one just written. */
+/**
+ * Removes the oldest caches of `role` past KEPT_PER_ROLE (other builds'), never `kept`, the one just
+ * written, and the partial files of processes killed while writing theirs.
+ */
 function pruneCaches(kept: string, role: string): void {
   const dir = dirname(kept);
   try {
-    const prefix = `paysandbox-${role}-`;
-    const others = readdirSync(dir)
-      .filter((name) => name.startsWith(prefix) && name.endsWith('.bin') && join(dir, name) !== kept)
-      .map((name) => ({ path: join(dir, name), mtimeMs: statSync(join(dir, name)).mtimeMs }))
+    const files = readdirSync(dir).map((name) => ({ name, path: join(dir, name), mtimeMs: statSync(join(dir, name)).mtimeMs }));
+    const others = files
+      .filter((file) => file.name.startsWith(`paysandbox-${role}-`) && file.name.endsWith('.bin') && file.path !== kept)
       .sort((a, b) => b.mtimeMs - a.mtimeMs);
-    for (const old of others.slice(KEPT_PER_ROLE - 1)) rmSync(old.path, { force: true });
+    const left = files.filter((file) => file.name.endsWith('.partial') && Date.now() - file.mtimeMs > PARTIAL_LEFT_MS);
+    for (const old of [...others.slice(KEPT_PER_ROLE - 1), ...left]) rmSync(old.path, { force: true });
   } catch {
     // Another process pruned the same files meanwhile, or the folder went away: the next save tries again.
   }

@@ -120,7 +120,7 @@ await sandbox.close();
         expect(ran.stderr).toBe('');
         expect(ran.stdout).toBe('authorized function true\n');
         expect(ran.code).toBe(0);
-        const files = readdirSync(cache).filter((name) => /^paysandbox-library-[0-9a-f]{24}\.bin$/.test(name));
+        const files = readdirSync(cache).filter((name) => /^paysandbox-library-[0-9a-f]{32}-node[\d.]+-\w+\.bin$/.test(name));
         expect(files, `after run ${runNumber}`).toHaveLength(1);
         const { ino, mtimeMs } = statSync(join(cache, files[0]));
         written.push(`${ino} ${mtimeMs}`);

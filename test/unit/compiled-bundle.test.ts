@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -133,5 +133,18 @@ describe('loadBundle', () => {
     expect(roles.filter((role) => role === 'other')).toHaveLength(1);
     // The newest build's cache is among those kept: its next run loads from it.
     expect(loadBundle(bundle(42), 'build-5', 'test').fromCache).toBe(true);
+  });
+
+  it('removes the partial file of a process killed while it wrote its cache, once it is a minute old, and leaves a fresh one', () => {
+    mkdirSync(cacheDir, { mode: 0o700 });
+    const killed = join(cacheDir, 'paysandbox-test-build-0-node20-x64.bin.4242.partial');
+    const writing = join(cacheDir, 'paysandbox-test-build-0-node20-x64.bin.4343.partial');
+    writeFileSync(killed, 'half');
+    writeFileSync(writing, 'half');
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(killed, old, old);
+    loadBundle(bundle(42), 'build-1', 'test').saveCache();
+    expect(existsSync(killed)).toBe(false);
+    expect(existsSync(writing)).toBe(true);
   });
 });
