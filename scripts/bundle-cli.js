@@ -1,15 +1,16 @@
 // Bundles the entries of the package, each into one file with everything it imports but the
 // native better-sqlite3: the CLI (dist/cli/program.js) into dist/sandbox.js, which bin/sandbox.js
-// loads, and the library (dist/index.js) into dist/paysandbox.cjs, which dist/paysandbox.js (what
-// `import 'paysandbox'` loads, package.json's exports) runs from a V8 code cache; its types stay
-// tsc's dist/index.d.ts. Node's ESM loader pays per module: the CLI's ~300 files took about 430 ms
+// loads for every command but `start`, and the library with `start`'s CLI (dist/bundle-entry.js) into
+// dist/paysandbox.cjs, which dist/paysandbox.js (what `import 'paysandbox'` loads, package.json's
+// exports) and dist/start.js run from a V8 code cache (libraryBundle() below); the library's types
+// stay tsc's dist/index.d.ts. Node's ESM loader pays per module: the CLI's ~300 files took about 430 ms
 // to load here, the one bundle about 290 ms, and that is most of `sandbox start`'s time to first
 // answer and of every other command's; the library's first import took 650-960 ms of CPU as modules
 // and 270-380 as one bundle (a loaded machine; see docs/benchmarks.md), and a test suite pays it
 // before its first test.
-// Code that only some commands need (the QR library, the local CA) is imported dynamically and split
-// into dist/chunks/, so start-up neither compiles nor runs it; so is the --otlp tracer, whose
-// OpenTelemetry packages stay external.
+// In the CLI's bundle, code that only some commands need (the QR library, the local CA) is imported
+// dynamically and split into dist/chunks/, so start-up neither compiles nor runs it; so is the --otlp
+// tracer, whose OpenTelemetry packages stay external in every bundle.
 // The entries are built apart, not as one build with shared chunks: code-dir.ts finds the migrations
 // next to the module that holds it, which must stay in dist/, not in dist/chunks/.
 import { build } from 'esbuild';
