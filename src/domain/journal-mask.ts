@@ -93,8 +93,10 @@ function isTimeOrTransId(digits: string): boolean {
 // key or signing secret by its prefix, a JSON escape (which could spell either), and a run of digits
 // that is a card number (Luhn, not a time or a transID) or a JSON number written with a fraction or
 // an exponent (its value could be one). A form is read decoded too (%34 is a 4, + a space).
-// One pass: a secret field's name, or a whole card's (in JSON, a card that is not an object; in a form, card= or card[).
-const SECRET_OR_CARD_NAME = new RegExp(`${[...SECRET_FIELDS, 'secret'].join('|')}|"card":(?!\\{|null\\b|"")|card[=[\\]]`, 'i');
+// One pass: a secret field's name, or a whole card's (in JSON, a card that is not an object or
+// null; in a form, card= or card[). An empty string is flagged too: the separators are taken out of
+// the whole text, values included, so "card":"-" reads as "card":"" here.
+const SECRET_OR_CARD_NAME = new RegExp(`${[...SECRET_FIELDS, 'secret'].join('|')}|"card":(?!\\{|null\\b)|card[=[\\]]`, 'i');
 const KEY_PREFIX = /(?:sk|rk)_(?:test|live)_|whsec_/i;
 const NAME_SEPARATORS = /[\s_+\x80-]+/g;
 const PERCENT_BYTE = /%([0-9a-f]{2})/gi;

@@ -45,6 +45,9 @@ describe('masked', () => {
     ['a restricted key', '{"note":"rk_live_zzz"}', '{"note":"rk_live_[redacted]"}'],
     ['a card number as a key', '{"4000008400001629":true}', '{"400000******1629":true}'],
     ['a number written with an exponent', '{"n":4.000008400001629e15}', '{"n":"400000******1629"}'],
+    // The look reads names with their separators taken out, values included: "-" and " " read as "".
+    ['a card of one dash', '{"card":"-"}', '{"card":"[redacted]"}'],
+    ['a card of one space', '{"card":" "}', '{"card":"[redacted]"}'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
     const out = masked(text);
