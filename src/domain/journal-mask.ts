@@ -65,6 +65,10 @@ const API_KEY = /\b(sk|rk)_(test|live)_[A-Za-z0-9_]+/g;
 const SIGNING_SECRET = /\bwhsec_[A-Za-z0-9+/=_-]+/g;
 /** What any of the three above needs to match (13 digits in a run, a key's or a secret's marker): a value without it is kept unscanned. */
 const VALUE_MAY_HOLD = /\d(?:[ -]?\d){12}|_(?:test|live)_|whsec_/;
+/** Bare JSON numbers above 2^53 and below this (19 digits at most, a card's longest) are redacted whole (maskJson). */
+const UNREADABLE_UP_TO = 1e19;
+/** What a JSON text needs to hold such a number: 16 digits in a run, or an exponent. */
+const MAY_HOLD_UNREADABLE = /\d{16}|\d[eE][+-]?\d/;
 /** What a pair, JSON or an escape needs: a text without any of these, and without what VALUE_MAY_HOLD looks for, is kept unread. */
 const MAY_HOLD_ANY = /[={[%+\\]/;
 
@@ -92,7 +96,8 @@ function isTimeOrTransId(digits: string): boolean {
 // a whole card's name as fieldKey() reads it (so with spaces, _ - and, in a form, + taken out), a
 // key or signing secret by its prefix, a JSON escape (which could spell either), and a run of digits
 // that is a card number (Luhn, not a time or a transID) or a JSON number written with a fraction or
-// an exponent (its value could be one). A form is read decoded too (%34 is a 4, + a space).
+// an exponent (its value could be one), and a JSON number past what a double holds exactly (16
+// digits or an exponent). A form is read decoded too (%34 is a 4, + a space).
 // One pass: a secret field's name, or a whole card's (in JSON, a card that is not an object or
 // null; in a form, card= or card[). An empty string is flagged too: the separators are taken out of
 // the whole text, values included, so "card":"-" reads as "card":"" here.
@@ -124,7 +129,7 @@ function formBytes(text: string): string {
 
 /** True when masked() may change `text` (see above); false says for sure it would not. */
 function mayNeedMasking(text: string, json: boolean): boolean {
-  if (json && text.includes('\\u')) return true;
+  if (json && (text.includes('\\u') || MAY_HOLD_UNREADABLE.test(text))) return true;
   // Read as a form too: text that looks like JSON and is not is masked as a form.
   const plain = /[%+]/.test(text) ? formBytes(text) : text;
   if (KEY_PREFIX.test(plain)) return true;
@@ -166,6 +171,12 @@ function maskJson(root: unknown, look: boolean): { value: unknown; changed: bool
       return out;
     }
     if (typeof value === 'number') {
+      // A bare number past 2^53 was parsed to the nearest double: its digits here are not the ones
+      // the text holds (a 19-digit card sent unquoted), so neither are a mask of them. Not kept.
+      if (value > Number.MAX_SAFE_INTEGER && value < UNREADABLE_UP_TO) {
+        changed = true;
+        return REDACTED;
+      }
       const digits = Number.isInteger(value) && value > 0 ? String(value) : '';
       if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !isTimeOrTransId(digits)) {
         changed = true;

@@ -53,6 +53,15 @@ describe('GET /_sandbox/requests', () => {
     for (const secret of ['4242424242424242', '737', CREDS.apiKey]) expect(text).not.toContain(secret);
   });
 
+  it('keeps no card number a double cannot read back: a 19-digit card sent as a bare JSON number', async () => {
+    const body = '{"amount":1050,"currency":"EUR","card":{"number":6011000990139424009,"exp_month":12,"exp_year":2030,"cvc":"737"}}';
+    const res = await sb.post('/v1/payments', body, { ...bearer, 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    const [entry] = await requests('?path=/v1/payments');
+    expect(JSON.parse(entry.request.body).card).toMatchObject({ number: '[redacted]', cvc: '[redacted]' });
+    expect(JSON.stringify(entry)).not.toMatch(/60110009901394|737/);
+  });
+
   it('keeps an S2S payment under its merchant, with ccno masked and ccvv redacted', async () => {
     const res = await sb.post('/api/s2s', s2sBody({ ccno: '4242424242424242', ccvv: '987' }));
     expect(res.status).toBe(200);

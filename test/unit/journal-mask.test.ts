@@ -48,6 +48,9 @@ describe('masked', () => {
     // The look reads names with their separators taken out, values included: "-" and " " read as "".
     ['a card of one dash', '{"card":"-"}', '{"card":"[redacted]"}'],
     ['a card of one space', '{"card":" "}', '{"card":"[redacted]"}'],
+    // Past 2^53 a bare number is parsed to the nearest double, whose digits are not the card's.
+    ['a 19-digit card sent as a bare number', '{"card":{"number":6011000990139424009}}', '{"card":{"number":"[redacted]"}}'],
+    ['a 16-digit number past 2^53', '{"n":9007199254740993}', '{"n":"[redacted]"}'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
     const out = masked(text);
@@ -63,6 +66,7 @@ describe('masked', () => {
       'sk_live_zzz',
       'rk_live_zzz',
       'pv_test_1001',
+      '6011000990139424',
     ])
       expect(out).not.toContain(secret);
     expect(out).not.toMatch(/"(123|999)"|=(123|999)\b/);
