@@ -56,7 +56,11 @@ const form = fc
   .map(([pairs, sep]) => pairs.map(([name, value]) => `${name}=${value}`).join(sep));
 // Bare numbers a double cannot hold exactly (16 or more digits, exponents): masked() must read them as the look-less path does.
 const bareNumbers = fc
-  .oneof(fc.stringMatching(/^[1-9]\d{12,20}$/), fc.stringMatching(/^[1-9](\.\d{1,4})?[eE][+-]?1[0-9]$/), fc.constantFrom('6011000990139424009', '9007199254740993'))
+  .oneof(
+    fc.stringMatching(/^[1-9]\d{12,20}$/),
+    fc.stringMatching(/^[1-9](\.\d{1,4})?[eE][+-]?1[0-9]$/),
+    fc.constantFrom('6011000990139424009', '9007199254740993'),
+  )
   .map((number) => `{"n":${number},"m":[1,${number}]}`);
 const texts = fc.oneof(
   bareNumbers,
