@@ -4,7 +4,8 @@
 // the handler a second time; the answer is written once, in the same group-commit batch as the
 // writes it reports. That is one indexed read before the handler and one row written after it,
 // about as cheap as a key can be while it still survives a restart.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { masked } from '../domain/journal-mask.js';
 import { SandboxError } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -37,10 +38,38 @@ export interface StoredAnswer {
 /** Either run the handler (the key is now held) or replay what the first request got. */
 export type Admission = { kind: 'run' } | { kind: 'replay'; answer: StoredAnswer };
 
-/** SHA-256 over method, path and raw body: what "the same request" means. */
+// A fingerprint is stored, so it must not give back the card a body carried: a SHA-256 of the raw
+// bytes would (the stored answer names the card's first six and last four digits and its expiry,
+// which leaves about 10^8 guesses of the middle digits and the CVV). So a fingerprint is two hashes:
+// the raw bytes under a key that lives only in this process's memory (exact, and useless to anyone
+// who reads the database), and the body as the journal masks it (what a restarted process, which
+// never had that key, compares).
+const PROCESS_KEY = randomBytes(32);
+/** Names the fingerprints this process made: their exact half can be checked only here. */
+const PROCESS_MARK = randomBytes(8).toString('hex');
+
+// createHash, not the one-shot hash(): that needs Node 20.12, and the package runs on any Node 20.
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What "the same request" is kept as: method, path and body, masked and exact (see above). */
 export function requestFingerprint(method: string, path: string, body: string): string {
-  // createHash, not the one-shot hash(): that needs Node 20.12, and the package runs on any Node 20.
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`).digest('hex');
+  const head = `${method.toUpperCase()}\n${path}\n`;
+  const exact = createHmac('sha256', PROCESS_KEY)
+    .update(head + body)
+    .digest('hex');
+  return `${sha256(head + masked(body))}.${PROCESS_MARK}.${exact}`;
+}
+
+/**
+ * True when `first` (a stored or running fingerprint) is of the same request as `request`'s: the
+ * raw bytes when this process made it, else the masked body; a row of an earlier version holds the
+ * SHA-256 of the raw bytes.
+ */
+function sameRequest(first: string, fingerprint: string, request: IdempotentRequest): boolean {
+  const [firstMasked, firstMark, firstExact] = first.split('.');
+  const [thisMasked, , thisExact] = fingerprint.split('.');
+  if (firstMark === undefined) return first === sha256(`${request.method.toUpperCase()}\n${request.path}\n${request.body}`);
+  return firstMark === PROCESS_MARK ? firstExact === thisExact : firstMasked === thisMasked;
 }
 
 /** A key whose first request is being handled by this process. */
@@ -145,7 +174,7 @@ export class Idempotency {
 
   /** 409 idempotency_key_reused when the key was first used for another request. */
   private refuseOther(request: IdempotentRequest, fingerprint: string, first: { fingerprint: string; method: string; path: string }): void {
-    if (first.fingerprint === fingerprint) return;
+    if (sameRequest(first.fingerprint, fingerprint, request)) return;
     const where =
       first.method === request.method.toUpperCase() && first.path === request.path
         ? 'with a different body'

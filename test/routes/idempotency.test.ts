@@ -1,5 +1,6 @@
 // Idempotency-Key on every public POST: replay of the first answer, 409 for another request under
 // the same key, exactly one payment from concurrent duplicates, per-merchant keys, the 24 h window.
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDS, createTestSandbox, s2sBody, type TestSandbox } from '../helpers/test-sandbox.js';
 import { buildEncryptedData } from '../../src/crypto/s2s-cipher.js';
@@ -136,6 +137,48 @@ describe('refusing another request under the same key', () => {
     await sandbox.request('POST', '/v1/payments', raw, { ...keyed('k-3', AUTH), 'content-type': 'application/json' });
     const res = await sandbox.request('POST', '/v1/payments', `${raw} `, { ...keyed('k-3', AUTH), 'content-type': 'application/json' });
     expect(res.json.error.code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('what is stored of a keyed request', () => {
+  it('keeps no hash a card could be found back from: not the SHA-256 of the bytes sent', async () => {
+    // The stored answer names the card's first six and last four digits and its expiry: with the
+    // SHA-256 of the bytes, trying the middle digits and the CVV (about 10^8 guesses) would find them.
+    const raw = '{"amount":1050,"currency":"EUR","card":{"number":"4000000000009995","exp_month":12,"exp_year":2030,"cvc":"737"}}';
+    const res = await sandbox.request('POST', '/v1/payments', raw, { ...keyed('k-card', AUTH), 'content-type': 'application/json' });
+    expect(res.status, res.text).toBe(200);
+    const row = sandbox.db.prepare('SELECT * FROM idempotency_keys WHERE key = ?').get('k-card') as Record<string, unknown>;
+    const stored = JSON.stringify(row);
+    expect(stored).not.toContain(createHash('sha256').update(`POST\n/v1/payments\n${raw}`).digest('hex'));
+    expect(stored).not.toMatch(/4000000000009995|"737"/);
+    // The same bytes are still the same request, and a CVV that differs is another one.
+    expect(
+      (await sandbox.request('POST', '/v1/payments', raw, { ...keyed('k-card', AUTH), 'content-type': 'application/json' })).json.id,
+    ).toBe(res.json.id);
+    const otherCvc = raw.replace('"737"', '"738"');
+    const refused = await sandbox.request('POST', '/v1/payments', otherCvc, {
+      ...keyed('k-card', AUTH),
+      'content-type': 'application/json',
+    });
+    expect(refused.json.error.code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('keys stored by an earlier version (the SHA-256 of the bytes)', () => {
+  it('replays the same bytes and refuses others, for a body with a card too', async () => {
+    const raw = JSON.stringify({
+      amount: 1050,
+      currency: 'EUR',
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '737' },
+    });
+    const headers = { ...keyed('k-old', AUTH), 'content-type': 'application/json' };
+    const first = await sandbox.request('POST', '/v1/payments', raw, headers);
+    // The row as an earlier version wrote it.
+    sandbox.db
+      .prepare("UPDATE idempotency_keys SET fingerprint = ? WHERE key = 'k-old'")
+      .run(createHash('sha256').update(`POST\n/v1/payments\n${raw}`).digest('hex'));
+    expect((await sandbox.request('POST', '/v1/payments', raw, headers)).json.id).toBe(first.json.id);
+    expect((await sandbox.request('POST', '/v1/payments', `${raw} `, headers)).json.error.code).toBe('idempotency_key_reused');
   });
 });
 
