@@ -67,8 +67,11 @@ const SIGNING_SECRET = /\bwhsec_[A-Za-z0-9+/=_-]+/g;
 const VALUE_MAY_HOLD = /\d(?:[ -]?\d){12}|_(?:test|live)_|whsec_/;
 /** Bare JSON numbers above 2^53 and below this (19 digits at most, a card's longest) are redacted whole (maskJson). */
 const UNREADABLE_UP_TO = 1e19;
-/** What a JSON text needs to hold such a number: 16 digits in a run, or an exponent. */
-const MAY_HOLD_UNREADABLE = /\d{16}|\d[eE][+-]?\d/;
+/**
+ * What a JSON text needs to hold such a number: 16 digits in a run, or a number with an exponent
+ * where a value starts (not any digit-e-digit: one in nine of the ids' random parts has one).
+ */
+const MAY_HOLD_UNREADABLE = /\d{16}|(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE][+-]?\d/;
 /** What a pair, JSON or an escape needs: a text without any of these, and without what VALUE_MAY_HOLD looks for, is kept unread. */
 const MAY_HOLD_ANY = /[={[%+\\]/;
 
