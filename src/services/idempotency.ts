@@ -51,9 +51,12 @@ const PROCESS_MARK = randomBytes(8).toString('hex');
 // createHash, not the one-shot hash(): that needs Node 20.12, and the package runs on any Node 20.
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** What every hash of a request starts with: its method and path. */
+const requestHead = (method: string, path: string) => `${method.toUpperCase()}\n${path}\n`;
+
 /** What "the same request" is kept as: method, path and body, masked and exact (see above). */
 export function requestFingerprint(method: string, path: string, body: string): string {
-  const head = `${method.toUpperCase()}\n${path}\n`;
+  const head = requestHead(method, path);
   const exact = createHmac('sha256', PROCESS_KEY)
     .update(head + body)
     .digest('hex');
@@ -68,7 +71,7 @@ export function requestFingerprint(method: string, path: string, body: string): 
 function sameRequest(first: string, fingerprint: string, request: IdempotentRequest): boolean {
   const [firstMasked, firstMark, firstExact] = first.split('.');
   const [thisMasked, , thisExact] = fingerprint.split('.');
-  if (firstMark === undefined) return first === sha256(`${request.method.toUpperCase()}\n${request.path}\n${request.body}`);
+  if (firstMark === undefined) return first === sha256(requestHead(request.method, request.path) + request.body);
   return firstMark === PROCESS_MARK ? firstExact === thisExact : firstMasked === thisMasked;
 }
 

@@ -29,7 +29,12 @@ let prevalidationLoading = false;
 const loadPrevalidation = () => {
   if (prevalidationLoading) return;
   prevalidationLoading = true;
-  void import('../../http/prevalidation.js').then((module) => (prevalidate = module.prevalidate));
+  // A load that fails leaves requests to the main thread's validation; unhandled, its rejection
+  // would end this thread, and each thread started again would end the same way.
+  import('../../http/prevalidation.js').then(
+    (module) => (prevalidate = module.prevalidate),
+    () => {},
+  );
 };
 
 // Started early (early-thread.ts), the thread boots while the main thread loads the app, and is
