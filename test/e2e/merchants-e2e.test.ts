@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kleur from 'kleur';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { banner } from '../../src/cli/start.js';
 import type { RunningServer } from '../../src/server/start-server.js';
 import { useSandboxWithMerchant } from '../helpers/sandbox-with-merchant.js';
@@ -46,15 +46,22 @@ describe('webhooks of created merchants', () => {
 });
 
 describe('a scoped reset and webhooks in flight', () => {
-  // The receiver holds every webhook until the test lets it go; a held attempt times out after 3 s.
+  // The receiver holds every webhook until the test lets them go, and answers at once from then on:
+  // a /v1/ payment sends two, and the second can come after the release (a held attempt times out
+  // after 3 s, and with --retry none never succeeds).
   const waiting: Array<() => void> = [];
+  let released = false;
   const releaseAll = () => {
+    released = true;
     for (const release of waiting.splice(0)) release();
   };
   const env = useSandboxWithMerchant({
     each: true,
     flags: { retry: 'none', webhookTimeout: '3s' },
-    merchant: { answer: () => new Promise<number>((resolve) => waiting.push(() => resolve(200))) },
+    merchant: { answer: () => (released ? 200 : new Promise<number>((resolve) => waiting.push(() => resolve(200)))) },
+  });
+  beforeEach(() => {
+    released = false;
   });
   afterEach(releaseAll);
 
