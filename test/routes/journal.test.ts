@@ -97,11 +97,25 @@ describe('GET /_sandbox/requests', () => {
     expect(newer.map((e) => e.id)).toEqual(page.json.data.map((e: Json) => e.id));
   });
 
-  it('leaves out its own reads, the stream and the dashboard assets', async () => {
+  it('leaves out its own reads, the stream, the dashboard assets and health checks that answered 200', async () => {
     await sb.get('/_sandbox/requests');
     await sb.get('/_sandbox/assets/dashboard.css');
     await sb.get('/_sandbox/health');
-    expect((await requests()).map((e) => e.path)).toEqual(['/_sandbox/health']);
+    await sb.get('/_sandbox/transactions/T-none');
+    expect((await requests()).map((e) => `${e.path} ${e.status}`)).toEqual(['/_sandbox/transactions/T-none 404']);
+  });
+
+  it('keeps a health check that was refused', async () => {
+    const guarded = createTestSandbox({ controlToken: 'ctl_token_42' });
+    try {
+      const token = { authorization: 'Bearer ctl_token_42' };
+      expect((await guarded.request('GET', '/_sandbox/health', undefined, { authorization: 'Bearer ctl_wrong' })).status).toBe(401);
+      expect((await guarded.request('GET', '/_sandbox/health', undefined, token)).status).toBe(200);
+      const kept = await guarded.request('GET', '/_sandbox/requests', undefined, token);
+      expect(kept.json.data.map((e: Json) => `${e.path} ${e.status}`)).toEqual(['/_sandbox/health 401']);
+    } finally {
+      guarded.close();
+    }
   });
 
   it.each([
@@ -130,7 +144,7 @@ describe('the bound and reset', () => {
   it('keeps at most --journal-size requests, the newest', async () => {
     const small = createTestSandbox({ journalSize: '5' });
     try {
-      for (let i = 0; i < 12; i++) await small.get('/_sandbox/health');
+      for (let i = 0; i < 12; i++) await small.get('/v1/payments', bearer);
       await small.post('/v1/payments', { amount: 1, currency: 'EUR', card: card() }, bearer);
       expect(small.services.journal.count()).toBe(5);
       const kept = (await small.get('/_sandbox/requests')).json.data;

@@ -7,7 +7,9 @@
 // Not kept: reads of the journal itself (a tail would fill it with its own polling), the activity
 // stream, static assets, the dashboard's live fragments (refetched on every change), a payment's
 // page in the dashboard (a view of the journal: each look would add itself to the payment's timeline),
-// and the sandbox's own warm-up requests.
+// and the sandbox's own warm-up requests. A health check that answered 200 is not kept either: test
+// suites and CI poll it for readiness, often every few milliseconds, and each kept poll would push an
+// older request (a payment's) out of the bounded journal; a refused or faulted one is kept.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Services } from '../../services/services.js';
@@ -23,6 +25,9 @@ import { frontBody, noteForFront } from '../prevalidation.js';
 /** Requests the journal leaves out (see above). */
 const NOT_KEPT =
   /^\/_sandbox\/(?:requests(?:\/|$)|payments\/[^/]+\/timeline$|stream$|assets\/|dashboard\/(?:payments\/|(?:.+\/)?fragment$))|^\/assets\//;
+
+/** The readiness check: kept only when it did not answer 200 (see above). */
+const HEALTH = '/_sandbox/health';
 
 /** The request body as text, or null when there is none or it cannot be read (already refused, not UTF-8). */
 async function requestText(c: Context<AppEnv>): Promise<string | null> {
@@ -68,6 +73,7 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const startedAt = clock.now();
     const wallAt = Date.now();
     await next();
+    if (path === HEALTH && c.res.status === 200 && !c.var.fault) return;
     const durationMs = performance.now() - started;
     const note: JournalNote = {
       id: c.var.requestId,
