@@ -10,7 +10,7 @@ import type { Tracer } from '../runtime/tracing.js';
 import type { Merchant, Terminal } from '../store/credentials-repo.js';
 import type { AnswerTrail } from '../store/group-commit.js';
 
-/** The variables middleware sets, read as c.var.<name>: typed here, so no route casts them. */
+/** The variables middleware sets, read as c.get(name) (Hono's c.var builds a new object of them all on each read): typed here, so no route casts them. */
 export type AppEnv = {
   Variables: {
     /** Set by requestContext on every request. */

@@ -1,5 +1,5 @@
 // The checkout session API (spec §4.4): POST /v1/checkout/sessions, GET one, POST .../expire.
-// Bearer-authenticated by the /v1/* middleware, which sets c.var.merchant.
+// Bearer-authenticated by the /v1/* middleware, which sets c.get('merchant').
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { currentMerchant } from './middleware/bearer-auth.js';

@@ -38,7 +38,7 @@ export function toSandboxError(err: unknown, dbPath = 'the --db file'): SandboxE
 export function createOnError(logger: Logger, dbPath?: string) {
   return (err: Error, c: Context<AppEnv>) => {
     const sandboxError = toSandboxError(err, dbPath);
-    const requestId = c.var.requestId ?? 'req_unknown';
+    const requestId = c.get('requestId') ?? 'req_unknown';
     // The stack goes as a field: the logger escapes the message and indents the frames, so a path cannot forge lines.
     if (sandboxError.code === 'internal_error')
       logger.error(`500 on ${c.req.method} ${c.req.path} (${requestId}): ${err.message}`, { stack: err.stack });
@@ -51,7 +51,7 @@ export const CUSTOMER_PAGE = /^\/(authenticate|pay)(\/|$)/;
 
 /** The answer to an error: its status and headers, with the documented JSON body, or an HTML page on a customer page's path. */
 export function errorAnswer(c: Context<AppEnv>, error: SandboxError): Response | Promise<Response> {
-  const requestId = c.var.requestId ?? 'req_unknown';
+  const requestId = c.get('requestId') ?? 'req_unknown';
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   if (CUSTOMER_PAGE.test(c.req.path)) return c.html(ErrorPage({ error, requestId }), error.status);
   return c.json(errorBody(error, requestId), error.status);

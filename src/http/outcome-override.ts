@@ -55,7 +55,7 @@ export function createOutcomeOverride(services: Services): OutcomeOverride {
       return outcome;
     }
     // /v1/ requests carry no terminal: their merchant is the one bearerAuth found.
-    const merchantId = terminal?.merchantId ?? c.var.merchant?.id;
+    const merchantId = terminal?.merchantId ?? c.get('merchant')?.id;
     return services.scenarios.take(paymentFacts(family, input, terminal?.terNo, merchantId), (label) => c.set('script', label));
   };
 }

@@ -85,7 +85,7 @@ export function paymentRoutes(deps: AppDeps) {
   app.post('/v1/payments', async (c) => {
     const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? validate(createPaymentSchema, await readJson(c));
     // A body the front thread did not validate was read after an await: tie the writes to this answer again (durable-answer.ts).
-    const created = deps.services.batch.within(c.var.answer, () =>
+    const created = deps.services.batch.within(c.get('answer'), () =>
       payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined)),
     );
     return c.json(paymentObject(payments, created.answer));

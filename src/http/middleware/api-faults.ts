@@ -59,7 +59,7 @@ function hold(c: Context<AppEnv>, ms: number): Promise<void> {
 
 /** The merchant the request authenticates as (request-merchant.ts); undefined when it does not. */
 async function merchantOf(deps: AppDeps, c: Context<AppEnv>): Promise<string | undefined> {
-  // /v1/ asks c.var.merchant (bearerAuth ran); /api/ reads the body, which the route reads again from the cache.
+  // /v1/ asks c.get('merchant') (bearerAuth ran); /api/ reads the body, which the route reads again from the cache.
   const body = c.req.path.startsWith('/v1/') || c.req.method === 'GET' ? '' : await bodyText(c).catch(() => undefined);
   return body === undefined ? undefined : authenticatedMerchant(deps.services, c, body);
 }
@@ -98,7 +98,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set('fault', label);
     faults.recordInjected({
       at: deps.services.clock.now(),
-      requestId: c.var.requestId,
+      requestId: c.get('requestId'),
       method: c.req.method,
       path,
       fault: label,
@@ -133,7 +133,7 @@ export function apiFaults(deps: AppDeps): MiddlewareHandler<AppEnv> {
     }
     // lost-answer: the work and its stored idempotent answer are committed before the answer is dropped.
     await next();
-    await batch.committed(c.var.answer);
+    await batch.committed(c.get('answer'));
     c.set('fault', `${label} (${c.res.status} committed, not sent)`);
     return withhold(c, 'close');
   });

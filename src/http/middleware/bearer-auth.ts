@@ -1,5 +1,5 @@
 // Authorization: Bearer <key> on every /v1/ call. A key names one merchant; routes read it as
-// c.var.merchant and only ever look up that merchant's objects.
+// c.get('merchant') and only ever look up that merchant's objects.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env.js';
@@ -11,7 +11,7 @@ import type { Services } from '../../services/services.js';
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="paysandbox"' };
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_]{1,200}$/;
 
-/** Sets c.var.merchant from the bearer key; 401 when it is missing, malformed, unknown or live. */
+/** Sets the request's merchant (c.get('merchant')) from the bearer key; 401 when it is missing, malformed, unknown or live. */
 export function bearerAuth(services: Services): MiddlewareHandler<AppEnv> {
   const { credentials } = services;
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -60,7 +60,7 @@ export function bearerAuth(services: Services): MiddlewareHandler<AppEnv> {
 
 /** The merchant bearerAuth authenticated (every /v1/ route runs behind it). */
 export function currentMerchant(c: Context<AppEnv>): Merchant {
-  const merchant = c.var.merchant;
+  const merchant = c.get('merchant');
   if (!merchant) throw new Error('bearerAuth must run before a /v1/ route');
   return merchant;
 }

@@ -4,7 +4,7 @@
 // report one: it leaves at once instead of waiting a turn of the loop for an empty commit.
 // The request is handled in batch.answering(), and its route's handler within() the answer's trail
 // (answerScope), so committed(trail) waits for (and fails with) the batches its own writes went
-// into, not whichever is open when it asks. The trail is carried on the context (c.var.answer),
+// into, not whichever is open when it asks. The trail is carried on the context (c.get('answer')),
 // not in AsyncLocalStorage: on Node 20 that turns on async hooks for every promise of the process,
 // up to 14 % of a create's CPU in the runs measured (group-commit.ts).
 import type { MiddlewareHandler } from 'hono';
@@ -31,5 +31,5 @@ export function durableAnswer(services: Services): MiddlewareHandler<AppEnv> {
  */
 export function answerScope(services: Services): MiddlewareHandler<AppEnv> {
   const { batch } = services;
-  return (c, next) => batch.within(c.var.answer, next);
+  return (c, next) => batch.within(c.get('answer'), next);
 }

@@ -53,7 +53,7 @@ export function idempotency(services: Services): MiddlewareHandler<AppEnv> {
         });
         const kept = { status: answer.status, headers, body: await answerText(c) };
         // After awaits: tied to this answer explicitly, so its batch failing fails this answer (group-commit.ts).
-        services.batch.within(c.var.answer, () => services.idempotency.complete(scope, key, kept));
+        services.batch.within(c.get('answer'), () => services.idempotency.complete(scope, key, kept));
         stored = true;
       }
     } finally {

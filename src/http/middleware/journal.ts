@@ -47,7 +47,8 @@ async function answerOf(c: Context<AppEnv>): Promise<{ type: string | null; body
 
 /** The merchant the request's credentials name: the bearer key's, or an S2S body's terminal; null when none (found later from its ids). */
 function merchantOf(services: Services, c: Context<AppEnv>, body: string | null): string | null {
-  if (c.var.merchant) return c.var.merchant.id;
+  const merchant = c.get('merchant');
+  if (merchant) return merchant.id;
   if (!c.req.path.startsWith('/api/')) return null;
   return authenticatedMerchant(services, c, body ?? '') ?? null;
 }
@@ -59,7 +60,7 @@ function merchantOf(services: Services, c: Context<AppEnv>, body: string | null)
  * than the synchronous call it wraps; a create's handler writes before any await of its own.
  */
 export function requestScope(): MiddlewareHandler<AppEnv> {
-  return (c, next) => inRequestScope(c.var.requestId, next);
+  return (c, next) => inRequestScope(c.get('requestId'), next);
 }
 
 /** Records every request (but those above) in the request journal, once answered. */
@@ -73,10 +74,10 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const startedAt = clock.now();
     const wallAt = Date.now();
     await next();
-    if (path === HEALTH && c.res.status === 200 && !c.var.fault) return;
+    if (path === HEALTH && c.res.status === 200 && !c.get('fault')) return;
     const durationMs = performance.now() - started;
     const note: JournalNote = {
-      id: c.var.requestId,
+      id: c.get('requestId'),
       merchantId: null,
       surface: surfaceOf(path),
       path,
@@ -85,8 +86,8 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
       startedAt,
       endedAt: clock.now(),
       wallAt,
-      fault: c.var.fault ?? null,
-      script: c.var.script ?? null,
+      fault: c.get('fault') ?? null,
+      script: c.get('script') ?? null,
     };
     // Through the front thread: it holds the request's bytes and is handed the answer's, so it
     // builds and masks the row and hands back only the row to write (journal-row.ts).

@@ -32,7 +32,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
       status: c.res.status,
       ms: performance.now() - started,
       requestId,
-      fault: c.var.fault,
+      fault: c.get('fault'),
     });
   });
 }

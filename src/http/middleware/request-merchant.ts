@@ -1,5 +1,5 @@
 // The merchant a public-API request authenticates as, checked as its route checks it: the bearer
-// key on /v1/ (bearerAuth runs first and sets c.var.merchant); on /api/ the terminal its body's
+// key on /v1/ (bearerAuth runs first and sets c.get('merchant')); on /api/ the terminal its body's
 // credentials name: terNO with public_key (POST /api/s2s), public_key (refund-request), the
 // public_key after encrypted_data with the terNO and public_key encrypted inside it (POST
 // /api/s2s/encrypt), and the authstatus token (GET /api/s2s/status/{token}). Idempotency keys and
@@ -50,7 +50,7 @@ function encryptedTerminal(services: Services, encryptedData: string): Terminal 
 /** The id of the merchant whose credential the request carries and that credential proves, or undefined. */
 export function authenticatedMerchant(services: Services, c: Context<AppEnv>, body: string): string | undefined {
   const path = c.req.path;
-  if (path.startsWith('/v1/')) return c.var.merchant?.id;
+  if (path.startsWith('/v1/')) return c.get('merchant')?.id;
   if (c.req.method === 'GET') {
     const token = STATUS_PATH.exec(path)?.[1];
     return token === undefined ? undefined : services.s2s.byStatusToken(token)?.merchantId;
