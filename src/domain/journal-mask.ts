@@ -61,10 +61,16 @@ export function isSecretField(name: string): boolean {
 
 // A run of 13 to 19 digits, spaces or dashes between them allowed, not inside a longer run of digits.
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
+// The same with dots between the digits too ("4242.4242.4242.4242"), read after DIGIT_RUN has masked
+// what it finds: read first, a card number followed by ".50" would run on into 18 digits that fail Luhn.
+const DOTTED_RUN = /(?<!\d)\d(?:[ .-]?\d){12,18}(?!\d)/g;
+const RUN_SEPARATORS = /[ .-]/g;
+/** What a run needs for DOTTED_RUN to read it apart from DIGIT_RUN; a text without it is not read twice. */
+const DIGIT_DOT_DIGIT = /\d\.\d/;
 const API_KEY = /\b(sk|rk)_(test|live)_[A-Za-z0-9_]+/g;
 const SIGNING_SECRET = /\bwhsec_[A-Za-z0-9+/=_-]+/g;
 /** What any of the three above needs to match (13 digits in a run, a key's or a secret's marker): a value without it is kept unscanned. */
-const VALUE_MAY_HOLD = /\d(?:[ -]?\d){12}|_(?:test|live)_|whsec_/;
+const VALUE_MAY_HOLD = /\d(?:[ .-]?\d){12}|_(?:test|live)_|whsec_/;
 /** Bare JSON numbers above 2^53 and below this (19 digits at most, a card's longest) are redacted whole (maskJson). */
 const UNREADABLE_UP_TO = 1e19;
 /**
@@ -112,14 +118,26 @@ const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
 /** True when a digit run in `text` is masked by maskValueText, or (in JSON) is a number whose value could be. */
 function hasCardDigits(text: string, json: boolean): boolean {
   for (const match of text.matchAll(DIGIT_RUN)) {
-    const digits = match[0].replace(/[ -]/g, '');
-    if (luhnValid(digits) && !isTimeOrTransId(digits)) return true;
+    if (isCardRun(match[0])) return true;
     if (json) {
       const end = (match.index ?? 0) + match[0].length;
       if (text.charAt((match.index ?? 0) - 1) === '.' || /[.eE]/.test(text.charAt(end))) return true;
     }
   }
+  // When DIGIT_RUN masked nothing, DOTTED_RUN reads the text as it came.
+  if (DIGIT_DOT_DIGIT.test(text)) for (const match of text.matchAll(DOTTED_RUN)) if (isCardRun(match[0])) return true;
   return false;
+}
+
+/** True for a run of digits (with separators) that is masked as a card number: Luhn-valid, and not shaped like a time or a transID. */
+function isCardRun(run: string): boolean {
+  const digits = run.replace(RUN_SEPARATORS, '');
+  return luhnValid(digits) && !isTimeOrTransId(digits);
+}
+
+/** A run's mask when it is a card number (isCardRun), else the run as it is. */
+function maskRun(run: string): string {
+  return isCardRun(run) ? maskDigits(run.replace(RUN_SEPARATORS, '')) : run;
 }
 
 /** A form's bytes as text: + a space, %XX its byte, a byte of a non-ASCII character \x80 (no name's letter, no digit, no separator). */
@@ -148,11 +166,8 @@ function maskDigits(digits: string): string {
 /** Card numbers, API keys and signing secrets inside one value or a plain text. */
 function maskValueText(text: string, look: boolean): string {
   if (look && !VALUE_MAY_HOLD.test(text)) return text;
-  return text
-    .replace(DIGIT_RUN, (run) => {
-      const digits = run.replace(/[ -]/g, '');
-      return luhnValid(digits) && !isTimeOrTransId(digits) ? maskDigits(digits) : run;
-    })
+  const undotted = text.replace(DIGIT_RUN, maskRun);
+  return (DIGIT_DOT_DIGIT.test(text) ? undotted.replace(DOTTED_RUN, maskRun) : undotted)
     .replace(API_KEY, (_key, kind: string, mode: string) => `${kind}_${mode}_${REDACTED}`)
     .replace(SIGNING_SECRET, `whsec_${REDACTED}`);
 }

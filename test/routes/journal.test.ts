@@ -62,6 +62,18 @@ describe('GET /_sandbox/requests', () => {
     expect(JSON.stringify(entry)).not.toMatch(/60110009901394|737/);
   });
 
+  it('keeps no card number written with dots, in a body or in the answer that names it', async () => {
+    const res = await sb.post(
+      '/v1/payments',
+      { amount: 1050, currency: 'EUR', card: card('4242.4242.4242.4242'), description: 'card 5555.5555.5555.4444' },
+      bearer,
+    );
+    expect(res.status).toBe(400);
+    const [entry] = await requests('?path=/v1/payments');
+    expect(JSON.parse(entry.request.body)).toMatchObject({ card: { number: '424242******4242' }, description: 'card 555555******4444' });
+    expect(JSON.stringify(entry)).not.toMatch(/4242\.4242\.4242\.4242|5555\.5555\.5555\.4444/);
+  });
+
   it('keeps an S2S payment under its merchant, with ccno masked and ccvv redacted', async () => {
     const res = await sb.post('/api/s2s', s2sBody({ ccno: '4242424242424242', ccvv: '987' }));
     expect(res.status).toBe(200);

@@ -30,7 +30,7 @@ const names = fc.constantFrom(
 const separated = (digits: string, sep: string) => digits.replace(/(\d{4})(?=\d)/g, `$1${sep}`);
 const scalars = fc.oneof(
   fc.constantFrom(...CARDS),
-  fc.tuple(fc.constantFrom(...CARDS), fc.constantFrom(' ', '-', '+', '%20')).map(([card, sep]) => separated(card, sep)),
+  fc.tuple(fc.constantFrom(...CARDS), fc.constantFrom(' ', '-', '+', '%20', '.', '%2E')).map(([card, sep]) => separated(card, sep)),
   fc.constantFrom('1764312345678', '176431234567800', '4242424242424241', '123', '8264', '10.50', 'EUR', 'order 1234'),
   fc.constantFrom('sk_test_sandbox', 'rk_live_zzz', 'SK_TEST_upper', 'whsec_abc+/=', 'pk_test_1001', 'Bearer sk_live_x'),
   fc.string({ maxLength: 12 }),

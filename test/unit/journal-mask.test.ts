@@ -26,6 +26,10 @@ describe('masked', () => {
     ],
     ['a field name spelt with an escape', '{"c\\u0076c":"123"}', '{"cvc":"[redacted]"}'],
     ['a number in free text', '{"description":"card 4242 4242 4242 4242 please"}', '{"description":"card 424242******4242 please"}'],
+    ['a number written with dots', '{"description":"card 4242.4242.4242.4242."}', '{"description":"card 424242******4242."}'],
+    ['a number with dots and dashes mixed', 'ccno=5555.5555-5555.4444&x=1', `ccno=${encodeURIComponent('555555******4444')}&x=1`],
+    ['a number followed by a decimal part', '{"note":"4242424242424242.50 paid"}', '{"note":"424242******4242.50 paid"}'],
+    ['a time with milliseconds after a dot is not a card', '{"note":"at 1764312345.678"}', '{"note":"at 1764312345.678"}'],
     [
       'keys and secrets by name and by prefix',
       '{"api_key":"k1","webhook_secret":"s","private_key":"pv_test_1001","note":"Bearer sk_live_zzz and whsec_abc"}',
