@@ -21,13 +21,11 @@ import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';
 import { looksLikeWebhook, signatureCause } from './receive-diagnosis.js';
 import { errorMessage } from '../errors.js';
+import { DRAIN_BYTES, DRAIN_MS } from '../http/oversized-body.js';
 import { terminalJson, terminalText as shown } from './terminal-text.js';
 
 /** The largest body receive reads, as the sandbox's own API takes (a webhook of the sandbox is far smaller). */
 export const RECEIVE_BODY_LIMIT = 1024 * 1024;
-/** After the limit, at most this much more is read and dropped (so the client reads the 413), for at most DRAIN_MS. */
-const DRAIN_BYTES = 16 * 1024 * 1024;
-const DRAIN_MS = 2000;
 /** How long a client may take over the TLS handshake of --https, as the sandbox's own --https server (Node's default holds a silent socket 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 

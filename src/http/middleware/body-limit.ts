@@ -10,17 +10,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env.js';
 import { SandboxError } from '../../errors.js';
+import { DRAIN_BYTES, DRAIN_MS } from '../oversized-body.js';
 
 /** The limit in bytes and what to answer above it (onError throws or returns the 413). */
 export interface BodyLimitOptions {
   maxSize: number;
   onError: (c: Context) => Response | Promise<Response>;
 }
-
-/** After the limit, at most this much more of a chunked body is read and dropped before the 413... */
-const DRAIN_BYTES = 16 * 1024 * 1024;
-/** ...and for at most this long; a client still sending after that may see its connection reset. */
-const DRAIN_MS = 2000;
 
 function isNodeRequest(env: unknown): boolean {
   return typeof env === 'object' && env !== null && 'incoming' in env;
