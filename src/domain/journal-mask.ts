@@ -118,26 +118,27 @@ const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
 /** True when a digit run in `text` is masked by maskValueText, or (in JSON) is a number whose value could be. */
 function hasCardDigits(text: string, json: boolean): boolean {
   for (const match of text.matchAll(DIGIT_RUN)) {
-    if (isCardRun(match[0])) return true;
+    if (cardDigits(match[0]) !== undefined) return true;
     if (json) {
       const end = (match.index ?? 0) + match[0].length;
       if (text.charAt((match.index ?? 0) - 1) === '.' || /[.eE]/.test(text.charAt(end))) return true;
     }
   }
   // When DIGIT_RUN masked nothing, DOTTED_RUN reads the text as it came.
-  if (DIGIT_DOT_DIGIT.test(text)) for (const match of text.matchAll(DOTTED_RUN)) if (isCardRun(match[0])) return true;
+  if (DIGIT_DOT_DIGIT.test(text)) for (const match of text.matchAll(DOTTED_RUN)) if (cardDigits(match[0]) !== undefined) return true;
   return false;
 }
 
-/** True for a run of digits (with separators) that is masked as a card number: Luhn-valid, and not shaped like a time or a transID. */
-function isCardRun(run: string): boolean {
+/** The digits of a run (separators taken out) when it is masked as a card number: Luhn-valid, and not shaped like a time or a transID. */
+function cardDigits(run: string): string | undefined {
   const digits = run.replace(RUN_SEPARATORS, '');
-  return luhnValid(digits) && !isTimeOrTransId(digits);
+  return luhnValid(digits) && !isTimeOrTransId(digits) ? digits : undefined;
 }
 
-/** A run's mask when it is a card number (isCardRun), else the run as it is. */
+/** A run's mask when it is a card number (cardDigits), else the run as it is. */
 function maskRun(run: string): string {
-  return isCardRun(run) ? maskDigits(run.replace(RUN_SEPARATORS, '')) : run;
+  const digits = cardDigits(run);
+  return digits === undefined ? run : maskDigits(digits);
 }
 
 /** A form's bytes as text: + a space, %XX its byte, a byte of a non-ASCII character \x80 (no name's letter, no digit, no separator). */

@@ -9,7 +9,7 @@
 // page in the dashboard (a view of the journal: each look would add itself to the payment's timeline),
 // and the sandbox's own warm-up requests. A health check that answered 200 is not kept either: test
 // suites and CI poll it for readiness, often every few milliseconds, and each kept poll would push an
-// older request (a payment's) out of the bounded journal; a refused or faulted one is kept.
+// older request (a payment's) out of the bounded journal; a refused one (401) is kept.
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Services } from '../../services/services.js';
@@ -74,7 +74,7 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const startedAt = clock.now();
     const wallAt = Date.now();
     await next();
-    if (path === HEALTH && c.res.status === 200 && !c.get('fault')) return;
+    if (path === HEALTH && c.res.status === 200) return;
     const durationMs = performance.now() - started;
     const note: JournalNote = {
       id: c.get('requestId'),
