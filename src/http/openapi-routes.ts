@@ -42,7 +42,7 @@ export const openApiOpenApi: OpenApiRoute[] = [
     auth: 'none',
     summary: 'This document',
     response: 'the OpenAPI 3.1 document of every endpoint',
-    responseSchema: z.record(z.string(), z.unknown()).describe('an OpenAPI 3.1 document'),
+    responseSchema: () => z.record(z.string(), z.unknown()).describe('an OpenAPI 3.1 document'),
   },
 ];
 

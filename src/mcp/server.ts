@@ -44,7 +44,7 @@ export function toolList(): Tool[] {
     title: tool.title,
     description: tool.description,
     inputSchema: toolJsonSchema(tool.input, 'input'),
-    outputSchema: toolJsonSchema(tool.output, 'output'),
+    outputSchema: toolJsonSchema(tool.output(), 'output'),
     annotations: { title: tool.title, ...tool.annotations },
   }));
   return listed;

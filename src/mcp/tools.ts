@@ -45,6 +45,7 @@ import type { S2SPaymentView } from '../views/s2s.js';
 import { type SignatureDiagnosisView, signatureDiagnosisView } from '../views/signature-diagnosis.js';
 import { type MerchantResetView, merchantResetView } from '../views/state.js';
 import { deliveryDetailLines, deliveryListLines } from './tool-answers.js';
+import type { LazySchema } from '../lazy-schema.js';
 
 /** What a tool hints about itself (MCP tool annotations). */
 export interface ToolHints {
@@ -65,7 +66,8 @@ export interface McpTool {
   title: string;
   description: string;
   input: z.ZodType;
-  output: z.ZodType;
+  /** Built when the tools are listed (src/lazy-schema.ts). */
+  output: LazySchema;
   annotations: ToolHints;
   /** The control route whose request schema the arguments are (its path parameters added), for the drift check. */
   route?: { method: 'get' | 'post' | 'delete'; path: string; in: 'body' | 'query' };

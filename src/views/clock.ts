@@ -1,74 +1,83 @@
 // The sandbox clock and the health answer of the control API.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { formatDuration } from '../domain/duration.js';
 import { iso, isoTime } from './time.js';
 
 /** GET /_sandbox/clock: sandbox time and how far it is ahead of the wall clock. */
-export const clockView = z.object({
-  now: isoTime.describe('sandbox time'),
-  offset_ms: z.number().int().describe('how far sandbox time is ahead of the wall clock, in ms'),
-  offset: z.string().describe('the same as a duration, e.g. "1h30m"'),
-});
+export const clockView = lazySchema(() =>
+  z.object({
+    now: isoTime.describe('sandbox time'),
+    offset_ms: z.number().int().describe('how far sandbox time is ahead of the wall clock, in ms'),
+    offset: z.string().describe('the same as a duration, e.g. "1h30m"'),
+  }),
+);
 
 /** The clock view's TS type. */
-export type ClockView = z.infer<typeof clockView>;
+export type ClockView = z.infer<ReturnType<typeof clockView>>;
 
 /** A delivery a jump caused, and the handler's answer to its first attempt. */
-const reportDelivery = z.object({
-  id: z.string().describe('whd_...'),
-  url: z.string(),
-  first_attempt: z
-    .object({
-      ok: z.boolean().describe('the handler answered 2xx'),
-      status: z.number().int().nullable().describe('the HTTP status it answered; null when none came (refused, timeout...)'),
-      error: z.string().nullable().describe('why no 2xx came, e.g. "timeout: no answer within 5 s"'),
-      answer: z.string().nullable().describe('the first 200 characters of the body it answered'),
-      latency_ms: z.number().int().nullable(),
-    })
-    .nullable()
-    .describe('null: no attempt within the wait'),
-});
+const reportDelivery = lazySchema(() =>
+  z.object({
+    id: z.string().describe('whd_...'),
+    url: z.string(),
+    first_attempt: z
+      .object({
+        ok: z.boolean().describe('the handler answered 2xx'),
+        status: z.number().int().nullable().describe('the HTTP status it answered; null when none came (refused, timeout...)'),
+        error: z.string().nullable().describe('why no 2xx came, e.g. "timeout: no answer within 5 s"'),
+        answer: z.string().nullable().describe('the first 200 characters of the body it answered'),
+        latency_ms: z.number().int().nullable(),
+      })
+      .nullable()
+      .describe('null: no attempt within the wait'),
+  }),
+);
 
 /** One thing a jump caused: a timed job that ran, or a charge on a stored token; each with the events it published. */
-const reportStep = z.object({
-  kind: z.enum(['job', 'charge']),
-  at: isoTime.describe('sandbox time it happened (a job: when it fell due)'),
-  job: z.string().optional().describe('job: its kind, e.g. token.expiring, payment.lapse, payment.return'),
-  subject: z.string().optional().describe('job: the object it worked on'),
-  payment_id: z.string().optional().describe('charge: the payment'),
-  token: z.string().optional().describe('charge: the token charged'),
-  initiator: z.string().optional().describe('charge: customer or merchant'),
-  scripted_outcome: z.string().nullable().optional().describe("charge: the token's scripted outcome it took; null for the card's own"),
-  events: z.array(
-    z.object({
-      id: z.string(),
-      type: z.string(),
-      resource_id: z.string(),
-      at: isoTime,
-      deliveries: z.array(reportDelivery),
-    }),
-  ),
-});
+const reportStep = lazySchema(() =>
+  z.object({
+    kind: z.enum(['job', 'charge']),
+    at: isoTime.describe('sandbox time it happened (a job: when it fell due)'),
+    job: z.string().optional().describe('job: its kind, e.g. token.expiring, payment.lapse, payment.return'),
+    subject: z.string().optional().describe('job: the object it worked on'),
+    payment_id: z.string().optional().describe('charge: the payment'),
+    token: z.string().optional().describe('charge: the token charged'),
+    initiator: z.string().optional().describe('charge: customer or merchant'),
+    scripted_outcome: z.string().nullable().optional().describe("charge: the token's scripted outcome it took; null for the card's own"),
+    events: z.array(
+      z.object({
+        id: z.string(),
+        type: z.string(),
+        resource_id: z.string(),
+        at: isoTime,
+        deliveries: z.array(reportDelivery()),
+      }),
+    ),
+  }),
+);
 
 /** POST /_sandbox/clock/advance: the clock after the move, how many timed jobs ran, and what the jump caused. */
-export const clockAdvanceView = clockView
-  .extend({
-    jobs_run: z.number().int().describe('timed jobs that came due and ran'),
-    from: isoTime.describe('sandbox time before the jump'),
-    report: z.object({
-      steps: z.array(reportStep).describe('in causal order: each job or charge, the events it published, their deliveries'),
-      scripted_outcomes: z.number().int().describe("charges that took a token's scripted outcome"),
-      events: z.number().int(),
-      deliveries: z.number().int(),
-      failed: z.number().int().describe('deliveries whose first attempt got no 2xx'),
-      unanswered: z.number().int().describe('deliveries with no attempt within the wait'),
-      waited_ms: z.number().int().describe('real time spent waiting for first attempts (at most wait)'),
-    }),
-  })
-  .meta({ id: 'ClockAdvance' });
+export const clockAdvanceView = lazySchema(() =>
+  clockView()
+    .extend({
+      jobs_run: z.number().int().describe('timed jobs that came due and ran'),
+      from: isoTime.describe('sandbox time before the jump'),
+      report: z.object({
+        steps: z.array(reportStep()).describe('in causal order: each job or charge, the events it published, their deliveries'),
+        scripted_outcomes: z.number().int().describe("charges that took a token's scripted outcome"),
+        events: z.number().int(),
+        deliveries: z.number().int(),
+        failed: z.number().int().describe('deliveries whose first attempt got no 2xx'),
+        unanswered: z.number().int().describe('deliveries with no attempt within the wait'),
+        waited_ms: z.number().int().describe('real time spent waiting for first attempts (at most wait)'),
+      }),
+    })
+    .meta({ id: 'ClockAdvance' }),
+);
 
 /** The clock advance answer's TS type. */
-export type ClockAdvanceView = z.infer<typeof clockAdvanceView>;
+export type ClockAdvanceView = z.infer<ReturnType<typeof clockAdvanceView>>;
 
 /** What a jump did, as the clock advances service reports it (services/clock-advances.ts). */
 export interface AdvanceFacts {
@@ -166,10 +175,12 @@ export function toClockAdvanceView(facts: AdvanceFacts): ClockAdvanceView {
 }
 
 /** GET /_sandbox/health. */
-export const healthView = z.object({ status: z.literal('ok'), version: z.string(), time: isoTime.describe('sandbox time') });
+export const healthView = lazySchema(() =>
+  z.object({ status: z.literal('ok'), version: z.string(), time: isoTime.describe('sandbox time') }),
+);
 
 /** The health answer's TS type. */
-export type HealthView = z.infer<typeof healthView>;
+export type HealthView = z.infer<ReturnType<typeof healthView>>;
 
 /** The clock at `now` (sandbox ms), `offsetMs` ahead of the wall clock. */
 export function toClockView(now: number, offsetMs: number): ClockView {

@@ -1,6 +1,7 @@
 // Webhook deliveries as the control API shows them: the summary row of lists, and one delivery
 // with the request it sends (or sent) and every attempt.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { Delivery, DeliveryAttempt } from '../store/deliveries-repo.js';
 import { DELIVERY_STATUSES } from '../domain/vocabularies.js';
 import type { SignatureDiagnosis } from '../signatures/findings.js';
@@ -11,66 +12,74 @@ import { iso, isoOrNull, isoTime } from './time.js';
 const RESPONSE_EXCERPT_CHARS = 1000;
 
 /** A delivery as lists show it. */
-export const deliveryView = z
-  .object({
-    id: z.string().describe('dlv_...'),
-    event_id: z.string().describe('evt_...'),
-    event: z.string().describe('the event name, e.g. "payment.authorized"'),
-    url: z.string(),
-    endpoint_id: z.string().nullable().describe("we_... when a registered endpoint receives it; null for a payment's webhook_url"),
-    merchant_id: z.string(),
-    status: z.enum(DELIVERY_STATUSES),
-    manual: z.boolean().describe('true for replays and triggers sent to a URL: never retried'),
-    attempts: z.number().int(),
-    last_response_status: z.number().int().nullable(),
-    last_error: z.string().nullable(),
-    next_attempt_at: isoTime.nullable().describe('when the next attempt is due; null unless pending'),
-    created_at: isoTime,
-    updated_at: isoTime,
-  })
-  .meta({ id: 'Delivery' });
+export const deliveryView = lazySchema(() =>
+  z
+    .object({
+      id: z.string().describe('dlv_...'),
+      event_id: z.string().describe('evt_...'),
+      event: z.string().describe('the event name, e.g. "payment.authorized"'),
+      url: z.string(),
+      endpoint_id: z.string().nullable().describe("we_... when a registered endpoint receives it; null for a payment's webhook_url"),
+      merchant_id: z.string(),
+      status: z.enum(DELIVERY_STATUSES),
+      manual: z.boolean().describe('true for replays and triggers sent to a URL: never retried'),
+      attempts: z.number().int(),
+      last_response_status: z.number().int().nullable(),
+      last_error: z.string().nullable(),
+      next_attempt_at: isoTime.nullable().describe('when the next attempt is due; null unless pending'),
+      created_at: isoTime,
+      updated_at: isoTime,
+    })
+    .meta({ id: 'Delivery' }),
+);
 
 /** The delivery row's TS type. */
-export type DeliveryView = z.infer<typeof deliveryView>;
+export type DeliveryView = z.infer<ReturnType<typeof deliveryView>>;
 
 /** One attempt of a delivery. */
-export const attemptView = z.object({
-  attempt: z.number().int(),
-  at: isoTime,
-  response_status: z.number().int().nullable(),
-  latency_ms: z.number().nullable(),
-  response_excerpt: z.string().nullable().describe(`the first ${RESPONSE_EXCERPT_CHARS} characters of the answer`),
-  error_kind: z.string().nullable().describe('refused, timeout, tls, dns, reset, redirect, http_status, invalid_url or injected'),
-  error: z.string().nullable(),
-  fault: z.string().nullable().describe('the injected fault that shaped the attempt'),
-  signature_check: signatureDiagnosisView
-    .nullable()
-    .describe(
-      'when the handler answered 400, 401 or 403 (a refused signature, most often): the signature diagnosis of what this attempt sent, judged when it was sent; null otherwise',
-    ),
-});
+export const attemptView = lazySchema(() =>
+  z.object({
+    attempt: z.number().int(),
+    at: isoTime,
+    response_status: z.number().int().nullable(),
+    latency_ms: z.number().nullable(),
+    response_excerpt: z.string().nullable().describe(`the first ${RESPONSE_EXCERPT_CHARS} characters of the answer`),
+    error_kind: z.string().nullable().describe('refused, timeout, tls, dns, reset, redirect, http_status, invalid_url or injected'),
+    error: z.string().nullable(),
+    fault: z.string().nullable().describe('the injected fault that shaped the attempt'),
+    signature_check: signatureDiagnosisView()
+      .nullable()
+      .describe(
+        'when the handler answered 400, 401 or 403 (a refused signature, most often): the signature diagnosis of what this attempt sent, judged when it was sent; null otherwise',
+      ),
+  }),
+);
 
 /** The attempt's TS type. */
-export type AttemptView = z.infer<typeof attemptView>;
+export type AttemptView = z.infer<ReturnType<typeof attemptView>>;
 
 /** The request a delivery sends: the next attempt's (not sent yet) or the last one's. */
-export const deliveryRequestView = z.object({
-  url: z.string(),
-  headers: z.record(z.string(), z.string()),
-  body: z.string(),
-  sent: z.boolean(),
-  note: z.string(),
-});
+export const deliveryRequestView = lazySchema(() =>
+  z.object({
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+    sent: z.boolean(),
+    note: z.string(),
+  }),
+);
 
 /** One delivery with its request and every attempt. */
-export const deliveryDetailView = deliveryView.extend({
-  content_type: z.string(),
-  request: deliveryRequestView,
-  attempt_log: z.array(attemptView).describe('oldest first'),
-});
+export const deliveryDetailView = lazySchema(() =>
+  deliveryView().extend({
+    content_type: z.string(),
+    request: deliveryRequestView(),
+    attempt_log: z.array(attemptView()).describe('oldest first'),
+  }),
+);
 
 /** The delivery detail's TS type. */
-export type DeliveryDetailView = z.infer<typeof deliveryDetailView>;
+export type DeliveryDetailView = z.infer<ReturnType<typeof deliveryDetailView>>;
 
 /** A delivery as lists show it. */
 export function toDeliveryView(d: Delivery): DeliveryView {
@@ -110,7 +119,7 @@ export function toAttemptView(a: DeliveryAttempt, check: SignatureDiagnosis | un
 /** A delivery with `request` (what it sends or sent) and its attempts, each with its signature check by attempt number. */
 export function toDeliveryDetailView(
   d: Delivery,
-  request: z.infer<typeof deliveryRequestView>,
+  request: z.infer<ReturnType<typeof deliveryRequestView>>,
   attempts: DeliveryAttempt[],
   checks: ReadonlyMap<number, SignatureDiagnosis | undefined>,
 ): DeliveryDetailView {
@@ -123,7 +132,7 @@ export function toDeliveryDetailView(
 }
 
 /** POST /_sandbox/deliveries/retry-failed: how many failed deliveries were requeued, and which. */
-export const retryFailedView = z.object({ count: z.number().int(), ids: z.array(z.string()) });
+export const retryFailedView = lazySchema(() => z.object({ count: z.number().int(), ids: z.array(z.string()) }));
 
 /** The retry-failed answer's TS type. */
-export type RetryFailedView = z.infer<typeof retryFailedView>;
+export type RetryFailedView = z.infer<ReturnType<typeof retryFailedView>>;

@@ -1,6 +1,7 @@
 // The one list envelope: every list the sandbox answers (/v1/ and the control API alike) is
 // {object: "list", data, has_more}, built here from a page of records and described by listOf().
 import * as z from 'zod';
+import { type LazySchema, lazySchema } from '../lazy-schema.js';
 
 /** One page of a list and whether more rows follow. */
 export interface Page<T> {
@@ -18,22 +19,22 @@ export function wholeList<T>(items: T[]): Page<T> {
   return { data: items, hasMore: false };
 }
 
-const envelopes = new WeakMap<z.ZodType, z.ZodObject>();
+const envelopes = new WeakMap<LazySchema, LazySchema<z.ZodObject>>();
 
-/** The schema of the envelope around `item`; a named item (meta id Payment) gives a named list (PaymentList), built once. */
-export function listOf<T extends z.ZodType>(item: T) {
-  const make = () => {
-    const envelope = z.object({
+/** The schema of the envelope around `item`, built on first use; a named item (meta id Payment) gives a named list (PaymentList), one per item. */
+export function listOf<T extends z.ZodType>(item: LazySchema<T>) {
+  const envelope = lazySchema(() => {
+    const built = z.object({
       object: z.literal('list'),
-      data: z.array(item).describe('newest first'),
+      data: z.array(item()).describe('newest first'),
       has_more: z.boolean().describe('true when another page follows; pass the id of the last item as starting_after'),
     });
-    const id = z.globalRegistry.get(item)?.id;
-    return id ? envelope.meta({ id: `${id}List` }) : envelope;
-  };
-  const envelope = envelopes.get(item) ?? make();
-  envelopes.set(item, envelope);
-  return envelope as ReturnType<typeof make>;
+    const id = z.globalRegistry.get(item())?.id;
+    return id ? built.meta({ id: `${id}List` }) : built;
+  });
+  const known = envelopes.get(item) ?? envelope;
+  envelopes.set(item, known);
+  return known as typeof envelope;
 }
 
 /** The envelope's TS type. */

@@ -1,6 +1,7 @@
 // The /v1/ payment object every payment route answers with (and the control API's authenticate
 // answer for a pay_... id).
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { PAYMENT_STATES } from '../domain/payment-state.js';
 import { ROUTING_ACQUIRERS } from '../domain/routing.js';
 import { CHECKOUT_METHODS, PAYMENT_INITIATORS } from '../domain/vocabularies.js';
@@ -10,61 +11,63 @@ import { cardView } from './token.js';
 import { iso, isoTime } from './time.js';
 
 /** The payment object. */
-export const paymentView = z
-  .object({
-    id: z.string().describe('pay_...'),
-    object: z.literal('payment'),
-    status: z.enum(PAYMENT_STATES),
-    amount: z.number().int().describe('minor units'),
-    currency: z.string().describe('ISO 4217, upper case'),
-    method: z.enum(CHECKOUT_METHODS).describe('card; ideal or sepa for payments made on the hosted checkout page'),
-    routing: z.enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct']),
-    acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
-    capture: z.boolean(),
-    amount_captured: z.number().int().describe('minor units'),
-    amount_refunded: z.number().int().describe('minor units of refunds that succeeded'),
-    card: cardView.nullable().describe('null for ideal and sepa payments'),
-    method_details: z
-      .object({ label: z.string(), last4: z.string() })
-      .nullable()
-      .describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
-    token: z.string().nullable(),
-    customer: z.record(z.string(), z.string()),
-    reference: z.string().nullable(),
-    description: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
-    decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
-    failure_message: z.string().nullable(),
-    advice_code: z
-      .enum(ADVICE_CODES)
-      .nullable()
-      .describe(
-        'a declined payment: try_again_later (retry later), do_not_try_again (never retry this card) or update_card (ask for new details)',
-      ),
-    initiator: z.enum(PAYMENT_INITIATORS).describe('customer (present) or merchant (a charge on a stored token, never challenged)'),
-    setup_future_usage: z
-      .enum(['off_session'])
-      .nullable()
-      .describe('off_session: this payment stores its token for later merchant-initiated charges once authorized'),
-    return_reason: z
-      .object({ code: z.string().describe('the SEPA reason code, e.g. AM04'), message: z.string() })
-      .nullable()
-      .describe("a returned SEPA Direct Debit: why the debtor's bank sent the money back"),
-    next_action: z
-      .object({
-        type: z.literal('redirect'),
-        url: z.string().meta({ format: 'uri' }).describe('the 3-D Secure page to send the customer to'),
-      })
-      .nullable(),
-    return_url: z.string().nullable(),
-    webhook_url: z.string().nullable(),
-    created_at: isoTime,
-    updated_at: isoTime,
-  })
-  .meta({ id: 'Payment' });
+export const paymentView = lazySchema(() =>
+  z
+    .object({
+      id: z.string().describe('pay_...'),
+      object: z.literal('payment'),
+      status: z.enum(PAYMENT_STATES),
+      amount: z.number().int().describe('minor units'),
+      currency: z.string().describe('ISO 4217, upper case'),
+      method: z.enum(CHECKOUT_METHODS).describe('card; ideal or sepa for payments made on the hosted checkout page'),
+      routing: z.enum(Object.keys(ROUTING_ACQUIRERS) as ['smart', 'direct']),
+      acquirer: z.string().describe('best_available (routing smart) or sandbox_acquirer (routing direct)'),
+      capture: z.boolean(),
+      amount_captured: z.number().int().describe('minor units'),
+      amount_refunded: z.number().int().describe('minor units of refunds that succeeded'),
+      card: cardView().nullable().describe('null for ideal and sepa payments'),
+      method_details: z
+        .object({ label: z.string(), last4: z.string() })
+        .nullable()
+        .describe('ideal and sepa payments: the bank (or SEPA) and the last four of the IBAN'),
+      token: z.string().nullable(),
+      customer: z.record(z.string(), z.string()),
+      reference: z.string().nullable(),
+      description: z.string().nullable(),
+      metadata: z.record(z.string(), z.string()).describe('the flat map of strings the payment was created with'),
+      decline_code: z.string().nullable().describe('why the payment was declined, e.g. insufficient_funds'),
+      failure_message: z.string().nullable(),
+      advice_code: z
+        .enum(ADVICE_CODES)
+        .nullable()
+        .describe(
+          'a declined payment: try_again_later (retry later), do_not_try_again (never retry this card) or update_card (ask for new details)',
+        ),
+      initiator: z.enum(PAYMENT_INITIATORS).describe('customer (present) or merchant (a charge on a stored token, never challenged)'),
+      setup_future_usage: z
+        .enum(['off_session'])
+        .nullable()
+        .describe('off_session: this payment stores its token for later merchant-initiated charges once authorized'),
+      return_reason: z
+        .object({ code: z.string().describe('the SEPA reason code, e.g. AM04'), message: z.string() })
+        .nullable()
+        .describe("a returned SEPA Direct Debit: why the debtor's bank sent the money back"),
+      next_action: z
+        .object({
+          type: z.literal('redirect'),
+          url: z.string().meta({ format: 'uri' }).describe('the 3-D Secure page to send the customer to'),
+        })
+        .nullable(),
+      return_url: z.string().nullable(),
+      webhook_url: z.string().nullable(),
+      created_at: isoTime,
+      updated_at: isoTime,
+    })
+    .meta({ id: 'Payment' }),
+);
 
 /** The payment object's TS type. */
-export type PaymentView = z.infer<typeof paymentView>;
+export type PaymentView = z.infer<ReturnType<typeof paymentView>>;
 
 /** The payment object; `nextActionUrl` is the 3-D Secure page while the payment waits on it (the payments service knows it). */
 export function toPaymentView(payment: Payment, nextActionUrl: string | undefined): PaymentView {

@@ -2,6 +2,7 @@
 // the refund-request answer, and the control API's fuller view of a transaction. The gateway
 // answers with strings in its own order, so these keep the field order of the specification.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { formatDecimalAmount, formatDecimalMoney } from '../domain/money.js';
 import { ORDER_STATUS, statusText } from '../domain/order-status.js';
 import type { S2SRefund } from '../store/s2s-refunds-repo.js';
@@ -9,92 +10,104 @@ import type { Transaction } from '../store/transactions-repo.js';
 import { formatTdate, iso, isoTime } from './time.js';
 
 /** The authstatus answer: the transaction as it is now. */
-export const s2sStatusView = z
-  .object({
-    transID: z.string(),
-    reference: z.string(),
-    order_status: z.string().describe('the order_status code as text, e.g. "1" (Test Approved)'),
-    status: z.string().describe('the order_status text, e.g. "Test Approved"'),
-    response: z.string(),
-    bill_amt: z.string().describe('decimal(10,2) text, e.g. "10.00"'),
-    bill_currency: z.string(),
-    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the last change'),
-  })
-  .meta({ id: 'Transaction' });
+export const s2sStatusView = lazySchema(() =>
+  z
+    .object({
+      transID: z.string(),
+      reference: z.string(),
+      order_status: z.string().describe('the order_status code as text, e.g. "1" (Test Approved)'),
+      status: z.string().describe('the order_status text, e.g. "Test Approved"'),
+      response: z.string(),
+      bill_amt: z.string().describe('decimal(10,2) text, e.g. "10.00"'),
+      bill_currency: z.string(),
+      tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the last change'),
+    })
+    .meta({ id: 'Transaction' }),
+);
 
 /** The authstatus answer's TS type. */
-export type S2SStatusView = z.infer<typeof s2sStatusView>;
+export type S2SStatusView = z.infer<ReturnType<typeof s2sStatusView>>;
 
 /** The spec §2.2 payment answer: exactly these fields, all strings. */
-export const s2sPaymentView = s2sStatusView
-  .extend({
-    mop: z.string(),
-    ccno: z.string().describe('the masked card number; empty for other methods'),
-    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the creation'),
-    authurl: z.string().describe('the page to send the customer to; empty when no challenge waits'),
-    authstatus: z.string().describe('the URL that answers the transaction as it is now'),
-    authdata: z.string().describe('base64 JSON of the 3-D Secure ACS data; empty unless a card challenge waits'),
-  })
-  .meta({ id: 'S2SPaymentAnswer' });
+export const s2sPaymentView = lazySchema(() =>
+  s2sStatusView()
+    .extend({
+      mop: z.string(),
+      ccno: z.string().describe('the masked card number; empty for other methods'),
+      tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS.ffffff" UTC of the creation'),
+      authurl: z.string().describe('the page to send the customer to; empty when no challenge waits'),
+      authstatus: z.string().describe('the URL that answers the transaction as it is now'),
+      authdata: z.string().describe('base64 JSON of the 3-D Secure ACS data; empty unless a card challenge waits'),
+    })
+    .meta({ id: 'S2SPaymentAnswer' }),
+);
 
 /** The payment answer's TS type. */
-export type S2SPaymentView = z.infer<typeof s2sPaymentView>;
+export type S2SPaymentView = z.infer<ReturnType<typeof s2sPaymentView>>;
 
 /** The spec §2.3 answer of POST /api/s2s/encrypt: the 2.2 fields without mop, ccno, tdate, authstatus and authdata. */
-export const s2sEncryptedPaymentView = s2sPaymentView
-  .pick({
-    authurl: true,
-    transID: true,
-    reference: true,
-    order_status: true,
-    status: true,
-    bill_amt: true,
-    bill_currency: true,
-    response: true,
-  })
-  .meta({ id: 'S2SEncryptedPaymentAnswer' });
+export const s2sEncryptedPaymentView = lazySchema(() =>
+  s2sPaymentView()
+    .pick({
+      authurl: true,
+      transID: true,
+      reference: true,
+      order_status: true,
+      status: true,
+      bill_amt: true,
+      bill_currency: true,
+      response: true,
+    })
+    .meta({ id: 'S2SEncryptedPaymentAnswer' }),
+);
 
 /** The encrypted payment answer's TS type. */
-export type S2SEncryptedPaymentView = z.infer<typeof s2sEncryptedPaymentView>;
+export type S2SEncryptedPaymentView = z.infer<ReturnType<typeof s2sEncryptedPaymentView>>;
 
 /** The spec §2.4 refund-request answer; bill_amt is the amount of this refund, as a number. */
-export const s2sRefundView = z
-  .object({
-    order_status: z.string(),
-    message: z.string(),
-    status: z.string(),
-    bill_amt: z.number(),
-    transID: z.string(),
-    tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS" UTC'),
-    bill_currency: z.string(),
-    response: z.string(),
-    reference: z.string(),
-  })
-  .meta({ id: 'S2SRefundAnswer' });
+export const s2sRefundView = lazySchema(() =>
+  z
+    .object({
+      order_status: z.string(),
+      message: z.string(),
+      status: z.string(),
+      bill_amt: z.number(),
+      transID: z.string(),
+      tdate: z.string().describe('"YYYY-MM-DD HH:MM:SS" UTC'),
+      bill_currency: z.string(),
+      response: z.string(),
+      reference: z.string(),
+    })
+    .meta({ id: 'S2SRefundAnswer' }),
+);
 
 /** The refund-request answer's TS type. */
-export type S2SRefundView = z.infer<typeof s2sRefundView>;
+export type S2SRefundView = z.infer<ReturnType<typeof s2sRefundView>>;
 
 /** A challenge as the control API's transaction view shows it. */
-export const challengeSummaryView = z.object({ state: z.string(), kind: z.string(), authurl: z.string(), expires_at: isoTime });
+export const challengeSummaryView = lazySchema(() =>
+  z.object({ state: z.string(), kind: z.string(), authurl: z.string(), expires_at: isoTime }),
+);
 
 /** GET /_sandbox/transactions/{transID}: the authstatus answer plus what the operator needs. */
-export const controlTransactionView = s2sStatusView
-  .extend({
-    mop: z.string(),
-    ccno: z.string(),
-    terNO: z.number().int(),
-    merchant_id: z.string(),
-    webhook_url: z.string(),
-    return_url: z.string(),
-    refunded_amt: z.string().describe('decimal(10,2) text'),
-    authentication: challengeSummaryView.nullable().describe('the challenge, when the transaction had one'),
-    created_at: isoTime,
-  })
-  .meta({ id: 'ControlTransaction' });
+export const controlTransactionView = lazySchema(() =>
+  s2sStatusView()
+    .extend({
+      mop: z.string(),
+      ccno: z.string(),
+      terNO: z.number().int(),
+      merchant_id: z.string(),
+      webhook_url: z.string(),
+      return_url: z.string(),
+      refunded_amt: z.string().describe('decimal(10,2) text'),
+      authentication: challengeSummaryView().nullable().describe('the challenge, when the transaction had one'),
+      created_at: isoTime,
+    })
+    .meta({ id: 'ControlTransaction' }),
+);
 
 /** The control transaction view's TS type. */
-export type ControlTransactionView = z.infer<typeof controlTransactionView>;
+export type ControlTransactionView = z.infer<ReturnType<typeof controlTransactionView>>;
 
 /** The authstatus answer: the transaction as it is now. */
 export function toS2SStatusView(t: Transaction): S2SStatusView {
@@ -157,7 +170,10 @@ export function toS2SRefundView(refund: S2SRefund, t: Transaction, left: number)
 }
 
 /** The control API's transaction: the authstatus answer, the card, the merchant's URLs and the challenge. */
-export function toControlTransactionView(t: Transaction, challenge: z.infer<typeof challengeSummaryView> | null): ControlTransactionView {
+export function toControlTransactionView(
+  t: Transaction,
+  challenge: z.infer<ReturnType<typeof challengeSummaryView>> | null,
+): ControlTransactionView {
   return {
     ...toS2SStatusView(t),
     mop: t.brand,

@@ -1,23 +1,26 @@
 // The answers of the whole-state control routes: POST /_sandbox/reset and POST /_sandbox/import.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 
-const tables = z.record(z.string(), z.number().int()).describe('how many rows each table holds now, by table name');
+const tables = lazySchema(() => z.record(z.string(), z.number().int()).describe('how many rows each table holds now, by table name'));
 
 /** POST /_sandbox/reset: every table emptied but the credentials (reseeded). */
-export const resetView = z.object({ reset: z.literal(true), tables });
+export const resetView = lazySchema(() => z.object({ reset: z.literal(true), tables: tables() }));
 
 /** The reset answer's TS type. */
-export type ResetView = z.infer<typeof resetView>;
+export type ResetView = z.infer<ReturnType<typeof resetView>>;
 
 /** POST /_sandbox/reset {"merchant": id}: that merchant's rows removed, per table; the merchant stays. */
-export const merchantResetView = z.object({
-  reset: z.literal(true),
-  merchant: z.string(),
-  removed: z.record(z.string(), z.number().int()).describe('how many rows were removed from each table, by table name'),
-});
+export const merchantResetView = lazySchema(() =>
+  z.object({
+    reset: z.literal(true),
+    merchant: z.string(),
+    removed: z.record(z.string(), z.number().int()).describe('how many rows were removed from each table, by table name'),
+  }),
+);
 
 /** The scoped reset answer's TS type. */
-export type MerchantResetView = z.infer<typeof merchantResetView>;
+export type MerchantResetView = z.infer<ReturnType<typeof merchantResetView>>;
 
 /** The scoped reset answer. */
 export function toMerchantResetView(merchant: string, removed: Record<string, number>): MerchantResetView {
@@ -25,10 +28,10 @@ export function toMerchantResetView(merchant: string, removed: Record<string, nu
 }
 
 /** POST /_sandbox/import: the snapshot replaced the whole state. */
-export const importView = z.object({ imported: z.literal(true), tables });
+export const importView = lazySchema(() => z.object({ imported: z.literal(true), tables: tables() }));
 
 /** The import answer's TS type. */
-export type ImportView = z.infer<typeof importView>;
+export type ImportView = z.infer<ReturnType<typeof importView>>;
 
 /** The reset answer. */
 export function toResetView(counts: Record<string, number>): ResetView {

@@ -1,6 +1,7 @@
 // A payment's timeline (services/journal/timeline.ts builds it): the model every reader shares (the
 // control API's JSON, `sandbox trace`, the dashboard's sequence diagram), and its JSON view.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { SignatureDiagnosis } from '../signatures/findings.js';
 import type { DeliveryAttempt } from '../store/deliveries-repo.js';
 import type { JournalRow } from '../store/journal-repo.js';
@@ -86,125 +87,133 @@ export interface Timeline {
 /** How much of a handler's answer an attempt shows (the attempt log keeps 16 KiB). */
 const ANSWER_EXCERPT_CHARS = 1000;
 
-const lane = z.enum(['browser', 'merchant', 'sandbox', 'handler']);
-const placed = {
+const lane = lazySchema(() => z.enum(['browser', 'merchant', 'sandbox', 'handler']));
+const placed = () => ({
   at: isoTime.describe('sandbox time'),
   wall_at: isoTime.describe('wall-clock time'),
   wall_exact: z
     .boolean()
     .describe("true for requests (recorded as they came in); otherwise read from sandbox time and the clock's offset then"),
-  from: lane.describe("the lane the arrow starts from: the customer's browser, the merchant's server, the sandbox, the webhook handler"),
-  to: lane,
+  from: lane().describe("the lane the arrow starts from: the customer's browser, the merchant's server, the sandbox, the webhook handler"),
+  to: lane(),
   title: z.string().describe('one line saying what happened'),
-};
-
-const causeView = z.object({
-  kind: z.enum(['test_card', 'token', 'header', 'scenario', 'fault', 'page', 'api', 'control_api', 'job', 'clock', 'unknown']),
-  text: z.string(),
-  request_id: z.string().nullable().describe('the request that made the change, when one did'),
 });
 
+const causeView = lazySchema(() =>
+  z.object({
+    kind: z.enum(['test_card', 'token', 'header', 'scenario', 'fault', 'page', 'api', 'control_api', 'job', 'clock', 'unknown']),
+    text: z.string(),
+    request_id: z.string().nullable().describe('the request that made the change, when one did'),
+  }),
+);
+
 /** One entry of a timeline. */
-export const timelineItemView = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('request'), ...placed, request: journalEntryView }),
-  z.object({
-    kind: z.literal('state'),
-    ...placed,
-    object_id: z.string().describe('what changed: the payment, or its refund, chargeback, checkout session or settlement'),
-    status: z.string().nullable().describe('its status after the change'),
-    event: z
-      .object({ id: z.string(), type: z.string() })
-      .nullable()
-      .describe('the event that announced it (null: none did, e.g. an S2S payment left Pending)'),
-    cause: causeView,
-  }),
-  z.object({
-    kind: z.literal('attempt'),
-    ...placed,
-    delivery: z.object({
-      id: z.string(),
-      event_id: z.string(),
-      event: z.string(),
-      url: z.string(),
-      manual: z.boolean().describe('a replay or a trigger sent by hand'),
-      status: z.string(),
+export const timelineItemView = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('request'), ...placed(), request: journalEntryView() }),
+    z.object({
+      kind: z.literal('state'),
+      ...placed(),
+      object_id: z.string().describe('what changed: the payment, or its refund, chargeback, checkout session or settlement'),
+      status: z.string().nullable().describe('its status after the change'),
+      event: z
+        .object({ id: z.string(), type: z.string() })
+        .nullable()
+        .describe('the event that announced it (null: none did, e.g. an S2S payment left Pending)'),
+      cause: causeView(),
     }),
-    attempt: z.object({
-      number: z.number().int(),
-      response_status: z.number().int().nullable(),
-      latency_ms: z.number().nullable(),
-      error_kind: z.string().nullable(),
-      error: z.string().nullable(),
-      fault: z.string().nullable(),
-      traceparent: z.string().nullable().describe("the traceparent header it carried: a child span of the payment's trace"),
-      response_excerpt: z.string().nullable(),
+    z.object({
+      kind: z.literal('attempt'),
+      ...placed(),
+      delivery: z.object({
+        id: z.string(),
+        event_id: z.string(),
+        event: z.string(),
+        url: z.string(),
+        manual: z.boolean().describe('a replay or a trigger sent by hand'),
+        status: z.string(),
+      }),
+      attempt: z.object({
+        number: z.number().int(),
+        response_status: z.number().int().nullable(),
+        latency_ms: z.number().nullable(),
+        error_kind: z.string().nullable(),
+        error: z.string().nullable(),
+        fault: z.string().nullable(),
+        traceparent: z.string().nullable().describe("the traceparent header it carried: a child span of the payment's trace"),
+        response_excerpt: z.string().nullable(),
+      }),
+      signature_diagnosis: signatureDiagnosisView()
+        .nullable()
+        .describe('why the handler may have refused it (it answered 400, 401 or 403)'),
     }),
-    signature_diagnosis: signatureDiagnosisView.nullable().describe('why the handler may have refused it (it answered 400, 401 or 403)'),
-  }),
-]);
+  ]),
+);
 
 /** A timeline entry's TS type. */
-export type TimelineItemView = z.infer<typeof timelineItemView>;
+export type TimelineItemView = z.infer<ReturnType<typeof timelineItemView>>;
 
 /** A payment's timeline. */
-export const timelineView = z
-  .object({
-    object: z.literal('timeline'),
-    payment: z.object({
-      id: z.string().describe('the S2S transID or /v1/ pay_... id'),
-      family: z.enum(['s2s', 'v1']),
-      merchant_id: z.string(),
-      status: z.string(),
-      amount: z.number().int().describe('minor units'),
-      currency: z.string(),
-      created_at: isoTime,
-      trace_id: z
-        .string()
-        .nullable()
-        .describe('the W3C trace id of the traceparent a request about it carried; its webhooks carry child spans of it'),
-    }),
-    challenges: z.array(z.object({ kind: z.string(), state: z.string(), created_at: isoTime, completed_at: isoTime.nullable() })),
-    checkout_sessions: z.array(z.object({ id: z.string(), status: z.string(), payment_id: z.string().nullable(), created_at: isoTime })),
-    refunds: z.array(
-      z.object({
-        id: z.string(),
-        amount: z.number().int(),
-        currency: z.string(),
+export const timelineView = lazySchema(() =>
+  z
+    .object({
+      object: z.literal('timeline'),
+      payment: z.object({
+        id: z.string().describe('the S2S transID or /v1/ pay_... id'),
+        family: z.enum(['s2s', 'v1']),
+        merchant_id: z.string(),
         status: z.string(),
-        failure_reason: z.string().nullable(),
-        created_at: isoTime,
-      }),
-    ),
-    chargebacks: z.array(
-      z.object({
-        id: z.string(),
-        amount: z.number().int(),
+        amount: z.number().int().describe('minor units'),
         currency: z.string(),
-        reason: z.string(),
-        status: z.string(),
         created_at: isoTime,
+        trace_id: z
+          .string()
+          .nullable()
+          .describe('the W3C trace id of the traceparent a request about it carried; its webhooks carry child spans of it'),
       }),
-    ),
-    settlements: z.array(
-      z.object({
-        id: z.string(),
-        how: z.enum(['item', 'refund', 'chargeback']).describe('item: it paid the payment out; refund, chargeback: it took one back'),
-        amount: z.number().int(),
-        currency: z.string(),
-        status: z.string(),
-        created_at: isoTime,
-        paid_at: isoTime.nullable(),
-      }),
-    ),
-    journal_complete: z
-      .boolean()
-      .describe('false when the request journal no longer holds every request about it (--journal-size, --journal-age)'),
-    items: z.array(timelineItemView).describe('oldest first, in sandbox time'),
-  })
-  .meta({ id: 'PaymentTimeline' });
+      challenges: z.array(z.object({ kind: z.string(), state: z.string(), created_at: isoTime, completed_at: isoTime.nullable() })),
+      checkout_sessions: z.array(z.object({ id: z.string(), status: z.string(), payment_id: z.string().nullable(), created_at: isoTime })),
+      refunds: z.array(
+        z.object({
+          id: z.string(),
+          amount: z.number().int(),
+          currency: z.string(),
+          status: z.string(),
+          failure_reason: z.string().nullable(),
+          created_at: isoTime,
+        }),
+      ),
+      chargebacks: z.array(
+        z.object({
+          id: z.string(),
+          amount: z.number().int(),
+          currency: z.string(),
+          reason: z.string(),
+          status: z.string(),
+          created_at: isoTime,
+        }),
+      ),
+      settlements: z.array(
+        z.object({
+          id: z.string(),
+          how: z.enum(['item', 'refund', 'chargeback']).describe('item: it paid the payment out; refund, chargeback: it took one back'),
+          amount: z.number().int(),
+          currency: z.string(),
+          status: z.string(),
+          created_at: isoTime,
+          paid_at: isoTime.nullable(),
+        }),
+      ),
+      journal_complete: z
+        .boolean()
+        .describe('false when the request journal no longer holds every request about it (--journal-size, --journal-age)'),
+      items: z.array(timelineItemView()).describe('oldest first, in sandbox time'),
+    })
+    .meta({ id: 'PaymentTimeline' }),
+);
 
 /** The timeline view's TS type. */
-export type TimelineView = z.infer<typeof timelineView>;
+export type TimelineView = z.infer<ReturnType<typeof timelineView>>;
 
 /** One entry as the API answers it. */
 function toItemView(item: TimelineItem): TimelineItemView {

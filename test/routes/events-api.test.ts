@@ -39,7 +39,7 @@ describe('GET /v1/events', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(['data', 'has_more', 'object']);
     // The answer is exactly what /openapi.json documents.
-    expect(listOf(eventObject).strict().safeParse(res.json).success).toBe(true);
+    expect(listOf(eventObject)().strict().safeParse(res.json).success).toBe(true);
     expect(res.json).toMatchObject({ object: 'list', has_more: false });
     expect(res.json.data.map((e: Json) => [e.event, e.data.transID])).toEqual([
       ['payment.declined', declined],

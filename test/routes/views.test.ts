@@ -20,6 +20,7 @@ import { scenarioListView } from '../../src/views/scenario-entry.js';
 import { settlementView } from '../../src/views/settlement.js';
 import { tokenView } from '../../src/views/token.js';
 import { webhookEndpointView } from '../../src/views/webhook-endpoint.js';
+import type { LazySchema } from '../../src/lazy-schema.js';
 
 let sb: TestSandbox;
 let seeded: SeededObjects;
@@ -50,7 +51,7 @@ async function answer(path: string, headers: Record<string, string> = {}) {
 }
 
 describe('every list answers {object: "list", data, has_more}, with items as their view says', () => {
-  const lists: Array<[string, z.ZodType, boolean]> = [
+  const lists: Array<[string, LazySchema, boolean]> = [
     ['/v1/payments', paymentView, true],
     ['/v1/refunds', refundView, true],
     ['/v1/webhook_endpoints', webhookEndpointView, true],
@@ -64,19 +65,19 @@ describe('every list answers {object: "list", data, has_more}, with items as the
     const json = await answer(path, bearer ? AUTH : {});
     expect(Object.keys(json).sort()).toEqual(['data', 'has_more', 'object']);
     expect(json.data.length).toBeGreaterThan(0);
-    expect(strict(listOf(item)).safeParse(json).error).toBeUndefined();
+    expect(strict(listOf(item)()).safeParse(json).error).toBeUndefined();
   });
 
   it('/_sandbox/scenarios: the queue in the envelope', async () => {
     const json = await answer('/_sandbox/scenarios');
     expect(json).toMatchObject({ object: 'list', has_more: false });
-    expect(strict(scenarioListView).safeParse(json).error).toBeUndefined();
+    expect(strict(scenarioListView()).safeParse(json).error).toBeUndefined();
   });
 
   it('/_sandbox/faults: the rules in the envelope, the seed alongside', async () => {
     const json = await answer('/_sandbox/faults');
     expect(json).toMatchObject({ object: 'list', has_more: false, data: [{ spec: 'duplicate=1', source: 'flag' }] });
-    expect(strict(faultListView).safeParse(json).error).toBeUndefined();
+    expect(strict(faultListView()).safeParse(json).error).toBeUndefined();
   });
 
   it('pages the control lists with has_more and starting_after like the /v1/ ones', async () => {
@@ -89,17 +90,17 @@ describe('every list answers {object: "list", data, has_more}, with items as the
 
 describe('one answer of each kind is exactly its view', () => {
   it.each<[string, () => string, z.ZodType, boolean]>([
-    ['a payment', () => `/v1/payments/${seeded.payment}`, paymentView, true],
-    ['a refund', () => `/v1/refunds/${seeded.refund}`, refundView, true],
-    ['a token', () => `/v1/tokens/${seeded.token}`, tokenView, true],
-    ['a webhook endpoint', () => `/v1/webhook_endpoints/${seeded.endpoint}`, webhookEndpointView, true],
-    ['a checkout session', () => `/v1/checkout/sessions/${seeded.session}`, checkoutSessionView, true],
-    ['an event', () => `/v1/events/${seeded.event}`, eventView, true],
-    ['a control event', () => `/_sandbox/events/${seeded.event}`, controlEventDetailView, false],
-    ['a delivery', () => `/_sandbox/deliveries/${seeded.delivery}`, deliveryDetailView, false],
-    ['a transaction', () => `/_sandbox/transactions/${seeded.transPending}`, controlTransactionView, false],
-    ['the clock', () => '/_sandbox/clock', clockView, false],
-    ['the health answer', () => '/_sandbox/health', healthView, false],
+    ['a payment', () => `/v1/payments/${seeded.payment}`, paymentView(), true],
+    ['a refund', () => `/v1/refunds/${seeded.refund}`, refundView(), true],
+    ['a token', () => `/v1/tokens/${seeded.token}`, tokenView(), true],
+    ['a webhook endpoint', () => `/v1/webhook_endpoints/${seeded.endpoint}`, webhookEndpointView(), true],
+    ['a checkout session', () => `/v1/checkout/sessions/${seeded.session}`, checkoutSessionView(), true],
+    ['an event', () => `/v1/events/${seeded.event}`, eventView(), true],
+    ['a control event', () => `/_sandbox/events/${seeded.event}`, controlEventDetailView(), false],
+    ['a delivery', () => `/_sandbox/deliveries/${seeded.delivery}`, deliveryDetailView(), false],
+    ['a transaction', () => `/_sandbox/transactions/${seeded.transPending}`, controlTransactionView(), false],
+    ['the clock', () => '/_sandbox/clock', clockView(), false],
+    ['the health answer', () => '/_sandbox/health', healthView(), false],
   ])('%s', async (_name, path, schema, bearer) => {
     expect(strict(schema).safeParse(await answer(path(), bearer ? AUTH : {})).error).toBeUndefined();
   });
@@ -112,21 +113,21 @@ describe('one answer of each kind is exactly its view', () => {
 
   it('the S2S payment answer, its authstatus answer and the refund-request answer', async () => {
     const created = await sb.request('POST', '/api/s2s', s2sBody({ ccno: '4242424242424242' }));
-    expect(strict(s2sPaymentView).safeParse(created.json).error).toBeUndefined();
+    expect(strict(s2sPaymentView()).safeParse(created.json).error).toBeUndefined();
     const status = await sb.request('GET', new URL(created.json.authstatus).pathname);
-    expect(strict(s2sStatusView).safeParse(status.json).error).toBeUndefined();
+    expect(strict(s2sStatusView()).safeParse(status.json).error).toBeUndefined();
     const refund = await sb.request('POST', '/api/transactions/refund-request', {
       transID: created.json.transID,
       refundAmount: '1.00',
       public_key: 'pk_test_1001',
     });
     expect(refund.status, refund.text).toBe(200);
-    expect(strict(s2sRefundView).safeParse(refund.json).error).toBeUndefined();
+    expect(strict(s2sRefundView()).safeParse(refund.json).error).toBeUndefined();
   });
 
   it('the trigger answer', async () => {
     const res = await sb.request('POST', '/_sandbox/events/trigger', { type: 'payment.captured' });
     expect(res.status, res.text).toBe(201);
-    expect(strict(triggerResultView).safeParse(res.json).error).toBeUndefined();
+    expect(strict(triggerResultView()).safeParse(res.json).error).toBeUndefined();
   });
 });

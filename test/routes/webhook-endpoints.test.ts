@@ -53,7 +53,7 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(res.json.id).toMatch(/^we_[A-Za-z0-9]{16}$/);
     expect(res.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The answer is exactly what /openapi.json documents.
-    expect(webhookEndpointWithSecretView.safeParse(res.json).success).toBe(true);
+    expect(webhookEndpointWithSecretView().safeParse(res.json).success).toBe(true);
   });
 
   it('accepts ["*"], enabled false, and drops repeated names', async () => {
@@ -182,7 +182,7 @@ describe('GET /v1/webhook_endpoints', () => {
     }
     const first = await api('GET', '/v1/webhook_endpoints?limit=2');
     expect(first.json).toMatchObject({ object: 'list', has_more: true });
-    expect(listOf(webhookEndpointObject).strict().safeParse(first.json).success).toBe(true);
+    expect(listOf(webhookEndpointObject)().strict().safeParse(first.json).success).toBe(true);
     expect(first.json.data.map((e: Json) => e.id)).toEqual([ids[2], ids[1]]);
     const second = await api('GET', `/v1/webhook_endpoints?limit=2&starting_after=${ids[1]}`);
     expect(second.json.data.map((e: Json) => e.id)).toEqual([ids[0]]);
@@ -210,7 +210,7 @@ describe('POST /v1/webhook_endpoints/{id}/rotate_secret', () => {
     expect(res.json.secret).toMatch(/^whsec_/);
     expect(res.json.secret).not.toBe(created.secret);
     expect(res.json.previous_secret_expires_at).toBe(new Date(sandbox.clock.now() + DAY_MS).toISOString());
-    expect(webhookEndpointWithSecretView.safeParse(res.json).success).toBe(true);
+    expect(webhookEndpointWithSecretView().safeParse(res.json).success).toBe(true);
     expect((await api('GET', `/v1/webhook_endpoints/${created.id}`)).json).not.toHaveProperty('secret');
   });
 

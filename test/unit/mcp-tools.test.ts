@@ -58,7 +58,7 @@ describe('the tools of the MCP server', () => {
         expect((toolJson as { additionalProperties?: unknown }).additionalProperties, name).toBe(false);
       // reset's route answers either reset; the tool, scoped to a merchant, only the merchant's.
       if (route!.responseSchema && name !== 'reset')
-        expect(toolJsonSchema(tool.output, 'output'), `${name}'s answer`).toEqual(toolJsonSchema(route!.responseSchema!, 'output'));
+        expect(toolJsonSchema(tool.output(), 'output'), `${name}'s answer`).toEqual(toolJsonSchema(route!.responseSchema!(), 'output'));
     },
   );
 

@@ -67,10 +67,15 @@ export const stateOpenApi: OpenApiRoute[] = [
     '/reset',
     'Empty every table except the seeded credentials (reseeded; created merchants go) and reload --scenario; with {"merchant": id}, empty only that merchant\'s state',
     'how many rows each table kept; with merchant, how many rows of each table went',
-    { body: resetSchema, bodyOptional: true, responseSchema: z.union([resetView, merchantResetView]), errors: ['resource_missing'] },
+    {
+      body: resetSchema,
+      bodyOptional: true,
+      responseSchema: () => z.union([resetView(), merchantResetView()]),
+      errors: ['resource_missing'],
+    },
   ),
   controlRoute('get', '/export', 'The whole state as a snapshot document', 'the snapshot (also a download)', {
-    responseSchema: z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes'),
+    responseSchema: () => z.record(z.string(), z.unknown()).describe('the snapshot document POST /_sandbox/import takes'),
   }),
   controlRoute(
     'post',

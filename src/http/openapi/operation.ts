@@ -73,7 +73,9 @@ const LOCATION = { Location: { description: 'where to go next', schema: { type: 
 /** The success answer's content: the response schema as JSON (with its recorded example), or text of the route's media type. */
 function successContent(route: OpenApiRoute, components: Components, example: unknown): Record<string, unknown> | undefined {
   if (route.responseSchema)
-    return { 'application/json': { schema: components.of(route.responseSchema, 'output'), ...(example === undefined ? {} : { example }) } };
+    return {
+      'application/json': { schema: components.of(route.responseSchema(), 'output'), ...(example === undefined ? {} : { example }) },
+    };
   if (route.responseType) return { [route.responseType]: { schema: { type: 'string' } } };
   return undefined;
 }

@@ -2,6 +2,7 @@
 // exports next to the routes themselves (http/openapi/document.ts turns the lists into the document).
 import type * as z from 'zod';
 import type { ErrorCode } from '../../errors.js';
+import type { LazySchema } from '../../lazy-schema.js';
 
 /**
  * One documented route. Each route module exports the list of the routes it defines (e.g. `export
@@ -32,8 +33,8 @@ export interface OpenApiRoute {
   status?: number;
   /** What the success answer holds. */
   response: string;
-  /** The zod schema of the success body, when one exists. */
-  responseSchema?: z.ZodType;
+  /** The schema of the success body, when one exists: built when the document is (src/lazy-schema.ts). */
+  responseSchema?: LazySchema;
   /** The success answer's media type: application/json (with responseSchema), text/html for pages, text/event-stream... */
   responseType?: string;
   /** Redirects the route answers besides its success (status -> where to), each with a Location header. */

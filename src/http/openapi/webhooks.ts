@@ -60,7 +60,7 @@ export function webhookOperations(components: Components, examples: Record<strin
         required: true,
         content: {
           'application/x-www-form-urlencoded': {
-            schema: { oneOf: [components.of(s2sWebhookFields, 'output'), components.of(encryptedS2SWebhook, 'output')] },
+            schema: { oneOf: [components.of(s2sWebhookFields(), 'output'), components.of(encryptedS2SWebhook(), 'output')] },
             ...example('s2s.transaction'),
           },
         },
