@@ -1,7 +1,8 @@
-// Schemas built on first use. The answer schemas (src/views) describe what the sandbox sends; only
-// GET /openapi.json, the MCP tools' list and tests read them, so building them when a module loads
-// made every start, and every test suite's import('paysandbox'), build about 900 zod instances it
-// never reads (28 ms of a 204 ms library start on this machine, bench/method.md).
+// Schemas built on first use. Every request schema (src/contracts) and answer schema (src/views) is
+// a lazySchema(() => ...), called where it is read. Building them when their modules loaded made
+// every start, and every test suite's import('paysandbox'), build about 2 900 zod instances before
+// the first request, most of them for routes the suite never calls (or, for answer schemas, only
+// for GET /openapi.json, the MCP tools' list and tests). Now a start builds the few it uses.
 import type * as z from 'zod';
 
 /** A schema's builder, run once on the first call; every later call answers the same instance. */

@@ -71,9 +71,10 @@ export async function dryRunAdvance(client: ControlClient, flags: ClientFlags, d
 export async function dryRunImport(client: ControlClient, flags: ClientFlags, file: string, doc: unknown, io: CliIo): Promise<void> {
   // Loaded here: the snapshot's zod schema is compiled for this check alone, not for every command.
   const [{ snapshotSchema }, { validate }] = await Promise.all([import('../contracts/state.js'), import('../contracts/validate.js')]);
-  let snapshot: ReturnType<typeof snapshotSchema.parse>;
+  const schema = snapshotSchema();
+  let snapshot: ReturnType<typeof schema.parse>;
   try {
-    snapshot = validate(snapshotSchema, doc);
+    snapshot = validate(schema, doc);
   } catch (err) {
     if (err instanceof SandboxError) throw new CliError(`${file} is not a snapshot the sandbox takes: ${err.message}`);
     throw err;

@@ -2,6 +2,7 @@
 // /api/s2s/encrypt (decrypted query string). Descriptions are the hints in error messages and
 // the OpenAPI document.
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { CURRENCY_CODES, currencyExponent, isCurrency } from '../domain/currencies.js';
 import { luhnValid, normaliseCardNumber } from '../domain/card.js';
 import { parseDecimalAmount } from '../domain/money.js';
@@ -22,8 +23,8 @@ const digits = (hint: string) =>
     .optional()
     .describe(hint);
 
-/** spec §2.1 fields, in the order errors are reported. */
-export const s2sFields = {
+/** spec §2.1 fields, in the order errors are reported (built for each schema that takes them). */
+export const s2sFields = () => ({
   public_key: z.string().min(1).describe('the terminal public_key, e.g. "pk_test_1001"'),
   terNO: z
     .union([
@@ -86,7 +87,7 @@ export const s2sFields = {
     .optional()
     .describe(`the customer UPI VPA: a handle, "@" and a provider, e.g. "${VPA_APPROVE}@upi" (UPICOLLECT only)`),
   bank: optionalText('the bank code for NB, or the wallet for WALLET (optional: the page asks)', 64),
-};
+});
 
 type Ctx = z.core.$RefinementCtx<{
   mop: Mop;
@@ -163,27 +164,33 @@ const MODE_RULES = {
 };
 
 /** POST /api/s2s body. Unknown fields are ignored, as the gateway does. */
-export const s2sPaymentSchema = z
-  .object(s2sFields)
-  .superRefine(modeRules as never)
-  .meta(MODE_RULES);
+export const s2sPaymentSchema = lazySchema(() =>
+  z
+    .object(s2sFields())
+    .superRefine(modeRules as never)
+    .meta(MODE_RULES),
+);
 
 /** Decrypted /api/s2s/encrypt parameters: the same, plus encryption_method (the 12th mandatory field). */
-export const s2sEncryptedSchema = z
-  .object({
-    ...s2sFields,
-    encryption_method: z.enum(['aes256', 'none']).describe('"aes256" for encrypted webhooks or "none" for plain ones'),
-  })
-  .superRefine(modeRules as never)
-  .meta(MODE_RULES);
+export const s2sEncryptedSchema = lazySchema(() =>
+  z
+    .object({
+      ...s2sFields(),
+      encryption_method: z.enum(['aes256', 'none']).describe('"aes256" for encrypted webhooks or "none" for plain ones'),
+    })
+    .superRefine(modeRules as never)
+    .meta(MODE_RULES),
+);
 
 /** A validated S2S payment request. */
-export type S2SPaymentInput = z.output<typeof s2sPaymentSchema> & { encryption_method?: 'aes256' | 'none' };
+export type S2SPaymentInput = z.output<ReturnType<typeof s2sPaymentSchema>> & { encryption_method?: 'aes256' | 'none' };
 
 /** POST /api/s2s/encrypt form: the endpoint reads this one field itself; what is inside is validated by s2sEncryptedSchema. */
-export const s2sEncryptedForm = z.object({
-  encrypted_data: z
-    .string()
-    .min(1)
-    .describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
-});
+export const s2sEncryptedForm = lazySchema(() =>
+  z.object({
+    encrypted_data: z
+      .string()
+      .min(1)
+      .describe('base64(base64(AES-256-CBC of the payment query string)) followed by the terminal public_key (docs/encryption.md)'),
+  }),
+);

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { API_FAULT_KINDS } from '../domain/api-faults.js';
 import { FAULT_KINDS, parseFaultSpec } from '../domain/fault-spec.js';
 import { OUTCOME_SPECS, OUTCOME_VOCABULARY, parseOutcomeSpec } from '../domain/outcome-spec.js';
@@ -25,71 +26,73 @@ const merchant = hint('a merchant id such as mer_sandbox, or one made with POST 
 const mop = hint('a payment mode such as CC, NB or UPICOLLECT, or a /v1/ method such as card (1-32 characters)');
 
 /** The scenario document: fixtures/scenarios/*.json and the body of POST /_sandbox/scenarios. */
-export const scenarioDocumentSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200).optional().describe('a short name shown in GET /_sandbox/scenarios'),
-    description: z.string().max(2000).optional().describe('what the scenario is for'),
-    entries: z
-      .array(
-        z
-          .object({
-            terNO: z.number(terminal).int(terminal).positive(terminal).optional(),
-            merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
-            reference: z.string(pattern).min(1, pattern).max(64, pattern).optional(),
-            amount: z.number(minorUnits).int(minorUnits).positive(minorUnits).optional(),
-            mop: z.string(mop).min(1, mop).max(32, mop).optional(),
-            outcome: z
-              .string(hint(`an outcome word: ${OUTCOME_VOCABULARY}`))
-              .refine((text) => parseOutcomeSpec(text) !== undefined, {
-                error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}`,
-              })
-              .meta({ pattern: wordsPattern(OUTCOME_SPECS, { caseless: true, trimmed: true }) }),
-            times: z.number(uses).int(uses).min(1, uses).max(1_000_000, uses).default(1),
-          })
-          .strict(),
-      )
-      .max(10_000)
-      .describe('a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"} (empty only when faults is set)'),
-    faults: z
-      .string()
-      .max(4000)
-      .refine((spec) => !('problem' in parseFaultSpec(spec)), {
-        error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}`,
-      })
-      .meta({ pattern: faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]) })
-      .optional()
-      .describe(
-        'fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)',
-      ),
-    tokens: z
-      .array(
-        z
-          .object({
-            token: z.string(hint('a token id such as tok_...')).regex(/^tok_[A-Za-z0-9_]{1,64}$/, hint('a token id such as tok_...')),
-            merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
-            outcomes: z
-              .array(tokenOutcomeWord)
-              .min(1)
-              .max(MAX_SCRIPTED_OUTCOMES)
-              .describe(`what the next charges on the token do, one each: ${TOKEN_OUTCOMES.join(', ')}`),
-          })
-          .strict(),
-      )
-      .max(10_000)
-      .optional()
-      .describe(
-        'scripted futures of saved tokens, such as {"token": "tok_...", "outcomes": ["approve", "insufficient_funds"]} (as POST /_sandbox/tokens/{id}/outcomes)',
-      ),
-  })
-  .strict()
-  .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined || (doc.tokens?.length ?? 0) > 0, {
-    path: ['entries'],
-    error:
-      'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults or tokens is set',
-  });
+export const scenarioDocumentSchema = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(1).max(200).optional().describe('a short name shown in GET /_sandbox/scenarios'),
+      description: z.string().max(2000).optional().describe('what the scenario is for'),
+      entries: z
+        .array(
+          z
+            .object({
+              terNO: z.number(terminal).int(terminal).positive(terminal).optional(),
+              merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
+              reference: z.string(pattern).min(1, pattern).max(64, pattern).optional(),
+              amount: z.number(minorUnits).int(minorUnits).positive(minorUnits).optional(),
+              mop: z.string(mop).min(1, mop).max(32, mop).optional(),
+              outcome: z
+                .string(hint(`an outcome word: ${OUTCOME_VOCABULARY}`))
+                .refine((text) => parseOutcomeSpec(text) !== undefined, {
+                  error: (issue) => `outcome must be one of ${OUTCOME_VOCABULARY}; got ${JSON.stringify(issue.input)}`,
+                })
+                .meta({ pattern: wordsPattern(OUTCOME_SPECS, { caseless: true, trimmed: true }) }),
+              times: z.number(uses).int(uses).min(1, uses).max(1_000_000, uses).default(1),
+            })
+            .strict(),
+        )
+        .max(10_000)
+        .describe('a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"} (empty only when faults is set)'),
+      faults: z
+        .string()
+        .max(4000)
+        .refine((spec) => !('problem' in parseFaultSpec(spec)), {
+          error: (issue) => `faults ${(parseFaultSpec(String(issue.input)) as { problem: string }).problem}`,
+        })
+        .meta({ pattern: faultSpecPattern([...FAULT_KINDS, ...API_FAULT_KINDS]) })
+        .optional()
+        .describe(
+          'fault rules in the one fault grammar, such as "route=POST /v1/payments:status=503,p=0.2;duplicate=1" (docs/api-faults.md)',
+        ),
+      tokens: z
+        .array(
+          z
+            .object({
+              token: z.string(hint('a token id such as tok_...')).regex(/^tok_[A-Za-z0-9_]{1,64}$/, hint('a token id such as tok_...')),
+              merchant: z.string(merchant).min(1, merchant).max(100, merchant).optional(),
+              outcomes: z
+                .array(tokenOutcomeWord())
+                .min(1)
+                .max(MAX_SCRIPTED_OUTCOMES)
+                .describe(`what the next charges on the token do, one each: ${TOKEN_OUTCOMES.join(', ')}`),
+            })
+            .strict(),
+        )
+        .max(10_000)
+        .optional()
+        .describe(
+          'scripted futures of saved tokens, such as {"token": "tok_...", "outcomes": ["approve", "insufficient_funds"]} (as POST /_sandbox/tokens/{id}/outcomes)',
+        ),
+    })
+    .strict()
+    .refine((doc) => doc.entries.length > 0 || doc.faults !== undefined || (doc.tokens?.length ?? 0) > 0, {
+      path: ['entries'],
+      error:
+        'entries must be a list of entries such as {"reference": "order-*", "outcome": "challenge:fail"}; it may be empty only when faults or tokens is set',
+    }),
+);
 
 /** A parsed scenario document. */
-export type ScenarioDocument = z.output<typeof scenarioDocumentSchema>;
+export type ScenarioDocument = z.output<ReturnType<typeof scenarioDocumentSchema>>;
 
 /**
  * The file behind --scenario: a path relative to `cwd`, else the name of a shipped scenario (with
@@ -130,7 +133,7 @@ export function readScenarioFile(path: string, from = '--scenario'): ScenarioDoc
     throw new SandboxError('parameter_invalid', `${from} ${path} is not valid JSON: ${errorMessage(err)}`, 'scenario');
   }
   try {
-    return validate(scenarioDocumentSchema, raw);
+    return validate(scenarioDocumentSchema(), raw);
   } catch (err) {
     const e = err as SandboxError;
     throw new SandboxError('parameter_invalid', `${from} ${path}: ${e.message}`, 'scenario');

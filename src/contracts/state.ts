@@ -1,18 +1,21 @@
 // The whole-state requests of the control API: POST /_sandbox/reset (all, or one merchant) and
 // the snapshot document POST /_sandbox/import takes (and sandbox export writes).
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 
 /** POST /_sandbox/reset body (optional). */
-export const resetSchema = z
-  .object({
-    merchant: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe('a merchant id such as mer_sandbox: empty only its state and leave every other merchant as it is'),
-  })
-  .strict();
+export const resetSchema = lazySchema(() =>
+  z
+    .object({
+      merchant: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('a merchant id such as mer_sandbox: empty only its state and leave every other merchant as it is'),
+    })
+    .strict(),
+);
 
 /** The `format` of every snapshot document. */
 export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
@@ -20,15 +23,19 @@ export const SNAPSHOT_FORMAT = 'paysandbox.snapshot';
 export const SNAPSHOT_VERSION = 1;
 
 // Cells are checked against their column's type by checkTypes, so the 400 can name the column.
-const cellSchema = z.unknown().describe('a value of the column\'s type: a string, a number, null, or {"$base64": "..."} for binary data');
+const cellSchema = lazySchema(() =>
+  z.unknown().describe('a value of the column\'s type: a string, a number, null, or {"$base64": "..."} for binary data'),
+);
 
 /** A snapshot document (POST /_sandbox/import). */
-export const snapshotSchema = z.object({
-  format: z.literal(SNAPSHOT_FORMAT).describe(`"${SNAPSHOT_FORMAT}" (a file written by sandbox export)`),
-  version: z.literal(SNAPSHOT_VERSION).describe(`${SNAPSHOT_VERSION}, the snapshot layout this sandbox reads`),
-  schema_version: z.number().int().nonnegative().describe('the migration number of the sandbox that exported it'),
-  exported_at: z.string().optional(),
-  tables: z
-    .record(z.string(), z.object({ columns: z.array(z.string()).min(1), rows: z.array(z.array(cellSchema)) }).strict())
-    .describe('an object of tables, each {"columns": [...], "rows": [[...], ...]}'),
-});
+export const snapshotSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(SNAPSHOT_FORMAT).describe(`"${SNAPSHOT_FORMAT}" (a file written by sandbox export)`),
+    version: z.literal(SNAPSHOT_VERSION).describe(`${SNAPSHOT_VERSION}, the snapshot layout this sandbox reads`),
+    schema_version: z.number().int().nonnegative().describe('the migration number of the sandbox that exported it'),
+    exported_at: z.string().optional(),
+    tables: z
+      .record(z.string(), z.object({ columns: z.array(z.string()).min(1), rows: z.array(z.array(cellSchema())) }).strict())
+      .describe('an object of tables, each {"columns": [...], "rows": [[...], ...]}'),
+  }),
+);

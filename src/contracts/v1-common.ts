@@ -53,7 +53,7 @@ export function queryInteger(min: number, max: number) {
 }
 
 /** Query parameters every /v1/ list takes. */
-export const listQueryFields = {
+export const listQueryFields = () => ({
   limit: queryInteger(1, 100).optional().describe('how many objects to return, a whole number from 1 to 100 (default 10)'),
   starting_after: z
     .string()
@@ -61,7 +61,7 @@ export const listQueryFields = {
     .max(64)
     .optional()
     .describe('the id of the last object of the previous page; the list continues after it'),
-};
+});
 
 /** A unix-seconds query bound, e.g. created[gte]=1767225600. */
 export function unixSeconds(hint: string) {

@@ -24,7 +24,7 @@ export function checkoutSessionRoutes(deps: AppDeps) {
   };
 
   app.post('/v1/checkout/sessions', async (c) => {
-    const input = validate(checkoutSessionSchema, await readJson(c));
+    const input = validate(checkoutSessionSchema(), await readJson(c));
     const session = sessions.create(currentMerchant(c), input);
     return c.json(view(session));
   });

@@ -83,7 +83,7 @@ export function paymentRoutes(deps: AppDeps) {
   const { payments } = deps.services;
 
   app.post('/v1/payments', async (c) => {
-    const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? validate(createPaymentSchema, await readJson(c));
+    const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? validate(createPaymentSchema(), await readJson(c));
     // A body the front thread did not validate was read after an await: tie the writes to this answer again (durable-answer.ts).
     const created = deps.services.batch.within(c.get('answer'), () =>
       payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined)),
@@ -92,7 +92,7 @@ export function paymentRoutes(deps: AppDeps) {
   });
 
   app.get('/v1/payments', (c) => {
-    const query = validateQuery(c, listPaymentsQuery);
+    const query = validateQuery(c, listPaymentsQuery());
     const gte = query['created[gte]'];
     const lte = query['created[lte]'];
     const page = payments.list({
@@ -110,12 +110,12 @@ export function paymentRoutes(deps: AppDeps) {
   app.get('/v1/payments/:id', (c) => c.json(paymentObject(payments, payments.get(currentMerchant(c).id, c.req.param('id')))));
 
   app.post('/v1/payments/:id/capture', async (c) => {
-    const input = validate(capturePaymentSchema, await readOptionalJson(c));
+    const input = validate(capturePaymentSchema(), await readOptionalJson(c));
     return c.json(paymentObject(payments, payments.capture(currentMerchant(c).id, c.req.param('id'), input.amount)));
   });
 
   app.post('/v1/payments/:id/cancel', async (c) => {
-    validate(cancelPaymentSchema, await readOptionalJson(c));
+    validate(cancelPaymentSchema(), await readOptionalJson(c));
     return c.json(paymentObject(payments, payments.cancel(currentMerchant(c).id, c.req.param('id'))));
   });
 

@@ -8,10 +8,11 @@ import type * as z from 'zod';
 import { loneSurrogatePath, tooDeepPath } from '../contracts/json-shape.js';
 import { createPaymentSchema } from '../contracts/v1-payments.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
+import type { LazySchema } from '../lazy-schema.js';
 import type { JournalNote } from '../services/journal/journal-row.js';
 
 /** The routes whose bodies the front thread validates, by "METHOD /path", and their schemas. */
-const ROUTES: Record<string, z.ZodType> = {
+const ROUTES: Record<string, LazySchema> = {
   'POST /v1/payments': createPaymentSchema,
   'POST /api/s2s': s2sPaymentSchema,
 };
@@ -46,7 +47,7 @@ export function prevalidate(
 ): FrontBody['validated'] {
   const query = url.indexOf('?');
   const route = `${method} ${query === -1 ? url : url.slice(0, query)}`;
-  const schema = ROUTES[route];
+  const schema = ROUTES[route]?.();
   if (schema === undefined) return null;
   const type = headers['content-type'];
   // readJson's media type: the part before ';', trimmed, any case.
@@ -83,7 +84,7 @@ export function noteForFront(c: Context, note: JournalNote): boolean {
 }
 
 /** On the main thread: the input the front thread validated for `route`, or undefined (read and validate the body then). */
-export function validatedInput<T extends z.ZodType>(c: Context, route: PrevalidatedRoute, _schema: T): z.output<T> | undefined {
+export function validatedInput<T extends z.ZodType>(c: Context, route: PrevalidatedRoute, _schema: LazySchema<T>): z.output<T> | undefined {
   const validated = frontBody(c)?.validated;
   return validated?.route === route ? (validated.input as z.output<T>) : undefined;
 }

@@ -15,7 +15,7 @@ export function refundRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.post('/api/transactions/refund-request', async (c) => {
-    const input = validate(refundRequestSchema, await readJson(c));
+    const input = validate(refundRequestSchema(), await readJson(c));
     const terminal = terminalWithPublicKey(services, input.public_key);
     const accepted = services.s2sRefunds.request({ transId: input.transID, refundAmount: input.refundAmount }, terminal);
     return c.json(toS2SRefundView(accepted.refund, accepted.transaction, accepted.left));

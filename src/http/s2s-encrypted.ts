@@ -63,7 +63,7 @@ export function s2sEncryptedRoutes(deps: AppDeps) {
     const params = parseDecryptedQuery(plaintext, warnings);
     // Set before validating so a rejected request also says which near-miss form it used.
     if (warnings.length) c.header(WARNING_HEADER, warnings.join('; '));
-    const input = validate(s2sEncryptedSchema, params);
+    const input = validate(s2sEncryptedSchema(), params);
     if (!safeEqual(input.public_key, terminal.publicKey)) {
       throw new SandboxError(
         'invalid_credentials',

@@ -28,7 +28,7 @@ export function s2sRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.post('/api/s2s', async (c) => {
-    const input = validatedInput(c, 'POST /api/s2s', s2sPaymentSchema) ?? validate(s2sPaymentSchema, await readJson(c));
+    const input = validatedInput(c, 'POST /api/s2s', s2sPaymentSchema) ?? validate(s2sPaymentSchema(), await readJson(c));
     const terminal = authenticateTerminal(services, input.terNO, input.public_key);
     // A body the front thread did not validate was read after an await: tie the writes to this answer again (durable-answer.ts).
     const created = services.batch.within(c.get('answer'), () =>

@@ -38,7 +38,7 @@ export function tokenRoutes(deps: AppDeps) {
   const { tokens } = deps.services;
 
   app.post('/v1/tokens', async (c) => {
-    const input = validate(createTokenSchema, await readJson(c));
+    const input = validate(createTokenSchema(), await readJson(c));
     return c.json(toTokenView(tokens.create(currentMerchant(c).id, input.card)));
   });
 

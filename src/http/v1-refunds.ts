@@ -50,12 +50,12 @@ export function v1RefundRoutes(deps: AppDeps) {
   const { v1Refunds } = deps.services;
 
   app.post('/v1/refunds', async (c) => {
-    const input = validate(createRefundSchema, await readJson(c));
+    const input = validate(createRefundSchema(), await readJson(c));
     return c.json(toRefundView(v1Refunds.create(currentMerchant(c).id, input)));
   });
 
   app.get('/v1/refunds', (c) => {
-    const query = validateQuery(c, listRefundsQuery);
+    const query = validateQuery(c, listRefundsQuery());
     const page = v1Refunds.list({
       merchantId: currentMerchant(c).id,
       paymentId: query.payment_id,

@@ -23,12 +23,12 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   const endpoints = deps.services.webhookEndpoints;
 
   app.post('/v1/webhook_endpoints', async (c) => {
-    const input = validate(createEndpointSchema, await readJson(c));
+    const input = validate(createEndpointSchema(), await readJson(c));
     return c.json(toWebhookEndpointView(endpoints.create(currentMerchant(c).id, input), true));
   });
 
   app.get('/v1/webhook_endpoints', (c) => {
-    const query = validateQuery(c, listEndpointsQuery);
+    const query = validateQuery(c, listEndpointsQuery());
     const page = endpoints.list(currentMerchant(c).id, query.limit ?? 10, query.starting_after);
     return c.json(listView(page, (e) => toWebhookEndpointView(e)));
   });
@@ -36,7 +36,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   app.get('/v1/webhook_endpoints/:id', (c) => c.json(toWebhookEndpointView(endpoints.get(currentMerchant(c).id, c.req.param('id')))));
 
   const update = async (c: Context<AppEnv>) => {
-    const patch = validate(updateEndpointSchema, await readJson(c));
+    const patch = validate(updateEndpointSchema(), await readJson(c));
     return c.json(toWebhookEndpointView(endpoints.update(currentMerchant(c).id, present(c.req.param('id'), 'the :id of the path'), patch)));
   };
   app.post('/v1/webhook_endpoints/:id', update);

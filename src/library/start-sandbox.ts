@@ -168,7 +168,7 @@ function refuseUnknownOptions(options: StartSandboxOptions): void {
 
 /** createMerchant(): the control API's checks, so a bad option gets the same message as a bad body field. */
 function createMerchant(services: Services, options: CreateMerchantOptions): CreatedMerchant {
-  const input = validate(createMerchantSchema, {
+  const input = validate(createMerchantSchema(), {
     ...options,
     ...(options.terminals
       ? { terminals: options.terminals.map((t) => ({ terNO: t.terNO, public_key: t.publicKey, private_key: t.privateKey })) }
@@ -193,12 +193,18 @@ function completeChallenge(services: Services, id: string, outcome: Parameters<S
 function diagnoseSignature(services: Services, { headers, body, secret }: DiagnoseSignatureOptions): SignatureDiagnosis {
   const given = Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
   const text = typeof body === 'string' ? body : body.toString('utf8');
-  return services.signatures.diagnose(validate(diagnoseSignatureSchema, { headers: given, body: text, secret }));
+  return services.signatures.diagnose(validate(diagnoseSignatureSchema(), { headers: given, body: text, secret }));
 }
 
 /** trigger(): the control route's checks and answer, so an option is judged as the body field it stands for. */
 function trigger(services: Services, type: string, options: TriggerOptions): TriggeredEvent {
-  const body = validate(triggerSchema, { type, payment_id: options.payment, to: options.to, merchant: options.merchant, set: options.set });
+  const body = validate(triggerSchema(), {
+    type,
+    payment_id: options.payment,
+    to: options.to,
+    merchant: options.merchant,
+    set: options.set,
+  });
   const event = body.type as EventType;
   const result = services.triggers.trigger({
     type: event,
@@ -236,7 +242,7 @@ async function auditWebhooks(server: RunningServer, merchantId: string, url: str
 
 /** scriptToken(): the control route's checks, so an outcome is judged as the body field it stands for. */
 function scriptToken(services: Services, merchantId: string, id: string, outcomes: string[], merchant?: string): string[] {
-  const body = validate(scriptTokenSchema, { outcomes, merchant: merchant ?? merchantId });
+  const body = validate(scriptTokenSchema(), { outcomes, merchant: merchant ?? merchantId });
   return services.tokens.script(services.tokens.scriptMerchant(body.merchant), id, body.outcomes);
 }
 
@@ -251,7 +257,7 @@ async function advanceClock(services: Services, wake: () => void, duration: stri
       'duration',
     );
   }
-  const { wait: checked } = validate(advanceSchema, { duration: '1s', wait });
+  const { wait: checked } = validate(advanceSchema(), { duration: '1s', wait });
   return advanceView(
     services,
     await services.clockAdvances.advance(
@@ -310,7 +316,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     trigger: async (type, options = {}) => wake(trigger(services, type, options)),
     requests(filter = {}) {
       const { idempotencyKey, limit, ...rest } = filter;
-      const query = validate(journalQuery, {
+      const query = validate(journalQuery(), {
         ...rest,
         ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
         ...(limit === undefined ? {} : { limit: String(limit) }),
@@ -319,7 +325,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     },
     async expectRequested(expectation) {
       journalFilter(services, {});
-      const result = toExpectationResultView(services.journal.expect(validate(expectationSchema, expectation)));
+      const result = toExpectationResultView(services.journal.expect(validate(expectationSchema(), expectation)));
       if (!result.ok) throw new RequestExpectationError(result);
       return result;
     },

@@ -43,7 +43,7 @@ export function toolList(): Tool[] {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: toolJsonSchema(tool.input, 'input'),
+    inputSchema: toolJsonSchema(tool.input(), 'input'),
     outputSchema: toolJsonSchema(tool.output(), 'output'),
     annotations: { title: tool.title, ...tool.annotations },
   }));
@@ -58,7 +58,7 @@ function toolError(message: string): CallToolResult {
 /** Runs one tool: its arguments validated, its answer as structured content and a summary, user errors as tool errors. */
 export async function callTool(client: ControlClient, tool: McpTool, args: unknown): Promise<CallToolResult> {
   try {
-    const { result, summary } = await tool.run(client, validate(tool.input, args ?? {}) as never);
+    const { result, summary } = await tool.run(client, validate(tool.input(), args ?? {}) as never);
     return { content: [{ type: 'text', text: summary }], structuredContent: result };
   } catch (err) {
     if (err instanceof SandboxError || err instanceof ClientError) return toolError(`${tool.name}: ${err.message}`);

@@ -65,8 +65,8 @@ export interface McpTool {
   name: string;
   title: string;
   description: string;
-  input: z.ZodType;
-  /** Built when the tools are listed (src/lazy-schema.ts). */
+  /** Both built on first use (src/lazy-schema.ts): when the tools are listed, or the tool is called. */
+  input: LazySchema;
   output: LazySchema;
   annotations: ToolHints;
   /** The control route whose request schema the arguments are (its path parameters added), for the drift check. */
@@ -76,7 +76,7 @@ export interface McpTool {
 
 /** A tool whose run() is typed by its input schema. */
 function tool<S extends z.ZodType>(
-  definition: Omit<McpTool, 'run' | 'input'> & { input: S; run(client: ControlClient, args: z.output<S>): Promise<ToolAnswer> },
+  definition: Omit<McpTool, 'run' | 'input'> & { input: LazySchema<S>; run(client: ControlClient, args: z.output<S>): Promise<ToolAnswer> },
 ): McpTool {
   return definition as unknown as McpTool;
 }
@@ -103,7 +103,7 @@ const DEFAULT_RETURN_URL = 'https://shop.example/return';
 const CARD_EXPIRY = { month: 12, year: 2045 };
 
 /** create_payment: a payment through /v1/payments or /api/s2s, in one shape. */
-async function createPayment(client: ControlClient, args: z.output<typeof createPaymentToolSchema>): Promise<ToolAnswer> {
+async function createPayment(client: ControlClient, args: z.output<ReturnType<typeof createPaymentToolSchema>>): Promise<ToolAnswer> {
   const m = await merchantOf(client, args.merchant);
   const headers: Record<string, string> = args.outcome ? { 'x-sandbox-outcome': args.outcome } : {};
   let made: CreatedPaymentView;
@@ -175,7 +175,7 @@ async function createPayment(client: ControlClient, args: z.output<typeof create
 }
 
 /** wait_for_delivery: polls the control API until the delivery is there, or says what arrived instead. */
-async function waitForIt(client: ControlClient, args: z.output<typeof waitForDeliveryToolSchema>): Promise<ToolAnswer> {
+async function waitForIt(client: ControlClient, args: z.output<ReturnType<typeof waitForDeliveryToolSchema>>): Promise<ToolAnswer> {
   const unknown = args.event === undefined ? undefined : unknownEventProblem('event', args.event);
   if (unknown) throw new SandboxError('parameter_invalid', unknown, 'event');
   const started = Date.now();
@@ -203,7 +203,7 @@ async function waitForIt(client: ControlClient, args: z.output<typeof waitForDel
 }
 
 /** audit_webhooks: the audit of `sandbox audit-webhooks --url`, with this sandbox's events and the merchant's secret. */
-async function audit(client: ControlClient, args: z.output<typeof auditWebhooksToolSchema>): Promise<ToolAnswer> {
+async function audit(client: ControlClient, args: z.output<ReturnType<typeof auditWebhooksToolSchema>>): Promise<ToolAnswer> {
   const settings = {
     signatureMode: args.signature,
     headerPrefix: args.header_prefix,

@@ -34,7 +34,7 @@ export function syntheticAuditMaterial(fixturesPath: string | undefined, merchan
     if (terminal) {
       // Card 4242 4242 4242 4242 is approved at once (docs/decisions.md), so its payment.authorized carries order_status 25.
       const year = String((new Date(clock.now()).getUTCFullYear() + 5) % 100);
-      const input = validate(s2sPaymentSchema, {
+      const input = validate(s2sPaymentSchema(), {
         public_key: terminal.publicKey,
         terNO: terminal.terNo,
         bill_amt: '20.00',

@@ -44,7 +44,7 @@ describe('the tools of the MCP server', () => {
       expect(route, `${tool.route!.method} ${tool.route!.path} is documented`).toBeDefined();
       const contract = route![tool.route!.in === 'body' ? 'body' : 'query'];
       expect(contract, `${name}: the route's ${tool.route!.in}`).toBeDefined();
-      const routeJson = jsonSchemaOf(contract!) as JsonObject;
+      const routeJson = jsonSchemaOf(contract!()) as JsonObject;
       const toolJson = listed.get(name)!.inputSchema as JsonObject;
       for (const [field, schema] of Object.entries(routeJson.properties ?? {}))
         expect(toolJson.properties?.[field], `${name}.${field}`).toEqual(schema);
@@ -63,7 +63,7 @@ describe('the tools of the MCP server', () => {
   );
 
   it("create_payment's money and order fields are those of POST /v1/payments", () => {
-    const v1 = jsonSchemaOf(createPaymentSchema) as JsonObject;
+    const v1 = jsonSchemaOf(createPaymentSchema()) as JsonObject;
     const tool = listed.get('create_payment')!.inputSchema as JsonObject;
     for (const field of ['amount', 'currency', 'reference', 'capture']) {
       const { default: _default, ...schema } = tool.properties![field]!;

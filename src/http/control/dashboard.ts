@@ -203,7 +203,7 @@ function formRoutes(app: Hono<AppEnv>, deps: AppDeps, csrf: string) {
   };
 
   app.post('/_sandbox/dashboard/deliveries/:id/replay', async (c) => {
-    const form = validate(dashboardReplayForm, await readForm(c));
+    const form = validate(dashboardReplayForm(), await readForm(c));
     checkCsrf(form.csrf);
     services.deliveries.replay(c.req.param('id'));
     deps.wake();
@@ -214,7 +214,7 @@ function formRoutes(app: Hono<AppEnv>, deps: AppDeps, csrf: string) {
   app.post('/_sandbox/dashboard/authenticate', async (c) => {
     const raw = await readForm(c);
     checkCsrf(raw.csrf ?? '');
-    const form = validate(dashboardAuthenticateForm, raw);
+    const form = validate(dashboardAuthenticateForm(), raw);
     const challenge = services.auth.forSubject(form.subject, form.id);
     const what = form.subject === 'transaction' ? 'transaction' : 'payment';
     if (challenge) services.auth.complete(challenge.token, OUTCOME_VERDICTS[form.outcome]);

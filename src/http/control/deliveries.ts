@@ -20,10 +20,10 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { deliveries } = deps.services;
 
-  app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery)), toDeliveryView)));
+  app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery())), toDeliveryView)));
 
   app.post('/deliveries/retry-failed', async (c) => {
-    const body = validate(retryBody, await readOptionalJson(c));
+    const body = validate(retryBody(), await readOptionalJson(c));
     const result = deliveries.retryFailed(body.since);
     deps.wake();
     return c.json(result);
@@ -35,18 +35,18 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   });
 
   app.post('/deliveries/:id/replay', async (c) => {
-    const { to } = validate(replayBody, await readOptionalJson(c));
+    const { to } = validate(replayBody(), await readOptionalJson(c));
     return c.json(toDeliveryView(deliveries.replay(c.req.param('id'), to)), 201);
   });
 
-  app.get('/events', (c) => c.json(listView(deliveries.listEvents(validateQuery(c, eventQuery)), toControlEventView)));
+  app.get('/events', (c) => c.json(listView(deliveries.listEvents(validateQuery(c, eventQuery())), toControlEventView)));
   app.get('/events/:id', (c) => {
     const { event, payload, deliveries: sent } = deliveries.getEvent(c.req.param('id'));
     return c.json(toControlEventDetailView(event, payload, sent));
   });
 
   app.post('/events/:id/replay', async (c) => {
-    const { to } = validate(replayBody, await readOptionalJson(c));
+    const { to } = validate(replayBody(), await readOptionalJson(c));
     return c.json(toDeliveryView(deliveries.replayEvent(c.req.param('id'), to)), 201);
   });
 

@@ -39,13 +39,13 @@ export function controlDisputeRoutes(deps: AppDeps) {
 /** Open, list, read and decide chargebacks. */
 function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/chargebacks', async (c) => {
-    const body = validate(openChargebackSchema, await readJson(c));
+    const body = validate(openChargebackSchema(), await readJson(c));
     const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
     return c.json(toChargebackView(cb), 201);
   });
 
   app.get('/chargebacks', (c) => {
-    const q = validateQuery(c, chargebackQuery);
+    const q = validateQuery(c, chargebackQuery());
     const page = readPage(q.limit ?? 50, (n) =>
       services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: n }),
     );
@@ -60,7 +60,7 @@ function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
 /** Settle, list and read settlements. */
 function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/settlements', async (c) => {
-    const body = validate(settleSchema, await readOptionalJson(c));
+    const body = validate(settleSchema(), await readOptionalJson(c));
     const created = services.settlements.settle({
       merchantId: body.merchant,
       currency: body.currency,
@@ -70,7 +70,7 @@ function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   });
 
   app.get('/settlements', (c) => {
-    const q = validateQuery(c, settlementQuery);
+    const q = validateQuery(c, settlementQuery());
     const page = readPage(q.limit ?? 50, (n) => services.settlements.list({ status: q.status, merchantId: q.merchant, limit: n }));
     return c.json(listView(page, (s) => settlementWithItems(services, s.id)));
   });
@@ -81,7 +81,7 @@ function settlementRoutes(app: Hono<AppEnv>, services: Services) {
 /** Produce an event on demand. */
 function triggerRoute(app: Hono<AppEnv>, services: Services) {
   app.post('/events/trigger', async (c) => {
-    const body = validate(triggerSchema, await readJson(c));
+    const body = validate(triggerSchema(), await readJson(c));
     const type = body.type as EventType;
     const result = services.triggers.trigger({ type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant, set: body.set });
     const delivery = result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : null;

@@ -31,7 +31,7 @@ export function controlFaultRoutes(deps: AppDeps) {
   app.get('/faults', (c) => c.json(faultListAnswer(faults)));
 
   app.post('/faults', async (c) => {
-    const body = validate(faultRuleSchema, await readJson(c));
+    const body = validate(faultRuleSchema(), await readJson(c));
     if (body.spec === undefined && body.seed === undefined) {
       throw new SandboxError(
         'parameter_missing',

@@ -49,7 +49,7 @@ export function controlJournalRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.get('/requests', (c) => {
-    const query = validateQuery(c, journalQuery);
+    const query = validateQuery(c, journalQuery());
     if (query.starting_after !== undefined && query.ending_before !== undefined)
       throw new SandboxError(
         'parameter_invalid',
@@ -60,7 +60,7 @@ export function controlJournalRoutes(deps: AppDeps) {
   });
 
   app.post('/requests/expect', async (c) => {
-    const expectation = validate(expectationSchema, await readJson(c));
+    const expectation = validate(expectationSchema(), await readJson(c));
     journalFilter(services, {});
     return c.json(toExpectationResultView(services.journal.expect(expectation)));
   });

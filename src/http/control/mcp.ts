@@ -32,7 +32,7 @@ export function controlMcpRoutes(deps: AppDeps, dispatch: (request: Request) => 
     }),
     async (c) => {
       // Checked here, so a body that is no JSON-RPC message gets the control API's own 400 naming the field.
-      const message = validate(mcpMessageSchema, await readJson(c));
+      const message = validate(mcpMessageSchema(), await readJson(c));
       const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
         import('../../mcp/server.js'),
         import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),

@@ -16,10 +16,10 @@ export function controlMerchantRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { merchants } = deps.services;
 
-  app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery)), toMerchantView)));
+  app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery())), toMerchantView)));
 
   app.post('/merchants', async (c) => {
-    const input = validate(createMerchantSchema, await readOptionalJson(c));
+    const input = validate(createMerchantSchema(), await readOptionalJson(c));
     return c.json(toMerchantView(merchants.create(input)), 201);
   });
 

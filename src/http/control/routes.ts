@@ -66,7 +66,7 @@ export function controlRoutes(deps: AppDeps) {
   // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way
   // to be completed without a browser).
   app.post('/transactions/:transID/authenticate', async (c) => {
-    const { outcome } = validate(authenticateSchema, await readJson(c));
+    const { outcome } = validate(authenticateSchema(), await readJson(c));
     const id = c.req.param('transID');
     const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome], 'transID');
     const payment = subjectType === 'transaction' ? undefined : present(services.payments.byId(id), `payment ${id}`);
@@ -80,7 +80,7 @@ export function controlRoutes(deps: AppDeps) {
   app.get('/clock', (c) => c.json(toClockView(services.clock.now(), services.clock.offset())));
 
   app.post('/clock/advance', async (c) => {
-    const { duration, wait } = validate(advanceSchema, await readJson(c));
+    const { duration, wait } = validate(advanceSchema(), await readJson(c));
     const result = await services.clockAdvances.advance(
       present(parseDuration(duration), 'duration (the request schema checked it)'),
       wait ? present(parseDuration(wait), 'wait (the request schema checked it)') : 0,

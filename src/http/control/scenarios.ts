@@ -20,7 +20,7 @@ export function scenarioRoutes(deps: AppDeps) {
   app.get('/scenarios', (c) => c.json(list()));
 
   app.post('/scenarios', async (c) => {
-    const added = scenarios.add(validate(scenarioDocumentSchema, await readJson(c)));
+    const added = scenarios.add(validate(scenarioDocumentSchema(), await readJson(c)));
     return c.json({ added, ...list() }, 201);
   });
 

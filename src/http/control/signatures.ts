@@ -20,11 +20,11 @@ import { readJson } from '../validation.js';
 export function controlSignatureRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   app.post('/signatures/diagnose', async (c) => {
-    const received = validate(diagnoseSignatureSchema, await readJson(c));
+    const received = validate(diagnoseSignatureSchema(), await readJson(c));
     return c.json(toSignatureDiagnosisView(deps.services.signatures.diagnose(received)));
   });
   app.post('/signatures/sign', async (c) => {
-    const input = validate(signWebhookSchema, await readJson(c));
+    const input = validate(signWebhookSchema(), await readJson(c));
     return c.json({ headers: deps.services.signatures.sign(input) } satisfies SignedHeadersView);
   });
   return app;

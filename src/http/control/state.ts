@@ -22,7 +22,7 @@ export function stateRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { snapshot } = deps.services;
   app.post('/reset', async (c) => {
-    const { merchant } = validate(resetSchema, await readOptionalJson(c));
+    const { merchant } = validate(resetSchema(), await readOptionalJson(c));
     if (merchant !== undefined) {
       const removed = await deps.services.merchants.reset(merchant);
       deps.wake();

@@ -16,18 +16,18 @@ export function controlTokenRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
   app.post('/tokens/:id/outcomes', async (c) => {
-    const body = validate(scriptTokenSchema, await readJson(c));
+    const body = validate(scriptTokenSchema(), await readJson(c));
     const merchant = services.tokens.scriptMerchant(body.merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.script(merchant, id, body.outcomes)));
   });
   app.get('/tokens/:id/outcomes', (c) => {
-    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery()).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.scripted(merchant, id)));
   });
   app.delete('/tokens/:id/outcomes', (c) => {
-    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery()).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, [], services.tokens.clearScript(merchant, id)));
   });

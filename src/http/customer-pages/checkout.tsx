@@ -26,7 +26,7 @@ const CARD_MESSAGES: Record<string, string> = {
 function parseCardForm(form: Record<string, string>): { card?: CardInput; holder: string; state: FormState } {
   const values = { number: form.number ?? '', expiry: form.expiry ?? '', name: form.name ?? '' };
   const errors: Record<string, string> = {};
-  const number = cardSchema.shape.number.safeParse(values.number);
+  const number = cardSchema().shape.number.safeParse(values.number);
   if (!number.success) errors.number = values.number.trim() ? CARD_MESSAGES.number : 'Enter your card number.';
   const expiry = /^(\d{1,2})\/?(\d{2})$/.exec(values.expiry.replace(/\s+/g, ''));
   const month = expiry ? Number(expiry[1]) : NaN;

@@ -31,7 +31,7 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   }
   if (route.query) codes.push('parameter_invalid');
   // Strict schemas refuse fields they do not know.
-  if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema).additionalProperties === false))
+  if ([route.body, route.query].some((schema) => schema && jsonSchemaOf(schema()).additionalProperties === false))
     codes.push('parameter_unknown');
   if (route.auth === 'bearer') codes.push('authentication_required', 'invalid_credentials', 'live_key_rejected');
   if (route.auth === 'control') codes.push('control_forbidden');
@@ -39,7 +39,7 @@ function commonErrors(route: OpenApiRoute): ErrorCode[] {
   if (route.path.startsWith('/_sandbox')) codes.push('host_not_allowed');
   if (route.path.startsWith('/_sandbox') && route.method !== 'get') codes.push('cross_site_refused', 'unsupported_content_type');
   // A path id, or a list's starting_after cursor, that names nothing.
-  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query).properties as object)))
+  if (route.path.includes(':') || (route.query && 'starting_after' in (jsonSchemaOf(route.query()).properties as object)))
     codes.push('resource_missing');
   // X-Sandbox-Fault (middleware/api-faults.ts): a malformed header is a 400; status= answers these.
   if (/^\/(api|v1)\//.test(route.path))
@@ -88,7 +88,7 @@ function parameters(route: OpenApiRoute, components: Components): unknown[] {
     required: true,
     schema: { type: 'string' },
   }));
-  if (route.query) list.push(...queryParameters(route.query, components));
+  if (route.query) list.push(...queryParameters(route.query(), components));
   if (route.method === 'post' && (route.path.startsWith('/api/') || route.path.startsWith('/v1/'))) {
     list.push({
       name: 'Idempotency-Key',
@@ -159,7 +159,7 @@ function requestBody(route: OpenApiRoute, body: NonNullable<OpenApiRoute['body']
     required: !route.bodyOptional,
     content: {
       [route.bodyType ?? 'application/json']: {
-        schema: components.of(body, 'input'),
+        schema: components.of(body(), 'input'),
         ...(example === undefined ? {} : { example }),
       },
     },
@@ -179,7 +179,7 @@ export function operation(route: OpenApiRoute, components: Components, examples:
     security: SECURITY[route.auth],
     ...(params.length ? { parameters: params } : {}),
     ...(route.body ? { requestBody: requestBody(route, route.body, components, example.request) } : {}),
-    ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody) } : {}),
+    ...(route.encryptedBody ? { 'x-encrypted-parameters': jsonSchemaOf(route.encryptedBody()) } : {}),
     responses: answers,
   };
 }

@@ -1,6 +1,5 @@
 // What a route module says about each of its routes for GET /openapi.json: the OpenApiRoute it
 // exports next to the routes themselves (http/openapi/document.ts turns the lists into the document).
-import type * as z from 'zod';
 import type { ErrorCode } from '../../errors.js';
 import type { LazySchema } from '../../lazy-schema.js';
 
@@ -19,21 +18,21 @@ export interface OpenApiRoute {
   tag: string;
   /** Which credential the route takes. */
   auth: 'bearer' | 'terminal' | 'control' | 'none';
-  /** The zod schema that validates the body, when there is one. */
-  body?: z.ZodType;
+  /** The schema that validates the body, when there is one (src/lazy-schema.ts: built on first use, as every schema below). */
+  body?: LazySchema;
   /** True when the body may be left out entirely. */
   bodyOptional?: boolean;
   /** The schema of the parameters inside an encrypted body (shown as x-encrypted-parameters). */
-  encryptedBody?: z.ZodType;
+  encryptedBody?: LazySchema;
   /** The body media type; application/json unless said otherwise. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
-  /** The zod schema that validates the query string (lists, filters). */
-  query?: z.ZodType;
+  /** The schema that validates the query string (lists, filters). */
+  query?: LazySchema;
   /** The success status; 200 unless said otherwise. */
   status?: number;
   /** What the success answer holds. */
   response: string;
-  /** The schema of the success body, when one exists: built when the document is (src/lazy-schema.ts). */
+  /** The schema of the success body, when one exists. */
   responseSchema?: LazySchema;
   /** The success answer's media type: application/json (with responseSchema), text/html for pages, text/event-stream... */
   responseType?: string;

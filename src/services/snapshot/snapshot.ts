@@ -57,7 +57,7 @@ export class Snapshot {
 
   /** Replaces all state with a snapshot; a bad document is a 400 and changes nothing. */
   async import(input: unknown): Promise<TableCounts> {
-    const doc = validate(snapshotSchema, input);
+    const doc = validate(snapshotSchema(), input);
     const current = this.state.schemaVersion();
     if (doc.schema_version > current) {
       throw new SandboxError(

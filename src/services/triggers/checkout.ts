@@ -17,7 +17,7 @@ export function checkoutSessionEvent(kit: TriggerKit, merchant: Merchant, comple
     reference: `trigger_${completed ? 'completed' : 'expired'}`,
     expires_in: 1800,
   };
-  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema, withFields(request, fields)));
+  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema(), withFields(request, fields)));
   if (!completed) {
     kit.s.checkout.expire(merchant.id, session.id);
     return { resourceId: session.id, related: { checkout_session_id: session.id } };
@@ -41,7 +41,7 @@ export function sepaReturnEvent(kit: TriggerKit, merchant: Merchant, fields: Set
     reference: 'trigger_returned',
     expires_in: 1800,
   };
-  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema, withFields(request, fields)));
+  const session = kit.s.checkout.create(merchant, validate(checkoutSessionSchema(), withFields(request, fields)));
   const payment = kit.s.checkoutPayments.paySepa(session, 'NL91ABNA0417164300', 'Jane Doe');
   kit.s.jobs.runNow('checkout.sepa_settle', payment.id);
   kit.s.jobs.runNow('payment.return', payment.id);

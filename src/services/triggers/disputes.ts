@@ -41,7 +41,7 @@ export function chargebackEvent(
 /** Opens a chargeback through the control API's own request, so a bad amount or reason is its 400. */
 function openChargeback(kit: TriggerKit, subject: { id: string; family: PaymentFamily }, fields: SetFields) {
   const request = withFields(subject.family === 'v1' ? { payment_id: subject.id } : { transID: subject.id }, fields);
-  const body = validate(openChargebackSchema, request);
+  const body = validate(openChargebackSchema(), request);
   return kit.s.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
 }
 

@@ -50,7 +50,7 @@ export function paymentEvent(
     case 'payment.captured':
       if (payment) {
         // The capture's own body: a partial capture when amount is set.
-        const { amount } = validate(capturePaymentSchema, fields);
+        const { amount } = validate(capturePaymentSchema(), fields);
         return v1(kit.s.payments.capture(payment.merchantId, payment.id, amount));
       }
       return v1(newTriggerPayment(kit, merchant, type, 'tok_visa', true, fields));
@@ -92,7 +92,7 @@ function refundEvent(
     );
   }
   const payment = existing ?? newTriggerPayment(kit, merchant, type, fails ? 'tok_refund_fail' : 'tok_visa');
-  const refund = kit.s.v1Refunds.create(payment.merchantId, validate(createRefundSchema, withFields({ payment_id: payment.id }, fields)));
+  const refund = kit.s.v1Refunds.create(payment.merchantId, validate(createRefundSchema(), withFields({ payment_id: payment.id }, fields)));
   if (type !== 'refund.created') kit.s.jobs.runNow('v1_refund.complete', refund.id);
   const related: Related = { payment_id: payment.id, refund_id: refund.id };
   return { resourceId: payment.id, related };
@@ -122,7 +122,7 @@ export function newTriggerPayment(
     metadata: { sandbox_trigger: type },
     return_url: TRIGGER_DEFAULTS.returnUrl,
   };
-  const { payment } = kit.s.payments.create(merchant, validate(createPaymentSchema, withFields(request, fields)));
+  const { payment } = kit.s.payments.create(merchant, validate(createPaymentSchema(), withFields(request, fields)));
   return payment;
 }
 
