@@ -8,8 +8,7 @@ import { checkoutSessionSchema } from '../contracts/v1-checkout.js';
 import type { CheckoutSession } from '../store/checkout-sessions-repo.js';
 import { checkoutSessionView, toCheckoutSessionView } from '../views/checkout-session.js';
 import { toPaymentView } from '../views/payment.js';
-import { readJson } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validJson } from './validation.js';
 
 /** The /v1/checkout/sessions routes. */
 export function checkoutSessionRoutes(deps: AppDeps) {
@@ -24,7 +23,7 @@ export function checkoutSessionRoutes(deps: AppDeps) {
   };
 
   app.post('/v1/checkout/sessions', async (c) => {
-    const input = validate(checkoutSessionSchema(), await readJson(c));
+    const input = await validJson(c, checkoutSessionSchema);
     const session = sessions.create(currentMerchant(c), input);
     return c.json(view(session));
   });

@@ -8,7 +8,7 @@ import type { OpenApiRoute } from './openapi/route.js';
 import { cancelPaymentSchema, capturePaymentSchema, createPaymentSchema, listPaymentsQuery } from '../contracts/v1-payments.js';
 import { listOf, listView } from '../views/list.js';
 import { paymentView, toPaymentView } from '../views/payment.js';
-import { readJson, readOptionalJson, validateQuery } from './validation.js';
+import { readOptionalJson, validateQuery, validJson } from './validation.js';
 import { validate } from '../contracts/validate.js';
 import { validatedInput } from './prevalidation.js';
 
@@ -83,7 +83,7 @@ export function paymentRoutes(deps: AppDeps) {
   const { payments } = deps.services;
 
   app.post('/v1/payments', async (c) => {
-    const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? validate(createPaymentSchema(), await readJson(c));
+    const input = validatedInput(c, 'POST /v1/payments', createPaymentSchema) ?? (await validJson(c, createPaymentSchema));
     // A body the front thread did not validate was read after an await: tie the writes to this answer again (durable-answer.ts).
     const created = deps.services.batch.within(c.get('answer'), () =>
       payments.create(currentMerchant(c), input, deps.forcedScript(c, 'v1', input, undefined)),

@@ -3,8 +3,7 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { terminalWithPublicKey } from './terminal-auth.js';
-import { readJson } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validJson } from './validation.js';
 import { s2sRefundView, toS2SRefundView } from '../views/s2s.js';
 import { refundRequestSchema } from '../contracts/s2s-refunds.js';
 import type { OpenApiRoute } from './openapi/route.js';
@@ -15,7 +14,7 @@ export function refundRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.post('/api/transactions/refund-request', async (c) => {
-    const input = validate(refundRequestSchema(), await readJson(c));
+    const input = await validJson(c, refundRequestSchema);
     const terminal = terminalWithPublicKey(services, input.public_key);
     const accepted = services.s2sRefunds.request({ transId: input.transID, refundAmount: input.refundAmount }, terminal);
     return c.json(toS2SRefundView(accepted.refund, accepted.transaction, accepted.left));

@@ -6,9 +6,8 @@ import type { AppEnv, AppDeps } from './app-env.js';
 import { clientIp } from './middleware/client-ip.js';
 import { s2sPaymentSchema } from '../contracts/s2s-schema.js';
 import { authenticateTerminal } from './terminal-auth.js';
-import { readJson } from './validation.js';
+import { validJson } from './validation.js';
 import { validatedInput } from './prevalidation.js';
-import { validate } from '../contracts/validate.js';
 import { s2sPaymentView, s2sStatusView, toS2SPaymentView, toS2SStatusView, type S2SPaymentView } from '../views/s2s.js';
 import type { OpenApiRoute } from './openapi/route.js';
 
@@ -28,7 +27,7 @@ export function s2sRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.post('/api/s2s', async (c) => {
-    const input = validatedInput(c, 'POST /api/s2s', s2sPaymentSchema) ?? validate(s2sPaymentSchema(), await readJson(c));
+    const input = validatedInput(c, 'POST /api/s2s', s2sPaymentSchema) ?? (await validJson(c, s2sPaymentSchema));
     const terminal = authenticateTerminal(services, input.terNO, input.public_key);
     // A body the front thread did not validate was read after an await: tie the writes to this answer again (durable-answer.ts).
     const created = services.batch.within(c.get('answer'), () =>

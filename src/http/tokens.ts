@@ -5,8 +5,7 @@ import { currentMerchant } from './middleware/bearer-auth.js';
 import type { OpenApiRoute } from './openapi/route.js';
 import { createTokenSchema } from '../contracts/v1-tokens.js';
 import { toTokenView, tokenView } from '../views/token.js';
-import { readJson } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validJson } from './validation.js';
 
 /** The token routes, for /openapi.json. */
 export const tokensOpenApi: OpenApiRoute[] = [
@@ -38,7 +37,7 @@ export function tokenRoutes(deps: AppDeps) {
   const { tokens } = deps.services;
 
   app.post('/v1/tokens', async (c) => {
-    const input = validate(createTokenSchema(), await readJson(c));
+    const input = await validJson(c, createTokenSchema);
     return c.json(toTokenView(tokens.create(currentMerchant(c).id, input.card)));
   });
 

@@ -6,8 +6,7 @@ import type { OpenApiRoute } from './openapi/route.js';
 import { createRefundSchema, listRefundsQuery } from '../contracts/v1-refunds.js';
 import { listOf, listView } from '../views/list.js';
 import { refundView, toRefundView } from '../views/refund.js';
-import { readJson, validateQuery } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validateQuery, validJson } from './validation.js';
 
 /** The refund routes, for /openapi.json. */
 export const v1RefundsOpenApi: OpenApiRoute[] = [
@@ -50,7 +49,7 @@ export function v1RefundRoutes(deps: AppDeps) {
   const { v1Refunds } = deps.services;
 
   app.post('/v1/refunds', async (c) => {
-    const input = validate(createRefundSchema(), await readJson(c));
+    const input = await validJson(c, createRefundSchema);
     return c.json(toRefundView(v1Refunds.create(currentMerchant(c).id, input)));
   });
 

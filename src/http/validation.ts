@@ -6,6 +6,7 @@ import { SandboxError, errorMessage } from '../errors.js';
 import { loneSurrogatePath, MAX_JSON_DEPTH, shortPath, tooDeepPath } from '../contracts/json-shape.js';
 import { validate } from '../contracts/validate.js';
 import { frontBody } from './prevalidation.js';
+import type { LazySchema } from '../lazy-schema.js';
 
 function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -112,6 +113,15 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
     );
   checkDepth(body);
   return body as Record<string, unknown>;
+}
+
+/**
+ * The JSON object body (readJson) validated by `schema`. The body is read first and the schema built
+ * after (src/lazy-schema.ts), so a body refused before validation, such as the warm-up's, builds none.
+ */
+export async function validJson<T extends z.ZodType>(c: Context, schema: LazySchema<T>): Promise<z.output<T>> {
+  const body = await readJson(c);
+  return validate(schema(), body);
 }
 
 /** A JSON object body that may also be empty (operations whose fields are all optional). */

@@ -13,8 +13,7 @@ import {
   webhookEndpointView,
   webhookEndpointWithSecretView,
 } from '../views/webhook-endpoint.js';
-import { readJson, validateQuery } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validateQuery, validJson } from './validation.js';
 import { present } from '../errors.js';
 
 /** The /v1/webhook_endpoints routes (bearer-authenticated by the /v1/* middleware). */
@@ -23,7 +22,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   const endpoints = deps.services.webhookEndpoints;
 
   app.post('/v1/webhook_endpoints', async (c) => {
-    const input = validate(createEndpointSchema(), await readJson(c));
+    const input = await validJson(c, createEndpointSchema);
     return c.json(toWebhookEndpointView(endpoints.create(currentMerchant(c).id, input), true));
   });
 
@@ -36,7 +35,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   app.get('/v1/webhook_endpoints/:id', (c) => c.json(toWebhookEndpointView(endpoints.get(currentMerchant(c).id, c.req.param('id')))));
 
   const update = async (c: Context<AppEnv>) => {
-    const patch = validate(updateEndpointSchema(), await readJson(c));
+    const patch = await validJson(c, updateEndpointSchema);
     return c.json(toWebhookEndpointView(endpoints.update(currentMerchant(c).id, present(c.req.param('id'), 'the :id of the path'), patch)));
   };
   app.post('/v1/webhook_endpoints/:id', update);

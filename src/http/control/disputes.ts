@@ -11,7 +11,7 @@ import type { Services } from '../../services/services.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { controlRoute } from './control-route.js';
-import { readJson, readOptionalJson, validateQuery } from '../validation.js';
+import { readOptionalJson, validateQuery, validJson } from '../validation.js';
 import { validate } from '../../contracts/validate.js';
 import { chargebackView, toChargebackView } from '../../views/chargeback.js';
 import { toDeliveryView } from '../../views/delivery.js';
@@ -39,7 +39,7 @@ export function controlDisputeRoutes(deps: AppDeps) {
 /** Open, list, read and decide chargebacks. */
 function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/chargebacks', async (c) => {
-    const body = validate(openChargebackSchema(), await readJson(c));
+    const body = await validJson(c, openChargebackSchema);
     const cb = services.chargebacks.open({ transId: body.transID, paymentId: body.payment_id, reason: body.reason, amount: body.amount });
     return c.json(toChargebackView(cb), 201);
   });
@@ -81,7 +81,7 @@ function settlementRoutes(app: Hono<AppEnv>, services: Services) {
 /** Produce an event on demand. */
 function triggerRoute(app: Hono<AppEnv>, services: Services) {
   app.post('/events/trigger', async (c) => {
-    const body = validate(triggerSchema(), await readJson(c));
+    const body = await validJson(c, triggerSchema);
     const type = body.type as EventType;
     const result = services.triggers.trigger({ type, paymentId: body.payment_id, to: body.to, merchantId: body.merchant, set: body.set });
     const delivery = result.deliveryId ? toDeliveryView(services.deliveries.byId(result.deliveryId)) : null;

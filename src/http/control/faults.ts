@@ -6,8 +6,7 @@ import type { AppDeps, AppEnv } from '../app-env.js';
 import type { FaultRule } from '../../store/fault-rules-repo.js';
 import { formatFaultRule } from '../../domain/fault-spec.js';
 import type { FaultInjector } from '../../faults/injector.js';
-import { readJson } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validJson } from '../validation.js';
 import { faultRuleSchema } from '../../contracts/faults.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { controlRoute } from './control-route.js';
@@ -31,7 +30,7 @@ export function controlFaultRoutes(deps: AppDeps) {
   app.get('/faults', (c) => c.json(faultListAnswer(faults)));
 
   app.post('/faults', async (c) => {
-    const body = validate(faultRuleSchema(), await readJson(c));
+    const body = await validJson(c, faultRuleSchema);
     if (body.spec === undefined && body.seed === undefined) {
       throw new SandboxError(
         'parameter_missing',

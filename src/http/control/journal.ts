@@ -5,14 +5,13 @@ import { Hono } from 'hono';
 import { SandboxError } from '../../errors.js';
 import { parseSince } from '../../domain/since.js';
 import { expectationSchema, journalQuery, type JournalQuery } from '../../contracts/journal.js';
-import { validate } from '../../contracts/validate.js';
 import type { Services } from '../../services/services.js';
 import { expectationResultView, journalEntryView, toExpectationResultView, toJournalEntryView } from '../../views/journal.js';
 import { listOf, listView } from '../../views/list.js';
 import { timelineView, toTimelineView } from '../../views/timeline.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
-import { readJson, validateQuery } from '../validation.js';
+import { validateQuery, validJson } from '../validation.js';
 import { controlRoute } from './control-route.js';
 
 /** The journal's filters from a checked query: `payment` becomes the ids its requests touch (404 for no payment). */
@@ -60,7 +59,7 @@ export function controlJournalRoutes(deps: AppDeps) {
   });
 
   app.post('/requests/expect', async (c) => {
-    const expectation = validate(expectationSchema(), await readJson(c));
+    const expectation = await validJson(c, expectationSchema);
     journalFilter(services, {});
     return c.json(toExpectationResultView(services.journal.expect(expectation)));
   });

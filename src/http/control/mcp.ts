@@ -7,8 +7,7 @@
 import { Hono } from 'hono';
 import { ControlClient } from '../../client/control-client.js';
 import { mcpMessageSchema } from '../../contracts/mcp-tools.js';
-import { validate } from '../../contracts/validate.js';
-import { readJson } from '../validation.js';
+import { validJson } from '../validation.js';
 import { bodyLimit } from '../middleware/body-limit.js';
 import { SandboxError } from '../../errors.js';
 import { mcpAnswerView } from '../../views/mcp-results.js';
@@ -32,7 +31,7 @@ export function controlMcpRoutes(deps: AppDeps, dispatch: (request: Request) => 
     }),
     async (c) => {
       // Checked here, so a body that is no JSON-RPC message gets the control API's own 400 naming the field.
-      const message = validate(mcpMessageSchema(), await readJson(c));
+      const message = await validJson(c, mcpMessageSchema);
       const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
         import('../../mcp/server.js'),
         import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),

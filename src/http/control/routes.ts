@@ -11,8 +11,7 @@ import { OUTCOME_VERDICTS } from '../../services/authentication.js';
 import { VERSION } from '../../version.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { CONTROL_COOKIE } from '../middleware/control-guard.js';
-import { readJson } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validJson } from '../validation.js';
 import { authenticateSchema } from '../../contracts/authentication.js';
 import { advanceSchema } from '../../contracts/clock.js';
 import { clockAdvanceView, clockView, healthView, toClockAdvanceView, toClockView, toHealthView } from '../../views/clock.js';
@@ -66,7 +65,7 @@ export function controlRoutes(deps: AppDeps) {
   // Either id: an S2S transID, or a /v1/ payment's pay_... id (whose challenge has no other way
   // to be completed without a browser).
   app.post('/transactions/:transID/authenticate', async (c) => {
-    const { outcome } = validate(authenticateSchema(), await readJson(c));
+    const { outcome } = await validJson(c, authenticateSchema);
     const id = c.req.param('transID');
     const { subjectType, challenge } = services.auth.completeFor(id, OUTCOME_VERDICTS[outcome], 'transID');
     const payment = subjectType === 'transaction' ? undefined : present(services.payments.byId(id), `payment ${id}`);
@@ -80,7 +79,7 @@ export function controlRoutes(deps: AppDeps) {
   app.get('/clock', (c) => c.json(toClockView(services.clock.now(), services.clock.offset())));
 
   app.post('/clock/advance', async (c) => {
-    const { duration, wait } = validate(advanceSchema(), await readJson(c));
+    const { duration, wait } = await validJson(c, advanceSchema);
     const result = await services.clockAdvances.advance(
       present(parseDuration(duration), 'duration (the request schema checked it)'),
       wait ? present(parseDuration(wait), 'wait (the request schema checked it)') : 0,

@@ -3,8 +3,7 @@
 import { Hono } from 'hono';
 import { scenarioDocumentSchema } from '../../contracts/scenario-file.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
-import { readJson } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validJson } from '../validation.js';
 import { listView, wholeList } from '../../views/list.js';
 import { scenarioListView, toScenarioEntryView } from '../../views/scenario-entry.js';
 import * as z from 'zod';
@@ -20,7 +19,7 @@ export function scenarioRoutes(deps: AppDeps) {
   app.get('/scenarios', (c) => c.json(list()));
 
   app.post('/scenarios', async (c) => {
-    const added = scenarios.add(validate(scenarioDocumentSchema(), await readJson(c)));
+    const added = scenarios.add(await validJson(c, scenarioDocumentSchema));
     return c.json({ added, ...list() }, 201);
   });
 

@@ -4,7 +4,6 @@
 import { Hono } from 'hono';
 import { diagnoseSignatureSchema } from '../../contracts/signature-diagnosis-schema.js';
 import { signWebhookSchema } from '../../contracts/sign-webhook-schema.js';
-import { validate } from '../../contracts/validate.js';
 import {
   signatureDiagnosisView,
   signedHeadersView,
@@ -14,17 +13,17 @@ import {
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { controlRoute } from './control-route.js';
 import type { OpenApiRoute } from '../openapi/route.js';
-import { readJson } from '../validation.js';
+import { validJson } from '../validation.js';
 
 /** POST /signatures/diagnose under /_sandbox. */
 export function controlSignatureRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   app.post('/signatures/diagnose', async (c) => {
-    const received = validate(diagnoseSignatureSchema(), await readJson(c));
+    const received = await validJson(c, diagnoseSignatureSchema);
     return c.json(toSignatureDiagnosisView(deps.services.signatures.diagnose(received)));
   });
   app.post('/signatures/sign', async (c) => {
-    const input = validate(signWebhookSchema(), await readJson(c));
+    const input = await validJson(c, signWebhookSchema);
     return c.json({ headers: deps.services.signatures.sign(input) } satisfies SignedHeadersView);
   });
   return app;

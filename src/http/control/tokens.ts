@@ -4,11 +4,10 @@
 // tests would script only their own tokens.
 import { Hono } from 'hono';
 import { scriptTokenSchema, tokenOutcomesQuery } from '../../contracts/token-outcomes.js';
-import { validate } from '../../contracts/validate.js';
 import { toTokenOutcomesView, tokenOutcomesView } from '../../views/token-outcomes.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
-import { readJson, validateQuery } from '../validation.js';
+import { validateQuery, validJson } from '../validation.js';
 import { controlRoute } from './control-route.js';
 
 /** /tokens/{id}/outcomes under /_sandbox. */
@@ -16,7 +15,7 @@ export function controlTokenRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { services } = deps;
   app.post('/tokens/:id/outcomes', async (c) => {
-    const body = validate(scriptTokenSchema(), await readJson(c));
+    const body = await validJson(c, scriptTokenSchema);
     const merchant = services.tokens.scriptMerchant(body.merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.script(merchant, id, body.outcomes)));
