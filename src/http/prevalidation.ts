@@ -17,6 +17,11 @@ const ROUTES: Record<string, LazySchema> = {
   'POST /api/s2s': s2sPaymentSchema,
 };
 
+/** Builds the prevalidated routes' schemas now (src/lazy-schema.ts): the front thread does it while nothing waits on it, not on its first create. */
+export function buildPrevalidationSchemas(): void {
+  for (const schema of Object.values(ROUTES)) schema();
+}
+
 /** A prevalidated route's name. */
 export type PrevalidatedRoute = 'POST /v1/payments' | 'POST /api/s2s';
 

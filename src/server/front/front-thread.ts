@@ -17,9 +17,10 @@ const port = parentPort;
 /**
  * Parses and validates the busiest creates' bodies (http/prevalidation.ts), which takes that work off
  * the main thread when requests come at once; until it is loaded, requests go without it and the
- * main thread validates them. Loading it builds its schemas, which holds the thread for about 50 ms,
- * so it is loaded only when nothing waits on the thread: while it waits for its settings, when it was
- * started early and they have not come yet, else the first time two requests are in flight at once.
+ * main thread validates them. Loading it and building its two schemas (which are otherwise built on
+ * first use, src/lazy-schema.ts) holds the thread for about 25 ms, so it is done only when nothing
+ * waits on the thread: while it waits for its settings, when it was started early and they have not
+ * come yet, else the first time two requests are in flight at once.
  * A sandbox that one request at a time drives (a test suite) never needs it, and its first answer
  * never waits for it: when startServer() runs in-process, the thread boots after the app is built
  * and finds its settings already there.
@@ -32,7 +33,10 @@ const loadPrevalidation = () => {
   // A load that fails leaves requests to the main thread's validation; unhandled, its rejection
   // would end this thread, and each thread started again would end the same way.
   import('../../http/prevalidation.js').then(
-    (module) => (prevalidate = module.prevalidate),
+    (module) => {
+      module.buildPrevalidationSchemas();
+      prevalidate = module.prevalidate;
+    },
     () => {},
   );
 };
