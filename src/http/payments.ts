@@ -8,8 +8,7 @@ import type { OpenApiRoute } from './openapi/route.js';
 import { cancelPaymentSchema, capturePaymentSchema, createPaymentSchema, listPaymentsQuery } from '../contracts/v1-payments.js';
 import { listOf, listView } from '../views/list.js';
 import { paymentView, toPaymentView } from '../views/payment.js';
-import { readOptionalJson, validateQuery, validJson } from './validation.js';
-import { validate } from '../contracts/validate.js';
+import { validateQuery, validJson, validOptionalJson } from './validation.js';
 import { validatedInput } from './prevalidation.js';
 
 /** The payment object of every answer; next_action is the 3-D Secure page while it waits. */
@@ -110,12 +109,12 @@ export function paymentRoutes(deps: AppDeps) {
   app.get('/v1/payments/:id', (c) => c.json(paymentObject(payments, payments.get(currentMerchant(c).id, c.req.param('id')))));
 
   app.post('/v1/payments/:id/capture', async (c) => {
-    const input = validate(capturePaymentSchema(), await readOptionalJson(c));
+    const input = await validOptionalJson(c, capturePaymentSchema);
     return c.json(paymentObject(payments, payments.capture(currentMerchant(c).id, c.req.param('id'), input.amount)));
   });
 
   app.post('/v1/payments/:id/cancel', async (c) => {
-    validate(cancelPaymentSchema(), await readOptionalJson(c));
+    await validOptionalJson(c, cancelPaymentSchema);
     return c.json(paymentObject(payments, payments.cancel(currentMerchant(c).id, c.req.param('id'))));
   });
 

@@ -129,6 +129,12 @@ export async function readOptionalJson(c: Context): Promise<Record<string, unkno
   return (await bodyText(c)).trim() === '' ? {} : readJson(c);
 }
 
+/** readOptionalJson() validated by `schema`, read first and built after, as validJson(). */
+export async function validOptionalJson<T extends z.ZodType>(c: Context, schema: LazySchema<T>): Promise<z.output<T>> {
+  const body = await readOptionalJson(c);
+  return validate(schema(), body);
+}
+
 /** Reads an application/x-www-form-urlencoded body as a flat record of its fields. */
 export async function readForm(c: Context): Promise<Record<string, string>> {
   const type = mediaType(c);

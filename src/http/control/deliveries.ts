@@ -5,8 +5,7 @@ import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { controlFaultRoutes } from './faults.js';
 import { controlStreamRoutes } from './stream.js';
-import { readOptionalJson, validateQuery } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validateQuery, validOptionalJson } from '../validation.js';
 import { deliveryQuery, replayBody, retryBody } from '../../contracts/deliveries.js';
 import { eventQuery } from '../../contracts/events.js';
 import type { OpenApiRoute } from '../openapi/route.js';
@@ -23,7 +22,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery())), toDeliveryView)));
 
   app.post('/deliveries/retry-failed', async (c) => {
-    const body = validate(retryBody(), await readOptionalJson(c));
+    const body = await validOptionalJson(c, retryBody);
     const result = deliveries.retryFailed(body.since);
     deps.wake();
     return c.json(result);
@@ -35,7 +34,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   });
 
   app.post('/deliveries/:id/replay', async (c) => {
-    const { to } = validate(replayBody(), await readOptionalJson(c));
+    const { to } = await validOptionalJson(c, replayBody);
     return c.json(toDeliveryView(deliveries.replay(c.req.param('id'), to)), 201);
   });
 
@@ -46,7 +45,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   });
 
   app.post('/events/:id/replay', async (c) => {
-    const { to } = validate(replayBody(), await readOptionalJson(c));
+    const { to } = await validOptionalJson(c, replayBody);
     return c.json(toDeliveryView(deliveries.replayEvent(c.req.param('id'), to)), 201);
   });
 

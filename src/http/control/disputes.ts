@@ -11,8 +11,7 @@ import type { Services } from '../../services/services.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { controlRoute } from './control-route.js';
-import { readOptionalJson, validateQuery, validJson } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validateQuery, validJson, validOptionalJson } from '../validation.js';
 import { chargebackView, toChargebackView } from '../../views/chargeback.js';
 import { toDeliveryView } from '../../views/delivery.js';
 import { toTriggerResultView, triggerResultView } from '../../views/event.js';
@@ -60,7 +59,7 @@ function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
 /** Settle, list and read settlements. */
 function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   app.post('/settlements', async (c) => {
-    const body = validate(settleSchema(), await readOptionalJson(c));
+    const body = await validOptionalJson(c, settleSchema);
     const created = services.settlements.settle({
       merchantId: body.merchant,
       currency: body.currency,

@@ -8,8 +8,7 @@ import { listView } from '../../views/list.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import type { OpenApiRoute } from '../openapi/route.js';
 import { controlRoute } from './control-route.js';
-import { readOptionalJson, validateQuery } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { validateQuery, validOptionalJson } from '../validation.js';
 
 /** GET and POST /merchants, GET and DELETE /merchants/{id} under /_sandbox. */
 export function controlMerchantRoutes(deps: AppDeps) {
@@ -19,7 +18,7 @@ export function controlMerchantRoutes(deps: AppDeps) {
   app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery())), toMerchantView)));
 
   app.post('/merchants', async (c) => {
-    const input = validate(createMerchantSchema(), await readOptionalJson(c));
+    const input = await validOptionalJson(c, createMerchantSchema);
     return c.json(toMerchantView(merchants.create(input)), 201);
   });
 

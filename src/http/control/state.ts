@@ -6,8 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from '../middleware/body-limit.js';
 import { SandboxError } from '../../errors.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
-import { readJson, readOptionalJson } from '../validation.js';
-import { validate } from '../../contracts/validate.js';
+import { readJson, validOptionalJson } from '../validation.js';
 import { resetSchema, snapshotSchema } from '../../contracts/state.js';
 import { importView, merchantResetView, resetView, toImportView, toMerchantResetView, toResetView } from '../../views/state.js';
 import * as z from 'zod';
@@ -22,7 +21,7 @@ export function stateRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { snapshot } = deps.services;
   app.post('/reset', async (c) => {
-    const { merchant } = validate(resetSchema(), await readOptionalJson(c));
+    const { merchant } = await validOptionalJson(c, resetSchema);
     if (merchant !== undefined) {
       const removed = await deps.services.merchants.reset(merchant);
       deps.wake();
