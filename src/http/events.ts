@@ -33,7 +33,7 @@ export function eventRoutes(deps: AppDeps) {
   const events = deps.services.merchantEvents;
 
   app.get('/v1/events', (c) => {
-    const query = validateQuery(c, listEventsQuery());
+    const query = validateQuery(c, listEventsQuery);
     const merchant = currentMerchant(c).id;
     const limit = query.limit ?? 10;
     const startingAfter = cursorRow(

@@ -91,7 +91,7 @@ export function paymentRoutes(deps: AppDeps) {
   });
 
   app.get('/v1/payments', (c) => {
-    const query = validateQuery(c, listPaymentsQuery());
+    const query = validateQuery(c, listPaymentsQuery);
     const gte = query['created[gte]'];
     const lte = query['created[lte]'];
     const page = payments.list({

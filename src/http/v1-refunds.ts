@@ -54,7 +54,7 @@ export function v1RefundRoutes(deps: AppDeps) {
   });
 
   app.get('/v1/refunds', (c) => {
-    const query = validateQuery(c, listRefundsQuery());
+    const query = validateQuery(c, listRefundsQuery);
     const page = v1Refunds.list({
       merchantId: currentMerchant(c).id,
       paymentId: query.payment_id,

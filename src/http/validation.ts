@@ -147,7 +147,7 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
   return Object.fromEntries(new URLSearchParams(await bodyText(c)));
 }
 
-/** Parses query parameters with a schema (lists, filters). */
-export function validateQuery<T extends z.ZodType>(c: Context, schema: T): z.output<T> {
-  return validate(schema, c.req.query());
+/** Parses query parameters with a schema (lists, filters); takes the builder, as validJson() does. */
+export function validateQuery<T extends z.ZodType>(c: Context, schema: LazySchema<T>): z.output<T> {
+  return validate(schema(), c.req.query());
 }

@@ -27,7 +27,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   });
 
   app.get('/v1/webhook_endpoints', (c) => {
-    const query = validateQuery(c, listEndpointsQuery());
+    const query = validateQuery(c, listEndpointsQuery);
     const page = endpoints.list(currentMerchant(c).id, query.limit ?? 10, query.starting_after);
     return c.json(listView(page, (e) => toWebhookEndpointView(e)));
   });

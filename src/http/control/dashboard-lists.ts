@@ -14,7 +14,7 @@ export const DASHBOARD_PAGE_SIZE = 50;
 
 /** Reads and checks a list view from the query; a status or type the tab does not have is a 400. */
 export function readView(services: Services, c: Context): ListView {
-  const query = validateQuery(c, dashboardQuery());
+  const query = validateQuery(c, dashboardQuery);
   // The bare dashboard (a merchant filter at most) opens on what needs attention; a query with
   // filters but no tab keeps meaning the S2S transactions, as links made before said.
   const bare = Object.entries(query).every(([key, value]) => value === undefined || key === 'merchant');

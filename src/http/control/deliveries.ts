@@ -19,7 +19,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { deliveries } = deps.services;
 
-  app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery())), toDeliveryView)));
+  app.get('/deliveries', (c) => c.json(listView(deliveries.list(validateQuery(c, deliveryQuery)), toDeliveryView)));
 
   app.post('/deliveries/retry-failed', async (c) => {
     const body = await validOptionalJson(c, retryBody);
@@ -38,7 +38,7 @@ export function controlDeliveryRoutes(deps: AppDeps) {
     return c.json(toDeliveryView(deliveries.replay(c.req.param('id'), to)), 201);
   });
 
-  app.get('/events', (c) => c.json(listView(deliveries.listEvents(validateQuery(c, eventQuery())), toControlEventView)));
+  app.get('/events', (c) => c.json(listView(deliveries.listEvents(validateQuery(c, eventQuery)), toControlEventView)));
   app.get('/events/:id', (c) => {
     const { event, payload, deliveries: sent } = deliveries.getEvent(c.req.param('id'));
     return c.json(toControlEventDetailView(event, payload, sent));

@@ -44,7 +44,7 @@ function chargebackRoutes(app: Hono<AppEnv>, services: Services) {
   });
 
   app.get('/chargebacks', (c) => {
-    const q = validateQuery(c, chargebackQuery());
+    const q = validateQuery(c, chargebackQuery);
     const page = readPage(q.limit ?? 50, (n) =>
       services.chargebacks.list({ status: q.status, subjectId: q.payment, merchantId: q.merchant, limit: n }),
     );
@@ -69,7 +69,7 @@ function settlementRoutes(app: Hono<AppEnv>, services: Services) {
   });
 
   app.get('/settlements', (c) => {
-    const q = validateQuery(c, settlementQuery());
+    const q = validateQuery(c, settlementQuery);
     const page = readPage(q.limit ?? 50, (n) => services.settlements.list({ status: q.status, merchantId: q.merchant, limit: n }));
     return c.json(listView(page, (s) => settlementWithItems(services, s.id)));
   });

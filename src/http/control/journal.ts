@@ -48,7 +48,7 @@ export function controlJournalRoutes(deps: AppDeps) {
   const { services } = deps;
 
   app.get('/requests', (c) => {
-    const query = validateQuery(c, journalQuery());
+    const query = validateQuery(c, journalQuery);
     if (query.starting_after !== undefined && query.ending_before !== undefined)
       throw new SandboxError(
         'parameter_invalid',

@@ -15,7 +15,7 @@ export function controlMerchantRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { merchants } = deps.services;
 
-  app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery())), toMerchantView)));
+  app.get('/merchants', (c) => c.json(listView(merchants.list(validateQuery(c, merchantListQuery)), toMerchantView)));
 
   app.post('/merchants', async (c) => {
     const input = await validOptionalJson(c, createMerchantSchema);

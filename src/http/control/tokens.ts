@@ -21,12 +21,12 @@ export function controlTokenRoutes(deps: AppDeps) {
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.script(merchant, id, body.outcomes)));
   });
   app.get('/tokens/:id/outcomes', (c) => {
-    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery()).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, services.tokens.scripted(merchant, id)));
   });
   app.delete('/tokens/:id/outcomes', (c) => {
-    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery()).merchant);
+    const merchant = services.tokens.scriptMerchant(validateQuery(c, tokenOutcomesQuery).merchant);
     const id = c.req.param('id');
     return c.json(toTokenOutcomesView(id, merchant, [], services.tokens.clearScript(merchant, id)));
   });
