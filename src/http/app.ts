@@ -1,6 +1,7 @@
 // createApp(deps): the whole HTTP surface as one Hono app. Each interface is a sub-app in its own
 // module; this file only orders the middleware and mounts them.
 import { Hono, type Context } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import { bodyLimit } from './middleware/body-limit.js';
 import { SandboxError } from '../errors.js';
 import type { AppDeps, AppEnv } from './app-env.js';
@@ -45,7 +46,11 @@ import { NO_TRACER } from '../runtime/tracing.js';
 
 /** Builds the Hono app of one sandbox. */
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  // The trie router, named: Hono's default tries its RegExpRouter first, on the first request, and
+  // that one cannot take a path segment that is a parameter in one route and a word in another
+  // (/_sandbox/deliveries/:id/replay beside /_sandbox/deliveries/retry-failed), so it gave up
+  // halfway through the routes and built this one after, on every start.
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
   app.onError(createOnError(deps.logger, deps.config.dbPath));
   const allowedAt = allowedMethods(app.routes);
   app.notFound(notFound(allowedAt));
