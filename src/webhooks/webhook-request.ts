@@ -48,7 +48,15 @@ export function buildWebhookRequest(
       'content-type': delivery.contentType,
       'user-agent': `paysandbox/${VERSION}`,
       // The event id is the message id: the same on every retry and replay, so receivers dedupe on it.
-      ...signatureHeaders({ ...signing, prefix: config.headerPrefix, id: delivery.eventId, timestamp, body: delivery.body }),
+      // Its input named field by field: a spread copy given more fields costs V8 (Node 20) new hidden classes per call.
+      ...signatureHeaders({
+        mode: signing.mode,
+        secrets: signing.secrets,
+        prefix: config.headerPrefix,
+        id: delivery.eventId,
+        timestamp,
+        body: delivery.body,
+      }),
       [`${prefix}-event-id`]: delivery.eventId,
       [`${prefix}-event-type`]: delivery.eventType,
       [`${prefix}-delivery-id`]: delivery.id,

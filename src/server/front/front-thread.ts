@@ -270,9 +270,20 @@ function journal(entry: Open, note: JournalNote, status: number, headers: Record
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined) requestHeaders.push([name, Array.isArray(value) ? value.join(', ') : value]);
     const idempotencyKey = req.headers['idempotency-key'];
+    // Every field named, not `{ ...note, status, ... }`: on Node 20 a spread copy given more fields
+    // builds new hidden classes on every call (newPayment in services/new-payment.ts says more).
     journalRows.push(
       journalRow({
-        ...note,
+        id: note.id,
+        merchantId: note.merchantId,
+        surface: note.surface,
+        path: note.path,
+        durationMs: note.durationMs,
+        startedAt: note.startedAt,
+        endedAt: note.endedAt,
+        wallAt: note.wallAt,
+        fault: note.fault,
+        script: note.script,
         status,
         method,
         query: query < 0 ? '' : url.slice(query + 1),
