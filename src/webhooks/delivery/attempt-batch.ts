@@ -36,7 +36,17 @@ export class AttemptBatch {
 
   /** An attempt's answer (or injected failure), to record. */
   answer(entry: Attempt, result: PostResult, copies: PostResult[]): void {
-    this.answered.push({ ...entry, result, copies });
+    // Named, not `{ ...entry, result, copies }`: a spread copy given more fields costs V8 (Node 20) new hidden classes per call.
+    this.answered.push({
+      key: entry.key,
+      delivery: entry.delivery,
+      attempt: entry.attempt,
+      startedAt: entry.startedAt,
+      leaseUntil: entry.leaseUntil,
+      shaped: entry.shaped,
+      result,
+      copies,
+    });
     this.queue();
   }
 

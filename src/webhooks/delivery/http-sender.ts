@@ -181,7 +181,15 @@ function send(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...result, latencyMs: elapsed() });
+      // Named, not `{ ...result, latencyMs }`: a spread copy given more fields costs V8 (Node 20) new hidden classes per call.
+      resolve({
+        status: result.status,
+        headers: result.headers,
+        body: result.body,
+        latencyMs: elapsed(),
+        errorKind: result.errorKind,
+        errorMessage: result.errorMessage,
+      });
     };
     let req: http.ClientRequest;
     let answer: http.IncomingMessage | undefined;
