@@ -19,7 +19,7 @@ import { answerHeader, answerText } from './answer-body.js';
 import { authenticatedMerchant } from './request-merchant.js';
 import { inRequestScope } from '../../runtime/request-scope.js';
 import { isWarmUp } from './request-context.js';
-import { answerKept, type JournalNote, keepsRequestBody, surfaceOf } from '../../services/journal/journal-row.js';
+import { answerKept, type JournalNote, keepsRequestBody, requestRecord, surfaceOf } from '../../services/journal/journal-row.js';
 import { frontBody, noteForFront } from '../prevalidation.js';
 
 /** Requests the journal leaves out (see above). */
@@ -100,26 +100,17 @@ export function journal(services: Services): MiddlewareHandler<AppEnv> {
     const answer = await answerOf(c);
     const url = c.req.url;
     const q = url.indexOf('?');
-    // Every field named: a spread copy given more fields costs V8 (Node 20) new hidden classes per call (services/new-payment.ts).
-    recorder.record({
-      id: note.id,
-      surface: note.surface,
-      path: note.path,
-      status: note.status,
-      durationMs: note.durationMs,
-      startedAt: note.startedAt,
-      endedAt: note.endedAt,
-      wallAt: note.wallAt,
-      fault: note.fault,
-      script: note.script,
-      merchantId: merchantOf(services, c, requestBody),
-      method: c.req.method,
-      query: q < 0 ? '' : url.slice(q + 1),
-      idempotencyKey: c.req.header('idempotency-key') ?? null,
-      headers: c.req.raw.headers,
-      requestBody,
-      responseType: answer.type,
-      responseBody: answer.body,
-    });
+    note.merchantId = merchantOf(services, c, requestBody);
+    recorder.record(
+      requestRecord(note, {
+        method: c.req.method,
+        query: q < 0 ? '' : url.slice(q + 1),
+        idempotencyKey: c.req.header('idempotency-key') ?? null,
+        headers: c.req.raw.headers,
+        requestBody,
+        responseType: answer.type,
+        responseBody: answer.body,
+      }),
+    );
   });
 }

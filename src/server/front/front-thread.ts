@@ -9,7 +9,14 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import type { FrontBody } from '../../http/prevalidation.js';
 import { TLS_SUITES } from '../../tls/cipher-suites.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
-import { answerKept, BODY_LIMIT_CHARS, journalRow, type JournalNote, keepsRequestBody } from '../../services/journal/journal-row.js';
+import {
+  answerKept,
+  BODY_LIMIT_CHARS,
+  journalRow,
+  type JournalNote,
+  keepsRequestBody,
+  requestRecord,
+} from '../../services/journal/journal-row.js';
 import type { NewJournalRow } from '../../store/journal-repo.js';
 
 if (!parentPort) throw new Error('front-thread.js runs as a worker thread of the sandbox (front-server.ts starts it)');
@@ -270,29 +277,20 @@ function journal(entry: Open, note: JournalNote, status: number, headers: Record
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined) requestHeaders.push([name, Array.isArray(value) ? value.join(', ') : value]);
     const idempotencyKey = req.headers['idempotency-key'];
-    // Every field named, not `{ ...note, status, ... }`: on Node 20 a spread copy given more fields
-    // builds new hidden classes on every call (newPayment in services/new-payment.ts says more).
+    // The status this thread answered with stands (the note is this thread's copy of the message).
+    note.status = status;
     journalRows.push(
-      journalRow({
-        id: note.id,
-        merchantId: note.merchantId,
-        surface: note.surface,
-        path: note.path,
-        durationMs: note.durationMs,
-        startedAt: note.startedAt,
-        endedAt: note.endedAt,
-        wallAt: note.wallAt,
-        fault: note.fault,
-        script: note.script,
-        status,
-        method,
-        query: query < 0 ? '' : url.slice(query + 1),
-        idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
-        headers: requestHeaders,
-        requestBody: keepsRequestBody(method, note.path) && !entry.binary ? (entry.text ?? '') : null,
-        responseType: kept.type,
-        responseBody: kept.text ? (typeof body === 'string' ? body : body === null ? '' : ANSWER_TEXT.decode(body)) : kept.body,
-      }),
+      journalRow(
+        requestRecord(note, {
+          method,
+          query: query < 0 ? '' : url.slice(query + 1),
+          idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
+          headers: requestHeaders,
+          requestBody: keepsRequestBody(method, note.path) && !entry.binary ? (entry.text ?? '') : null,
+          responseType: kept.type,
+          responseBody: kept.text ? (typeof body === 'string' ? body : body === null ? '' : ANSWER_TEXT.decode(body)) : kept.body,
+        }),
+      ),
     );
     queueFlush();
   } catch {

@@ -20,6 +20,36 @@ export type JournalNote = Pick<
   'id' | 'merchantId' | 'surface' | 'path' | 'status' | 'durationMs' | 'startedAt' | 'endedAt' | 'wallAt' | 'fault' | 'script'
 >;
 
+/** What a request's bytes and answer say, beside its note. */
+export type RequestParts = Omit<RequestRecord, keyof JournalNote>;
+
+/**
+ * A request's record: its note and its parts, every field named rather than `{ ...note, ...parts }`
+ * (a spread copy given more fields costs V8 on Node 20 new hidden classes per call: CONTRIBUTING.md).
+ */
+export function requestRecord(note: JournalNote, parts: RequestParts): RequestRecord {
+  return {
+    id: note.id,
+    merchantId: note.merchantId,
+    surface: note.surface,
+    path: note.path,
+    status: note.status,
+    durationMs: note.durationMs,
+    startedAt: note.startedAt,
+    endedAt: note.endedAt,
+    wallAt: note.wallAt,
+    fault: note.fault,
+    script: note.script,
+    method: parts.method,
+    query: parts.query,
+    idempotencyKey: parts.idempotencyKey,
+    headers: parts.headers,
+    requestBody: parts.requestBody,
+    responseType: parts.responseType,
+    responseBody: parts.responseBody,
+  };
+}
+
 /** Longest body text kept (after masking); the rest is cut, and the cut said. */
 export const BODY_LIMIT_CHARS = 16 * 1024;
 
