@@ -66,11 +66,7 @@ function fromRow(row: Row | undefined): Transaction | undefined {
   };
 }
 
-/**
- * The insert's parameters, each named: `{ ...t, customer: JSON.stringify(t.customer) }` changed the
- * type of two fields in a copy, which V8 (Node 20) does through new hidden classes on every call (a
- * few per cent of an S2S charge's main-thread time); a literal of the whole shape costs next to nothing.
- */
+/** The insert's parameters, each named, as a payment's (payments-repo.ts toRow; CONTRIBUTING.md). */
 function toRow(t: Transaction): Row {
   return {
     transId: t.transId,
