@@ -11,7 +11,7 @@ import { refuseControlTarget } from './control-target.js';
 import type { CreatePaymentInput } from '../contracts/v1-payments.js';
 import type { Challenge } from '../store/challenges-repo.js';
 import type { Merchant } from '../store/credentials-repo.js';
-import { changedPayment, type Payment, type PaymentFilter } from '../store/payments-repo.js';
+import type { Payment, PaymentFilter } from '../store/payments-repo.js';
 import type { Authentication, ChallengeSubject, Verdict } from './authentication.js';
 import type { ServiceDeps } from './deps.js';
 import type { Change, EventPublisher } from './event-publisher.js';
@@ -252,16 +252,7 @@ export class Payments implements ChallengeSubject {
     const now = this.deps.clock.now();
     // Every decline carries the advice a merchant's retry logic reads.
     const adviceCode = changes.declineCode ? (DECLINE_ADVICE[changes.declineCode as DeclineCode] ?? null) : payment.adviceCode;
-    const updated = changedPayment(payment, {
-      status,
-      amountCaptured: changes.amountCaptured ?? payment.amountCaptured,
-      amountRefunded: changes.amountRefunded ?? payment.amountRefunded,
-      declineCode: changes.declineCode === undefined ? payment.declineCode : changes.declineCode,
-      failureMessage: changes.failureMessage === undefined ? payment.failureMessage : changes.failureMessage,
-      adviceCode,
-      returnReason: changes.returnReason === undefined ? payment.returnReason : changes.returnReason,
-      updatedAt: now,
-    });
+    const updated: Payment = { ...payment, ...changes, adviceCode, status, updatedAt: now };
     if (this.unwritten?.id === updated.id) this.unwritten = updated;
     else this.deps.store.payments.update(updated);
     const event = PAYMENT_TRANSITIONS[operation].event;

@@ -40,58 +40,7 @@ function fromRow(row: Row): Transaction;
 function fromRow(row: Row | undefined): Transaction | undefined;
 function fromRow(row: Row | undefined): Transaction | undefined {
   if (!row) return undefined;
-  return {
-    transId: row.transId,
-    merchantId: row.merchantId,
-    terNo: row.terNo,
-    reference: row.reference,
-    amount: row.amount,
-    currency: row.currency,
-    mop: row.mop,
-    brand: row.brand,
-    ccno: row.ccno,
-    orderStatus: row.orderStatus,
-    response: row.response,
-    productName: row.productName,
-    webhookUrl: row.webhookUrl,
-    returnUrl: row.returnUrl,
-    billIp: row.billIp,
-    customer: JSON.parse(row.customer),
-    encryptionMethod: row.encryptionMethod,
-    script: JSON.parse(row.script),
-    statusToken: row.statusToken,
-    refunded: row.refunded,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
-/** The insert's parameters, each named, as a payment's (payments-repo.ts toRow; CONTRIBUTING.md). */
-function toRow(t: Transaction): Row {
-  return {
-    transId: t.transId,
-    merchantId: t.merchantId,
-    terNo: t.terNo,
-    reference: t.reference,
-    amount: t.amount,
-    currency: t.currency,
-    mop: t.mop,
-    brand: t.brand,
-    ccno: t.ccno,
-    orderStatus: t.orderStatus,
-    response: t.response,
-    productName: t.productName,
-    webhookUrl: t.webhookUrl,
-    returnUrl: t.returnUrl,
-    billIp: t.billIp,
-    customer: JSON.stringify(t.customer),
-    encryptionMethod: t.encryptionMethod,
-    script: JSON.stringify(t.script),
-    statusToken: t.statusToken,
-    refunded: t.refunded,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-  };
+  return { ...row, customer: JSON.parse(row.customer), script: JSON.parse(row.script) };
 }
 
 /** Filters of the store-level transaction list, which only the stored-rows benchmark reads (bench/rows.js); the dashboard lists through services/dashboard/queries.ts. */
@@ -122,7 +71,7 @@ export function createTransactionsRepo(db: Db) {
   );
 
   return {
-    insert: (t: Transaction) => insert.run(toRow(t)),
+    insert: (t: Transaction) => insert.run({ ...t, customer: JSON.stringify(t.customer), script: JSON.stringify(t.script) }),
     get: (transId: string) => fromRow(byId.get(transId) as Row | undefined),
     byStatusToken: (token: string) => fromRow(byStatusToken.get(token) as Row | undefined),
     /** The payment that already uses `reference` on the terminal (references are unique per terminal), if any. */
