@@ -9,6 +9,8 @@
 // (a build before: `git worktree add /tmp/before <commit> && cd /tmp/before && npm ci && npm run build`).
 // A build may carry `sandbox start` flags after its path, in the same argument: the journal's cost is
 //   node bench/compare-builds.js create 6 2 bin/sandbox.js 'bin/sandbox.js --journal-size 0'
+// and node flags before it, added after the ones bin/sandbox.js names (a later V8 flag wins): a heap size is
+//   node bench/compare-builds.js create 8 3 bin/sandbox.js '--max-semi-space-size=8 bin/sandbox.js'
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +26,10 @@ const receiver = await startReceiver();
 
 /** Starts one build on a file database of its own and waits for its ready file. */
 async function start(target, i) {
-  const [bin, ...flags] = target.split(' ').filter(Boolean);
+  const words = target.split(' ').filter(Boolean);
+  const path = words.findIndex((word) => !word.startsWith('--'));
+  const nodeFlags = words.slice(0, path);
+  const [bin, ...flags] = words.slice(path);
   const db = tempPath(`compare-${i}`, '.db');
   const ready = `${db}.ready`;
   const profile = process.env.PROFILE_DIR ? join(process.env.PROFILE_DIR, String(i)) : undefined;
@@ -32,7 +37,7 @@ async function start(target, i) {
   const prof = profile ? ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', profile] : [];
   const child = spawn(
     process.execPath,
-    [...SANDBOX_NODE_FLAGS, ...prof, bin, 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', ready, ...flags],
+    [...SANDBOX_NODE_FLAGS, ...nodeFlags, ...prof, bin, 'start', '--port', '0', '--db', db, '--quiet', '--ready-file', ready, ...flags],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
