@@ -25,7 +25,7 @@ export type RequestParts = Omit<RequestRecord, keyof JournalNote>;
 
 /**
  * A request's record: its note and its parts, every field named rather than `{ ...note, ...parts }`
- * (a spread copy given more fields costs V8 on Node 20 new hidden classes per call: CONTRIBUTING.md).
+ * (CONTRIBUTING.md: copies that add fields on the request path).
  */
 export function requestRecord(note: JournalNote, parts: RequestParts): RequestRecord {
   return {
