@@ -26,13 +26,15 @@ export interface CompiledBundle {
  * `build` names the bundle's contents (a hash made when it was built): V8 itself checks only the
  * source's length, so a cache of another build of the same length must never be offered to it.
  * `role` names who runs it (the library, `sandbox start`): each compiles other parts of the bundle,
- * under other V8 flags, so each keeps its own cache.
+ * under other V8 flags, so each keeps its own cache. `text` says how to read the file: 'ascii' when the
+ * build found nothing outside ASCII in it, which is read as Latin-1 (the same characters, without
+ * UTF-8's decoding: 2.2 MB read in 3-4 ms instead of 7-9 here), 'utf8' otherwise.
  */
-export function loadBundle(file: URL, build: string, role: string): CompiledBundle {
+export function loadBundle(file: URL, build: string, role: string, text: 'ascii' | 'utf8' = 'utf8'): CompiledBundle {
   const path = fileURLToPath(file);
   const cacheFile = cachePath(build, role);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
-  const source = readFileSync(path, 'utf8');
+  const source = readFileSync(path, text === 'ascii' ? 'latin1' : 'utf8');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: path,
     cachedData,

@@ -71,6 +71,20 @@ describe('loadBundle', () => {
     expect(readdirSync(cacheDir)).toHaveLength(1);
   });
 
+  it('reads a bundle the build found all ASCII as Latin-1, which only an ASCII file survives', () => {
+    const ascii = join(dir, `text-${++copies}.cjs`);
+    writeFileSync(ascii, "module.exports = { word: 'caf\\u00e9' };\n");
+    const first = loadBundle(pathToFileURL(ascii), 'build-1', 'test', 'ascii');
+    expect(first.exports.word).toBe('caf\u00e9');
+    first.saveCache();
+    expect(loadBundle(pathToFileURL(ascii), 'build-1', 'test', 'ascii').fromCache).toBe(true);
+    // Why the build says 'ascii' only of a file with nothing outside ASCII: Latin-1 reads UTF-8's two bytes of é as two characters.
+    const utf8 = join(dir, `text-${++copies}.cjs`);
+    writeFileSync(utf8, "module.exports = { word: 'caf\u00e9' };\n");
+    expect(loadBundle(pathToFileURL(utf8), 'build-2', 'test', 'utf8').exports.word).toBe('caf\u00e9');
+    expect(loadBundle(pathToFileURL(utf8), 'build-3', 'test', 'ascii').exports.word).toBe('caf\u00c3\u00a9');
+  });
+
   it('never offers one build the cache of another, even of the same length', () => {
     loadBundle(bundle(42), 'build-1', 'test').saveCache();
     // Same length, other code: V8 would only compare the length, so the build name keeps them apart.
