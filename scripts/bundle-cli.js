@@ -50,8 +50,8 @@ for (const file of ['dist/sandbox.js', 'dist/front-thread.js', ...chunks]) ascii
  *   startSandbox() saves the cache once the sandbox has answered its warm-up requests, so the cache
  *   holds the request path compiled too. The names are read from an ES module build of index.ts (not
  *   written), so the two export the same.
- * - dist/start.js, which bin/sandbox.js runs for `sandbox start`: it starts the HTTP front thread
- *   before it loads the bundle, so the thread boots while the bundle loads, and saves its own cache
+ * - dist/start.js, which bin/sandbox.js runs for `sandbox start` once it has started the HTTP front
+ *   thread, so the thread boots while the bundle loads; it saves its own cache
  *   once the start has printed its Listening line.
  * One file, not chunks: a cache is per script, and the code only some calls need (the QR library,
  * the local CA, the rest of the CLI) stays uncompiled in it until they run.
@@ -110,12 +110,11 @@ export async function startSandbox(options) {
   );
   writeFileSync(
     'dist/start.js',
-    `// \`sandbox start\`'s entry (bin/sandbox.js), made by scripts/bundle-cli.js: the front thread boots
-// while this loads the CLI from dist/paysandbox.cjs and its code cache (runtime/compiled-bundle.ts).
-import { startFrontThreadEarly } from './server/front/early-thread.js';
+    `// \`sandbox start\`'s entry (bin/sandbox.js), made by scripts/bundle-cli.js: the front thread, which
+// bin/sandbox.js started, boots while this loads the CLI from dist/paysandbox.cjs and its code cache
+// (runtime/compiled-bundle.ts).
 import { loadBundle } from './runtime/compiled-bundle.js';
 
-startFrontThreadEarly();
 ${load('start')}
 const cli = await bundle.exports.loadCli();
 cli.whenStarted(() => bundle.saveCache());

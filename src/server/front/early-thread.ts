@@ -3,9 +3,10 @@
 // building the app, so `sandbox start` (src/cli/start.ts) starts the thread first and both happen
 // at once, on two cores. The thread waits for its settings (port, TLS) and only then listens
 // (front-thread.ts), so a start that fails (the database is in use) has listened on nothing.
-// `sandbox start` starts it sooner still (dist/start.js, made by scripts/bundle-cli.js): before it
-// loads the bundle holding the server, with this module's compiled copy; the bundle's own copy then
-// takes that thread. So the thread is kept on globalThis, where both copies see one.
+// `sandbox start` starts it sooner still: bin/sandbox.js, before it imports anything else, with this
+// module's compiled copy (a head start of 20-30 ms, the time Node takes to load dist/start.js and
+// its modules under the sandbox's V8 flags); the bundle's own copy then takes that thread. So the
+// thread is kept on globalThis, where both copies see one.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
