@@ -25,12 +25,11 @@ const port = parentPort;
  * Parses and validates the busiest creates' bodies (http/prevalidation.ts), which takes that work off
  * the main thread when requests come at once; until it is loaded, requests go without it and the
  * main thread validates them. Loading it and building its two schemas (which are otherwise built on
- * first use, src/lazy-schema.ts) holds the thread for about 25 ms, so it is done only when nothing
- * waits on the thread: while it waits for its settings, when it was started early and they have not
- * come yet, else the first time two requests are in flight at once.
- * A sandbox that one request at a time drives (a test suite) never needs it, and its first answer
- * never waits for it: when startServer() runs in-process, the thread boots after the app is built
- * and finds its settings already there.
+ * first use, src/lazy-schema.ts) holds the thread for 40-50 ms, so it is done the first time two
+ * requests are in flight at once, when it is needed. A sandbox that one request at a time drives
+ * (a test suite) never needs it, and its start never waits for it: loaded while the thread waited
+ * for its settings, it was often still building when they came, and held the first answer of
+ * `sandbox start` 1-44 ms (docs/decisions.md).
  */
 let prevalidate: ((method: string, url: string, headers: FrontRequest['headers'], text: string) => FrontBody['validated']) | undefined;
 let prevalidationLoading = false;
@@ -50,9 +49,7 @@ const loadPrevalidation = () => {
 
 // Started early (early-thread.ts), the thread boots while the main thread loads the app, and is
 // told where to listen by its first message.
-const startedEarly = workerData === null;
-const waiting = startedEarly ? receiveMessageOnPort(port) : undefined;
-if (startedEarly && waiting === undefined) loadPrevalidation();
+const waiting = workerData === null ? receiveMessageOnPort(port) : undefined;
 const settings: FrontSettings =
   (workerData as FrontSettings | null) ??
   (waiting?.message as FrontSettings | undefined) ??
