@@ -80,13 +80,14 @@ async function libraryBundle() {
   // Before the hash below, which names the file as it is run. A bundle left all ASCII is read as
   // Latin-1 (runtime/compiled-bundle.ts); one with code outside it, as UTF-8.
   asciiComments(cjs.outfile);
-  const text = /[^\x00-\x7f]/.test(readFileSync(cjs.outfile, 'utf8')) ? 'utf8' : 'ascii';
-  const left = readFileSync(cjs.outfile, 'utf8').match(/[^.\w]import\(\s*["'`][^"'`]+/g);
+  const bundled = readFileSync(cjs.outfile, 'utf8');
+  const text = /[^\x00-\x7f]/.test(bundled) ? 'utf8' : 'ascii';
+  const left = bundled.match(/[^.\w]import\(\s*["'`][^"'`]+/g);
   if (left) throw new Error(`bundle-cli: ${cjs.outfile} still holds import(): ${left.join(', ')}`);
   const esm = await build({ ...common, splitting: false, outdir: undefined, entryPoints: ['dist/index.js'], write: false, metafile: true });
   const names = Object.values(esm.metafile.outputs).flatMap((output) => output.exports ?? []);
   if (!names.includes('startSandbox')) throw new Error('bundle-cli: the library exports no startSandbox');
-  const contents = createHash('sha256').update(readFileSync(cjs.outfile)).digest('hex').slice(0, 32);
+  const contents = createHash('sha256').update(bundled).digest('hex').slice(0, 32);
   const load = (role) => `const bundle = loadBundle(new URL('./paysandbox.cjs', import.meta.url), '${contents}', '${role}', '${text}');`;
   const others = names.filter((name) => name !== 'startSandbox').sort();
   writeFileSync(
