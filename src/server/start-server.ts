@@ -30,6 +30,7 @@ import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
 import { FrontListenError, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
 import { dropEarlyFrontThread, frontThreadAvailable, startFrontThreadEarly } from './front/early-thread.js';
+import { pendingApp, type Served } from './front/pending-app.js';
 
 /** A running sandbox. */
 export interface RunningServer {
@@ -214,20 +215,35 @@ export async function startServer(
   let lock: Awaited<ReturnType<typeof lockDatabase>>;
   let built: ReturnType<typeof buildSandbox>;
   let tls: ServingTls | undefined;
+  const served = pendingApp();
+  let frontListening: Promise<Listening> | undefined;
   try {
     lock = await lockDatabase(config.dbPath);
     tls = await servingTls(config.https);
     const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
+    // The front thread listens while the app is built, its requests waiting for the app: told to
+    // after the build, its hand-off (the settings, the listen, its answer) took 8-12 ms of the first answer.
+    if (front) {
+      frontListening = listenFront(config, tls, served, logger);
+      // Awaited below, or closed if the build fails: never an unhandled rejection meanwhile.
+      frontListening.catch(() => {});
+    }
     const tracer = await loadTracer(config, logger);
     built = buildSandbox(config, { ...options, logger, tracer, webhookCa: deliveryCas(config.webhookCa, tls) });
   } catch (err) {
+    served.failed();
+    await frontListening?.then(
+      (listening) => listening.close(0),
+      () => {},
+    );
     dropEarlyFrontThread();
     await lock?.release();
     throw err;
   }
+  served.built({ fetch: built.app.fetch, journal: (rows) => built.services.journal.recordRows(rows) });
   let listening: Listening;
   try {
-    listening = await listenOn(built, config, tls, front);
+    listening = await (frontListening ?? listenOn(built, config, tls));
   } catch (err) {
     built.db.close();
     await lock?.release();
@@ -264,38 +280,35 @@ interface Listening {
 }
 
 /**
- * Listens on --host/--port: on a front thread, which parses HTTP and hands the main thread each
- * request (server/front/), or with node:http on the main thread.
+ * Listens on --host/--port on a front thread, which parses HTTP and hands the main thread each
+ * request (server/front/): from the moment it listens, its requests go to `served`.
  */
-async function listenOn(
-  built: ReturnType<typeof buildSandbox>,
-  config: Config,
-  tls: ServingTls | undefined,
-  front: boolean,
-): Promise<Listening> {
-  if (front) {
-    try {
-      const front = await startFrontServer(
-        {
-          host: config.host,
-          port: config.port,
-          headersTimeoutMs: config.headersTimeoutMs,
-          requestTimeoutMs: config.requestTimeoutMs,
-          keepAliveTimeoutMs: 5_000,
-          bodyLimitBytes: config.bodyLimitBytes,
-          largeBodies: [{ path: '/_sandbox/import', limitBytes: SNAPSHOT_LIMIT_BYTES }],
-          tls: tls ? { cert: tls.cert, key: tls.key } : null,
-        },
-        built.app.fetch,
-        built.logger,
-        (rows) => built.services.journal.recordRows(rows),
-      );
-      return { address: front.address, close: (graceMs) => front.close(graceMs), front };
-    } catch (err) {
-      if (err instanceof FrontListenError) throw listenError(err.code, err.message, config.port, config.host);
-      throw err;
-    }
+async function listenFront(config: Config, tls: ServingTls | undefined, served: Served, logger: Logger): Promise<Listening> {
+  try {
+    const front = await startFrontServer(
+      {
+        host: config.host,
+        port: config.port,
+        headersTimeoutMs: config.headersTimeoutMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+        keepAliveTimeoutMs: 5_000,
+        bodyLimitBytes: config.bodyLimitBytes,
+        largeBodies: [{ path: '/_sandbox/import', limitBytes: SNAPSHOT_LIMIT_BYTES }],
+        tls: tls ? { cert: tls.cert, key: tls.key } : null,
+      },
+      served.fetch,
+      logger,
+      served.journal,
+    );
+    return { address: front.address, close: (graceMs) => front.close(graceMs), front };
+  } catch (err) {
+    if (err instanceof FrontListenError) throw listenError(err.code, err.message, config.port, config.host);
+    throw err;
   }
+}
+
+/** Listens on --host/--port with node:http on the main thread. */
+async function listenOn(built: ReturnType<typeof buildSandbox>, config: Config, tls: ServingTls | undefined): Promise<Listening> {
   const server = newServer(built.app, config, tls);
   const address = await listen(server, config.port, config.host);
   return {

@@ -4,7 +4,8 @@
 // source serves HTTP on the main thread instead. What the design could break: kill -9 with requests
 // in the thread and webhooks in flight, a thread that dies, the locked database and a full disk
 // under load, and a shutdown with requests in flight.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,6 +26,16 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
+
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** POST /api/s2s of a frictionless payment; its transID when answered 200, else its status (or the network error). */
 async function pay(url: string, reference: string, webhookUrl: string, headers: Record<string, string> = {}): Promise<string | number> {
@@ -239,3 +250,22 @@ it.each([
     expect(sandbox.store.batch.anonymousUnits).toBeLessThan(10);
   },
 );
+
+it('a start whose app fails to build after its front thread listened closes the port in the same process', async () => {
+  const { loadConfig, startServer } = await dist();
+  const scenario = join(dir, 'broken-scenario.json');
+  writeFileSync(scenario, '{"entries": [');
+  const port = await freePort();
+  // The front thread is told to listen once the database is locked, while the app (and the
+  // --scenario file, read by the scenario service) is being built: the build's failure must close it.
+  await expect(
+    startServer(loadConfig({ port, db: join(dir, 'broken-start.db'), quiet: true, scenario }, {}), { front: true }),
+  ).rejects.toThrow(/not valid JSON/);
+  await new Promise<void>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+  });
+  // And the next start on that port and database gets both.
+  const { sandbox } = await startBuilt('broken-start');
+  expect(sandbox.front).toBeDefined();
+});

@@ -2,7 +2,8 @@
 // booting Node and loading its bundle, and the main thread spends several times that loading and
 // building the app, so `sandbox start` (src/cli/start.ts) starts the thread first and both happen
 // at once, on two cores. The thread waits for its settings (port, TLS) and only then listens
-// (front-thread.ts), so a start that fails (the database is in use) has listened on nothing.
+// (front-thread.ts), so a start that fails for want of the database's lock (another sandbox has it)
+// has listened on nothing; it is sent them while the app is built (start-server.ts).
 // `sandbox start` starts it sooner still: bin/sandbox.js, before it imports anything else, with this
 // module's compiled copy (a head start of 20-30 ms, the time Node takes to load dist/start.js and
 // its modules under the sandbox's V8 flags); the bundle's own copy then takes that thread. So the
