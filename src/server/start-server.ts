@@ -222,7 +222,7 @@ export async function startServer(
     tls = await servingTls(config.https);
     const logger = options.logger ?? createLogger({ format: config.logFormat, quiet: config.quiet });
     // The front thread listens while the app is built, its requests waiting for the app: told to
-    // after the build, its hand-off (the settings, the listen, its answer) took 8-12 ms of the first answer.
+    // after the build, its hand-off (the settings, the listen, its answer) took 10-13 ms of the first answer.
     if (front) {
       frontListening = listenFront(config, tls, served, logger);
       // Awaited below, or closed if the build fails: never an unhandled rejection meanwhile.

@@ -16,7 +16,7 @@ import type { Logger } from '../../runtime/logger.js';
 import type { FromFront, FrontRequest, FrontSettings, ToFront } from './protocol.js';
 
 /** The app as the front server runs it. */
-type Fetch = (request: Request, env: unknown) => Response | Promise<Response>;
+export type Fetch = (request: Request, env: unknown) => Response | Promise<Response>;
 
 /** The socket of a request from the front thread: where it came from, and a reset that the thread carries out. */
 class ForwardedSocket {

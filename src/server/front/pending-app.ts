@@ -3,11 +3,12 @@
 // 503 if the start fails instead; the journal rows the thread sends before the journal exists are
 // kept for it. Once the app is built, requests go straight to it.
 import type { NewJournalRow } from '../../store/journal-repo.js';
+import type { Fetch } from './front-server.js';
 
 /** What the front server runs: the app's fetch, and the journal's recorder of the rows the thread builds. */
 export interface Served {
-  fetch(request: Request, env: unknown): Response | Promise<Response>;
-  journal(rows: NewJournalRow[]): void;
+  fetch: Fetch;
+  journal: (rows: NewJournalRow[]) => void;
 }
 
 /** Served before the app is: its fetch and journal wait for built() or failed(). */
