@@ -9,13 +9,17 @@
 // With LIMIT_MINIMAL naming the limit folder's minimal.mjs (minimal servers with one SQLite writer),
 // two of them join the rounds, as the best this design can reach on the same machine at the same
 // time: MODE=cg (zod, 3 inserts, one commit per turn) and MODE=e2 (the same plus an outbox row and
-// its signed webhook sent from a sender thread).
+// its signed webhook sent from a sender thread). Then bench/limit-rows.mjs's servers join them: the
+// same designs writing the sandbox's own rows into its own schema (a create's payment, two events
+// and journal row; a charge's transaction, event, delivery, journal row and attempt record), on one
+// thread (cs, e2s) or with HTTP on a front thread (ds, d2s): the most this machine gives the
+// sandbox's data, whatever the code around it.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { measure } from './lib/load.js';
 import { expectOk } from './lib/probe.js';
 import { freePort, settle, startSandbox, tempPath, track, handle } from './lib/processes.js';
-import { LIMIT_CREATE, startMinimal } from './lib/limit.js';
+import { LIMIT_CREATE, LIMIT_ROWS_SCRIPT, startMinimal } from './lib/limit.js';
 import { startReceiver } from './lib/receiver.js';
 import { CARDS, jsonHeaders, s2sFields, uniqueReference, v1PaymentFields } from './lib/bodies.js';
 
@@ -89,7 +93,14 @@ export async function benchPeer(ctx) {
   const webhookUrl = `${receiver.url}/peer`;
   const limitReceiver = process.env.LIMIT_MINIMAL ? await startReceiver() : undefined;
   const limits = limitReceiver
-    ? { cg: await startMinimal('cg', LIMIT_CREATE), e2: await startMinimal('e2', LIMIT_CREATE, `${limitReceiver.url}/limit`) }
+    ? {
+        cg: await startMinimal('cg', LIMIT_CREATE),
+        e2: await startMinimal('e2', LIMIT_CREATE, `${limitReceiver.url}/limit`),
+        cs: await startMinimal('cs', LIMIT_CREATE, undefined, LIMIT_ROWS_SCRIPT),
+        ds: await startMinimal('ds', LIMIT_CREATE, undefined, LIMIT_ROWS_SCRIPT),
+        e2s: await startMinimal('e2s', LIMIT_CREATE, `${limitReceiver.url}/limit`, LIMIT_ROWS_SCRIPT),
+        d2s: await startMinimal('d2s', LIMIT_CREATE, `${limitReceiver.url}/limit`, LIMIT_ROWS_SCRIPT),
+      }
     : {};
   const rows = {
     peer: { url: peer.url, pid: peer.pid, request: PEER_CREATE },
@@ -192,12 +203,16 @@ export async function benchPeer(ctx) {
     const LIMIT_ROWS = {
       cg: 'zod, 3 inserts, one commit per event-loop turn',
       e2: 'the same plus an outbox row and its signed webhook, sent from a sender thread',
+      cs: "one thread: a create's rows in the sandbox's schema (payment, two events, masked journal row)",
+      ds: 'the same rows, HTTP and zod on a front thread, the main thread only inserts',
+      e2s: "one thread: a charge's rows (transaction, event, delivery, journal row), its webhook from a sender thread, the attempt recorded",
+      d2s: 'the same with HTTP on a front thread: front, writer and sender',
     };
     for (const mode of Object.keys(limits))
       report.measure({
         group: 'peer',
-        name: `limit: minimal.mjs MODE=${mode} (${LIMIT_ROWS[mode]}) / stripe-mock create`,
-        figure: `${ratio(`limit ${mode}`).toFixed(2)} (${Math.round(rps(totals[`limit ${mode}`]))} req/s; ${cpu(totals[`limit ${mode}`])})${mode === 'e2' ? `; ${limitReceiver.count} webhooks` : ''}`,
+        name: `limit: ${mode.endsWith('s') ? 'limit-rows.mjs' : 'minimal.mjs'} MODE=${mode} (${LIMIT_ROWS[mode]}) / stripe-mock create`,
+        figure: `${ratio(`limit ${mode}`).toFixed(2)} (${Math.round(rps(totals[`limit ${mode}`]))} req/s; ${cpu(totals[`limit ${mode}`])})`,
       });
   } finally {
     await sandbox.stop();

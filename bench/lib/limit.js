@@ -3,7 +3,7 @@
 // same machine at the same time (the peer and one-at-a-time sections).
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { expectOk } from './probe.js';
 import { ROOT, freePort, tempPath, track, handle } from './processes.js';
 import { jsonHeaders } from './bodies.js';
@@ -22,14 +22,20 @@ export const LIMIT_CREATE = {
   }),
 };
 
-/** Starts minimal.mjs in `mode` (run from the project root, whose node_modules it uses) and waits until it answers `request`. */
-export async function startMinimal(mode, request, hook) {
+/** The sandbox's rows written by limit servers (bench/limit-rows.mjs), beside minimal.mjs's own. */
+export const LIMIT_ROWS_SCRIPT = new URL('../limit-rows.mjs', import.meta.url).pathname;
+
+/**
+ * Starts minimal.mjs (or `script`, as bench/limit-rows.mjs) in `mode`, run from the project root
+ * whose node_modules and dist it uses, and waits until it answers `request`.
+ */
+export async function startMinimal(mode, request, hook, script = process.env.LIMIT_MINIMAL) {
   const port = await freePort();
   const db = tempPath(`minimal-${mode}`, '.db');
   mkdirSync(dirname(db), { recursive: true });
   const env = { ...process.env, MODE: mode, PORT: String(port), DB: db, ...(hook ? { HOOK: hook } : {}) };
-  const child = spawn(process.execPath, [process.env.LIMIT_MINIMAL], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const tracked = track(child, `minimal ${mode}`);
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const tracked = track(child, `${basename(script)} ${mode}`);
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + 30_000;
   for (;;) {
@@ -39,7 +45,7 @@ export async function startMinimal(mode, request, hook) {
     } catch (err) {
       if (child.exitCode !== null || performance.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`minimal.mjs MODE=${mode} did not answer: ${err.message}\n${tracked.output()}`);
+        throw new Error(`${basename(script)} MODE=${mode} did not answer: ${err.message}\n${tracked.output()}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
