@@ -27,7 +27,7 @@ import { CARDS, jsonHeaders, s2sFields, uniqueReference, v1PaymentFields } from 
 const ROUNDS = 3;
 
 /** The peer's create: a PaymentIntent for card 4242, confirmed and captured at once. */
-const PEER_CREATE = {
+export const PEER_CREATE = {
   method: 'POST',
   path: '/v1/payment_intents',
   headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_123' },
@@ -35,7 +35,7 @@ const PEER_CREATE = {
 };
 
 /** Starts stripe-mock on free ports (it always opens an HTTPS listener too) and waits until it answers. */
-async function startStripeMock() {
+export async function startStripeMock() {
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
   const args = ['-http-addr', `127.0.0.1:${httpPort}`, '-https-addr', `127.0.0.1:${httpsPort}`];
   if (process.env.STRIPE_MOCK_SPEC) args.push('-spec', process.env.STRIPE_MOCK_SPEC);
