@@ -1,11 +1,12 @@
 // One request at a time, as a sequential test suite sends them: back to back, and after a 3 ms
 // idle gap, which is where a sandbox that only looked fast under load showed it (a create answered
 // in 0.45 ms back to back took 1.2-1.7 ms after a gap). Alternating request by request between the
-// sandbox (`sandbox start`, HTTP on its front thread) and bare Hono, so both see the same machine:
+// sandbox (`sandbox start`, HTTP where --front-thread auto puts it) and bare Hono, so both see the same machine:
 // the gap's cost that bare Hono pays too is the machine's (waking an idle thread), the rest is the
 // sandbox's. With LIMIT_MINIMAL, two of the limit folder's minimal servers join as the floor of each
 // design: MODE=cg (HTTP, zod and one commit on one thread) and MODE=d (HTTP and zod on a front
-// thread, SQLite on the main thread: the sandbox's design, with its two hand-offs a request).
+// thread, SQLite on the main thread: the sandbox's design on three cores or more, with its two
+// hand-offs a request).
 import http from 'node:http';
 import { startSandbox, startScript, tempPath } from './lib/processes.js';
 import { summarise } from './lib/stats.js';

@@ -11,10 +11,11 @@
 // `sandbox start` runs from the package's one CommonJS bundle and its code cache (dist/start.js);
 // every other command from the CLI's ES module bundle, which loads only what the command needs.
 // The start's HTTP front thread is started first, so it boots while the rest loads: imported here,
-// with this file, it starts 20-30 ms sooner than from dist/start.js (server/front/early-thread.ts).
-import { startFrontThreadEarly } from '../dist/server/front/early-thread.js';
+// with this file, it starts 20-30 ms sooner than from dist/start.js (server/front/early-thread.ts),
+// when --front-thread (or its variable) and the machine's cores say there is one.
+import { earlyFrontThreadSetting, startFrontThreadEarly } from '../dist/server/front/early-thread.js';
 
-if (process.argv[2] === 'start') startFrontThreadEarly();
+if (process.argv[2] === 'start') startFrontThreadEarly(earlyFrontThreadSetting(process.argv, process.env));
 const { run } = process.argv[2] === 'start' ? await import('../dist/start.js') : await import('../dist/sandbox.js');
 
 await run(process.argv);

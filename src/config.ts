@@ -75,7 +75,12 @@ export interface Config {
   readonly journalAgeMs: number;
   /** --otlp: the OTLP/HTTP traces endpoint spans are sent to (docs/tracing.md); undefined sends none and loads no SDK. */
   readonly otlp: string | undefined;
+  /** --front-thread: HTTP on a thread of its own (on), on the main thread with SQLite (off), or on only with more than two cores (auto). */
+  readonly frontThread: FrontThreadSetting;
 }
+
+/** Where `sandbox start` parses HTTP (server/front/early-thread.ts frontThreadWanted). */
+export type FrontThreadSetting = 'auto' | 'on' | 'off';
 
 /** Flags as commander gives them (all optional strings or booleans). */
 export interface ConfigFlags {
@@ -111,6 +116,7 @@ export interface ConfigFlags {
   webhookCa?: string | string[];
   journalSize?: string | number;
   journalAge?: string;
+  frontThread?: string;
   otlp?: string;
 }
 
@@ -147,6 +153,7 @@ export const START_DEFAULTS = Object.freeze({
   faultTimeout: '30s',
   journalSize: '10000',
   journalAge: '24h',
+  frontThread: 'auto',
 } satisfies ConfigFlags);
 
 /** The environment variable of each start option; a flag wins over it, and it wins over the default. */
@@ -181,6 +188,7 @@ export const START_ENV: Readonly<Record<keyof ConfigFlags, string>> = Object.fre
   webhookCa: 'SANDBOX_WEBHOOK_CA',
   journalSize: 'SANDBOX_JOURNAL_SIZE',
   journalAge: 'SANDBOX_JOURNAL_AGE',
+  frontThread: 'SANDBOX_FRONT_THREAD',
   otlp: 'SANDBOX_OTLP',
 });
 
@@ -343,6 +351,7 @@ const OPTIONS: { readonly [F in keyof Config]: (o: Options) => Config[F] } = {
       ),
     ),
   journalAgeMs: (o) => o.duration('journalAge'),
+  frontThread: (o) => o.oneOf('frontThread', ['auto', 'on', 'off'] as const),
   authorizationLifetimeMs: (o) => o.duration('authorizationLifetime'),
   otlp: (o) => {
     const { value, from } = o.text('otlp');

@@ -233,7 +233,11 @@ function addProcessOptions(command: Command): void {
       '-q, --quiet',
       help('quiet', 'no banner, request or webhook log lines (the Listening on line stays); the variable takes 1 or true', 'off'),
     )
-    .option('--log-format <format>', help('logFormat', 'pretty or json'));
+    .option('--log-format <format>', help('logFormat', 'pretty or json'))
+    .option(
+      '--front-thread <mode>',
+      help('frontThread', 'parse HTTP on a thread of its own: on, off, or auto (on with more than two cores)'),
+    );
 }
 
 let afterStart: (() => void) | undefined;
@@ -254,7 +258,7 @@ async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
   // A dead sandbox's file would name it to whoever reads the file before this one answers.
   if (readyFile) await clearStaleReadyFile(readyFile);
   // The HTTP front thread boots while the server's modules load (server/front/early-thread.ts).
-  startFrontThreadEarly();
+  startFrontThreadEarly(config.frontThread);
   // Loaded here, not at the top: every other command (and --help) runs without the server's modules.
   const { startServer } = await import('../server/start-server.js');
   const running = await startServer(config);

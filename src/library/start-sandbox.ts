@@ -272,9 +272,11 @@ async function advanceClock(services: Services, wake: () => void, duration: stri
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<SandboxHandle> {
   refuseUnknownOptions(options);
   // Never the environment: a test's sandbox must not change with the shell that runs it.
-  // HTTP on the main thread: a suite's requests come one at a time, where a front thread adds two
-  // hand-offs to each and its start to startSandbox() (docs/decisions.md).
-  const server = await startServer(loadConfig({ ...TEST_DEFAULTS, ...options }, {}), { front: false });
+  // HTTP on the main thread unless `frontThread: 'on'` (auto is off here): a suite's requests come
+  // one at a time, where a front thread adds two hand-offs to each and its start to startSandbox()
+  // (docs/decisions.md).
+  const config = loadConfig({ ...TEST_DEFAULTS, ...options }, {});
+  const server = await startServer(config, { front: config.frontThread === 'on' });
   let credentials: SandboxCredentials;
   try {
     credentials = credentialsOf(server);

@@ -29,7 +29,7 @@ import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
 import { FrontListenError, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
-import { dropEarlyFrontThread, frontThreadAvailable, startFrontThreadEarly } from './front/early-thread.js';
+import { dropEarlyFrontThread, frontThreadWanted, startFrontThreadEarly } from './front/early-thread.js';
 import { pendingApp, type Served } from './front/pending-app.js';
 
 /** A running sandbox. */
@@ -203,13 +203,13 @@ function newServer(app: SandboxApp, config: Config, tls: ServingTls | undefined)
 export async function startServer(
   config: Config,
   options: Pick<BuildOptions, 'clock' | 'logger' | 'maxInFlight' | 'senderEntry'> & {
-    /** HTTP on a front thread (the default when its compiled entry is there), or on the main thread. */
+    /** HTTP on a front thread, or on the main thread; by default as config.frontThread says (frontThreadWanted). Never without the thread's compiled entry. */
     front?: boolean;
   } = {},
 ): Promise<RunningServer> {
-  const front = options.front ?? frontThreadAvailable();
+  const front = frontThreadWanted(options.front === undefined ? config.frontThread : options.front ? 'on' : 'off');
   // The thread boots while the app is built below (the CLI starts it sooner still); it listens once told to.
-  if (front) startFrontThreadEarly();
+  if (front) startFrontThreadEarly('on');
   else dropEarlyFrontThread();
   // Before the database is opened: a refused start must not migrate or seed under the running one.
   let lock: Awaited<ReturnType<typeof lockDatabase>>;

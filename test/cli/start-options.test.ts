@@ -83,6 +83,8 @@ describe('SANDBOX_* variables', () => {
       '--webhook-timeout must be at most 60s (the gateway allows 5s; a stop waits for webhook attempts in flight this long), got "1h"',
     ],
     [{ SANDBOX_QUIET: 'yes' }, [], 'SANDBOX_QUIET must be 1, true, 0 or false, got "yes"'],
+    [{}, ['--front-thread', 'sideways'], '--front-thread must be auto or on or off, got "sideways"'],
+    [{ SANDBOX_FRONT_THREAD: 'yes' }, [], 'SANDBOX_FRONT_THREAD must be auto or on or off, got "yes"'],
     [
       {},
       ['--otlp', 'localhost:4318'],

@@ -19,7 +19,8 @@ const errors: string[] = [];
 beforeAll(async () => {
   const { loadConfig, startServer } = (await import(DIST)) as typeof Library;
   const logger = { request() {}, webhook() {}, info() {}, error: (line: string) => void errors.push(line) };
-  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), { logger });
+  sandbox = await startServer(loadConfig({ port: 0, db: ':memory:', quiet: true, retry: 'none' }, {}), { logger, front: true });
+  expect(sandbox.front, 'HTTP runs on the front thread').toBeDefined();
 });
 afterAll(() => sandbox?.close());
 

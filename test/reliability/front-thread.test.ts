@@ -89,7 +89,7 @@ it('kill -9 with requests in the front thread and webhooks in flight: every ackn
   const receiver = await startFakeMerchant();
   cleanups.push(receiver.close);
   const db = join(dir, 'kill.db');
-  let sandbox = await startCliSandbox(['--db', db, '--quiet', '--retry', '100ms,100ms,100ms']);
+  let sandbox = await startCliSandbox(['--db', db, '--quiet', '--front-thread', 'on', '--retry', '100ms,100ms,100ms']);
   cleanups.push(() => sandbox.kill());
   const traffic = load(sandbox.url, `${receiver.url}/hook`, 8, 'kill');
   await waitFor(
@@ -99,7 +99,7 @@ it('kill -9 with requests in the front thread and webhooks in flight: every ackn
   );
   await sandbox.kill();
   await traffic.stop();
-  sandbox = await startCliSandbox(['--db', db, '--quiet']);
+  sandbox = await startCliSandbox(['--db', db, '--quiet', '--front-thread', 'on']);
   for (const transID of traffic.acknowledged) {
     const res = await fetch(`${sandbox.url}/_sandbox/transactions/${transID}`);
     expect(res.status, `acknowledged ${transID}`).toBe(200);
@@ -188,7 +188,7 @@ it('SIGTERM with requests in flight: each is answered or cut, never half-done; t
   const receiver = await startFakeMerchant();
   cleanups.push(receiver.close);
   const db = join(dir, 'shutdown.db');
-  const sandbox = await startCliSandbox(['--db', db, '--quiet']);
+  const sandbox = await startCliSandbox(['--db', db, '--quiet', '--front-thread', 'on']);
   cleanups.push(() => sandbox.kill());
   // Twenty creates, each held 300 ms by an API fault: when the first is answered the others are in flight.
   let first: () => void;

@@ -38,6 +38,7 @@ describe('loadConfig defaults', () => {
     ['chargebackDelayMs', 30_000],
     ['sepaDelayMs', 3 * 60_000],
     ['authorizationLifetimeMs', 7 * 86_400_000],
+    ['frontThread', 'auto'],
   ] as Array<[keyof typeof config, unknown]>)('%s is %j', (key, value) => {
     expect(config[key]).toEqual(value);
   });
@@ -165,6 +166,7 @@ describe('loadConfig refuses bad flags with an error naming the flag', () => {
     ['port', { port: '-1' }],
     ['port', { port: '80.5' }],
     ['log-format', { logFormat: 'xml' }],
+    ['front-thread', { frontThread: 'yes' }],
     ['signature', { signature: 'rsa' }],
     ['header-prefix', { headerPrefix: 'X-Acme' }],
     ['header-prefix', { headerPrefix: '9lives' }],

@@ -9,9 +9,11 @@
 // its modules under the sandbox's V8 flags); the bundle's own copy then takes that thread. So the
 // thread is kept on globalThis, where both copies see one.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CODE_DIR } from '../../code-dir.js';
+import type { FrontThreadSetting } from '../../config.js';
 import type { FrontSettings } from './protocol.js';
 
 /** The thread's entry: one file bundled by the build (scripts/bundle-cli.js), next to the running code. */
@@ -20,6 +22,34 @@ const THREAD_ENTRY = new URL('front-thread.js', CODE_DIR);
 /** True when the front thread can run: its compiled entry is next to the running code (not under vitest's TypeScript). */
 export function frontThreadAvailable(): boolean {
   return existsSync(fileURLToPath(THREAD_ENTRY));
+}
+
+/**
+ * The fewest cores on which --front-thread auto parses HTTP on a thread of its own. On two, which a
+ * CI runner and its test process share, the hand-off costs more than the thread takes off the main
+ * one: `sandbox start` without it answered 7-9 % more creates and charges at 10 connections, with
+ * 0.91-0.95 of the CPU, 20 MB less memory and a start 30 ms sooner (bench/method.md, "One thread or two").
+ */
+const FRONT_THREAD_MIN_CORES = 3;
+
+/** Whether HTTP runs on the front thread: `on` and `off` as said, `auto` with FRONT_THREAD_MIN_CORES or more; never without its entry. */
+export function frontThreadWanted(setting: FrontThreadSetting): boolean {
+  if (setting === 'off' || !frontThreadAvailable()) return false;
+  return setting === 'on' || availableParallelism() >= FRONT_THREAD_MIN_CORES;
+}
+
+/**
+ * The --front-thread setting as bin/sandbox.js sees it before the configuration is read: the flag's
+ * last value or SANDBOX_FRONT_THREAD, auto for anything else (the configuration refuses it later,
+ * and a thread started meanwhile is dropped).
+ */
+export function earlyFrontThreadSetting(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): FrontThreadSetting {
+  let value = env.SANDBOX_FRONT_THREAD;
+  argv.forEach((word, i) => {
+    if (word === '--front-thread') value = argv[i + 1];
+    else if (word.startsWith('--front-thread=')) value = word.slice('--front-thread='.length);
+  });
+  return value === 'on' || value === 'off' ? value : 'auto';
 }
 
 /** A front thread started early, with what went wrong in it before anyone listened to it. */
@@ -35,8 +65,8 @@ const shared = globalThis as { [EARLY]?: Early };
  * Starts the front thread now, waiting for its settings; startFrontServer() takes it. Unreferenced
  * until taken, so a start that fails before then never waits for it.
  */
-export function startFrontThreadEarly(): void {
-  if (shared[EARLY] || !frontThreadAvailable()) return;
+export function startFrontThreadEarly(setting: FrontThreadSetting): void {
+  if (shared[EARLY] || !frontThreadWanted(setting)) return;
   const worker = new Worker(THREAD_ENTRY, { workerData: null, execArgv: [] });
   const started: Early = { worker, failure: undefined };
   // A thread whose code did not load: kept to be told by startFrontServer(), never thrown here.
