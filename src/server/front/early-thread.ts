@@ -27,8 +27,9 @@ export function frontThreadAvailable(): boolean {
 /**
  * The fewest cores on which --front-thread auto parses HTTP on a thread of its own. On two, which a
  * CI runner and its test process share, the hand-off costs more than the thread takes off the main
- * one: `sandbox start` without it answered 7-9 % more creates and charges at 10 connections, with
- * 0.91-0.95 of the CPU, 20 MB less memory and a start 30 ms sooner (bench/method.md, "One thread or two").
+ * one: `sandbox start` without it answered 7.6-15 % more creates and 9 % more charges at 10
+ * connections, with 0.88-0.95 of the CPU per request, 20-23 MB less memory and its first answer
+ * 31 ms sooner (bench/method.md, "One thread or two").
  */
 const FRONT_THREAD_MIN_CORES = 3;
 
