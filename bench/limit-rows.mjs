@@ -428,18 +428,24 @@ function senderLoop(port) {
   });
 }
 
-/** The webhook side of the writer: jobs to the sender after the commit, its answers recorded. */
-function startSender(commit) {
+/** This file again on a worker thread in `role` (sender or front); the main thread's end of its port. */
+function startThread(role) {
   const { port1, port2 } = new MessageChannel();
-  const w = new Worker(new URL(import.meta.url), {
-    workerData: { sender: true, port: port2 },
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { [role]: true, port: port2 },
     transferList: [port2],
     env: { ...process.env },
   });
-  w.on('error', (e) => {
+  worker.on('error', (e) => {
     console.error(e);
     process.exit(1);
   });
+  return port1;
+}
+
+/** The webhook side of the writer: jobs to the sender after the commit, its answers recorded. */
+function startSender(commit) {
+  const port1 = startThread('sender');
   // Recorded in the group commit with the turn's other writes, not in a commit of their own.
   port1.on('message', (answers) => void commit({ answers }).catch((err) => console.error(err)));
   let jobs = [];
@@ -535,16 +541,7 @@ else if (!isMainThread && workerData.front) {
     if (send) send(r);
   };
   if (FRONT) {
-    const { port1, port2 } = new MessageChannel();
-    const w = new Worker(new URL(import.meta.url), {
-      workerData: { front: true, port: port2 },
-      transferList: [port2],
-      env: { ...process.env },
-    });
-    w.on('error', (e) => {
-      console.error(e);
-      process.exit(1);
-    });
+    const port1 = startThread('front');
     port1.on('message', async (batch) => {
       const done = await Promise.all(
         batch.map((r) =>
