@@ -25,7 +25,7 @@ export { BODY_LIMIT_CHARS, type RequestRecord } from './journal-row.js';
 
 /** The newest requests an expectation is checked against. */
 export const EXPECT_WINDOW = 5000;
-/** How often (wall ms) the rows past --journal-age are looked for: a scan of the bounded table. */
+/** How often (wall ms) the rows past --journal-age are looked for: the oldest row read, the table scanned once it is past the age (journal-repo.ts dropOlder). */
 const AGE_CHECK_MS = 1000;
 
 /** The request journal's use cases: record (from the middleware), list, and the bound. */
