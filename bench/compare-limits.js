@@ -19,12 +19,12 @@ const receiver = await startReceiver();
 const servers = [{ name: 'stripe-mock create', request: PEER_CREATE, server: await startStripeMock() }];
 for (const spec of specs) {
   const env = Object.fromEntries(spec.split(' ').map((word) => word.split('=')));
-  // startMinimal passes the process's environment on: the server's words join it for its start.
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
   const script = env.SCRIPT ? resolve(env.SCRIPT) : LIMIT_ROWS_SCRIPT;
-  servers.push({ name: spec, request: LIMIT_CREATE, server: await startMinimal(env.MODE, LIMIT_CREATE, `${receiver.url}/limit`, script) });
-  process.env = saved;
+  servers.push({
+    name: spec,
+    request: LIMIT_CREATE,
+    server: await startMinimal(env.MODE, LIMIT_CREATE, `${receiver.url}/limit`, script, env),
+  });
 }
 for (const one of servers) Object.assign(one, { ok: 0, seconds: 0, cpuUs: 0, mainUs: 0, total: 0, ratios: [] });
 try {

@@ -34,6 +34,24 @@ export const PEER_CREATE = {
   body: 'amount=1050&currency=eur&payment_method_types[]=card&confirm=true&payment_method=pm_card_visa',
 };
 
+/** The limit servers that join the rounds with LIMIT_MINIMAL: their file, whether they send webhooks, what they do. */
+const LIMITS = {
+  cg: { file: 'minimal.mjs', hook: false, what: 'zod, 3 inserts, one commit per event-loop turn' },
+  e2: { file: 'minimal.mjs', hook: true, what: 'the same plus an outbox row and its signed webhook, sent from a sender thread' },
+  cs: {
+    file: 'limit-rows.mjs',
+    hook: false,
+    what: "one thread: a create's rows in the sandbox's schema (payment, two events, masked journal row)",
+  },
+  ds: { file: 'limit-rows.mjs', hook: false, what: 'the same rows, HTTP and zod on a front thread, the main thread only inserts' },
+  e2s: {
+    file: 'limit-rows.mjs',
+    hook: true,
+    what: "one thread: a charge's rows (transaction, event, delivery, journal row), its webhook from a sender thread, the attempt recorded",
+  },
+  d2s: { file: 'limit-rows.mjs', hook: true, what: 'the same with HTTP on a front thread: front, writer and sender' },
+};
+
 /** Starts stripe-mock on free ports (it always opens an HTTPS listener too) and waits until it answers. */
 export async function startStripeMock() {
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -92,16 +110,15 @@ export async function benchPeer(ctx) {
   const sandbox = await startSandbox({ db: tempPath('peer', '.db') });
   const webhookUrl = `${receiver.url}/peer`;
   const limitReceiver = process.env.LIMIT_MINIMAL ? await startReceiver() : undefined;
-  const limits = limitReceiver
-    ? {
-        cg: await startMinimal('cg', LIMIT_CREATE),
-        e2: await startMinimal('e2', LIMIT_CREATE, `${limitReceiver.url}/limit`),
-        cs: await startMinimal('cs', LIMIT_CREATE, undefined, LIMIT_ROWS_SCRIPT),
-        ds: await startMinimal('ds', LIMIT_CREATE, undefined, LIMIT_ROWS_SCRIPT),
-        e2s: await startMinimal('e2s', LIMIT_CREATE, `${limitReceiver.url}/limit`, LIMIT_ROWS_SCRIPT),
-        d2s: await startMinimal('d2s', LIMIT_CREATE, `${limitReceiver.url}/limit`, LIMIT_ROWS_SCRIPT),
-      }
-    : {};
+  const limits = {};
+  if (limitReceiver)
+    for (const [mode, limit] of Object.entries(LIMITS))
+      limits[mode] = await startMinimal(
+        mode,
+        LIMIT_CREATE,
+        limit.hook ? `${limitReceiver.url}/limit` : undefined,
+        limit.file === 'limit-rows.mjs' ? LIMIT_ROWS_SCRIPT : undefined,
+      );
   const rows = {
     peer: { url: peer.url, pid: peer.pid, request: PEER_CREATE },
     create: {
@@ -200,18 +217,10 @@ export async function benchPeer(ctx) {
       target: 'process CPU per charge <= 300 µs',
       pass: us(totals.charge, totals.charge.cpuMs) <= 300,
     });
-    const LIMIT_ROWS = {
-      cg: 'zod, 3 inserts, one commit per event-loop turn',
-      e2: 'the same plus an outbox row and its signed webhook, sent from a sender thread',
-      cs: "one thread: a create's rows in the sandbox's schema (payment, two events, masked journal row)",
-      ds: 'the same rows, HTTP and zod on a front thread, the main thread only inserts',
-      e2s: "one thread: a charge's rows (transaction, event, delivery, journal row), its webhook from a sender thread, the attempt recorded",
-      d2s: 'the same with HTTP on a front thread: front, writer and sender',
-    };
     for (const mode of Object.keys(limits))
       report.measure({
         group: 'peer',
-        name: `limit: ${mode.endsWith('s') ? 'limit-rows.mjs' : 'minimal.mjs'} MODE=${mode} (${LIMIT_ROWS[mode]}) / stripe-mock create`,
+        name: `limit: ${LIMITS[mode].file} MODE=${mode} (${LIMITS[mode].what}) / stripe-mock create`,
         figure: `${ratio(`limit ${mode}`).toFixed(2)} (${Math.round(rps(totals[`limit ${mode}`]))} req/s; ${cpu(totals[`limit ${mode}`])})`,
       });
   } finally {

@@ -26,15 +26,16 @@ export const LIMIT_CREATE = {
 export const LIMIT_ROWS_SCRIPT = new URL('../limit-rows.mjs', import.meta.url).pathname;
 
 /**
- * Starts minimal.mjs (or `script`, as bench/limit-rows.mjs) in `mode`, run from the project root
- * whose node_modules and dist it uses, and waits until it answers `request`.
+ * Starts minimal.mjs (or `script`, as bench/limit-rows.mjs) in `mode`, `env` added to its
+ * environment, run from the project root whose node_modules and dist it uses, and waits until it
+ * answers `request`.
  */
-export async function startMinimal(mode, request, hook, script = process.env.LIMIT_MINIMAL) {
+export async function startMinimal(mode, request, hook, script = process.env.LIMIT_MINIMAL, env = {}) {
   const port = await freePort();
   const db = tempPath(`minimal-${mode}`, '.db');
   mkdirSync(dirname(db), { recursive: true });
-  const env = { ...process.env, MODE: mode, PORT: String(port), DB: db, ...(hook ? { HOOK: hook } : {}) };
-  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const childEnv = { ...process.env, ...env, MODE: mode, PORT: String(port), DB: db, ...(hook ? { HOOK: hook } : {}) };
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const tracked = track(child, `${basename(script)} ${mode}`);
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + 30_000;
