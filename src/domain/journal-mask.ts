@@ -151,7 +151,7 @@ function formBytes(text: string): string {
 
 /** True when masked() may change `text` (see above); false says for sure it would not. */
 function mayNeedMasking(text: string, json: boolean): boolean {
-  if (json && (text.includes('\\u') || MAY_HOLD_UNREADABLE.test(text))) return true;
+  if (json && (text.includes('\\u') || MAY_HOLD_UNREADABLE.test(text) || hasSplitCard(text))) return true;
   // Read as a form too: text that looks like JSON and is not is masked as a form.
   const plain = /[%+]/.test(text) ? formBytes(text) : text;
   if (KEY_PREFIX.test(plain)) return true;
@@ -162,6 +162,41 @@ function mayNeedMasking(text: string, json: boolean): boolean {
 /** A card number's mask: first six and last four digits, the ones between as *. */
 function maskDigits(digits: string): string {
   return digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+}
+
+// A card number split across a JSON array's items (["4242","4242","4242","4242"], [4242, 4242, ...]):
+// no item is a card, their digits in turn are. Items are digits with the separators a run allows,
+// or whole numbers; what the array's text needs for the look before parsing to flag it is
+// PARTS_MAY_HOLD, any array of two or more such items (written as JSON may write them) with 13
+// digits or more among them.
+const PART = /^[\d .-]*$/;
+const PART_TEXT = String.raw`(?:"[\d .-]*"|-?[\d.eE+-]+)`;
+const PARTS_MAY_HOLD = new RegExp(String.raw`\[\s*${PART_TEXT}(?:\s*,\s*${PART_TEXT})+\s*\]`, 'g');
+
+/** True when `text` holds an array that splitCardMasked() may mask (it may flag one it would not). */
+function hasSplitCard(text: string): boolean {
+  if (!text.includes(',')) return false;
+  for (const match of text.matchAll(PARTS_MAY_HOLD)) if (match[0].replace(/\D/g, '').length >= 13) return true;
+  return false;
+}
+
+/**
+ * The items of an array that together spell a card number (cardDigits of their digits in turn),
+ * each digit put back in its place masked, every item as a string; undefined when they do not.
+ */
+function splitCardMasked(items: unknown[]): string[] | undefined {
+  if (items.length < 2) return undefined;
+  const parts: string[] = [];
+  for (const item of items) {
+    if (typeof item === 'string' && PART.test(item)) parts.push(item);
+    else if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) parts.push(String(item));
+    else return undefined;
+  }
+  const digits = cardDigits(parts.join(''));
+  if (digits === undefined || digits.length < 13 || digits.length > 19) return undefined;
+  const mask = maskDigits(digits);
+  let at = 0;
+  return parts.map((part) => part.replace(/\d/g, () => mask.charAt(at++)));
 }
 
 /** Card numbers, API keys and signing secrets inside one value or a plain text. */
@@ -208,7 +243,14 @@ function maskJson(root: unknown, look: boolean): { value: unknown; changed: bool
       changed = true;
       return '[nested too deep]';
     }
-    if (Array.isArray(value)) return value.map((item) => visit(item, undefined, depth + 1));
+    if (Array.isArray(value)) {
+      const parts = splitCardMasked(value);
+      if (parts !== undefined) {
+        changed = true;
+        return parts;
+      }
+      return value.map((item) => visit(item, undefined, depth + 1));
+    }
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const masked = visit(item, key, depth + 1);

@@ -74,6 +74,19 @@ describe('GET /_sandbox/requests', () => {
     expect(JSON.stringify(entry)).not.toMatch(/4242\.4242\.4242\.4242|5555\.5555\.5555\.4444/);
   });
 
+  it('keeps no card number split across a JSON array: each digit masked in its place', async () => {
+    const res = await sb.post(
+      '/v1/payments',
+      { amount: 1050, currency: 'EUR', card: { ...card('x'), number: ['4242', '4242', '4242', '4242'] } },
+      bearer,
+    );
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(/card\.number/);
+    const [entry] = await requests('?path=/v1/payments');
+    expect(JSON.parse(entry.request.body).card.number).toEqual(['4242', '42**', '****', '4242']);
+    expect(JSON.stringify(entry).replace(/\D/g, '')).not.toContain('4242424242424242');
+  });
+
   it('keeps an S2S payment under its merchant, with ccno masked and ccvv redacted', async () => {
     const res = await sb.post('/api/s2s', s2sBody({ ccno: '4242424242424242', ccvv: '987' }));
     expect(res.status).toBe(200);

@@ -36,10 +36,15 @@ const scalars = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.stringMatching(/^[0-9 -]{0,24}$/),
 );
+// A card number split across an array's items, as strings or as JSON numbers (a part's leading zeros then go).
+const splitCard = fc
+  .tuple(fc.constantFrom(...CARDS), fc.integer({ min: 2, max: 6 }), fc.boolean())
+  .map(([card, size, asNumbers]) => (card.match(new RegExp(`\\d{1,${size}}`, 'g')) ?? []).map((part) => (asNumbers ? Number(part) : part)));
 const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
     scalars,
+    splitCard,
     fc.integer(),
     fc.constantFrom(4242424242424242, 5.555555555554444e15, 1764312345678, null, true),
     fc.array(tie('value'), { maxLength: 3 }),
@@ -83,7 +88,13 @@ describe('masked() with its quick looks', () => {
 
   it('would see a look that skips what must be masked (the property can fail)', () => {
     // A card number in a form's value, or a CVV by name: the looks must not skip either.
-    for (const text of ['number=4242424242424242', '{"cvc":"123"}', 'note=sk_test_x', 'n=4242+4242+4242+4242'])
+    for (const text of [
+      'number=4242424242424242',
+      '{"cvc":"123"}',
+      'note=sk_test_x',
+      'n=4242+4242+4242+4242',
+      '{"n":["4242","4242","4242","4242"]}',
+    ])
       expect(maskedWithoutLooks(text)).not.toBe(text);
   });
 });

@@ -55,6 +55,11 @@ describe('masked', () => {
     // Past 2^53 a bare number is parsed to the nearest double, whose digits are not the card's.
     ['a 19-digit card sent as a bare number', '{"card":{"number":6011000990139424009}}', '{"card":{"number":"[redacted]"}}'],
     ['a 16-digit number past 2^53', '{"n":9007199254740993}', '{"n":"[redacted]"}'],
+    // A card number split across an array's items: each digit masked in its place.
+    ['a number split across an array', '{"pan":["4242","4242","4242","4242"]}', '{"pan":["4242","42**","****","4242"]}'],
+    ['a number split across JSON numbers', '{"number":[5555,5555,5555,4444]}', '{"number":["5555","55**","****","4444"]}'],
+    ['a split number with separators in its parts', '{"n":["4000 0000","0000-9995"]}', '{"n":["4000 00**","****-9995"]}'],
+    ['a split number at the top', ' [ "4000", "0084", "0000", "1629" ]', '["4000","00**","****","1629"]'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
     const out = masked(text);
@@ -81,6 +86,8 @@ describe('masked', () => {
     ['a number that fails Luhn', '{"reference":"4242424242424241"}'],
     ['the masked form the gateway answers', '{"ccno":"424242XXXXXX4242","card":{"brand":"VISA","last4":"4242"}}'],
     ['a form without secrets', 'amount=10.50&currency=EUR'],
+    ['amounts in an array', '{"amounts":[1050,2000,300,4242424242]}'],
+    ['parts that fail Luhn together', '{"n":["4242","4242","4242","4241"]}'],
     [
       'an authorized payment',
       '{"id":"pay_0VcKmQu7COp4Toqq","status":"authorized","card":{"brand":"VISA","last4":"4242","exp_year":2031},"created_at":"2026-11-29T04:43:40.607Z"}',
