@@ -156,7 +156,7 @@ function mayNeedMasking(text: string, json: boolean): boolean {
   const plain = /[%+]/.test(text) ? formBytes(text) : text;
   if (KEY_PREFIX.test(plain)) return true;
   if (SECRET_OR_CARD_NAME.test(plain.replace(NAME_SEPARATORS, ''))) return true;
-  return hasCardDigits(text, json) || (plain !== text && hasCardDigits(plain, false));
+  return hasCardDigits(text, json) || (plain !== text && hasCardDigits(plain, false)) || splitFormCards(text) !== undefined;
 }
 
 /** A card number's mask: first six and last four digits, the ones between as *. */
@@ -180,21 +180,25 @@ function hasSplitCard(text: string): boolean {
   return false;
 }
 
+/** The mask of the card number two or more parts spell, digits in turn (cardDigits, 13-19 of them); undefined when they spell none. */
+function partsMask(parts: string[]): string | undefined {
+  const digits = parts.length < 2 ? undefined : cardDigits(parts.join(''));
+  return digits !== undefined && digits.length >= 13 && digits.length <= 19 ? maskDigits(digits) : undefined;
+}
+
 /**
  * The items of an array that together spell a card number (cardDigits of their digits in turn),
  * each digit put back in its place masked, every item as a string; undefined when they do not.
  */
 function splitCardMasked(items: unknown[]): string[] | undefined {
-  if (items.length < 2) return undefined;
   const parts: string[] = [];
   for (const item of items) {
     if (typeof item === 'string' && PART.test(item)) parts.push(item);
     else if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) parts.push(String(item));
     else return undefined;
   }
-  const digits = cardDigits(parts.join(''));
-  if (digits === undefined || digits.length < 13 || digits.length > 19) return undefined;
-  const mask = maskDigits(digits);
+  const mask = partsMask(parts);
+  if (mask === undefined) return undefined;
   let at = 0;
   return parts.map((part) => part.replace(/\d/g, () => mask.charAt(at++)));
 }
@@ -283,14 +287,55 @@ function formFieldName(rawKey: string): string {
   return inner?.[1] ? inner[1] : key.replace(/\[\]$/, '');
 }
 
+/** A pair of a form or query string: its separator before, its key and its value, both as sent. */
+const FORM_PAIR = /(^|[&?;])([^=&?;\s]+)=([^&;\s]*)/g;
+
+/** The field a form pair's key gives a part of: ccno of ccno, ccno[] and ccno[2] alike. */
+const formGroup = (key: string) => decodedFormText(key).replace(/\[\d*\]$/, '');
+
+/**
+ * The fields of a form given in parts (ccno=4242&ccno=4242&... or ccno[]=4242&...) whose values,
+ * digits in turn, spell a card number (as an array's items do in JSON), each with its mask.
+ */
+function splitFormCards(text: string): Map<string, string> | undefined {
+  if (!text.includes('=')) return undefined;
+  let parts: Map<string, string[]> | undefined;
+  for (const [, , key = '', value = ''] of text.matchAll(FORM_PAIR)) {
+    const plain = decodedFormText(value);
+    if (plain === '' || !PART.test(plain)) continue;
+    parts ??= new Map();
+    const group = formGroup(key);
+    const list = parts.get(group);
+    if (list) list.push(plain);
+    else parts.set(group, [plain]);
+  }
+  let cards: Map<string, string> | undefined;
+  for (const [group, list] of parts ?? []) {
+    const mask = partsMask(list);
+    if (mask !== undefined) (cards ??= new Map()).set(group, mask);
+  }
+  return cards;
+}
+
 /** A form or query string (or any text): secret fields' values redacted pair by pair, then card numbers and keys masked. */
 function maskPlainText(text: string, look: boolean): string {
-  const pairs = text.replace(/(^|[&?;])([^=&?;\s]+)=([^&;\s]*)/g, (whole, sep: string, key: string, value: string) => {
+  const cards = splitFormCards(text);
+  const used = new Map<string, number>();
+  const pairs = text.replace(FORM_PAIR, (whole, sep: string, key: string, value: string) => {
     const name = formFieldName(key);
     if (value === '') return whole;
     if (isSecretField(name) || fieldKey(name) === CARD_FIELD) return `${sep}${key}=${encodeURIComponent(REDACTED)}`;
     // The value as the form means it (4242+4242 is "4242 4242"), masked, and encoded again only when changed.
     const plain = decodedFormText(value);
+    const group = cards && PART.test(plain) ? formGroup(key) : undefined;
+    const mask = group === undefined ? undefined : cards?.get(group);
+    if (group !== undefined && mask !== undefined) {
+      // A part of a card split across the field's pairs: its digits masked in their places.
+      let at = used.get(group) ?? 0;
+      const out = plain.replace(/\d/g, () => mask.charAt(at++));
+      used.set(group, at);
+      return `${sep}${key}=${encodeURIComponent(out)}`;
+    }
     const out = maskValueText(plain, look);
     return out === plain ? whole : `${sep}${key}=${encodeURIComponent(out)}`;
   });

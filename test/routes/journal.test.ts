@@ -85,6 +85,13 @@ describe('GET /_sandbox/requests', () => {
     const [entry] = await requests('?path=/v1/payments');
     expect(JSON.parse(entry.request.body).card.number).toEqual(['4242', '42**', '****', '4242']);
     expect(JSON.stringify(entry).replace(/\D/g, '')).not.toContain('4242424242424242');
+    // The same as a form field given in parts, to an endpoint that refuses a form.
+    const form = await sb.post('/api/s2s', 'ccno=5555&ccno=5555&ccno=5555&ccno=4444', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(form.status).toBe(400);
+    const [formEntry] = await requests('?path=/api/s2s');
+    expect(formEntry.request.body).toBe('ccno=5555&ccno=55**&ccno=****&ccno=4444');
   });
 
   it('keeps an S2S payment under its merchant, with ccno masked and ccvv redacted', async () => {

@@ -67,7 +67,12 @@ const bareNumbers = fc
     fc.constantFrom('6011000990139424009', '9007199254740993'),
   )
   .map((number) => `{"n":${number},"m":[1,${number}]}`);
+// The same split across a form field given more than once (ccno=4242&ccno=4242&...), or as a form array.
+const splitForm = fc
+  .tuple(splitCard, fc.constantFrom('ccno', 'ccno[]', 'ccno%5B%5D', 'n'), fc.constantFrom('', '&x=1'))
+  .map(([parts, name, tail]) => parts.map((part) => `${name}=${part}`).join('&') + tail);
 const texts = fc.oneof(
+  splitForm,
   bareNumbers,
   json.map((value) => JSON.stringify(value) ?? 'null'),
   json.map((value) => (JSON.stringify(value, null, 1) ?? 'null').replace(/"c/g, '"\\u0063')),

@@ -59,6 +59,16 @@ describe('masked', () => {
     ['a number split across an array', '{"pan":["4242","4242","4242","4242"]}', '{"pan":["4242","42**","****","4242"]}'],
     ['a number split across JSON numbers', '{"number":[5555,5555,5555,4444]}', '{"number":["5555","55**","****","4444"]}'],
     ['a split number with separators in its parts', '{"n":["4000 0000","0000-9995"]}', '{"n":["4000 00**","****-9995"]}'],
+    [
+      'a number split across a form field given more than once',
+      'ccno=4242&ccno=4242&ccno=4242&ccno=4242&x=1',
+      'ccno=4242&ccno=42**&ccno=****&ccno=4242&x=1',
+    ],
+    [
+      'a number split across a form array',
+      'ccno%5B%5D=5555+5555&ccno%5B%5D=5555+4444',
+      `ccno%5B%5D=${encodeURIComponent('5555 55**')}&ccno%5B%5D=${encodeURIComponent('**** 4444')}`,
+    ],
     ['a split number at the top', ' [ "4000", "0084", "0000", "1629" ]', '["4000","00**","****","1629"]'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
@@ -88,6 +98,7 @@ describe('masked', () => {
     ['a form without secrets', 'amount=10.50&currency=EUR'],
     ['amounts in an array', '{"amounts":[1050,2000,300,4242424242]}'],
     ['parts that fail Luhn together', '{"n":["4242","4242","4242","4241"]}'],
+    ['form fields of digits, each given once', 'terNO=1001&month=12&year=2030&amount=10.50&phone=5555555555'],
     [
       'an authorized payment',
       '{"id":"pay_0VcKmQu7COp4Toqq","status":"authorized","card":{"brand":"VISA","last4":"4242","exp_year":2031},"created_at":"2026-11-29T04:43:40.607Z"}',
