@@ -309,12 +309,12 @@ function splitFormCards(text: string): Map<string, string> | undefined {
     if (list) list.push(plain);
     else parts.set(group, [plain]);
   }
-  let cards: Map<string, string> | undefined;
+  const cards = new Map<string, string>();
   for (const [group, list] of parts ?? []) {
     const mask = partsMask(list);
-    if (mask !== undefined) (cards ??= new Map()).set(group, mask);
+    if (mask !== undefined) cards.set(group, mask);
   }
-  return cards;
+  return cards.size > 0 ? cards : undefined;
 }
 
 /** A form or query string (or any text): secret fields' values redacted pair by pair, then card numbers and keys masked. */
