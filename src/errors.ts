@@ -136,6 +136,11 @@ export const ERROR_CATALOGUE = {
     type: 'api_error',
     when: 'another connection held the SQLite write lock for the whole 1 s a write waits for it (another process writing to the same --db, or a starved disk); the server answers everything else meanwhile; nothing was changed: retry after the Retry-After seconds',
   },
+  start_failed: {
+    status: 503,
+    type: 'api_error',
+    when: 'the request came while the sandbox was starting, and the start failed (its output says why: the database in use or unreadable, bad fixtures); the sandbox then stops listening, so a retry needs a new start',
+  },
   injected_rate_limit: {
     status: 429,
     type: 'rate_limit_error',

@@ -1,6 +1,7 @@
 // The app as the front thread serves it while the app is still being built (server/front/pending-app.ts):
 // requests that come meanwhile wait for it, or get a 503 if the start fails; journal rows are kept for it.
 import { describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../src/errors.js';
 import { pendingApp } from '../../src/server/front/pending-app.js';
 import type { NewJournalRow } from '../../src/store/journal-repo.js';
 
@@ -32,7 +33,10 @@ describe('pendingApp', () => {
     served.failed();
     const res = await answer;
     expect(res.status).toBe(503);
-    expect(await res.text()).toMatch(/did not start/);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const { error } = (await res.json()) as ErrorBody;
+    expect(error).toMatchObject({ type: 'api_error', code: 'start_failed', message: expect.stringMatching(/did not start/) });
+    expect(error.request_id).toMatch(/^req_/);
   });
 
   it('keeps the journal rows sent before the app is built and hands them to its journal, in order', () => {

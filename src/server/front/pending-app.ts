@@ -2,6 +2,8 @@
 // being built (start-server.ts): a request that comes meanwhile waits for the app, and is answered
 // 503 if the start fails instead; the journal rows the thread sends before the journal exists are
 // kept for it. Once the app is built, requests go straight to it.
+import { newId } from '../../domain/ids.js';
+import { errorBody, SandboxError } from '../../errors.js';
 import type { NewJournalRow } from '../../store/journal-repo.js';
 import type { Fetch } from './front-server.js';
 
@@ -24,11 +26,15 @@ export function pendingApp(): PendingApp {
   let kept: NewJournalRow[] = [];
   let settle = () => {};
   const settled = new Promise<void>((resolve) => (settle = resolve));
+  // The documented error body: a client reads this answer as it reads any other error of the API.
   const didNotStart = () =>
-    new Response('the sandbox did not start; its output says why\n', {
-      status: 503,
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-    });
+    Response.json(
+      errorBody(
+        new SandboxError('start_failed', 'the sandbox did not start; its output says why, and it no longer listens: start it again'),
+        newId('req'),
+      ),
+      { status: 503 },
+    );
   return {
     fetch: (request, env) => (app ? app.fetch(request, env) : settled.then(() => (app ? app.fetch(request, env) : didNotStart()))),
     journal(rows) {
