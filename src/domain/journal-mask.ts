@@ -171,11 +171,13 @@ function maskDigits(digits: string): string {
 // digits or more among them.
 const PART = /^[\d .-]*$/;
 const PART_TEXT = String.raw`(?:"[\d .-]*"|-?[\d.eE+-]+)`;
+/** How such an array's text starts (a quote and a digit, separator or the quote closing an empty item; or a number): most texts have none, and are not scanned further. */
+const PARTS_START = /\[\s*(?:"[\d .\-"]|[-\d])/;
 const PARTS_MAY_HOLD = new RegExp(String.raw`\[\s*${PART_TEXT}(?:\s*,\s*${PART_TEXT})+\s*\]`, 'g');
 
 /** True when `text` holds an array that splitCardMasked() may mask (it may flag one it would not). */
 function hasSplitCard(text: string): boolean {
-  if (!text.includes(',')) return false;
+  if (!PARTS_START.test(text)) return false;
   for (const match of text.matchAll(PARTS_MAY_HOLD)) if (match[0].replace(/\D/g, '').length >= 13) return true;
   return false;
 }

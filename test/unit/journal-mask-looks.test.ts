@@ -38,8 +38,11 @@ const scalars = fc.oneof(
 );
 // A card number split across an array's items, as strings or as JSON numbers (a part's leading zeros then go).
 const splitCard = fc
-  .tuple(fc.constantFrom(...CARDS), fc.integer({ min: 2, max: 6 }), fc.boolean())
-  .map(([card, size, asNumbers]) => (card.match(new RegExp(`\\d{1,${size}}`, 'g')) ?? []).map((part) => (asNumbers ? Number(part) : part)));
+  .tuple(fc.constantFrom(...CARDS), fc.integer({ min: 2, max: 6 }), fc.boolean(), fc.constantFrom([], [''], [' '], ['-']))
+  .map(([card, size, asNumbers, first]) => [
+    ...first,
+    ...(card.match(new RegExp(`\\d{1,${size}}`, 'g')) ?? []).map((part) => (asNumbers ? Number(part) : part)),
+  ]);
 const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
