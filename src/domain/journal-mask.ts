@@ -175,18 +175,41 @@ const PART_TEXT = String.raw`(?:"[\d .-]*"|-?[\d.eE+-]+)`;
 const PARTS_START = /\[\s*(?:"[\d .\-"]|[-\d])/;
 const PARTS_MAY_HOLD = new RegExp(String.raw`\[\s*${PART_TEXT}(?:\s*,\s*${PART_TEXT})+\s*\]`, 'g');
 
-/** True when `text` holds an array that splitCardMasked() may mask (it may flag one it would not). */
+/**
+ * True when `text` holds an array that splitCardMasked() may mask (it may flag one it would not):
+ * 13 to 19 digits in its text, or more beside a dot (4242.0 is the part 4242, so a number's text may
+ * hold digits its value does not; an exponent is flagged by MAY_HOLD_UNREADABLE, an escape by \u).
+ */
 function hasSplitCard(text: string): boolean {
   if (!PARTS_START.test(text)) return false;
-  for (const match of text.matchAll(PARTS_MAY_HOLD)) if (match[0].replace(/\D/g, '').length >= 13) return true;
+  for (const [array] of text.matchAll(PARTS_MAY_HOLD)) {
+    const digits = digitCount(array);
+    if (digits >= 13 && (digits <= PAST_A_CARD || array.includes('.'))) return true;
+  }
   return false;
 }
 
 /** The mask of the card number two or more parts spell, digits in turn (cardDigits, 13-19 of them); undefined when they spell none. */
 function partsMask(parts: string[]): string | undefined {
-  const digits = parts.length < 2 ? undefined : cardDigits(parts.join(''));
-  return digits !== undefined && digits.length >= 13 && digits.length <= 19 ? maskDigits(digits) : undefined;
+  if (parts.length < 2) return undefined;
+  let count = 0;
+  for (const part of parts) count += digitCount(part);
+  const digits = count < 13 || count > 19 ? undefined : cardDigits(parts.join(''));
+  return digits === undefined ? undefined : maskDigits(digits);
 }
+
+/** How many of a text's characters are digits. */
+function digitCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) count++;
+  }
+  return count;
+}
+
+/** More digits than a card number has (19): parts past it spell none, so a long list (a hostile body's thousands of numbers) is not read on. */
+const PAST_A_CARD = 19;
 
 /**
  * The items of an array that together spell a card number (cardDigits of their digits in turn),
@@ -194,10 +217,15 @@ function partsMask(parts: string[]): string | undefined {
  */
 function splitCardMasked(items: unknown[]): string[] | undefined {
   const parts: string[] = [];
+  let digits = 0;
   for (const item of items) {
-    if (typeof item === 'string' && PART.test(item)) parts.push(item);
-    else if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) parts.push(String(item));
+    let part: string;
+    if (typeof item === 'string' && PART.test(item)) part = item;
+    else if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) part = String(item);
     else return undefined;
+    digits += digitCount(part);
+    if (digits > PAST_A_CARD) return undefined;
+    parts.push(part);
   }
   const mask = partsMask(parts);
   if (mask === undefined) return undefined;
@@ -275,6 +303,7 @@ function maskJson(root: unknown, look: boolean): { value: unknown; changed: bool
 
 /** Form text decoded (+ is a space); as written when an escape is malformed. */
 function decodedFormText(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
@@ -301,19 +330,24 @@ const formGroup = (key: string) => decodedFormText(key).replace(/\[\d*\]$/, '');
  */
 function splitFormCards(text: string): Map<string, string> | undefined {
   if (!text.includes('=')) return undefined;
-  let parts: Map<string, string[]> | undefined;
+  // Each field's parts with their digits counted; a field past a card's digits is kept as null.
+  const parts = new Map<string, { list: string[]; digits: number } | null>();
   for (const [, , key = '', value = ''] of text.matchAll(FORM_PAIR)) {
     const plain = decodedFormText(value);
     if (plain === '' || !PART.test(plain)) continue;
-    parts ??= new Map();
     const group = formGroup(key);
-    const list = parts.get(group);
-    if (list) list.push(plain);
-    else parts.set(group, [plain]);
+    const field = parts.get(group);
+    if (field === null) continue;
+    const digits = (field?.digits ?? 0) + digitCount(plain);
+    if (digits > PAST_A_CARD) parts.set(group, null);
+    else if (field) {
+      field.list.push(plain);
+      field.digits = digits;
+    } else parts.set(group, { list: [plain], digits });
   }
   const cards = new Map<string, string>();
-  for (const [group, list] of parts ?? []) {
-    const mask = partsMask(list);
+  for (const [group, field] of parts) {
+    const mask = field ? partsMask(field.list) : undefined;
     if (mask !== undefined) cards.set(group, mask);
   }
   return cards.size > 0 ? cards : undefined;

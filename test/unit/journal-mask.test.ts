@@ -69,6 +69,11 @@ describe('masked', () => {
       'ccno%5B%5D=5555+5555&ccno%5B%5D=5555+4444',
       `ccno%5B%5D=${encodeURIComponent('5555 55**')}&ccno%5B%5D=${encodeURIComponent('**** 4444')}`,
     ],
+    [
+      'a split number of JSON numbers written with fractions',
+      '{"n":[4242.0,4242.00,4242.0,4242.0]}',
+      '{"n":["4242","42**","****","4242"]}',
+    ],
     ['a split number at the top', ' [ "4000", "0084", "0000", "1629" ]', '["4000","00**","****","1629"]'],
     ['JSON nested past 32 levels', `${'['.repeat(40)}"4242424242424242"${']'.repeat(40)}`, undefined],
   ])('%s', (_name, text, want) => {
@@ -98,6 +103,7 @@ describe('masked', () => {
     ['a form without secrets', 'amount=10.50&currency=EUR'],
     ['amounts in an array', '{"amounts":[1050,2000,300,4242424242]}'],
     ['parts that fail Luhn together', '{"n":["4242","4242","4242","4241"]}'],
+    ['parts with more digits than a card has', '{"n":["4242","4242","4242","4242","4242"]}'],
     ['form fields of digits, each given once', 'terNO=1001&month=12&year=2030&amount=10.50&phone=5555555555'],
     [
       'an authorized payment',
