@@ -164,12 +164,14 @@ function maskDigits(digits: string): string {
   return digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
 }
 
-// A card number split across a JSON array's items (["4242","4242","4242","4242"], [4242, 4242, ...]):
-// no item is a card, their digits in turn are. Items are digits with the separators a run allows,
-// or whole numbers; what the array's text needs for the look before parsing to flag it is
-// PARTS_MAY_HOLD, any array of two or more such items (written as JSON may write them) with 13
-// digits or more among them.
+// A card number split across a JSON array's items (["4242","4242","4242","4242"], [4242, 4242, ...])
+// or a form field's pairs (ccno=4242&ccno=4242&...): no part is a card, their digits in turn are.
+// Parts are digits with the separators a run allows, or whole numbers; what an array's text needs
+// for the look before parsing to flag it is PARTS_MAY_HOLD, two or more such items as JSON may write
+// them (hasSplitCard counts their digits).
 const PART = /^[\d .-]*$/;
+/** More digits than a card number has: parts past it spell none, so a long list (a hostile body's thousands of numbers) is not read on. */
+const PAST_A_CARD = 19;
 const PART_TEXT = String.raw`(?:"[\d .-]*"|-?[\d.eE+-]+)`;
 /** How such an array's text starts (a quote and a digit, separator or the quote closing an empty item; or a number): most texts have none, and are not scanned further. */
 const PARTS_START = /\[\s*(?:"[\d .\-"]|[-\d])/;
@@ -194,7 +196,7 @@ function partsMask(parts: string[]): string | undefined {
   if (parts.length < 2) return undefined;
   let count = 0;
   for (const part of parts) count += digitCount(part);
-  const digits = count < 13 || count > 19 ? undefined : cardDigits(parts.join(''));
+  const digits = count < 13 || count > PAST_A_CARD ? undefined : cardDigits(parts.join(''));
   return digits === undefined ? undefined : maskDigits(digits);
 }
 
@@ -207,9 +209,6 @@ function digitCount(text: string): number {
   }
   return count;
 }
-
-/** More digits than a card number has (19): parts past it spell none, so a long list (a hostile body's thousands of numbers) is not read on. */
-const PAST_A_CARD = 19;
 
 /**
  * The items of an array that together spell a card number (cardDigits of their digits in turn),
