@@ -119,26 +119,38 @@ it('the request journal keeps the requests answered during the lock and writes t
   const sandbox = await fileSandbox(errors);
   const created = await timed(`${sandbox.url}/v1/payments`, postJson(paymentBody(), AUTH));
   expect(created.status).toBe(200);
+  const charged = await timed(`${sandbox.url}/api/s2s`, postJson(s2sBody()));
+  expect(charged.status).toBe(200);
   const holder = await lock(sandbox, 1500);
   let lockHeld = true;
   void holder.released.then(() => (lockHeld = false));
   const during: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const read = await fetch(`${sandbox.url}/v1/payments/${created.json.id}`, { headers: AUTH });
-    expect(read.status).toBe(200);
-    await read.text();
-    during.push(read.headers.get('x-request-id')!);
+    // An API read (its merchant is its key's) and a control read (its merchant is found from the
+    // transaction it names, while the lock is held: each turn's rows are built then, not at the retry).
+    for (const [path, headers] of [
+      [`/v1/payments/${created.json.id}`, AUTH],
+      [`/_sandbox/transactions/${charged.json.transID}`, {}],
+    ] as const) {
+      const read = await fetch(`${sandbox.url}${path}`, { headers });
+      expect(read.status).toBe(200);
+      await read.text();
+      during.push(read.headers.get('x-request-id')!);
+    }
   }
   expect(lockHeld).toBe(true);
   await holder.released;
   // Before, each turn's rows met the lock once and were dropped, with an error line.
   const kept = await waitFor(async () => {
-    const list = (await (await fetch(`${sandbox.url}/_sandbox/requests?limit=20`)).json()) as { data: Array<{ id: string }> };
-    const ids = list.data.map((row) => row.id);
-    return during.every((id) => ids.includes(id)) && ids;
+    const list = (await (await fetch(`${sandbox.url}/_sandbox/requests?limit=20`)).json()) as {
+      data: Array<{ id: string; merchant_id: string | null }>;
+    };
+    return during.every((id) => list.data.some((row) => row.id === id)) && list.data;
   }, 'the reads made during the lock in the journal');
-  // Newest first, in the order they were answered.
-  expect(kept.filter((id) => during.includes(id))).toEqual([...during].reverse());
+  // Newest first, in the order they were answered, each under its merchant.
+  const duringRows = kept.filter((row) => during.includes(row.id));
+  expect(duringRows.map((row) => row.id)).toEqual([...during].reverse());
+  expect(new Set(duringRows.map((row) => row.merchant_id))).toEqual(new Set(['mer_sandbox']));
   expect(errors.filter((line) => line.includes('journal'))).toEqual([]);
 });
 

@@ -36,6 +36,8 @@ export class Journal {
   private lastAgeCheck = 0;
   /** True while rows wait for another connection's write lock (waitForLock). */
   private waiting = false;
+  /** Rows built (masked, their merchant found) that wait for that lock, oldest first. */
+  private waitingRows: NewJournalRow[] = [];
   private readonly listeners: Array<(row: JournalRow) => void> = [];
   private readonly flushSoon = () => this.flush();
 
@@ -72,15 +74,23 @@ export class Journal {
   flush(): void {
     this.scheduled = false;
     // Rows waiting for another connection's lock are written by waitForLock's retry, not by every turn.
-    if (this.pending.length === 0 || this.waiting) return;
+    if (this.waiting) {
+      this.buildWaiting();
+      return;
+    }
+    if (this.pending.length === 0 && this.waitingRows.length === 0) return;
     const { store, config, clock, logger } = this.deps;
     // A retry that comes after close(): the rows it held went with the process, as a kill's would.
     if (!store.db.open) return;
     const requests = this.pending;
     this.pending = [];
-    let rows: NewJournalRow[] = [];
+    const rows = this.waitingRows;
+    this.waitingRows = [];
+    const count = rows.length + requests.length;
+    let built = false;
     try {
-      rows = requests.map((r) => this.row(r));
+      for (const request of requests) rows.push(this.row(request));
+      built = true;
       // A record, not state: a batch holding only journal rows keeps no answer waiting, and a full
       // disk that fails it fails no request (reads still answer, as docs/reliability.md says).
       store.recordTx(() => {
@@ -99,28 +109,26 @@ export class Journal {
     } catch (err) {
       // Another connection holds the write lock (another process, or a checkpoint restarting the
       // WAL under load): the rows wait for it, as a write request does, instead of being lost.
-      if (isDatabaseBusy(err) && rows.length === requests.length) {
+      if (isDatabaseBusy(err) && built) {
         this.waitForLock(rows);
         return;
       }
       // The journal is a record for people, not state: a write it cannot make (a full disk)
       // loses these entries, never a request.
-      logger.error(`the request journal could not write ${requests.length} request(s): ${errorMessage(err)}`);
+      logger.error(`the request journal could not write ${count} request(s): ${errorMessage(err)}`);
       return;
     }
     if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
   }
 
   /**
-   * Queues `rows` again, ahead of what came since, and writes them once the write lock is free: the
-   * batch's own wait for it (GroupCommit.ready(), which write requests wait with), tried again
-   * while the lock stays held. At most --journal-size rows wait: the bound would delete older ones
-   * in the same write anyway.
+   * Keeps `rows` (built) waiting, ahead of what comes since, and writes them once the write lock is
+   * free: the batch's own wait for it (GroupCommit.ready(), which write requests wait with), tried
+   * again while the lock stays held.
    */
   private waitForLock(rows: NewJournalRow[]): void {
-    this.pending = [...rows, ...this.pending];
-    const over = this.pending.length - this.deps.config.journalSize;
-    if (over > 0) this.pending.splice(0, over);
+    this.waitingRows = rows;
+    this.keepBound();
     if (this.waiting) return;
     this.waiting = true;
     const retry = () => {
@@ -128,6 +136,29 @@ export class Journal {
       this.flush();
     };
     this.deps.store.batch.ready().then(retry, retry);
+  }
+
+  /**
+   * While rows wait for the lock, the requests of each turn are built then, as in any turn, and
+   * wait with them: built all at the retry instead, a second's worth held the event loop for 50-90
+   * ms (the bench's reads during a lock, at 700 a second).
+   */
+  private buildWaiting(): void {
+    if (this.pending.length === 0) return;
+    const requests = this.pending;
+    this.pending = [];
+    try {
+      for (const request of requests) this.waitingRows.push(this.row(request));
+    } catch (err) {
+      this.deps.logger.error(`the request journal could not write ${requests.length} request(s): ${errorMessage(err)}`);
+    }
+    this.keepBound();
+  }
+
+  /** At most --journal-size rows wait: the bound would delete older ones in the same write anyway. */
+  private keepBound(): void {
+    const over = this.waitingRows.length - this.deps.config.journalSize;
+    if (over > 0) this.waitingRows.splice(0, over);
   }
 
   /** One page of rows, newest first (or, with `endingBefore`, the rows newer than it), and whether more follow. */
