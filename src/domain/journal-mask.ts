@@ -191,12 +191,10 @@ function hasSplitCard(text: string): boolean {
   return false;
 }
 
-/** The mask of the card number two or more parts spell, digits in turn (cardDigits, 13-19 of them); undefined when they spell none. */
-function partsMask(parts: string[]): string | undefined {
-  if (parts.length < 2) return undefined;
-  let count = 0;
-  for (const part of parts) count += digitCount(part);
-  const digits = count < 13 || count > PAST_A_CARD ? undefined : cardDigits(parts.join(''));
+/** The mask of the card number two or more parts spell, digits in turn (cardDigits, 13-19 of them: `digitsInAll`, which each caller counted as it read the parts); undefined when they spell none. */
+function partsMask(parts: string[], digitsInAll: number): string | undefined {
+  if (parts.length < 2 || digitsInAll < 13 || digitsInAll > PAST_A_CARD) return undefined;
+  const digits = cardDigits(parts.join(''));
   return digits === undefined ? undefined : maskDigits(digits);
 }
 
@@ -226,7 +224,7 @@ function splitCardMasked(items: unknown[]): string[] | undefined {
     if (digits > PAST_A_CARD) return undefined;
     parts.push(part);
   }
-  const mask = partsMask(parts);
+  const mask = partsMask(parts, digits);
   if (mask === undefined) return undefined;
   let at = 0;
   return parts.map((part) => part.replace(/\d/g, () => mask.charAt(at++)));
@@ -346,7 +344,7 @@ function splitFormCards(text: string): Map<string, string> | undefined {
   }
   const cards = new Map<string, string>();
   for (const [group, field] of parts) {
-    const mask = field ? partsMask(field.list) : undefined;
+    const mask = field ? partsMask(field.list, field.digits) : undefined;
     if (mask !== undefined) cards.set(group, mask);
   }
   return cards.size > 0 ? cards : undefined;
