@@ -29,7 +29,7 @@ import { deliveryCas, servingTls, type ServingTls } from '../tls/serving.js';
 import { TLS_SUITES } from '../tls/cipher-suites.js';
 import { SNAPSHOT_LIMIT_BYTES } from '../http/control/state.js';
 import { FrontListenError, startFrontServer, type FrontAddress, type FrontServer } from './front/front-server.js';
-import { dropEarlyFrontThread, frontThreadWanted, startFrontThreadEarly } from './front/early-thread.js';
+import { dropEarlyFrontThread, frontThreadAvailable, frontThreadWanted, startFrontThreadEarly } from './front/early-thread.js';
 import { pendingApp, type Served } from './front/pending-app.js';
 
 /** A running sandbox. */
@@ -207,7 +207,7 @@ export async function startServer(
     front?: boolean;
   } = {},
 ): Promise<RunningServer> {
-  const front = frontThreadWanted(options.front === undefined ? config.frontThread : options.front ? 'on' : 'off');
+  const front = options.front === undefined ? frontThreadWanted(config.frontThread) : options.front && frontThreadAvailable();
   // The thread boots while the app is built below (the CLI starts it sooner still); it listens once told to.
   if (front) startFrontThreadEarly('on');
   else dropEarlyFrontThread();
