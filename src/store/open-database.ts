@@ -14,6 +14,9 @@ export interface Db extends Database.Database {}
 /** How long one SQLite call may block the event loop waiting for another connection's lock. */
 export const BUSY_TIMEOUT_MS = 50;
 
+/** The page cache of the sandbox's connection, in KiB (the `cache_size` pragma's negative form). */
+export const PAGE_CACHE_KB = 2000;
+
 const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
 /** The schema of every migration in one file, written by the build (schema-snapshot.ts); absent under vitest. */
 export const SCHEMA_SNAPSHOT = fileURLToPath(new URL('store/schema.sql', CODE_DIR));
@@ -30,6 +33,12 @@ export function openDatabase(path: string): Db {
   // Each request's writes run in a SAVEPOINT of the shared batch (group-commit.ts); its undo
   // journal lives in memory instead of a temporary file, a third of a create's cost.
   db.pragma('temp_store = MEMORY');
+  // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLITE_DEFAULT_CACHE_SIZE
+  // =-16000), and a busy sandbox filled it: 14 MB of its resident memory. SQLite's own default of
+  // 2 MB costs creates, charges and the reads of 100 000 stored rows nothing measurable: the pages
+  // are a pread away in the operating system's cache (bench/method.md, "SQLite's page cache").
+  // An in-memory database keeps every page whatever this says.
+  db.pragma(`cache_size = -${PAGE_CACHE_KB}`);
   // Short: better-sqlite3 waits for a lock on the one event-loop thread, so a long wait froze
   // every request while another process held the write lock (5 000 ms did). 50 ms covers the
   // checkpointer's RESTART on a busy machine; a longer lock is waited out with timers
