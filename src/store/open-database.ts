@@ -15,7 +15,7 @@ export interface Db extends Database.Database {}
 export const BUSY_TIMEOUT_MS = 50;
 
 /** The page cache of the sandbox's connection, in KiB (the `cache_size` pragma's negative form). */
-export const PAGE_CACHE_KB = 2000;
+const PAGE_CACHE_KB = 2000;
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('store/migrations/', CODE_DIR));
 /** The schema of every migration in one file, written by the build (schema-snapshot.ts); absent under vitest. */
@@ -36,7 +36,7 @@ export function openDatabase(path: string): Db {
   // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLITE_DEFAULT_CACHE_SIZE
   // =-16000), and a busy sandbox filled it: 14 MB of its resident memory. SQLite's own default of
   // 2 MB costs creates, charges and the reads of 100 000 stored rows nothing measurable: the pages
-  // are a pread away in the operating system's cache (bench/method.md, "SQLite's page cache").
+  // are a pread away in the operating system's cache (bench/method.md, "Memory under load").
   // An in-memory database keeps every page whatever this says.
   db.pragma(`cache_size = -${PAGE_CACHE_KB}`);
   // Short: better-sqlite3 waits for a lock on the one event-loop thread, so a long wait froze
