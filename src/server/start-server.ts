@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../store/open-database.js';
 import { createStore, type Store } from '../store/store.js';
-import { startCheckpointer } from '../store/checkpointer.js';
 import { readFixtures } from '../store/fixtures.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { ActivityBus } from '../runtime/activity.js';
@@ -256,7 +255,7 @@ export async function startServer(
   if (lock) lock.url = url;
   built.worker.start();
   built.services.jobs.start();
-  const close = closer(built, listening, startCheckpointer(built.db), lock);
+  const close = closer(built, listening, lock);
   return {
     url,
     config,
@@ -326,7 +325,6 @@ async function listenOn(built: ReturnType<typeof buildSandbox>, config: Config, 
 function closer(
   built: ReturnType<typeof buildSandbox>,
   listening: Listening,
-  checkpointer: ReturnType<typeof startCheckpointer>,
   lock: Awaited<ReturnType<typeof lockDatabase>>,
 ): () => Promise<void> {
   let closing: Promise<void> | undefined;
@@ -344,7 +342,6 @@ function closer(
       built.store.batch.flush();
       // The spans of the last requests and attempts go out before the process may end (--otlp).
       await built.tracer.shutdown();
-      await checkpointer.stop();
       built.db.close();
       await lock?.release();
     })();

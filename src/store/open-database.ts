@@ -40,12 +40,17 @@ export function openDatabase(path: string): Db {
   // An in-memory database keeps every page whatever this says.
   db.pragma(`cache_size = -${PAGE_CACHE_KB}`);
   // Short: better-sqlite3 waits for a lock on the one event-loop thread, so a long wait froze
-  // every request while another process held the write lock (5 000 ms did). 50 ms covers the
-  // checkpointer's RESTART on a busy machine; a longer lock is waited out with timers
+  // every request while another process held the write lock (5 000 ms did). 50 ms covers another
+  // process's short write on a busy machine; a longer lock is waited out with timers
   // (GroupCommit.ready()), and while it lasts the wait is switched off (GroupCommit.locked).
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  // Checkpoint in bigger, rarer steps so the request path seldom pays for one.
-  db.pragma('wal_autocheckpoint = 4000');
+  // The commit that takes the WAL past 1 000 pages (4 MB, SQLite's default, stated so no one raises
+  // it) copies them into the database file: a PASSIVE checkpoint, which never waits for a lock.
+  // At 4 000 pages one request in a few hundred paid for 16 MB and the p99 showed it; a worker
+  // thread that checkpointed instead cost 7 MB of memory (its own V8 heap and connection) and gave
+  // nothing back at 1 000: the bench's p99 rows 9.7-14 ms, a create's CPU 1.02 / 1.01 of the thread's
+  // (bench/method.md, "Memory under load"). Once the WAL is copied whole, the next write starts it over.
+  db.pragma('wal_autocheckpoint = 1000');
   // When the WAL starts over, its file is cut back to 32 MiB instead of keeping its largest size.
   db.pragma('journal_size_limit = 33554432');
   migrate(db);

@@ -30,7 +30,7 @@ it.runIf(existsSync('/proc/self/task'))(
       expect(res.status).toBe(200);
       expect(((await res.json()) as { object: string }).object).toBe('payment');
     }
-    // Both have done the same work since, so their other threads (sender, checkpointer, V8's, libuv's) match.
+    // Both have done the same work since, so their other threads (sender, V8's, libuv's) match.
     await waitFor(() => threadsOf(on) === threadsOf(off) + 1 || undefined, 'one thread more with --front-thread on', 10_000);
   },
 );
