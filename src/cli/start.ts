@@ -16,6 +16,7 @@ import type { CliIo } from './io.js';
 import { watchParent } from './parent-watch.js';
 import { DEFAULT_PID_FILE, removeOwnPidFile, writePidFile } from './pid-file.js';
 import { clearStaleReadyFile, removeOwnReadyFile, writeReadyFile } from './ready-file.js';
+import { tierUpSooner } from '../runtime/tier-up.js';
 
 /** The start banner: where the sandbox is and the credentials to use. */
 export function banner(running: RunningServer): string {
@@ -303,7 +304,11 @@ async function runStart(flags: StartFlags, io: CliIo): Promise<void> {
     await running.close();
     throw err;
   }
-  // After this turn: a request already waiting is answered first.
-  if (afterStart) setImmediate(afterStart);
+  // After this turn: a request already waiting is answered first. The code cache is written before
+  // V8's tier-up changes, as a cache is checked against the flags it was made under.
+  setImmediate(() => {
+    afterStart?.();
+    tierUpSooner();
+  });
   await stopped;
 }

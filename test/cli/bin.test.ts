@@ -1,11 +1,14 @@
 // bin/sandbox.js as npm links it: run through its own #! line (npx sandbox), with the same node
 // flags as `npm start`, so a user's sandbox and the benchmarked one share their memory settings.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, startCliSandbox } from '../helpers/cli-sandbox.js';
 import { s2sBody } from '../helpers/test-sandbox.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const PACKAGE = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
 const shebang = readFileSync(BIN, 'utf8').split('\n')[0]!;
@@ -51,6 +54,32 @@ describe('bin/sandbox.js', () => {
       expect(await page.text()).toMatch(/<div class="qr" role="img" aria-label="[^"]+"><svg [^>]*viewBox=/);
     } finally {
       await sandbox.stop();
+    }
+  });
+
+  it("runs the next start from the code cache the first one wrote, though each start changes V8's tier-up once it listens", async () => {
+    // A cache is checked against the V8 flags it was made under: written after the tier-up changed,
+    // the next start (which loads it before) would find it unfit and compile the bundle again.
+    const cacheDir = mkdtempSync(join(tmpdir(), 'paysandbox-cache-'));
+    const env = { NODE_COMPILE_CACHE: cacheDir };
+    const cacheFile = () => readdirSync(cacheDir).find((name) => name.startsWith('paysandbox-start-') && name.endsWith('.bin'));
+    try {
+      const first = await startCliSandbox(['--db', ':memory:', '--quiet'], { shebang: true, env });
+      const name = await waitFor(cacheFile, "the first start's code cache").finally(() => first.stop());
+      const written = statSync(join(cacheDir, name));
+
+      const second = await startCliSandbox(['--db', ':memory:', '--quiet'], { shebang: true, env });
+      try {
+        // The cache is saved, if at all, on the turn after the Listening line: before this answer.
+        expect((await fetch(`${second.url}/_sandbox/health`)).status).toBe(200);
+        const now = statSync(join(cacheDir, name));
+        // A start that found the cache unfit would have renamed a new file into its place.
+        expect({ ino: now.ino, mtimeMs: now.mtimeMs }).toEqual({ ino: written.ino, mtimeMs: written.mtimeMs });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
     }
   });
 });
