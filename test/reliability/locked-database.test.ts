@@ -154,6 +154,45 @@ it('the request journal keeps the requests answered during the lock and writes t
   expect(errors.filter((line) => line.includes('journal'))).toEqual([]);
 });
 
+it('the rows a long lock held back are written over several turns once it ends, none lost, so no turn holds the event loop for all of them', async () => {
+  const errors: string[] = [];
+  const sandbox = await fileSandbox(errors);
+  sandbox.services.journal.flush();
+  const before = sandbox.store.journal.count();
+  const holder = await lock(sandbox, 60_000);
+  // 3 500 reads answered during the lock, 25 at a time: their rows wait for it (health checks are not kept).
+  const during: string[] = [];
+  await Promise.all(
+    Array.from({ length: 25 }, async () => {
+      for (let i = 0; i < 140; i++) {
+        const res = await fetch(`${sandbox.url}/v1/payments?limit=1`, { headers: AUTH });
+        await res.text();
+        during.push(res.headers.get('x-request-id')!);
+      }
+    }),
+  );
+  expect(sandbox.store.journal.count()).toBe(before);
+  holder.kill();
+  // The rows kept, read at every turn of the event loop until all are in: a turn writes a thousand
+  // at most, and the lock's retry (a timer) and the next turn's write can fall in one turn.
+  const counts = [before];
+  const deadline = Date.now() + 30_000;
+  while (counts.at(-1)! < before + during.length) {
+    if (Date.now() > deadline) throw new Error(`the journal holds ${counts.at(-1)! - before} of ${during.length} rows after 30 s`);
+    await new Promise((resolve) => setImmediate(resolve));
+    counts.push(sandbox.store.journal.count());
+  }
+  const steps = counts
+    .slice(1)
+    .map((n, i) => n - counts[i]!)
+    .filter((step) => step > 0);
+  expect(Math.max(...steps)).toBeLessThanOrEqual(2000);
+  expect(steps.length).toBeGreaterThanOrEqual(2);
+  const kept = new Set(sandbox.store.journal.list({ order: 'newest', limit: during.length }).map((row) => row.id));
+  expect(during.filter((id) => !kept.has(id))).toEqual([]);
+  expect(errors.filter((line) => line.includes('journal'))).toEqual([]);
+});
+
 it('the delivery worker and the job runner keep their work through the lock and do it once it is released', async () => {
   const errors: string[] = [];
   // A sandbox clock the test moves, so the work falls due while the lock is held, however slowly the holder starts.

@@ -27,6 +27,13 @@ export { BODY_LIMIT_CHARS, type RequestRecord } from './journal-row.js';
 export const EXPECT_WINDOW = 5000;
 /** How often (wall ms) the rows past --journal-age are looked for: the oldest row read, the table scanned once it is past the age (journal-repo.ts dropOlder). */
 const AGE_CHECK_MS = 1000;
+/**
+ * The most rows a turn of the event loop writes (about 10 ms here): a turn's own requests are far
+ * fewer, but the rows that waited out another process's lock are a few thousand a second of it, and
+ * written at once they held the event loop for 110-130 ms as the lock ended (the bench's reads
+ * during a lock). The rest are written in the turns after, oldest first.
+ */
+const ROWS_PER_TURN = 1000;
 
 /** The request journal's use cases: record (from the middleware), list, and the bound. */
 export class Journal {
@@ -39,7 +46,7 @@ export class Journal {
   /** Rows built (masked, their merchant found) that wait for that lock, oldest first. */
   private waitingRows: NewJournalRow[] = [];
   private readonly listeners: Array<(row: JournalRow) => void> = [];
-  private readonly flushSoon = () => this.flush();
+  private readonly flushSoon = () => this.write(ROWS_PER_TURN);
 
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -60,6 +67,11 @@ export class Journal {
 
   private queue(entry: RequestRecord | NewJournalRow): void {
     this.pending.push(entry);
+    this.schedule();
+  }
+
+  /** Writes what is queued at the end of this turn of the event loop. */
+  private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.flushSoon);
@@ -70,8 +82,13 @@ export class Journal {
     this.listeners.push(fn);
   }
 
-  /** Writes the queued requests now, in one unit of the open batch (or a batch of their own). */
+  /** Writes every queued request now, in one unit of the open batch (or a batch of their own): before a read of the journal, and at close. */
   flush(): void {
+    this.write(Number.POSITIVE_INFINITY);
+  }
+
+  /** Writes up to `most` of the queued rows, oldest first, in one unit, and schedules the rest for the next turn. */
+  private write(most: number): void {
     this.scheduled = false;
     // Rows waiting for another connection's lock are written by waitForLock's retry, not by every turn.
     if (this.waiting) {
@@ -87,15 +104,21 @@ export class Journal {
     const rows = this.waitingRows;
     this.waitingRows = [];
     const count = rows.length + requests.length;
+    let written = rows;
     let built = false;
     try {
       for (const request of requests) rows.push(this.row(request));
       built = true;
+      if (rows.length > most) {
+        written = rows.slice(0, most);
+        this.waitingRows = rows.slice(most);
+        this.schedule();
+      }
       // A record, not state: a batch holding only journal rows keeps no answer waiting, and a full
       // disk that fails it fails no request (reads still answer, as docs/reliability.md says).
       store.recordTx(() => {
         let last = 0;
-        for (const row of rows) {
+        for (const row of written) {
           last = store.journal.insert(row);
           if (row.traceparent !== null) this.keepTrace(row);
         }
@@ -107,18 +130,18 @@ export class Journal {
         }
       });
     } catch (err) {
-      // Another connection holds the write lock (another process, or a checkpoint restarting the
-      // WAL under load): the rows wait for it, as a write request does, instead of being lost.
+      // Another connection holds the write lock (another process): the rows wait for it, as a
+      // write request does, instead of being lost.
       if (isDatabaseBusy(err) && built) {
         this.waitForLock(rows);
         return;
       }
       // The journal is a record for people, not state: a write it cannot make (a full disk)
       // loses these entries, never a request.
-      logger.error(`the request journal could not write ${count} request(s): ${errorMessage(err)}`);
+      logger.error(`the request journal could not write ${built ? written.length : count} request(s): ${errorMessage(err)}`);
       return;
     }
-    if (this.listeners.length > 0) for (const row of rows) for (const fn of this.listeners) fn({ ...row, seq: 0 });
+    if (this.listeners.length > 0) for (const row of written) for (const fn of this.listeners) fn({ ...row, seq: 0 });
   }
 
   /**
@@ -133,7 +156,7 @@ export class Journal {
     this.waiting = true;
     const retry = () => {
       this.waiting = false;
-      this.flush();
+      this.write(ROWS_PER_TURN);
     };
     this.deps.store.batch.ready().then(retry, retry);
   }
