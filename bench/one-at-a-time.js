@@ -6,12 +6,13 @@
 // sandbox's. With LIMIT_MINIMAL, two of the limit folder's minimal servers join as the floor of each
 // design: MODE=cg (HTTP, zod and one commit on one thread) and MODE=d (HTTP and zod on a front
 // thread, SQLite on the main thread: the sandbox's design on three cores or more, with its two
-// hand-offs a request).
+// hand-offs a request), and bench/limit-rows.mjs's MODE=cs, the sandbox's own create rows written
+// the one-thread way: the floor of a create that commits what the sandbox commits.
 import http from 'node:http';
 import { startSandbox, startScript, tempPath } from './lib/processes.js';
 import { summarise } from './lib/stats.js';
 import { jsonHeaders, v1PaymentFields } from './lib/bodies.js';
-import { LIMIT_CREATE, startMinimal } from './lib/limit.js';
+import { LIMIT_CREATE, LIMIT_ROWS_SCRIPT, startMinimal } from './lib/limit.js';
 
 /** Gap before a request, in ms; 0 is back to back. */
 const GAPS = [0, 3];
@@ -41,7 +42,19 @@ export async function benchOneAtATime(ctx) {
   const rounds = quick ? 60 : 300;
   const sandbox = await startSandbox({ db: tempPath('one-at-a-time', '.db') });
   const bare = await startScript('bare-hono.js', [tempPath('one-at-a-time-bare', '.db')]);
-  const limits = process.env.LIMIT_MINIMAL ? [await startMinimal('cg', LIMIT_CREATE), await startMinimal('d', LIMIT_CREATE)] : [];
+  const limits = process.env.LIMIT_MINIMAL
+    ? [
+        { name: 'limit: minimal.mjs MODE=cg (one thread: HTTP, zod, a commit)', server: await startMinimal('cg', LIMIT_CREATE) },
+        {
+          name: 'limit: minimal.mjs MODE=d (HTTP on a front thread, SQLite on the main thread)',
+          server: await startMinimal('d', LIMIT_CREATE),
+        },
+        {
+          name: "limit: limit-rows.mjs MODE=cs (one thread: the sandbox's create rows, a commit)",
+          server: await startMinimal('cs', LIMIT_CREATE, undefined, LIMIT_ROWS_SCRIPT),
+        },
+      ]
+    : [];
   const rows = [
     {
       name: 'POST /v1/payments',
@@ -59,14 +72,7 @@ export async function benchOneAtATime(ctx) {
       url: bare.url,
       request: { method: 'POST', path: '/', headers: jsonHeaders(), body: JSON.stringify(v1PaymentFields({ webhookUrl: undefined })) },
     },
-    ...limits.map((limit, i) => ({
-      name:
-        i === 0
-          ? 'limit: minimal.mjs MODE=cg (one thread: HTTP, zod, a commit)'
-          : 'limit: minimal.mjs MODE=d (HTTP on a front thread, SQLite on the main thread)',
-      url: limit.url,
-      request: LIMIT_CREATE,
-    })),
+    ...limits.map((limit) => ({ name: limit.name, url: limit.server.url, request: LIMIT_CREATE })),
   ];
   try {
     for (const row of rows) for (let i = 0; i < 30; i++) await timed(row.url, row.request);
@@ -93,6 +99,6 @@ export async function benchOneAtATime(ctx) {
     agent.destroy();
     await sandbox.stop();
     await bare.stop();
-    for (const limit of limits) await limit.stop();
+    for (const limit of limits) await limit.server.stop();
   }
 }
