@@ -48,7 +48,7 @@ export function openDatabase(path: string): Db {
   // it) copies them into the database file: a PASSIVE checkpoint, which never waits for a lock.
   // At 4 000 pages one request in a few hundred paid for 16 MB and the p99 showed it; a worker
   // thread that checkpointed instead cost 7 MB of memory (its own V8 heap and connection) and gave
-  // nothing back at 1 000: the bench's p99 rows 9.7-14 ms, a create's CPU 1.02 / 1.01 of the thread's
+  // nothing back at 1 000: the throughput rows' p99 3.9-14 ms, a create's CPU 1.02 / 1.01 of the thread's
   // (bench/method.md, "Memory under load"). Once the WAL is copied whole, the next write starts it over.
   db.pragma('wal_autocheckpoint = 1000');
   // When the WAL starts over, its file is cut back to 32 MiB instead of keeping its largest size.

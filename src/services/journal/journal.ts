@@ -43,7 +43,10 @@ export class Journal {
   private lastAgeCheck = 0;
   /** True while rows wait for another connection's write lock (waitForLock). */
   private waiting = false;
-  /** Rows built (masked, their merchant found) that wait for that lock, oldest first. */
+  /**
+   * Rows built (masked, their merchant found) and not yet written, oldest first: those that wait for
+   * that lock, or what is left of a backlog past ROWS_PER_TURN for the next turn.
+   */
   private waitingRows: NewJournalRow[] = [];
   private readonly listeners: Array<(row: JournalRow) => void> = [];
   private readonly flushSoon = () => this.write(ROWS_PER_TURN);
